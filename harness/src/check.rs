@@ -1,0 +1,71 @@
+//! Checkers judge a run event by event (online, stopping at the first violation) and at its
+//! end; the same code judges a trace file recorded elsewhere (offline).
+
+use crate::trace::{Event, Trace};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// Safety properties can be violated at an instant; liveness ones only by waiting too long.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PropertyClass {
+    /// "Nothing bad happens" (mutual exclusion, uniqueness, order...).
+    Safety,
+    /// "Something good eventually happens" (judged after the faults stop, within a bound).
+    Liveness,
+}
+
+/// A property that does not hold.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Violation {
+    /// Property name, e.g. `mutual_exclusion`.
+    pub property: String,
+    /// Safety or liveness.
+    pub class: PropertyClass,
+    /// One sentence saying what went wrong.
+    pub explanation: String,
+    /// Global time (ns) at which the violation was established.
+    pub t_ns: u64,
+    /// The trace events involved (ids), for renderers to highlight.
+    pub events: Vec<u64>,
+}
+
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} violated at {:.3} ms: {} (events {:?})",
+            self.property,
+            self.t_ns as f64 / 1e6,
+            self.explanation,
+            self.events
+        )
+    }
+}
+
+/// An online property checker.
+pub trait Checker {
+    /// The property's name.
+    fn property(&self) -> &'static str;
+    /// Judges one event; events arrive in trace order.
+    fn on_event(&mut self, ev: &Event) -> Result<(), Violation>;
+    /// The run ended at global time `end_t_ns`: judge what is still open.
+    fn finish(&mut self, end_t_ns: u64) -> Result<(), Violation>;
+}
+
+/// Runs checkers over a recorded trace (offline), returning the first violation.
+pub fn check_trace(
+    trace: &Trace,
+    end_t_ns: u64,
+    checkers: &mut [Box<dyn Checker>],
+) -> Result<(), Violation> {
+    for e in &trace.events {
+        for c in checkers.iter_mut() {
+            c.on_event(e)?;
+        }
+    }
+    for c in checkers.iter_mut() {
+        c.finish(end_t_ns)?;
+    }
+    Ok(())
+}

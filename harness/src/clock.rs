@@ -1,0 +1,238 @@
+//! Per-node clocks.
+//!
+//! A node's **hardware clock** runs at `1 + drift` of global time from an initial offset; the
+//! fault plan can change its drift or make it jump (forward or backward). The **software
+//! clock** the algorithm reads is the hardware clock plus the algorithm's own adjustments:
+//! steps (instant, may go backwards) and slews (a pending correction applied gradually at a
+//! bounded rate, so the clock never goes backwards).
+//!
+//! All arithmetic is integer (nanoseconds, drift in parts per billion), so it is exact and
+//! identical on every machine.
+
+use serde::{Deserialize, Serialize};
+
+/// Maximum slew rate: 500 ppm, as NTP's `adjtime`.
+pub const SLEW_RATE_PPB: i64 = 500_000;
+
+const BILLION: i128 = 1_000_000_000;
+
+/// Ceiling division for a non-negative numerator and a positive divisor.
+fn ceil_div(a: i128, b: i128) -> i128 {
+    (a + b - 1) / b
+}
+
+/// The hardware clock of one node: piecewise linear in global time.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HwClock {
+    /// Global time (ns) of the last discontinuity (start, jump or drift change).
+    pub base_t_ns: u64,
+    /// Hardware reading (ns) at `base_t_ns`.
+    pub base_local_ns: i64,
+    /// Drift in parts per billion: the clock advances `1 + drift_ppb / 1e9` per global ns.
+    pub drift_ppb: i64,
+}
+
+impl HwClock {
+    /// A clock reading `offset_ns` at global time 0, drifting by `drift_ppb`.
+    pub fn new(offset_ns: i64, drift_ppb: i64) -> Self {
+        HwClock {
+            base_t_ns: 0,
+            base_local_ns: offset_ns,
+            drift_ppb,
+        }
+    }
+
+    /// Reading at global time `t_ns` (`t_ns >= base_t_ns`).
+    pub fn read(&self, t_ns: u64) -> i64 {
+        let dt = t_ns.saturating_sub(self.base_t_ns) as i128;
+        (self.base_local_ns as i128 + dt + dt * self.drift_ppb as i128 / BILLION) as i64
+    }
+
+    /// Rebase at `t_ns` so later changes start from the current reading.
+    fn rebase(&mut self, t_ns: u64) {
+        self.base_local_ns = self.read(t_ns);
+        self.base_t_ns = t_ns;
+    }
+}
+
+/// A gradual correction in progress.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+struct Slew {
+    start_t_ns: u64,
+    delta_ns: i64,
+}
+
+impl Slew {
+    fn applied(&self, t_ns: u64) -> i64 {
+        let dt = t_ns.saturating_sub(self.start_t_ns) as i128;
+        let max = (dt * SLEW_RATE_PPB as i128 / BILLION) as i64;
+        if self.delta_ns >= 0 {
+            self.delta_ns.min(max)
+        } else {
+            self.delta_ns.max(-max)
+        }
+    }
+    fn end_t_ns(&self) -> u64 {
+        let need = self.delta_ns.unsigned_abs() as i128;
+        self.start_t_ns + ceil_div(need * BILLION, SLEW_RATE_PPB as i128) as u64
+    }
+}
+
+/// A node's software clock: hardware clock plus the algorithm's steps and slew.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SoftClock {
+    /// The hardware clock underneath.
+    pub hw: HwClock,
+    step_ns: i64,
+    slew: Option<Slew>,
+}
+
+impl SoftClock {
+    /// A software clock over `hw` with no adjustment.
+    pub fn new(hw: HwClock) -> Self {
+        SoftClock {
+            hw,
+            step_ns: 0,
+            slew: None,
+        }
+    }
+
+    /// The software clock reading at global time `t_ns`.
+    pub fn read(&self, t_ns: u64) -> i64 {
+        let slew = self.slew.as_ref().map_or(0, |s| s.applied(t_ns));
+        self.hw.read(t_ns) + self.step_ns + slew
+    }
+
+    /// Steps the software clock by `delta_ns` at `t_ns` (may go backwards).
+    pub fn step(&mut self, t_ns: u64, delta_ns: i64) {
+        self.fold_slew(t_ns);
+        self.step_ns += delta_ns;
+    }
+
+    /// Starts slewing by `delta_ns` from `t_ns`, replacing any unfinished slew (as `adjtime`).
+    pub fn slew(&mut self, t_ns: u64, delta_ns: i64) {
+        self.fold_slew(t_ns);
+        if delta_ns != 0 {
+            self.slew = Some(Slew {
+                start_t_ns: t_ns,
+                delta_ns,
+            });
+        }
+    }
+
+    /// The part of a slew still to be applied at `t_ns`.
+    pub fn slew_pending_ns(&self, t_ns: u64) -> i64 {
+        self.slew
+            .as_ref()
+            .map_or(0, |s| s.delta_ns - s.applied(t_ns))
+    }
+
+    fn fold_slew(&mut self, t_ns: u64) {
+        if let Some(s) = self.slew.take() {
+            self.step_ns += s.applied(t_ns);
+        }
+    }
+
+    /// The hardware clock jumps by `delta_ns` at `t_ns` (a fault).
+    pub fn hw_jump(&mut self, t_ns: u64, delta_ns: i64) {
+        self.hw.rebase(t_ns);
+        self.hw.base_local_ns += delta_ns;
+    }
+
+    /// The hardware drift becomes `drift_ppb` from `t_ns` (a fault).
+    pub fn set_drift(&mut self, t_ns: u64, drift_ppb: i64) {
+        self.hw.rebase(t_ns);
+        self.hw.drift_ppb = drift_ppb;
+    }
+
+    /// The earliest global time `>= now_t_ns` at which the software clock reads at least
+    /// `local_ns`, assuming no further discontinuity (the engine reschedules on one).
+    pub fn global_time_at(&self, now_t_ns: u64, local_ns: i64) -> u64 {
+        if self.read(now_t_ns) >= local_ns {
+            return now_t_ns;
+        }
+        // Newton-like steps on the piecewise-linear reading give an instant at or past the
+        // target (`hi`); the last instant known to be short of it is `lo`.
+        let (mut lo, mut hi) = (now_t_ns, now_t_ns);
+        for _ in 0..64 {
+            let cur = self.read(hi);
+            if cur >= local_ns {
+                break;
+            }
+            lo = hi;
+            let rate_ppb = (BILLION as i64 + self.hw.drift_ppb + self.slew_rate_ppb_at(hi)).max(1);
+            let dt = ceil_div((local_ns - cur) as i128 * BILLION, rate_ppb as i128).max(1);
+            hi = hi.saturating_add(dt.min(u64::MAX as i128) as u64);
+        }
+        // Then bisect to the earliest instant (the reading is monotone between discontinuities).
+        while hi - lo > 1 {
+            let mid = lo + (hi - lo) / 2;
+            if self.read(mid) >= local_ns {
+                hi = mid;
+            } else {
+                lo = mid;
+            }
+        }
+        hi
+    }
+
+    fn slew_rate_ppb_at(&self, t_ns: u64) -> i64 {
+        match &self.slew {
+            Some(s) if t_ns < s.end_t_ns() => SLEW_RATE_PPB * s.delta_ns.signum(),
+            _ => 0,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn drift_accumulates_two_rho_dt() {
+        // Two clocks at +/-100 ppm diverge by 2*rho*dt = 200 us after 1 s.
+        let a = SoftClock::new(HwClock::new(0, 100_000));
+        let b = SoftClock::new(HwClock::new(0, -100_000));
+        let t = 1_000_000_000;
+        assert_eq!(a.read(t) - b.read(t), 200_000);
+    }
+
+    #[test]
+    fn slew_is_monotonic_and_completes() {
+        let mut c = SoftClock::new(HwClock::new(0, 0));
+        c.slew(0, -1_000_000); // slow down by 1 ms at 500 ppm: takes 2 s
+        let mut last = i64::MIN;
+        for k in 0..100 {
+            let t = k * 50_000_000;
+            let r = c.read(t);
+            assert!(r >= last, "slewing never goes backwards");
+            last = r;
+        }
+        let t = 3_000_000_000u64;
+        assert_eq!(c.read(t), t as i64 - 1_000_000);
+        assert_eq!(c.slew_pending_ns(t), 0);
+    }
+
+    #[test]
+    fn step_backwards_and_jumps() {
+        let mut c = SoftClock::new(HwClock::new(5, 0));
+        c.step(10, -7);
+        assert_eq!(c.read(10), 8);
+        c.hw_jump(20, 1000);
+        assert_eq!(c.read(20), 1018);
+    }
+
+    #[test]
+    fn inverse_reaches_target() {
+        let mut c = SoftClock::new(HwClock::new(-3_000, 250_000));
+        c.slew(100, 40_000);
+        for target in [0i64, 1, 999, 123_456_789] {
+            let t = c.global_time_at(0, target);
+            assert!(c.read(t) >= target);
+            assert!(
+                t == 0 || c.read(t - 1) < target,
+                "earliest instant for {target}"
+            );
+        }
+    }
+}

@@ -1,0 +1,284 @@
+//! Engines execute a scenario: the native discrete-event engine ([`native`]) and the turmoil
+//! engine ([`turmoil`]) run the very same [`Process`] code. Both share the recording and
+//! checking machinery of this module, so a scenario's verdict does not depend on the engine
+//! (traces may differ in timing; properties do not).
+
+pub mod native;
+#[cfg(feature = "turmoil")]
+pub mod turmoil;
+
+use crate::check::{Checker, Violation};
+use crate::clock::{HwClock, SoftClock};
+use crate::process::Process;
+use crate::rng::{stream, SimRng};
+use crate::scenario::{EngineKind, Scenario, ScenarioError};
+use crate::trace::{Event, EventKind, Trace};
+use crate::{NodeId, NS_PER_MS};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::rc::Rc;
+
+/// How to run: what to record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RunOptions {
+    /// Keep every event (with rendered messages) in [`Outcome::trace`].
+    pub record_trace: bool,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions { record_trace: true }
+    }
+}
+
+/// The verdict of a run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// Every checked property held.
+    Pass,
+    /// A property was violated.
+    Violation(Violation),
+    /// The algorithm panicked.
+    Panic {
+        /// The node whose callback panicked.
+        node: NodeId,
+        /// Global time, ns.
+        t_ns: u64,
+        /// The panic message.
+        message: String,
+    },
+    /// A run limit was hit (the run was cut short; nothing was judged after).
+    LimitExceeded {
+        /// Which limit and its value.
+        limit: String,
+    },
+}
+
+impl Verdict {
+    /// Short label: `pass`, `violation:<property>`, `panic`, `limit_exceeded`.
+    pub fn label(&self) -> String {
+        match self {
+            Verdict::Pass => "pass".into(),
+            Verdict::Violation(v) => format!("violation:{}", v.property),
+            Verdict::Panic { .. } => "panic".into(),
+            Verdict::LimitExceeded { .. } => "limit_exceeded".into(),
+        }
+    }
+
+    /// True for [`Verdict::Pass`].
+    pub fn is_pass(&self) -> bool {
+        matches!(self, Verdict::Pass)
+    }
+}
+
+impl fmt::Display for Verdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Verdict::Pass => write!(f, "PASS: every checked property held"),
+            Verdict::Violation(v) => write!(f, "VIOLATION ({:?}): {v}", v.class),
+            Verdict::Panic {
+                node,
+                t_ns,
+                message,
+            } => {
+                write!(
+                    f,
+                    "PANIC in node {node} at {:.3} ms: {message}",
+                    *t_ns as f64 / 1e6
+                )
+            }
+            Verdict::LimitExceeded { limit } => write!(f, "LIMIT EXCEEDED: {limit}"),
+        }
+    }
+}
+
+/// Counters of a run.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Stats {
+    /// Events processed (deliveries, timers, inputs, faults, starts).
+    pub events: u64,
+    /// Messages sent.
+    pub sent: u64,
+    /// Messages delivered.
+    pub delivered: u64,
+    /// Messages dropped (loss, partition, crashed destination...).
+    pub dropped: u64,
+    /// Timers fired.
+    pub timers: u64,
+    /// Largest number of messages in flight at once.
+    pub max_in_flight: u64,
+    /// Global time at which the run ended, ns.
+    pub end_t_ns: u64,
+}
+
+/// The result of a run.
+#[derive(Debug)]
+pub struct Outcome {
+    /// Pass, violation, panic or limit.
+    pub verdict: Verdict,
+    /// The trace, when recorded.
+    pub trace: Option<Trace>,
+    /// Counters.
+    pub stats: Stats,
+}
+
+/// Builds the process of a node (at start and at each restart).
+pub type Factory<P> = Rc<dyn Fn(NodeId) -> P>;
+
+/// Runs `scenario` on the engine it names.
+pub fn run<P: Process>(
+    scenario: &Scenario,
+    factory: Factory<P>,
+    checkers: Vec<Box<dyn Checker>>,
+    options: RunOptions,
+) -> Result<Outcome, ScenarioError> {
+    match scenario.engine {
+        EngineKind::Native => Ok(native::Sim::new(scenario, factory, checkers, options)?.run()),
+        #[cfg(feature = "turmoil")]
+        EngineKind::Turmoil => turmoil::run(scenario, factory, checkers, options),
+        #[cfg(not(feature = "turmoil"))]
+        EngineKind::Turmoil => Err(ScenarioError(
+            "this build has no turmoil engine (feature `turmoil`)".into(),
+        )),
+    }
+}
+
+/// What both engines derive from a scenario before running it.
+pub(crate) struct Prepared<P: Process> {
+    pub clocks: Vec<SoftClock>,
+    pub rngs: Vec<SimRng>,
+    /// (global time ns, node, input), in scenario order.
+    pub inputs: Vec<(u64, NodeId, P::Input)>,
+    pub end_ns: u64,
+}
+
+impl<P: Process> Prepared<P> {
+    pub fn new(sc: &Scenario) -> Result<Self, ScenarioError> {
+        sc.validate()?;
+        let mut crng = SimRng::derive(sc.seed, stream::CLOCKS);
+        let rho_ppb = (sc.clocks.rho_ppm * 1000.0).round() as i64;
+        let off_max_ns = (sc.clocks.offset_ms_max * 1e6).round() as i64;
+        let clocks = (0..sc.nodes)
+            .map(|node| {
+                // Always draw both values so an explicit setting never shifts other nodes' draws.
+                let off = crng.range_u64(0, 2 * off_max_ns as u64) as i64 - off_max_ns;
+                let drift = crng.range_u64(0, 2 * rho_ppb as u64) as i64 - rho_ppb;
+                let (off, drift) = match sc.clocks.nodes.iter().find(|c| c.node == node) {
+                    Some(c) => (
+                        (c.offset_ms * 1e6).round() as i64,
+                        (c.drift_ppm * 1000.0).round() as i64,
+                    ),
+                    None => (off, drift),
+                };
+                SoftClock::new(HwClock::new(off, drift))
+            })
+            .collect();
+        let rngs = (0..sc.nodes)
+            .map(|n| SimRng::derive(sc.seed, stream::NODE_BASE + n as u64))
+            .collect();
+        let inputs = sc
+            .workload
+            .iter()
+            .enumerate()
+            .map(|(i, w)| {
+                let input: P::Input = serde_json::from_value(w.input.clone()).map_err(|e| {
+                    ScenarioError(format!(
+                        "workload[{i}].input is not an input of {}: {e}",
+                        sc.algorithm
+                    ))
+                })?;
+                Ok((w.at_ms * NS_PER_MS, w.node, input))
+            })
+            .collect::<Result<Vec<_>, ScenarioError>>()?;
+        Ok(Prepared {
+            clocks,
+            rngs,
+            inputs,
+            end_ns: sc.duration_ms * NS_PER_MS,
+        })
+    }
+}
+
+/// Event ids, trace recording and online checking, shared by the engines.
+pub(crate) struct Recorder {
+    pub record: bool,
+    pub observing: bool,
+    pub next_id: u64,
+    pub trace: Option<Trace>,
+    pub checkers: Vec<Box<dyn Checker>>,
+    pub verdict: Option<Verdict>,
+}
+
+impl Recorder {
+    pub fn new(nodes: usize, checkers: Vec<Box<dyn Checker>>, options: RunOptions) -> Self {
+        let observing = options.record_trace || !checkers.is_empty();
+        Recorder {
+            record: options.record_trace,
+            observing,
+            next_id: 0,
+            trace: options.record_trace.then(|| Trace {
+                nodes,
+                events: Vec::new(),
+            }),
+            checkers,
+            verdict: None,
+        }
+    }
+
+    /// Records an event (when observing) and returns its id.
+    #[inline]
+    pub fn emit(
+        &mut self,
+        t_ns: u64,
+        node: Option<NodeId>,
+        local_ns: Option<i64>,
+        kind: EventKind,
+    ) -> u64 {
+        let id = self.next_id;
+        self.next_id += 1;
+        let ev = Event {
+            id,
+            t_ns,
+            node,
+            local_ns,
+            kind,
+        };
+        if self.verdict.is_none() {
+            for c in &mut self.checkers {
+                if let Err(v) = c.on_event(&ev) {
+                    self.verdict = Some(Verdict::Violation(v));
+                    break;
+                }
+            }
+        }
+        if let Some(t) = &mut self.trace {
+            t.events.push(ev);
+        }
+        id
+    }
+
+    /// Ends the run at `end_ns`: lets checkers judge what is open and returns the verdict.
+    pub fn finish(&mut self, end_ns: u64) -> Verdict {
+        if self.verdict.is_none() {
+            for c in &mut self.checkers {
+                if let Err(v) = c.finish(end_ns) {
+                    self.verdict = Some(Verdict::Violation(v));
+                    break;
+                }
+            }
+        }
+        self.verdict.clone().unwrap_or(Verdict::Pass)
+    }
+}
+
+/// Extracts a readable message from a panic payload.
+pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "panic with a non-string payload".into()
+    }
+}

@@ -1,0 +1,777 @@
+//! The native engine: a single-threaded discrete-event loop.
+//!
+//! A priority queue ordered by (global time, sequence number) holds every pending delivery,
+//! timer, input, fault and start; [`Sim::step`] pops one and jumps time straight to it;
+//! [`Sim::run`] loops `step` until the queue is empty, the duration is reached, a checker
+//! reports a violation, a process panics or a limit is hit.
+
+use super::{panic_message, Factory, Outcome, Prepared, Recorder, RunOptions, Stats, Verdict};
+use crate::check::Checker;
+use crate::clock::SoftClock;
+use crate::fault::{Fault, TimedFault};
+use crate::net::{DropReason, Network, Route};
+use crate::process::{Ctx, Effects, Op, Process, TimerId};
+use crate::rng::{stream, SimRng};
+use crate::scenario::{Limits, Scenario, ScenarioError};
+use crate::trace::EventKind;
+use crate::{ms_to_ns, NodeId, NS_PER_MS};
+use std::cmp::Ordering;
+use std::collections::{BTreeMap, BinaryHeap, VecDeque};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+enum Item<P: Process> {
+    Start(NodeId),
+    Deliver {
+        from: NodeId,
+        to: NodeId,
+        msg_id: u64,
+        sent: u64,
+        cut: u32,
+        msg: P::Msg,
+    },
+    Timer {
+        node: NodeId,
+        id: TimerId,
+        gen: u32,
+    },
+    Input(usize),
+    Fault(usize),
+}
+
+struct Entry<P: Process> {
+    at: u64,
+    seq: u64,
+    item: Item<P>,
+}
+
+impl<P: Process> PartialEq for Entry<P> {
+    fn eq(&self, o: &Self) -> bool {
+        self.at == o.at && self.seq == o.seq
+    }
+}
+impl<P: Process> Eq for Entry<P> {}
+impl<P: Process> PartialOrd for Entry<P> {
+    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl<P: Process> Ord for Entry<P> {
+    // Reversed: BinaryHeap is a max-heap and we want the earliest (time, seq) first.
+    fn cmp(&self, o: &Self) -> Ordering {
+        o.at.cmp(&self.at).then(o.seq.cmp(&self.seq))
+    }
+}
+
+struct PendingTimer<T> {
+    deadline_local_ns: i64,
+    gen: u32,
+    timer: T,
+}
+
+struct Node<P: Process> {
+    proc: Option<P>,
+    stable: P::Stable,
+    clock: SoftClock,
+    rng: SimRng,
+    timers: BTreeMap<TimerId, PendingTimer<P::Timer>>,
+    next_timer: u64,
+    incarnation: u32,
+    paused: bool,
+    waiting: VecDeque<Item<P>>,
+}
+
+enum Call<P: Process> {
+    Start,
+    Message(NodeId, P::Msg),
+    Timer(P::Timer),
+    Input(P::Input),
+}
+
+/// A running simulation on the native engine.
+pub struct Sim<P: Process> {
+    n: usize,
+    now_ns: u64,
+    end_ns: u64,
+    queue: BinaryHeap<Entry<P>>,
+    seq: u64,
+    nodes: Vec<Node<P>>,
+    net: Network,
+    /// Incremented on a link each time it is cut: messages in flight across a cut are lost.
+    cuts: Vec<u32>,
+    net_rng: SimRng,
+    faults: Vec<TimedFault>,
+    inputs: Vec<Option<(NodeId, P::Input)>>,
+    fx: Effects<P>,
+    factory: Factory<P>,
+    rec: Recorder,
+    next_msg_id: u64,
+    in_flight: u64,
+    limits: Limits,
+    stats: Stats,
+}
+
+impl<P: Process> Sim<P> {
+    /// Prepares `scenario` (validated; workload inputs parsed) for a run.
+    pub fn new(
+        scenario: &Scenario,
+        factory: Factory<P>,
+        checkers: Vec<Box<dyn Checker>>,
+        options: RunOptions,
+    ) -> Result<Self, ScenarioError> {
+        let prep = Prepared::<P>::new(scenario)?;
+        let n = scenario.nodes;
+        let net = Network::new(n, &scenario.network)
+            .map_err(|e| ScenarioError(format!("network: {e}")))?;
+        let nodes = prep
+            .clocks
+            .into_iter()
+            .zip(prep.rngs)
+            .map(|(clock, rng)| Node {
+                proc: None,
+                stable: P::Stable::default(),
+                clock,
+                rng,
+                timers: BTreeMap::new(),
+                next_timer: 0,
+                incarnation: 0,
+                paused: false,
+                waiting: VecDeque::new(),
+            })
+            .collect();
+        let mut sim = Sim {
+            n,
+            now_ns: 0,
+            end_ns: prep.end_ns,
+            queue: BinaryHeap::new(),
+            seq: 0,
+            nodes,
+            net,
+            cuts: vec![0; n * n],
+            net_rng: SimRng::derive(scenario.seed, stream::NETWORK),
+            faults: scenario.faults.clone(),
+            inputs: Vec::new(),
+            fx: Effects::default(),
+            factory,
+            rec: Recorder::new(n, checkers, options),
+            next_msg_id: 0,
+            in_flight: 0,
+            limits: scenario.limits.clone(),
+            stats: Stats::default(),
+        };
+        for node in 0..n {
+            sim.push(0, Item::Start(node));
+        }
+        for i in 0..sim.faults.len() {
+            let at = sim.faults[i].at_ms * NS_PER_MS;
+            sim.push(at, Item::Fault(i));
+        }
+        for (i, (at, node, input)) in prep.inputs.into_iter().enumerate() {
+            sim.inputs.push(Some((node, input)));
+            sim.push(at, Item::Input(i));
+        }
+        Ok(sim)
+    }
+
+    #[inline]
+    fn push(&mut self, at: u64, item: Item<P>) {
+        self.seq += 1;
+        self.queue.push(Entry {
+            at,
+            seq: self.seq,
+            item,
+        });
+    }
+
+    /// Current global time, ns.
+    pub fn now_ns(&self) -> u64 {
+        self.now_ns
+    }
+
+    /// The verdict so far (`None` while nothing went wrong).
+    pub fn verdict(&self) -> Option<&Verdict> {
+        self.rec.verdict.as_ref()
+    }
+
+    /// Processes the next event. Returns false when the run is over.
+    pub fn step(&mut self) -> bool {
+        if self.rec.verdict.is_some() {
+            return false;
+        }
+        match self.queue.peek() {
+            Some(e) if e.at <= self.end_ns => {}
+            _ => return false,
+        }
+        let Entry { at, item, .. } = self.queue.pop().expect("peeked");
+        self.now_ns = at;
+        self.stats.events += 1;
+        if self.stats.events > self.limits.max_events {
+            self.rec.verdict = Some(Verdict::LimitExceeded {
+                limit: format!(
+                    "limits.max_events = {} reached at {:.3} ms",
+                    self.limits.max_events,
+                    at as f64 / 1e6
+                ),
+            });
+            return false;
+        }
+        self.handle(item);
+        self.rec.verdict.is_none()
+    }
+
+    /// Runs to the end and returns the outcome.
+    pub fn run(mut self) -> Outcome {
+        while self.step() {}
+        self.finish()
+    }
+
+    fn finish(mut self) -> Outcome {
+        let end = if self.rec.verdict.is_some() {
+            self.now_ns
+        } else {
+            self.end_ns
+        };
+        let verdict = self.rec.finish(end);
+        self.stats.end_t_ns = end;
+        Outcome {
+            verdict,
+            trace: self.rec.trace.take(),
+            stats: self.stats,
+        }
+    }
+
+    fn handle(&mut self, item: Item<P>) {
+        match item {
+            Item::Start(node) => self.start(node),
+            Item::Fault(i) => {
+                let fault = self.faults[i].fault.clone();
+                self.apply_fault(fault);
+            }
+            Item::Deliver {
+                from,
+                to,
+                msg_id,
+                sent,
+                cut,
+                msg,
+            } => {
+                let node = &mut self.nodes[to];
+                if node.proc.is_some() && node.paused {
+                    node.waiting.push_back(Item::Deliver {
+                        from,
+                        to,
+                        msg_id,
+                        sent,
+                        cut,
+                        msg,
+                    });
+                    return;
+                }
+                self.in_flight -= 1;
+                let reason = if node.proc.is_none() {
+                    Some(DropReason::DestinationCrashed)
+                } else if from != to && self.cuts[from * self.n + to] != cut {
+                    Some(DropReason::Partitioned)
+                } else {
+                    None
+                };
+                if let Some(reason) = reason {
+                    self.stats.dropped += 1;
+                    if self.rec.observing {
+                        self.rec.emit(
+                            self.now_ns,
+                            None,
+                            None,
+                            EventKind::Drop {
+                                msg_id,
+                                from,
+                                to,
+                                reason,
+                            },
+                        );
+                    }
+                    return;
+                }
+                self.stats.delivered += 1;
+                if self.rec.observing {
+                    let msg = if self.rec.record {
+                        format!("{msg:?}")
+                    } else {
+                        String::new()
+                    };
+                    let local = node.clock.read(self.now_ns);
+                    self.rec.emit(
+                        self.now_ns,
+                        Some(to),
+                        Some(local),
+                        EventKind::Deliver {
+                            msg_id,
+                            from,
+                            sent,
+                            msg,
+                        },
+                    );
+                }
+                self.call(to, Call::Message(from, msg));
+            }
+            Item::Timer {
+                node: id,
+                id: tid,
+                gen,
+            } => {
+                let node = &mut self.nodes[id];
+                match node.timers.get(&tid) {
+                    Some(p) if p.gen == gen => {}
+                    _ => return, // cancelled, fired, rescheduled or lost in a crash
+                }
+                if node.paused {
+                    node.waiting.push_back(Item::Timer {
+                        node: id,
+                        id: tid,
+                        gen,
+                    });
+                    return;
+                }
+                let local = node.clock.read(self.now_ns);
+                let deadline = node.timers[&tid].deadline_local_ns;
+                if local < deadline {
+                    // The clock was slowed or set back since the timer was scheduled.
+                    let at = node
+                        .clock
+                        .global_time_at(self.now_ns, deadline)
+                        .max(self.now_ns + 1);
+                    self.push(
+                        at,
+                        Item::Timer {
+                            node: id,
+                            id: tid,
+                            gen,
+                        },
+                    );
+                    return;
+                }
+                let timer = node.timers.remove(&tid).expect("checked above").timer;
+                self.stats.timers += 1;
+                if self.rec.observing {
+                    let label = if self.rec.record {
+                        format!("{timer:?}")
+                    } else {
+                        String::new()
+                    };
+                    self.rec.emit(
+                        self.now_ns,
+                        Some(id),
+                        Some(local),
+                        EventKind::Timer {
+                            timer_id: tid.0,
+                            timer: label,
+                        },
+                    );
+                }
+                self.call(id, Call::Timer(timer));
+            }
+            Item::Input(i) => {
+                let (id, input) = self.inputs[i].take().expect("each input fires once");
+                let node = &mut self.nodes[id];
+                if node.proc.is_some() && node.paused {
+                    self.inputs[i] = Some((id, input));
+                    node.waiting.push_back(Item::Input(i));
+                    return;
+                }
+                let crashed = node.proc.is_none();
+                if self.rec.observing {
+                    let local = node.clock.read(self.now_ns);
+                    let mut label = if self.rec.record {
+                        format!("{input:?}")
+                    } else {
+                        String::new()
+                    };
+                    if crashed {
+                        label.push_str(" (ignored: node is crashed)");
+                    }
+                    self.rec.emit(
+                        self.now_ns,
+                        Some(id),
+                        Some(local),
+                        EventKind::Input { input: label },
+                    );
+                }
+                if !crashed {
+                    self.call(id, Call::Input(input));
+                }
+            }
+        }
+    }
+
+    fn start(&mut self, id: NodeId) {
+        let node = &mut self.nodes[id];
+        node.proc = Some((self.factory)(id));
+        if self.rec.observing {
+            let local = node.clock.read(self.now_ns);
+            let incarnation = node.incarnation;
+            self.rec.emit(
+                self.now_ns,
+                Some(id),
+                Some(local),
+                EventKind::Start { incarnation },
+            );
+        }
+        self.call(id, Call::Start);
+    }
+
+    fn call(&mut self, id: NodeId, call: Call<P>) {
+        let node = &mut self.nodes[id];
+        let Some(proc) = node.proc.as_mut() else {
+            return;
+        };
+        let mut ctx = Ctx {
+            id,
+            nodes: self.n,
+            t_ns: self.now_ns,
+            clock: &mut node.clock,
+            rng: &mut node.rng,
+            stable: &mut node.stable,
+            fx: &mut self.fx,
+            neighbours: self.net.neighbours(id),
+            next_timer: &mut node.next_timer,
+        };
+        let result = catch_unwind(AssertUnwindSafe(|| match call {
+            Call::Start => proc.on_start(&mut ctx),
+            Call::Message(from, m) => proc.on_message(&mut ctx, from, m),
+            Call::Timer(t) => proc.on_timer(&mut ctx, t),
+            Call::Input(i) => proc.on_input(&mut ctx, i),
+        }));
+        if let Err(payload) = result {
+            let message = panic_message(&*payload);
+            self.fx.ops.clear();
+            let local = self.nodes[id].clock.read(self.now_ns);
+            self.rec.emit(
+                self.now_ns,
+                Some(id),
+                Some(local),
+                EventKind::Panic {
+                    message: message.clone(),
+                },
+            );
+            self.rec.verdict = Some(Verdict::Panic {
+                node: id,
+                t_ns: self.now_ns,
+                message,
+            });
+            return;
+        }
+        if !self.fx.ops.is_empty() {
+            self.apply(id);
+        }
+    }
+
+    /// Applies the operations of the callback that just returned, in program order.
+    fn apply(&mut self, id: NodeId) {
+        let mut ops = std::mem::take(&mut self.fx.ops);
+        let mut clock_changed = false;
+        for op in ops.drain(..) {
+            match op {
+                Op::Send(to, msg) => self.send(id, to, msg),
+                Op::SetTimer {
+                    id: tid,
+                    deadline_local_ns,
+                    timer,
+                } => {
+                    let node = &mut self.nodes[id];
+                    node.timers.insert(
+                        tid,
+                        PendingTimer {
+                            deadline_local_ns,
+                            gen: 0,
+                            timer,
+                        },
+                    );
+                    let at = node.clock.global_time_at(self.now_ns, deadline_local_ns);
+                    self.push(
+                        at,
+                        Item::Timer {
+                            node: id,
+                            id: tid,
+                            gen: 0,
+                        },
+                    );
+                }
+                Op::CancelTimer(tid) => {
+                    self.nodes[id].timers.remove(&tid);
+                }
+                Op::Observe(obs) => {
+                    if self.rec.observing {
+                        let local = self.nodes[id].clock.read(self.now_ns);
+                        self.rec.emit(
+                            self.now_ns,
+                            Some(id),
+                            Some(local),
+                            EventKind::Observe { obs },
+                        );
+                    }
+                }
+                Op::Clock(how, delta_ns) => {
+                    clock_changed = true;
+                    if self.rec.observing {
+                        let local = self.nodes[id].clock.read(self.now_ns);
+                        self.rec.emit(
+                            self.now_ns,
+                            Some(id),
+                            Some(local),
+                            EventKind::ClockAdjust { how, delta_ns },
+                        );
+                    }
+                }
+            }
+        }
+        self.fx.ops = ops; // keep the allocation
+        if clock_changed {
+            self.reschedule_timers(id);
+        }
+    }
+
+    fn send(&mut self, from: NodeId, to: NodeId, msg: P::Msg) {
+        let msg_id = self.next_msg_id;
+        self.next_msg_id += 1;
+        self.stats.sent += 1;
+        let mut sent = 0;
+        if self.rec.observing {
+            let rendered = if self.rec.record {
+                format!("{msg:?}")
+            } else {
+                String::new()
+            };
+            let local = self.nodes[from].clock.read(self.now_ns);
+            sent = self.rec.emit(
+                self.now_ns,
+                Some(from),
+                Some(local),
+                EventKind::Send {
+                    msg_id,
+                    to,
+                    msg: rendered,
+                },
+            );
+        }
+        let route = if to >= self.n {
+            Route::Dropped(DropReason::NoSuchNode)
+        } else if to == from {
+            Route::Once(self.now_ns)
+        } else {
+            self.net.route(from, to, self.now_ns, &mut self.net_rng)
+        };
+        let copies = match route {
+            Route::Dropped(reason) => {
+                self.drop_msg(msg_id, from, to, reason);
+                return;
+            }
+            Route::Once(_) => 1,
+            Route::Twice(..) => 2,
+        };
+        if self.in_flight + copies > self.limits.max_in_flight as u64 {
+            self.drop_msg(msg_id, from, to, DropReason::InFlightLimit);
+            self.rec.verdict.get_or_insert(Verdict::LimitExceeded {
+                limit: format!(
+                    "limits.max_in_flight = {} reached at {:.3} ms",
+                    self.limits.max_in_flight,
+                    self.now_ns as f64 / 1e6
+                ),
+            });
+            return;
+        }
+        self.in_flight += copies;
+        self.stats.max_in_flight = self.stats.max_in_flight.max(self.in_flight);
+        let cut = if to < self.n {
+            self.cuts[from * self.n + to]
+        } else {
+            0
+        };
+        match route {
+            Route::Once(at) => self.push(
+                at,
+                Item::Deliver {
+                    from,
+                    to,
+                    msg_id,
+                    sent,
+                    cut,
+                    msg,
+                },
+            ),
+            Route::Twice(a, b) => {
+                self.push(
+                    a,
+                    Item::Deliver {
+                        from,
+                        to,
+                        msg_id,
+                        sent,
+                        cut,
+                        msg: msg.clone(),
+                    },
+                );
+                self.push(
+                    b,
+                    Item::Deliver {
+                        from,
+                        to,
+                        msg_id,
+                        sent,
+                        cut,
+                        msg,
+                    },
+                );
+            }
+            Route::Dropped(_) => unreachable!("handled above"),
+        }
+    }
+
+    fn drop_msg(&mut self, msg_id: u64, from: NodeId, to: NodeId, reason: DropReason) {
+        self.stats.dropped += 1;
+        if self.rec.observing {
+            self.rec.emit(
+                self.now_ns,
+                None,
+                None,
+                EventKind::Drop {
+                    msg_id,
+                    from,
+                    to,
+                    reason,
+                },
+            );
+        }
+    }
+
+    /// After a clock discontinuity, every pending timer of `id` gets a fresh global deadline.
+    fn reschedule_timers(&mut self, id: NodeId) {
+        let now = self.now_ns;
+        let node = &mut self.nodes[id];
+        let mut fresh = Vec::with_capacity(node.timers.len());
+        for (&tid, p) in node.timers.iter_mut() {
+            p.gen += 1;
+            fresh.push((
+                node.clock.global_time_at(now, p.deadline_local_ns),
+                tid,
+                p.gen,
+            ));
+        }
+        for (at, tid, gen) in fresh {
+            self.push(
+                at,
+                Item::Timer {
+                    node: id,
+                    id: tid,
+                    gen,
+                },
+            );
+        }
+    }
+
+    fn cut_link(&mut self, a: NodeId, b: NodeId) {
+        if !self.net.blocked(a, b) {
+            self.net.set_blocked(a, b, true);
+            self.cuts[a * self.n + b] += 1;
+        }
+    }
+
+    fn apply_fault(&mut self, fault: Fault) {
+        let node = fault.node();
+        let local = node.map(|id| self.nodes[id].clock.read(self.now_ns));
+        if self.rec.observing {
+            self.rec.emit(
+                self.now_ns,
+                node,
+                local,
+                EventKind::Fault {
+                    fault: fault.clone(),
+                },
+            );
+        }
+        match fault {
+            Fault::Partition { groups } => {
+                let mut group_of = vec![usize::MAX; self.n];
+                for (g, members) in groups.iter().enumerate() {
+                    for &m in members {
+                        group_of[m] = g;
+                    }
+                }
+                for a in 0..self.n {
+                    for b in 0..self.n {
+                        if a != b && group_of[a] != group_of[b] {
+                            self.cut_link(a, b);
+                        }
+                    }
+                }
+            }
+            Fault::PartitionOneway { from, to } => {
+                for &a in &from {
+                    for &b in &to {
+                        if a != b {
+                            self.cut_link(a, b);
+                        }
+                    }
+                }
+            }
+            Fault::Heal => self.net.heal(),
+            Fault::Crash { node } => self.crash(node),
+            Fault::Restart { node } => {
+                if self.nodes[node].proc.is_some() {
+                    self.crash(node);
+                }
+                self.nodes[node].incarnation += 1;
+                self.start(node);
+            }
+            Fault::Pause { node } => {
+                if self.nodes[node].proc.is_some() {
+                    self.nodes[node].paused = true;
+                }
+            }
+            Fault::Resume { node } => {
+                let n = &mut self.nodes[node];
+                n.paused = false;
+                let waiting = std::mem::take(&mut n.waiting);
+                for item in waiting {
+                    self.push(self.now_ns, item);
+                }
+            }
+            Fault::ClockJump { node, delta_ms } => {
+                let delta = (delta_ms * 1e6).round() as i64;
+                self.nodes[node].clock.hw_jump(self.now_ns, delta);
+                self.reschedule_timers(node);
+            }
+            Fault::DriftChange { node, drift_ppm } => {
+                self.nodes[node]
+                    .clock
+                    .set_drift(self.now_ns, (drift_ppm * 1000.0).round() as i64);
+                self.reschedule_timers(node);
+            }
+            Fault::SetLinks(o) => {
+                self.net
+                    .apply_override(&o)
+                    .expect("validated with the scenario");
+            }
+        }
+    }
+
+    fn crash(&mut self, id: NodeId) {
+        let node = &mut self.nodes[id];
+        node.proc = None;
+        node.timers.clear();
+        node.paused = false;
+        let waiting = std::mem::take(&mut node.waiting);
+        for item in waiting {
+            if let Item::Deliver {
+                from, to, msg_id, ..
+            } = item
+            {
+                self.in_flight -= 1;
+                self.drop_msg(msg_id, from, to, DropReason::DestinationCrashed);
+            }
+        }
+    }
+}
+
+/// Latency helper for tests and generators: ms to ns.
+pub fn ms(v: f64) -> u64 {
+    ms_to_ns(v)
+}

@@ -1,0 +1,282 @@
+//! The fault plan: timed partitions, heals, crashes, restarts, pauses, clock faults and link
+//! changes, and each algorithm's declared fault model.
+
+use crate::net::{Latency, LinkOverride};
+use crate::NodeId;
+use serde::{Deserialize, Serialize};
+
+/// One fault, applied at a global time by the engine.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum Fault {
+    /// Splits the nodes into groups (unlisted nodes form one more group); links between groups
+    /// are cut both ways.
+    Partition {
+        /// The groups.
+        groups: Vec<Vec<NodeId>>,
+    },
+    /// Cuts the links from every node of `from` to every node of `to`, one way only.
+    PartitionOneway {
+        /// Senders whose messages are cut.
+        from: Vec<NodeId>,
+        /// Receivers that no longer hear them.
+        to: Vec<NodeId>,
+    },
+    /// Repairs every partition.
+    Heal,
+    /// The node stops: its volatile state and timers are lost, messages to it are dropped.
+    Crash {
+        /// The node.
+        node: NodeId,
+    },
+    /// A crashed node starts again from scratch (amnesia); its stable storage is kept.
+    Restart {
+        /// The node.
+        node: NodeId,
+    },
+    /// The node stops taking steps (a slow process): deliveries, timers and inputs wait.
+    Pause {
+        /// The node.
+        node: NodeId,
+    },
+    /// A paused node catches up on what waited, in order.
+    Resume {
+        /// The node.
+        node: NodeId,
+    },
+    /// The node's hardware clock jumps by `delta_ms` (negative: backwards).
+    ClockJump {
+        /// The node.
+        node: NodeId,
+        /// Size of the jump.
+        delta_ms: f64,
+    },
+    /// The node's hardware clock drift becomes `drift_ppm`.
+    DriftChange {
+        /// The node.
+        node: NodeId,
+        /// The new drift, parts per million.
+        drift_ppm: f64,
+    },
+    /// Changes latency or loss (or duplication, reordering) of some links.
+    SetLinks(LinkOverride),
+}
+
+impl Fault {
+    /// The node this fault is about, if one.
+    pub fn node(&self) -> Option<NodeId> {
+        match *self {
+            Fault::Crash { node }
+            | Fault::Restart { node }
+            | Fault::Pause { node }
+            | Fault::Resume { node }
+            | Fault::ClockJump { node, .. }
+            | Fault::DriftChange { node, .. } => Some(node),
+            _ => None,
+        }
+    }
+
+    /// Checks node ids and values against a run of `n` nodes with drift bound `rho_ppm`.
+    pub fn validate(&self, n: usize, rho_ppm: f64) -> Result<(), String> {
+        let check = |v: NodeId| {
+            if v < n {
+                Ok(())
+            } else {
+                Err(format!("node {v} does not exist (nodes = {n})"))
+            }
+        };
+        match self {
+            Fault::Partition { groups } => {
+                let mut seen = vec![false; n];
+                for &m in groups.iter().flatten() {
+                    check(m)?;
+                    if std::mem::replace(&mut seen[m], true) {
+                        return Err(format!("node {m} is in two partition groups"));
+                    }
+                }
+                Ok(())
+            }
+            Fault::PartitionOneway { from, to } => {
+                from.iter().chain(to).try_for_each(|&m| check(m))
+            }
+            Fault::Heal => Ok(()),
+            Fault::ClockJump { node, delta_ms } => {
+                check(*node)?;
+                if delta_ms.is_finite() {
+                    Ok(())
+                } else {
+                    Err(format!(
+                        "clock_jump.delta_ms must be finite, got {delta_ms}"
+                    ))
+                }
+            }
+            Fault::DriftChange { node, drift_ppm } => {
+                check(*node)?;
+                if drift_ppm.is_finite() && drift_ppm.abs() <= rho_ppm {
+                    Ok(())
+                } else {
+                    Err(format!("drift_change.drift_ppm = {drift_ppm} exceeds the bound clocks.rho_ppm = {rho_ppm}"))
+                }
+            }
+            Fault::SetLinks(o) => {
+                for v in [o.from, o.to].into_iter().flatten() {
+                    check(v)?;
+                }
+                if let Some(l) = &o.latency {
+                    l.validate()?;
+                }
+                for p in [o.loss, o.duplicate, o.reorder].into_iter().flatten() {
+                    if !(0.0..=1.0).contains(&p) {
+                        return Err(format!("set_links probability {p} is outside [0, 1]"));
+                    }
+                }
+                Ok(())
+            }
+            Fault::Crash { node }
+            | Fault::Restart { node }
+            | Fault::Pause { node }
+            | Fault::Resume { node } => check(*node),
+        }
+    }
+
+    /// The fault class, for swarm testing and the fault-tolerance matrix.
+    pub fn class(&self) -> FaultClass {
+        match self {
+            Fault::Partition { .. } | Fault::Heal => FaultClass::Partitions,
+            Fault::PartitionOneway { .. } => FaultClass::OnewayPartitions,
+            Fault::Crash { .. } | Fault::Restart { .. } => FaultClass::Crashes,
+            Fault::Pause { .. } | Fault::Resume { .. } => FaultClass::Pauses,
+            Fault::ClockJump { .. } => FaultClass::ClockJumps,
+            Fault::DriftChange { .. } => FaultClass::ClockDrift,
+            Fault::SetLinks(o) if o.loss.is_some_and(|p| p > 0.0) => FaultClass::Loss,
+            Fault::SetLinks(o) if o.duplicate.is_some_and(|p| p > 0.0) => FaultClass::Duplication,
+            Fault::SetLinks(o) if o.reorder.is_some_and(|p| p > 0.0) => FaultClass::Reordering,
+            Fault::SetLinks(_) => FaultClass::Delays,
+        }
+    }
+}
+
+/// A fault and when it happens.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TimedFault {
+    /// Global time of the fault, ms from the start of the run.
+    pub at_ms: u64,
+    /// What happens.
+    pub fault: Fault,
+}
+
+/// The classes of faults an algorithm may or may not tolerate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FaultClass {
+    /// Variable message delays (always on: latency distributions).
+    Delays,
+    /// Message loss.
+    Loss,
+    /// Message duplication.
+    Duplication,
+    /// Non-FIFO links.
+    Reordering,
+    /// Two-way partitions (healed later).
+    Partitions,
+    /// One-way partitions.
+    OnewayPartitions,
+    /// Crashes, with restart from stable storage (amnesia of volatile state).
+    Crashes,
+    /// Slow processes (pause, then resume).
+    Pauses,
+    /// Clock drift within rho.
+    ClockDrift,
+    /// Clock step jumps.
+    ClockJumps,
+}
+
+impl FaultClass {
+    /// Every class, in a fixed order.
+    pub const ALL: [FaultClass; 10] = [
+        FaultClass::Delays,
+        FaultClass::Loss,
+        FaultClass::Duplication,
+        FaultClass::Reordering,
+        FaultClass::Partitions,
+        FaultClass::OnewayPartitions,
+        FaultClass::Crashes,
+        FaultClass::Pauses,
+        FaultClass::ClockDrift,
+        FaultClass::ClockJumps,
+    ];
+
+    /// Snake-case name, as in JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            FaultClass::Delays => "delays",
+            FaultClass::Loss => "loss",
+            FaultClass::Duplication => "duplication",
+            FaultClass::Reordering => "reordering",
+            FaultClass::Partitions => "partitions",
+            FaultClass::OnewayPartitions => "oneway_partitions",
+            FaultClass::Crashes => "crashes",
+            FaultClass::Pauses => "pauses",
+            FaultClass::ClockDrift => "clock_drift",
+            FaultClass::ClockJumps => "clock_jumps",
+        }
+    }
+}
+
+/// The faults an algorithm declares it tolerates: fuzzing inside this model must never find a
+/// violation of a declared property.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct FaultModel {
+    /// Tolerated fault classes.
+    pub tolerates: Vec<FaultClass>,
+    /// One sentence on the assumptions (for `sincro list` and the docs).
+    pub summary: &'static str,
+}
+
+impl FaultModel {
+    /// True when `class` is inside the model.
+    pub fn allows(&self, class: FaultClass) -> bool {
+        class == FaultClass::Delays || self.tolerates.contains(&class)
+    }
+}
+
+/// A latency shorthand used by generators.
+pub fn uniform_ms(min_ms: f64, max_ms: f64) -> Latency {
+    Latency::Uniform { min_ms, max_ms }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_shape_and_validation() {
+        let f: TimedFault =
+            serde_json::from_str(r#"{"at_ms": 5, "fault": {"crash": {"node": 1}}}"#).unwrap();
+        assert_eq!(f.fault, Fault::Crash { node: 1 });
+        let h: TimedFault = serde_json::from_str(r#"{"at_ms": 9, "fault": "heal"}"#).unwrap();
+        assert_eq!(h.fault, Fault::Heal);
+        assert!(Fault::Crash { node: 3 }
+            .validate(3, 0.0)
+            .unwrap_err()
+            .contains("node 3"));
+        let p = Fault::Partition {
+            groups: vec![vec![0, 1], vec![1]],
+        };
+        assert!(p
+            .validate(3, 0.0)
+            .unwrap_err()
+            .contains("two partition groups"));
+        assert!(Fault::DriftChange {
+            node: 0,
+            drift_ppm: 50.0
+        }
+        .validate(1, 10.0)
+        .is_err());
+        let e =
+            serde_json::from_str::<TimedFault>(r#"{"at_ms": 5, "fault": {"crash": {"nod": 1}}}"#)
+                .unwrap_err();
+        assert!(e.to_string().contains("nod"), "{e}");
+    }
+}

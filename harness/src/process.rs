@@ -1,0 +1,231 @@
+//! The sans-IO process: an algorithm is a state machine that reacts to start, messages, timers
+//! and workload inputs, and acts only through [`Ctx`].
+
+use crate::clock::SoftClock;
+use crate::rng::SimRng;
+use crate::NodeId;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use std::fmt::Debug;
+
+/// An algorithm's node: a deterministic state machine.
+///
+/// It never touches a socket, a real clock, a thread or a global RNG: the same code runs on the
+/// native discrete-event engine, on turmoil and on madsim. Plain fields are volatile (lost on a
+/// crash); what must survive goes to [`Ctx::stable_mut`].
+pub trait Process: Sized + 'static {
+    /// Messages between nodes (serde-encoded on the socket-based engines).
+    type Msg: Clone + Debug + Serialize + DeserializeOwned + 'static;
+    /// Timer payloads.
+    type Timer: Clone + Debug + 'static;
+    /// Workload commands, read from the scenario's `workload` (e.g. "acquire the lock").
+    type Input: Clone + Debug + Serialize + DeserializeOwned + 'static;
+    /// Stable storage: survives crashes and restarts.
+    type Stable: Clone + Debug + Default + 'static;
+
+    /// The node starts (at time 0, or when it restarts after a crash).
+    fn on_start(&mut self, ctx: &mut Ctx<'_, Self>);
+    /// A message from `from` arrives.
+    fn on_message(&mut self, ctx: &mut Ctx<'_, Self>, from: NodeId, msg: Self::Msg);
+    /// A timer set with [`Ctx::set_timer`] fires.
+    fn on_timer(&mut self, ctx: &mut Ctx<'_, Self>, timer: Self::Timer);
+    /// A workload command arrives.
+    fn on_input(&mut self, ctx: &mut Ctx<'_, Self>, input: Self::Input);
+}
+
+/// Handle of a pending timer, to cancel it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct TimerId(pub u64);
+
+/// What a process reports for checkers to judge.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+#[non_exhaustive]
+pub enum Observation {
+    /// The node asks for the critical section of `resource`.
+    CsRequest {
+        /// Resource id (0 when there is one).
+        resource: u32,
+    },
+    /// The node enters the critical section of `resource`.
+    CsEnter {
+        /// Resource id.
+        resource: u32,
+    },
+    /// The node leaves the critical section of `resource`.
+    CsExit {
+        /// Resource id.
+        resource: u32,
+    },
+    /// The node gives up a request (e.g. it was denied and backs off for good).
+    CsAbandon {
+        /// Resource id.
+        resource: u32,
+    },
+    /// The node believes `leader` leads in `term` (`None`: no leader known).
+    Leader {
+        /// The leader, if any.
+        leader: Option<NodeId>,
+        /// Term or epoch (0 for algorithms without terms).
+        term: u64,
+    },
+    /// The node delivers an application message to its upper layer.
+    Delivered {
+        /// Application-level id of the message.
+        id: String,
+    },
+    /// Free text (shown in traces, ignored by checkers).
+    Note {
+        /// The text.
+        text: String,
+    },
+}
+
+/// A clock adjustment made by the algorithm, as recorded in the trace.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ClockAdjust {
+    /// Instant step (may go backwards).
+    Step,
+    /// Gradual slew.
+    Slew,
+}
+
+/// One action of a callback, kept in program order so the trace (and the ground-truth
+/// happens-before) shows them exactly as the algorithm did them.
+pub(crate) enum Op<P: Process> {
+    Send(NodeId, P::Msg),
+    SetTimer {
+        id: TimerId,
+        deadline_local_ns: i64,
+        timer: P::Timer,
+    },
+    CancelTimer(TimerId),
+    Observe(Observation),
+    Clock(ClockAdjust, i64),
+}
+
+/// What a callback asked for; the engine applies it when the callback returns.
+pub(crate) struct Effects<P: Process> {
+    pub ops: Vec<Op<P>>,
+}
+
+impl<P: Process> Default for Effects<P> {
+    fn default() -> Self {
+        Effects { ops: Vec::new() }
+    }
+}
+
+/// The only door from a process to the world.
+pub struct Ctx<'a, P: Process> {
+    pub(crate) id: NodeId,
+    pub(crate) nodes: usize,
+    pub(crate) t_ns: u64,
+    pub(crate) clock: &'a mut SoftClock,
+    pub(crate) rng: &'a mut SimRng,
+    pub(crate) stable: &'a mut P::Stable,
+    pub(crate) fx: &'a mut Effects<P>,
+    pub(crate) neighbours: &'a [NodeId],
+    pub(crate) next_timer: &'a mut u64,
+}
+
+impl<P: Process> Ctx<'_, P> {
+    /// This node's id.
+    pub fn id(&self) -> NodeId {
+        self.id
+    }
+
+    /// Number of nodes in the run (ids are `0..nodes()`).
+    pub fn nodes(&self) -> usize {
+        self.nodes
+    }
+
+    /// The nodes this one has a link to (every other node on a complete topology).
+    pub fn neighbours(&self) -> &[NodeId] {
+        self.neighbours
+    }
+
+    /// The local software clock, in ns (may differ from global time: offset, drift, jumps).
+    pub fn now(&self) -> i64 {
+        self.clock.read(self.t_ns)
+    }
+
+    /// The local software clock, in ms.
+    pub fn now_ms(&self) -> f64 {
+        self.now() as f64 / 1e6
+    }
+
+    /// Sends `msg` to `to` (to itself: delivered at once, never lost).
+    pub fn send(&mut self, to: NodeId, msg: P::Msg) {
+        self.fx.ops.push(Op::Send(to, msg));
+    }
+
+    /// Sends `msg` to every neighbour.
+    pub fn broadcast(&mut self, msg: P::Msg) {
+        for &to in self.neighbours {
+            self.fx.ops.push(Op::Send(to, msg.clone()));
+        }
+    }
+
+    /// Sets a timer that fires when the local clock has advanced by `after_ns`.
+    pub fn set_timer(&mut self, after_ns: u64, timer: P::Timer) -> TimerId {
+        let deadline = self.now().saturating_add(after_ns as i64);
+        self.set_timer_at(deadline, timer)
+    }
+
+    /// Sets a timer that fires after `after_ms` of local clock time.
+    pub fn set_timer_ms(&mut self, after_ms: u64, timer: P::Timer) -> TimerId {
+        self.set_timer(after_ms.saturating_mul(crate::NS_PER_MS), timer)
+    }
+
+    /// Sets a timer that fires when the local clock reads `local_ns` (at once if it already
+    /// does).
+    pub fn set_timer_at(&mut self, local_ns: i64, timer: P::Timer) -> TimerId {
+        let id = TimerId(*self.next_timer);
+        *self.next_timer += 1;
+        self.fx.ops.push(Op::SetTimer {
+            id,
+            deadline_local_ns: local_ns,
+            timer,
+        });
+        id
+    }
+
+    /// Cancels a pending timer (no effect if it already fired).
+    pub fn cancel_timer(&mut self, id: TimerId) {
+        self.fx.ops.push(Op::CancelTimer(id));
+    }
+
+    /// Steps the software clock by `delta_ns` at once (negative: backwards).
+    pub fn step_clock(&mut self, delta_ns: i64) {
+        self.clock.step(self.t_ns, delta_ns);
+        self.fx.ops.push(Op::Clock(ClockAdjust::Step, delta_ns));
+    }
+
+    /// Slews the software clock by `delta_ns`, at most 500 ppm, never backwards; replaces an
+    /// unfinished slew.
+    pub fn slew_clock(&mut self, delta_ns: i64) {
+        self.clock.slew(self.t_ns, delta_ns);
+        self.fx.ops.push(Op::Clock(ClockAdjust::Slew, delta_ns));
+    }
+
+    /// This node's seeded random generator.
+    pub fn rng(&mut self) -> &mut SimRng {
+        self.rng
+    }
+
+    /// Stable storage (survives crashes).
+    pub fn stable(&self) -> &P::Stable {
+        self.stable
+    }
+
+    /// Stable storage, to write.
+    pub fn stable_mut(&mut self) -> &mut P::Stable {
+        self.stable
+    }
+
+    /// Reports an observation to the checkers (and the trace).
+    pub fn observe(&mut self, obs: Observation) {
+        self.fx.ops.push(Op::Observe(obs));
+    }
+}

@@ -1,0 +1,375 @@
+//! The scenario: one JSON document that fully determines a run.
+//!
+//! ```json
+//! {
+//!   "algorithm": "mutex.centralized", "variant": "correct", "nodes": 4, "seed": 42,
+//!   "duration_ms": 2000,
+//!   "network": {"latency": {"uniform": {"min_ms": 1, "max_ms": 10}}},
+//!   "clocks": {"rho_ppm": 100},
+//!   "faults": [{"at_ms": 300, "fault": {"pause": {"node": 2}}},
+//!              {"at_ms": 500, "fault": {"resume": {"node": 2}}}],
+//!   "workload": [{"at_ms": 10, "node": 1, "input": {"acquire": {"hold_ms": 20}}}],
+//!   "expect": "pass"
+//! }
+//! ```
+//!
+//! Unknown fields are rejected, and [`Scenario::validate`] rejects impossible values with a
+//! message naming the field.
+
+use crate::fault::TimedFault;
+use crate::net::{Network, NetworkSpec};
+use crate::NodeId;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::path::Path;
+
+/// Which engine executes the run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EngineKind {
+    /// Sincro's single-threaded discrete-event engine (the fast one).
+    #[default]
+    Native,
+    /// Each node a turmoil host behind a simulated UDP socket.
+    Turmoil,
+}
+
+impl EngineKind {
+    /// Name as in JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            EngineKind::Native => "native",
+            EngineKind::Turmoil => "turmoil",
+        }
+    }
+}
+
+/// Per-node clock setup.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NodeClock {
+    /// The node.
+    pub node: NodeId,
+    /// Initial offset from global time, ms.
+    #[serde(default)]
+    pub offset_ms: f64,
+    /// Drift, parts per million (|drift| <= rho_ppm).
+    #[serde(default)]
+    pub drift_ppm: f64,
+}
+
+/// Clocks of the run.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClockSpec {
+    /// Bound on every clock's drift, ppm. Nodes not listed in `nodes` draw a drift uniformly in
+    /// `[-rho_ppm, rho_ppm]` from the seed.
+    #[serde(default)]
+    pub rho_ppm: f64,
+    /// Nodes not listed draw an initial offset uniformly in `[-offset_ms_max, offset_ms_max]`.
+    #[serde(default)]
+    pub offset_ms_max: f64,
+    /// Explicit settings for some nodes.
+    #[serde(default)]
+    pub nodes: Vec<NodeClock>,
+}
+
+/// One workload command: `input` is given to `node` at `at_ms` (global time).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorkloadItem {
+    /// When, ms of global time.
+    pub at_ms: u64,
+    /// To which node.
+    pub node: NodeId,
+    /// The command, in the algorithm's own input format.
+    pub input: serde_json::Value,
+}
+
+/// Knobs of the checkers.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CheckSpec {
+    /// Liveness bound: after the faults stop, each pending request must be served within this
+    /// many ms. Default: the algorithm's own bound for this scenario.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub liveness_bound_ms: Option<u64>,
+    /// Check only these properties (default: every property the algorithm declares).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub properties: Option<Vec<String>>,
+}
+
+/// Limits of a run; hitting one ends the run with a `limit_exceeded` verdict.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Limits {
+    /// Maximum number of events processed.
+    #[serde(default = "Limits::default_max_events")]
+    pub max_events: u64,
+    /// Maximum number of messages in flight at once.
+    #[serde(default = "Limits::default_max_in_flight")]
+    pub max_in_flight: usize,
+}
+
+impl Limits {
+    fn default_max_events() -> u64 {
+        10_000_000
+    }
+    fn default_max_in_flight() -> usize {
+        100_000
+    }
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_events: Self::default_max_events(),
+            max_in_flight: Self::default_max_in_flight(),
+        }
+    }
+}
+
+/// The verdict a corpus scenario must reach.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum Expect {
+    /// No property is violated.
+    Pass,
+    /// This property is violated.
+    Violation(String),
+    /// The algorithm panics.
+    Panic,
+}
+
+/// One run, fully determined.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// Short name (used for snapshots).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub name: String,
+    /// What the scenario shows.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub description: String,
+    /// Registered algorithm name, e.g. `mutex.centralized` (see `sincro list`).
+    pub algorithm: String,
+    /// Variant of the algorithm (`correct` unless named).
+    #[serde(default = "Scenario::default_variant")]
+    pub variant: String,
+    /// The algorithm's own parameters.
+    #[serde(default, skip_serializing_if = "serde_json::Value::is_null")]
+    pub params: serde_json::Value,
+    /// Number of nodes.
+    pub nodes: usize,
+    /// The seed every random draw of the run derives from.
+    pub seed: u64,
+    /// Engine.
+    #[serde(default)]
+    pub engine: EngineKind,
+    /// Length of the run, ms of global time.
+    pub duration_ms: u64,
+    /// Network model.
+    #[serde(default)]
+    pub network: NetworkSpec,
+    /// Clocks.
+    #[serde(default)]
+    pub clocks: ClockSpec,
+    /// The fault plan.
+    #[serde(default)]
+    pub faults: Vec<TimedFault>,
+    /// Workload commands.
+    #[serde(default)]
+    pub workload: Vec<WorkloadItem>,
+    /// Checker knobs.
+    #[serde(default)]
+    pub checks: CheckSpec,
+    /// Run limits.
+    #[serde(default)]
+    pub limits: Limits,
+    /// Expected verdict (corpus scenarios).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expect: Option<Expect>,
+}
+
+/// A scenario that cannot be run, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScenarioError(pub String);
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+impl Scenario {
+    fn default_variant() -> String {
+        "correct".into()
+    }
+
+    /// Parses and validates a scenario from JSON text.
+    pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
+        let sc: Scenario = serde_json::from_str(text)
+            .map_err(|e| ScenarioError(format!("invalid scenario: {e}")))?;
+        sc.validate()?;
+        Ok(sc)
+    }
+
+    /// Reads, parses and validates a scenario file.
+    pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| ScenarioError(format!("cannot read scenario {}: {e}", path.display())))?;
+        Scenario::from_json(&text)
+            .map_err(|e| ScenarioError(format!("{}: {}", path.display(), e.0)))
+    }
+
+    /// The scenario as pretty JSON.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("a scenario always serializes")
+    }
+
+    /// Rejects impossible values, naming the field.
+    pub fn validate(&self) -> Result<(), ScenarioError> {
+        let err = |m: String| Err(ScenarioError(m));
+        if self.nodes == 0 {
+            return err("nodes must be at least 1".into());
+        }
+        if self.nodes > 100_000 {
+            return err(format!(
+                "nodes = {} is above the limit of 100000",
+                self.nodes
+            ));
+        }
+        if self.duration_ms == 0 {
+            return err("duration_ms must be at least 1".into());
+        }
+        if self.duration_ms > 1_000_000_000 {
+            return err(format!(
+                "duration_ms = {} is above the limit of 1e9 ms",
+                self.duration_ms
+            ));
+        }
+        Network::new(self.nodes, &self.network)
+            .map_err(|e| ScenarioError(format!("network: {e}")))?;
+        let c = &self.clocks;
+        if !(c.rho_ppm.is_finite() && (0.0..=1_000_000.0).contains(&c.rho_ppm)) {
+            return err(format!(
+                "clocks.rho_ppm must be within [0, 1e6], got {}",
+                c.rho_ppm
+            ));
+        }
+        if !(c.offset_ms_max.is_finite() && c.offset_ms_max >= 0.0) {
+            return err(format!(
+                "clocks.offset_ms_max must be finite and >= 0, got {}",
+                c.offset_ms_max
+            ));
+        }
+        for (i, nc) in c.nodes.iter().enumerate() {
+            if nc.node >= self.nodes {
+                return err(format!(
+                    "clocks.nodes[{i}].node = {} does not exist (nodes = {})",
+                    nc.node, self.nodes
+                ));
+            }
+            if !nc.offset_ms.is_finite() {
+                return err(format!("clocks.nodes[{i}].offset_ms must be finite"));
+            }
+            if !(nc.drift_ppm.is_finite() && nc.drift_ppm.abs() <= c.rho_ppm) {
+                return err(format!(
+                    "clocks.nodes[{i}].drift_ppm = {} exceeds the bound clocks.rho_ppm = {}",
+                    nc.drift_ppm, c.rho_ppm
+                ));
+            }
+        }
+        for (i, f) in self.faults.iter().enumerate() {
+            if f.at_ms > self.duration_ms {
+                return err(format!(
+                    "faults[{i}].at_ms = {} is after duration_ms = {}",
+                    f.at_ms, self.duration_ms
+                ));
+            }
+            f.fault
+                .validate(self.nodes, c.rho_ppm)
+                .map_err(|e| ScenarioError(format!("faults[{i}]: {e}")))?;
+        }
+        for (i, w) in self.workload.iter().enumerate() {
+            if w.node >= self.nodes {
+                return err(format!(
+                    "workload[{i}].node = {} does not exist (nodes = {})",
+                    w.node, self.nodes
+                ));
+            }
+            if w.at_ms > self.duration_ms {
+                return err(format!(
+                    "workload[{i}].at_ms = {} is after duration_ms = {}",
+                    w.at_ms, self.duration_ms
+                ));
+            }
+        }
+        if self.limits.max_events == 0 || self.limits.max_in_flight == 0 {
+            return err("limits.max_events and limits.max_in_flight must be at least 1".into());
+        }
+        Ok(())
+    }
+
+    /// Global time (ms) after which the fault plan does nothing more: liveness is judged from
+    /// here.
+    pub fn quiet_from_ms(&self) -> u64 {
+        self.faults.iter().map(|f| f.at_ms).max().unwrap_or(0)
+    }
+
+    /// The command that replays this scenario from `path`.
+    pub fn replay_command(path: &Path) -> String {
+        format!("sincro replay {}", path.display())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MIN: &str = r#"{"algorithm": "x", "nodes": 3, "seed": 1, "duration_ms": 100}"#;
+
+    #[test]
+    fn minimal_scenario_gets_defaults() {
+        let sc = Scenario::from_json(MIN).unwrap();
+        assert_eq!(sc.variant, "correct");
+        assert_eq!(sc.engine, EngineKind::Native);
+        assert_eq!(sc.limits.max_events, 10_000_000);
+        let again = Scenario::from_json(&sc.to_json()).unwrap();
+        assert_eq!(again, sc);
+    }
+
+    #[test]
+    fn unknown_fields_and_impossible_values_are_named() {
+        let e = Scenario::from_json(
+            r#"{"algorithm": "x", "nodes": 3, "seed": 1, "duration_ms": 100, "colour": 1}"#,
+        )
+        .unwrap_err();
+        assert!(e.0.contains("unknown field `colour`"), "{e}");
+        let e =
+            Scenario::from_json(r#"{"algorithm": "x", "nodes": 0, "seed": 1, "duration_ms": 100}"#)
+                .unwrap_err();
+        assert!(e.0.contains("nodes must be at least 1"), "{e}");
+        let e = Scenario::from_json(
+            r#"{"algorithm": "x", "nodes": 2, "seed": 1, "duration_ms": 100, "network": {"loss": 1.5}}"#,
+        )
+        .unwrap_err();
+        assert!(e.0.contains("loss probability"), "{e}");
+        let e = Scenario::from_json(
+            r#"{"algorithm": "x", "nodes": 2, "seed": 1, "duration_ms": 100,
+                "faults": [{"at_ms": 5, "fault": {"crash": {"node": 7}}}]}"#,
+        )
+        .unwrap_err();
+        assert!(e.0.contains("faults[0]") && e.0.contains("node 7"), "{e}");
+        let e = Scenario::from_json(
+            r#"{"algorithm": "x", "nodes": 2, "seed": 1, "duration_ms": 100,
+                "clocks": {"rho_ppm": 10, "nodes": [{"node": 0, "drift_ppm": 20}]}}"#,
+        )
+        .unwrap_err();
+        assert!(e.0.contains("exceeds the bound"), "{e}");
+        let e = Scenario::from_json("{ not json").unwrap_err();
+        assert!(e.0.starts_with("invalid scenario"), "{e}");
+    }
+}

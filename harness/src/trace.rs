@@ -1,0 +1,335 @@
+//! The trace: every send, delivery, drop, timer, input, fault, clock adjustment and
+//! observation of a run, with global time, node, local clock reading and the ground-truth
+//! happens-before relation.
+//!
+//! Happens-before is recorded cheaply: each event belongs to one node (its order there is the
+//! trace order) and each delivery names the event that sent it. [`Trace::vector_clocks`] turns
+//! that into vector clock stamps, and [`HappensBefore`] does the same online for checkers, so
+//! causality is judged without trusting the algorithm.
+
+use crate::fault::Fault;
+use crate::net::DropReason;
+use crate::process::{ClockAdjust, Observation};
+use crate::NodeId;
+use serde::{Deserialize, Serialize};
+use std::io::{self, BufRead, Write};
+
+/// One thing that happened.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Event {
+    /// Position in the trace (0, 1, 2, ...).
+    pub id: u64,
+    /// Global simulated time, ns.
+    pub t_ns: u64,
+    /// The node it happened at (`None`: the network or the fault plan as a whole).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node: Option<NodeId>,
+    /// The node's software clock at that moment, ns.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub local_ns: Option<i64>,
+    /// What happened.
+    pub kind: EventKind,
+}
+
+/// The kinds of trace events.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "type")]
+pub enum EventKind {
+    /// The node starts (incarnation 0) or restarts after a crash.
+    Start {
+        /// 0 at the first start, +1 at each restart.
+        incarnation: u32,
+    },
+    /// The node sends a message.
+    Send {
+        /// Message id (unique in the run).
+        msg_id: u64,
+        /// Destination.
+        to: NodeId,
+        /// The message, rendered (empty when the trace is not recorded).
+        msg: String,
+    },
+    /// A message is delivered to the node.
+    Deliver {
+        /// Message id.
+        msg_id: u64,
+        /// Sender.
+        from: NodeId,
+        /// The send event (the happens-before edge).
+        sent: u64,
+        /// The message, rendered.
+        msg: String,
+    },
+    /// A message is not delivered.
+    Drop {
+        /// Message id.
+        msg_id: u64,
+        /// Sender.
+        from: NodeId,
+        /// Intended destination.
+        to: NodeId,
+        /// Why.
+        reason: DropReason,
+    },
+    /// A timer fires.
+    Timer {
+        /// The timer's id.
+        timer_id: u64,
+        /// The timer payload, rendered.
+        timer: String,
+    },
+    /// A workload input arrives.
+    Input {
+        /// The input, rendered.
+        input: String,
+    },
+    /// A fault of the plan is applied.
+    Fault {
+        /// The fault.
+        fault: Fault,
+    },
+    /// The algorithm adjusts its clock.
+    ClockAdjust {
+        /// Step or slew.
+        how: ClockAdjust,
+        /// Amount, ns.
+        delta_ns: i64,
+    },
+    /// The algorithm reports an observation.
+    Observe {
+        /// What it reports.
+        obs: Observation,
+    },
+    /// The algorithm panicked (the run stops).
+    Panic {
+        /// The panic message.
+        message: String,
+    },
+}
+
+/// A recorded run.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Trace {
+    /// Number of nodes.
+    pub nodes: usize,
+    /// The events, in order.
+    pub events: Vec<Event>,
+}
+
+/// One JSON Lines row: an event and its vector clock stamp.
+#[derive(Serialize, Deserialize)]
+struct Row {
+    #[serde(flatten)]
+    event: Event,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    vc: Option<Vec<u32>>,
+}
+
+impl Trace {
+    /// Vector clock stamp of every event that happened at a node (`None` for network events).
+    pub fn vector_clocks(&self) -> Vec<Option<Vec<u32>>> {
+        let mut hb = HappensBefore::new(self.nodes);
+        self.events
+            .iter()
+            .map(|e| hb.stamp(e).map(|v| v.to_vec()))
+            .collect()
+    }
+
+    /// Writes the trace as JSON Lines, one event per line with its vector clock.
+    pub fn write_jsonl<W: Write>(&self, mut w: W) -> io::Result<()> {
+        let mut hb = HappensBefore::new(self.nodes);
+        writeln!(
+            w,
+            "{}",
+            serde_json::json!({ "sincro_trace": 1, "nodes": self.nodes })
+        )?;
+        for e in &self.events {
+            let vc = hb.stamp(e).map(|v| v.to_vec());
+            serde_json::to_writer(
+                &mut w,
+                &Row {
+                    event: e.clone(),
+                    vc,
+                },
+            )?;
+            w.write_all(b"\n")?;
+        }
+        Ok(())
+    }
+
+    /// The trace as a JSON Lines string.
+    pub fn to_jsonl(&self) -> String {
+        let mut buf = Vec::new();
+        self.write_jsonl(&mut buf)
+            .expect("writing to memory cannot fail");
+        String::from_utf8(buf).expect("JSON is UTF-8")
+    }
+
+    /// Reads a JSON Lines trace (as written by [`Trace::write_jsonl`], or by another system).
+    pub fn read_jsonl<R: BufRead>(r: R) -> Result<Trace, String> {
+        let mut trace = Trace::default();
+        for (i, line) in r.lines().enumerate() {
+            let line = line.map_err(|e| format!("line {}: {e}", i + 1))?;
+            if line.trim().is_empty() {
+                continue;
+            }
+            if i == 0 {
+                let head: serde_json::Value =
+                    serde_json::from_str(&line).map_err(|e| format!("line 1: {e}"))?;
+                if let Some(n) = head.get("nodes").and_then(|n| n.as_u64()) {
+                    trace.nodes = n as usize;
+                    continue;
+                }
+                return Err(
+                    "line 1: expected the header {\"sincro_trace\": 1, \"nodes\": N}".into(),
+                );
+            }
+            let row: Row =
+                serde_json::from_str(&line).map_err(|e| format!("line {}: {e}", i + 1))?;
+            trace.events.push(row.event);
+        }
+        Ok(trace)
+    }
+}
+
+/// Online ground-truth happens-before: feed it every event in order, get vector clock stamps.
+#[derive(Clone, Debug)]
+pub struct HappensBefore {
+    nodes: usize,
+    current: Vec<Vec<u32>>,
+    sends: std::collections::BTreeMap<u64, Vec<u32>>,
+}
+
+impl HappensBefore {
+    /// A tracker for `nodes` nodes.
+    pub fn new(nodes: usize) -> Self {
+        HappensBefore {
+            nodes,
+            current: vec![vec![0; nodes]; nodes],
+            sends: Default::default(),
+        }
+    }
+
+    /// Stamps `e` (which must come right after the events already stamped).
+    pub fn stamp(&mut self, e: &Event) -> Option<&[u32]> {
+        let node = e.node?;
+        if node >= self.nodes {
+            return None;
+        }
+        if let EventKind::Deliver { sent, .. } = e.kind {
+            if let Some(vs) = self.sends.get(&sent) {
+                let cur = &mut self.current[node];
+                for (c, s) in cur.iter_mut().zip(vs) {
+                    *c = (*c).max(*s);
+                }
+            }
+        }
+        self.current[node][node] += 1;
+        if let EventKind::Send { .. } = e.kind {
+            self.sends.insert(e.id, self.current[node].clone());
+        }
+        Some(&self.current[node])
+    }
+}
+
+/// True when `a` happened before `b` (vector clock stamps).
+pub fn happened_before(a: &[u32], b: &[u32]) -> bool {
+    a.iter().zip(b).all(|(x, y)| x <= y) && a != b
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ev(id: u64, node: NodeId, kind: EventKind) -> Event {
+        Event {
+            id,
+            t_ns: id,
+            node: Some(node),
+            local_ns: Some(0),
+            kind,
+        }
+    }
+
+    #[test]
+    fn vector_clocks_follow_messages() {
+        let t = Trace {
+            nodes: 3,
+            events: vec![
+                ev(
+                    0,
+                    0,
+                    EventKind::Send {
+                        msg_id: 0,
+                        to: 1,
+                        msg: "a".into(),
+                    },
+                ),
+                ev(1, 2, EventKind::Input { input: "x".into() }),
+                ev(
+                    2,
+                    1,
+                    EventKind::Deliver {
+                        msg_id: 0,
+                        from: 0,
+                        sent: 0,
+                        msg: "a".into(),
+                    },
+                ),
+                ev(
+                    3,
+                    1,
+                    EventKind::Send {
+                        msg_id: 1,
+                        to: 2,
+                        msg: "b".into(),
+                    },
+                ),
+            ],
+        };
+        let vc = t.vector_clocks();
+        assert_eq!(vc[2].as_deref(), Some(&[1, 1, 0][..]));
+        assert!(happened_before(
+            vc[0].as_ref().unwrap(),
+            vc[3].as_ref().unwrap()
+        ));
+        assert!(!happened_before(
+            vc[1].as_ref().unwrap(),
+            vc[3].as_ref().unwrap()
+        ));
+        assert!(!happened_before(
+            vc[3].as_ref().unwrap(),
+            vc[1].as_ref().unwrap()
+        ));
+    }
+
+    #[test]
+    fn jsonl_round_trip() {
+        let t = Trace {
+            nodes: 2,
+            events: vec![
+                ev(
+                    0,
+                    0,
+                    EventKind::Observe {
+                        obs: Observation::CsEnter { resource: 0 },
+                    },
+                ),
+                Event {
+                    id: 1,
+                    t_ns: 5,
+                    node: None,
+                    local_ns: None,
+                    kind: EventKind::Fault { fault: Fault::Heal },
+                },
+            ],
+        };
+        let text = t.to_jsonl();
+        assert!(
+            text.lines().nth(1).unwrap().contains("\"vc\":[1,0]"),
+            "{text}"
+        );
+        assert_eq!(Trace::read_jsonl(text.as_bytes()).unwrap(), t);
+        assert!(Trace::read_jsonl("{}\n".as_bytes()).is_err());
+    }
+}
