@@ -1,1 +1,17 @@
-//! algorithms
+//! # sincro-algorithms
+//!
+//! The classic synchronization algorithms as sans-IO state machines ([`sincro_harness::Process`]),
+//! one file per algorithm, grouped by family, each with its declared fault model, the
+//! properties it promises, and named buggy variants where the seed texts show how it breaks.
+//!
+//! The [`registry`] makes them runnable by name from a [`Scenario`].
+
+#![warn(missing_docs)]
+
+pub mod mutex;
+mod registry;
+
+pub use registry::{find, registry, run_scenario, Algorithm, AlgorithmInfo, VariantInfo};
+
+#[doc(no_inline)]
+pub use sincro_harness::Scenario;

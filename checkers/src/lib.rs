@@ -1,1 +1,33 @@
-//! checkers
+//! # sincro-checkers
+//!
+//! One property per module. Each checker is online (judges event by event through
+//! [`sincro_harness::Checker`], stopping at the first violation) and works offline on a
+//! recorded trace with [`sincro_harness::check::check_trace`].
+//!
+//! | property | module | class |
+//! |---|---|---|
+//! | `mutual_exclusion` | [`mutual_exclusion`] | safety |
+//! | `liveness` (every request granted within a bound after the faults stop) | [`liveness`] | liveness |
+
+#![warn(missing_docs)]
+
+pub mod liveness;
+pub mod mutual_exclusion;
+
+pub use liveness::Liveness;
+pub use mutual_exclusion::MutualExclusion;
+
+use sincro_harness::{Checker, Scenario};
+
+/// Names of every property this crate can check.
+pub const PROPERTIES: &[&str] = &[mutual_exclusion::PROPERTY, liveness::PROPERTY];
+
+/// Builds the checker for `property` over `scenario`, with `liveness_bound_ms` used by
+/// liveness properties. `None` for an unknown property.
+pub fn by_name(property: &str, scenario: &Scenario, liveness_bound_ms: u64) -> Option<Box<dyn Checker>> {
+    match property {
+        mutual_exclusion::PROPERTY => Some(Box::new(MutualExclusion::new(scenario.nodes))),
+        liveness::PROPERTY => Some(Box::new(Liveness::new(scenario.quiet_from_ms(), liveness_bound_ms))),
+        _ => None,
+    }
+}

@@ -1,1 +1,208 @@
-//! Scenario generation (swarm testing).
+//! Scenario generation with swarm testing.
+//!
+//! From one seed, [`generate`] draws a network, clocks and a fault plan: first which fault
+//! classes are switched on for this run (each allowed class with probability 1/2, the swarm),
+//! then their events inside an *active phase*; at its end everything heals (partitions repaired,
+//! crashed nodes restarted, paused ones resumed, loss and duplication switched off) and the run
+//! goes on long enough for liveness to be judged. The algorithm supplies the workload.
+
+use crate::fault::{Fault, FaultClass, FaultModel, TimedFault};
+use crate::net::{Latency, LinkOverride, NetworkSpec};
+use crate::rng::SimRng;
+use crate::scenario::{CheckSpec, ClockSpec, EngineKind, Limits, Scenario};
+use crate::NodeId;
+
+/// Knobs of scenario generation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GenOptions {
+    /// Smallest number of nodes.
+    pub nodes_min: usize,
+    /// Largest number of nodes.
+    pub nodes_max: usize,
+    /// Length of the active phase (faults and workload happen inside it), ms.
+    pub active_ms: u64,
+    /// Draw fault classes outside the algorithm's declared model too.
+    pub beyond_model: bool,
+    /// Engine the scenarios name.
+    pub engine: EngineKind,
+}
+
+impl Default for GenOptions {
+    fn default() -> Self {
+        GenOptions { nodes_min: 3, nodes_max: 6, active_ms: 1_000, beyond_model: false, engine: EngineKind::Native }
+    }
+}
+
+/// A generated scenario before the algorithm adds its workload and sets its duration.
+#[derive(Clone, Debug)]
+pub struct Draft {
+    /// The scenario so far (no workload; `duration_ms` = end of the active phase).
+    pub scenario: Scenario,
+    /// Fault classes switched on in this run.
+    pub swarm: Vec<FaultClass>,
+    /// Generator for the workload (derived from the seed, independent of the fault draws).
+    pub workload_rng: SimRng,
+}
+
+/// Draws a scenario skeleton for `algorithm`/`variant` from `seed`.
+pub fn generate(algorithm: &str, variant: &str, seed: u64, model: &FaultModel, opts: &GenOptions) -> Draft {
+    let mut rng = SimRng::derive(seed, 0x6E6E);
+    let nodes = rng.range_u64(opts.nodes_min as u64, opts.nodes_max.max(opts.nodes_min) as u64) as usize;
+    let active = opts.active_ms.max(10);
+    let swarm: Vec<FaultClass> = FaultClass::ALL
+        .into_iter()
+        .filter(|&c| c != FaultClass::Delays && (opts.beyond_model || model.allows(c)))
+        .filter(|_| rng.chance(0.5))
+        .collect();
+    let on = |c: FaultClass| swarm.contains(&c);
+
+    let lat_min = rng.range_u64(1, 5) as f64;
+    let latency = if rng.chance(0.5) {
+        Latency::Uniform { min_ms: lat_min, max_ms: lat_min + rng.range_u64(0, 40) as f64 }
+    } else {
+        let mean = lat_min + rng.range_u64(1, 10) as f64;
+        Latency::Exponential { min_ms: lat_min, mean_ms: mean, max_ms: mean * 4.0 }
+    };
+    let mut network = NetworkSpec { latency, ..Default::default() };
+    let mut faults = Vec::new();
+    let mut restore = LinkOverride { from: None, to: None, latency: None, loss: None, duplicate: None, reorder: None };
+    if on(FaultClass::Loss) {
+        network.loss = [0.01, 0.05, 0.2][rng.index(3)];
+        restore.loss = Some(0.0);
+    }
+    if on(FaultClass::Duplication) {
+        network.duplicate = [0.01, 0.05, 0.2][rng.index(3)];
+        restore.duplicate = Some(0.0);
+    }
+    if on(FaultClass::Reordering) {
+        network.reorder = [0.1, 0.5, 1.0][rng.index(3)];
+    }
+    let mut clocks = ClockSpec::default();
+    if on(FaultClass::ClockDrift) {
+        clocks.rho_ppm = [10.0, 100.0, 1000.0][rng.index(3)];
+        clocks.offset_ms_max = rng.range_u64(0, 50) as f64;
+        for _ in 0..rng.range_u64(0, 3) {
+            let node = rng.index(nodes);
+            let drift_ppm = (rng.unit() * 2.0 - 1.0) * clocks.rho_ppm;
+            faults.push(TimedFault { at_ms: rng.range_u64(0, active), fault: Fault::DriftChange { node, drift_ppm } });
+        }
+    }
+    let window = |rng: &mut SimRng, max_len: u64| {
+        let start = rng.range_u64(0, active - 1);
+        let end = (start + rng.range_u64(1, max_len)).min(active);
+        (start, end)
+    };
+    if on(FaultClass::Partitions) {
+        for _ in 0..rng.range_u64(1, 3) {
+            let (a, b) = window(&mut rng, active / 2);
+            let mut side: Vec<NodeId> = (0..nodes).filter(|_| rng.chance(0.5)).collect();
+            if side.is_empty() || side.len() == nodes {
+                side = vec![rng.index(nodes)];
+            }
+            faults.push(TimedFault { at_ms: a, fault: Fault::Partition { groups: vec![side] } });
+            faults.push(TimedFault { at_ms: b, fault: Fault::Heal });
+        }
+    }
+    if on(FaultClass::OnewayPartitions) {
+        for _ in 0..rng.range_u64(1, 3) {
+            let (a, b) = window(&mut rng, active / 2);
+            let from = vec![rng.index(nodes)];
+            let to: Vec<NodeId> = (0..nodes).filter(|&x| x != from[0] && rng.chance(0.5)).collect();
+            faults.push(TimedFault { at_ms: a, fault: Fault::PartitionOneway { from, to } });
+            faults.push(TimedFault { at_ms: b, fault: Fault::Heal });
+        }
+    }
+    if on(FaultClass::Crashes) {
+        for _ in 0..rng.range_u64(1, 2) {
+            let (a, b) = window(&mut rng, active / 2);
+            let node = rng.index(nodes);
+            faults.push(TimedFault { at_ms: a, fault: Fault::Crash { node } });
+            faults.push(TimedFault { at_ms: b, fault: Fault::Restart { node } });
+        }
+    }
+    if on(FaultClass::Pauses) {
+        for _ in 0..rng.range_u64(1, 4) {
+            let (a, b) = window(&mut rng, 300);
+            let node = rng.index(nodes);
+            faults.push(TimedFault { at_ms: a, fault: Fault::Pause { node } });
+            faults.push(TimedFault { at_ms: b, fault: Fault::Resume { node } });
+        }
+    }
+    if on(FaultClass::ClockJumps) {
+        for _ in 0..rng.range_u64(1, 3) {
+            let node = rng.index(nodes);
+            let size = rng.range_u64(1, 500) as f64;
+            let delta_ms = if rng.chance(0.5) { size } else { -size };
+            faults.push(TimedFault { at_ms: rng.range_u64(0, active), fault: Fault::ClockJump { node, delta_ms } });
+        }
+    }
+    // Heal everything at the end of the active phase, so liveness can be judged after it.
+    if on(FaultClass::Partitions) || on(FaultClass::OnewayPartitions) {
+        faults.push(TimedFault { at_ms: active, fault: Fault::Heal });
+    }
+    if restore.loss.is_some() || restore.duplicate.is_some() {
+        faults.push(TimedFault { at_ms: active, fault: Fault::SetLinks(restore) });
+    }
+    faults.sort_by_key(|f| f.at_ms); // stable: a pair keeps its order at equal times
+
+    let scenario = Scenario {
+        name: format!("{algorithm}-{variant}-seed{seed}"),
+        description: format!(
+            "generated from seed {seed}; swarm: {}",
+            if swarm.is_empty() { "delays only".to_string() } else { swarm.iter().map(|c| c.name()).collect::<Vec<_>>().join(", ") }
+        ),
+        algorithm: algorithm.into(),
+        variant: variant.into(),
+        params: serde_json::Value::Null,
+        nodes,
+        seed,
+        engine: opts.engine,
+        duration_ms: active,
+        network,
+        clocks,
+        faults,
+        workload: Vec::new(),
+        checks: CheckSpec::default(),
+        limits: Limits::default(),
+        expect: None,
+    };
+    Draft { scenario, swarm, workload_rng: SimRng::derive(seed, 0x3011) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn model(t: Vec<FaultClass>) -> FaultModel {
+        FaultModel { tolerates: t, summary: "" }
+    }
+
+    #[test]
+    fn generation_is_deterministic_and_valid() {
+        let m = model(FaultClass::ALL.to_vec());
+        for seed in 0..200 {
+            let a = generate("x", "correct", seed, &m, &GenOptions::default());
+            let b = generate("x", "correct", seed, &m, &GenOptions::default());
+            assert_eq!(a.scenario, b.scenario);
+            a.scenario.validate().unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+            assert!(a.scenario.faults.windows(2).all(|w| w[0].at_ms <= w[1].at_ms));
+        }
+    }
+
+    #[test]
+    fn only_the_model_unless_beyond() {
+        let m = model(vec![FaultClass::Pauses]);
+        let mut saw_pause = false;
+        for seed in 0..100 {
+            let d = generate("x", "correct", seed, &m, &GenOptions::default());
+            assert!(d.swarm.iter().all(|&c| c == FaultClass::Pauses));
+            assert!(d.scenario.faults.iter().all(|f| f.fault.class() == FaultClass::Pauses));
+            assert_eq!(d.scenario.network.loss, 0.0);
+            saw_pause |= !d.scenario.faults.is_empty();
+        }
+        assert!(saw_pause, "the swarm never switched pauses on");
+        let opts = GenOptions { beyond_model: true, ..Default::default() };
+        let any_crash = (0..100).any(|s| generate("x", "correct", s, &m, &opts).swarm.contains(&FaultClass::Crashes));
+        assert!(any_crash);
+    }
+}

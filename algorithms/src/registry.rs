@@ -1,0 +1,214 @@
+//! The registry: every algorithm runnable by name, with its variants, properties and fault
+//! model.
+
+use crate::mutex::centralized;
+use serde::de::DeserializeOwned;
+use sincro_harness::engine::{self, Factory, Outcome, RunOptions};
+use sincro_harness::fault::{FaultClass, FaultModel};
+use sincro_harness::gen::{self, GenOptions};
+use sincro_harness::{Checker, Scenario, ScenarioError, SimRng, WorkloadItem};
+use std::rc::Rc;
+
+/// A variant of an algorithm.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VariantInfo {
+    /// Name used in scenarios (`correct` for the textbook algorithm).
+    pub name: &'static str,
+    /// True for a deliberately broken variant (fuzzing must find its violation).
+    pub buggy: bool,
+    /// What it does differently.
+    pub summary: &'static str,
+}
+
+/// What `sincro list` shows about an algorithm.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AlgorithmInfo {
+    /// Registered name, `family.algorithm`.
+    pub name: &'static str,
+    /// One line.
+    pub summary: &'static str,
+    /// Where the seed texts describe it.
+    pub source: &'static str,
+    /// Variants, `correct` first.
+    pub variants: Vec<VariantInfo>,
+    /// Properties it promises (checker names).
+    pub properties: Vec<&'static str>,
+    /// Faults it tolerates.
+    pub fault_model: FaultModel,
+}
+
+/// An algorithm the CLI and tests can run by name.
+pub trait Algorithm: Sync {
+    /// Name, variants, properties, fault model.
+    fn info(&self) -> AlgorithmInfo;
+    /// Runs a scenario naming this algorithm (checkers from its declared properties).
+    fn run(&self, scenario: &Scenario, options: RunOptions) -> Result<Outcome, ScenarioError>;
+    /// A workload for a generated scenario: inputs inside `[0, active_ms]`.
+    fn workload(&self, rng: &mut SimRng, nodes: usize, active_ms: u64) -> Vec<WorkloadItem>;
+    /// Default liveness bound (ms after the faults stop) for this scenario.
+    fn liveness_bound_ms(&self, scenario: &Scenario) -> u64;
+
+    /// A complete scenario from `seed`: swarm faults (inside the fault model unless
+    /// `opts.beyond_model`), this algorithm's workload, and a duration long enough to judge
+    /// liveness after the faults stop.
+    fn generate(&self, variant: &str, seed: u64, opts: &GenOptions) -> Scenario {
+        let info = self.info();
+        let mut draft = gen::generate(info.name, variant, seed, &info.fault_model, opts);
+        let sc = &mut draft.scenario;
+        sc.workload = self.workload(&mut draft.workload_rng, sc.nodes, opts.active_ms);
+        sc.duration_ms = opts.active_ms;
+        let bound = self.liveness_bound_ms(sc);
+        sc.duration_ms = sc.quiet_from_ms().max(opts.active_ms) + bound + bound / 2 + 1;
+        draft.scenario
+    }
+}
+
+/// Every registered algorithm, in a fixed order.
+pub fn registry() -> Vec<&'static dyn Algorithm> {
+    vec![&MutexCentralized]
+}
+
+/// The algorithm called `name`, or an error listing the known names.
+pub fn find(name: &str) -> Result<&'static dyn Algorithm, ScenarioError> {
+    registry().into_iter().find(|a| a.info().name == name).ok_or_else(|| {
+        let known: Vec<_> = registry().iter().map(|a| a.info().name).collect();
+        ScenarioError(format!("unknown algorithm `{name}`; known algorithms: {}", known.join(", ")))
+    })
+}
+
+/// Runs a scenario with the algorithm it names.
+pub fn run_scenario(scenario: &Scenario, options: RunOptions) -> Result<Outcome, ScenarioError> {
+    find(&scenario.algorithm)?.run(scenario, options)
+}
+
+fn parse_params<T: DeserializeOwned + Default>(sc: &Scenario) -> Result<T, ScenarioError> {
+    if sc.params.is_null() {
+        return Ok(T::default());
+    }
+    serde_json::from_value(sc.params.clone())
+        .map_err(|e| ScenarioError(format!("params are not valid for {}: {e}", sc.algorithm)))
+}
+
+fn check_variant(info: &AlgorithmInfo, variant: &str) -> Result<(), ScenarioError> {
+    if info.variants.iter().any(|v| v.name == variant) {
+        Ok(())
+    } else {
+        let known: Vec<_> = info.variants.iter().map(|v| v.name).collect();
+        Err(ScenarioError(format!(
+            "unknown variant `{variant}` of {}; known variants: {}",
+            info.name,
+            known.join(", ")
+        )))
+    }
+}
+
+/// Checkers for the properties the scenario asks for (default: all the algorithm declares).
+fn checkers(info: &AlgorithmInfo, sc: &Scenario, bound_ms: u64) -> Result<Vec<Box<dyn Checker>>, ScenarioError> {
+    let wanted: Vec<String> = match &sc.checks.properties {
+        Some(p) => p.clone(),
+        None => info.properties.iter().map(|p| p.to_string()).collect(),
+    };
+    wanted
+        .iter()
+        .map(|p| {
+            if !info.properties.contains(&p.as_str()) {
+                return Err(ScenarioError(format!(
+                    "checks.properties names `{p}`, which {} does not promise; it promises: {}",
+                    info.name,
+                    info.properties.join(", ")
+                )));
+            }
+            sincro_checkers::by_name(p, sc, bound_ms)
+                .ok_or_else(|| ScenarioError(format!("no checker for property `{p}`")))
+        })
+        .collect()
+}
+
+fn max_latency_ms(sc: &Scenario) -> u64 {
+    let base = sc.network.latency.max_ns();
+    let over = sc.network.links.iter().filter_map(|l| l.latency.as_ref()).map(|l| l.max_ns());
+    let faults = sc.faults.iter().filter_map(|f| match &f.fault {
+        sincro_harness::Fault::SetLinks(o) => o.latency.as_ref().map(|l| l.max_ns()),
+        _ => None,
+    });
+    std::iter::once(base).chain(over).chain(faults).max().unwrap_or(0).div_ceil(sincro_harness::NS_PER_MS)
+}
+
+/// `mutex.centralized`.
+struct MutexCentralized;
+
+impl Algorithm for MutexCentralized {
+    fn info(&self) -> AlgorithmInfo {
+        AlgorithmInfo {
+            name: "mutex.centralized",
+            summary: "centralized coordinator: request / grant / release with a FIFO queue",
+            source: "seed 000 §6.3.2; seed 002 \"Exclusão Mútua\" (algoritmo centralizado)",
+            variants: vec![
+                VariantInfo { name: "correct", buggy: false, summary: "the textbook algorithm" },
+                VariantInfo {
+                    name: "lease-timeout",
+                    buggy: true,
+                    summary: "the coordinator reclaims a grant after lease_ms: a slow holder overlaps the next",
+                },
+            ],
+            properties: vec!["mutual_exclusion", "liveness"],
+            fault_model: FaultModel {
+                tolerates: vec![FaultClass::Reordering, FaultClass::Pauses, FaultClass::ClockDrift],
+                summary: "reliable links with any delay and reordering, slow processes, drifting clocks; no crashes",
+            },
+        }
+    }
+
+    fn run(&self, sc: &Scenario, options: RunOptions) -> Result<Outcome, ScenarioError> {
+        let info = self.info();
+        check_variant(&info, &sc.variant)?;
+        let params: centralized::Params = parse_params(sc)?;
+        if params.coordinator >= sc.nodes {
+            return Err(ScenarioError(format!(
+                "params.coordinator = {} does not exist (nodes = {})",
+                params.coordinator, sc.nodes
+            )));
+        }
+        if params.lease_ms == 0 {
+            return Err(ScenarioError("params.lease_ms must be at least 1".into()));
+        }
+        let variant = match sc.variant.as_str() {
+            "lease-timeout" => centralized::Variant::LeaseTimeout,
+            _ => centralized::Variant::Correct,
+        };
+        let bound = sc.checks.liveness_bound_ms.unwrap_or_else(|| self.liveness_bound_ms(sc));
+        let checkers = checkers(&info, sc, bound)?;
+        let factory: Factory<centralized::Centralized> =
+            Rc::new(move |_| centralized::Centralized::new(variant, params.clone()));
+        engine::run(sc, factory, checkers, options)
+    }
+
+    fn workload(&self, rng: &mut SimRng, nodes: usize, active_ms: u64) -> Vec<WorkloadItem> {
+        let count = rng.range_u64(1, 4 * nodes as u64);
+        let mut items: Vec<WorkloadItem> = (0..count)
+            .map(|_| WorkloadItem {
+                at_ms: rng.range_u64(0, active_ms),
+                node: rng.index(nodes),
+                input: serde_json::json!({ "acquire": { "hold_ms": rng.range_u64(1, 30) } }),
+            })
+            .collect();
+        items.sort_by_key(|w| w.at_ms);
+        items
+    }
+
+    fn liveness_bound_ms(&self, sc: &Scenario) -> u64 {
+        // Behind at most every other node's request (one outstanding request per node), each
+        // taking its hold time plus a grant and a release; then our own request and grant.
+        let hold_max = sc
+            .workload
+            .iter()
+            .filter_map(|w| w.input.pointer("/acquire/hold_ms").and_then(|v| v.as_u64()))
+            .max()
+            .unwrap_or(0);
+        let lat = max_latency_ms(sc);
+        let per_holder = hold_max + 2 * lat + 1;
+        let bound = sc.nodes as u64 * per_holder + 2 * lat;
+        // Clock drift (at most rho) stretches local hold times a little; allow 10 %.
+        bound + bound / 10 + 10
+    }
+}

@@ -1,0 +1,166 @@
+//! Liveness of requests: after the faults stop, every pending request for a critical section
+//! is granted within a bound.
+//!
+//! A request (`cs_request`) is served by the node's next `cs_enter` on that resource, or
+//! withdrawn by `cs_abandon`. A request pending at time `t` must be served by
+//! `max(t, quiet) + bound`, where `quiet` is when the fault plan's last fault happened. A crash
+//! (or restart) of the requester cancels its requests: a crashed process asks for nothing.
+//! Deadlines after the end of the run are not judged (the run was too short to tell).
+
+use sincro_harness::trace::{Event, EventKind};
+use sincro_harness::{Checker, Fault, NodeId, Observation, PropertyClass, Violation, NS_PER_MS};
+use std::collections::BTreeMap;
+
+/// Property name.
+pub const PROPERTY: &str = "liveness";
+
+#[derive(Debug, Clone, Copy)]
+struct Pending {
+    event: u64,
+    t_ns: u64,
+    deadline_ns: u64,
+}
+
+/// The liveness checker.
+#[derive(Debug)]
+pub struct Liveness {
+    quiet_ns: u64,
+    bound_ns: u64,
+    /// (node, resource) -> pending requests, oldest first
+    pending: BTreeMap<(NodeId, u32), Vec<Pending>>,
+    /// earliest deadline of any pending request (for a cheap online test)
+    earliest_ns: u64,
+}
+
+impl Liveness {
+    /// Requests must be served within `bound_ms` of `max(request time, quiet_from_ms)`.
+    pub fn new(quiet_from_ms: u64, bound_ms: u64) -> Self {
+        Liveness {
+            quiet_ns: quiet_from_ms * NS_PER_MS,
+            bound_ns: bound_ms * NS_PER_MS,
+            pending: BTreeMap::new(),
+            earliest_ns: u64::MAX,
+        }
+    }
+
+    fn recompute_earliest(&mut self) {
+        self.earliest_ns = self.pending.values().flatten().map(|p| p.deadline_ns).min().unwrap_or(u64::MAX);
+    }
+
+    fn judge(&self, now_ns: u64) -> Result<(), Violation> {
+        if now_ns <= self.earliest_ns {
+            return Ok(());
+        }
+        let (&(node, resource), p) = self
+            .pending
+            .iter()
+            .flat_map(|(k, v)| v.iter().map(move |p| (k, p)))
+            .min_by_key(|(_, p)| p.deadline_ns)
+            .expect("earliest deadline belongs to a pending request");
+        Err(Violation {
+            property: PROPERTY.into(),
+            class: PropertyClass::Liveness,
+            explanation: format!(
+                "node {node}'s request for resource {resource} made at {:.3} ms was not granted within {} ms after the faults stopped (at {:.3} ms)",
+                p.t_ns as f64 / 1e6,
+                self.bound_ns / NS_PER_MS,
+                self.quiet_ns as f64 / 1e6
+            ),
+            t_ns: p.deadline_ns,
+            events: vec![p.event],
+        })
+    }
+}
+
+impl Checker for Liveness {
+    fn property(&self) -> &'static str {
+        PROPERTY
+    }
+
+    fn on_event(&mut self, ev: &Event) -> Result<(), Violation> {
+        self.judge(ev.t_ns)?;
+        let node = ev.node.unwrap_or(usize::MAX);
+        match &ev.kind {
+            EventKind::Observe { obs: Observation::CsRequest { resource } } => {
+                let deadline_ns = ev.t_ns.max(self.quiet_ns) + self.bound_ns;
+                self.pending.entry((node, *resource)).or_default().push(Pending { event: ev.id, t_ns: ev.t_ns, deadline_ns });
+                self.earliest_ns = self.earliest_ns.min(deadline_ns);
+            }
+            EventKind::Observe { obs: Observation::CsEnter { resource } | Observation::CsAbandon { resource } } => {
+                if let Some(v) = self.pending.get_mut(&(node, *resource)) {
+                    if !v.is_empty() {
+                        v.remove(0);
+                    }
+                    if v.is_empty() {
+                        self.pending.remove(&(node, *resource));
+                    }
+                    self.recompute_earliest();
+                }
+            }
+            EventKind::Fault { fault: Fault::Crash { node } | Fault::Restart { node } } => {
+                self.pending.retain(|(n, _), _| n != node);
+                self.recompute_earliest();
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self, end_t_ns: u64) -> Result<(), Violation> {
+        self.judge(end_t_ns)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sincro_harness::check::check_trace;
+    use sincro_harness::Trace;
+
+    fn obs(id: u64, t_ms: u64, node: NodeId, obs: Observation) -> Event {
+        Event { id, t_ns: t_ms * NS_PER_MS, node: Some(node), local_ns: None, kind: EventKind::Observe { obs } }
+    }
+
+    fn run(events: Vec<Event>, quiet_ms: u64, bound_ms: u64, end_ms: u64) -> Result<(), Violation> {
+        let trace = Trace { nodes: 3, events };
+        let mut cs: Vec<Box<dyn Checker>> = vec![Box::new(Liveness::new(quiet_ms, bound_ms))];
+        check_trace(&trace, end_ms * NS_PER_MS, &mut cs)
+    }
+
+    #[test]
+    fn a_request_never_granted_is_caught() {
+        let v = run(vec![obs(0, 10, 1, Observation::CsRequest { resource: 0 })], 50, 100, 1000).unwrap_err();
+        assert_eq!(v.class, PropertyClass::Liveness);
+        assert_eq!(v.events, vec![0]);
+        assert_eq!(v.t_ns, 150 * NS_PER_MS, "deadline counts from the end of the faults");
+    }
+
+    #[test]
+    fn a_late_grant_is_caught_online() {
+        let v = run(
+            vec![obs(0, 10, 1, Observation::CsRequest { resource: 0 }), obs(1, 500, 1, Observation::CsEnter { resource: 0 })],
+            0,
+            100,
+            1000,
+        )
+        .unwrap_err();
+        assert!(v.explanation.contains("node 1"), "{}", v.explanation);
+    }
+
+    #[test]
+    fn timely_grants_crashes_and_short_runs_pass() {
+        run(
+            vec![
+                obs(0, 10, 1, Observation::CsRequest { resource: 0 }),
+                obs(1, 60, 1, Observation::CsEnter { resource: 0 }),
+                obs(2, 70, 2, Observation::CsRequest { resource: 0 }),
+                Event { id: 3, t_ns: 80 * NS_PER_MS, node: Some(2), local_ns: None, kind: EventKind::Fault { fault: Fault::Crash { node: 2 } } },
+                obs(4, 900, 0, Observation::CsRequest { resource: 0 }),
+            ],
+            0,
+            100,
+            950,
+        )
+        .unwrap();
+    }
+}
