@@ -272,13 +272,48 @@ impl Recorder {
     }
 }
 
-/// Extracts a readable message from a panic payload.
+thread_local! {
+    static IN_CALLBACK: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    static LAST_LOCATION: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `f` (a process callback) marked as such, so [`install_panic_hook`] keeps its panics
+/// quiet: they are caught and reported as a verdict with the location.
+pub(crate) fn in_callback<R>(f: impl FnOnce() -> R) -> R {
+    IN_CALLBACK.with(|c| c.set(true));
+    let r = f();
+    IN_CALLBACK.with(|c| c.set(false));
+    r
+}
+
+/// Installs a panic hook that silences panics raised inside process callbacks (the engines
+/// catch them and report a `panic` verdict naming the location) and leaves every other panic
+/// to the previous hook. Call once at program start (the CLI does).
+pub fn install_panic_hook() {
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if IN_CALLBACK.with(|c| c.get()) {
+            let loc = info.location().map(|l| format!("{}:{}", l.file(), l.line()));
+            LAST_LOCATION.with(|l| *l.borrow_mut() = loc);
+        } else {
+            previous(info);
+        }
+    }));
+}
+
+/// Extracts a readable message from a panic payload (with its location when the hook of
+/// [`install_panic_hook`] caught it).
 pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
-    if let Some(s) = payload.downcast_ref::<&str>() {
+    IN_CALLBACK.with(|c| c.set(false));
+    let text = if let Some(s) = payload.downcast_ref::<&str>() {
         (*s).to_string()
     } else if let Some(s) = payload.downcast_ref::<String>() {
         s.clone()
     } else {
         "panic with a non-string payload".into()
+    };
+    match LAST_LOCATION.with(|l| l.borrow_mut().take()) {
+        Some(loc) => format!("{text} (at {loc})"),
+        None => text,
     }
 }

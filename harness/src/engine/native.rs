@@ -5,7 +5,7 @@
 //! [`Sim::run`] loops `step` until the queue is empty, the duration is reached, a checker
 //! reports a violation, a process panics or a limit is hit.
 
-use super::{panic_message, Factory, Outcome, Prepared, Recorder, RunOptions, Stats, Verdict};
+use super::{in_callback, panic_message, Factory, Outcome, Prepared, Recorder, RunOptions, Stats, Verdict};
 use crate::check::Checker;
 use crate::clock::SoftClock;
 use crate::fault::{Fault, TimedFault};
@@ -434,12 +434,14 @@ impl<P: Process> Sim<P> {
             neighbours: self.net.neighbours(id),
             next_timer: &mut node.next_timer,
         };
-        let result = catch_unwind(AssertUnwindSafe(|| match call {
-            Call::Start => proc.on_start(&mut ctx),
-            Call::Message(from, m) => proc.on_message(&mut ctx, from, m),
-            Call::Timer(t) => proc.on_timer(&mut ctx, t),
-            Call::Input(i) => proc.on_input(&mut ctx, i),
-        }));
+        let result = in_callback(|| {
+            catch_unwind(AssertUnwindSafe(|| match call {
+                Call::Start => proc.on_start(&mut ctx),
+                Call::Message(from, m) => proc.on_message(&mut ctx, from, m),
+                Call::Timer(t) => proc.on_timer(&mut ctx, t),
+                Call::Input(i) => proc.on_input(&mut ctx, i),
+            }))
+        });
         if let Err(payload) = result {
             let message = panic_message(&*payload);
             self.fx.ops.clear();

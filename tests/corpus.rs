@@ -1,0 +1,60 @@
+//! Replays every scenario under `corpus/`: each must reach its expected verdict, replay to a
+//! byte-identical trace, and render to the text timeline snapshotted with insta
+//! (`cargo insta review` to accept a deliberate change).
+
+use sincro::algorithms::run_scenario;
+use sincro::harness::engine::RunOptions;
+use sincro::harness::{render, Expect, Scenario, Verdict};
+use std::path::{Path, PathBuf};
+
+fn corpus_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let mut entries: Vec<_> = std::fs::read_dir(dir).expect("corpus dir").map(|e| e.unwrap().path()).collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            corpus_files(&p, out);
+        } else if p.extension().is_some_and(|e| e == "json") {
+            out.push(p);
+        }
+    }
+}
+
+fn matches(expect: &Expect, verdict: &Verdict) -> bool {
+    match (expect, verdict) {
+        (Expect::Pass, Verdict::Pass) => true,
+        (Expect::Violation(p), Verdict::Violation(v)) => *p == v.property,
+        (Expect::Panic, Verdict::Panic { .. }) => true,
+        _ => false,
+    }
+}
+
+#[test]
+fn corpus_scenarios_reach_their_verdicts_and_snapshots() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus");
+    let mut files = Vec::new();
+    corpus_files(&root, &mut files);
+    assert!(files.len() >= 2, "the corpus is missing");
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path(root.join("snapshots"));
+    settings.set_prepend_module_to_snapshot(false);
+    settings.set_omit_expression(true);
+    let _guard = settings.bind_to_scope();
+    for path in files {
+        let rel = path.strip_prefix(&root).unwrap().with_extension("");
+        let name = rel.to_string_lossy().replace(['/', '\\'], "__");
+        let sc = Scenario::load(&path).unwrap_or_else(|e| panic!("{e}"));
+        let expect = sc.expect.clone().unwrap_or_else(|| panic!("{}: corpus scenarios need `expect`", path.display()));
+        let out = run_scenario(&sc, RunOptions::default()).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert!(
+            matches(&expect, &out.verdict),
+            "{}: expected {expect:?}, got {}\nreplay: sincro replay {}",
+            path.display(),
+            out.verdict,
+            path.display()
+        );
+        let trace = out.trace.expect("recorded");
+        let again = run_scenario(&sc, RunOptions::default()).unwrap().trace.unwrap();
+        assert_eq!(trace.to_jsonl(), again.to_jsonl(), "{}: replay is not byte-identical", path.display());
+        insta::assert_snapshot!(name, render::text(&trace, Some(&out.verdict)));
+    }
+}
