@@ -92,17 +92,27 @@ fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
 /// Runs one seed; `Err(failure)` on a failing verdict or a determinism mismatch.
 fn run_seed(t: &Target, cfg: &FuzzConfig, seed: u64) -> Result<(u64, u64), (Scenario, Failure)> {
     let sc = t.algorithm.generate(t.variant.name, seed, &cfg.gen);
-    let opts = RunOptions { record_trace: cfg.check_determinism };
+    let opts = RunOptions {
+        record_trace: cfg.check_determinism,
+    };
     let out = match t.algorithm.run(&sc, opts) {
         Ok(o) => o,
         Err(e) => {
-            let f = Failure { seed, label: "bad_scenario".into(), detail: e.0, path: None };
+            let f = Failure {
+                seed,
+                label: "bad_scenario".into(),
+                detail: e.0,
+                path: None,
+            };
             return Err((sc, f));
         }
     };
     if cfg.check_determinism {
         let again = t.algorithm.run(&sc, opts).expect("ran once already");
-        let (a, b) = (out.trace.as_ref().map(|t| t.to_jsonl()), again.trace.as_ref().map(|t| t.to_jsonl()));
+        let (a, b) = (
+            out.trace.as_ref().map(|t| t.to_jsonl()),
+            again.trace.as_ref().map(|t| t.to_jsonl()),
+        );
         if a != b {
             let f = Failure {
                 seed,
@@ -115,12 +125,25 @@ fn run_seed(t: &Target, cfg: &FuzzConfig, seed: u64) -> Result<(u64, u64), (Scen
     }
     match &out.verdict {
         Verdict::Pass => Ok((out.stats.events, out.stats.delivered)),
-        v => Err((sc, Failure { seed, label: v.label(), detail: v.to_string(), path: None })),
+        v => Err((
+            sc,
+            Failure {
+                seed,
+                label: v.label(),
+                detail: v.to_string(),
+                path: None,
+            },
+        )),
     }
 }
 
 /// Fuzzes one target; `progress` is called after each run with (failures so far).
-pub fn fuzz_target(t: &Target, cfg: &FuzzConfig, stop: &AtomicBool, progress: &(dyn Fn(u64) + Sync)) -> TargetReport {
+pub fn fuzz_target(
+    t: &Target,
+    cfg: &FuzzConfig,
+    stop: &AtomicBool,
+    progress: &(dyn Fn(u64) + Sync),
+) -> TargetReport {
     let next = AtomicU64::new(0);
     let best = AtomicU64::new(u64::MAX);
     let failures = AtomicU64::new(0);
@@ -154,7 +177,9 @@ pub fn fuzz_target(t: &Target, cfg: &FuzzConfig, stop: &AtomicBool, progress: &(
                                 _ if f.label == "panic" => Some(Expect::Panic),
                                 _ => None,
                             };
-                            let path = cfg.out_dir.join(format!("{}.{}.seed{}.json", sc.algorithm, sc.variant, seed));
+                            let path = cfg
+                                .out_dir
+                                .join(format!("{}.{}.seed{}.json", sc.algorithm, sc.variant, seed));
                             if write_atomically(&path, &sc.to_json()).is_ok() {
                                 f.path = Some(path);
                             }
@@ -169,12 +194,22 @@ pub fn fuzz_target(t: &Target, cfg: &FuzzConfig, stop: &AtomicBool, progress: &(
     let mut found = found.into_inner().expect("no poisoning");
     found.sort_by_key(|f| f.seed);
     let first = found.into_iter().next();
-    let failures = if cfg.keep_going { failures.into_inner() } else { u64::from(first.is_some()) };
+    let failures = if cfg.keep_going {
+        failures.into_inner()
+    } else {
+        u64::from(first.is_some())
+    };
     TargetReport {
         algorithm: t.algorithm.info().name.to_string(),
         variant: t.variant.name.to_string(),
         buggy: t.variant.buggy,
-        runs: if cfg.keep_going { runs.into_inner() } else { first.as_ref().map_or(runs.into_inner(), |f| f.seed - cfg.seed_start + 1) },
+        runs: if cfg.keep_going {
+            runs.into_inner()
+        } else {
+            first
+                .as_ref()
+                .map_or(runs.into_inner(), |f| f.seed - cfg.seed_start + 1)
+        },
         failures,
         as_expected: first.is_some() == t.variant.buggy,
         first,

@@ -152,9 +152,18 @@ fn list() -> i32 {
         println!("    properties:  {}", i.properties.join(", "));
         println!("    fault model: {}", i.fault_model.summary);
         let tol: Vec<_> = i.fault_model.tolerates.iter().map(|c| c.name()).collect();
-        println!("    tolerates:   delays{}{}", if tol.is_empty() { "" } else { ", " }, tol.join(", "));
+        println!(
+            "    tolerates:   delays{}{}",
+            if tol.is_empty() { "" } else { ", " },
+            tol.join(", ")
+        );
         for v in &i.variants {
-            println!("    variant {:<16}{}{}", v.name, if v.buggy { "[buggy] " } else { "" }, v.summary);
+            println!(
+                "    variant {:<16}{}{}",
+                v.name,
+                if v.buggy { "[buggy] " } else { "" },
+                v.summary
+            );
         }
         println!();
     }
@@ -171,13 +180,18 @@ fn run(a: RunArgs, default_render: Render) -> i32 {
     }
     let render = a.render.unwrap_or(default_render);
     let record = render != Render::None || a.trace.is_some();
-    let out = match algorithms::run_scenario(&sc, RunOptions { record_trace: record }) {
+    let out = match algorithms::run_scenario(
+        &sc,
+        RunOptions {
+            record_trace: record,
+        },
+    ) {
         Ok(o) => o,
         Err(e) => return bad_input(format!("{}: {e}", a.scenario.display())),
     };
     if let (Some(path), Some(trace)) = (&a.trace, &out.trace) {
-        let written = std::fs::File::create(path)
-            .and_then(|f| trace.write_jsonl(std::io::BufWriter::new(f)));
+        let written =
+            std::fs::File::create(path).and_then(|f| trace.write_jsonl(std::io::BufWriter::new(f)));
         if let Err(e) = written {
             return bad_input(format!("cannot write trace {}: {e}", path.display()));
         }
@@ -210,7 +224,14 @@ fn run(a: RunArgs, default_render: Render) -> i32 {
             (Expect::Panic, Verdict::Panic { .. }) => true,
             _ => false,
         };
-        println!("  expected {expect:?}: {}", if matched { "as expected" } else { "NOT as expected" });
+        println!(
+            "  expected {expect:?}: {}",
+            if matched {
+                "as expected"
+            } else {
+                "NOT as expected"
+            }
+        );
     }
     if !out.verdict.is_pass() {
         println!("  replay: sincro replay {}", a.scenario.display());
@@ -227,12 +248,24 @@ fn targets(algorithm: &str, variant: &str) -> Result<Vec<Target>, String> {
     let mut out = Vec::new();
     for alg in algs {
         let info = alg.info();
-        let vs: Vec<_> = info.variants.iter().filter(|v| variant == "all" || v.name == variant).cloned().collect();
+        let vs: Vec<_> = info
+            .variants
+            .iter()
+            .filter(|v| variant == "all" || v.name == variant)
+            .cloned()
+            .collect();
         if vs.is_empty() && algorithm != "all" {
             let known: Vec<_> = info.variants.iter().map(|v| v.name).collect();
-            return Err(format!("unknown variant `{variant}` of {}; known variants: {}", info.name, known.join(", ")));
+            return Err(format!(
+                "unknown variant `{variant}` of {}; known variants: {}",
+                info.name,
+                known.join(", ")
+            ));
         }
-        out.extend(vs.into_iter().map(|v| Target { algorithm: alg, variant: v }));
+        out.extend(vs.into_iter().map(|v| Target {
+            algorithm: alg,
+            variant: v,
+        }));
     }
     if out.is_empty() {
         return Err(format!("no algorithm has a variant `{variant}`"));
@@ -245,7 +278,10 @@ fn fuzz(a: FuzzArgs) -> i32 {
         return bad_input("--seeds must be at least 1");
     }
     if a.nodes_min == 0 || a.nodes_min > a.nodes_max {
-        return bad_input(format!("need 1 <= --nodes-min <= --nodes-max, got {} and {}", a.nodes_min, a.nodes_max));
+        return bad_input(format!(
+            "need 1 <= --nodes-min <= --nodes-max, got {} and {}",
+            a.nodes_min, a.nodes_max
+        ));
     }
     if a.active_ms < 10 {
         return bad_input("--active-ms must be at least 10");
@@ -275,9 +311,11 @@ fn fuzz(a: FuzzArgs) -> i32 {
     for t in &targets {
         let bar = ProgressBar::new(cfg.seeds);
         bar.set_style(
-            ProgressStyle::with_template("{prefix:32} [{bar:30}] {pos}/{len} seeds  {per_sec}  {msg}")
-                .expect("valid template")
-                .progress_chars("=> "),
+            ProgressStyle::with_template(
+                "{prefix:32} [{bar:30}] {pos}/{len} seeds  {per_sec}  {msg}",
+            )
+            .expect("valid template")
+            .progress_chars("=> "),
         );
         bar.set_prefix(format!("{} / {}", t.algorithm.info().name, t.variant.name));
         let started = Instant::now();
@@ -305,7 +343,10 @@ fn fuzz(a: FuzzArgs) -> i32 {
         if !r.as_expected {
             code = exit::VIOLATION;
         }
-        if r.first.as_ref().is_some_and(|f| f.label == "nondeterministic") {
+        if r.first
+            .as_ref()
+            .is_some_and(|f| f.label == "nondeterministic")
+        {
             code = exit::NONDETERMINISM;
         }
         println!(
@@ -315,21 +356,31 @@ fn fuzz(a: FuzzArgs) -> i32 {
             if r.buggy { "yes" } else { "no" },
             r.runs,
             r.failures,
-            r.first.as_ref().map_or("-".to_string(), |f| f.seed.to_string()),
+            r.first
+                .as_ref()
+                .map_or("-".to_string(), |f| f.seed.to_string()),
             r.runs as f64 / secs.max(1e-9),
-            r.first.as_ref().map_or("pass".to_string(), |f| f.label.clone()),
+            r.first
+                .as_ref()
+                .map_or("pass".to_string(), |f| f.label.clone()),
             outcome
         );
     }
     for (r, _) in &reports {
         if let Some(f) = &r.first {
-            println!("\n{} / {} seed {}: {}", r.algorithm, r.variant, f.seed, f.detail);
+            println!(
+                "\n{} / {} seed {}: {}",
+                r.algorithm, r.variant, f.seed, f.detail
+            );
             match &f.path {
-                Some(p) => println!("  written to {}\n  replay: sincro replay {}", p.display(), p.display()),
+                Some(p) => println!(
+                    "  written to {}\n  replay: sincro replay {}",
+                    p.display(),
+                    p.display()
+                ),
                 None => println!("  (could not write the scenario file)"),
             }
         }
     }
     code
 }
-

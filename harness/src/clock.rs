@@ -43,9 +43,21 @@ impl HwClock {
     }
 
     /// Reading at global time `t_ns` (`t_ns >= base_t_ns`).
+    #[inline]
     pub fn read(&self, t_ns: u64) -> i64 {
-        let dt = t_ns.saturating_sub(self.base_t_ns) as i128;
-        (self.base_local_ns as i128 + dt + dt * self.drift_ppb as i128 / BILLION) as i64
+        let dt = t_ns.saturating_sub(self.base_t_ns);
+        if self.drift_ppb == 0 {
+            return self.base_local_ns.wrapping_add(dt as i64);
+        }
+        // i64 arithmetic when it cannot overflow (the common case), i128 otherwise: the same
+        // exact result either way.
+        let drift = match (dt as i64).checked_mul(self.drift_ppb) {
+            Some(p) if dt <= i64::MAX as u64 => p / BILLION as i64,
+            _ => (dt as i128 * self.drift_ppb as i128 / BILLION) as i64,
+        };
+        self.base_local_ns
+            .wrapping_add(dt as i64)
+            .wrapping_add(drift)
     }
 
     /// Rebase at `t_ns` so later changes start from the current reading.

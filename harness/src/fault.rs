@@ -59,7 +59,7 @@ pub enum Fault {
         drift_ppm: f64,
     },
     /// Changes latency or loss (or duplication, reordering) of some links.
-    SetLinks(LinkOverride),
+    SetLinks(Box<LinkOverride>),
 }
 
 impl Fault {

@@ -29,7 +29,13 @@ pub struct GenOptions {
 
 impl Default for GenOptions {
     fn default() -> Self {
-        GenOptions { nodes_min: 3, nodes_max: 6, active_ms: 1_000, beyond_model: false, engine: EngineKind::Native }
+        GenOptions {
+            nodes_min: 3,
+            nodes_max: 6,
+            active_ms: 1_000,
+            beyond_model: false,
+            engine: EngineKind::Native,
+        }
     }
 }
 
@@ -45,9 +51,18 @@ pub struct Draft {
 }
 
 /// Draws a scenario skeleton for `algorithm`/`variant` from `seed`.
-pub fn generate(algorithm: &str, variant: &str, seed: u64, model: &FaultModel, opts: &GenOptions) -> Draft {
+pub fn generate(
+    algorithm: &str,
+    variant: &str,
+    seed: u64,
+    model: &FaultModel,
+    opts: &GenOptions,
+) -> Draft {
     let mut rng = SimRng::derive(seed, 0x6E6E);
-    let nodes = rng.range_u64(opts.nodes_min as u64, opts.nodes_max.max(opts.nodes_min) as u64) as usize;
+    let nodes = rng.range_u64(
+        opts.nodes_min as u64,
+        opts.nodes_max.max(opts.nodes_min) as u64,
+    ) as usize;
     let active = opts.active_ms.max(10);
     let swarm: Vec<FaultClass> = FaultClass::ALL
         .into_iter()
@@ -58,14 +73,31 @@ pub fn generate(algorithm: &str, variant: &str, seed: u64, model: &FaultModel, o
 
     let lat_min = rng.range_u64(1, 5) as f64;
     let latency = if rng.chance(0.5) {
-        Latency::Uniform { min_ms: lat_min, max_ms: lat_min + rng.range_u64(0, 40) as f64 }
+        Latency::Uniform {
+            min_ms: lat_min,
+            max_ms: lat_min + rng.range_u64(0, 40) as f64,
+        }
     } else {
         let mean = lat_min + rng.range_u64(1, 10) as f64;
-        Latency::Exponential { min_ms: lat_min, mean_ms: mean, max_ms: mean * 4.0 }
+        Latency::Exponential {
+            min_ms: lat_min,
+            mean_ms: mean,
+            max_ms: mean * 4.0,
+        }
     };
-    let mut network = NetworkSpec { latency, ..Default::default() };
+    let mut network = NetworkSpec {
+        latency,
+        ..Default::default()
+    };
     let mut faults = Vec::new();
-    let mut restore = LinkOverride { from: None, to: None, latency: None, loss: None, duplicate: None, reorder: None };
+    let mut restore = LinkOverride {
+        from: None,
+        to: None,
+        latency: None,
+        loss: None,
+        duplicate: None,
+        reorder: None,
+    };
     if on(FaultClass::Loss) {
         network.loss = [0.01, 0.05, 0.2][rng.index(3)];
         restore.loss = Some(0.0);
@@ -84,7 +116,10 @@ pub fn generate(algorithm: &str, variant: &str, seed: u64, model: &FaultModel, o
         for _ in 0..rng.range_u64(0, 3) {
             let node = rng.index(nodes);
             let drift_ppm = (rng.unit() * 2.0 - 1.0) * clocks.rho_ppm;
-            faults.push(TimedFault { at_ms: rng.range_u64(0, active), fault: Fault::DriftChange { node, drift_ppm } });
+            faults.push(TimedFault {
+                at_ms: rng.range_u64(0, active),
+                fault: Fault::DriftChange { node, drift_ppm },
+            });
         }
     }
     let window = |rng: &mut SimRng, max_len: u64| {
@@ -99,33 +134,59 @@ pub fn generate(algorithm: &str, variant: &str, seed: u64, model: &FaultModel, o
             if side.is_empty() || side.len() == nodes {
                 side = vec![rng.index(nodes)];
             }
-            faults.push(TimedFault { at_ms: a, fault: Fault::Partition { groups: vec![side] } });
-            faults.push(TimedFault { at_ms: b, fault: Fault::Heal });
+            faults.push(TimedFault {
+                at_ms: a,
+                fault: Fault::Partition { groups: vec![side] },
+            });
+            faults.push(TimedFault {
+                at_ms: b,
+                fault: Fault::Heal,
+            });
         }
     }
     if on(FaultClass::OnewayPartitions) {
         for _ in 0..rng.range_u64(1, 3) {
             let (a, b) = window(&mut rng, active / 2);
             let from = vec![rng.index(nodes)];
-            let to: Vec<NodeId> = (0..nodes).filter(|&x| x != from[0] && rng.chance(0.5)).collect();
-            faults.push(TimedFault { at_ms: a, fault: Fault::PartitionOneway { from, to } });
-            faults.push(TimedFault { at_ms: b, fault: Fault::Heal });
+            let to: Vec<NodeId> = (0..nodes)
+                .filter(|&x| x != from[0] && rng.chance(0.5))
+                .collect();
+            faults.push(TimedFault {
+                at_ms: a,
+                fault: Fault::PartitionOneway { from, to },
+            });
+            faults.push(TimedFault {
+                at_ms: b,
+                fault: Fault::Heal,
+            });
         }
     }
     if on(FaultClass::Crashes) {
         for _ in 0..rng.range_u64(1, 2) {
             let (a, b) = window(&mut rng, active / 2);
             let node = rng.index(nodes);
-            faults.push(TimedFault { at_ms: a, fault: Fault::Crash { node } });
-            faults.push(TimedFault { at_ms: b, fault: Fault::Restart { node } });
+            faults.push(TimedFault {
+                at_ms: a,
+                fault: Fault::Crash { node },
+            });
+            faults.push(TimedFault {
+                at_ms: b,
+                fault: Fault::Restart { node },
+            });
         }
     }
     if on(FaultClass::Pauses) {
         for _ in 0..rng.range_u64(1, 4) {
             let (a, b) = window(&mut rng, 300);
             let node = rng.index(nodes);
-            faults.push(TimedFault { at_ms: a, fault: Fault::Pause { node } });
-            faults.push(TimedFault { at_ms: b, fault: Fault::Resume { node } });
+            faults.push(TimedFault {
+                at_ms: a,
+                fault: Fault::Pause { node },
+            });
+            faults.push(TimedFault {
+                at_ms: b,
+                fault: Fault::Resume { node },
+            });
         }
     }
     if on(FaultClass::ClockJumps) {
@@ -133,15 +194,24 @@ pub fn generate(algorithm: &str, variant: &str, seed: u64, model: &FaultModel, o
             let node = rng.index(nodes);
             let size = rng.range_u64(1, 500) as f64;
             let delta_ms = if rng.chance(0.5) { size } else { -size };
-            faults.push(TimedFault { at_ms: rng.range_u64(0, active), fault: Fault::ClockJump { node, delta_ms } });
+            faults.push(TimedFault {
+                at_ms: rng.range_u64(0, active),
+                fault: Fault::ClockJump { node, delta_ms },
+            });
         }
     }
     // Heal everything at the end of the active phase, so liveness can be judged after it.
     if on(FaultClass::Partitions) || on(FaultClass::OnewayPartitions) {
-        faults.push(TimedFault { at_ms: active, fault: Fault::Heal });
+        faults.push(TimedFault {
+            at_ms: active,
+            fault: Fault::Heal,
+        });
     }
     if restore.loss.is_some() || restore.duplicate.is_some() {
-        faults.push(TimedFault { at_ms: active, fault: Fault::SetLinks(restore) });
+        faults.push(TimedFault {
+            at_ms: active,
+            fault: Fault::SetLinks(Box::new(restore)),
+        });
     }
     faults.sort_by_key(|f| f.at_ms); // stable: a pair keeps its order at equal times
 
@@ -149,7 +219,15 @@ pub fn generate(algorithm: &str, variant: &str, seed: u64, model: &FaultModel, o
         name: format!("{algorithm}-{variant}-seed{seed}"),
         description: format!(
             "generated from seed {seed}; swarm: {}",
-            if swarm.is_empty() { "delays only".to_string() } else { swarm.iter().map(|c| c.name()).collect::<Vec<_>>().join(", ") }
+            if swarm.is_empty() {
+                "delays only".to_string()
+            } else {
+                swarm
+                    .iter()
+                    .map(|c| c.name())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            }
         ),
         algorithm: algorithm.into(),
         variant: variant.into(),
@@ -166,7 +244,11 @@ pub fn generate(algorithm: &str, variant: &str, seed: u64, model: &FaultModel, o
         limits: Limits::default(),
         expect: None,
     };
-    Draft { scenario, swarm, workload_rng: SimRng::derive(seed, 0x3011) }
+    Draft {
+        scenario,
+        swarm,
+        workload_rng: SimRng::derive(seed, 0x3011),
+    }
 }
 
 #[cfg(test)]
@@ -174,7 +256,10 @@ mod tests {
     use super::*;
 
     fn model(t: Vec<FaultClass>) -> FaultModel {
-        FaultModel { tolerates: t, summary: "" }
+        FaultModel {
+            tolerates: t,
+            summary: "",
+        }
     }
 
     #[test]
@@ -184,8 +269,14 @@ mod tests {
             let a = generate("x", "correct", seed, &m, &GenOptions::default());
             let b = generate("x", "correct", seed, &m, &GenOptions::default());
             assert_eq!(a.scenario, b.scenario);
-            a.scenario.validate().unwrap_or_else(|e| panic!("seed {seed}: {e}"));
-            assert!(a.scenario.faults.windows(2).all(|w| w[0].at_ms <= w[1].at_ms));
+            a.scenario
+                .validate()
+                .unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+            assert!(a
+                .scenario
+                .faults
+                .windows(2)
+                .all(|w| w[0].at_ms <= w[1].at_ms));
         }
     }
 
@@ -196,13 +287,24 @@ mod tests {
         for seed in 0..100 {
             let d = generate("x", "correct", seed, &m, &GenOptions::default());
             assert!(d.swarm.iter().all(|&c| c == FaultClass::Pauses));
-            assert!(d.scenario.faults.iter().all(|f| f.fault.class() == FaultClass::Pauses));
+            assert!(d
+                .scenario
+                .faults
+                .iter()
+                .all(|f| f.fault.class() == FaultClass::Pauses));
             assert_eq!(d.scenario.network.loss, 0.0);
             saw_pause |= !d.scenario.faults.is_empty();
         }
         assert!(saw_pause, "the swarm never switched pauses on");
-        let opts = GenOptions { beyond_model: true, ..Default::default() };
-        let any_crash = (0..100).any(|s| generate("x", "correct", s, &m, &opts).swarm.contains(&FaultClass::Crashes));
+        let opts = GenOptions {
+            beyond_model: true,
+            ..Default::default()
+        };
+        let any_crash = (0..100).any(|s| {
+            generate("x", "correct", s, &m, &opts)
+                .swarm
+                .contains(&FaultClass::Crashes)
+        });
         assert!(any_crash);
     }
 }

@@ -88,19 +88,56 @@ impl Latency {
 
     /// Draws one latency in ns.
     pub fn sample_ns(&self, rng: &mut SimRng) -> u64 {
-        match *self {
-            Latency::Constant { ms } => ms_to_ns(ms),
+        LatencyNs::from(self).sample(rng)
+    }
+}
+
+/// A latency distribution converted to ns once, so sampling does no float work for the
+/// constant and uniform cases.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum LatencyNs {
+    Constant(u64),
+    Uniform(u64, u64),
+    Exponential {
+        min_ms: f64,
+        tail_mean_ms: f64,
+        max_ms: f64,
+    },
+}
+
+impl From<&Latency> for LatencyNs {
+    fn from(l: &Latency) -> Self {
+        match *l {
+            Latency::Constant { ms } => LatencyNs::Constant(ms_to_ns(ms)),
             Latency::Uniform { min_ms, max_ms } => {
-                rng.range_u64(ms_to_ns(min_ms), ms_to_ns(max_ms))
+                LatencyNs::Uniform(ms_to_ns(min_ms), ms_to_ns(max_ms))
             }
             Latency::Exponential {
                 min_ms,
                 mean_ms,
                 max_ms,
+            } => LatencyNs::Exponential {
+                min_ms,
+                tail_mean_ms: mean_ms - min_ms,
+                max_ms,
+            },
+        }
+    }
+}
+
+impl LatencyNs {
+    #[inline]
+    fn sample(&self, rng: &mut SimRng) -> u64 {
+        match *self {
+            LatencyNs::Constant(ns) => ns,
+            LatencyNs::Uniform(lo, hi) => rng.range_u64(lo, hi),
+            LatencyNs::Exponential {
+                min_ms,
+                tail_mean_ms,
+                max_ms,
             } => {
-                let tail_mean = mean_ms - min_ms;
                 let u = rng.unit();
-                let x = min_ms - tail_mean * (1.0 - u).ln();
+                let x = min_ms - tail_mean_ms * (1.0 - u).ln();
                 ms_to_ns(x.min(max_ms))
             }
         }
@@ -247,12 +284,33 @@ pub enum DropReason {
     InFlightLimit,
 }
 
+/// A link's parameters in the form `route` uses.
+#[derive(Clone, Copy, Debug)]
+struct LinkRt {
+    latency: LatencyNs,
+    loss: f64,
+    duplicate: f64,
+    reorder: f64,
+}
+
+impl From<&LinkSpec> for LinkRt {
+    fn from(l: &LinkSpec) -> Self {
+        LinkRt {
+            latency: LatencyNs::from(&l.latency),
+            loss: l.loss,
+            duplicate: l.duplicate,
+            reorder: l.reorder,
+        }
+    }
+}
+
 /// Runtime network state: per-link parameters, partitions and FIFO bookkeeping.
 #[derive(Clone, Debug)]
 pub struct Network {
     n: usize,
     adjacent: Vec<bool>,
     links: Vec<LinkSpec>,
+    rt: Vec<LinkRt>,
     blocked: Vec<bool>,
     last_arrival_ns: Vec<u64>,
     neighbours: Vec<Vec<NodeId>>,
@@ -302,6 +360,7 @@ impl Network {
         let mut net = Network {
             n,
             adjacent,
+            rt: vec![LinkRt::from(&link); n * n],
             links: vec![link; n * n],
             blocked: vec![false; n * n],
             last_arrival_ns: vec![0; n * n],
@@ -342,6 +401,7 @@ impl Network {
                     l.reorder = p;
                 }
                 l.validate()?;
+                self.rt[a * self.n + b] = LinkRt::from(&*l);
             }
         }
         Ok(())
@@ -407,6 +467,7 @@ impl Network {
 
     /// Decides the fate of a message sent `a -> b` at `now_ns`: `Err(reason)` when it is lost,
     /// otherwise the arrival times (two when duplicated).
+    #[inline]
     pub fn route(&mut self, a: NodeId, b: NodeId, now_ns: u64, rng: &mut SimRng) -> Route {
         let i = a * self.n + b;
         if !self.adjacent[i] {
@@ -415,13 +476,13 @@ impl Network {
         if self.blocked[i] {
             return Route::Dropped(DropReason::Partitioned);
         }
-        let link = &self.links[i];
+        let link = self.rt[i];
         if rng.chance(link.loss) {
             return Route::Dropped(DropReason::Loss);
         }
         let dup = rng.chance(link.duplicate);
         let mut arrival = |rng: &mut SimRng| {
-            let lat = link.latency.sample_ns(rng);
+            let lat = link.latency.sample(rng);
             let mut at = now_ns + lat;
             if !rng.chance(link.reorder) {
                 at = at.max(self.last_arrival_ns[i]);

@@ -26,11 +26,13 @@ impl SimRng {
     }
 
     /// A uniform `u64`.
+    #[inline]
     pub fn next_u64(&mut self) -> u64 {
         self.0.next_u64()
     }
 
     /// A uniform value in `[lo, hi]` (inclusive); `lo` when `hi <= lo`.
+    #[inline]
     pub fn range_u64(&mut self, lo: u64, hi: u64) -> u64 {
         if hi <= lo {
             lo
@@ -46,12 +48,14 @@ impl SimRng {
     }
 
     /// A uniform `f64` in `[0, 1)`.
+    #[inline]
     pub fn unit(&mut self) -> f64 {
         self.0.gen::<f64>()
     }
 
     /// True with probability `p` (no draw at all when `p <= 0`, so disabled faults cost nothing
     /// and do not shift the stream).
+    #[inline]
     pub fn chance(&mut self, p: f64) -> bool {
         p > 0.0 && self.unit() < p
     }

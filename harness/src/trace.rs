@@ -13,6 +13,7 @@ use crate::process::{ClockAdjust, Observation};
 use crate::NodeId;
 use serde::{Deserialize, Serialize};
 use std::io::{self, BufRead, Write};
+use std::sync::Arc;
 
 /// One thing that happened.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -47,7 +48,7 @@ pub enum EventKind {
         /// Destination.
         to: NodeId,
         /// The message, rendered (empty when the trace is not recorded).
-        msg: String,
+        msg: Arc<str>,
     },
     /// A message is delivered to the node.
     Deliver {
@@ -57,8 +58,8 @@ pub enum EventKind {
         from: NodeId,
         /// The send event (the happens-before edge).
         sent: u64,
-        /// The message, rendered.
-        msg: String,
+        /// The message, rendered (shared with the send event).
+        msg: Arc<str>,
     },
     /// A message is not delivered.
     Drop {

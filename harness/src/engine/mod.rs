@@ -3,6 +3,7 @@
 //! checking machinery of this module, so a scenario's verdict does not depend on the engine
 //! (traces may differ in timing; properties do not).
 
+pub mod bare;
 pub mod native;
 #[cfg(feature = "turmoil")]
 pub mod turmoil;
@@ -208,9 +209,24 @@ pub(crate) struct Recorder {
     pub trace: Option<Trace>,
     pub checkers: Vec<Box<dyn Checker>>,
     pub verdict: Option<Verdict>,
+    /// Reused buffer for rendering messages.
+    buf: String,
 }
 
 impl Recorder {
+    /// Renders `value` with `Debug` into a shared string (one allocation), or the shared empty
+    /// text when the trace is not recorded.
+    #[inline]
+    pub fn render(&mut self, value: &dyn fmt::Debug) -> std::sync::Arc<str> {
+        if !self.record {
+            return empty_text();
+        }
+        use std::fmt::Write as _;
+        self.buf.clear();
+        let _ = write!(self.buf, "{value:?}");
+        std::sync::Arc::from(self.buf.as_str())
+    }
+
     pub fn new(nodes: usize, checkers: Vec<Box<dyn Checker>>, options: RunOptions) -> Self {
         let observing = options.record_trace || !checkers.is_empty();
         Recorder {
@@ -223,6 +239,7 @@ impl Recorder {
             }),
             checkers,
             verdict: None,
+            buf: String::new(),
         }
     }
 
@@ -258,6 +275,15 @@ impl Recorder {
         id
     }
 
+    /// The rendered message of send event `sent` (shared, not copied), when recording.
+    #[inline]
+    pub fn sent_text(&self, sent: u64) -> std::sync::Arc<str> {
+        match self.trace.as_ref().and_then(|t| t.events.get(sent as usize)) {
+            Some(Event { kind: EventKind::Send { msg, .. }, .. }) => msg.clone(),
+            _ => empty_text(),
+        }
+    }
+
     /// Ends the run at `end_ns`: lets checkers judge what is open and returns the verdict.
     pub fn finish(&mut self, end_ns: u64) -> Verdict {
         if self.verdict.is_none() {
@@ -273,12 +299,19 @@ impl Recorder {
 }
 
 thread_local! {
+    static EMPTY: std::sync::Arc<str> = std::sync::Arc::from("");
     static IN_CALLBACK: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
     static LAST_LOCATION: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
 }
 
+/// A shared empty text (no allocation per event when the trace is not recorded).
+pub(crate) fn empty_text() -> std::sync::Arc<str> {
+    EMPTY.with(|e| e.clone())
+}
+
 /// Runs `f` (a process callback) marked as such, so [`install_panic_hook`] keeps its panics
 /// quiet: they are caught and reported as a verdict with the location.
+#[inline]
 pub(crate) fn in_callback<R>(f: impl FnOnce() -> R) -> R {
     IN_CALLBACK.with(|c| c.set(true));
     let r = f();

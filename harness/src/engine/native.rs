@@ -5,7 +5,9 @@
 //! [`Sim::run`] loops `step` until the queue is empty, the duration is reached, a checker
 //! reports a violation, a process panics or a limit is hit.
 
-use super::{in_callback, panic_message, Factory, Outcome, Prepared, Recorder, RunOptions, Stats, Verdict};
+use super::{
+    in_callback, panic_message, Factory, Outcome, Prepared, Recorder, RunOptions, Stats, Verdict,
+};
 use crate::check::Checker;
 use crate::clock::SoftClock;
 use crate::fault::{Fault, TimedFault};
@@ -38,25 +40,23 @@ enum Item<P: Process> {
     Fault(usize),
 }
 
-struct Entry<P: Process> {
+/// A queue key: the heap moves only these small keys; the items wait in a slab.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Key {
     at: u64,
     seq: u64,
-    item: Item<P>,
+    slot: u32,
 }
 
-impl<P: Process> PartialEq for Entry<P> {
-    fn eq(&self, o: &Self) -> bool {
-        self.at == o.at && self.seq == o.seq
-    }
-}
-impl<P: Process> Eq for Entry<P> {}
-impl<P: Process> PartialOrd for Entry<P> {
+impl PartialOrd for Key {
     fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
         Some(self.cmp(o))
     }
 }
-impl<P: Process> Ord for Entry<P> {
+
+impl Ord for Key {
     // Reversed: BinaryHeap is a max-heap and we want the earliest (time, seq) first.
+    #[inline]
     fn cmp(&self, o: &Self) -> Ordering {
         o.at.cmp(&self.at).then(o.seq.cmp(&self.seq))
     }
@@ -92,7 +92,9 @@ pub struct Sim<P: Process> {
     n: usize,
     now_ns: u64,
     end_ns: u64,
-    queue: BinaryHeap<Entry<P>>,
+    queue: BinaryHeap<Key>,
+    slab: Vec<Option<Item<P>>>,
+    free: Vec<u32>,
     seq: u64,
     nodes: Vec<Node<P>>,
     net: Network,
@@ -143,6 +145,8 @@ impl<P: Process> Sim<P> {
             now_ns: 0,
             end_ns: prep.end_ns,
             queue: BinaryHeap::new(),
+            slab: Vec::new(),
+            free: Vec::new(),
             seq: 0,
             nodes,
             net,
@@ -175,10 +179,20 @@ impl<P: Process> Sim<P> {
     #[inline]
     fn push(&mut self, at: u64, item: Item<P>) {
         self.seq += 1;
-        self.queue.push(Entry {
+        let slot = match self.free.pop() {
+            Some(slot) => {
+                self.slab[slot as usize] = Some(item);
+                slot
+            }
+            None => {
+                self.slab.push(Some(item));
+                (self.slab.len() - 1) as u32
+            }
+        };
+        self.queue.push(Key {
             at,
             seq: self.seq,
-            item,
+            slot,
         });
     }
 
@@ -201,7 +215,11 @@ impl<P: Process> Sim<P> {
             Some(e) if e.at <= self.end_ns => {}
             _ => return false,
         }
-        let Entry { at, item, .. } = self.queue.pop().expect("peeked");
+        let Key { at, slot, .. } = self.queue.pop().expect("peeked");
+        let item = self.slab[slot as usize]
+            .take()
+            .expect("a queued slot holds its item");
+        self.free.push(slot);
         self.now_ns = at;
         self.stats.events += 1;
         if self.stats.events > self.limits.max_events {
@@ -293,11 +311,7 @@ impl<P: Process> Sim<P> {
                 }
                 self.stats.delivered += 1;
                 if self.rec.observing {
-                    let msg = if self.rec.record {
-                        format!("{msg:?}")
-                    } else {
-                        String::new()
-                    };
+                    let msg = self.rec.sent_text(sent);
                     let local = node.clock.read(self.now_ns);
                     self.rec.emit(
                         self.now_ns,
@@ -537,11 +551,7 @@ impl<P: Process> Sim<P> {
         self.stats.sent += 1;
         let mut sent = 0;
         if self.rec.observing {
-            let rendered = if self.rec.record {
-                format!("{msg:?}")
-            } else {
-                String::new()
-            };
+            let rendered = self.rec.render(&msg);
             let local = self.nodes[from].clock.read(self.now_ns);
             sent = self.rec.emit(
                 self.now_ns,
