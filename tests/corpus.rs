@@ -8,7 +8,10 @@ use sincro::harness::{render, Expect, Scenario, Verdict};
 use std::path::{Path, PathBuf};
 
 fn corpus_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir).expect("corpus dir").map(|e| e.unwrap().path()).collect();
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .expect("corpus dir")
+        .map(|e| e.unwrap().path())
+        .collect();
     entries.sort();
     for p in entries {
         if p.is_dir() {
@@ -43,8 +46,12 @@ fn corpus_scenarios_reach_their_verdicts_and_snapshots() {
         let rel = path.strip_prefix(&root).unwrap().with_extension("");
         let name = rel.to_string_lossy().replace(['/', '\\'], "__");
         let sc = Scenario::load(&path).unwrap_or_else(|e| panic!("{e}"));
-        let expect = sc.expect.clone().unwrap_or_else(|| panic!("{}: corpus scenarios need `expect`", path.display()));
-        let out = run_scenario(&sc, RunOptions::default()).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let expect = sc
+            .expect
+            .clone()
+            .unwrap_or_else(|| panic!("{}: corpus scenarios need `expect`", path.display()));
+        let out = run_scenario(&sc, RunOptions::default())
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         assert!(
             matches(&expect, &out.verdict),
             "{}: expected {expect:?}, got {}\nreplay: sincro replay {}",
@@ -53,8 +60,16 @@ fn corpus_scenarios_reach_their_verdicts_and_snapshots() {
             path.display()
         );
         let trace = out.trace.expect("recorded");
-        let again = run_scenario(&sc, RunOptions::default()).unwrap().trace.unwrap();
-        assert_eq!(trace.to_jsonl(), again.to_jsonl(), "{}: replay is not byte-identical", path.display());
+        let again = run_scenario(&sc, RunOptions::default())
+            .unwrap()
+            .trace
+            .unwrap();
+        assert_eq!(
+            trace.to_jsonl(),
+            again.to_jsonl(),
+            "{}: replay is not byte-identical",
+            path.display()
+        );
         insta::assert_snapshot!(name, render::text(&trace, Some(&out.verdict)));
     }
 }

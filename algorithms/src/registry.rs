@@ -70,10 +70,16 @@ pub fn registry() -> Vec<&'static dyn Algorithm> {
 
 /// The algorithm called `name`, or an error listing the known names.
 pub fn find(name: &str) -> Result<&'static dyn Algorithm, ScenarioError> {
-    registry().into_iter().find(|a| a.info().name == name).ok_or_else(|| {
-        let known: Vec<_> = registry().iter().map(|a| a.info().name).collect();
-        ScenarioError(format!("unknown algorithm `{name}`; known algorithms: {}", known.join(", ")))
-    })
+    registry()
+        .into_iter()
+        .find(|a| a.info().name == name)
+        .ok_or_else(|| {
+            let known: Vec<_> = registry().iter().map(|a| a.info().name).collect();
+            ScenarioError(format!(
+                "unknown algorithm `{name}`; known algorithms: {}",
+                known.join(", ")
+            ))
+        })
 }
 
 /// Runs a scenario with the algorithm it names.
@@ -103,7 +109,11 @@ fn check_variant(info: &AlgorithmInfo, variant: &str) -> Result<(), ScenarioErro
 }
 
 /// Checkers for the properties the scenario asks for (default: all the algorithm declares).
-fn checkers(info: &AlgorithmInfo, sc: &Scenario, bound_ms: u64) -> Result<Vec<Box<dyn Checker>>, ScenarioError> {
+fn checkers(
+    info: &AlgorithmInfo,
+    sc: &Scenario,
+    bound_ms: u64,
+) -> Result<Vec<Box<dyn Checker>>, ScenarioError> {
     let wanted: Vec<String> = match &sc.checks.properties {
         Some(p) => p.clone(),
         None => info.properties.iter().map(|p| p.to_string()).collect(),
@@ -126,12 +136,22 @@ fn checkers(info: &AlgorithmInfo, sc: &Scenario, bound_ms: u64) -> Result<Vec<Bo
 
 fn max_latency_ms(sc: &Scenario) -> u64 {
     let base = sc.network.latency.max_ns();
-    let over = sc.network.links.iter().filter_map(|l| l.latency.as_ref()).map(|l| l.max_ns());
+    let over = sc
+        .network
+        .links
+        .iter()
+        .filter_map(|l| l.latency.as_ref())
+        .map(|l| l.max_ns());
     let faults = sc.faults.iter().filter_map(|f| match &f.fault {
         sincro_harness::Fault::SetLinks(o) => o.latency.as_ref().map(|l| l.max_ns()),
         _ => None,
     });
-    std::iter::once(base).chain(over).chain(faults).max().unwrap_or(0).div_ceil(sincro_harness::NS_PER_MS)
+    std::iter::once(base)
+        .chain(over)
+        .chain(faults)
+        .max()
+        .unwrap_or(0)
+        .div_ceil(sincro_harness::NS_PER_MS)
 }
 
 /// `mutex.centralized`.
@@ -176,7 +196,10 @@ impl Algorithm for MutexCentralized {
             "lease-timeout" => centralized::Variant::LeaseTimeout,
             _ => centralized::Variant::Correct,
         };
-        let bound = sc.checks.liveness_bound_ms.unwrap_or_else(|| self.liveness_bound_ms(sc));
+        let bound = sc
+            .checks
+            .liveness_bound_ms
+            .unwrap_or_else(|| self.liveness_bound_ms(sc));
         let checkers = checkers(&info, sc, bound)?;
         let factory: Factory<centralized::Centralized> =
             Rc::new(move |_| centralized::Centralized::new(variant, params.clone()));

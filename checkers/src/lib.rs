@@ -24,10 +24,17 @@ pub const PROPERTIES: &[&str] = &[mutual_exclusion::PROPERTY, liveness::PROPERTY
 
 /// Builds the checker for `property` over `scenario`, with `liveness_bound_ms` used by
 /// liveness properties. `None` for an unknown property.
-pub fn by_name(property: &str, scenario: &Scenario, liveness_bound_ms: u64) -> Option<Box<dyn Checker>> {
+pub fn by_name(
+    property: &str,
+    scenario: &Scenario,
+    liveness_bound_ms: u64,
+) -> Option<Box<dyn Checker>> {
     match property {
         mutual_exclusion::PROPERTY => Some(Box::new(MutualExclusion::new(scenario.nodes))),
-        liveness::PROPERTY => Some(Box::new(Liveness::new(scenario.quiet_from_ms(), liveness_bound_ms))),
+        liveness::PROPERTY => Some(Box::new(Liveness::new(
+            scenario.quiet_from_ms(),
+            liveness_bound_ms,
+        ))),
         _ => None,
     }
 }

@@ -44,7 +44,13 @@ impl Liveness {
     }
 
     fn recompute_earliest(&mut self) {
-        self.earliest_ns = self.pending.values().flatten().map(|p| p.deadline_ns).min().unwrap_or(u64::MAX);
+        self.earliest_ns = self
+            .pending
+            .values()
+            .flatten()
+            .map(|p| p.deadline_ns)
+            .min()
+            .unwrap_or(u64::MAX);
     }
 
     fn judge(&self, now_ns: u64) -> Result<(), Violation> {
@@ -81,12 +87,23 @@ impl Checker for Liveness {
         self.judge(ev.t_ns)?;
         let node = ev.node.unwrap_or(usize::MAX);
         match &ev.kind {
-            EventKind::Observe { obs: Observation::CsRequest { resource } } => {
+            EventKind::Observe {
+                obs: Observation::CsRequest { resource },
+            } => {
                 let deadline_ns = ev.t_ns.max(self.quiet_ns) + self.bound_ns;
-                self.pending.entry((node, *resource)).or_default().push(Pending { event: ev.id, t_ns: ev.t_ns, deadline_ns });
+                self.pending
+                    .entry((node, *resource))
+                    .or_default()
+                    .push(Pending {
+                        event: ev.id,
+                        t_ns: ev.t_ns,
+                        deadline_ns,
+                    });
                 self.earliest_ns = self.earliest_ns.min(deadline_ns);
             }
-            EventKind::Observe { obs: Observation::CsEnter { resource } | Observation::CsAbandon { resource } } => {
+            EventKind::Observe {
+                obs: Observation::CsEnter { resource } | Observation::CsAbandon { resource },
+            } => {
                 if let Some(v) = self.pending.get_mut(&(node, *resource)) {
                     if !v.is_empty() {
                         v.remove(0);
@@ -97,7 +114,9 @@ impl Checker for Liveness {
                     self.recompute_earliest();
                 }
             }
-            EventKind::Fault { fault: Fault::Crash { node } | Fault::Restart { node } } => {
+            EventKind::Fault {
+                fault: Fault::Crash { node } | Fault::Restart { node },
+            } => {
                 self.pending.retain(|(n, _), _| n != node);
                 self.recompute_earliest();
             }
@@ -118,7 +137,13 @@ mod tests {
     use sincro_harness::Trace;
 
     fn obs(id: u64, t_ms: u64, node: NodeId, obs: Observation) -> Event {
-        Event { id, t_ns: t_ms * NS_PER_MS, node: Some(node), local_ns: None, kind: EventKind::Observe { obs } }
+        Event {
+            id,
+            t_ns: t_ms * NS_PER_MS,
+            node: Some(node),
+            local_ns: None,
+            kind: EventKind::Observe { obs },
+        }
     }
 
     fn run(events: Vec<Event>, quiet_ms: u64, bound_ms: u64, end_ms: u64) -> Result<(), Violation> {
@@ -129,16 +154,29 @@ mod tests {
 
     #[test]
     fn a_request_never_granted_is_caught() {
-        let v = run(vec![obs(0, 10, 1, Observation::CsRequest { resource: 0 })], 50, 100, 1000).unwrap_err();
+        let v = run(
+            vec![obs(0, 10, 1, Observation::CsRequest { resource: 0 })],
+            50,
+            100,
+            1000,
+        )
+        .unwrap_err();
         assert_eq!(v.class, PropertyClass::Liveness);
         assert_eq!(v.events, vec![0]);
-        assert_eq!(v.t_ns, 150 * NS_PER_MS, "deadline counts from the end of the faults");
+        assert_eq!(
+            v.t_ns,
+            150 * NS_PER_MS,
+            "deadline counts from the end of the faults"
+        );
     }
 
     #[test]
     fn a_late_grant_is_caught_online() {
         let v = run(
-            vec![obs(0, 10, 1, Observation::CsRequest { resource: 0 }), obs(1, 500, 1, Observation::CsEnter { resource: 0 })],
+            vec![
+                obs(0, 10, 1, Observation::CsRequest { resource: 0 }),
+                obs(1, 500, 1, Observation::CsEnter { resource: 0 }),
+            ],
             0,
             100,
             1000,
@@ -154,7 +192,15 @@ mod tests {
                 obs(0, 10, 1, Observation::CsRequest { resource: 0 }),
                 obs(1, 60, 1, Observation::CsEnter { resource: 0 }),
                 obs(2, 70, 2, Observation::CsRequest { resource: 0 }),
-                Event { id: 3, t_ns: 80 * NS_PER_MS, node: Some(2), local_ns: None, kind: EventKind::Fault { fault: Fault::Crash { node: 2 } } },
+                Event {
+                    id: 3,
+                    t_ns: 80 * NS_PER_MS,
+                    node: Some(2),
+                    local_ns: None,
+                    kind: EventKind::Fault {
+                        fault: Fault::Crash { node: 2 },
+                    },
+                },
                 obs(4, 900, 0, Observation::CsRequest { resource: 0 }),
             ],
             0,

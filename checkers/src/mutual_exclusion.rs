@@ -26,7 +26,13 @@ impl MutualExclusion {
     }
 
     fn violation(ev: &Event, explanation: String, events: Vec<u64>) -> Violation {
-        Violation { property: PROPERTY.into(), class: PropertyClass::Safety, explanation, t_ns: ev.t_ns, events }
+        Violation {
+            property: PROPERTY.into(),
+            class: PropertyClass::Safety,
+            explanation,
+            t_ns: ev.t_ns,
+            events,
+        }
     }
 }
 
@@ -37,7 +43,9 @@ impl Checker for MutualExclusion {
 
     fn on_event(&mut self, ev: &Event) -> Result<(), Violation> {
         match &ev.kind {
-            EventKind::Observe { obs: Observation::CsEnter { resource } } => {
+            EventKind::Observe {
+                obs: Observation::CsEnter { resource },
+            } => {
                 let node = ev.node.unwrap_or(usize::MAX);
                 let inside = self.holders.entry(*resource).or_default();
                 if let Some(&(other, enter)) = inside.first() {
@@ -52,12 +60,16 @@ impl Checker for MutualExclusion {
                 }
                 inside.push((node, ev.id));
             }
-            EventKind::Observe { obs: Observation::CsExit { resource } } => {
+            EventKind::Observe {
+                obs: Observation::CsExit { resource },
+            } => {
                 if let Some(inside) = self.holders.get_mut(resource) {
                     inside.retain(|&(n, _)| Some(n) != ev.node);
                 }
             }
-            EventKind::Fault { fault: Fault::Crash { node } | Fault::Restart { node } } => {
+            EventKind::Fault {
+                fault: Fault::Crash { node } | Fault::Restart { node },
+            } => {
                 for inside in self.holders.values_mut() {
                     inside.retain(|&(n, _)| n != *node);
                 }
@@ -79,7 +91,13 @@ mod tests {
     use sincro_harness::Trace;
 
     fn obs(id: u64, t_ns: u64, node: NodeId, obs: Observation) -> Event {
-        Event { id, t_ns, node: Some(node), local_ns: Some(t_ns as i64), kind: EventKind::Observe { obs } }
+        Event {
+            id,
+            t_ns,
+            node: Some(node),
+            local_ns: Some(t_ns as i64),
+            kind: EventKind::Observe { obs },
+        }
     }
 
     fn run(events: Vec<Event>) -> Result<(), Violation> {
@@ -98,7 +116,9 @@ mod tests {
         .unwrap_err();
         assert_eq!(v.property, PROPERTY);
         assert_eq!(v.events, vec![0, 1]);
-        assert!(v.explanation.contains("node 2") && v.explanation.contains("node 1 was still inside"));
+        assert!(
+            v.explanation.contains("node 2") && v.explanation.contains("node 1 was still inside")
+        );
     }
 
     #[test]
@@ -119,9 +139,15 @@ mod tests {
             t_ns: 15,
             node: Some(1),
             local_ns: None,
-            kind: EventKind::Fault { fault: Fault::Crash { node: 1 } },
+            kind: EventKind::Fault {
+                fault: Fault::Crash { node: 1 },
+            },
         };
-        run(vec![obs(0, 10, 1, Observation::CsEnter { resource: 0 }), crash, obs(2, 20, 2, Observation::CsEnter { resource: 0 })])
-            .unwrap();
+        run(vec![
+            obs(0, 10, 1, Observation::CsEnter { resource: 0 }),
+            crash,
+            obs(2, 20, 2, Observation::CsEnter { resource: 0 }),
+        ])
+        .unwrap();
     }
 }

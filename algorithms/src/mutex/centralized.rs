@@ -80,7 +80,10 @@ impl Params {
 
 impl Default for Params {
     fn default() -> Self {
-        Params { coordinator: 0, lease_ms: Self::default_lease_ms() }
+        Params {
+            coordinator: 0,
+            lease_ms: Self::default_lease_ms(),
+        }
     }
 }
 
@@ -178,7 +181,9 @@ impl Process for Centralized {
                 }
             }
             Msg::Grant { .. } if matches!(self.client, Client::Waiting { .. }) => {
-                let Client::Waiting { hold_ms } = self.client else { unreachable!() };
+                let Client::Waiting { hold_ms } = self.client else {
+                    unreachable!()
+                };
                 self.client = Client::Holding;
                 ctx.observe(Observation::CsEnter { resource: 0 });
                 ctx.set_timer_ms(hold_ms, Timer::HoldDone);
@@ -241,16 +246,30 @@ mod tests {
 
     #[test]
     fn serves_every_request_in_fifo_order() {
-        let out = find("mutex.centralized").unwrap().run(&scenario("correct", ""), RunOptions::default()).unwrap();
+        let out = find("mutex.centralized")
+            .unwrap()
+            .run(&scenario("correct", ""), RunOptions::default())
+            .unwrap();
         assert_eq!(out.verdict, Verdict::Pass);
         let trace = out.trace.unwrap();
         let enters: Vec<_> = trace
             .events
             .iter()
-            .filter(|e| matches!(e.kind, sincro_harness::EventKind::Observe { obs: sincro_harness::Observation::CsEnter { .. } }))
+            .filter(|e| {
+                matches!(
+                    e.kind,
+                    sincro_harness::EventKind::Observe {
+                        obs: sincro_harness::Observation::CsEnter { .. }
+                    }
+                )
+            })
             .map(|e| e.node.unwrap())
             .collect();
-        assert_eq!(enters, vec![1, 2, 1], "FIFO: 1, then 2, then 1's second request");
+        assert_eq!(
+            enters,
+            vec![1, 2, 1],
+            "FIFO: 1, then 2, then 1's second request"
+        );
         // 3 messages per entry/exit (Table 6.1)
         assert_eq!(out.stats.sent, 9);
     }
@@ -258,12 +277,18 @@ mod tests {
     #[test]
     fn a_slow_holder_overlaps_under_lease_timeout_only() {
         let pause = r#"{"at_ms": 25, "fault": {"pause": {"node": 1}}}, {"at_ms": 200, "fault": {"resume": {"node": 1}}}"#;
-        let bad = find("mutex.centralized").unwrap().run(&scenario("lease-timeout", pause), RunOptions::default()).unwrap();
+        let bad = find("mutex.centralized")
+            .unwrap()
+            .run(&scenario("lease-timeout", pause), RunOptions::default())
+            .unwrap();
         match bad.verdict {
             Verdict::Violation(v) => assert_eq!(v.property, "mutual_exclusion"),
             v => panic!("expected a mutual exclusion violation, got {v:?}"),
         }
-        let good = find("mutex.centralized").unwrap().run(&scenario("correct", pause), RunOptions::default()).unwrap();
+        let good = find("mutex.centralized")
+            .unwrap()
+            .run(&scenario("correct", pause), RunOptions::default())
+            .unwrap();
         assert_eq!(good.verdict, Verdict::Pass);
     }
 
@@ -273,8 +298,18 @@ mod tests {
         for variant in ["correct", "lease-timeout"] {
             for seed in 0..20 {
                 let sc = alg.generate(variant, seed, &GenOptions::default());
-                let a = alg.run(&sc, RunOptions::default()).unwrap().trace.unwrap().to_jsonl();
-                let b = alg.run(&sc, RunOptions::default()).unwrap().trace.unwrap().to_jsonl();
+                let a = alg
+                    .run(&sc, RunOptions::default())
+                    .unwrap()
+                    .trace
+                    .unwrap()
+                    .to_jsonl();
+                let b = alg
+                    .run(&sc, RunOptions::default())
+                    .unwrap()
+                    .trace
+                    .unwrap()
+                    .to_jsonl();
                 assert_eq!(a, b, "{variant} seed {seed}");
             }
         }
@@ -283,7 +318,9 @@ mod tests {
     #[test]
     fn fuzzing_finds_the_lease_bug_and_never_fires_on_the_correct_algorithm() {
         let alg = find("mutex.centralized").unwrap();
-        let opts = RunOptions { record_trace: false };
+        let opts = RunOptions {
+            record_trace: false,
+        };
         let found = (0..300).find(|&seed| {
             let sc = alg.generate("lease-timeout", seed, &GenOptions::default());
             !alg.run(&sc, opts).unwrap().verdict.is_pass()
