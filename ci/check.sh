@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# What CI runs: formatting, lints, the test suite (the README's test command), a determinism
+# sweep and a short fuzz campaign over every registered algorithm.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export CARGO_TERM_COLOR=never
+export INSTA_UPDATE=no   # a changed snapshot fails CI; accept it locally with `cargo insta review`
+
+step() { echo; echo "=== $* ==="; }
+
+step "cargo fmt --check"
+cargo fmt --all -- --check
+
+step "cargo clippy (deny warnings)"
+cargo clippy --workspace --all-targets -- -D warnings
+
+step "tests (README: cargo test --workspace)"
+cargo test --workspace
+
+step "determinism sweep: every seed run twice, traces compared byte for byte"
+cargo run --release --quiet -- fuzz --algorithm all --seeds 300 --check-determinism --out target/ci-failures
+
+step "fuzz campaign: correct variants must pass, buggy variants must be caught"
+cargo run --release --quiet -- fuzz --algorithm all --seeds 2000 --jobs 2 --out target/ci-failures
+
+step "bad input exits 2 with a message"
+set +e
+echo '{"algorithm": "mutex.centralized", "nodes": 0}' > target/ci-bad.json
+cargo run --release --quiet -- run target/ci-bad.json 2> target/ci-bad.err
+code=$?
+set -e
+cat target/ci-bad.err
+if [ "$code" -ne 2 ]; then echo "expected exit code 2, got $code"; exit 1; fi
+
+echo; echo "CI passed"

@@ -1,0 +1,128 @@
+//! A panic inside an algorithm under test is caught, reported as a `panic` failure, and the
+//! failing scenario is written so it replays.
+
+use sincro::algorithms::{Algorithm, AlgorithmInfo, VariantInfo};
+use sincro::fuzz::{fuzz_target, FuzzConfig, Target};
+use sincro::harness::engine::{self, Outcome, RunOptions};
+use sincro::harness::fault::FaultModel;
+use sincro::harness::gen::GenOptions;
+use sincro::harness::{
+    Ctx, Expect, NodeId, Process, Scenario, ScenarioError, SimRng, Verdict, WorkloadItem,
+};
+use std::rc::Rc;
+use std::sync::atomic::AtomicBool;
+
+/// Panics when it hears a message while its counter is odd: a planted bug.
+struct Fragile {
+    count: u32,
+}
+
+impl Process for Fragile {
+    type Msg = u32;
+    type Timer = ();
+    type Input = u32;
+    type Stable = ();
+    fn on_start(&mut self, _: &mut Ctx<'_, Self>) {}
+    fn on_message(&mut self, _: &mut Ctx<'_, Self>, _: NodeId, m: u32) {
+        self.count += m;
+        assert!(self.count < 3, "fragile counter overflowed: {}", self.count);
+    }
+    fn on_timer(&mut self, _: &mut Ctx<'_, Self>, _: ()) {}
+    fn on_input(&mut self, ctx: &mut Ctx<'_, Self>, m: u32) {
+        ctx.broadcast(m);
+    }
+}
+
+struct FragileAlg;
+
+impl Algorithm for FragileAlg {
+    fn info(&self) -> AlgorithmInfo {
+        AlgorithmInfo {
+            name: "test.fragile",
+            summary: "panics on a large enough sum",
+            source: "tests/panic.rs",
+            variants: vec![VariantInfo {
+                name: "correct",
+                buggy: false,
+                summary: "",
+            }],
+            properties: vec![],
+            fault_model: FaultModel {
+                tolerates: vec![],
+                summary: "",
+            },
+        }
+    }
+    fn run(&self, sc: &Scenario, options: RunOptions) -> Result<Outcome, ScenarioError> {
+        engine::run(sc, Rc::new(|_| Fragile { count: 0 }), vec![], options)
+    }
+    fn workload(&self, rng: &mut SimRng, nodes: usize, active_ms: u64) -> Vec<WorkloadItem> {
+        (0..3)
+            .map(|_| WorkloadItem {
+                at_ms: rng.range_u64(0, active_ms),
+                node: rng.index(nodes),
+                input: serde_json::json!(rng.range_u64(0, 2)),
+            })
+            .collect()
+    }
+    fn liveness_bound_ms(&self, _: &Scenario) -> u64 {
+        10
+    }
+}
+
+static FRAGILE: FragileAlg = FragileAlg;
+
+#[test]
+fn a_panicking_algorithm_is_reported_and_its_scenario_written() {
+    engine::install_panic_hook();
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("panic-tests");
+    let _ = std::fs::remove_dir_all(&dir);
+    let cfg = FuzzConfig {
+        seed_start: 0,
+        seeds: 200,
+        jobs: 2,
+        keep_going: false,
+        check_determinism: false,
+        gen: GenOptions {
+            nodes_min: 2,
+            nodes_max: 3,
+            active_ms: 100,
+            ..Default::default()
+        },
+        out_dir: dir.clone(),
+        max_files: 5,
+    };
+    let target = Target {
+        algorithm: &FRAGILE,
+        variant: FRAGILE.info().variants[0].clone(),
+    };
+    let report = fuzz_target(&target, &cfg, &AtomicBool::new(false), &|_| {});
+    let first = report.first.expect("the planted panic is found");
+    assert_eq!(first.label, "panic");
+    assert!(
+        first.detail.contains("fragile counter overflowed"),
+        "{}",
+        first.detail
+    );
+    assert!(
+        first.detail.contains("tests/panic.rs"),
+        "the location is reported: {}",
+        first.detail
+    );
+    let path = first.path.expect("written");
+    let sc = Scenario::load(&path).unwrap();
+    assert_eq!(sc.expect, Some(Expect::Panic));
+    let again = FRAGILE.run(&sc, RunOptions::default()).unwrap();
+    assert!(
+        matches!(again.verdict, Verdict::Panic { .. }),
+        "the file replays to the same panic"
+    );
+    // the smallest failing seed, whatever the number of jobs
+    let single = fuzz_target(
+        &target,
+        &FuzzConfig { jobs: 1, ..cfg },
+        &AtomicBool::new(false),
+        &|_| {},
+    );
+    assert_eq!(single.first.unwrap().seed, first.seed);
+}
