@@ -90,7 +90,11 @@ fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
 }
 
 /// Runs one seed; `Err(failure)` on a failing verdict or a determinism mismatch.
-fn run_seed(t: &Target, cfg: &FuzzConfig, seed: u64) -> Result<(u64, u64), (Scenario, Failure)> {
+fn run_seed(
+    t: &Target,
+    cfg: &FuzzConfig,
+    seed: u64,
+) -> Result<(u64, u64), Box<(Scenario, Failure)>> {
     let sc = t.algorithm.generate(t.variant.name, seed, &cfg.gen);
     let opts = RunOptions {
         record_trace: cfg.check_determinism,
@@ -104,7 +108,7 @@ fn run_seed(t: &Target, cfg: &FuzzConfig, seed: u64) -> Result<(u64, u64), (Scen
                 detail: e.0,
                 path: None,
             };
-            return Err((sc, f));
+            return Err(Box::new((sc, f)));
         }
     };
     if cfg.check_determinism {
@@ -120,12 +124,12 @@ fn run_seed(t: &Target, cfg: &FuzzConfig, seed: u64) -> Result<(u64, u64), (Scen
                 detail: "the same scenario gave two different traces".into(),
                 path: None,
             };
-            return Err((sc, f));
+            return Err(Box::new((sc, f)));
         }
     }
     match &out.verdict {
         Verdict::Pass => Ok((out.stats.events, out.stats.delivered)),
-        v => Err((
+        v => Err(Box::new((
             sc,
             Failure {
                 seed,
@@ -133,7 +137,7 @@ fn run_seed(t: &Target, cfg: &FuzzConfig, seed: u64) -> Result<(u64, u64), (Scen
                 detail: v.to_string(),
                 path: None,
             },
-        )),
+        ))),
     }
 }
 
@@ -168,7 +172,8 @@ pub fn fuzz_target(
                         events.fetch_add(e, Ordering::Relaxed);
                         delivered.fetch_add(d, Ordering::Relaxed);
                     }
-                    Err((mut sc, mut f)) => {
+                    Err(failure) => {
+                        let (mut sc, mut f) = *failure;
                         best.fetch_min(i, Ordering::Relaxed);
                         let n = failures.fetch_add(1, Ordering::Relaxed) + 1;
                         if (n as usize) <= cfg.max_files || !cfg.keep_going {

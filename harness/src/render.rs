@@ -13,7 +13,10 @@ pub fn observation_text(obs: &Observation) -> String {
         Observation::CsEnter { resource } => format!("cs_enter r{resource}"),
         Observation::CsExit { resource } => format!("cs_exit r{resource}"),
         Observation::CsAbandon { resource } => format!("cs_abandon r{resource}"),
-        Observation::Leader { leader: Some(l), term } => format!("leader n{l} term {term}"),
+        Observation::Leader {
+            leader: Some(l),
+            term,
+        } => format!("leader n{l} term {term}"),
         Observation::Leader { leader: None, term } => format!("no leader term {term}"),
         Observation::Delivered { id } => format!("delivered {id}"),
         Observation::Note { text } => format!("note {text}"),
@@ -50,15 +53,35 @@ pub fn event_line(e: &Event) -> String {
         EventKind::Start { incarnation: 0 } => "start".to_string(),
         EventKind::Start { incarnation } => format!("start     (incarnation {incarnation})"),
         EventKind::Send { msg_id, to, msg } => format!("send      #{msg_id} -> n{to}  {msg}"),
-        EventKind::Deliver { msg_id, from, msg, .. } => format!("deliver   #{msg_id} <- n{from}  {msg}"),
-        EventKind::Drop { msg_id, from, to, reason } => {
-            format!("drop      #{msg_id} n{from} -> n{to}  ({})", serde_json::to_value(reason).unwrap_or_default().as_str().unwrap_or(""))
+        EventKind::Deliver {
+            msg_id, from, msg, ..
+        } => format!("deliver   #{msg_id} <- n{from}  {msg}"),
+        EventKind::Drop {
+            msg_id,
+            from,
+            to,
+            reason,
+        } => {
+            format!(
+                "drop      #{msg_id} n{from} -> n{to}  ({})",
+                serde_json::to_value(reason)
+                    .unwrap_or_default()
+                    .as_str()
+                    .unwrap_or("")
+            )
         }
         EventKind::Timer { timer, .. } => format!("timer     {timer}"),
         EventKind::Input { input } => format!("input     {input}"),
         EventKind::Fault { fault } => format!("FAULT     {}", fault_text(fault)),
         EventKind::ClockAdjust { how, delta_ns } => {
-            format!("clock     {} {:+.3} ms", serde_json::to_value(how).unwrap_or_default().as_str().unwrap_or(""), *delta_ns as f64 / 1e6)
+            format!(
+                "clock     {} {:+.3} ms",
+                serde_json::to_value(how)
+                    .unwrap_or_default()
+                    .as_str()
+                    .unwrap_or(""),
+                *delta_ns as f64 / 1e6
+            )
         }
         EventKind::Observe { obs } => format!("observe   {}", observation_text(obs)),
         EventKind::Panic { message } => format!("PANIC     {message}"),
@@ -74,7 +97,12 @@ pub fn text(trace: &Trace, verdict: Option<&Verdict>) -> String {
         _ => Vec::new(),
     };
     let mut out = String::new();
-    let _ = writeln!(out, "# {} nodes, {} events; columns: global time, node, @local clock (ms), event", trace.nodes, trace.events.len());
+    let _ = writeln!(
+        out,
+        "# {} nodes, {} events; columns: global time, node, @local clock (ms), event",
+        trace.nodes,
+        trace.events.len()
+    );
     for e in &trace.events {
         let mark = if marked.contains(&e.id) { ">>" } else { "  " };
         let _ = writeln!(out, "{mark}{}", event_line(e));
@@ -98,7 +126,9 @@ mod tests {
                 t_ns: 1_500_000,
                 node: Some(1),
                 local_ns: Some(1_400_000),
-                kind: EventKind::Observe { obs: Observation::CsEnter { resource: 0 } },
+                kind: EventKind::Observe {
+                    obs: Observation::CsEnter { resource: 0 },
+                },
             }],
         };
         let v = Verdict::Violation(crate::Violation {
@@ -109,7 +139,13 @@ mod tests {
             events: vec![0],
         });
         let s = text(&trace, Some(&v));
-        assert!(s.contains(">>       1.500 ms  n1   @       1.400  observe   cs_enter r0"), "{s}");
-        assert!(s.ends_with("# verdict: VIOLATION (Safety): p violated at 0.000 ms: x (events [0])\n"), "{s}");
+        assert!(
+            s.contains(">>       1.500 ms  n1   @       1.400  observe   cs_enter r0"),
+            "{s}"
+        );
+        assert!(
+            s.ends_with("# verdict: VIOLATION (Safety): p violated at 0.000 ms: x (events [0])\n"),
+            "{s}"
+        );
     }
 }

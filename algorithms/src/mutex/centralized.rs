@@ -173,23 +173,22 @@ impl Process for Centralized {
                     self.grant_next(ctx);
                 }
             }
-            Msg::Release if self.is_coordinator(ctx) => {
-                // A RELEASE from a node whose grant was reclaimed is stale: ignore it.
-                if self.holder.is_some_and(|(h, _)| h == from) {
-                    self.holder = None;
-                    self.grant_next(ctx);
+            // A RELEASE from a node whose grant was reclaimed is stale: ignored below.
+            Msg::Release
+                if self.is_coordinator(ctx) && self.holder.is_some_and(|(h, _)| h == from) =>
+            {
+                self.holder = None;
+                self.grant_next(ctx);
+            }
+            Msg::Grant { .. } => {
+                if let Client::Waiting { hold_ms } = self.client {
+                    self.client = Client::Holding;
+                    ctx.observe(Observation::CsEnter { resource: 0 });
+                    ctx.set_timer_ms(hold_ms, Timer::HoldDone);
                 }
             }
-            Msg::Grant { .. } if matches!(self.client, Client::Waiting { .. }) => {
-                let Client::Waiting { hold_ms } = self.client else {
-                    unreachable!()
-                };
-                self.client = Client::Holding;
-                ctx.observe(Observation::CsEnter { resource: 0 });
-                ctx.set_timer_ms(hold_ms, Timer::HoldDone);
-            }
-            // Requests or releases at a non-coordinator, or grants nobody waits for: only
-            // possible outside the fault model (duplication); ignored.
+            // Requests or releases at a non-coordinator, stale releases, grants nobody waits
+            // for (duplication, outside the fault model): ignored.
             _ => {}
         }
     }

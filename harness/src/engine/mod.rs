@@ -278,8 +278,15 @@ impl Recorder {
     /// The rendered message of send event `sent` (shared, not copied), when recording.
     #[inline]
     pub fn sent_text(&self, sent: u64) -> std::sync::Arc<str> {
-        match self.trace.as_ref().and_then(|t| t.events.get(sent as usize)) {
-            Some(Event { kind: EventKind::Send { msg, .. }, .. }) => msg.clone(),
+        match self
+            .trace
+            .as_ref()
+            .and_then(|t| t.events.get(sent as usize))
+        {
+            Some(Event {
+                kind: EventKind::Send { msg, .. },
+                ..
+            }) => msg.clone(),
             _ => empty_text(),
         }
     }
@@ -326,7 +333,9 @@ pub fn install_panic_hook() {
     let previous = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
         if IN_CALLBACK.with(|c| c.get()) {
-            let loc = info.location().map(|l| format!("{}:{}", l.file(), l.line()));
+            let loc = info
+                .location()
+                .map(|l| format!("{}:{}", l.file(), l.line()));
             LAST_LOCATION.with(|l| *l.borrow_mut() = loc);
         } else {
             previous(info);

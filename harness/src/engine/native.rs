@@ -832,7 +832,9 @@ mod tests {
             }
         }
         fn on_timer(&mut self, ctx: &mut Ctx<'_, Self>, k: u32) {
-            ctx.observe(Observation::Note { text: format!("tick {k} heard {} stable {}", self.heard, ctx.stable()) });
+            ctx.observe(Observation::Note {
+                text: format!("tick {k} heard {} stable {}", self.heard, ctx.stable()),
+            });
             ctx.set_timer_ms(10, k + 1);
         }
         fn on_input(&mut self, ctx: &mut Ctx<'_, Self>, input: Input) {
@@ -850,22 +852,44 @@ mod tests {
 
     fn run(json: &str) -> Outcome {
         let sc = Scenario::from_json(json).unwrap();
-        Sim::new(&sc, Rc::new(|_| Probe::default()), vec![], RunOptions::default()).unwrap().run()
+        Sim::new(
+            &sc,
+            Rc::new(|_| Probe::default()),
+            vec![],
+            RunOptions::default(),
+        )
+        .unwrap()
+        .run()
     }
 
     fn count(out: &Outcome, pred: impl Fn(&EventKind) -> bool) -> usize {
-        out.trace.as_ref().unwrap().events.iter().filter(|e| pred(&e.kind)).count()
+        out.trace
+            .as_ref()
+            .unwrap()
+            .events
+            .iter()
+            .filter(|e| pred(&e.kind))
+            .count()
     }
 
     #[test]
     fn a_panic_is_caught_and_reported_with_its_location() {
         crate::engine::install_panic_hook();
-        let out = run(r#"{"algorithm": "probe", "nodes": 2, "seed": 1, "duration_ms": 100,
-            "workload": [{"at_ms": 5, "node": 1, "input": "Panic"}]}"#);
+        let out = run(
+            r#"{"algorithm": "probe", "nodes": 2, "seed": 1, "duration_ms": 100,
+            "workload": [{"at_ms": 5, "node": 1, "input": "Panic"}]}"#,
+        );
         match &out.verdict {
-            Verdict::Panic { node: 1, t_ns: 5_000_000, message } => {
+            Verdict::Panic {
+                node: 1,
+                t_ns: 5_000_000,
+                message,
+            } => {
                 assert!(message.contains("probe asked to panic"), "{message}");
-                assert!(message.contains("(at harness/src/engine/native.rs:"), "{message}");
+                assert!(
+                    message.contains("(at harness/src/engine/native.rs:"),
+                    "{message}"
+                );
             }
             v => panic!("expected a panic verdict, got {v:?}"),
         }
@@ -874,46 +898,72 @@ mod tests {
 
     #[test]
     fn limits_end_the_run_and_say_which() {
-        let out = run(r#"{"algorithm": "probe", "nodes": 3, "seed": 1, "duration_ms": 1000,
-            "limits": {"max_events": 50}}"#);
-        assert!(matches!(&out.verdict, Verdict::LimitExceeded { limit } if limit.contains("max_events = 50")));
-        let out = run(r#"{"algorithm": "probe", "nodes": 3, "seed": 1, "duration_ms": 1000,
+        let out = run(
+            r#"{"algorithm": "probe", "nodes": 3, "seed": 1, "duration_ms": 1000,
+            "limits": {"max_events": 50}}"#,
+        );
+        assert!(
+            matches!(&out.verdict, Verdict::LimitExceeded { limit } if limit.contains("max_events = 50"))
+        );
+        let out = run(
+            r#"{"algorithm": "probe", "nodes": 3, "seed": 1, "duration_ms": 1000,
             "limits": {"max_in_flight": 10},
-            "workload": [{"at_ms": 5, "node": 0, "input": {"Flood": 20}}]}"#);
-        assert!(matches!(&out.verdict, Verdict::LimitExceeded { limit } if limit.contains("max_in_flight = 10")));
+            "workload": [{"at_ms": 5, "node": 0, "input": {"Flood": 20}}]}"#,
+        );
+        assert!(
+            matches!(&out.verdict, Verdict::LimitExceeded { limit } if limit.contains("max_in_flight = 10"))
+        );
     }
 
     #[test]
     fn a_partition_drops_messages_in_flight_and_after_until_healed() {
-        let out = run(r#"{"algorithm": "probe", "nodes": 2, "seed": 1, "duration_ms": 100,
+        let out = run(
+            r#"{"algorithm": "probe", "nodes": 2, "seed": 1, "duration_ms": 100,
             "network": {"latency": {"constant": {"ms": 10}}},
             "faults": [{"at_ms": 5, "fault": {"partition": {"groups": [[0]]}}},
                        {"at_ms": 40, "fault": "heal"}],
             "workload": [{"at_ms": 1, "node": 0, "input": "Ping"},
                          {"at_ms": 20, "node": 0, "input": "Ping"},
-                         {"at_ms": 50, "node": 0, "input": "Ping"}]}"#);
+                         {"at_ms": 50, "node": 0, "input": "Ping"}]}"#,
+        );
         let dropped = out.trace.as_ref().unwrap().events.iter().filter(|e| {
-            matches!(e.kind, EventKind::Drop { reason: DropReason::Partitioned, .. })
+            matches!(
+                e.kind,
+                EventKind::Drop {
+                    reason: DropReason::Partitioned,
+                    ..
+                }
+            )
         });
-        assert_eq!(dropped.count(), 2, "one in flight at the cut, one sent during it");
+        assert_eq!(
+            dropped.count(),
+            2,
+            "one in flight at the cut, one sent during it"
+        );
         // only the third ping and its pong get through
         assert_eq!(out.stats.delivered, 2);
     }
 
     #[test]
     fn a_paused_node_catches_up_in_order_on_resume() {
-        let out = run(r#"{"algorithm": "probe", "nodes": 2, "seed": 1, "duration_ms": 100,
+        let out = run(
+            r#"{"algorithm": "probe", "nodes": 2, "seed": 1, "duration_ms": 100,
             "network": {"latency": {"constant": {"ms": 1}}},
             "faults": [{"at_ms": 2, "fault": {"pause": {"node": 1}}},
                        {"at_ms": 50, "fault": {"resume": {"node": 1}}}],
-            "workload": [{"at_ms": 5, "node": 0, "input": "Ping"}]}"#);
+            "workload": [{"at_ms": 5, "node": 0, "input": "Ping"}]}"#,
+        );
         let trace = out.trace.unwrap();
         let deliver_at = trace
             .events
             .iter()
             .find(|e| e.node == Some(1) && matches!(e.kind, EventKind::Deliver { .. }))
             .map(|e| e.t_ns);
-        assert_eq!(deliver_at, Some(50_000_000), "the ping waits for the resume");
+        assert_eq!(
+            deliver_at,
+            Some(50_000_000),
+            "the ping waits for the resume"
+        );
         let ticks_while_paused = trace
             .events
             .iter()
@@ -925,38 +975,63 @@ mod tests {
 
     #[test]
     fn a_restart_forgets_fields_but_keeps_stable_storage() {
-        let out = run(r#"{"algorithm": "probe", "nodes": 2, "seed": 1, "duration_ms": 45,
+        let out = run(
+            r#"{"algorithm": "probe", "nodes": 2, "seed": 1, "duration_ms": 45,
             "network": {"latency": {"constant": {"ms": 1}}},
             "faults": [{"at_ms": 15, "fault": {"crash": {"node": 1}}},
                        {"at_ms": 25, "fault": {"restart": {"node": 1}}}],
             "workload": [{"at_ms": 2, "node": 0, "input": "Ping"},
-                         {"at_ms": 18, "node": 0, "input": "Ping"}]}"#);
+                         {"at_ms": 18, "node": 0, "input": "Ping"}]}"#,
+        );
         let trace = out.trace.unwrap();
         let notes: Vec<String> = trace
             .events
             .iter()
             .filter(|e| e.node == Some(1))
             .filter_map(|e| match &e.kind {
-                EventKind::Observe { obs: Observation::Note { text } } => Some(text.clone()),
+                EventKind::Observe {
+                    obs: Observation::Note { text },
+                } => Some(text.clone()),
                 _ => None,
             })
             .collect();
         // before the crash: heard one ping; after the restart: the field is back to 0, the
         // stable counter still says 1
-        assert_eq!(notes, vec!["tick 0 heard 1 stable 1", "tick 0 heard 0 stable 1", "tick 1 heard 0 stable 1"]);
-        assert!(trace.events.iter().any(|e| matches!(e.kind, EventKind::Start { incarnation: 1 })));
+        assert_eq!(
+            notes,
+            vec![
+                "tick 0 heard 1 stable 1",
+                "tick 0 heard 0 stable 1",
+                "tick 1 heard 0 stable 1"
+            ]
+        );
         assert!(trace
             .events
             .iter()
-            .any(|e| matches!(e.kind, EventKind::Drop { reason: DropReason::DestinationCrashed, .. })));
+            .any(|e| matches!(e.kind, EventKind::Start { incarnation: 1 })));
+        assert!(trace.events.iter().any(|e| matches!(
+            e.kind,
+            EventKind::Drop {
+                reason: DropReason::DestinationCrashed,
+                ..
+            }
+        )));
     }
 
     #[test]
     fn timers_run_on_the_drifting_local_clock() {
         // +10% drift (100000 ppm): a 10 ms local timer fires after ~9.09 ms of global time.
-        let out = run(r#"{"algorithm": "probe", "nodes": 1, "seed": 1, "duration_ms": 12,
-            "clocks": {"rho_ppm": 100000, "nodes": [{"node": 0, "drift_ppm": 100000}]}}"#);
-        let fire = out.trace.unwrap().events.into_iter().find(|e| matches!(e.kind, EventKind::Timer { .. })).unwrap();
+        let out = run(
+            r#"{"algorithm": "probe", "nodes": 1, "seed": 1, "duration_ms": 12,
+            "clocks": {"rho_ppm": 100000, "nodes": [{"node": 0, "drift_ppm": 100000}]}}"#,
+        );
+        let fire = out
+            .trace
+            .unwrap()
+            .events
+            .into_iter()
+            .find(|e| matches!(e.kind, EventKind::Timer { .. }))
+            .unwrap();
         // the first global ns at which the local clock reads at least 10 ms
         assert_eq!(fire.t_ns, 9_090_910);
         assert!(fire.local_ns.unwrap() >= 10_000_000 && fire.local_ns.unwrap() < 10_000_002);
@@ -964,8 +1039,17 @@ mod tests {
 
     #[test]
     fn step_advances_one_event_at_a_time() {
-        let sc = Scenario::from_json(r#"{"algorithm": "probe", "nodes": 2, "seed": 1, "duration_ms": 30}"#).unwrap();
-        let mut sim = Sim::new(&sc, Rc::new(|_| Probe::default()), vec![], RunOptions::default()).unwrap();
+        let sc = Scenario::from_json(
+            r#"{"algorithm": "probe", "nodes": 2, "seed": 1, "duration_ms": 30}"#,
+        )
+        .unwrap();
+        let mut sim = Sim::new(
+            &sc,
+            Rc::new(|_| Probe::default()),
+            vec![],
+            RunOptions::default(),
+        )
+        .unwrap();
         let mut steps = 0;
         let mut last = 0;
         while sim.step() {
@@ -973,6 +1057,10 @@ mod tests {
             last = sim.now_ns();
             steps += 1;
         }
-        assert_eq!(steps, 2 + 2 * 3, "two starts, then three ticks per node within 30 ms");
+        assert_eq!(
+            steps,
+            2 + 2 * 3,
+            "two starts, then three ticks per node within 30 ms"
+        );
     }
 }
