@@ -1,10 +1,11 @@
 //! Replays every scenario under `corpus/`: each must reach its expected verdict, replay to a
 //! byte-identical trace, and render to the text timeline snapshotted with insta
-//! (`cargo insta review` to accept a deliberate change).
+//! (`cargo insta review` to accept a deliberate change). Each scenario also runs on the other
+//! engine, which must reach the same verdict; its trace is snapshotted as `<name>@<engine>`.
 
 use sincro::algorithms::run_scenario;
 use sincro::harness::engine::RunOptions;
-use sincro::harness::{render, Expect, Scenario, Verdict};
+use sincro::harness::{render, EngineKind, Expect, Scenario, Verdict};
 use std::path::{Path, PathBuf};
 
 fn corpus_files(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -60,16 +61,29 @@ fn corpus_scenarios_reach_their_verdicts_and_snapshots() {
             path.display()
         );
         let trace = out.trace.expect("recorded");
-        let again = run_scenario(&sc, RunOptions::default())
-            .unwrap()
-            .trace
-            .unwrap();
+        let again = run_scenario(&sc, RunOptions::default()).unwrap().trace.unwrap();
+        assert_eq!(trace.to_jsonl(), again.to_jsonl(), "{}: replay is not byte-identical", path.display());
+        insta::assert_snapshot!(name.clone(), render::text(&trace, Some(&out.verdict)));
+
+        // The same scenario on the other engine reaches the same verdict (traces differ in
+        // timing: turmoil works in 1 ms ticks), and replays byte-identically there too.
+        let other = match sc.engine {
+            EngineKind::Native => EngineKind::Turmoil,
+            EngineKind::Turmoil => EngineKind::Native,
+        };
+        let sc2 = Scenario { engine: other, ..sc.clone() };
+        let out2 = run_scenario(&sc2, RunOptions::default()).unwrap();
         assert_eq!(
-            trace.to_jsonl(),
-            again.to_jsonl(),
-            "{}: replay is not byte-identical",
-            path.display()
+            out2.verdict.label(),
+            out.verdict.label(),
+            "{}: {} engine disagrees: {}",
+            path.display(),
+            other.name(),
+            out2.verdict
         );
-        insta::assert_snapshot!(name, render::text(&trace, Some(&out.verdict)));
+        let t2 = out2.trace.unwrap();
+        let again2 = run_scenario(&sc2, RunOptions::default()).unwrap().trace.unwrap();
+        assert_eq!(t2.to_jsonl(), again2.to_jsonl(), "{} on {}: not byte-identical", path.display(), other.name());
+        insta::assert_snapshot!(format!("{name}@{}", other.name()), render::text(&t2, Some(&out2.verdict)));
     }
 }

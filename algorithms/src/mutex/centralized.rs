@@ -229,7 +229,7 @@ mod tests {
     use crate::registry::find;
     use sincro_harness::engine::RunOptions;
     use sincro_harness::gen::GenOptions;
-    use sincro_harness::{Scenario, Verdict};
+    use sincro_harness::{EngineKind, Scenario, Verdict};
 
     fn scenario(variant: &str, extra_faults: &str) -> Scenario {
         Scenario::from_json(&format!(
@@ -292,25 +292,55 @@ mod tests {
     }
 
     #[test]
-    fn same_scenario_same_trace_bytes() {
+    fn same_scenario_same_trace_bytes_on_every_engine() {
         let alg = find("mutex.centralized").unwrap();
-        for variant in ["correct", "lease-timeout"] {
-            for seed in 0..20 {
-                let sc = alg.generate(variant, seed, &GenOptions::default());
-                let a = alg
-                    .run(&sc, RunOptions::default())
-                    .unwrap()
-                    .trace
-                    .unwrap()
-                    .to_jsonl();
-                let b = alg
-                    .run(&sc, RunOptions::default())
-                    .unwrap()
-                    .trace
-                    .unwrap()
-                    .to_jsonl();
-                assert_eq!(a, b, "{variant} seed {seed}");
+        for engine in [EngineKind::Native, EngineKind::Turmoil] {
+            let opts = GenOptions {
+                engine,
+                ..GenOptions::default()
+            };
+            for variant in ["correct", "lease-timeout"] {
+                for seed in 0..10 {
+                    let sc = alg.generate(variant, seed, &opts);
+                    let a = alg.run(&sc, RunOptions::default()).unwrap();
+                    let b = alg.run(&sc, RunOptions::default()).unwrap();
+                    let (a, b) = (a.trace.unwrap().to_jsonl(), b.trace.unwrap().to_jsonl());
+                    assert!(
+                        a.lines().count() > 5,
+                        "{engine:?} {variant} seed {seed}: an empty run proves nothing"
+                    );
+                    assert_eq!(a, b, "{engine:?} {variant} seed {seed}");
+                }
             }
+        }
+    }
+
+    #[test]
+    fn turmoil_fuzzing_agrees_on_the_verdicts() {
+        let alg = find("mutex.centralized").unwrap();
+        let opts = GenOptions {
+            engine: EngineKind::Turmoil,
+            ..GenOptions::default()
+        };
+        let run = RunOptions {
+            record_trace: false,
+        };
+        let found = (0..100).find(|&seed| {
+            !alg.run(&alg.generate("lease-timeout", seed, &opts), run)
+                .unwrap()
+                .verdict
+                .is_pass()
+        });
+        assert!(
+            found.is_some(),
+            "lease-timeout not caught on turmoil in 100 seeds"
+        );
+        for seed in 0..50 {
+            let v = alg
+                .run(&alg.generate("correct", seed, &opts), run)
+                .unwrap()
+                .verdict;
+            assert!(v.is_pass(), "turmoil seed {seed}: {v}");
         }
     }
 
