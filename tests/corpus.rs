@@ -61,8 +61,16 @@ fn corpus_scenarios_reach_their_verdicts_and_snapshots() {
             path.display()
         );
         let trace = out.trace.expect("recorded");
-        let again = run_scenario(&sc, RunOptions::default()).unwrap().trace.unwrap();
-        assert_eq!(trace.to_jsonl(), again.to_jsonl(), "{}: replay is not byte-identical", path.display());
+        let again = run_scenario(&sc, RunOptions::default())
+            .unwrap()
+            .trace
+            .unwrap();
+        assert_eq!(
+            trace.to_jsonl(),
+            again.to_jsonl(),
+            "{}: replay is not byte-identical",
+            path.display()
+        );
         insta::assert_snapshot!(name.clone(), render::text(&trace, Some(&out.verdict)));
 
         // The same scenario on the other engine reaches the same verdict (traces differ in
@@ -71,7 +79,10 @@ fn corpus_scenarios_reach_their_verdicts_and_snapshots() {
             EngineKind::Native => EngineKind::Turmoil,
             EngineKind::Turmoil => EngineKind::Native,
         };
-        let sc2 = Scenario { engine: other, ..sc.clone() };
+        let sc2 = Scenario {
+            engine: other,
+            ..sc.clone()
+        };
         let out2 = run_scenario(&sc2, RunOptions::default()).unwrap();
         assert_eq!(
             out2.verdict.label(),
@@ -82,8 +93,20 @@ fn corpus_scenarios_reach_their_verdicts_and_snapshots() {
             out2.verdict
         );
         let t2 = out2.trace.unwrap();
-        let again2 = run_scenario(&sc2, RunOptions::default()).unwrap().trace.unwrap();
-        assert_eq!(t2.to_jsonl(), again2.to_jsonl(), "{} on {}: not byte-identical", path.display(), other.name());
-        insta::assert_snapshot!(format!("{name}@{}", other.name()), render::text(&t2, Some(&out2.verdict)));
+        let again2 = run_scenario(&sc2, RunOptions::default())
+            .unwrap()
+            .trace
+            .unwrap();
+        assert_eq!(
+            t2.to_jsonl(),
+            again2.to_jsonl(),
+            "{} on {}: not byte-identical",
+            path.display(),
+            other.name()
+        );
+        insta::assert_snapshot!(
+            format!("{name}@{}", other.name()),
+            render::text(&t2, Some(&out2.verdict))
+        );
     }
 }

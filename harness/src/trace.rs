@@ -117,6 +117,43 @@ pub struct Trace {
     pub events: Vec<Event>,
 }
 
+thread_local! {
+    /// One spare event buffer per thread: a trace gives its buffer back when dropped, and the
+    /// next run on the thread records into it, so a campaign of runs does not fault in fresh
+    /// memory for every trace (the buffer is kept only up to [`SPARE_MAX_BYTES`]).
+    static SPARE: std::cell::RefCell<Vec<Event>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Largest event buffer a thread keeps for reuse.
+pub const SPARE_MAX_BYTES: usize = 256 << 20;
+
+impl Trace {
+    /// An empty trace for `nodes` nodes, recording into this thread's spare buffer if any.
+    pub fn with_spare_buffer(nodes: usize) -> Trace {
+        let events = SPARE.with(|s| std::mem::take(&mut *s.borrow_mut()));
+        Trace { nodes, events }
+    }
+}
+
+impl Drop for Trace {
+    fn drop(&mut self) {
+        let mut events = std::mem::take(&mut self.events);
+        if events.capacity() == 0
+            || events.capacity() * std::mem::size_of::<Event>() > SPARE_MAX_BYTES
+        {
+            return;
+        }
+        events.clear();
+        let _ = SPARE.try_with(|s| {
+            if let Ok(mut spare) = s.try_borrow_mut() {
+                if spare.capacity() < events.capacity() {
+                    *spare = events;
+                }
+            }
+        });
+    }
+}
+
 /// One JSON Lines row: an event and its vector clock stamp.
 #[derive(Serialize, Deserialize)]
 struct Row {
@@ -302,6 +339,17 @@ mod tests {
             vc[3].as_ref().unwrap(),
             vc[1].as_ref().unwrap()
         ));
+    }
+
+    #[test]
+    fn a_dropped_trace_lends_its_buffer_to_the_next_one() {
+        let mut t = Trace::with_spare_buffer(1);
+        t.events.reserve(1000);
+        let cap = t.events.capacity();
+        drop(t);
+        let again = Trace::with_spare_buffer(1);
+        assert!(again.events.is_empty());
+        assert_eq!(again.events.capacity(), cap);
     }
 
     #[test]

@@ -233,10 +233,9 @@ impl Recorder {
             record: options.record_trace,
             observing,
             next_id: 0,
-            trace: options.record_trace.then(|| Trace {
-                nodes,
-                events: Vec::new(),
-            }),
+            trace: options
+                .record_trace
+                .then(|| Trace::with_spare_buffer(nodes)),
             checkers,
             verdict: None,
             buf: String::new(),

@@ -1025,11 +1025,10 @@ mod tests {
             r#"{"algorithm": "probe", "nodes": 1, "seed": 1, "duration_ms": 12,
             "clocks": {"rho_ppm": 100000, "nodes": [{"node": 0, "drift_ppm": 100000}]}}"#,
         );
-        let fire = out
-            .trace
-            .unwrap()
+        let trace = out.trace.unwrap();
+        let fire = trace
             .events
-            .into_iter()
+            .iter()
             .find(|e| matches!(e.kind, EventKind::Timer { .. }))
             .unwrap();
         // the first global ns at which the local clock reads at least 10 ms
