@@ -17,8 +17,9 @@ cargo clippy --workspace --all-targets -- -D warnings
 step "tests (README: cargo test --workspace)"
 cargo test --workspace
 
-step "determinism sweep: every seed run twice, traces compared byte for byte"
-cargo run --release --quiet -- fuzz --algorithm all --seeds 300 --check-determinism --out target/ci-failures
+step "determinism sweep: every seed run twice, traces compared byte for byte, on both engines"
+cargo run --release --quiet -- fuzz --algorithm all --seeds 300 --check-determinism --keep-going --out target/ci-failures
+cargo run --release --quiet -- fuzz --algorithm all --seeds 50 --engine turmoil --check-determinism --keep-going --out target/ci-failures
 
 step "fuzz campaign: correct variants must pass, buggy variants must be caught"
 cargo run --release --quiet -- fuzz --algorithm all --seeds 2000 --jobs 2 --out target/ci-failures

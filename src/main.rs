@@ -343,7 +343,10 @@ fn fuzz(a: FuzzArgs) -> i32 {
                 "explored: held even outside its fault model".to_string()
             }
             (false, false) => "ok: no violation".to_string(),
-            (true, true) => format!("ok: caught after {} seeds", r.runs),
+            (true, true) => format!(
+                "ok: caught after {} seeds",
+                r.first.as_ref().map_or(0, |f| f.seed - a.seed_start + 1)
+            ),
             (false, true) => {
                 "UNEXPECTED: a correct variant failed inside its fault model".to_string()
             }
