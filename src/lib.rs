@@ -10,6 +10,7 @@
 
 pub mod bench;
 pub mod fuzz;
+pub mod show;
 
 pub use sincro_algorithms as algorithms;
 pub use sincro_checkers as checkers;

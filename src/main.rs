@@ -63,6 +63,12 @@ enum Command {
     /// Measure engine speed: token ring and all-to-all broadcast on the native engine, on
     /// turmoil, and on a bare BinaryHeap loop (the reference limit).
     Bench(sincro::bench::BenchArgs),
+    /// Render a scenario's run or a recorded trace: text timeline, Mermaid, or HTML diagram.
+    Show(sincro::show::ShowArgs),
+    /// Judge a trace recorded elsewhere (JSON Lines) against properties.
+    Check(sincro::show::CheckArgs),
+    /// Compare two traces of the same scenario: the first diverging event and its context.
+    Diff(sincro::show::DiffArgs),
 }
 
 #[derive(clap::Args)]
@@ -135,6 +141,9 @@ fn main() -> ExitCode {
         Command::Replay(a) => run(a, Render::Text),
         Command::Fuzz(a) => fuzz(a),
         Command::Bench(a) => sincro::bench::main(&a),
+        Command::Show(a) => sincro::show::show(&a),
+        Command::Check(a) => sincro::show::check(&a),
+        Command::Diff(a) => sincro::show::diff(&a),
     };
     ExitCode::from(code as u8)
 }

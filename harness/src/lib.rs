@@ -21,6 +21,7 @@ pub mod process;
 pub mod render;
 pub mod rng;
 pub mod scenario;
+pub mod shrink;
 pub mod trace;
 
 pub use check::{Checker, PropertyClass, Violation};
