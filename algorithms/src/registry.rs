@@ -1,7 +1,7 @@
 //! The registry: every algorithm runnable by name, with its variants, properties and fault
 //! model.
 
-use crate::mutex::centralized;
+use crate::mutex::{centralized, ricart_agrawala};
 use serde::de::DeserializeOwned;
 use sincro_harness::engine::{self, Factory, Outcome, RunOptions};
 use sincro_harness::fault::{FaultClass, FaultModel};
@@ -65,7 +65,7 @@ pub trait Algorithm: Sync {
 
 /// Every registered algorithm, in a fixed order.
 pub fn registry() -> Vec<&'static dyn Algorithm> {
-    vec![&MutexCentralized]
+    vec![&MutexCentralized, &MutexRicartAgrawala]
 }
 
 /// The algorithm called `name`, or an error listing the known names.
@@ -207,31 +207,104 @@ impl Algorithm for MutexCentralized {
     }
 
     fn workload(&self, rng: &mut SimRng, nodes: usize, active_ms: u64) -> Vec<WorkloadItem> {
-        let count = rng.range_u64(1, 4 * nodes as u64);
-        let mut items: Vec<WorkloadItem> = (0..count)
-            .map(|_| WorkloadItem {
-                at_ms: rng.range_u64(0, active_ms),
-                node: rng.index(nodes),
-                input: serde_json::json!({ "acquire": { "hold_ms": rng.range_u64(1, 30) } }),
-            })
-            .collect();
-        items.sort_by_key(|w| w.at_ms);
-        items
+        mutex_workload(rng, nodes, active_ms)
     }
 
     fn liveness_bound_ms(&self, sc: &Scenario) -> u64 {
-        // Behind at most every other node's request (one outstanding request per node), each
-        // taking its hold time plus a grant and a release; then our own request and grant.
-        let hold_max = sc
-            .workload
-            .iter()
-            .filter_map(|w| w.input.pointer("/acquire/hold_ms").and_then(|v| v.as_u64()))
-            .max()
-            .unwrap_or(0);
-        let lat = max_latency_ms(sc);
-        let per_holder = hold_max + 2 * lat + 1;
-        let bound = sc.nodes as u64 * per_holder + 2 * lat;
-        // Clock drift (at most rho) stretches local hold times a little; allow 10 %.
-        bound + bound / 10 + 10
+        mutex_liveness_bound_ms(sc)
+    }
+}
+
+/// Workload of the mutual exclusion family: up to `4n` acquires at random nodes and times,
+/// each holding the resource 1–30 ms.
+fn mutex_workload(rng: &mut SimRng, nodes: usize, active_ms: u64) -> Vec<WorkloadItem> {
+    let count = rng.range_u64(1, 4 * nodes as u64);
+    let mut items: Vec<WorkloadItem> = (0..count)
+        .map(|_| WorkloadItem {
+            at_ms: rng.range_u64(0, active_ms),
+            node: rng.index(nodes),
+            input: serde_json::json!({ "acquire": { "hold_ms": rng.range_u64(1, 30) } }),
+        })
+        .collect();
+    items.sort_by_key(|w| w.at_ms);
+    items
+}
+
+/// Liveness bound of a FIFO-fair mutex (centralized, Ricart–Agrawala): a request waits behind
+/// at most every other node's request (one outstanding request per node), each taking its hold
+/// time plus two message times (release and grant, or exit OK and the next entry); then its own
+/// two message times.
+fn mutex_liveness_bound_ms(sc: &Scenario) -> u64 {
+    let hold_max = sc
+        .workload
+        .iter()
+        .filter_map(|w| w.input.pointer("/acquire/hold_ms").and_then(|v| v.as_u64()))
+        .max()
+        .unwrap_or(0);
+    let lat = max_latency_ms(sc);
+    let per_holder = hold_max + 2 * lat + 1;
+    let bound = sc.nodes as u64 * per_holder + 2 * lat;
+    // Clock drift (at most rho) stretches local hold times a little; allow 10 %.
+    bound + bound / 10 + 10
+}
+
+/// `mutex.ricart-agrawala`.
+struct MutexRicartAgrawala;
+
+impl Algorithm for MutexRicartAgrawala {
+    fn info(&self) -> AlgorithmInfo {
+        AlgorithmInfo {
+            name: "mutex.ricart-agrawala",
+            summary: "distributed: Lamport-stamped requests to all, lowest (clock, id) wins, deferred OKs",
+            source: "seed 000 §6.3.4 (Fig. 6.15); seed 001",
+            variants: vec![
+                VariantInfo { name: "correct", buggy: false, summary: "the textbook algorithm" },
+                VariantInfo {
+                    name: "no-tiebreak",
+                    buggy: true,
+                    summary: "stamps compared without the process id: equal clocks let both enter",
+                },
+            ],
+            properties: vec!["mutual_exclusion", "liveness"],
+            fault_model: FaultModel {
+                tolerates: vec![FaultClass::Reordering, FaultClass::Pauses, FaultClass::ClockDrift],
+                summary: "reliable channels with any delay and reordering, slow processes, drifting clocks; no crashes",
+            },
+        }
+    }
+
+    fn run(&self, sc: &Scenario, options: RunOptions) -> Result<Outcome, ScenarioError> {
+        let info = self.info();
+        check_variant(&info, &sc.variant)?;
+        let params: ricart_agrawala::Params = parse_params(sc)?;
+        if !params.initial_clocks.is_empty() && params.initial_clocks.len() != sc.nodes {
+            return Err(ScenarioError(format!(
+                "params.initial_clocks has {} entries for {} nodes",
+                params.initial_clocks.len(),
+                sc.nodes
+            )));
+        }
+        let variant = match sc.variant.as_str() {
+            "no-tiebreak" => ricart_agrawala::Variant::NoTiebreak,
+            _ => ricart_agrawala::Variant::Correct,
+        };
+        let bound = sc
+            .checks
+            .liveness_bound_ms
+            .unwrap_or_else(|| self.liveness_bound_ms(sc));
+        let checkers = checkers(&info, sc, bound)?;
+        let factory: Factory<ricart_agrawala::RicartAgrawala> = Rc::new(move |id| {
+            let clock = params.initial_clocks.get(id).copied().unwrap_or(0);
+            ricart_agrawala::RicartAgrawala::new(variant, clock)
+        });
+        engine::run(sc, factory, checkers, options)
+    }
+
+    fn workload(&self, rng: &mut SimRng, nodes: usize, active_ms: u64) -> Vec<WorkloadItem> {
+        mutex_workload(rng, nodes, active_ms)
+    }
+
+    fn liveness_bound_ms(&self, sc: &Scenario) -> u64 {
+        mutex_liveness_bound_ms(sc)
     }
 }

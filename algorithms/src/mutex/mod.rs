@@ -1,3 +1,4 @@
 //! Mutual exclusion algorithms (Tanenbaum & van Steen §6.3; seeds `001`, `002`, `003` §4.3).
 
 pub mod centralized;
+pub mod ricart_agrawala;
