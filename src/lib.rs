@@ -11,6 +11,7 @@
 pub mod bench;
 pub mod fuzz;
 pub mod show;
+pub mod table;
 
 pub use sincro_algorithms as algorithms;
 pub use sincro_checkers as checkers;

@@ -63,6 +63,8 @@ enum Command {
     /// Measure engine speed: token ring and all-to-all broadcast on the native engine, on
     /// turmoil, and on a bare BinaryHeap loop (the reference limit).
     Bench(sincro::bench::BenchArgs),
+    /// Measured comparison tables (e.g. `mutex`: Table 6.1, messages and delay per entry).
+    Table(sincro::table::TableArgs),
     /// Render a scenario's run or a recorded trace: text timeline, Mermaid, or HTML diagram.
     Show(sincro::show::ShowArgs),
     /// Judge a trace recorded elsewhere (JSON Lines) against properties.
@@ -141,6 +143,7 @@ fn main() -> ExitCode {
         Command::Replay(a) => run(a, Render::Text),
         Command::Fuzz(a) => fuzz(a),
         Command::Bench(a) => sincro::bench::main(&a),
+        Command::Table(a) => sincro::table::main(&a),
         Command::Show(a) => sincro::show::show(&a),
         Command::Check(a) => sincro::show::check(&a),
         Command::Diff(a) => sincro::show::diff(&a),
