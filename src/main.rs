@@ -135,6 +135,14 @@ struct FuzzArgs {
 }
 
 fn main() -> ExitCode {
+    // Like other command-line tools, end quietly when the reader of stdout goes away
+    // (`sincro replay s.json | head`) instead of panicking on the broken pipe.
+    #[cfg(unix)]
+    // SAFETY: restoring the default disposition of SIGPIPE at start-up, before any thread
+    // exists, is what a C program starts with; no Rust invariant depends on it.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     install_panic_hook();
     let cli = Cli::parse();
     let code = match cli.command {
@@ -210,7 +218,14 @@ fn run(a: RunArgs, default_render: Render) -> i32 {
     }
     if render == Render::Text {
         if let Some(trace) = &out.trace {
-            print!("{}", render::text(trace, Some(&out.verdict)));
+            use std::io::Write;
+            // A closed pipe (`| head`) is not an error worth a panic.
+            let written = std::io::stdout()
+                .lock()
+                .write_all(render::text(trace, Some(&out.verdict)).as_bytes());
+            if written.is_err() {
+                return sincro::exit_code(&out.verdict);
+            }
         }
     }
     println!(

@@ -2,3 +2,4 @@
 
 pub mod centralized;
 pub mod ricart_agrawala;
+pub mod token_ring;
