@@ -18,8 +18,15 @@ use std::collections::BTreeMap;
 /// Options of `sincro table`.
 #[derive(clap::Args, Clone, Debug)]
 pub struct TableArgs {
-    /// Which table: `mutex` (Table 6.1).
+    /// Which table: `mutex` (Table 6.1) or `voting` (decentralized voting's violation
+    /// probability, computed and measured, and its utilization under contention).
     pub which: String,
+    /// `voting`: seeded runs per (n, m, p).
+    #[arg(long, default_value_t = 2000)]
+    pub runs: u64,
+    /// `voting`: reset probabilities p to measure.
+    #[arg(long, value_delimiter = ',', default_value = "0.05,0.1,0.2,0.3,0.5")]
+    pub p: Vec<f64>,
     /// Node counts to measure.
     #[arg(long, value_delimiter = ',', default_value = "3,5,10,20")]
     pub n: Vec<usize>,
@@ -170,8 +177,18 @@ const ROWS: &[Row] = &[
 
 /// Runs `sincro table`; returns the exit code.
 pub fn main(args: &TableArgs) -> i32 {
+    if args.which == "voting" {
+        if args.runs == 0 || args.p.iter().any(|p| !(0.0..=1.0).contains(p)) {
+            eprintln!("error: --runs must be at least 1 and every --p within [0, 1]");
+            return crate::exit::BAD_INPUT;
+        }
+        return voting_table(args.runs, &args.p);
+    }
     if args.which != "mutex" {
-        eprintln!("error: unknown table `{}`; known tables: mutex", args.which);
+        eprintln!(
+            "error: unknown table `{}`; known tables: mutex, voting",
+            args.which
+        );
         return crate::exit::BAD_INPUT;
     }
     if args.n.iter().any(|&n| n < 3) {
@@ -229,9 +246,194 @@ pub fn main(args: &TableArgs) -> i32 {
     code
 }
 
+/// Binomial coefficient.
+fn choose(n: u64, k: u64) -> f64 {
+    if k > n {
+        return 0.0;
+    }
+    (0..k).fold(1.0, |acc, i| acc * (n - i) as f64 / (i + 1) as f64)
+}
+
+/// The text's violation probability of decentralized voting: at least `2m - n` of the `m`
+/// coordinators behind a holder reset during its critical section, each with probability `p`.
+pub fn violation_probability(n: u64, m: u64, p: f64) -> f64 {
+    ((2 * m).saturating_sub(n)..=n)
+        .map(|k| choose(m, k) * p.powi(k as i32) * (1.0 - p).powi(m as i32 - k as i32))
+        .sum()
+}
+
+/// Wilson score interval (95 %) for `hits` out of `runs`.
+pub fn wilson(hits: u64, runs: u64) -> (f64, f64) {
+    let (n, z) = (runs as f64, 1.96f64);
+    let p = hits as f64 / n;
+    let centre = (p + z * z / (2.0 * n)) / (1.0 + z * z / n);
+    let half = z * ((p * (1.0 - p) + z * z / (4.0 * n)) / n).sqrt() / (1.0 + z * z / n);
+    ((centre - half).max(0.0), (centre + half).min(1.0))
+}
+
+/// One run of the experiment behind the violation probability: holder A (node `n`) holds the
+/// votes of exactly coordinators `0..m` (its requests to the others are slow), each coordinator
+/// resets (crash and restart with amnesia) during A's critical section with probability `p`,
+/// then B (node `n + 1`) asks everyone: B enters beside A iff at least `2m - n` of A's
+/// coordinators forgot their vote.
+pub fn voting_experiment(n: usize, m: usize, p: f64, seed: u64) -> Result<bool, String> {
+    let mut rng = crate::harness::SimRng::new(seed);
+    let faults: Vec<_> = (0..n)
+        .filter(|_| rng.chance(p))
+        .flat_map(|c| {
+            [
+                serde_json::json!({"at_ms": 20, "fault": {"crash": {"node": c}}}),
+                serde_json::json!({"at_ms": 21, "fault": {"restart": {"node": c}}}),
+            ]
+        })
+        .collect();
+    let slow: Vec<_> = (m..n)
+        .map(|c| serde_json::json!({"from": n, "to": c, "latency": {"constant": {"ms": 1000}}}))
+        .collect();
+    let doc = serde_json::json!({
+        "algorithm": "mutex.decentralized", "nodes": n + 2, "seed": seed, "duration_ms": 200,
+        "params": {"coordinators": n, "m": m},
+        "network": {"latency": {"constant": {"ms": 2}}, "links": slow},
+        "faults": faults,
+        "workload": [
+            {"at_ms": 10, "node": n, "input": {"acquire": {"hold_ms": 100}}},
+            {"at_ms": 30, "node": n + 1, "input": {"acquire": {"hold_ms": 10}}}
+        ],
+    });
+    let sc = Scenario::from_json(&doc.to_string()).map_err(|e| e.0)?;
+    let out = find("mutex.decentralized")
+        .map_err(|e| e.0)?
+        .run(
+            &sc,
+            RunOptions {
+                record_trace: false,
+            },
+        )
+        .map_err(|e| e.0)?;
+    Ok(
+        matches!(out.verdict, crate::harness::Verdict::Violation(ref v) if v.property == "mutual_exclusion"),
+    )
+}
+
+/// Utilization of the resource (fraction of time someone is inside) under `contenders`
+/// processes that each want it `k` times at once, over `duration_ms`.
+pub fn utilization(
+    alg: &str,
+    nodes: usize,
+    contenders: usize,
+    duration_ms: u64,
+) -> Result<f64, String> {
+    let workload: Vec<_> = (0..contenders)
+        .flat_map(|i| (0..50).map(move |_| serde_json::json!({"at_ms": 1, "node": i % nodes, "input": {"acquire": {"hold_ms": 5}}})))
+        .collect();
+    let doc = serde_json::json!({
+        "algorithm": alg, "nodes": nodes, "seed": 5, "duration_ms": duration_ms,
+        "network": {"latency": {"uniform": {"min_ms": 1, "max_ms": 10}}},
+        "workload": workload, "checks": {"properties": ["mutual_exclusion"]},
+    });
+    let sc = Scenario::from_json(&doc.to_string()).map_err(|e| e.0)?;
+    let out = find(alg)
+        .map_err(|e| e.0)?
+        .run(&sc, RunOptions::default())
+        .map_err(|e| e.0)?;
+    let trace = out.trace.expect("recorded");
+    let (mut inside, mut since) = (0u64, None);
+    for e in &trace.events {
+        match e.kind {
+            EventKind::Observe {
+                obs: Observation::CsEnter { .. },
+            } => since = Some(e.t_ns),
+            EventKind::Observe {
+                obs: Observation::CsExit { .. },
+            } => {
+                if let Some(s) = since.take() {
+                    inside += e.t_ns - s;
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(inside as f64 / (duration_ms * 1_000_000) as f64)
+}
+
+/// `sincro table voting`: the violation probability of decentralized voting, computed and
+/// measured, and utilization under contention.
+pub fn voting_table(runs: u64, ps: &[f64]) -> i32 {
+    println!(
+        "Decentralized voting: P[violation] = sum_(k=2m-n..n) C(m,k) p^k (1-p)^(m-k), against the"
+    );
+    println!("rate measured over {runs} seeded runs (each coordinator resets during the holder's critical");
+    println!("section with probability p; 95% Wilson interval).\n");
+    println!("| n | m | p | P formula | measured | 95% interval | inside |");
+    println!("|---:|---:|---:|---:|---:|---|---|");
+    let (mut cells, mut inside_count) = (0u32, 0u32);
+    for &(n, m) in &[(5usize, 3usize), (5, 4), (7, 5)] {
+        for &p in ps {
+            let mut hits = 0;
+            for seed in 0..runs {
+                match voting_experiment(n, m, p, seed) {
+                    Ok(true) => hits += 1,
+                    Ok(false) => {}
+                    Err(e) => {
+                        eprintln!("error: {e}");
+                        return crate::exit::BAD_INPUT;
+                    }
+                }
+            }
+            let formula = violation_probability(n as u64, m as u64, p);
+            let (lo, hi) = wilson(hits, runs);
+            let inside = (lo..=hi).contains(&formula);
+            cells += 1;
+            inside_count += u32::from(inside);
+            println!(
+                "| {n} | {m} | {p} | {formula:.4} | {:.4} | [{lo:.4}, {hi:.4}] | {} |",
+                hits as f64 / runs as f64,
+                if inside { "yes" } else { "NO" }
+            );
+        }
+    }
+    println!("\n{inside_count} of {cells} formula values lie inside the measured 95% interval (about 95% are expected to).");
+    println!("\nUtilization collapse: fraction of a 2 s run the resource is in use, every contender asking");
+    println!("50 times (hold 5 ms, latency 1-10 ms), 7 nodes.\n");
+    println!("| contenders | decentralized | centralized |");
+    println!("|---:|---:|---:|");
+    for contenders in [1usize, 2, 3, 5, 7] {
+        let d = utilization("mutex.decentralized", 7, contenders, 2000);
+        let c = utilization("mutex.centralized", 7, contenders, 2000);
+        match (d, c) {
+            (Ok(d), Ok(c)) => println!("| {contenders} | {d:.3} | {c:.3} |"),
+            (Err(e), _) | (_, Err(e)) => {
+                eprintln!("error: {e}");
+                return crate::exit::BAD_INPUT;
+            }
+        }
+    }
+    crate::exit::PASS
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_violation_formula_and_its_experiment_agree() {
+        // n = 5, m = 3: one forgotten vote among the holder's three suffices
+        assert!((violation_probability(5, 3, 0.1) - (1.0 - 0.9f64.powi(3))).abs() < 1e-12);
+        assert_eq!(violation_probability(5, 3, 0.0), 0.0);
+        // no reset: never two inside; every one of A's coordinators reset: always
+        assert!(!voting_experiment(5, 3, 0.0, 1).unwrap());
+        assert!(voting_experiment(5, 3, 1.0, 1).unwrap());
+        let runs = 400;
+        let hits = (0..runs)
+            .filter(|&s| voting_experiment(5, 3, 0.2, s).unwrap())
+            .count() as u64;
+        let (lo, hi) = wilson(hits, runs);
+        let p = violation_probability(5, 3, 0.2);
+        assert!(
+            lo <= p && p <= hi,
+            "{p} outside [{lo}, {hi}] ({hits}/{runs})"
+        );
+    }
 
     #[test]
     fn table_6_1_exact_entries_match() {

@@ -1,7 +1,7 @@
 //! The registry: every algorithm runnable by name, with its variants, properties and fault
 //! model.
 
-use crate::mutex::{centralized, ricart_agrawala, token_ring};
+use crate::mutex::{centralized, ricart_agrawala, token_ring, voting};
 use serde::de::DeserializeOwned;
 use sincro_harness::engine::{self, Factory, Outcome, RunOptions};
 use sincro_harness::fault::{FaultClass, FaultModel};
@@ -65,7 +65,13 @@ pub trait Algorithm: Sync {
 
 /// Every registered algorithm, in a fixed order.
 pub fn registry() -> Vec<&'static dyn Algorithm> {
-    vec![&MutexCentralized, &MutexRicartAgrawala, &MutexTokenRing]
+    vec![
+        &MutexCentralized,
+        &MutexVoting(voting::Mode::Voting),
+        &MutexVoting(voting::Mode::Quorum),
+        &MutexRicartAgrawala,
+        &MutexTokenRing,
+    ]
 }
 
 /// The algorithm called `name`, or an error listing the known names.
@@ -385,5 +391,55 @@ impl Algorithm for MutexTokenRing {
             .unwrap_or(0);
         let bound = (per_node_max + 1) * round + 2 * lat;
         bound + bound / 10 + 10
+    }
+}
+
+/// `mutex.decentralized` and `mutex.quorum`.
+struct MutexVoting(voting::Mode);
+
+impl Algorithm for MutexVoting {
+    fn info(&self) -> AlgorithmInfo {
+        let model = FaultModel {
+            tolerates: vec![FaultClass::Reordering, FaultClass::Pauses, FaultClass::ClockDrift],
+            summary: "reliable links with any delay and reordering, slow processes, drifting clocks; coordinator crashes (amnesia) break safety with a computable probability",
+        };
+        match self.0 {
+            voting::Mode::Voting => AlgorithmInfo {
+                name: "mutex.decentralized",
+                summary: "decentralized voting (Lin et al.): m > n/2 of n coordinators grant or deny; denied requesters back off",
+                source: "seed 000 §6.3.3; seed 001",
+                variants: vec![VariantInfo { name: "correct", buggy: false, summary: "the textbook algorithm" }],
+                properties: vec!["mutual_exclusion"],
+                fault_model: model,
+            },
+            voting::Mode::Quorum => AlgorithmInfo {
+                name: "mutex.quorum",
+                summary: "quorum of seed 002: requests to all n coordinators, which queue; wait for m grants; release to all",
+                source: "seed 002 (Exclusão Mútua, quórum)",
+                variants: vec![VariantInfo { name: "correct", buggy: false, summary: "the notes' algorithm" }],
+                properties: vec!["mutual_exclusion"],
+                fault_model: model,
+            },
+        }
+    }
+
+    fn run(&self, sc: &Scenario, options: RunOptions) -> Result<Outcome, ScenarioError> {
+        let info = self.info();
+        check_variant(&info, &sc.variant)?;
+        let params: voting::Params = parse_params(sc)?;
+        let params = params.resolve(sc.nodes).map_err(ScenarioError)?;
+        let bound = sc.checks.liveness_bound_ms.unwrap_or_else(|| self.liveness_bound_ms(sc));
+        let checkers = checkers(&info, sc, bound)?;
+        let mode = self.0;
+        let factory: Factory<voting::Voting> = Rc::new(move |_| voting::Voting::new(mode, params.clone()));
+        engine::run(sc, factory, checkers, options)
+    }
+
+    fn workload(&self, rng: &mut SimRng, nodes: usize, active_ms: u64) -> Vec<WorkloadItem> {
+        mutex_workload(rng, nodes, active_ms)
+    }
+
+    fn liveness_bound_ms(&self, sc: &Scenario) -> u64 {
+        mutex_liveness_bound_ms(sc)
     }
 }

@@ -3,3 +3,4 @@
 pub mod centralized;
 pub mod ricart_agrawala;
 pub mod token_ring;
+pub mod voting;
