@@ -1,4 +1,4 @@
-//! The `sincro` command: list, run, replay, fuzz and bench.
+//! The `sincro` command: list, run, replay, fuzz, matrix and bench.
 
 use clap::{Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -15,13 +15,14 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+mod matrix;
 
 /// Sincro: deterministic simulation, fault injection and property checking for distributed
 /// synchronization algorithms.
 ///
 /// Exit codes: 0 pass, 1 property violated (fuzz: unexpected verdict), 2 bad input,
 /// 3 the algorithm panicked, 4 a run limit was hit, 5 nondeterminism detected,
-/// 130 interrupted by Ctrl-C (fuzz: what was found is written).
+/// 130 interrupted by Ctrl-C (fuzz, matrix: what was found is written).
 #[derive(Parser)]
 #[command(name = "sincro", version, about, long_about)]
 struct Cli {
@@ -64,6 +65,9 @@ enum Command {
     Replay(RunArgs),
     /// Fuzz: generate scenarios from seeds, run them, write every failure as a replayable file.
     Fuzz(FuzzArgs),
+    /// Fault-tolerance matrix: for each algorithm and fault class, which declared properties
+    /// hold, and a shrunk counterexample for each that breaks.
+    Matrix(matrix::MatrixArgs),
     /// Measure engine speed: token ring and all-to-all broadcast on the native engine, on
     /// turmoil, and on a bare BinaryHeap loop (the reference limit).
     Bench(sincro::bench::BenchArgs),
@@ -170,6 +174,7 @@ fn main() -> ExitCode {
         Command::Run(a) => run(a, Render::None),
         Command::Replay(a) => run(a, Render::Text),
         Command::Fuzz(a) => fuzz(a),
+        Command::Matrix(a) => matrix::main(&a),
         Command::Bench(a) => sincro::bench::main(&a),
         Command::Show(a) => sincro::show::show(&a),
         Command::Check(a) => sincro::show::check(&a),
