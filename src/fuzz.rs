@@ -343,7 +343,9 @@ pub struct TargetRun<'a> {
     executed: AtomicU64,
     events: AtomicU64,
     delivered: AtomicU64,
-    found: Mutex<Vec<Failure>>,
+    /// The smallest failing seed so far, and the earliest time a failure was found (only
+    /// these are kept, so memory stays flat however many seeds fail).
+    found: Mutex<(Option<Failure>, Option<f64>)>,
     wall: Duration,
 }
 
@@ -361,7 +363,7 @@ impl<'a> TargetRun<'a> {
             executed: AtomicU64::new(0),
             events: AtomicU64::new(0),
             delivered: AtomicU64::new(0),
-            found: Mutex::new(Vec::new()),
+            found: Mutex::new((None, None)),
             wall: Duration::ZERO,
         }
     }
@@ -582,7 +584,11 @@ impl<'a> TargetRun<'a> {
                             f.shrunk = Some(self.shrink_failure(&sc, &f.label, stop, opts));
                         }
                     }
-                    self.found.lock().expect("no poisoning").push(f);
+                    let mut found = self.found.lock().expect("no poisoning");
+                    found.1 = Some(found.1.map_or(f.found_after_s, |t| t.min(f.found_after_s)));
+                    if found.0.as_ref().is_none_or(|g| f.seed < g.seed) {
+                        found.0 = Some(f);
+                    }
                 }
             }
             live.runs.fetch_add(1, Ordering::Relaxed);
@@ -593,14 +599,8 @@ impl<'a> TargetRun<'a> {
 
     /// The report so far.
     pub fn report(&self) -> TargetReport {
-        let mut found = self.found.lock().expect("no poisoning").clone();
-        let time_to_find_s = found
-            .iter()
-            .map(|f| f.found_after_s)
-            .min_by(|a, b| a.total_cmp(b));
-        found.sort_by_key(|f| f.seed);
-        // The smallest failing seed in shard order (same as seed order).
-        let first = found.into_iter().next();
+        // The smallest failing seed (shard order is seed order).
+        let (first, time_to_find_s) = self.found.lock().expect("no poisoning").clone();
         let executed = self.executed.load(Ordering::Relaxed);
         let best = self.best.load(Ordering::Relaxed);
         let seeds_to_find = (best != u64::MAX).then(|| best + 1);
