@@ -1,24 +1,41 @@
-//! Fuzz campaigns: many generated scenarios per (algorithm, variant), failures written as
-//! replayable scenario files.
+//! Fuzz campaigns: many generated scenarios per (algorithm, variant), failures shrunk and written
+//! as replayable scenario files.
 //!
 //! Each run is single-threaded and deterministic; `jobs` threads take seeds from a shared
 //! counter. The first failing seed reported is the smallest one whatever the number of jobs, so
-//! a campaign's summary does not depend on thread timing.
+//! a campaign's summary does not depend on thread timing (only a wall-clock budget or Ctrl-C
+//! decides where a campaign stops).
+//!
+//! A campaign ([`campaign`]) runs several targets, optionally under a wall-clock budget shared
+//! by the targets, on one shard (`k/n`) of the seed range. Every failure is written atomically
+//! as soon as it is found (`<alg>.<variant>.seed<N>.json`), then shrunk and written again
+//! (`….seed<N>.shrunk.json`).
 
 use crate::algorithms::{Algorithm, VariantInfo};
 use crate::harness::engine::RunOptions;
 use crate::harness::gen::GenOptions;
+use crate::harness::shrink::{self, ScenarioSize, ShrinkOptions};
 use crate::harness::{Expect, Scenario, Verdict};
+use std::fmt::{self, Write as _};
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
+use std::str::FromStr;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// `FuzzConfig::seeds` value for "no bound": run until the time budget ends or Ctrl-C.
+pub const UNBOUNDED: u64 = u64::MAX;
+
+/// Exit code of `fuzz` and `matrix` after Ctrl-C (128 + SIGINT, as shells report it).
+pub const INTERRUPTED_EXIT: i32 = 130;
 
 /// What to fuzz and how.
 #[derive(Clone, Debug)]
 pub struct FuzzConfig {
     /// First seed.
     pub seed_start: u64,
-    /// Number of seeds per target.
+    /// Number of seeds per target ([`UNBOUNDED`]: until the budget ends or Ctrl-C).
     pub seeds: u64,
     /// Worker threads (each run stays single-threaded).
     pub jobs: usize,
@@ -34,6 +51,116 @@ pub struct FuzzConfig {
     pub max_files: usize,
 }
 
+/// Campaign knobs beyond [`FuzzConfig`]. The default is one shard, no shrinking, every
+/// declared property, plain file names.
+#[derive(Clone, Debug, Default)]
+pub struct CampaignOptions {
+    /// Which part of the seed range this process runs.
+    pub shard: Shard,
+    /// Shrink each written failure with these options (`None`: do not shrink).
+    pub shrink: Option<ShrinkOptions>,
+    /// Check only these properties (`checks.properties` of every generated scenario).
+    pub properties: Option<Vec<String>>,
+    /// Inserted in failure file names: `<alg>.<variant>.<tag>.seed<N>.json`.
+    pub file_tag: Option<String>,
+}
+
+/// One shard `k/n` of a seed range: the seeds `s` with `(s - seed_start) % n == k - 1`, so `n`
+/// shards cover the range exactly once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    /// This shard, 1-based.
+    pub k: u64,
+    /// Number of shards.
+    pub n: u64,
+}
+
+impl Default for Shard {
+    fn default() -> Self {
+        Shard { k: 1, n: 1 }
+    }
+}
+
+impl Shard {
+    /// How many of the offsets `0..seeds` belong to this shard ([`UNBOUNDED`] stays unbounded).
+    pub fn count(&self, seeds: u64) -> u64 {
+        if seeds == UNBOUNDED {
+            UNBOUNDED
+        } else if seeds < self.k {
+            0
+        } else {
+            (seeds - self.k) / self.n + 1
+        }
+    }
+
+    /// The offset from `seed_start` of this shard's `j`-th seed (`None` on overflow).
+    pub fn offset(&self, j: u64) -> Option<u64> {
+        j.checked_mul(self.n)?.checked_add(self.k - 1)
+    }
+}
+
+impl fmt::Display for Shard {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}", self.k, self.n)
+    }
+}
+
+impl FromStr for Shard {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        let bad = || format!("`{s}` is not a shard: expected k/n with 1 <= k <= n, e.g. 2/4");
+        let (k, n) = s.split_once('/').ok_or_else(bad)?;
+        let k: u64 = k.trim().parse().map_err(|_| bad())?;
+        let n: u64 = n.trim().parse().map_err(|_| bad())?;
+        if n == 0 || k == 0 || k > n {
+            return Err(format!(
+                "shard {k}/{n} does not exist: k is 1-based and must be within 1..={n}{}",
+                if n == 0 { " (and n at least 1)" } else { "" }
+            ));
+        }
+        Ok(Shard { k, n })
+    }
+}
+
+/// Parses a duration such as `60s`, `5m`, `1h`, `1h30m`, `500ms` or `90` (seconds).
+pub fn parse_duration(s: &str) -> Result<Duration, String> {
+    let bad = |why: &str| format!("`{s}` is not a duration ({why}); e.g. 60s, 5m, 1h30m, 500ms");
+    let t = s.trim();
+    if t.is_empty() {
+        return Err(bad("empty"));
+    }
+    let mut total = 0.0f64;
+    let mut rest = t;
+    while !rest.is_empty() {
+        let num_len = rest
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .unwrap_or(rest.len());
+        if num_len == 0 {
+            return Err(bad("a number must come first"));
+        }
+        let value: f64 = rest[..num_len].parse().map_err(|_| bad("not a number"))?;
+        rest = &rest[num_len..];
+        let unit_len = rest
+            .find(|c: char| c.is_ascii_digit() || c == '.')
+            .unwrap_or(rest.len());
+        let unit = rest[..unit_len].trim();
+        rest = &rest[unit_len..];
+        let secs = match unit {
+            "" | "s" | "sec" | "secs" => 1.0,
+            "ms" => 1e-3,
+            "m" | "min" | "mins" => 60.0,
+            "h" | "hr" | "hour" | "hours" => 3600.0,
+            _ => return Err(bad(&format!("unknown unit `{unit}`"))),
+        };
+        total += value * secs;
+    }
+    if !(total.is_finite() && total > 0.0 && total < 1e9) {
+        return Err(bad("must be positive"));
+    }
+    Ok(Duration::from_secs_f64(total))
+}
+
 /// One (algorithm, variant) to fuzz.
 #[derive(Clone)]
 pub struct Target {
@@ -41,6 +168,28 @@ pub struct Target {
     pub algorithm: &'static dyn Algorithm,
     /// The variant.
     pub variant: VariantInfo,
+}
+
+impl Target {
+    /// `algorithm / variant`.
+    pub fn name(&self) -> String {
+        format!("{} / {}", self.algorithm.info().name, self.variant.name)
+    }
+}
+
+/// A shrunk counterexample.
+#[derive(Clone, Debug)]
+pub struct ShrunkFile {
+    /// Where it was written (if it was).
+    pub path: Option<PathBuf>,
+    /// Its size.
+    pub size: ScenarioSize,
+    /// Candidate runs the shrinker made.
+    pub runs: usize,
+    /// Accepted shrinking steps.
+    pub steps: usize,
+    /// Shrinking was cut short by Ctrl-C (the result still fails the same way).
+    pub interrupted: bool,
 }
 
 /// A failing seed.
@@ -54,6 +203,12 @@ pub struct Failure {
     pub detail: String,
     /// Where the scenario was written (if it was).
     pub path: Option<PathBuf>,
+    /// Size of the generated scenario.
+    pub size: Option<ScenarioSize>,
+    /// The shrunk counterexample (when shrinking is on and the failure was written).
+    pub shrunk: Option<ShrunkFile>,
+    /// Wall seconds of this target's fuzzing until this failure was found.
+    pub found_after_s: f64,
 }
 
 /// The result of fuzzing one target.
@@ -65,11 +220,12 @@ pub struct TargetReport {
     pub variant: String,
     /// Whether the variant is a known-buggy one (a failure is then expected).
     pub buggy: bool,
-    /// Runs done.
+    /// Seeds judged: every seed run, or (stopping at the first failure) the seeds of this shard
+    /// up to and including the first failing one.
     pub runs: u64,
     /// Failing runs found (only the first unless `keep_going`).
     pub failures: u64,
-    /// The smallest failing seed, with its file.
+    /// The smallest failing seed, with its files.
     pub first: Option<Failure>,
     /// Messages delivered over all runs.
     pub delivered: u64,
@@ -78,147 +234,858 @@ pub struct TargetReport {
     /// Whether the outcome is as expected: no failure for a correct variant, a failure for a
     /// buggy one.
     pub as_expected: bool,
+    /// Runs actually executed (for runs/s; at most `jobs - 1` more than `runs`).
+    pub executed: u64,
+    /// Wall seconds spent on this target.
+    pub wall_s: f64,
+    /// Seeds of this shard up to and including the first failing one.
+    pub seeds_to_find: Option<u64>,
+    /// Wall seconds of this target until its first failure was found.
+    pub time_to_find_s: Option<f64>,
+    /// Every seed of the range was judged (false when cut by the budget or Ctrl-C).
+    pub complete: bool,
 }
 
-fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)?;
+/// Live counters of a campaign, for a progress display polling from another thread.
+#[derive(Debug, Default)]
+pub struct Live {
+    /// Runs done in the whole campaign.
+    pub runs: AtomicU64,
+    /// Failures found in the whole campaign.
+    pub failures: AtomicU64,
+    /// Runs done on the current target.
+    pub target_runs: AtomicU64,
+    /// The current target (`alg / variant`) and its seed count on this shard.
+    pub current: Mutex<Option<(String, u64)>>,
+    notes: Mutex<Vec<String>>,
+}
+
+impl Live {
+    /// Messages (failures found, files written) since the last call.
+    pub fn take_notes(&self) -> Vec<String> {
+        std::mem::take(&mut *self.notes.lock().expect("no poisoning"))
     }
-    let tmp = path.with_extension("json.tmp");
-    std::fs::write(&tmp, text)?;
-    std::fs::rename(&tmp, path)
+
+    fn note(&self, s: String) {
+        self.notes.lock().expect("no poisoning").push(s);
+    }
 }
 
-/// Runs one seed; `Err(failure)` on a failing verdict or a determinism mismatch.
-fn run_seed(
-    t: &Target,
-    cfg: &FuzzConfig,
-    seed: u64,
-) -> Result<(u64, u64), Box<(Scenario, Failure)>> {
-    let sc = t.algorithm.generate(t.variant.name, seed, &cfg.gen);
-    let opts = RunOptions {
-        record_trace: cfg.check_determinism,
+/// Writes `text` to `path` atomically: a temporary file in the same directory, flushed to disk,
+/// then renamed over `path`. A reader sees either nothing or the whole file.
+pub fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
     };
-    let out = match t.algorithm.run(&sc, opts) {
-        Ok(o) => o,
-        Err(e) => {
-            let f = Failure {
-                seed,
-                label: "bad_scenario".into(),
-                detail: e.0,
-                path: None,
-            };
-            return Err(Box::new((sc, f)));
+    std::fs::create_dir_all(&dir)?;
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
+    let written = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(text.as_bytes())?;
+        f.sync_all()
+    })();
+    if let Err(e) = written.and_then(|()| std::fs::rename(&tmp, path)) {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(e);
+    }
+    Ok(())
+}
+
+/// The process's peak resident set size in KiB (`VmHWM` of /proc/self/status), if known.
+pub fn peak_rss_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.trim_start_matches("VmHWM:")
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()
+}
+
+/// `12.3 MiB`, or `n/a`.
+pub fn format_kib(kib: Option<u64>) -> String {
+    kib.map_or("n/a".into(), |k| format!("{:.1} MiB", k as f64 / 1024.0))
+}
+
+/// `4f/7i/5n`: faults, inputs, nodes.
+pub fn format_size(s: &ScenarioSize) -> String {
+    format!("{}f/{}i/{}n", s.faults, s.inputs, s.nodes)
+}
+
+fn expect_of(label: &str) -> Option<Expect> {
+    match label.split_once(':') {
+        Some(("violation", p)) => Some(Expect::Violation(p.to_string())),
+        _ if label == "panic" => Some(Expect::Panic),
+        _ => None,
+    }
+}
+
+const QUICK: RunOptions = RunOptions {
+    record_trace: false,
+};
+
+/// Fuzzing state of one target; [`TargetRun::run`] can be called several times (time slices),
+/// each call going on from the next seed.
+pub struct TargetRun<'a> {
+    target: &'a Target,
+    cfg: &'a FuzzConfig,
+    opts: &'a CampaignOptions,
+    limit: u64,
+    next: AtomicU64,
+    best: AtomicU64,
+    failures: AtomicU64,
+    executed: AtomicU64,
+    events: AtomicU64,
+    delivered: AtomicU64,
+    /// The smallest failing seed so far, and the earliest time a failure was found (only
+    /// these are kept, so memory stays flat however many seeds fail).
+    found: Mutex<(Option<Failure>, Option<f64>)>,
+    wall: Duration,
+}
+
+impl<'a> TargetRun<'a> {
+    /// A fresh state for `target`.
+    pub fn new(target: &'a Target, cfg: &'a FuzzConfig, opts: &'a CampaignOptions) -> Self {
+        TargetRun {
+            target,
+            cfg,
+            opts,
+            limit: opts.shard.count(cfg.seeds),
+            next: AtomicU64::new(0),
+            best: AtomicU64::new(u64::MAX),
+            failures: AtomicU64::new(0),
+            executed: AtomicU64::new(0),
+            events: AtomicU64::new(0),
+            delivered: AtomicU64::new(0),
+            found: Mutex::new((None, None)),
+            wall: Duration::ZERO,
         }
-    };
-    if cfg.check_determinism {
-        let again = t.algorithm.run(&sc, opts).expect("ran once already");
-        let (a, b) = (
-            out.trace.as_ref().map(|t| t.to_jsonl()),
-            again.trace.as_ref().map(|t| t.to_jsonl()),
+    }
+
+    /// Seeds of this shard for this target ([`UNBOUNDED`] when unbounded).
+    pub fn seeds_in_shard(&self) -> u64 {
+        self.limit
+    }
+
+    /// True while seeds are left and the target has not stopped at a failure.
+    pub fn is_open(&self) -> bool {
+        let next = self.next.load(Ordering::Relaxed);
+        next < self.limit && (self.cfg.keep_going || self.best.load(Ordering::Relaxed) == u64::MAX)
+    }
+
+    fn seed_of(&self, j: u64) -> Option<u64> {
+        self.opts
+            .shard
+            .offset(j)
+            .and_then(|o| self.cfg.seed_start.checked_add(o))
+    }
+
+    fn file_path(&self, seed: u64, shrunk: bool) -> PathBuf {
+        let tag = self
+            .opts
+            .file_tag
+            .as_ref()
+            .map_or(String::new(), |t| format!(".{t}"));
+        self.cfg.out_dir.join(format!(
+            "{}.{}{tag}.seed{seed}{}.json",
+            self.target.algorithm.info().name,
+            self.target.variant.name,
+            if shrunk { ".shrunk" } else { "" }
+        ))
+    }
+
+    /// Generates and runs one seed; `Err` on a failing verdict or a determinism mismatch.
+    fn run_seed(&self, seed: u64) -> Result<(u64, u64), Box<(Scenario, Failure)>> {
+        let t = self.target;
+        let mut sc = t.algorithm.generate(t.variant.name, seed, &self.cfg.gen);
+        if let Some(p) = &self.opts.properties {
+            sc.checks.properties = Some(p.clone());
+        }
+        let fail = |sc: Scenario, label: String, detail: String| {
+            Err(Box::new((
+                sc,
+                Failure {
+                    seed,
+                    label,
+                    detail,
+                    path: None,
+                    size: None,
+                    shrunk: None,
+                    found_after_s: 0.0,
+                },
+            )))
+        };
+        let opts = RunOptions {
+            record_trace: self.cfg.check_determinism,
+        };
+        let out = match t.algorithm.run(&sc, opts) {
+            Ok(o) => o,
+            Err(e) => return fail(sc, "bad_scenario".into(), e.0),
+        };
+        if self.cfg.check_determinism {
+            let again = t.algorithm.run(&sc, opts).expect("ran once already");
+            let (a, b) = (
+                out.trace.as_ref().map(|t| t.to_jsonl()),
+                again.trace.as_ref().map(|t| t.to_jsonl()),
+            );
+            if a != b {
+                return fail(
+                    sc,
+                    "nondeterministic".into(),
+                    "the same scenario gave two different traces".into(),
+                );
+            }
+        }
+        match &out.verdict {
+            Verdict::Pass => Ok((out.stats.events, out.stats.delivered)),
+            v => fail(sc, v.label(), v.to_string()),
+        }
+    }
+
+    /// Shrinks a written failure and writes the result next to it.
+    fn shrink_failure(
+        &self,
+        sc: &Scenario,
+        label: &str,
+        stop: &AtomicBool,
+        opts: &ShrinkOptions,
+    ) -> ShrunkFile {
+        let alg = self.target.algorithm;
+        let mut interrupted = false;
+        let result = {
+            let mut still_fails = |c: &Scenario| {
+                if stop.load(Ordering::Relaxed) {
+                    // Reject every further candidate: the shrinker ends quickly with the
+                    // smallest scenario verified so far.
+                    interrupted = true;
+                    return false;
+                }
+                alg.run(c, QUICK).is_ok_and(|o| o.verdict.label() == label)
+            };
+            shrink::shrink(sc, &mut still_fails, opts)
+        };
+        let verified = alg
+            .run(&result.scenario, QUICK)
+            .is_ok_and(|o| o.verdict.label() == label);
+        let mut out = if verified {
+            result.scenario
+        } else {
+            sc.clone()
+        };
+        let before = ScenarioSize::of(sc);
+        let after = ScenarioSize::of(&out);
+        out.expect = sc.expect.clone();
+        out.name = format!("{}-shrunk", sc.name);
+        out.description = format!(
+            "{}; shrunk from {} faults / {} inputs / {} nodes in {} candidate runs{}",
+            sc.description,
+            before.faults,
+            before.inputs,
+            before.nodes,
+            result.runs,
+            if verified {
+                ""
+            } else {
+                " (the shrunk scenario did not reproduce; this is the original)"
+            }
         );
-        if a != b {
-            let f = Failure {
-                seed,
-                label: "nondeterministic".into(),
-                detail: "the same scenario gave two different traces".into(),
-                path: None,
-            };
-            return Err(Box::new((sc, f)));
+        let path = self.file_path(sc.seed, true);
+        ShrunkFile {
+            path: write_atomically(&path, &out.to_json()).ok().map(|()| path),
+            size: after,
+            runs: result.runs,
+            steps: result.steps,
+            interrupted,
         }
     }
-    match &out.verdict {
-        Verdict::Pass => Ok((out.stats.events, out.stats.delivered)),
-        v => Err(Box::new((
-            sc,
-            Failure {
-                seed,
-                label: v.label(),
-                detail: v.to_string(),
-                path: None,
-            },
-        ))),
+
+    /// Runs seeds until the range is done, the target stops at a failure, `deadline` passes or
+    /// `stop` is set. Runs in flight finish; failures are written (and shrunk) as found.
+    /// `progress` is called after each run with the number of failures so far.
+    pub fn run(
+        &mut self,
+        stop: &AtomicBool,
+        deadline: Option<Instant>,
+        live: &Live,
+        progress: &(dyn Fn(u64) + Sync),
+    ) {
+        let started = Instant::now();
+        let wall_before = self.wall;
+        let this = &*self;
+        std::thread::scope(|s| {
+            for _ in 0..this.cfg.jobs.max(1) {
+                s.spawn(|| this.worker(stop, deadline, started, wall_before, live, progress));
+            }
+        });
+        self.wall += started.elapsed();
+    }
+
+    fn worker(
+        &self,
+        stop: &AtomicBool,
+        deadline: Option<Instant>,
+        started: Instant,
+        wall_before: Duration,
+        live: &Live,
+        progress: &(dyn Fn(u64) + Sync),
+    ) {
+        loop {
+            if stop.load(Ordering::Relaxed) || deadline.is_some_and(|d| Instant::now() >= d) {
+                return;
+            }
+            let j = self.next.fetch_add(1, Ordering::Relaxed);
+            if j >= self.limit || (!self.cfg.keep_going && j >= self.best.load(Ordering::Relaxed)) {
+                return;
+            }
+            let Some(seed) = self.seed_of(j) else {
+                return;
+            };
+            self.executed.fetch_add(1, Ordering::Relaxed);
+            match self.run_seed(seed) {
+                Ok((e, d)) => {
+                    self.events.fetch_add(e, Ordering::Relaxed);
+                    self.delivered.fetch_add(d, Ordering::Relaxed);
+                }
+                Err(failure) => {
+                    let (mut sc, mut f) = *failure;
+                    self.best.fetch_min(j, Ordering::Relaxed);
+                    f.found_after_s = (wall_before + started.elapsed()).as_secs_f64();
+                    let n = self.failures.fetch_add(1, Ordering::Relaxed) + 1;
+                    live.failures.fetch_add(1, Ordering::Relaxed);
+                    if (n as usize) <= self.cfg.max_files || !self.cfg.keep_going {
+                        sc.expect = expect_of(&f.label);
+                        f.size = Some(ScenarioSize::of(&sc));
+                        let path = self.file_path(seed, false);
+                        match write_atomically(&path, &sc.to_json()) {
+                            Ok(()) => {
+                                live.note(format!(
+                                    "{} seed {seed}: {} -> {}",
+                                    self.target.name(),
+                                    f.label,
+                                    path.display()
+                                ));
+                                f.path = Some(path);
+                            }
+                            Err(e) => live.note(format!(
+                                "{} seed {seed}: {}; cannot write {}: {e}",
+                                self.target.name(),
+                                f.label,
+                                path.display()
+                            )),
+                        }
+                        let shrinkable = f.label != "nondeterministic" && f.label != "bad_scenario";
+                        if let (Some(opts), true) = (&self.opts.shrink, shrinkable) {
+                            f.shrunk = Some(self.shrink_failure(&sc, &f.label, stop, opts));
+                        }
+                    }
+                    let mut found = self.found.lock().expect("no poisoning");
+                    found.1 = Some(found.1.map_or(f.found_after_s, |t| t.min(f.found_after_s)));
+                    if found.0.as_ref().is_none_or(|g| f.seed < g.seed) {
+                        found.0 = Some(f);
+                    }
+                }
+            }
+            live.runs.fetch_add(1, Ordering::Relaxed);
+            live.target_runs.fetch_add(1, Ordering::Relaxed);
+            progress(self.failures.load(Ordering::Relaxed));
+        }
+    }
+
+    /// The report so far.
+    pub fn report(&self) -> TargetReport {
+        // The smallest failing seed (shard order is seed order).
+        let (first, time_to_find_s) = self.found.lock().expect("no poisoning").clone();
+        let executed = self.executed.load(Ordering::Relaxed);
+        let best = self.best.load(Ordering::Relaxed);
+        let seeds_to_find = (best != u64::MAX).then(|| best + 1);
+        let failures = if self.cfg.keep_going {
+            self.failures.load(Ordering::Relaxed)
+        } else {
+            u64::from(first.is_some())
+        };
+        let runs = match seeds_to_find {
+            Some(n) if !self.cfg.keep_going => n,
+            _ => executed,
+        };
+        let next = self.next.load(Ordering::Relaxed);
+        TargetReport {
+            algorithm: self.target.algorithm.info().name.to_string(),
+            variant: self.target.variant.name.to_string(),
+            buggy: self.target.variant.buggy,
+            runs,
+            failures,
+            as_expected: first.is_some() == self.target.variant.buggy,
+            first,
+            delivered: self.delivered.load(Ordering::Relaxed),
+            events: self.events.load(Ordering::Relaxed),
+            executed,
+            wall_s: self.wall.as_secs_f64(),
+            seeds_to_find,
+            time_to_find_s,
+            complete: (seeds_to_find.is_some() && !self.cfg.keep_going)
+                || (self.limit != UNBOUNDED && next >= self.limit && runs >= self.limit),
+        }
     }
 }
 
-/// Fuzzes one target; `progress` is called after each run with (failures so far).
+/// Fuzzes one target to the end of its seed range (no shard, no shrinking); `progress` is
+/// called after each run with the number of failures so far.
 pub fn fuzz_target(
     t: &Target,
     cfg: &FuzzConfig,
     stop: &AtomicBool,
     progress: &(dyn Fn(u64) + Sync),
 ) -> TargetReport {
-    let next = AtomicU64::new(0);
-    let best = AtomicU64::new(u64::MAX);
-    let failures = AtomicU64::new(0);
-    let runs = AtomicU64::new(0);
-    let events = AtomicU64::new(0);
-    let delivered = AtomicU64::new(0);
-    let found: Mutex<Vec<Failure>> = Mutex::new(Vec::new());
-    std::thread::scope(|s| {
-        for _ in 0..cfg.jobs.max(1) {
-            s.spawn(|| loop {
-                if stop.load(Ordering::Relaxed) {
-                    return;
-                }
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                if i >= cfg.seeds || (!cfg.keep_going && i >= best.load(Ordering::Relaxed)) {
-                    return;
-                }
-                let seed = cfg.seed_start + i;
-                runs.fetch_add(1, Ordering::Relaxed);
-                match run_seed(t, cfg, seed) {
-                    Ok((e, d)) => {
-                        events.fetch_add(e, Ordering::Relaxed);
-                        delivered.fetch_add(d, Ordering::Relaxed);
-                    }
-                    Err(failure) => {
-                        let (mut sc, mut f) = *failure;
-                        best.fetch_min(i, Ordering::Relaxed);
-                        let n = failures.fetch_add(1, Ordering::Relaxed) + 1;
-                        if (n as usize) <= cfg.max_files || !cfg.keep_going {
-                            sc.expect = match f.label.split_once(':') {
-                                Some(("violation", p)) => Some(Expect::Violation(p.to_string())),
-                                _ if f.label == "panic" => Some(Expect::Panic),
-                                _ => None,
-                            };
-                            let path = cfg
-                                .out_dir
-                                .join(format!("{}.{}.seed{}.json", sc.algorithm, sc.variant, seed));
-                            if write_atomically(&path, &sc.to_json()).is_ok() {
-                                f.path = Some(path);
-                            }
-                        }
-                        found.lock().expect("no poisoning").push(f);
-                    }
-                }
-                progress(failures.load(Ordering::Relaxed));
-            });
+    let opts = CampaignOptions::default();
+    let mut run = TargetRun::new(t, cfg, &opts);
+    run.run(stop, None, &Live::default(), progress);
+    run.report()
+}
+
+/// The result of a campaign.
+#[derive(Clone, Debug)]
+pub struct CampaignReport {
+    /// One report per target, in the order given.
+    pub targets: Vec<TargetReport>,
+    /// Wall seconds of the whole campaign.
+    pub wall_s: f64,
+    /// Runs executed over all targets.
+    pub executed: u64,
+    /// Stopped by Ctrl-C.
+    pub interrupted: bool,
+    /// The wall-clock budget, if one was given.
+    pub budget: Option<Duration>,
+    /// The shard run.
+    pub shard: Shard,
+    /// First seed of the range.
+    pub seed_start: u64,
+    /// Seeds in the range ([`UNBOUNDED`] when only the budget bounds it).
+    pub seeds: u64,
+    /// Whether runs outside the fault model were allowed (failures are findings then).
+    pub beyond_model: bool,
+}
+
+/// Runs a campaign over `targets`.
+///
+/// Without a budget each target runs its whole seed range, one after the other. With a budget,
+/// the remaining time is split evenly among the targets still open, in rounds: each gets
+/// `remaining / open targets`; a target that ends early (its seeds exhausted, or stopped at its
+/// first failure) hands its leftover to the targets after it and to the next round.
+pub fn campaign(
+    targets: &[Target],
+    cfg: &FuzzConfig,
+    opts: &CampaignOptions,
+    budget: Option<Duration>,
+    stop: &AtomicBool,
+    live: &Live,
+) -> CampaignReport {
+    let started = Instant::now();
+    let deadline = budget.map(|b| started + b);
+    let mut runs: Vec<TargetRun> = targets
+        .iter()
+        .map(|t| TargetRun::new(t, cfg, opts))
+        .collect();
+    'rounds: loop {
+        let open: Vec<usize> = (0..runs.len()).filter(|&i| runs[i].is_open()).collect();
+        if open.is_empty() {
+            break;
         }
-    });
-    let mut found = found.into_inner().expect("no poisoning");
-    found.sort_by_key(|f| f.seed);
-    let first = found.into_iter().next();
-    let failures = if cfg.keep_going {
-        failures.into_inner()
+        for (n, &i) in open.iter().enumerate() {
+            let now = Instant::now();
+            if stop.load(Ordering::Relaxed) || deadline.is_some_and(|d| now >= d) {
+                break 'rounds;
+            }
+            let slice = deadline.map(|d| now + (d - now) / (open.len() - n) as u32);
+            *live.current.lock().expect("no poisoning") =
+                Some((targets[i].name(), runs[i].seeds_in_shard()));
+            live.target_runs
+                .store(runs[i].executed.load(Ordering::Relaxed), Ordering::Relaxed);
+            runs[i].run(stop, slice, live, &|_| {});
+        }
+        if deadline.is_none() {
+            break;
+        }
+    }
+    let reports: Vec<TargetReport> = runs.iter().map(|r| r.report()).collect();
+    CampaignReport {
+        executed: reports.iter().map(|r| r.executed).sum(),
+        targets: reports,
+        wall_s: started.elapsed().as_secs_f64(),
+        interrupted: stop.load(Ordering::Relaxed),
+        budget,
+        shard: opts.shard,
+        seed_start: cfg.seed_start,
+        seeds: cfg.seeds,
+        beyond_model: cfg.gen.beyond_model,
+    }
+}
+
+/// Whether a target's outcome is as expected, and a one-line description of it.
+pub fn outcome(r: &TargetReport, beyond_model: bool) -> (bool, String) {
+    let caught = r.seeds_to_find.unwrap_or(0);
+    if r.executed == 0 {
+        return (
+            true,
+            "not run: no seed of the range in this shard, or stopped first".into(),
+        );
+    }
+    match (r.buggy, r.first.is_some()) {
+        (_, true) if beyond_model => (
+            true,
+            format!("explored: breaks outside its fault model after {caught} seeds"),
+        ),
+        (_, false) if beyond_model => (true, "explored: held even outside its fault model".into()),
+        (false, false) => (
+            true,
+            if r.complete {
+                "ok: no violation".into()
+            } else {
+                format!("ok: no violation in {} seeds (cut short)", r.runs)
+            },
+        ),
+        (true, true) => (true, format!("ok: caught after {caught} seeds")),
+        (false, true) => (
+            false,
+            "UNEXPECTED: a correct variant failed inside its fault model".into(),
+        ),
+        (true, false) => (false, "UNEXPECTED: the bug was not caught".into()),
+    }
+}
+
+/// The exit code of a campaign: 130 after Ctrl-C, 5 on nondeterminism, 1 on an unexpected
+/// outcome (not counted with `beyond_model`), else 0.
+pub fn exit_code(c: &CampaignReport) -> i32 {
+    if c.interrupted {
+        return INTERRUPTED_EXIT;
+    }
+    let mut code = crate::exit::PASS;
+    for r in &c.targets {
+        if !outcome(r, c.beyond_model).0 {
+            code = crate::exit::VIOLATION;
+        }
+    }
+    if c.targets.iter().any(|r| {
+        r.first
+            .as_ref()
+            .is_some_and(|f| f.label == "nondeterministic")
+    }) {
+        code = crate::exit::NONDETERMINISM;
+    }
+    code
+}
+
+fn describe_range(c: &CampaignReport) -> String {
+    let range = if c.seeds == UNBOUNDED {
+        format!("seeds {}.. (until the budget ends)", c.seed_start)
     } else {
-        u64::from(first.is_some())
+        format!(
+            "seeds [{}, {})",
+            c.seed_start,
+            c.seed_start.saturating_add(c.seeds)
+        )
     };
-    TargetReport {
-        algorithm: t.algorithm.info().name.to_string(),
-        variant: t.variant.name.to_string(),
-        buggy: t.variant.buggy,
-        runs: if cfg.keep_going {
-            runs.into_inner()
+    if c.shard.n == 1 {
+        format!("{range}, shard 1/1 (every seed)")
+    } else {
+        format!(
+            "{range}, shard {}: the seeds s with (s - {}) % {} == {}",
+            c.shard,
+            c.seed_start,
+            c.shard.n,
+            c.shard.k - 1
+        )
+    }
+}
+
+/// Peak memory figures for the summary.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Rss {
+    /// Peak RSS after 10 s of campaign (KiB), if the campaign lasted that long.
+    pub at_10s_kib: Option<u64>,
+    /// Peak RSS at the end (KiB).
+    pub end_kib: Option<u64>,
+}
+
+/// The summary table and the failures with their replay commands.
+pub fn summary(c: &CampaignReport, rss: Rss) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "campaign: {}", describe_range(c));
+    let _ = writeln!(
+        s,
+        "{:<20} {:<14} {:>5} {:>8} {:>7} {:>8} {:>7} {:>7} {:>7} {:>9}  {:<24} {:<26} outcome",
+        "algorithm",
+        "variant",
+        "buggy",
+        "seeds",
+        "failing",
+        "first",
+        "to-find",
+        "find s",
+        "wall s",
+        "runs/s",
+        "size (orig -> shrunk)",
+        "verdict"
+    );
+    for r in &c.targets {
+        let size = r
+            .first
+            .as_ref()
+            .and_then(|f| f.size)
+            .map_or("-".into(), |o| {
+                match r.first.as_ref().and_then(|f| f.shrunk.as_ref()) {
+                    Some(sh) => format!("{} -> {}", format_size(&o), format_size(&sh.size)),
+                    None => format_size(&o),
+                }
+            });
+        let opt = |v: Option<String>| v.unwrap_or_else(|| "-".into());
+        let _ = writeln!(
+            s,
+            "{:<20} {:<14} {:>5} {:>8} {:>7} {:>8} {:>7} {:>7} {:>7.2} {:>9.0}  {:<24} {:<26} {}",
+            r.algorithm,
+            r.variant,
+            if r.buggy { "yes" } else { "no" },
+            r.runs,
+            r.failures,
+            opt(r.first.as_ref().map(|f| f.seed.to_string())),
+            opt(r.seeds_to_find.map(|n| n.to_string())),
+            opt(r.time_to_find_s.map(|t| format!("{t:.3}"))),
+            r.wall_s,
+            r.executed as f64 / r.wall_s.max(1e-9),
+            size,
+            r.first.as_ref().map_or("pass".into(), |f| f.label.clone()),
+            outcome(r, c.beyond_model).1
+        );
+    }
+    let _ = writeln!(
+        s,
+        "total: {} runs in {:.2} s wall, {:.0} runs/s{}; peak RSS {}{}",
+        c.executed,
+        c.wall_s,
+        c.executed as f64 / c.wall_s.max(1e-9),
+        c.budget.map_or(String::new(), |b| format!(
+            " (budget {:.0} s)",
+            b.as_secs_f64()
+        )),
+        format_kib(rss.end_kib),
+        if c.budget.is_some() {
+            format!(" (after 10 s: {})", format_kib(rss.at_10s_kib))
         } else {
-            first
-                .as_ref()
-                .map_or(runs.into_inner(), |f| f.seed - cfg.seed_start + 1)
-        },
-        failures,
-        as_expected: first.is_some() == t.variant.buggy,
-        first,
-        delivered: delivered.into_inner(),
-        events: events.into_inner(),
+            String::new()
+        }
+    );
+    if c.interrupted {
+        let _ = writeln!(
+            s,
+            "interrupted (Ctrl-C): runs in flight finished, every failure found is written"
+        );
+    }
+    for r in &c.targets {
+        let Some(f) = &r.first else { continue };
+        let _ = writeln!(
+            s,
+            "\n{} / {} seed {}: {}",
+            r.algorithm, r.variant, f.seed, f.detail
+        );
+        match &f.path {
+            Some(p) => {
+                let _ = writeln!(
+                    s,
+                    "  original ({}): {}",
+                    f.size.as_ref().map_or("-".into(), format_size),
+                    p.display()
+                );
+            }
+            None => {
+                let _ = writeln!(s, "  (could not write the scenario file)");
+            }
+        }
+        if let Some(sh) = &f.shrunk {
+            if let Some(sp) = &sh.path {
+                let _ = writeln!(
+                    s,
+                    "  shrunk   ({}): {}  [{} candidate runs, {} steps{}]",
+                    format_size(&sh.size),
+                    sp.display(),
+                    sh.runs,
+                    sh.steps,
+                    if sh.interrupted { ", interrupted" } else { "" }
+                );
+                let _ = writeln!(s, "  replay: sincro replay {}", sp.display());
+            }
+        }
+        if let Some(p) = &f.path {
+            let _ = writeln!(s, "  replay the original: sincro replay {}", p.display());
+        }
+    }
+    s
+}
+
+/// Escapes text for XML content and attribute values; characters XML 1.0 cannot hold are
+/// replaced by U+FFFD.
+pub fn xml_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            '\n' => out.push_str("&#10;"),
+            '\r' => out.push_str("&#13;"),
+            '\t' => out.push_str("&#9;"),
+            c if (c as u32) < 0x20 || c == '\u{FFFE}' || c == '\u{FFFF}' => out.push('\u{FFFD}'),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn failure_text(f: &Failure) -> String {
+    let mut t = format!("seed {}: {}", f.seed, f.detail);
+    if let Some(sp) = f.shrunk.as_ref().and_then(|s| s.path.as_ref()) {
+        let _ = write!(
+            t,
+            "\nshrunk file: {}\nreplay: sincro replay {}",
+            sp.display(),
+            sp.display()
+        );
+    }
+    if let Some(p) = &f.path {
+        let _ = write!(
+            t,
+            "\noriginal file: {}\nreplay the original: sincro replay {}",
+            p.display(),
+            p.display()
+        );
+    }
+    t
+}
+
+/// A JUnit XML report: one `<testsuite name="sincro fuzz">`, one `<testcase>` per target
+/// (`classname` = algorithm, `name` = variant). An unexpected outcome is a `<failure>`; a buggy
+/// variant caught as expected passes, with a `<system-out>` saying where it was caught.
+pub fn junit(c: &CampaignReport) -> String {
+    let failing = c
+        .targets
+        .iter()
+        .filter(|r| !outcome(r, c.beyond_model).0)
+        .count();
+    let mut x = String::new();
+    x.push_str("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    let _ = writeln!(
+        x,
+        "<testsuite name=\"sincro fuzz\" tests=\"{}\" failures=\"{failing}\" errors=\"0\" skipped=\"0\" time=\"{:.3}\">",
+        c.targets.len(),
+        c.wall_s
+    );
+    x.push_str("  <properties>\n");
+    for (k, v) in [
+        ("range", describe_range(c)),
+        ("runs", c.executed.to_string()),
+        ("interrupted", c.interrupted.to_string()),
+    ] {
+        let _ = writeln!(
+            x,
+            "    <property name=\"{}\" value=\"{}\"/>",
+            xml_escape(k),
+            xml_escape(&v)
+        );
+    }
+    x.push_str("  </properties>\n");
+    for r in &c.targets {
+        let (ok, text) = outcome(r, c.beyond_model);
+        let _ = write!(
+            x,
+            "  <testcase classname=\"{}\" name=\"{}\" time=\"{:.3}\"",
+            xml_escape(&r.algorithm),
+            xml_escape(&r.variant),
+            r.wall_s
+        );
+        let mut out = format!("{text}; {} seeds judged, {} runs", r.runs, r.executed);
+        if let Some(f) = &r.first {
+            let _ = write!(out, "\ncaught at {}", failure_text(f));
+        }
+        if ok {
+            let _ = writeln!(
+                x,
+                ">\n    <system-out>{}</system-out>\n  </testcase>",
+                xml_escape(&out)
+            );
+        } else {
+            let message = match &r.first {
+                Some(f) => format!("{text}: {}", f.detail),
+                None => format!("{text} in {} seeds", r.runs),
+            };
+            let kind = r.first.as_ref().map_or("not_caught", |f| f.label.as_str());
+            let _ = writeln!(
+                x,
+                ">\n    <failure message=\"{}\" type=\"{}\">{}</failure>\n  </testcase>",
+                xml_escape(&message),
+                xml_escape(kind),
+                xml_escape(&out)
+            );
+        }
+    }
+    x.push_str("</testsuite>\n");
+    x
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shards_cover_the_range_once() {
+        for seeds in [0u64, 1, 2, 7, 10, 11] {
+            for n in 1..5u64 {
+                let mut all = Vec::new();
+                for k in 1..=n {
+                    let sh = Shard { k, n };
+                    let c = sh.count(seeds);
+                    all.extend((0..c).map(|j| sh.offset(j).unwrap()));
+                    assert!((0..c).all(|j| sh.offset(j).unwrap() % n == k - 1));
+                }
+                all.sort();
+                assert_eq!(
+                    all,
+                    (0..seeds).collect::<Vec<_>>(),
+                    "{seeds} seeds, {n} shards"
+                );
+            }
+        }
+        assert_eq!("2/3".parse::<Shard>(), Ok(Shard { k: 2, n: 3 }));
+        for bad in ["0/3", "4/3", "x/y", "3", "1/0", ""] {
+            assert!(bad.parse::<Shard>().is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn durations() {
+        let d = |s| parse_duration(s).unwrap();
+        assert_eq!(d("60s"), Duration::from_secs(60));
+        assert_eq!(d("5m"), Duration::from_secs(300));
+        assert_eq!(d("1h"), Duration::from_secs(3600));
+        assert_eq!(d("1h30m"), Duration::from_secs(5400));
+        assert_eq!(d("500ms"), Duration::from_millis(500));
+        assert_eq!(d("90"), Duration::from_secs(90));
+        assert_eq!(d("1.5s"), Duration::from_millis(1500));
+        for bad in ["", "s", "10x", "0s", "-1s", "1..2s"] {
+            assert!(parse_duration(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn xml_is_escaped() {
+        assert_eq!(
+            xml_escape("a<b & \"c\" 'd'>\u{1}"),
+            "a&lt;b &amp; &quot;c&quot; &apos;d&apos;&gt;\u{FFFD}"
+        );
     }
 }

@@ -1,23 +1,28 @@
-//! The `sincro` command: list, run, replay, fuzz and bench.
+//! The `sincro` command: list, run, replay, fuzz, matrix and bench.
 
 use clap::{Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use sincro::algorithms::{self, Algorithm};
 use sincro::exit;
-use sincro::fuzz::{fuzz_target, FuzzConfig, Target, TargetReport};
+use sincro::fuzz::{self, CampaignOptions, FuzzConfig, Live, Rss, Shard, Target};
 use sincro::harness::engine::{install_panic_hook, RunOptions};
 use sincro::harness::gen::GenOptions;
+use sincro::harness::shrink::ShrinkOptions;
 use sincro::harness::{render, EngineKind, Expect, Scenario, Verdict};
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::atomic::AtomicBool;
-use std::time::Instant;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+mod matrix;
 
 /// Sincro: deterministic simulation, fault injection and property checking for distributed
 /// synchronization algorithms.
 ///
 /// Exit codes: 0 pass, 1 property violated (fuzz: unexpected verdict), 2 bad input,
-/// 3 the algorithm panicked, 4 a run limit was hit, 5 nondeterminism detected.
+/// 3 the algorithm panicked, 4 a run limit was hit, 5 nondeterminism detected,
+/// 130 interrupted by Ctrl-C (fuzz, matrix: what was found is written).
 #[derive(Parser)]
 #[command(name = "sincro", version, about, long_about)]
 struct Cli {
@@ -60,6 +65,9 @@ enum Command {
     Replay(RunArgs),
     /// Fuzz: generate scenarios from seeds, run them, write every failure as a replayable file.
     Fuzz(FuzzArgs),
+    /// Fault-tolerance matrix: for each algorithm and fault class, which declared properties
+    /// hold, and a shrunk counterexample for each that breaks.
+    Matrix(matrix::MatrixArgs),
     /// Measure engine speed: token ring and all-to-all broadcast on the native engine, on
     /// turmoil, and on a bare BinaryHeap loop (the reference limit).
     Bench(sincro::bench::BenchArgs),
@@ -88,6 +96,13 @@ struct RunArgs {
     engine: Option<Engine>,
 }
 
+/// Campaign budget, shared by the targets.
+const TIME_HELP: &str = "Wall-clock budget for the whole campaign, e.g. 60s, 5m, 1h30m. \
+Without --seeds the seeds are unbounded until the budget ends; with --seeds, whichever ends \
+first. The budget is shared by the targets: the time left is split evenly among the targets \
+still running, in rounds, and a target that ends early (seeds exhausted, or a buggy variant \
+caught) hands its leftover on to the others.";
+
 #[derive(clap::Args)]
 struct FuzzArgs {
     /// Algorithm to fuzz, or `all`.
@@ -96,16 +111,23 @@ struct FuzzArgs {
     /// Variant to fuzz, or `all` (buggy variants are expected to fail).
     #[arg(long, default_value = "all")]
     variant: String,
-    /// Seeds per (algorithm, variant).
-    #[arg(long, default_value_t = 1000)]
-    seeds: u64,
+    /// Seeds per (algorithm, variant) [default: 1000, or unbounded with --time].
+    #[arg(long)]
+    seeds: Option<u64>,
+    #[arg(long, value_name = "DURATION", value_parser = fuzz::parse_duration, help = TIME_HELP)]
+    time: Option<Duration>,
+    /// Run only shard K of N (1-based): the seeds s with (s - seed-start) % N == K-1, so N CI
+    /// jobs with --shard 1/N .. N/N cover the range exactly once. A buggy variant must be
+    /// caught within each shard.
+    #[arg(long, value_name = "K/N", default_value = "1/1")]
+    shard: Shard,
     /// First seed.
     #[arg(long, default_value_t = 0)]
     seed_start: u64,
     /// Engine for the generated scenarios.
     #[arg(long, value_enum, default_value = "native")]
     engine: Engine,
-    /// Worker threads (each run stays single-threaded and deterministic).
+    /// Worker threads: one run per thread, each run single-threaded and deterministic.
     #[arg(long, short, default_value_t = 1)]
     jobs: usize,
     /// Count every failure instead of stopping a target at its first one.
@@ -126,12 +148,24 @@ struct FuzzArgs {
     /// Largest node count.
     #[arg(long, default_value_t = 6)]
     nodes_max: usize,
-    /// Directory for failing scenarios.
+    /// Directory for failing scenarios (`<alg>.<variant>.seed<N>.json` and `.shrunk.json`).
     #[arg(long, default_value = "failures")]
     out: PathBuf,
-    /// With --keep-going, write at most this many failure files per target.
+    /// With --keep-going, write (and shrink) at most this many failures per target.
     #[arg(long, default_value_t = 20)]
     max_files: usize,
+    /// Do not shrink failures (only the generated scenario is written).
+    #[arg(long)]
+    no_shrink: bool,
+    /// At most this many candidate runs when shrinking one failure [default: the shrinker's].
+    #[arg(long, value_name = "N")]
+    shrink_runs: Option<usize>,
+    /// Also write a JUnit XML report to this file.
+    #[arg(long, value_name = "FILE")]
+    junit: Option<PathBuf>,
+    /// No progress display on stderr.
+    #[arg(long, short)]
+    quiet: bool,
 }
 
 fn main() -> ExitCode {
@@ -150,6 +184,7 @@ fn main() -> ExitCode {
         Command::Run(a) => run(a, Render::None),
         Command::Replay(a) => run(a, Render::Text),
         Command::Fuzz(a) => fuzz(a),
+        Command::Matrix(a) => matrix::main(&a),
         Command::Bench(a) => sincro::bench::main(&a),
         Command::Table(a) => sincro::table::main(&a),
         Command::Show(a) => sincro::show::show(&a),
@@ -301,7 +336,7 @@ fn targets(algorithm: &str, variant: &str) -> Result<Vec<Target>, String> {
 }
 
 fn fuzz(a: FuzzArgs) -> i32 {
-    if a.seeds == 0 {
+    if a.seeds == Some(0) {
         return bad_input("--seeds must be at least 1");
     }
     if a.nodes_min == 0 || a.nodes_min > a.nodes_max {
@@ -313,13 +348,21 @@ fn fuzz(a: FuzzArgs) -> i32 {
     if a.active_ms < 10 {
         return bad_input("--active-ms must be at least 10");
     }
+    if a.shrink_runs == Some(0) {
+        return bad_input("--shrink-runs must be at least 1");
+    }
     let targets = match targets(&a.algorithm, &a.variant) {
         Ok(t) => t,
         Err(e) => return bad_input(e),
     };
+    let seeds = match (a.seeds, a.time) {
+        (Some(n), _) => n,
+        (None, Some(_)) => fuzz::UNBOUNDED,
+        (None, None) => 1000,
+    };
     let cfg = FuzzConfig {
         seed_start: a.seed_start,
-        seeds: a.seeds,
+        seeds,
         jobs: a.jobs.max(1),
         keep_going: a.keep_going,
         check_determinism: a.check_determinism,
@@ -329,98 +372,159 @@ fn fuzz(a: FuzzArgs) -> i32 {
             active_ms: a.active_ms,
             beyond_model: a.beyond_model,
             engine: a.engine.into(),
+            only: None,
         },
         out_dir: a.out.clone(),
         max_files: a.max_files,
     };
-    let stop = AtomicBool::new(false);
-    let mut reports: Vec<(TargetReport, f64)> = Vec::new();
-    for t in &targets {
-        let bar = ProgressBar::new(cfg.seeds);
-        bar.set_style(
-            ProgressStyle::with_template(
-                "{prefix:32} [{bar:30}] {pos}/{len} seeds  {per_sec}  {msg}",
-            )
-            .expect("valid template")
-            .progress_chars("=> "),
+    let opts = CampaignOptions {
+        shard: a.shard,
+        shrink: (!a.no_shrink).then(|| shrink_options(a.shrink_runs)),
+        properties: None,
+        file_tag: None,
+    };
+    let stop = interrupt_flag();
+    let live = Live::default();
+    let started = Instant::now();
+    let (report, at_10s) = std::thread::scope(|s| {
+        let h = s.spawn(|| fuzz::campaign(&targets, &cfg, &opts, a.time, stop, &live));
+        let at_10s = monitor(&live, started, a.time, a.quiet, &|| h.is_finished());
+        (
+            h.join().expect("the campaign thread does not panic"),
+            at_10s,
+        )
+    });
+    let rss = Rss {
+        at_10s_kib: at_10s,
+        end_kib: fuzz::peak_rss_kib(),
+    };
+    print!("{}", fuzz::summary(&report, rss));
+    if let Some(path) = &a.junit {
+        match fuzz::write_atomically(path, &fuzz::junit(&report)) {
+            Ok(()) => println!("\nJUnit report: {}", path.display()),
+            Err(e) => {
+                eprintln!("error: cannot write {}: {e}", path.display());
+                if !report.interrupted {
+                    return exit::BAD_INPUT;
+                }
+            }
+        }
+    }
+    fuzz::exit_code(&report)
+}
+
+/// The shrinker's defaults, with `--shrink-runs` if given.
+fn shrink_options(runs: Option<usize>) -> ShrinkOptions {
+    let mut o = ShrinkOptions::default();
+    if let Some(n) = runs {
+        o.max_runs = n;
+    }
+    o
+}
+
+static STOP: AtomicBool = AtomicBool::new(false);
+static PRESSES: AtomicUsize = AtomicUsize::new(0);
+
+/// The stop flag, set by the first Ctrl-C (a second one exits at once with code 130).
+fn interrupt_flag() -> &'static AtomicBool {
+    let _ = ctrlc::set_handler(|| {
+        if PRESSES.fetch_add(1, Ordering::SeqCst) > 0 {
+            std::process::exit(fuzz::INTERRUPTED_EXIT);
+        }
+        STOP.store(true, Ordering::SeqCst);
+        eprintln!(
+            "\ninterrupted: finishing the runs in flight and writing what was found \
+             (Ctrl-C again to quit at once)"
         );
-        bar.set_prefix(format!("{} / {}", t.algorithm.info().name, t.variant.name));
-        let started = Instant::now();
-        let report = fuzz_target(t, &cfg, &stop, &|failures| {
-            bar.inc(1);
-            if failures > 0 {
-                bar.set_message(format!("{failures} failing"));
-            }
-        });
-        bar.finish_and_clear();
-        reports.push((report, started.elapsed().as_secs_f64()));
-    }
-    println!(
-        "{:<22} {:<16} {:>5} {:>8} {:>8} {:>10} {:>9}  {:<28} outcome",
-        "algorithm", "variant", "buggy", "seeds", "failing", "first", "runs/s", "verdict"
-    );
-    let mut code = exit::PASS;
-    for (r, secs) in &reports {
-        let outcome = match (r.buggy, r.first.is_some()) {
-            (_, true) if a.beyond_model => format!(
-                "explored: breaks outside its fault model after {} seeds",
-                r.runs
-            ),
-            (_, false) if a.beyond_model => {
-                "explored: held even outside its fault model".to_string()
-            }
-            (false, false) => "ok: no violation".to_string(),
-            (true, true) => format!(
-                "ok: caught after {} seeds",
-                r.first.as_ref().map_or(0, |f| f.seed - a.seed_start + 1)
-            ),
-            (false, true) => {
-                "UNEXPECTED: a correct variant failed inside its fault model".to_string()
-            }
-            (true, false) => "UNEXPECTED: the bug was not caught".to_string(),
-        };
-        // Outside the fault model, failures are findings, not regressions.
-        if !r.as_expected && !a.beyond_model {
-            code = exit::VIOLATION;
+    });
+    &STOP
+}
+
+/// Shows progress until `done()`: an indicatif bar on a terminal, a line every 5 s otherwise,
+/// nothing with `quiet`. Returns the peak RSS sampled after 10 s when there is a budget.
+fn monitor(
+    live: &Live,
+    started: Instant,
+    budget: Option<Duration>,
+    quiet: bool,
+    done: &dyn Fn() -> bool,
+) -> Option<u64> {
+    let tty = std::io::stderr().is_terminal();
+    let bar = if quiet || !tty {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new(0)
+    };
+    let say = |line: String| {
+        if quiet {
+        } else if bar.is_hidden() {
+            eprintln!("{line}");
+        } else {
+            bar.println(line);
         }
-        if r.first
-            .as_ref()
-            .is_some_and(|f| f.label == "nondeterministic")
-        {
-            code = exit::NONDETERMINISM;
+    };
+    let mut shown: Option<String> = None;
+    let mut last_line = Instant::now();
+    let mut at_10s = None;
+    let mut sampled = budget.is_none();
+    loop {
+        let finished = done();
+        for note in live.take_notes() {
+            say(format!("failure: {note}"));
         }
-        println!(
-            "{:<22} {:<16} {:>5} {:>8} {:>8} {:>10} {:>9.0}  {:<28} {}",
-            r.algorithm,
-            r.variant,
-            if r.buggy { "yes" } else { "no" },
-            r.runs,
-            r.failures,
-            r.first
-                .as_ref()
-                .map_or("-".to_string(), |f| f.seed.to_string()),
-            r.runs as f64 / secs.max(1e-9),
-            r.first
-                .as_ref()
-                .map_or("pass".to_string(), |f| f.label.clone()),
-            outcome
-        );
-    }
-    for (r, _) in &reports {
-        if let Some(f) = &r.first {
-            println!(
-                "\n{} / {} seed {}: {}",
-                r.algorithm, r.variant, f.seed, f.detail
-            );
-            match &f.path {
-                Some(p) => println!(
-                    "  written to {}\n  replay: sincro replay {}",
-                    p.display(),
-                    p.display()
-                ),
-                None => println!("  (could not write the scenario file)"),
+        let current = live.current.lock().expect("no poisoning").clone();
+        let runs = live.runs.load(Ordering::Relaxed);
+        let failures = live.failures.load(Ordering::Relaxed);
+        let elapsed = started.elapsed();
+        let rate = runs as f64 / elapsed.as_secs_f64().max(1e-9);
+        if let Some((name, seeds)) = &current {
+            if shown.as_ref() != Some(name) {
+                shown = Some(name.clone());
+                let (template, len) = match (seeds, budget) {
+                    (&s, _) if s != fuzz::UNBOUNDED => {
+                        ("{prefix:34} [{bar:30}] {pos}/{len} seeds  {msg}", s)
+                    }
+                    (_, Some(b)) => ("{prefix:34} [{bar:30}] {msg}", b.as_millis() as u64),
+                    _ => ("{prefix:34} {spinner} {msg}", 0),
+                };
+                bar.set_style(
+                    ProgressStyle::with_template(template)
+                        .expect("valid template")
+                        .progress_chars("=> "),
+                );
+                bar.set_length(len);
+                bar.set_prefix(name.clone());
+            }
+            if *seeds != fuzz::UNBOUNDED {
+                bar.set_position(live.target_runs.load(Ordering::Relaxed));
+            } else if budget.is_some() {
+                bar.set_position(elapsed.as_millis() as u64);
+            }
+            bar.set_message(format!(
+                "{runs} runs  {rate:.0} runs/s  {failures} failures  {:.0} s",
+                elapsed.as_secs_f64()
+            ));
+            if !quiet && !tty && last_line.elapsed() >= Duration::from_secs(5) && !finished {
+                last_line = Instant::now();
+                eprintln!(
+                    "[{:>5.0} s] {name}: {runs} runs, {rate:.0} runs/s, {failures} failures",
+                    elapsed.as_secs_f64()
+                );
             }
         }
+        if !sampled && elapsed >= Duration::from_secs(10) {
+            sampled = true;
+            at_10s = fuzz::peak_rss_kib();
+            say(format!(
+                "peak RSS after 10 s of campaign: {}",
+                fuzz::format_kib(at_10s)
+            ));
+        }
+        if finished {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
     }
-    code
+    bar.finish_and_clear();
+    at_10s
 }

@@ -25,6 +25,10 @@ pub struct GenOptions {
     pub beyond_model: bool,
     /// Engine the scenarios name.
     pub engine: EngineKind,
+    /// Force the swarm to exactly this one class, even outside the algorithm's model (the
+    /// fault-tolerance matrix). `Some(FaultClass::Delays)` means no fault class beyond the
+    /// always-on delays. `None`: the usual swarm draw.
+    pub only: Option<FaultClass>,
 }
 
 impl Default for GenOptions {
@@ -35,6 +39,7 @@ impl Default for GenOptions {
             active_ms: 1_000,
             beyond_model: false,
             engine: EngineKind::Native,
+            only: None,
         }
     }
 }
@@ -64,11 +69,15 @@ pub fn generate(
         opts.nodes_max.max(opts.nodes_min) as u64,
     ) as usize;
     let active = opts.active_ms.max(10);
-    let swarm: Vec<FaultClass> = FaultClass::ALL
-        .into_iter()
-        .filter(|&c| c != FaultClass::Delays && (opts.beyond_model || model.allows(c)))
-        .filter(|_| rng.chance(0.5))
-        .collect();
+    let swarm: Vec<FaultClass> = match opts.only {
+        Some(FaultClass::Delays) => Vec::new(),
+        Some(c) => vec![c],
+        None => FaultClass::ALL
+            .into_iter()
+            .filter(|&c| c != FaultClass::Delays && (opts.beyond_model || model.allows(c)))
+            .filter(|_| rng.chance(0.5))
+            .collect(),
+    };
     let on = |c: FaultClass| swarm.contains(&c);
 
     let lat_min = rng.range_u64(1, 5) as f64;
@@ -306,5 +315,43 @@ mod tests {
                 .contains(&FaultClass::Crashes)
         });
         assert!(any_crash);
+    }
+
+    #[test]
+    fn only_forces_a_single_class_even_outside_the_model() {
+        let m = model(vec![FaultClass::Pauses]);
+        for class in FaultClass::ALL {
+            let opts = GenOptions {
+                only: Some(class),
+                ..Default::default()
+            };
+            let mut saw_fault = false;
+            for seed in 0..50 {
+                let d = generate("x", "correct", seed, &m, &opts);
+                d.scenario.validate().unwrap();
+                if class == FaultClass::Delays {
+                    assert!(d.swarm.is_empty());
+                    assert!(d.scenario.faults.is_empty());
+                } else {
+                    assert_eq!(d.swarm, vec![class], "seed {seed}");
+                }
+                // Heals and restores at the end of the active phase belong to the class too.
+                assert!(d.scenario.faults.iter().all(|f| {
+                    let c = f.fault.class();
+                    c == class
+                        || (class == FaultClass::OnewayPartitions && c == FaultClass::Partitions)
+                        || c == FaultClass::Delays
+                }));
+                saw_fault |= !d.scenario.faults.is_empty()
+                    || d.scenario.network.loss > 0.0
+                    || d.scenario.network.duplicate > 0.0
+                    || d.scenario.network.reorder > 0.0
+                    || d.scenario.clocks.rho_ppm > 0.0;
+            }
+            assert!(
+                saw_fault || class == FaultClass::Delays,
+                "{class:?} never drawn"
+            );
+        }
     }
 }

@@ -1,0 +1,332 @@
+//! `sincro matrix`: the measured fault-tolerance matrix.
+//!
+//! For each algorithm (its correct variant) and each fault class, scenarios are generated whose
+//! swarm is exactly that one class (delays are always on), and each declared property is checked
+//! on its own over the same seeds. A cell says whether the property held, or where it broke with
+//! the shrunk counterexample, written to `--out`. A break of a class inside the algorithm's
+//! declared fault model is a regression (exit 1); outside it, a break is the measured version of
+//! the textbook's "problems" column.
+
+use crate::{interrupt_flag, shrink_options};
+use indicatif::{ProgressBar, ProgressStyle};
+use sincro::algorithms::{self, Algorithm};
+use sincro::exit;
+use sincro::fuzz::{self, CampaignOptions, FuzzConfig, Live, Target, TargetReport, TargetRun};
+use sincro::harness::fault::FaultClass;
+use sincro::harness::gen::GenOptions;
+use std::fmt::Write as _;
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::sync::atomic::Ordering;
+
+/// Options of `sincro matrix`.
+#[derive(clap::Args)]
+pub struct MatrixArgs {
+    /// Algorithm, or `all`.
+    #[arg(long, short, default_value = "all")]
+    algorithm: String,
+    /// Seeds per cell (one fault class, one property).
+    #[arg(long, default_value_t = 100)]
+    seeds: u64,
+    /// First seed.
+    #[arg(long, default_value_t = 0)]
+    seed_start: u64,
+    /// Worker threads (one run per thread, each run single-threaded and deterministic).
+    #[arg(long, short, default_value_t = 1)]
+    jobs: usize,
+    /// Directory for the counterexamples
+    /// (`<alg>.<variant>.<class>.<property>.seed<N>[.shrunk].json`).
+    #[arg(long, default_value = "failures/matrix")]
+    out: PathBuf,
+    /// Also write the matrix as Markdown to this file.
+    #[arg(long, value_name = "FILE")]
+    markdown: Option<PathBuf>,
+    /// At most this many candidate runs when shrinking one counterexample.
+    #[arg(long, value_name = "N")]
+    shrink_runs: Option<usize>,
+    /// No progress display on stderr.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+/// One row: a fault class and, per property, what fuzzing found.
+struct Row {
+    class: FaultClass,
+    in_model: bool,
+    cells: Vec<TargetReport>,
+}
+
+/// The matrix of one algorithm.
+struct Table {
+    algorithm: &'static str,
+    variant: &'static str,
+    properties: Vec<&'static str>,
+    model: String,
+    rows: Vec<Row>,
+}
+
+fn cell_text(r: &TargetReport, seeds: u64) -> String {
+    match &r.first {
+        None if r.runs >= seeds => format!("holds ({} seeds)", r.runs),
+        None => format!("holds ({} of {seeds} seeds, interrupted)", r.runs),
+        Some(f) => {
+            let what = f.label.strip_prefix("violation:").unwrap_or(&f.label);
+            let size = match (&f.shrunk, &f.size) {
+                (Some(sh), _) => format!(
+                    "shrunk to {} faults / {} inputs",
+                    sh.size.faults, sh.size.inputs
+                ),
+                (None, Some(s)) => format!("{} faults / {} inputs", s.faults, s.inputs),
+                (None, None) => "not written".into(),
+            };
+            format!("breaks: {what} (seed {}, {size})", f.seed)
+        }
+    }
+}
+
+/// Markdown for one algorithm: heading, fault model, aligned table, counterexamples.
+fn render(t: &Table, seeds: u64) -> String {
+    let mut head = vec!["fault class".to_string(), "in model".to_string()];
+    head.extend(t.properties.iter().map(|p| p.to_string()));
+    let body: Vec<Vec<String>> = t
+        .rows
+        .iter()
+        .map(|r| {
+            let mut v = vec![
+                r.class.name().to_string(),
+                if r.in_model { "yes" } else { "no" }.to_string(),
+            ];
+            v.extend(r.cells.iter().map(|c| cell_text(c, seeds)));
+            v
+        })
+        .collect();
+    let widths: Vec<usize> = (0..head.len())
+        .map(|i| {
+            body.iter()
+                .map(|r| r[i].chars().count())
+                .chain([head[i].chars().count(), 3])
+                .max()
+                .unwrap_or(3)
+        })
+        .collect();
+    let line = |cells: &[String]| {
+        let mut l = String::from("|");
+        for (c, w) in cells.iter().zip(&widths) {
+            let _ = write!(l, " {c:<w$} |");
+        }
+        l.push('\n');
+        l
+    };
+    let mut s = format!(
+        "## {} (variant `{}`, {seeds} seeds per cell)\n\nfault model: {}\n\n",
+        t.algorithm, t.variant, t.model
+    );
+    s.push_str(&line(&head));
+    let rule: Vec<String> = widths.iter().map(|&w| "-".repeat(w)).collect();
+    s.push_str(&line(&rule));
+    for r in &body {
+        s.push_str(&line(r));
+    }
+    let mut examples = String::new();
+    for r in &t.rows {
+        for (p, c) in t.properties.iter().zip(&r.cells) {
+            let Some(f) = &c.first else { continue };
+            let file = f
+                .shrunk
+                .as_ref()
+                .and_then(|sh| sh.path.as_ref())
+                .or(f.path.as_ref());
+            let _ = writeln!(
+                examples,
+                "- {}{} / {p}: seed {}, {}{}",
+                r.class.name(),
+                if r.in_model {
+                    " (INSIDE the fault model: regression)"
+                } else {
+                    ""
+                },
+                f.seed,
+                f.label,
+                file.map_or(" (not written)".into(), |p| format!(
+                    ": `sincro replay {}`",
+                    p.display()
+                )),
+            );
+        }
+    }
+    if !examples.is_empty() {
+        s.push_str("\nCounterexamples (shrunk):\n\n");
+        s.push_str(&examples);
+    }
+    s
+}
+
+/// Runs `sincro matrix`; returns the exit code.
+pub fn main(a: &MatrixArgs) -> i32 {
+    if a.seeds == 0 {
+        eprintln!("error: --seeds must be at least 1");
+        return exit::BAD_INPUT;
+    }
+    if a.shrink_runs == Some(0) {
+        eprintln!("error: --shrink-runs must be at least 1");
+        return exit::BAD_INPUT;
+    }
+    let algs: Vec<&'static dyn Algorithm> = if a.algorithm == "all" {
+        algorithms::registry()
+    } else {
+        match algorithms::find(&a.algorithm) {
+            Ok(alg) => vec![alg],
+            Err(e) => {
+                eprintln!("error: {}", e.0);
+                return exit::BAD_INPUT;
+            }
+        }
+    };
+    let classes: Vec<FaultClass> = FaultClass::ALL
+        .into_iter()
+        .filter(|&c| c != FaultClass::Delays)
+        .collect();
+    let cells: u64 = algs
+        .iter()
+        .map(|alg| (classes.len() * alg.info().properties.len()) as u64)
+        .sum();
+    let bar = if a.quiet || !std::io::stderr().is_terminal() {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new(cells)
+    };
+    bar.set_style(
+        ProgressStyle::with_template("matrix [{bar:30}] {pos}/{len} cells  {msg}")
+            .expect("valid template")
+            .progress_chars("=> "),
+    );
+    let stop = interrupt_flag();
+    let started = std::time::Instant::now();
+    let mut tables = Vec::new();
+    let mut runs = 0u64;
+    'algs: for alg in algs {
+        let info = alg.info();
+        let Some(variant) = info
+            .variants
+            .iter()
+            .find(|v| v.name == "correct")
+            .or_else(|| info.variants.iter().find(|v| !v.buggy))
+            .cloned()
+        else {
+            eprintln!("note: {} has no correct variant; skipped", info.name);
+            continue;
+        };
+        let target = Target {
+            algorithm: alg,
+            variant: variant.clone(),
+        };
+        let mut tolerated = vec!["delays"];
+        tolerated.extend(info.fault_model.tolerates.iter().map(|c| c.name()));
+        let mut table = Table {
+            algorithm: info.name,
+            variant: variant.name,
+            properties: info.properties.clone(),
+            model: format!(
+                "{} (tolerates: {})",
+                info.fault_model.summary,
+                tolerated.join(", ")
+            ),
+            rows: Vec::new(),
+        };
+        for &class in &classes {
+            let mut row = Row {
+                class,
+                in_model: info.fault_model.allows(class),
+                cells: Vec::new(),
+            };
+            for &property in &info.properties {
+                bar.set_message(format!("{} / {} / {property}", info.name, class.name()));
+                let cfg = FuzzConfig {
+                    seed_start: a.seed_start,
+                    seeds: a.seeds,
+                    jobs: a.jobs.max(1),
+                    keep_going: false,
+                    check_determinism: false,
+                    gen: GenOptions {
+                        only: Some(class),
+                        ..GenOptions::default()
+                    },
+                    out_dir: a.out.clone(),
+                    max_files: 1,
+                };
+                let opts = CampaignOptions {
+                    shrink: Some(shrink_options(a.shrink_runs)),
+                    properties: Some(vec![property.to_string()]),
+                    file_tag: Some(format!("{}.{property}", class.name())),
+                    ..CampaignOptions::default()
+                };
+                let live = Live::default();
+                let mut run = TargetRun::new(&target, &cfg, &opts);
+                run.run(stop, None, &live, &|_| {});
+                runs += live.runs.load(Ordering::Relaxed);
+                row.cells.push(run.report());
+                bar.inc(1);
+                if stop.load(Ordering::Relaxed) {
+                    table.rows.push(row);
+                    tables.push(table);
+                    break 'algs;
+                }
+            }
+            table.rows.push(row);
+        }
+        tables.push(table);
+    }
+    bar.finish_and_clear();
+    let interrupted = stop.load(Ordering::Relaxed);
+    let mut doc = String::from("# Fault-tolerance matrix\n\n");
+    let _ = writeln!(
+        doc,
+        "Each cell: the property checked alone over seeds {}..{} with only that fault class \
+         switched on (delays always on).\n",
+        a.seed_start,
+        a.seed_start.saturating_add(a.seeds)
+    );
+    let mut regressions = Vec::new();
+    for t in &tables {
+        doc.push_str(&render(t, a.seeds));
+        doc.push('\n');
+        for r in t.rows.iter().filter(|r| r.in_model) {
+            for (p, c) in t.properties.iter().zip(&r.cells) {
+                if c.first.is_some() {
+                    regressions.push(format!("{} / {} / {p}", t.algorithm, r.class.name()));
+                }
+            }
+        }
+    }
+    print!("{doc}");
+    let secs = started.elapsed().as_secs_f64();
+    println!(
+        "{runs} runs in {secs:.2} s ({:.0} runs/s); peak RSS {}",
+        runs as f64 / secs.max(1e-9),
+        fuzz::format_kib(fuzz::peak_rss_kib())
+    );
+    if let Some(path) = &a.markdown {
+        match fuzz::write_atomically(path, &doc) {
+            Ok(()) => println!("Markdown written to {}", path.display()),
+            Err(e) => {
+                eprintln!("error: cannot write {}: {e}", path.display());
+                if !interrupted {
+                    return exit::BAD_INPUT;
+                }
+            }
+        }
+    }
+    if interrupted {
+        println!("interrupted (Ctrl-C): the matrix above is partial");
+        return fuzz::INTERRUPTED_EXIT;
+    }
+    if regressions.is_empty() {
+        println!("inside the declared fault models: every property held");
+        exit::PASS
+    } else {
+        for r in &regressions {
+            println!("REGRESSION: {r} breaks inside the declared fault model");
+        }
+        exit::VIOLATION
+    }
+}

@@ -1,0 +1,361 @@
+//! Campaigns end to end: shards, time budgets, JUnit reports, shrunk failures that replay,
+//! Ctrl-C, and the fault-tolerance matrix.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn sincro(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_sincro"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+/// A fresh, empty directory for one test.
+fn dir(name: &str) -> PathBuf {
+    let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join("campaign-tests")
+        .join(name);
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn text(o: &Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// The `seeds` column of a variant's row in the summary table.
+fn seeds_of(stdout: &str, variant: &str) -> u64 {
+    let row = stdout
+        .lines()
+        .find(|l| {
+            let f: Vec<_> = l.split_whitespace().collect();
+            f.len() > 3 && f[0] == "mutex.centralized" && f[1] == variant
+        })
+        .unwrap_or_else(|| panic!("no row for {variant}:\n{stdout}"));
+    row.split_whitespace().nth(3).unwrap().parse().unwrap()
+}
+
+#[test]
+fn shards_split_the_seed_range_and_bad_shards_exit_2() {
+    let out = dir("shards");
+    let run = |shard: &str| {
+        let o = sincro(&[
+            "fuzz",
+            "-a",
+            "mutex.centralized",
+            "--variant",
+            "correct",
+            "--seeds",
+            "61",
+            "--seed-start",
+            "5",
+            "--shard",
+            shard,
+            "--out",
+            s(&out),
+        ]);
+        let (stdout, stderr) = text(&o);
+        assert_eq!(o.status.code(), Some(0), "{shard}: {stdout}{stderr}");
+        assert!(stdout.contains(&format!("shard {shard}")), "{stdout}");
+        seeds_of(&stdout, "correct")
+    };
+    let (a, b, c) = (run("1/3"), run("2/3"), run("3/3"));
+    assert_eq!((a, b, c), (21, 20, 20));
+    assert_eq!(a + b + c, run("1/1"));
+    for bad in ["0/3", "4/3", "x/y", "3"] {
+        let o = sincro(&["fuzz", "--seeds", "1", "--shard", bad]);
+        let (_, stderr) = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{bad}: {stderr}");
+        assert!(stderr.contains("shard"), "{bad}: {stderr}");
+    }
+}
+
+#[test]
+fn a_time_budget_ends_the_campaign_by_itself() {
+    let out = dir("time");
+    let started = Instant::now();
+    let o = sincro(&[
+        "fuzz",
+        "-a",
+        "mutex.centralized",
+        "--variant",
+        "correct",
+        "--time",
+        "2s",
+        "--jobs",
+        "2",
+        "--out",
+        s(&out),
+    ]);
+    let took = started.elapsed();
+    let (stdout, stderr) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{stdout}{stderr}");
+    assert!(took >= Duration::from_secs(2), "{took:?}");
+    assert!(took < Duration::from_secs(20), "{took:?}");
+    assert!(
+        stdout.contains("runs/s") && stdout.contains("(budget 2 s)"),
+        "{stdout}"
+    );
+    assert!(seeds_of(&stdout, "correct") > 0, "{stdout}");
+    assert!(stdout.contains("peak RSS"), "{stdout}");
+    assert!(parse_duration_errors_exit_2());
+}
+
+fn parse_duration_errors_exit_2() -> bool {
+    let o = sincro(&["fuzz", "--time", "10 parsecs"]);
+    o.status.code() == Some(2) && text(&o).1.contains("not a duration")
+}
+
+#[test]
+fn junit_reports_every_target_and_escapes_failures() {
+    let out = dir("junit");
+    let report = out.join("report.xml");
+    let o = sincro(&[
+        "fuzz",
+        "-a",
+        "mutex.centralized",
+        "--seeds",
+        "100",
+        "--junit",
+        s(&report),
+        "--out",
+        s(&out),
+        "--quiet",
+    ]);
+    let (stdout, stderr) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{stdout}{stderr}");
+    let xml = std::fs::read_to_string(&report).unwrap();
+    let doc = roxmltree::Document::parse(&xml).unwrap_or_else(|e| panic!("{e}\n{xml}"));
+    let suite = doc.root_element();
+    assert_eq!(suite.tag_name().name(), "testsuite");
+    assert_eq!(suite.attribute("name"), Some("sincro fuzz"));
+    assert_eq!(suite.attribute("failures"), Some("0"));
+    let cases: Vec<_> = suite
+        .children()
+        .filter(|n| n.has_tag_name("testcase"))
+        .collect();
+    let names: Vec<_> = cases
+        .iter()
+        .map(|c| {
+            (
+                c.attribute("classname").unwrap(),
+                c.attribute("name").unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        names,
+        [
+            ("mutex.centralized", "correct"),
+            ("mutex.centralized", "lease-timeout")
+        ]
+    );
+    assert!(cases.iter().all(|c| c.attribute("time").is_some()));
+    let caught = cases[1]
+        .children()
+        .find(|n| n.has_tag_name("system-out"))
+        .and_then(|n| n.text())
+        .unwrap();
+    assert!(caught.contains("caught at seed"), "{caught}");
+    assert!(caught.contains(".shrunk.json"), "{caught}");
+
+    // A bug that is not caught within the seeds is a failing testcase.
+    let report = out.join("failing.xml");
+    let o = sincro(&[
+        "fuzz",
+        "-a",
+        "mutex.centralized",
+        "--variant",
+        "lease-timeout",
+        "--seeds",
+        "3",
+        "--junit",
+        s(&report),
+        "--out",
+        s(&out),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o).0);
+    let xml = std::fs::read_to_string(&report).unwrap();
+    let doc = roxmltree::Document::parse(&xml).unwrap_or_else(|e| panic!("{e}\n{xml}"));
+    assert_eq!(doc.root_element().attribute("failures"), Some("1"));
+    let failure = doc
+        .descendants()
+        .find(|n| n.has_tag_name("failure"))
+        .expect("a <failure>");
+    assert!(
+        failure.attribute("message").unwrap().contains("not caught"),
+        "{xml}"
+    );
+}
+
+#[test]
+fn a_buggy_variant_is_written_and_shrunk_and_the_shrunk_file_replays() {
+    let out = dir("shrunk");
+    let o = sincro(&[
+        "fuzz",
+        "-a",
+        "mutex.centralized",
+        "--variant",
+        "lease-timeout",
+        "--seeds",
+        "300",
+        "--jobs",
+        "2",
+        "--out",
+        s(&out),
+    ]);
+    let (stdout, stderr) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{stdout}{stderr}");
+    assert!(stdout.contains("ok: caught after"), "{stdout}");
+    let files: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    let shrunk = files
+        .iter()
+        .find(|f| f.ends_with(".shrunk.json"))
+        .unwrap_or_else(|| panic!("no shrunk file in {files:?}"));
+    let original = shrunk.replace(".shrunk.json", ".json");
+    assert!(files.contains(&original), "{files:?}");
+    assert!(
+        files.iter().all(|f| !f.contains(".tmp")),
+        "no temporary file is left: {files:?}"
+    );
+    let shrunk_path = out.join(shrunk);
+    assert!(
+        stdout.contains(&format!("replay: sincro replay {}", shrunk_path.display())),
+        "{stdout}"
+    );
+    for file in [shrunk_path, out.join(&original)] {
+        let r = sincro(&["run", s(&file)]);
+        let (rs, _) = text(&r);
+        assert_eq!(r.status.code(), Some(1), "{}: {rs}", file.display());
+        assert!(
+            rs.contains("mutual_exclusion violated") && rs.contains("as expected"),
+            "{rs}"
+        );
+    }
+
+    let plain = dir("no-shrink");
+    let o = sincro(&[
+        "fuzz",
+        "-a",
+        "mutex.centralized",
+        "--variant",
+        "lease-timeout",
+        "--seeds",
+        "300",
+        "--no-shrink",
+        "--out",
+        s(&plain),
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    let files: Vec<_> = std::fs::read_dir(&plain).unwrap().collect();
+    assert_eq!(files.len(), 1, "only the original is written");
+}
+
+#[test]
+fn ctrl_c_stops_the_campaign_writes_the_summary_and_exits_130() {
+    let out = dir("ctrlc");
+    let child = Command::new(env!("CARGO_BIN_EXE_sincro"))
+        .args(["fuzz", "--time", "60s", "--quiet", "--out", s(&out)])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1000));
+    let killed = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let started = Instant::now();
+    let o = child.wait_with_output().unwrap();
+    assert!(started.elapsed() < Duration::from_secs(20));
+    let (stdout, stderr) = text(&o);
+    assert_eq!(o.status.code(), Some(130), "{stdout}{stderr}");
+    assert!(stdout.contains("interrupted (Ctrl-C)"), "{stdout}");
+    assert!(stdout.contains("runs/s"), "{stdout}");
+}
+
+/// The cells of the Markdown row starting with `first`.
+fn row<'a>(table: &'a str, first: &str) -> Vec<&'a str> {
+    table
+        .lines()
+        .map(|l| l.split('|').map(str::trim).collect::<Vec<_>>())
+        .find(|cells| cells.len() > 2 && cells[1] == first)
+        .unwrap_or_else(|| panic!("no row {first}:\n{table}"))
+}
+
+#[test]
+fn the_matrix_shows_which_properties_break_under_which_faults() {
+    let out = dir("matrix");
+    let md = out.join("matrix.md");
+    let o = sincro(&[
+        "matrix",
+        "-a",
+        "mutex.centralized",
+        "--seeds",
+        "20",
+        "--jobs",
+        "2",
+        "--out",
+        s(&out),
+        "--markdown",
+        s(&md),
+    ]);
+    let (stdout, stderr) = text(&o);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "nothing breaks inside the model\n{stdout}{stderr}"
+    );
+    let head = row(&stdout, "fault class");
+    let col = |p: &str| head.iter().position(|c| *c == p).unwrap();
+    let (me, live) = (col("mutual_exclusion"), col("liveness"));
+    let crashes = row(&stdout, "crashes");
+    assert!(
+        crashes[live].starts_with("breaks: liveness (seed"),
+        "{stdout}"
+    );
+    assert!(crashes[live].contains("shrunk to"), "{stdout}");
+    assert_eq!(crashes[col("in model")], "no");
+    let pauses = row(&stdout, "pauses");
+    assert_eq!(pauses[me], "holds (20 seeds)", "{stdout}");
+    assert_eq!(pauses[col("in model")], "yes");
+    let written = std::fs::read_to_string(&md).unwrap();
+    let crash_line = stdout
+        .lines()
+        .find(|l| l.starts_with("| crashes "))
+        .unwrap();
+    assert!(written.contains(crash_line), "{written}");
+
+    // The crash counterexample replays to the same liveness violation.
+    let line = stdout
+        .lines()
+        .find(|l| l.starts_with("- crashes / liveness"))
+        .unwrap_or_else(|| panic!("{stdout}"));
+    let file = line
+        .split("sincro replay ")
+        .nth(1)
+        .unwrap()
+        .trim_end_matches('`');
+    assert!(file.ends_with(".shrunk.json"), "{file}");
+    let r = sincro(&["run", file]);
+    let (rs, _) = text(&r);
+    assert_eq!(r.status.code(), Some(1), "{rs}");
+    assert!(
+        rs.contains("liveness") && rs.contains("as expected"),
+        "{rs}"
+    );
+}
