@@ -922,8 +922,7 @@ pub fn html(trace: &Trace, verdict: Option<&Verdict>, title: &str) -> String {
         .max()
         .unwrap_or(0)
         .max(1_000_000);
-    let step = tick_step_ns(t_max, 14);
-    let t_end = (t_max / step + 1) * step;
+    // Wider for busy traces (the page scrolls), with a tick every 80 px or more.
     let mut per_node = vec![0usize; nodes];
     for e in shown {
         if let Some(n) = e.node.filter(|&n| n < nodes) {
@@ -931,7 +930,9 @@ pub fn html(trace: &Trace, verdict: Option<&Verdict>, title: &str) -> String {
         }
     }
     let busiest = per_node.iter().copied().max().unwrap_or(0);
-    let plot_w = (busiest as f64 * 9.0).clamp(1100.0, 16000.0);
+    let plot_w = (busiest as f64 * 14.0).clamp(1100.0, 24000.0);
+    let step = tick_step_ns(t_max, (plot_w / 80.0) as u64);
+    let t_end = (t_max / step + 1) * step;
     let left = 60.0;
     let x = |t: u64| left + t as f64 / t_end as f64 * plot_w;
 
