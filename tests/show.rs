@@ -325,3 +325,27 @@ fn diff_finds_the_first_divergence() {
     assert_eq!(code(&o), 2);
     assert!(stderr(&o).contains("cannot read missing.jsonl"));
 }
+
+#[test]
+fn a_liveness_violation_is_noted_at_its_deadline() {
+    let o = sincro(&["show", CRASH, "--format", "mermaid"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let m = stdout(&o);
+    let lines: Vec<&str> = m.lines().collect();
+    let request = lines
+        .iter()
+        .position(|l| l.trim() == "Note over n2: cs_request r0")
+        .expect("n2's request");
+    assert_eq!(lines[request - 1].trim(), "rect rgb(255,200,200)");
+    assert!(
+        lines[lines.len() - 1].starts_with("    Note over n2: ⚠ VIOLATION liveness at 260.000 ms:"),
+        "{m}"
+    );
+    assert_eq!(
+        lines[lines.len() - 2],
+        "    Note over n0: restart (incarnation 1)"
+    );
+
+    let o = sincro(&["show", CRASH, "--format", "html"]);
+    assert!(stdout(&o).contains("<g class=\"span waiting violating\">"));
+}

@@ -335,7 +335,18 @@ pub fn mermaid(trace: &Trace, verdict: Option<&Verdict>) -> String {
             );
         }
     };
-    let last_marked = shown.iter().rposition(|e| marked.contains(&e.id));
+    // The violation's note goes after its last event, or later, at the violation's time (a
+    // liveness deadline passes well after the request it points at).
+    let violation_t = match verdict {
+        Some(Verdict::Violation(v)) => v.t_ns,
+        _ => 0,
+    };
+    let last_marked = shown.iter().rposition(|e| marked.contains(&e.id)).map(|i| {
+        shown
+            .iter()
+            .rposition(|e| e.t_ns <= violation_t)
+            .map_or(i, |j| j.max(i))
+    });
     for (i, e) in shown.iter().enumerate() {
         if let Some(stmt) = mermaid_statement(e, &sends, nodes) {
             if marked.contains(&e.id) {
