@@ -1,14 +1,96 @@
 //! `sincro show`, `sincro check` and `sincro diff`: reading traces.
 //!
-//! (Stub: the Mermaid and HTML renderers, offline checking and trace diff land next.)
+//! - `show` renders a scenario's run (with its verdict) or a recorded trace as a text
+//!   timeline, a Mermaid sequence diagram, a self-contained HTML space-time diagram, or JSON
+//!   Lines.
+//! - `check` judges a trace recorded elsewhere, offline, with the same checkers the engines
+//!   run online.
+//! - `diff` finds the first event at which two traces (or two scenario runs) part ways.
+//!
+//! An input is a trace when its name ends in `.jsonl` or its first line is the trace header
+//! (`{"sincro_trace": 1, ...}`); anything else is read as a scenario and run.
 
-use std::path::PathBuf;
+use crate::exit;
+use sincro_harness::check::check_trace;
+use sincro_harness::diff::first_divergence;
+use sincro_harness::engine::RunOptions;
+use sincro_harness::trace::{Event, EventKind};
+use sincro_harness::{render, EngineKind, Fault, Scenario, Trace, Verdict, NS_PER_MS};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Output formats of `sincro show`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// Text timeline, one line per event (as `sincro replay`).
+    Text,
+    /// Mermaid `sequenceDiagram`.
+    Mermaid,
+    /// Self-contained HTML page with an SVG space-time diagram.
+    Html,
+    /// The trace itself, as JSON Lines.
+    Jsonl,
+}
+
+/// Engines a scenario input can be run on.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Engine {
+    /// Sincro's discrete-event engine.
+    Native,
+    /// Every node a turmoil host over simulated UDP.
+    Turmoil,
+}
+
+impl From<Engine> for EngineKind {
+    fn from(e: Engine) -> Self {
+        match e {
+            Engine::Native => EngineKind::Native,
+            Engine::Turmoil => EngineKind::Turmoil,
+        }
+    }
+}
+
+/// How an offline judgement reads a trace (the parts a scenario would otherwise give).
+#[derive(clap::Args, Clone, Debug, Default, PartialEq, Eq)]
+pub struct JudgeArgs {
+    /// Number of nodes (default: the trace header's).
+    #[arg(long)]
+    pub nodes: Option<usize>,
+    /// Liveness is judged from this global time, ms (default: the trace's last fault).
+    #[arg(long)]
+    pub quiet_from_ms: Option<u64>,
+    /// Liveness bound, ms after the quiet time (required when checking `liveness`).
+    #[arg(long)]
+    pub liveness_bound_ms: Option<u64>,
+    /// The run ended at this global time, ms (default: the trace's last event).
+    #[arg(long)]
+    pub end_ms: Option<u64>,
+}
 
 /// Options of `sincro show`.
 #[derive(clap::Args, Clone, Debug)]
 pub struct ShowArgs {
-    /// A scenario JSON file (run, then rendered) or a trace JSON Lines file.
+    /// A scenario JSON file (run, then rendered with its verdict) or a trace JSON Lines file.
     pub input: PathBuf,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: Format,
+    /// Write to this file instead of standard output (parent folders are created).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Run a scenario input on this engine instead of the one it names.
+    #[arg(long, value_enum)]
+    pub engine: Option<Engine>,
+    /// Judge the trace offline against these properties (comma-separated) and render with
+    /// that verdict (a scenario input's own verdict is replaced).
+    #[arg(long, value_delimiter = ',')]
+    pub check: Vec<String>,
+    /// Title of the HTML page (default: from the scenario or the file name).
+    #[arg(long)]
+    pub title: Option<String>,
+    /// How to judge (with --check).
+    #[command(flatten)]
+    pub judge: JudgeArgs,
 }
 
 /// Options of `sincro check`.
@@ -16,31 +98,389 @@ pub struct ShowArgs {
 pub struct CheckArgs {
     /// A trace JSON Lines file recorded by Sincro or elsewhere.
     pub trace: PathBuf,
+    /// Properties to judge, comma-separated (e.g. `mutual_exclusion,liveness`).
+    #[arg(long, value_delimiter = ',', required = true)]
+    pub properties: Vec<String>,
+    /// How to judge.
+    #[command(flatten)]
+    pub judge: JudgeArgs,
 }
 
 /// Options of `sincro diff`.
 #[derive(clap::Args, Clone, Debug)]
 pub struct DiffArgs {
-    /// First trace (JSON Lines).
+    /// First trace (JSON Lines), or a scenario file to run.
     pub a: PathBuf,
-    /// Second trace (JSON Lines).
+    /// Second trace (JSON Lines), or a scenario file to run.
     pub b: PathBuf,
+    /// Events of context shown before and after the divergence.
+    #[arg(long, default_value_t = 5)]
+    pub context: usize,
+    /// Run scenario inputs on this engine instead of the one they name.
+    #[arg(long, value_enum)]
+    pub engine: Option<Engine>,
 }
 
-/// Runs `sincro show`; returns the exit code.
-pub fn show(_args: &ShowArgs) -> i32 {
-    eprintln!("error: `sincro show` is not available yet");
-    crate::exit::BAD_INPUT
+/// A loaded input: a scenario that was run, or a recorded trace.
+#[derive(Debug)]
+pub enum Input {
+    /// A scenario, its trace and its verdict.
+    Run {
+        /// The scenario (with the engine it ran on).
+        scenario: Box<Scenario>,
+        /// The recorded trace.
+        trace: Trace,
+        /// The run's verdict.
+        verdict: Verdict,
+    },
+    /// A trace read from JSON Lines.
+    Trace(Trace),
 }
 
-/// Runs `sincro check`; returns the exit code.
-pub fn check(_args: &CheckArgs) -> i32 {
-    eprintln!("error: `sincro check` is not available yet");
-    crate::exit::BAD_INPUT
+impl Input {
+    /// The trace.
+    pub fn trace(&self) -> &Trace {
+        match self {
+            Input::Run { trace, .. } | Input::Trace(trace) => trace,
+        }
+    }
 }
 
-/// Runs `sincro diff`; returns the exit code.
-pub fn diff(_args: &DiffArgs) -> i32 {
-    eprintln!("error: `sincro diff` is not available yet");
-    crate::exit::BAD_INPUT
+/// True when `text` (the content of `path`) is a JSON Lines trace rather than a scenario.
+fn is_trace(path: &Path, text: &str) -> bool {
+    if path.extension().is_some_and(|e| e == "jsonl") {
+        return true;
+    }
+    text.lines()
+        .find(|l| !l.trim().is_empty())
+        .and_then(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .is_some_and(|v| v.get("sincro_trace").is_some())
+}
+
+/// Reads `path` as a trace or as a scenario (run with trace recording, on `engine` if given).
+pub fn load(path: &Path, engine: Option<Engine>) -> Result<Input, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    if is_trace(path, &text) {
+        let trace = Trace::read_jsonl(text.as_bytes())
+            .map_err(|e| format!("{}: not a trace: {e}", path.display()))?;
+        return Ok(Input::Trace(trace));
+    }
+    let mut scenario =
+        Scenario::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    if let Some(e) = engine {
+        scenario.engine = e.into();
+    }
+    let outcome = sincro_algorithms::run_scenario(&scenario, RunOptions { record_trace: true })
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    let trace = outcome
+        .trace
+        .ok_or_else(|| format!("{}: the run recorded no trace", path.display()))?;
+    Ok(Input::Run {
+        scenario: Box::new(scenario),
+        trace,
+        verdict: outcome.verdict,
+    })
+}
+
+/// Rejects a trace whose events name a node outside `0..nodes`.
+fn check_nodes(trace: &Trace, nodes: usize) -> Result<(), String> {
+    if nodes == 0 {
+        return Err("the trace has 0 nodes (give --nodes)".into());
+    }
+    for (i, e) in trace.events.iter().enumerate() {
+        let mut named: Vec<usize> = e.node.into_iter().collect();
+        match &e.kind {
+            EventKind::Send { to, .. } => named.push(*to),
+            EventKind::Deliver { from, .. } => named.push(*from),
+            EventKind::Drop { from, to, .. } => named.extend([*from, *to]),
+            EventKind::Fault { fault } => named.extend(fault.node()),
+            _ => {}
+        }
+        if let Some(n) = named.into_iter().find(|&n| n >= nodes) {
+            return Err(format!(
+                "event {} (line {}) names node {n}, but the trace has {nodes} nodes",
+                e.id,
+                i + 2
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// What an offline judgement used, for the report.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Judged {
+    /// Nodes.
+    pub nodes: usize,
+    /// Liveness judged from this global time, ms.
+    pub quiet_from_ms: u64,
+    /// Liveness bound, ms (when liveness was checked).
+    pub liveness_bound_ms: Option<u64>,
+    /// End of the run, ns.
+    pub end_ns: u64,
+}
+
+/// Judges `trace` offline against `properties` with [`sincro_checkers::by_name`] and
+/// [`check_trace`]: the verdict ([`Verdict::Pass`] or [`Verdict::Violation`]) and what it
+/// assumed. Errors name an unknown property (listing the known ones) or a missing bound.
+pub fn judge(
+    trace: &Trace,
+    properties: &[String],
+    args: &JudgeArgs,
+) -> Result<(Verdict, Judged), String> {
+    if properties.is_empty() {
+        return Err(format!(
+            "no property to check; known properties: {}",
+            sincro_checkers::PROPERTIES.join(", ")
+        ));
+    }
+    for p in properties {
+        if !sincro_checkers::PROPERTIES.contains(&p.as_str()) {
+            return Err(format!(
+                "unknown property `{p}`; known properties: {}",
+                sincro_checkers::PROPERTIES.join(", ")
+            ));
+        }
+    }
+    let nodes = args.nodes.unwrap_or(trace.nodes);
+    check_nodes(trace, nodes)?;
+    let liveness = properties
+        .iter()
+        .any(|p| p == sincro_checkers::liveness::PROPERTY);
+    if liveness && args.liveness_bound_ms.is_none() {
+        return Err(
+            "checking `liveness` needs --liveness-bound-ms (the bound the algorithm promises; \
+             `sincro run` derives it from the scenario)"
+                .into(),
+        );
+    }
+    let quiet_from_ms = args.quiet_from_ms.unwrap_or_else(|| {
+        trace
+            .events
+            .iter()
+            .filter(|e| matches!(e.kind, EventKind::Fault { .. }))
+            .map(|e| e.t_ns.div_ceil(NS_PER_MS))
+            .max()
+            .unwrap_or(0)
+    });
+    let end_ns = match args.end_ms {
+        Some(ms) => ms.saturating_mul(NS_PER_MS),
+        None => trace.events.iter().map(|e| e.t_ns).max().unwrap_or(0),
+    };
+    // The checkers take their settings from a scenario: a minimal one carries the node count
+    // and, as the time of its one (no-op) fault, the quiet time liveness is judged from.
+    let mut scenario: Scenario = serde_json::from_value(serde_json::json!({
+        "algorithm": "offline",
+        "nodes": nodes,
+        "seed": 0,
+        "duration_ms": end_ns.div_ceil(NS_PER_MS).max(quiet_from_ms).max(1),
+    }))
+    .map_err(|e| format!("internal: offline scenario: {e}"))?;
+    if quiet_from_ms > 0 {
+        scenario.faults.push(sincro_harness::TimedFault {
+            at_ms: quiet_from_ms,
+            fault: Fault::Heal,
+        });
+    }
+    let bound = args.liveness_bound_ms.unwrap_or(0);
+    let mut checkers = properties
+        .iter()
+        .map(|p| {
+            sincro_checkers::by_name(p, &scenario, bound)
+                .ok_or_else(|| format!("no checker for property `{p}`"))
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    let verdict = match check_trace(trace, end_ns, &mut checkers) {
+        Ok(()) => Verdict::Pass,
+        Err(v) => Verdict::Violation(v),
+    };
+    Ok((
+        verdict,
+        Judged {
+            nodes,
+            quiet_from_ms,
+            liveness_bound_ms: liveness.then_some(bound),
+            end_ns,
+        },
+    ))
+}
+
+/// Prints an error and returns the bad-input exit code.
+fn bad_input(msg: impl std::fmt::Display) -> i32 {
+    eprintln!("error: {msg}");
+    exit::BAD_INPUT
+}
+
+/// Writes `text` to `out` (creating its folder) or to standard output.
+fn emit(out: Option<&Path>, text: &str) -> Result<(), String> {
+    match out {
+        Some(path) => {
+            if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+                std::fs::create_dir_all(dir)
+                    .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+            }
+            std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
+        }
+        None => {
+            let mut stdout = std::io::stdout().lock();
+            match stdout
+                .write_all(text.as_bytes())
+                .and_then(|_| stdout.flush())
+            {
+                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+                    Err(format!("cannot write to standard output: {e}"))
+                }
+                _ => Ok(()),
+            }
+        }
+    }
+}
+
+/// Runs `sincro show`; returns the exit code (0 once rendered, whatever the verdict; 2 for bad
+/// input).
+pub fn show(args: &ShowArgs) -> i32 {
+    let input = match load(&args.input, args.engine) {
+        Ok(i) => i,
+        Err(e) => return bad_input(e),
+    };
+    let trace = input.trace();
+    if let Input::Trace(t) = &input {
+        if let Err(e) = check_nodes(t, t.nodes) {
+            return bad_input(format!("{}: {e}", args.input.display()));
+        }
+    }
+    let file_name = args.input.file_name().map_or_else(
+        || args.input.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    let mut verdict = match &input {
+        Input::Run { verdict, .. } => Some(verdict.clone()),
+        Input::Trace(_) => None,
+    };
+    if !args.check.is_empty() {
+        match judge(trace, &args.check, &args.judge) {
+            Ok((v, _)) => verdict = Some(v),
+            Err(e) => return bad_input(format!("{}: {e}", args.input.display())),
+        }
+    }
+    let title = args.title.clone().unwrap_or_else(|| match &input {
+        Input::Run { scenario: sc, .. } => format!(
+            "{}: {} / {}, seed {}, {} engine",
+            if sc.name.is_empty() {
+                &file_name
+            } else {
+                &sc.name
+            },
+            sc.algorithm,
+            sc.variant,
+            sc.seed,
+            sc.engine.name()
+        ),
+        Input::Trace(_) => format!("trace {file_name}"),
+    });
+    let text = match args.format {
+        Format::Text => render::text(trace, verdict.as_ref()),
+        Format::Mermaid => render::mermaid(trace, verdict.as_ref()),
+        Format::Html => render::html(trace, verdict.as_ref(), &title),
+        Format::Jsonl => trace.to_jsonl(),
+    };
+    if let Err(e) = emit(args.out.as_deref(), &text) {
+        return bad_input(e);
+    }
+    if let Some(out) = &args.out {
+        eprintln!(
+            "wrote {} ({} events; {})",
+            out.display(),
+            trace.events.len(),
+            verdict
+                .as_ref()
+                .map_or_else(|| "not judged".to_string(), |v| v.to_string())
+        );
+    }
+    exit::PASS
+}
+
+/// Runs `sincro check`; returns the exit code (0 pass, 1 violation, 2 bad input).
+pub fn check(args: &CheckArgs) -> i32 {
+    let text = match std::fs::read_to_string(&args.trace) {
+        Ok(t) => t,
+        Err(e) => return bad_input(format!("cannot read {}: {e}", args.trace.display())),
+    };
+    if !is_trace(&args.trace, &text) {
+        return bad_input(format!(
+            "{}: not a trace (JSON Lines with a {{\"sincro_trace\": 1, \"nodes\": N}} header); \
+             to judge a scenario, use `sincro run`",
+            args.trace.display()
+        ));
+    }
+    let trace = match Trace::read_jsonl(text.as_bytes()) {
+        Ok(t) => t,
+        Err(e) => return bad_input(format!("{}: not a trace: {e}", args.trace.display())),
+    };
+    let (verdict, judged) = match judge(&trace, &args.properties, &args.judge) {
+        Ok(r) => r,
+        Err(e) => return bad_input(format!("{}: {e}", args.trace.display())),
+    };
+    let mut how = format!(
+        "{} events, {} nodes, judged up to {:.3} ms",
+        trace.events.len(),
+        judged.nodes,
+        judged.end_ns as f64 / 1e6
+    );
+    if let Some(b) = judged.liveness_bound_ms {
+        how.push_str(&format!(
+            "; liveness from {} ms within {b} ms",
+            judged.quiet_from_ms
+        ));
+    }
+    match &verdict {
+        Verdict::Violation(_) => {
+            println!("{verdict}");
+            println!("  {how}");
+            println!("  events involved:");
+            for e in violating_events(&trace, &verdict) {
+                println!("  >>{}", render::event_line(e));
+            }
+        }
+        _ => println!("PASS: {} held ({how})", args.properties.join(", ")),
+    }
+    crate::exit_code(&verdict)
+}
+
+/// Runs `sincro diff`; returns the exit code (0 identical, 1 different, 2 bad input).
+pub fn diff(args: &DiffArgs) -> i32 {
+    let (a, b) = match (load(&args.a, args.engine), load(&args.b, args.engine)) {
+        (Ok(a), Ok(b)) => (a, b),
+        (Err(e), _) | (_, Err(e)) => return bad_input(e),
+    };
+    let (ta, tb) = (a.trace(), b.trace());
+    let mut code = exit::PASS;
+    if ta.nodes != tb.nodes {
+        println!(
+            "node counts differ: a has {} nodes, b has {}",
+            ta.nodes, tb.nodes
+        );
+        code = exit::VIOLATION;
+    }
+    match first_divergence(ta, tb, args.context) {
+        None => println!("identical ({} events)", ta.events.len()),
+        Some(d) => {
+            print!("{d}");
+            code = exit::VIOLATION;
+        }
+    }
+    code
+}
+
+/// The events of `trace` a verdict points at (for callers that print them).
+pub fn violating_events<'t>(trace: &'t Trace, verdict: &Verdict) -> Vec<&'t Event> {
+    match verdict {
+        Verdict::Violation(v) => trace
+            .events
+            .iter()
+            .filter(|e| v.events.contains(&e.id))
+            .collect(),
+        _ => Vec::new(),
+    }
 }

@@ -13,6 +13,7 @@
 
 pub mod check;
 pub mod clock;
+pub mod diff;
 pub mod engine;
 pub mod fault;
 pub mod gen;

@@ -1,9 +1,17 @@
-//! Trace renderers: a plain text timeline (what the corpus snapshots with insta).
+//! Trace renderers: a plain text timeline (what the corpus snapshots with insta), a Mermaid
+//! `sequenceDiagram` ([`mermaid`]) and a self-contained HTML page with an SVG space-time
+//! diagram ([`html`]).
+//!
+//! Every renderer is a pure function of the trace and the verdict: the same input gives the
+//! same bytes.
 
 use crate::engine::Verdict;
 use crate::fault::Fault;
-use crate::process::Observation;
+use crate::net::DropReason;
+use crate::process::{ClockAdjust, Observation};
 use crate::trace::{Event, EventKind, Trace};
+use crate::NodeId;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
 /// A short text for an observation.
@@ -39,6 +47,26 @@ pub fn fault_text(f: &Fault) -> String {
     }
 }
 
+/// The name of a drop reason, as in JSON (`loss`, `partitioned`, ...).
+pub fn drop_reason_text(reason: DropReason) -> String {
+    serde_json::to_value(reason)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
+/// A clock adjustment: `step +1.500 ms`, `slew -0.010 ms`.
+pub fn clock_adjust_text(how: ClockAdjust, delta_ns: i64) -> String {
+    format!(
+        "{} {:+.3} ms",
+        serde_json::to_value(how)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default(),
+        delta_ns as f64 / 1e6
+    )
+}
+
 /// One line for an event (without the highlight marker).
 pub fn event_line(e: &Event) -> String {
     let who = match e.node {
@@ -64,24 +92,14 @@ pub fn event_line(e: &Event) -> String {
         } => {
             format!(
                 "drop      #{msg_id} n{from} -> n{to}  ({})",
-                serde_json::to_value(reason)
-                    .unwrap_or_default()
-                    .as_str()
-                    .unwrap_or("")
+                drop_reason_text(*reason)
             )
         }
         EventKind::Timer { timer, .. } => format!("timer     {timer}"),
         EventKind::Input { input } => format!("input     {input}"),
         EventKind::Fault { fault } => format!("FAULT     {}", fault_text(fault)),
         EventKind::ClockAdjust { how, delta_ns } => {
-            format!(
-                "clock     {} {:+.3} ms",
-                serde_json::to_value(how)
-                    .unwrap_or_default()
-                    .as_str()
-                    .unwrap_or(""),
-                *delta_ns as f64 / 1e6
-            )
+            format!("clock     {}", clock_adjust_text(*how, *delta_ns))
         }
         EventKind::Observe { obs } => format!("observe   {}", observation_text(obs)),
         EventKind::Panic { message } => format!("PANIC     {message}"),
@@ -110,6 +128,1248 @@ pub fn text(trace: &Trace, verdict: Option<&Verdict>) -> String {
     if let Some(v) = verdict {
         let _ = writeln!(out, "# verdict: {v}");
     }
+    out
+}
+
+/// The ids of the events a verdict points at (a violation's `events`), for highlighting.
+fn marked_ids(verdict: Option<&Verdict>) -> BTreeSet<u64> {
+    match verdict {
+        Some(Verdict::Violation(v)) => v.events.iter().copied().collect(),
+        _ => BTreeSet::new(),
+    }
+}
+
+/// Every node an event names: where it happened, and the other end of a message.
+fn nodes_named(e: &Event) -> Vec<NodeId> {
+    let mut v: Vec<NodeId> = e.node.into_iter().collect();
+    match &e.kind {
+        EventKind::Send { to, .. } => v.push(*to),
+        EventKind::Deliver { from, .. } => v.push(*from),
+        EventKind::Drop { from, to, .. } => v.extend([*from, *to]),
+        EventKind::Fault { fault } => v.extend(fault_nodes(fault)),
+        _ => {}
+    }
+    v
+}
+
+/// The nodes a fault is about (empty: the whole network).
+fn fault_nodes(f: &Fault) -> Vec<NodeId> {
+    match f {
+        Fault::PartitionOneway { from, to } => from.iter().chain(to).copied().collect(),
+        _ => f.node().into_iter().collect(),
+    }
+}
+
+/// Number of nodes to draw: the trace's, or more if an event names a higher node.
+fn node_count(events: &[Event], nodes: usize) -> usize {
+    events
+        .iter()
+        .flat_map(nodes_named)
+        .map(|n| n.saturating_add(1))
+        .fold(nodes.max(1), usize::max)
+}
+
+/// The rendered message of every send, by message id (the first send of an id wins).
+fn message_texts(events: &[Event]) -> BTreeMap<u64, &Event> {
+    let mut sends = BTreeMap::new();
+    for e in events {
+        if let EventKind::Send { msg_id, .. } = &e.kind {
+            sends.entry(*msg_id).or_insert(e);
+        }
+    }
+    sends
+}
+
+/// The message text of a send event, or `#id` when the trace did not record texts.
+fn send_text(send: Option<&&Event>, msg_id: u64) -> String {
+    match send.map(|e| &e.kind) {
+        Some(EventKind::Send { msg, .. }) if !msg.is_empty() => msg.to_string(),
+        _ => format!("message #{msg_id}"),
+    }
+}
+
+/// Most events [`mermaid`] draws; a note says how many more the trace has.
+pub const MERMAID_MAX_EVENTS: usize = 400;
+
+/// Escapes a label for Mermaid: `;` and `#` become entity codes, `<` and `>` too (Mermaid
+/// would read them as HTML), and line breaks become `<br/>`.
+pub fn mermaid_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '#' => out.push_str("#35;"),
+            ';' => out.push_str("#59;"),
+            '<' => out.push_str("#60;"),
+            '>' => out.push_str("#62;"),
+            '\n' => out.push_str("<br/>"),
+            '\r' => {}
+            c if c.is_control() => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Breaks `text` into lines of at most about `width` characters, at spaces.
+fn wrap(text: &str, width: usize) -> String {
+    let mut out = String::new();
+    let mut line = 0;
+    for word in text.split(' ') {
+        let len = word.chars().count();
+        if line > 0 && line + 1 + len > width {
+            out.push('\n');
+            line = 0;
+        } else if line > 0 {
+            out.push(' ');
+            line += 1;
+        }
+        out.push_str(word);
+        line += len;
+    }
+    out
+}
+
+/// `n0` or `n0,n4`: the participants a note spans.
+fn mermaid_span(lo: NodeId, hi: NodeId) -> String {
+    if lo == hi {
+        format!("n{lo}")
+    } else {
+        format!("n{lo},n{hi}")
+    }
+}
+
+/// The Mermaid statement for one event (`None`: not drawn, e.g. a send, drawn at delivery).
+fn mermaid_statement(e: &Event, sends: &BTreeMap<u64, &Event>, nodes: usize) -> Option<String> {
+    let all = mermaid_span(0, nodes - 1);
+    let note = |node: Option<NodeId>, text: String| {
+        node.map(|n| format!("Note over n{n}: {}", mermaid_escape(&text)))
+    };
+    match &e.kind {
+        EventKind::Start { incarnation: 0 } | EventKind::Send { .. } => None,
+        EventKind::Start { incarnation } => {
+            note(e.node, format!("restart (incarnation {incarnation})"))
+        }
+        EventKind::Deliver { msg_id, from, .. } => e.node.map(|to| {
+            let text = send_text(sends.get(msg_id), *msg_id);
+            format!("n{from}->>n{to}: {}", mermaid_escape(&text))
+        }),
+        EventKind::Drop {
+            msg_id,
+            from,
+            to,
+            reason,
+        } => {
+            let text = send_text(sends.get(msg_id), *msg_id);
+            Some(format!(
+                "n{from}-x n{to}: {}",
+                mermaid_escape(&format!("{text} ({})", drop_reason_text(*reason)))
+            ))
+        }
+        EventKind::Timer { timer, .. } => note(e.node, format!("timer {timer}")),
+        EventKind::Input { input } => note(e.node, format!("input {input}")),
+        EventKind::Fault { fault } => {
+            let concerned = fault_nodes(fault);
+            let span = match (concerned.iter().min(), concerned.iter().max()) {
+                (Some(&lo), Some(&hi)) => mermaid_span(lo, hi),
+                _ => all,
+            };
+            Some(format!(
+                "Note over {span}: {}",
+                mermaid_escape(&fault_text(fault))
+            ))
+        }
+        EventKind::ClockAdjust { how, delta_ns } => note(
+            e.node,
+            format!("clock {}", clock_adjust_text(*how, *delta_ns)),
+        ),
+        EventKind::Observe { obs } => note(e.node, observation_text(obs)),
+        EventKind::Panic { message } => note(e.node, format!("PANIC {message}")),
+    }
+}
+
+/// The trace as a Mermaid `sequenceDiagram`: one participant per node; a delivered message is
+/// an arrow from sender to receiver drawn at its delivery (`n1->>n0: Request`), a dropped one
+/// a lost arrow (`n1-x n2: Grant (loss)`); observations, timers, inputs, restarts and clock
+/// adjustments are notes over their node, faults notes over the nodes concerned (or all).
+/// The events a violation points at are drawn in a red `rect` block, followed by a
+/// `⚠ VIOLATION` note with the explanation; other verdicts end the diagram as a note.
+/// At most [`MERMAID_MAX_EVENTS`] events are drawn, then a note says how many were left out.
+pub fn mermaid(trace: &Trace, verdict: Option<&Verdict>) -> String {
+    let marked = marked_ids(verdict);
+    let nodes = node_count(&trace.events, trace.nodes);
+    let all = mermaid_span(0, nodes - 1);
+    let shown = &trace.events[..trace.events.len().min(MERMAID_MAX_EVENTS)];
+    let sends = message_texts(shown);
+    let mut out = String::from("sequenceDiagram\n");
+    let _ = writeln!(
+        out,
+        "    %% sincro trace: {} nodes, {} events",
+        nodes,
+        trace.events.len()
+    );
+    for n in 0..nodes {
+        let _ = writeln!(out, "    participant n{n}");
+    }
+    let violation_note = |out: &mut String| {
+        if let Some(Verdict::Violation(v)) = verdict {
+            let involved: Vec<NodeId> = trace
+                .events
+                .iter()
+                .filter(|e| marked.contains(&e.id))
+                .flat_map(nodes_named)
+                .filter(|&n| n < nodes)
+                .collect();
+            let span = match (involved.iter().min(), involved.iter().max()) {
+                (Some(&lo), Some(&hi)) => mermaid_span(lo, hi),
+                _ => all.clone(),
+            };
+            let _ = writeln!(
+                out,
+                "    Note over {span}: {}",
+                mermaid_escape(&format!(
+                    "⚠ VIOLATION {} at {:.3} ms:\n{}",
+                    v.property,
+                    v.t_ns as f64 / 1e6,
+                    wrap(&v.explanation, 60)
+                ))
+            );
+        }
+    };
+    // The violation's note goes after its last event, or later, at the violation's time (a
+    // liveness deadline passes well after the request it points at).
+    let violation_t = match verdict {
+        Some(Verdict::Violation(v)) => v.t_ns,
+        _ => 0,
+    };
+    let last_marked = shown.iter().rposition(|e| marked.contains(&e.id)).map(|i| {
+        shown
+            .iter()
+            .rposition(|e| e.t_ns <= violation_t)
+            .map_or(i, |j| j.max(i))
+    });
+    for (i, e) in shown.iter().enumerate() {
+        if let Some(stmt) = mermaid_statement(e, &sends, nodes) {
+            if marked.contains(&e.id) {
+                let _ = writeln!(out, "    rect rgb(255,200,200)\n        {stmt}\n    end");
+            } else {
+                let _ = writeln!(out, "    {stmt}");
+            }
+        }
+        if Some(i) == last_marked {
+            violation_note(&mut out);
+        }
+    }
+    if shown.len() < trace.events.len() {
+        let _ = writeln!(
+            out,
+            "    Note over {all}: … {} more events not drawn (the diagram shows the first {} of {})",
+            trace.events.len() - shown.len(),
+            shown.len(),
+            trace.events.len()
+        );
+    }
+    match verdict {
+        Some(Verdict::Violation(_)) if last_marked.is_none() => violation_note(&mut out),
+        Some(Verdict::Violation(_)) | None => {}
+        Some(v) => {
+            let _ = writeln!(
+                out,
+                "    Note over {all}: {}",
+                mermaid_escape(&format!("verdict: {v}"))
+            );
+        }
+    }
+    out
+}
+
+/// Most events [`html`] draws; a note says how many more the trace has.
+pub const HTML_MAX_EVENTS: usize = 5000;
+
+/// Escapes text for HTML and SVG (element content and attribute values).
+pub fn html_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c if c.is_control() && c != '\n' => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A tick step of 1, 2 or 5 × 10^k µs giving at most `max_ticks` ticks up to `t_ns`.
+fn tick_step_ns(t_ns: u64, max_ticks: u64) -> u64 {
+    let mut base = 1_000u64;
+    loop {
+        for m in [1, 2, 5] {
+            let step = base.saturating_mul(m);
+            if t_ns / step < max_ticks {
+                return step;
+            }
+        }
+        base = base.saturating_mul(10);
+    }
+}
+
+/// A tick label: `25 ms`, `2.5 ms`, ... with as many decimals as the step needs.
+fn tick_label(t_ns: u64, step_ns: u64) -> String {
+    let decimals = match step_ns {
+        s if s % 1_000_000 == 0 => 0,
+        s if s % 100_000 == 0 => 1,
+        s if s % 10_000 == 0 => 2,
+        _ => 3,
+    };
+    format!("{:.*} ms", decimals, t_ns as f64 / 1e6)
+}
+
+/// Shortens a label to `max` characters.
+fn shorten(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        s.to_string()
+    } else {
+        let mut t: String = s.chars().take(max.saturating_sub(1)).collect();
+        t.push('…');
+        t
+    }
+}
+
+/// Kinds of small marks drawn on a node's line.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum MarkKind {
+    Observe,
+    Timer,
+    Input,
+    Fault,
+    Clock,
+    Restart,
+    Panic,
+}
+
+impl MarkKind {
+    fn class(self) -> &'static str {
+        match self {
+            MarkKind::Observe => "obs",
+            MarkKind::Timer => "timer",
+            MarkKind::Input => "input",
+            MarkKind::Fault => "fault",
+            MarkKind::Clock => "clock",
+            MarkKind::Restart => "restart",
+            MarkKind::Panic => "panic",
+        }
+    }
+
+    /// Timers and inputs are labelled under the line, the rest above.
+    fn below(self) -> bool {
+        matches!(self, MarkKind::Timer | MarkKind::Input)
+    }
+
+    /// The mark's shape at (x, y), as SVG.
+    fn shape(self, x: f64, y: f64) -> String {
+        match self {
+            MarkKind::Observe => format!(r#"<circle cx="{x:.1}" cy="{y:.1}" r="4.5"/>"#),
+            MarkKind::Timer => format!(r#"<path d="M{:.1} {:.1} l5 8 h-10 z"/>"#, x, y + 3.0),
+            MarkKind::Input => format!(
+                r#"<rect x="{:.1}" y="{:.1}" width="8" height="8"/>"#,
+                x - 4.0,
+                y + 3.0
+            ),
+            MarkKind::Fault => format!(r#"<path d="M{:.1} {:.1} l4 -7 h-8 z"/>"#, x, y - 2.0),
+            MarkKind::Clock => format!(
+                r#"<path d="M{:.1} {:.1} l4 4 l-4 4 l-4 -4 z"/>"#,
+                x,
+                y - 4.0
+            ),
+            MarkKind::Restart => format!(
+                r#"<rect x="{:.1}" y="{:.1}" width="3" height="16"/>"#,
+                x - 1.5,
+                y - 8.0
+            ),
+            MarkKind::Panic => format!(
+                r#"<path d="M{:.1} {:.1} l10 10 m0 -10 l-10 10"/>"#,
+                x - 5.0,
+                y - 5.0
+            ),
+        }
+    }
+}
+
+/// A mark on a node's line.
+struct Mark {
+    node: NodeId,
+    t_ns: u64,
+    kind: MarkKind,
+    marked: bool,
+    title: String,
+    label: Option<String>,
+}
+
+/// A message arrow: delivered (ends at the receiver) or dropped (ends in an ✕ half-way).
+struct Arrow {
+    from: NodeId,
+    to: NodeId,
+    sent_ns: u64,
+    end_ns: u64,
+    dropped: bool,
+    marked: bool,
+    title: String,
+    label: String,
+}
+
+/// A shaded interval: on one node's line (crash, pause, critical section) or across the
+/// diagram (partition, `node == None`).
+struct Span {
+    node: Option<NodeId>,
+    from_ns: u64,
+    to_ns: Option<u64>,
+    class: &'static str,
+    marked: bool,
+    title: String,
+    label: String,
+}
+
+/// What the HTML renderer draws, gathered from the events.
+#[derive(Default)]
+struct Drawing {
+    marks: Vec<Mark>,
+    arrows: Vec<Arrow>,
+    spans: Vec<Span>,
+}
+
+impl Drawing {
+    fn gather(events: &[Event], marked: &BTreeSet<u64>) -> Drawing {
+        let sends = message_texts(events);
+        let mut d = Drawing::default();
+        // Open intervals: (node, kind) -> span index; open critical sections by (node, resource).
+        let mut open: BTreeMap<(NodeId, &'static str), usize> = BTreeMap::new();
+        let mut open_cs: BTreeMap<(NodeId, u32), usize> = BTreeMap::new();
+        let mut open_partitions: Vec<usize> = Vec::new();
+        let title_of = |e: &Event| event_line(e).trim().to_string();
+        for e in events {
+            let is_marked = marked.contains(&e.id);
+            let mut mark = |kind: MarkKind, label: Option<String>| {
+                if let Some(node) = e.node {
+                    d.marks.push(Mark {
+                        node,
+                        t_ns: e.t_ns,
+                        kind,
+                        marked: is_marked,
+                        title: title_of(e),
+                        label,
+                    });
+                }
+            };
+            match &e.kind {
+                EventKind::Start { incarnation: 0 } | EventKind::Send { .. } => {}
+                EventKind::Start { incarnation } => {
+                    mark(MarkKind::Restart, Some(format!("restart #{incarnation}")))
+                }
+                EventKind::Timer { timer, .. } => mark(MarkKind::Timer, Some(timer.clone())),
+                EventKind::Input { input } => mark(MarkKind::Input, Some(input.clone())),
+                EventKind::ClockAdjust { how, delta_ns } => mark(
+                    MarkKind::Clock,
+                    Some(format!("clock {}", clock_adjust_text(*how, *delta_ns))),
+                ),
+                EventKind::Panic { .. } => mark(MarkKind::Panic, Some("PANIC".into())),
+                EventKind::Observe { obs } => {
+                    mark(MarkKind::Observe, Some(observation_text(obs)));
+                    if let Some(node) = e.node {
+                        match obs {
+                            Observation::CsEnter { resource } => {
+                                open_cs.insert((node, *resource), d.spans.len());
+                                d.spans.push(Span {
+                                    node: Some(node),
+                                    from_ns: e.t_ns,
+                                    to_ns: None,
+                                    class: "cs",
+                                    marked: is_marked,
+                                    title: format!(
+                                        "n{node} in the critical section of r{resource} from {:.3} ms",
+                                        e.t_ns as f64 / 1e6
+                                    ),
+                                    label: String::new(),
+                                });
+                            }
+                            Observation::CsExit { resource } => {
+                                if let Some(i) = open_cs.remove(&(node, *resource)) {
+                                    d.spans[i].to_ns = Some(e.t_ns);
+                                }
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+                EventKind::Deliver {
+                    msg_id, from, sent, ..
+                } => {
+                    let Some(to) = e.node else { continue };
+                    let send = sends.get(msg_id);
+                    let sent_ns = send.map_or(e.t_ns, |s| s.t_ns);
+                    let text = send_text(send, *msg_id);
+                    d.arrows.push(Arrow {
+                        from: *from,
+                        to,
+                        sent_ns,
+                        end_ns: e.t_ns,
+                        dropped: false,
+                        marked: is_marked || marked.contains(sent),
+                        title: format!(
+                            "#{msg_id} n{from} → n{to}: {text}; sent at {:.3} ms, delivered at {:.3} ms",
+                            sent_ns as f64 / 1e6,
+                            e.t_ns as f64 / 1e6
+                        ),
+                        label: text,
+                    });
+                }
+                EventKind::Drop {
+                    msg_id,
+                    from,
+                    to,
+                    reason,
+                } => {
+                    let send = sends.get(msg_id);
+                    let sent_ns = send.map_or(e.t_ns, |s| s.t_ns);
+                    let text = send_text(send, *msg_id);
+                    d.arrows.push(Arrow {
+                        from: *from,
+                        to: *to,
+                        sent_ns,
+                        end_ns: e.t_ns,
+                        dropped: true,
+                        marked: is_marked || send.is_some_and(|s| marked.contains(&s.id)),
+                        title: format!(
+                            "#{msg_id} n{from} → n{to}: {text}; sent at {:.3} ms, dropped at {:.3} ms ({})",
+                            sent_ns as f64 / 1e6,
+                            e.t_ns as f64 / 1e6,
+                            drop_reason_text(*reason)
+                        ),
+                        label: format!("{text} ✕ {}", drop_reason_text(*reason)),
+                    });
+                }
+                EventKind::Fault { fault } => {
+                    let text = fault_text(fault);
+                    let mut open_span = |node: NodeId, class: &'static str, label: &str| {
+                        open.entry((node, class)).or_insert_with(|| {
+                            d.spans.push(Span {
+                                node: Some(node),
+                                from_ns: e.t_ns,
+                                to_ns: None,
+                                class,
+                                marked: is_marked,
+                                title: format!(
+                                    "n{node} {label} from {:.3} ms",
+                                    e.t_ns as f64 / 1e6
+                                ),
+                                label: label.to_string(),
+                            });
+                            d.spans.len() - 1
+                        });
+                    };
+                    match fault {
+                        Fault::Crash { node } => {
+                            open_span(*node, "crashed", "crashed");
+                            // A crashed process leaves its critical sections.
+                            let gone: Vec<_> = open_cs
+                                .range((*node, 0)..=(*node, u32::MAX))
+                                .map(|(k, _)| *k)
+                                .collect();
+                            for k in gone {
+                                if let Some(i) = open_cs.remove(&k) {
+                                    d.spans[i].to_ns = Some(e.t_ns);
+                                }
+                            }
+                        }
+                        Fault::Pause { node } => open_span(*node, "paused", "paused"),
+                        Fault::Restart { node } | Fault::Resume { node } => {
+                            let class = if matches!(fault, Fault::Restart { .. }) {
+                                "crashed"
+                            } else {
+                                "paused"
+                            };
+                            if let Some(i) = open.remove(&(*node, class)) {
+                                d.spans[i].to_ns = Some(e.t_ns);
+                                let _ =
+                                    write!(d.spans[i].title, " to {:.3} ms", e.t_ns as f64 / 1e6);
+                            }
+                        }
+                        Fault::Partition { .. } | Fault::PartitionOneway { .. } => {
+                            open_partitions.push(d.spans.len());
+                            d.spans.push(Span {
+                                node: None,
+                                from_ns: e.t_ns,
+                                to_ns: None,
+                                class: "partition",
+                                marked: is_marked,
+                                title: format!("{text} from {:.3} ms", e.t_ns as f64 / 1e6),
+                                label: text.clone(),
+                            });
+                        }
+                        Fault::Heal => {
+                            for i in open_partitions.drain(..) {
+                                d.spans[i].to_ns = Some(e.t_ns);
+                                let _ = write!(
+                                    d.spans[i].title,
+                                    " to {:.3} ms (heal)",
+                                    e.t_ns as f64 / 1e6
+                                );
+                            }
+                        }
+                        _ => {}
+                    }
+                    // Every fault also gets a mark where it happened (network-wide faults on
+                    // the nodes they concern, or on the first line).
+                    let on: Vec<NodeId> = match fault {
+                        Fault::Partition { .. } | Fault::Heal => Vec::new(),
+                        _ => {
+                            let n = fault_nodes(fault);
+                            if n.is_empty() {
+                                vec![0]
+                            } else {
+                                n
+                            }
+                        }
+                    };
+                    let label = match fault {
+                        Fault::ClockJump { .. }
+                        | Fault::DriftChange { .. }
+                        | Fault::SetLinks(_) => Some(shorten(&text, 40)),
+                        _ => None,
+                    };
+                    for node in on {
+                        d.marks.push(Mark {
+                            node,
+                            t_ns: e.t_ns,
+                            kind: MarkKind::Fault,
+                            marked: is_marked,
+                            title: title_of(e),
+                            label: label.clone(),
+                        });
+                    }
+                }
+            }
+        }
+        d
+    }
+}
+
+/// Line height of stacked labels, px.
+const LABEL_H: f64 = 14.0;
+/// Most label levels above (and below) a node's line.
+const LABEL_LEVELS: usize = 4;
+/// Estimated width of one label character, px (12 px sans-serif).
+const CHAR_W: f64 = 7.0;
+/// Estimated width of one message label character, px (11 px sans-serif).
+const MSG_CHAR_W: f64 = 6.4;
+
+/// A label's box, to keep labels from overlapping.
+#[derive(Clone, Copy, Debug)]
+struct Rect {
+    x0: f64,
+    y0: f64,
+    x1: f64,
+    y1: f64,
+}
+
+impl Rect {
+    /// The box of `chars` characters of text starting at `x` on baseline `y`.
+    fn text(x: f64, y: f64, chars: usize, char_w: f64) -> Rect {
+        Rect {
+            x0: x,
+            y0: y - 11.0,
+            x1: x + chars as f64 * char_w,
+            y1: y + 3.0,
+        }
+    }
+
+    /// True when the boxes overlap or come within 3 px of each other side by side.
+    fn overlaps(&self, o: &Rect) -> bool {
+        self.x0 < o.x1 + 3.0 && o.x0 < self.x1 + 3.0 && self.y0 < o.y1 && o.y0 < self.y1
+    }
+}
+
+/// Places labels in levels so that they do not overlap: returns each label's level (`None`:
+/// no room, tooltip only) and the number of levels used.
+fn layout_labels(items: &[(f64, usize)]) -> (Vec<Option<usize>>, usize) {
+    let mut ends: Vec<f64> = Vec::new();
+    let levels = items
+        .iter()
+        .map(|&(x, chars)| {
+            let end = x + chars as f64 * CHAR_W;
+            match ends.iter().position(|&e| e + 6.0 <= x) {
+                Some(l) => {
+                    ends[l] = end;
+                    Some(l)
+                }
+                None if ends.len() < LABEL_LEVELS => {
+                    ends.push(end);
+                    Some(ends.len() - 1)
+                }
+                None => None,
+            }
+        })
+        .collect();
+    (levels, ends.len())
+}
+
+const HTML_STYLE: &str = r#"
+body { font: 14px/1.4 -apple-system, "Segoe UI", "DejaVu Sans", Helvetica, Arial, sans-serif; color: #1a202c; margin: 20px 24px; background: #fff; }
+h1 { font-size: 20px; margin: 0 0 8px; }
+.verdict { padding: 8px 12px; border-radius: 4px; margin: 8px 0; font-weight: 600; border-left: 6px solid; }
+.verdict.violation, .verdict.panic, .verdict.limit { background: #fde8e8; border-color: #e00000; color: #9b1c1c; }
+.verdict.pass { background: #e6f6ea; border-color: #2f855a; color: #22543d; }
+.verdict.none { background: #edf2f7; border-color: #a0aec0; color: #4a5568; font-weight: normal; }
+.meta { color: #4a5568; margin: 4px 0 10px; }
+.diagram { overflow-x: auto; border: 1px solid #e2e8f0; border-radius: 4px; }
+.note { color: #9c4221; }
+.legend { display: flex; flex-wrap: wrap; gap: 6px 18px; margin: 10px 0; color: #2d3748; font-size: 13px; }
+.legend span { display: inline-flex; align-items: center; gap: 5px; }
+pre { font-size: 12px; background: #f7fafc; padding: 8px; overflow-x: auto; }
+pre .violating { color: #e00000; font-weight: bold; }
+svg text { font-family: "DejaVu Sans", Helvetica, Arial, sans-serif; }
+.axis line, .grid { stroke: #e2e8f0; }
+.axis text { font-size: 11px; fill: #4a5568; }
+.node-line { stroke: #2d3748; stroke-width: 1.5; }
+.node-label { font-size: 14px; font-weight: bold; fill: #1a202c; }
+.msg { stroke: #4a5568; stroke-width: 1.3; fill: none; }
+.msg.drop { stroke: #a0aec0; stroke-dasharray: 5 3; }
+.msg.violating { stroke: #e00000; stroke-width: 2.5; }
+.send { fill: #4a5568; }
+.send.violating { fill: #e00000; }
+.x { stroke: #c05621; stroke-width: 2.2; fill: none; }
+.msg-label { font-size: 11px; fill: #4a5568; paint-order: stroke; stroke: #fff; stroke-width: 3px; }
+.msg-label.violating { fill: #c00000; font-weight: bold; }
+.label { font-size: 12px; fill: #1a202c; paint-order: stroke; stroke: #fff; stroke-width: 3px; }
+.label.violating { fill: #e00000; font-weight: bold; }
+.mark.obs { fill: #2b6cb0; }
+.mark.timer { fill: #dd6b20; }
+.mark.input { fill: #6b46c1; }
+.mark.fault { fill: #744210; }
+.mark.clock { fill: #319795; }
+.mark.restart { fill: #2f855a; }
+.mark.panic { stroke: #e00000; stroke-width: 3; fill: none; }
+.mark.violating { fill: #e00000; }
+.ring { fill: none; stroke: #e00000; stroke-width: 2.5; }
+.span.paused { fill: #ecc94b; fill-opacity: 0.35; stroke: #d69e2e; stroke-width: 1; }
+.span.crashed { fill: url(#hatch); stroke: #718096; stroke-width: 1; }
+.span.partition { fill: #90cdf4; fill-opacity: 0.25; stroke: #4299e1; stroke-dasharray: 4 3; }
+.span.cs { fill: #48bb78; fill-opacity: 0.45; }
+.span.cs.violating { fill: #e00000; fill-opacity: 0.55; }
+.span.waiting { fill: #e00000; fill-opacity: 0.8; }
+.span-label { font-size: 12px; fill: #744210; fill-opacity: 1; stroke: none; font-style: italic; }
+.span-label.partition { fill: #2b6cb0; }
+.vline { stroke: #e00000; stroke-width: 1.5; stroke-dasharray: 6 4; }
+.vlabel { font-size: 12px; fill: #e00000; font-weight: bold; }
+"#;
+
+/// A small legend sample: an inline SVG of `w` × 16 px.
+fn legend_item(svg: &str, w: u32, text: &str) -> String {
+    format!(
+        r#"<span><svg width="{w}" height="16" viewBox="0 0 {w} 16">{svg}</svg>{}</span>"#,
+        html_escape(text)
+    )
+}
+
+/// The SVG `<defs>`: arrowheads and the hatch pattern of crashed intervals.
+const SVG_DEFS: &str = r##"<defs>
+<marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0 0 L10 5 L0 10 z" fill="#4a5568"/></marker>
+<marker id="arrow-red" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="6" markerHeight="6" orient="auto-start-reverse"><path d="M0 0 L10 5 L0 10 z" fill="#e00000"/></marker>
+<pattern id="hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="6" height="6" fill="#edf2f7"/><line x1="0" y1="0" x2="0" y2="6" stroke="#718096" stroke-width="2"/></pattern>
+</defs>
+"##;
+
+/// The trace as a self-contained HTML page (inline CSS and SVG; no script, font or network
+/// reference) with a space-time diagram: one horizontal line per node, global time left to
+/// right with tick labels in ms; each delivered message an arrow from (sender, send time) to
+/// (receiver, delivery time); each dropped message an arrow ending in an ✕ half-way;
+/// observations, timers, inputs, restarts, clock adjustments and faults as small marks with
+/// `<title>` tooltips (and labels where they fit); crash→restart and pause→resume intervals
+/// shaded on the node's line, partition→heal as a band across the diagram; critical
+/// sections (`cs_enter`→`cs_exit`) as bars on the line. The events a violation points at are
+/// drawn in red (class `violating`), with a red line at the violation's time and the verdict
+/// at the top of the page. At most [`HTML_MAX_EVENTS`] events are drawn (a note says how many
+/// were left out); an event list (the text timeline) closes the page.
+pub fn html(trace: &Trace, verdict: Option<&Verdict>, title: &str) -> String {
+    let marked = marked_ids(verdict);
+    let total = trace.events.len();
+    let shown = &trace.events[..total.min(HTML_MAX_EVENTS)];
+    let nodes = node_count(shown, trace.nodes);
+    let mut d = Drawing::gather(shown, &marked);
+    // A liveness violation: the request waited from its event to the deadline.
+    if let Some(Verdict::Violation(v)) = verdict {
+        if v.class == crate::check::PropertyClass::Liveness {
+            for e in shown.iter().filter(|e| marked.contains(&e.id)) {
+                if let Some(node) = e.node {
+                    d.spans.push(Span {
+                        node: Some(node),
+                        from_ns: e.t_ns,
+                        to_ns: Some(v.t_ns.max(e.t_ns)),
+                        class: "waiting",
+                        marked: true,
+                        title: format!(
+                            "n{node} waiting from {:.3} ms past its deadline at {:.3} ms",
+                            e.t_ns as f64 / 1e6,
+                            v.t_ns as f64 / 1e6
+                        ),
+                        label: String::new(),
+                    });
+                }
+            }
+        }
+    }
+
+    // Time axis.
+    let violation_t = match verdict {
+        Some(Verdict::Violation(v)) => Some(v.t_ns),
+        _ => None,
+    };
+    let t_max = shown
+        .iter()
+        .map(|e| e.t_ns)
+        .chain(violation_t)
+        .max()
+        .unwrap_or(0)
+        .max(1_000_000);
+    // Wider for busy traces (the page scrolls), with a tick every 80 px or more.
+    let mut per_node = vec![0usize; nodes];
+    for e in shown {
+        if let Some(n) = e.node.filter(|&n| n < nodes) {
+            per_node[n] += 1;
+        }
+    }
+    let busiest = per_node.iter().copied().max().unwrap_or(0);
+    let plot_w = (busiest as f64 * 14.0).clamp(1100.0, 24000.0);
+    let step = tick_step_ns(t_max, (plot_w / 80.0) as u64);
+    let t_end = (t_max / step + 1) * step;
+    let left = 60.0;
+    let x = |t: u64| left + t as f64 / t_end as f64 * plot_w;
+
+    // Labels: per node, above and below the line, in levels. Marks' labels go above the line
+    // (timers and inputs below it), the labels of shaded intervals below it.
+    #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+    enum Owner {
+        Mark(usize),
+        Span(usize),
+    }
+    let mut mark_label: Vec<Option<(bool, usize)>> = vec![None; d.marks.len()];
+    let mut span_label: Vec<Option<usize>> = vec![None; d.spans.len()];
+    let mut levels_above = vec![0usize; nodes];
+    let mut levels_below = vec![0usize; nodes];
+    {
+        /// (label x, owner, characters) by (node, below the line).
+        type Slots = BTreeMap<(NodeId, bool), Vec<(f64, Owner, usize)>>;
+        let mut slots = Slots::new();
+        for (i, m) in d.marks.iter().enumerate() {
+            if let Some(l) = &m.label {
+                slots.entry((m.node, m.kind.below())).or_default().push((
+                    x(m.t_ns) + 5.0,
+                    Owner::Mark(i),
+                    shorten(l, 40).chars().count(),
+                ));
+            }
+        }
+        for (i, s) in d.spans.iter().enumerate() {
+            if let (Some(node), false) = (s.node, s.label.is_empty()) {
+                slots.entry((node, true)).or_default().push((
+                    x(s.from_ns) + 3.0,
+                    Owner::Span(i),
+                    s.label.chars().count(),
+                ));
+            }
+        }
+        for ((node, below), items) in &mut slots {
+            items.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+            let xs: Vec<(f64, usize)> = items.iter().map(|&(x, _, c)| (x, c)).collect();
+            let (levels, used) = layout_labels(&xs);
+            if *node < nodes {
+                if *below {
+                    levels_below[*node] = used;
+                } else {
+                    levels_above[*node] = used;
+                }
+            }
+            for (&(_, owner, _), l) in items.iter().zip(levels) {
+                match owner {
+                    Owner::Mark(i) => mark_label[i] = l.map(|l| (*below, l)),
+                    Owner::Span(i) => span_label[i] = l,
+                }
+            }
+        }
+    }
+    // Baseline of a label at `level` above or below a line at `line_y`.
+    let label_y = |line_y: f64, below: bool, level: usize| {
+        if below {
+            line_y + 24.0 + level as f64 * LABEL_H
+        } else {
+            line_y - 10.0 - level as f64 * LABEL_H
+        }
+    };
+
+    // Rows.
+    let axis_h = 44.0;
+    let mut row_y = Vec::with_capacity(nodes);
+    let mut cursor = axis_h + 10.0;
+    for n in 0..nodes {
+        cursor += 44.0 + levels_above[n] as f64 * LABEL_H;
+        row_y.push(cursor);
+        cursor += 34.0 + levels_below[n] as f64 * LABEL_H;
+    }
+    let height = cursor + 20.0;
+    let width = left + plot_w + 220.0;
+    let y = |n: NodeId| row_y.get(n).copied().unwrap_or(cursor);
+    let (top, bottom) = (axis_h, height - 10.0);
+
+    // Where labels already are (message labels are placed around them).
+    let mut placed: Vec<Rect> = Vec::new();
+    for (m, pos) in d.marks.iter().zip(&mark_label) {
+        if let (Some(label), Some((below, level))) = (&m.label, pos) {
+            placed.push(Rect::text(
+                x(m.t_ns) + 5.0,
+                label_y(y(m.node), *below, *level),
+                shorten(label, 40).chars().count(),
+                CHAR_W,
+            ));
+        }
+    }
+    for (s, pos) in d.spans.iter().zip(&span_label) {
+        if let (Some(node), Some(level)) = (s.node, pos) {
+            placed.push(Rect::text(
+                x(s.from_ns) + 3.0,
+                label_y(y(node), true, *level),
+                s.label.chars().count(),
+                CHAR_W,
+            ));
+        }
+    }
+
+    let mut svg = String::new();
+    let _ = writeln!(
+        svg,
+        r#"<svg width="{width:.0}" height="{height:.0}" viewBox="0 0 {width:.0} {height:.0}" role="img" aria-label="space-time diagram">"#
+    );
+    svg.push_str(SVG_DEFS);
+
+    // Partitions: bands across the whole diagram, behind everything.
+    for s in d.spans.iter().filter(|s| s.node.is_none()) {
+        let (x0, x1) = (x(s.from_ns), x(s.to_ns.unwrap_or(t_end)));
+        let _ = writeln!(
+            svg,
+            r#"<g class="span partition{}"><title>{}</title><rect x="{x0:.1}" y="{top:.1}" width="{:.1}" height="{:.1}"/><text class="span-label partition" x="{:.1}" y="{:.1}">{}</text></g>"#,
+            if s.marked { " violating" } else { "" },
+            html_escape(&s.title),
+            (x1 - x0).max(1.0),
+            bottom - top,
+            x0 + 4.0,
+            top + 12.0,
+            html_escape(&shorten(&s.label, 50))
+        );
+    }
+
+    // Axis: ticks, labels and grid lines.
+    svg.push_str("<g class=\"axis\">\n");
+    let mut t = 0;
+    while t <= t_end {
+        let tx = x(t);
+        let _ = writeln!(
+            svg,
+            r#"<line class="grid" x1="{tx:.1}" y1="{:.1}" x2="{tx:.1}" y2="{bottom:.1}"/><text x="{tx:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
+            top - 6.0,
+            top - 12.0,
+            tick_label(t, step)
+        );
+        t += step;
+    }
+    let _ = writeln!(
+        svg,
+        r#"<text x="{:.1}" y="14" text-anchor="end">global time →</text>"#,
+        left + plot_w
+    );
+    svg.push_str("</g>\n");
+
+    // Node lines and their shaded intervals.
+    for n in 0..nodes {
+        let ny = y(n);
+        let _ = writeln!(
+            svg,
+            r#"<line class="node-line" x1="{left:.1}" y1="{ny:.1}" x2="{:.1}" y2="{ny:.1}"/><text class="node-label" x="{:.1}" y="{:.1}" text-anchor="end">n{n}</text>"#,
+            left + plot_w,
+            left - 12.0,
+            ny + 5.0
+        );
+    }
+    // Crashes and pauses first, critical sections over them.
+    let spans_in_order = d
+        .spans
+        .iter()
+        .zip(&span_label)
+        .filter(|(s, _)| s.class != "cs")
+        .chain(
+            d.spans
+                .iter()
+                .zip(&span_label)
+                .filter(|(s, _)| s.class == "cs"),
+        );
+    for (s, pos) in spans_in_order {
+        let Some(n) = s.node else { continue };
+        let (x0, x1) = (x(s.from_ns), x(s.to_ns.unwrap_or(t_end)));
+        let h = match s.class {
+            "cs" => 7.0,
+            "waiting" => 3.0,
+            _ => 20.0,
+        };
+        let _ = write!(
+            svg,
+            r#"<g class="span {}{}"><title>{}</title><rect x="{x0:.1}" y="{:.1}" width="{:.1}" height="{h:.1}"/>"#,
+            s.class,
+            if s.marked { " violating" } else { "" },
+            html_escape(&s.title),
+            y(n) - h / 2.0,
+            (x1 - x0).max(2.0),
+        );
+        if let Some(level) = pos {
+            let _ = write!(
+                svg,
+                r#"<text class="span-label" x="{:.1}" y="{:.1}">{}</text>"#,
+                x0 + 3.0,
+                label_y(y(n), true, *level),
+                html_escape(&s.label)
+            );
+        }
+        svg.push_str("</g>\n");
+    }
+
+    // Messages.
+    let label_messages = d.arrows.len() <= 150;
+    for a in &d.arrows {
+        let (x0, y0) = (x(a.sent_ns), y(a.from));
+        let (x1, y1) = if a.dropped {
+            // The ✕ goes most of the way towards the receiver, off any other node's line.
+            let mut end = if a.from == a.to {
+                y0 - 18.0
+            } else {
+                y0 + (y(a.to) - y0) * 0.7
+            };
+            if row_y.iter().any(|&ry| (ry - end).abs() < 12.0) {
+                end += if y(a.to) > y0 { -14.0 } else { 14.0 };
+            }
+            (x(a.end_ns).max(x0 + 6.0), end)
+        } else {
+            (x(a.end_ns), y(a.to))
+        };
+        let v = if a.marked { " violating" } else { "" };
+        let _ = write!(
+            svg,
+            r#"<g><title>{}</title><line class="msg{}{v}" x1="{x0:.1}" y1="{y0:.1}" x2="{x1:.1}" y2="{y1:.1}"{}/><circle class="send{v}" cx="{x0:.1}" cy="{y0:.1}" r="2.5"/>"#,
+            html_escape(&a.title),
+            if a.dropped { " drop" } else { "" },
+            if a.dropped {
+                ""
+            } else if a.marked {
+                r#" marker-end="url(#arrow-red)""#
+            } else {
+                r#" marker-end="url(#arrow)""#
+            },
+        );
+        if a.dropped {
+            let _ = write!(
+                svg,
+                r#"<path class="x" d="M{:.1} {:.1} l10 10 m0 -10 l-10 10"/>"#,
+                x1 - 5.0,
+                y1 - 5.0
+            );
+        }
+        if label_messages {
+            let text = shorten(&a.label, 32);
+            let chars = text.chars().count();
+            // Along the arrow, right of it first, then left of it; never over another label.
+            let spot = [0.5, 0.35, 0.65, 0.2, 0.8].iter().find_map(|&f| {
+                let (px, py) = (x0 + (x1 - x0) * f, y0 + (y1 - y0) * f + 4.0);
+                [(px + 5.0, "start"), (px - 5.0, "end")]
+                    .into_iter()
+                    .map(|(lx, anchor)| {
+                        let from = if anchor == "end" {
+                            lx - chars as f64 * MSG_CHAR_W
+                        } else {
+                            lx
+                        };
+                        (lx, py, anchor, Rect::text(from, py, chars, MSG_CHAR_W))
+                    })
+                    .find(|(_, _, _, r)| {
+                        r.x0 >= left && r.y0 >= top && !placed.iter().any(|p| p.overlaps(r))
+                    })
+            });
+            if let Some((lx, ly, anchor, rect)) = spot {
+                placed.push(rect);
+                let _ = write!(
+                    svg,
+                    r#"<text class="msg-label{v}" x="{lx:.1}" y="{ly:.1}" text-anchor="{anchor}">{}</text>"#,
+                    html_escape(&text)
+                );
+            }
+        }
+        svg.push_str("</g>\n");
+    }
+
+    // Marks and their labels.
+    for (m, pos) in d.marks.iter().zip(&mark_label) {
+        let (mx, my) = (x(m.t_ns), y(m.node));
+        let v = if m.marked { " violating" } else { "" };
+        let _ = write!(
+            svg,
+            r#"<g class="mark {}{v}"><title>{}</title>{}"#,
+            m.kind.class(),
+            html_escape(&m.title),
+            m.kind.shape(mx, my)
+        );
+        if m.marked {
+            let _ = write!(
+                svg,
+                r#"<circle class="ring" cx="{mx:.1}" cy="{my:.1}" r="9"/>"#
+            );
+        }
+        if let (Some(label), Some((below, level))) = (&m.label, pos) {
+            let ly = label_y(my, *below, *level);
+            let _ = write!(
+                svg,
+                r#"<text class="label{v}" x="{:.1}" y="{ly:.1}">{}</text>"#,
+                mx + 5.0,
+                html_escape(&shorten(label, 40))
+            );
+        }
+        svg.push_str("</g>\n");
+    }
+
+    // The violation's instant.
+    if let Some(Verdict::Violation(v)) = verdict {
+        let vx = x(v.t_ns);
+        let _ = writeln!(
+            svg,
+            r#"<g><title>{}</title><line class="vline" x1="{vx:.1}" y1="{top:.1}" x2="{vx:.1}" y2="{bottom:.1}"/><text class="vlabel" x="{:.1}" y="{:.1}">⚠ {}</text></g>"#,
+            html_escape(&v.to_string()),
+            vx + 4.0,
+            bottom - 4.0,
+            html_escape(&v.property)
+        );
+    }
+    svg.push_str("</svg>\n");
+
+    // The page.
+    let (vclass, vtext) = match verdict {
+        None => (
+            "none",
+            "No verdict: this trace was rendered without being judged.".to_string(),
+        ),
+        Some(v @ Verdict::Pass) => ("pass", format!("✔ {v}")),
+        Some(v @ Verdict::Violation(_)) => ("violation", format!("⚠ {v}")),
+        Some(v @ Verdict::Panic { .. }) => ("panic", format!("⚠ {v}")),
+        Some(v @ Verdict::LimitExceeded { .. }) => ("limit", format!("⚠ {v}")),
+    };
+    let end_ms = shown.last().map_or(0.0, |e| e.t_ns as f64 / 1e6);
+    let mut out = String::new();
+    let _ = write!(
+        out,
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{}</title>\n<style>{HTML_STYLE}</style>\n</head>\n<body>\n<h1>{}</h1>\n<div class=\"verdict {vclass}\">{}</div>\n<p class=\"meta\">{nodes} nodes · {total} events · {} messages delivered, {} dropped · global time 0 – {end_ms:.3} ms{}</p>\n",
+        html_escape(title),
+        html_escape(title),
+        html_escape(&vtext),
+        d.arrows.iter().filter(|a| !a.dropped).count(),
+        d.arrows.iter().filter(|a| a.dropped).count(),
+        match (verdict, shown.last()) {
+            (Some(Verdict::Violation(v)), Some(last))
+                if shown.len() == total && v.events.contains(&last.id) =>
+            {
+                " (the run stopped at the violation)"
+            }
+            _ => "",
+        },
+    );
+    out.push_str("<div class=\"diagram\">\n");
+    out.push_str(&svg);
+    out.push_str("</div>\n");
+    if shown.len() < total {
+        let _ = writeln!(
+            out,
+            "<p class=\"note\">Only the first {} of {total} events are drawn ({} left out).</p>",
+            shown.len(),
+            total - shown.len()
+        );
+    }
+    let legend = [
+        legend_item(
+            r##"<line x1="2" y1="8" x2="30" y2="8" stroke="#4a5568" stroke-width="1.3" marker-end="url(#arrow)"/>"##,
+            34,
+            "message (send → delivery)",
+        ),
+        legend_item(
+            r##"<line x1="2" y1="8" x2="22" y2="8" stroke="#a0aec0" stroke-width="1.3" stroke-dasharray="5 3"/><path d="M21 3 l10 10 m0 -10 l-10 10" stroke="#c05621" stroke-width="2.2"/>"##,
+            34,
+            "dropped message",
+        ),
+        legend_item(
+            r##"<circle cx="8" cy="8" r="4.5" fill="#2b6cb0"/>"##,
+            16,
+            "observation",
+        ),
+        legend_item(
+            r##"<path d="M8 3 l5 8 h-10 z" fill="#dd6b20"/>"##,
+            16,
+            "timer",
+        ),
+        legend_item(
+            r##"<rect x="4" y="4" width="8" height="8" fill="#6b46c1"/>"##,
+            16,
+            "input",
+        ),
+        legend_item(
+            r##"<path d="M8 12 l4 -7 h-8 z" fill="#744210"/>"##,
+            16,
+            "fault",
+        ),
+        legend_item(
+            r##"<rect x="1" y="4" width="26" height="8" fill="#48bb78" fill-opacity="0.45"/>"##,
+            28,
+            "in critical section",
+        ),
+        legend_item(
+            r##"<rect x="1" y="1" width="26" height="14" fill="#ecc94b" fill-opacity="0.35" stroke="#d69e2e"/>"##,
+            28,
+            "paused",
+        ),
+        legend_item(
+            r##"<rect x="1" y="1" width="26" height="14" fill="url(#hatch)" stroke="#718096"/>"##,
+            28,
+            "crashed",
+        ),
+        legend_item(
+            r##"<rect x="1" y="1" width="26" height="14" fill="#90cdf4" fill-opacity="0.25" stroke="#4299e1" stroke-dasharray="4 3"/>"##,
+            28,
+            "partitioned",
+        ),
+        legend_item(
+            r##"<circle cx="8" cy="8" r="4" fill="#e00000"/><circle cx="8" cy="8" r="7" fill="none" stroke="#e00000" stroke-width="2"/>"##,
+            16,
+            "violating event",
+        ),
+        legend_item(
+            r##"<line x1="1" y1="8" x2="27" y2="8" stroke="#e00000" stroke-width="1.5" stroke-dasharray="6 4"/>"##,
+            28,
+            "time of the violation",
+        ),
+    ];
+    let _ = writeln!(out, "<div class=\"legend\">{}</div>", legend.join(""));
+    out.push_str("<details>\n<summary>Event list (text timeline)</summary>\n<pre>");
+    for e in shown {
+        let line = html_escape(&event_line(e));
+        if marked.contains(&e.id) {
+            let _ = writeln!(out, "<span class=\"violating\">&gt;&gt;{line}</span>");
+        } else {
+            let _ = writeln!(out, "  {line}");
+        }
+    }
+    out.push_str("</pre>\n</details>\n</body>\n</html>\n");
     out
 }
 
@@ -147,5 +1407,316 @@ mod tests {
             s.ends_with("# verdict: VIOLATION (Safety): p violated at 0.000 ms: x (events [0])\n"),
             "{s}"
         );
+    }
+
+    /// A hand-made run of 3 nodes: a request and its delivery, a grant lost on the way, a
+    /// crash and restart, a partition and heal, a pause, a timer, a self-message, and two
+    /// nodes entering the critical section together (the violation: events 18 and 19).
+    fn hand_trace() -> (Trace, Verdict) {
+        let mut events = Vec::new();
+        let mut ev = |t_ms: u64, node: Option<NodeId>, kind: EventKind| {
+            events.push(Event {
+                id: events.len() as u64,
+                t_ns: t_ms * 1_000_000,
+                node,
+                local_ns: node.map(|_| (t_ms * 1_000_000) as i64),
+                kind,
+            });
+        };
+        for n in 0..3 {
+            ev(0, Some(n), EventKind::Start { incarnation: 0 });
+        }
+        ev(
+            1,
+            Some(1),
+            EventKind::Input {
+                input: "Acquire".into(),
+            },
+        );
+        ev(
+            1,
+            Some(1),
+            EventKind::Send {
+                msg_id: 0,
+                to: 0,
+                msg: "Request".into(),
+            },
+        );
+        ev(
+            3,
+            Some(0),
+            EventKind::Deliver {
+                msg_id: 0,
+                from: 1,
+                sent: 4,
+                msg: "Request".into(),
+            },
+        );
+        ev(
+            3,
+            Some(0),
+            EventKind::Send {
+                msg_id: 1,
+                to: 2,
+                msg: "Grant; #1\n<b>".into(),
+            },
+        );
+        ev(
+            4,
+            None,
+            EventKind::Drop {
+                msg_id: 1,
+                from: 0,
+                to: 2,
+                reason: DropReason::Loss,
+            },
+        );
+        ev(
+            5,
+            Some(2),
+            EventKind::Fault {
+                fault: Fault::Crash { node: 2 },
+            },
+        );
+        ev(
+            8,
+            Some(2),
+            EventKind::Fault {
+                fault: Fault::Restart { node: 2 },
+            },
+        );
+        ev(8, Some(2), EventKind::Start { incarnation: 1 });
+        ev(
+            10,
+            None,
+            EventKind::Fault {
+                fault: Fault::Partition {
+                    groups: vec![vec![0], vec![1, 2]],
+                },
+            },
+        );
+        ev(
+            12,
+            Some(0),
+            EventKind::Timer {
+                timer_id: 3,
+                timer: "Retry".into(),
+            },
+        );
+        ev(
+            12,
+            Some(0),
+            EventKind::Send {
+                msg_id: 2,
+                to: 0,
+                msg: "Self".into(),
+            },
+        );
+        ev(
+            12,
+            Some(0),
+            EventKind::Deliver {
+                msg_id: 2,
+                from: 0,
+                sent: 13,
+                msg: "Self".into(),
+            },
+        );
+        ev(
+            13,
+            Some(1),
+            EventKind::Fault {
+                fault: Fault::Pause { node: 1 },
+            },
+        );
+        ev(
+            14,
+            Some(1),
+            EventKind::Fault {
+                fault: Fault::Resume { node: 1 },
+            },
+        );
+        ev(15, None, EventKind::Fault { fault: Fault::Heal });
+        ev(
+            16,
+            Some(1),
+            EventKind::Observe {
+                obs: Observation::CsEnter { resource: 0 },
+            },
+        );
+        ev(
+            17,
+            Some(2),
+            EventKind::Observe {
+                obs: Observation::CsEnter { resource: 0 },
+            },
+        );
+        let verdict = Verdict::Violation(crate::Violation {
+            property: "mutual_exclusion".into(),
+            class: crate::PropertyClass::Safety,
+            explanation: "node 2 entered while node 1 was inside; really".into(),
+            t_ns: 17_000_000,
+            events: vec![18, 19],
+        });
+        (Trace { nodes: 3, events }, verdict)
+    }
+
+    #[test]
+    fn mermaid_draws_messages_drops_faults_and_the_violation() {
+        let (trace, verdict) = hand_trace();
+        let m = mermaid(&trace, Some(&verdict));
+        let lines: Vec<&str> = m.lines().map(str::trim).collect();
+        assert_eq!(lines[0], "sequenceDiagram", "{m}");
+        for expected in [
+            "participant n0",
+            "participant n2",
+            "n1->>n0: Request",
+            "n0-x n2: Grant#59; #35;1<br/>#60;b#62; (loss)",
+            "Note over n1: input Acquire",
+            "Note over n2: crash n2",
+            "Note over n2: restart (incarnation 1)",
+            "Note over n0,n2: partition [[0], [1, 2]] | rest",
+            "Note over n0: timer Retry",
+            "n0->>n0: Self",
+            "Note over n1: pause n1",
+            "Note over n0,n2: heal",
+        ] {
+            assert!(lines.contains(&expected), "missing `{expected}` in\n{m}");
+        }
+        // Each violating event inside a red block, then the explanation.
+        let enter = lines
+            .iter()
+            .position(|l| *l == "Note over n1: cs_enter r0")
+            .expect("n1 enters");
+        assert_eq!(lines[enter - 1], "rect rgb(255,200,200)");
+        assert_eq!(lines[enter + 1], "end");
+        assert_eq!(lines[enter + 2], "rect rgb(255,200,200)");
+        assert_eq!(lines[enter + 3], "Note over n2: cs_enter r0");
+        assert_eq!(
+            lines[enter + 5],
+            "Note over n1,n2: ⚠ VIOLATION mutual_exclusion at 17.000 ms:<br/>node 2 entered while node 1 was inside#59; really"
+        );
+        // Sends are drawn at their delivery only; no label carries a raw `;` or `#`.
+        assert!(!m.contains("Note over n1: send"));
+        for l in &lines[1..] {
+            let label = l.split_once(": ").map_or("", |(_, t)| t);
+            assert!(
+                !label.contains(';') || label.contains("#59;"),
+                "unescaped label: {l}"
+            );
+        }
+        assert_eq!(mermaid(&trace, Some(&verdict)), m, "deterministic");
+    }
+
+    #[test]
+    fn mermaid_caps_long_traces_and_notes_other_verdicts() {
+        let mut events = Vec::new();
+        for i in 0..(MERMAID_MAX_EVENTS as u64 + 25) {
+            events.push(Event {
+                id: i,
+                t_ns: i,
+                node: Some(0),
+                local_ns: Some(0),
+                kind: EventKind::Observe {
+                    obs: Observation::Note {
+                        text: format!("step {i}"),
+                    },
+                },
+            });
+        }
+        let trace = Trace { nodes: 1, events };
+        let m = mermaid(&trace, Some(&Verdict::Pass));
+        assert_eq!(
+            m.matches("Note over n0: note step").count(),
+            MERMAID_MAX_EVENTS
+        );
+        assert!(
+            m.contains(
+                "Note over n0: … 25 more events not drawn (the diagram shows the first 400 of 425)"
+            ),
+            "{m}"
+        );
+        assert!(
+            m.ends_with("Note over n0: verdict: PASS: every checked property held\n"),
+            "{m}"
+        );
+    }
+
+    #[test]
+    fn html_draws_one_line_per_message_and_highlights_the_violation() {
+        let (trace, verdict) = hand_trace();
+        let h = html(&trace, Some(&verdict), "hand <made>");
+        assert!(h.starts_with("<!DOCTYPE html>"));
+        assert!(h.contains("<title>hand &lt;made&gt;</title>"));
+        // Two delivered messages (one to itself) and one dropped, each one <line>.
+        assert_eq!(h.matches("<line class=\"msg").count(), 3, "{h}");
+        assert_eq!(h.matches("<line class=\"msg drop").count(), 1);
+        assert_eq!(
+            h.matches("<path class=\"x\"").count(),
+            1,
+            "the drop ends in an ✕"
+        );
+        // The two violating observations, in red, and the verdict at the top.
+        assert_eq!(h.matches("<g class=\"mark obs violating\">").count(), 2);
+        assert!(
+            h.contains("<div class=\"verdict violation\">⚠ VIOLATION (Safety): mutual_exclusion")
+        );
+        assert!(h.contains("class=\"vline\""));
+        // Crash→restart and pause→resume on the node's line, partition→heal across.
+        assert_eq!(h.matches("<g class=\"span crashed\">").count(), 1);
+        assert_eq!(h.matches("<g class=\"span paused\">").count(), 1);
+        assert_eq!(h.matches("<g class=\"span partition\">").count(), 1);
+        assert!(
+            h.contains("<title>n2 crashed from 5.000 ms to 8.000 ms</title>"),
+            "{h}"
+        );
+        // Tooltips, ticks in ms, node labels, a legend.
+        assert!(h.contains("<title>16.000 ms  n1   @      16.000  observe   cs_enter r0</title>"));
+        assert!(h.contains(">10 ms</text>"), "{h}");
+        assert!(h.contains(">n2</text>"));
+        assert!(h.contains("class=\"legend\""));
+        // Self-contained: no script, no external reference.
+        for banned in ["http://", "https://", "<script", "<link", "@import", "src="] {
+            assert!(!h.contains(banned), "found {banned}");
+        }
+        assert_eq!(
+            html(&trace, Some(&verdict), "hand <made>"),
+            h,
+            "deterministic"
+        );
+    }
+
+    #[test]
+    fn html_without_verdict_caps_the_drawing() {
+        let mut events = Vec::new();
+        for i in 0..(HTML_MAX_EVENTS as u64 + 10) {
+            events.push(Event {
+                id: i,
+                t_ns: i * 1000,
+                node: Some((i % 2) as usize),
+                local_ns: None,
+                kind: EventKind::Timer {
+                    timer_id: i,
+                    timer: "T".into(),
+                },
+            });
+        }
+        let h = html(&Trace { nodes: 2, events }, None, "big");
+        assert!(h.contains("<div class=\"verdict none\">"));
+        assert_eq!(
+            h.matches("<g class=\"mark timer\">").count(),
+            HTML_MAX_EVENTS
+        );
+        assert!(h.contains("Only the first 5000 of 5010 events are drawn (10 left out)."));
+        assert!(!h.contains("violating\""));
+    }
+
+    #[test]
+    fn tick_steps_are_1_2_5() {
+        assert_eq!(tick_step_ns(64_000_000, 14), 5_000_000);
+        assert_eq!(tick_step_ns(17_000_000, 14), 2_000_000);
+        assert_eq!(tick_step_ns(1_000_000, 14), 100_000);
+        assert_eq!(tick_label(2_500_000, 500_000), "2.5 ms");
+        assert_eq!(tick_label(20_000_000, 5_000_000), "20 ms");
     }
 }

@@ -1,0 +1,351 @@
+//! `sincro show`, `sincro check` and `sincro diff` end to end.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const LEASE: &str = "corpus/mutex/centralized-lease-timeout-overlap.json";
+const PASS: &str = "corpus/mutex/centralized-pass.json";
+const CRASH: &str = "corpus/mutex/centralized-coordinator-crash.json";
+
+fn sincro(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_sincro"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("show-tests");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn code(o: &Output) -> i32 {
+    o.status.code().expect("exited")
+}
+
+/// Records the trace of a corpus scenario with `sincro replay --trace`.
+fn record(scenario: &str, name: &str) -> PathBuf {
+    let path = tmp(name);
+    let o = sincro(&["replay", scenario, "--trace", path.to_str().unwrap()]);
+    assert!(path.exists(), "{}", stderr(&o));
+    path
+}
+
+fn p(path: &Path) -> &str {
+    path.to_str().unwrap()
+}
+
+#[test]
+fn show_renders_a_scenario_in_every_format() {
+    let text = sincro(&["show", LEASE]);
+    assert_eq!(code(&text), 0, "{}", stderr(&text));
+    let t = stdout(&text);
+    assert!(
+        t.contains(">>      64.000 ms  n2   @      64.000  observe   cs_enter r0"),
+        "{t}"
+    );
+    assert!(t.contains("# verdict: VIOLATION (Safety): mutual_exclusion"));
+
+    let mermaid = sincro(&["show", LEASE, "--format", "mermaid"]);
+    assert_eq!(code(&mermaid), 0, "{}", stderr(&mermaid));
+    let m = stdout(&mermaid);
+    assert!(m.starts_with("sequenceDiagram\n"), "{m}");
+    for line in [
+        "    participant n2",
+        "    n1->>n0: Request",
+        "    n0->>n2: Grant { lease: 1 }",
+        "    Note over n1: pause n1",
+        "    Note over n0: timer LeaseExpired { lease: 0 }",
+        "    rect rgb(255,200,200)",
+    ] {
+        assert!(m.lines().any(|l| l == line), "missing `{line}` in\n{m}");
+    }
+    assert!(m.contains("⚠ VIOLATION mutual_exclusion at 64.000 ms"));
+
+    let out = tmp("lease.html");
+    let html = sincro(&["show", LEASE, "--format", "html", "--out", p(&out)]);
+    assert_eq!(code(&html), 0, "{}", stderr(&html));
+    assert!(stdout(&html).is_empty());
+    assert!(stderr(&html).starts_with("wrote "), "{}", stderr(&html));
+    let h = std::fs::read_to_string(&out).unwrap();
+    assert!(h.starts_with("<!DOCTYPE html>"));
+    assert!(h.contains("centralized-lease-timeout-overlap: mutex.centralized / lease-timeout"));
+    assert!(h.contains("<div class=\"verdict violation\">"));
+    assert_eq!(h.matches("<line class=\"msg").count(), 4, "four messages");
+    assert_eq!(h.matches("<g class=\"mark obs violating\">").count(), 2);
+    assert!(!h.contains("http://") && !h.contains("https://"));
+
+    let jsonl = sincro(&["show", LEASE, "--format", "jsonl"]);
+    assert_eq!(code(&jsonl), 0, "{}", stderr(&jsonl));
+    let recorded = std::fs::read_to_string(record(LEASE, "lease-show.jsonl")).unwrap();
+    assert_eq!(
+        stdout(&jsonl),
+        recorded,
+        "the same trace as `replay --trace`"
+    );
+
+    // The same bytes every time, and on turmoil too.
+    assert_eq!(
+        stdout(&sincro(&["show", LEASE, "--format", "mermaid"])),
+        m,
+        "deterministic"
+    );
+    let turmoil = sincro(&["show", LEASE, "--format", "html", "--engine", "turmoil"]);
+    assert_eq!(code(&turmoil), 0, "{}", stderr(&turmoil));
+    assert!(stdout(&turmoil).contains("turmoil engine"));
+}
+
+#[test]
+fn show_renders_a_trace_without_a_verdict_unless_asked_to_check() {
+    let trace = record(LEASE, "lease-for-show.jsonl");
+    let plain = sincro(&["show", p(&trace), "--format", "html"]);
+    assert_eq!(code(&plain), 0, "{}", stderr(&plain));
+    let h = stdout(&plain);
+    assert!(h.contains("<div class=\"verdict none\">"));
+    assert!(!h.contains("violating\""));
+    assert!(h.contains("<title>trace lease-for-show.jsonl</title>"));
+
+    let checked = sincro(&[
+        "show",
+        p(&trace),
+        "--format",
+        "mermaid",
+        "--check",
+        "mutual_exclusion",
+    ]);
+    assert_eq!(code(&checked), 0, "{}", stderr(&checked));
+    assert!(stdout(&checked).contains("⚠ VIOLATION mutual_exclusion"));
+
+    let text = sincro(&["show", p(&trace)]);
+    assert!(!stdout(&text).contains(">>"));
+    assert!(!stdout(&text).contains("# verdict"));
+}
+
+#[test]
+fn show_rejects_bad_input_with_exit_2() {
+    let missing = sincro(&["show", "no/such/file.json"]);
+    assert_eq!(code(&missing), 2);
+    assert!(
+        stderr(&missing).contains("cannot read no/such/file.json"),
+        "{}",
+        stderr(&missing)
+    );
+
+    let broken = tmp("broken.jsonl");
+    std::fs::write(
+        &broken,
+        "{\"sincro_trace\": 1, \"nodes\": 2}\n{\"id\": 0}\n",
+    )
+    .unwrap();
+    let o = sincro(&["show", p(&broken)]);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("not a trace: line 2"), "{}", stderr(&o));
+
+    let far = tmp("far-node.jsonl");
+    std::fs::write(
+        &far,
+        "{\"sincro_trace\": 1, \"nodes\": 2}\n{\"id\":0,\"t_ns\":0,\"node\":7,\"kind\":{\"type\":\"start\",\"incarnation\":0}}\n",
+    )
+    .unwrap();
+    let o = sincro(&["show", p(&far), "--format", "html"]);
+    assert_eq!(code(&o), 2);
+    assert!(
+        stderr(&o).contains("names node 7, but the trace has 2 nodes"),
+        "{}",
+        stderr(&o)
+    );
+
+    let bad_scenario = tmp("bad-scenario.json");
+    std::fs::write(
+        &bad_scenario,
+        r#"{"algorithm": "mutex.nope", "nodes": 3, "seed": 1, "duration_ms": 10}"#,
+    )
+    .unwrap();
+    let o = sincro(&["show", p(&bad_scenario)]);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("unknown algorithm `mutex.nope`"));
+}
+
+#[test]
+fn check_judges_a_recorded_trace_offline() {
+    let lease = record(LEASE, "lease-check.jsonl");
+    let o = sincro(&["check", p(&lease), "--properties", "mutual_exclusion"]);
+    assert_eq!(code(&o), 1, "{}{}", stdout(&o), stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.starts_with("VIOLATION (Safety): mutual_exclusion violated at 64.000 ms: node 2 entered the critical section of resource 0 while node 1 was still inside (events [13, 18])\n"),
+        "{out}"
+    );
+    assert!(out.contains("  >>      14.000 ms  n1   @      14.000  observe   cs_enter r0"));
+
+    let pass = record(PASS, "pass-check.jsonl");
+    let o = sincro(&[
+        "check",
+        p(&pass),
+        "--properties",
+        "mutual_exclusion,liveness",
+        "--liveness-bound-ms",
+        "400",
+    ]);
+    assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
+    assert!(
+        stdout(&o).starts_with("PASS: mutual_exclusion, liveness held (50 events, 4 nodes"),
+        "{}",
+        stdout(&o)
+    );
+    assert!(stdout(&o).contains("liveness from 130 ms within 400 ms"));
+
+    // The coordinator crash: node 2's request is never granted. The trace's last event is the
+    // restart at 60 ms, so the deadline (260 ms) is judged only when the run is said to last
+    // longer (the scenario ran for 500 ms).
+    let crash = record(CRASH, "crash-check.jsonl");
+    let args = [
+        "check",
+        p(&crash),
+        "--properties",
+        "liveness",
+        "--liveness-bound-ms",
+        "200",
+    ];
+    let o = sincro(&args);
+    assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
+    let o = sincro(&[&args[..], &["--end-ms", "500"]].concat());
+    assert_eq!(code(&o), 1, "{}{}", stdout(&o), stderr(&o));
+    assert!(stdout(&o).contains("liveness violated at 260.000 ms"));
+    let o = sincro(&[&args[..], &["--end-ms", "500", "--quiet-from-ms", "400"]].concat());
+    assert_eq!(code(&o), 0, "deadline moved past the end: {}", stdout(&o));
+}
+
+#[test]
+fn check_rejects_bad_input_with_exit_2() {
+    let lease = record(LEASE, "lease-check-bad.jsonl");
+    let o = sincro(&[
+        "check",
+        p(&lease),
+        "--properties",
+        "mutual_exclusion,fairness",
+    ]);
+    assert_eq!(code(&o), 2);
+    assert!(
+        stderr(&o)
+            .contains("unknown property `fairness`; known properties: mutual_exclusion, liveness"),
+        "{}",
+        stderr(&o)
+    );
+    let o = sincro(&["check", p(&lease), "--properties", "liveness"]);
+    assert_eq!(code(&o), 2);
+    assert!(
+        stderr(&o).contains("needs --liveness-bound-ms"),
+        "{}",
+        stderr(&o)
+    );
+    let o = sincro(&["check", LEASE, "--properties", "mutual_exclusion"]);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("not a trace"), "{}", stderr(&o));
+    let o = sincro(&["check", "nope.jsonl", "--properties", "mutual_exclusion"]);
+    assert_eq!(code(&o), 2);
+    let o = sincro(&["check", p(&lease)]);
+    assert_eq!(code(&o), 2, "--properties is required");
+    let o = sincro(&[
+        "check",
+        p(&lease),
+        "--properties",
+        "mutual_exclusion",
+        "--nodes",
+        "2",
+    ]);
+    assert_eq!(code(&o), 2);
+    assert!(
+        stderr(&o).contains("names node 2, but the trace has 2 nodes"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn diff_finds_the_first_divergence() {
+    let a = record(LEASE, "lease-diff.jsonl");
+    let same = sincro(&["diff", p(&a), p(&a)]);
+    assert_eq!(code(&same), 0, "{}", stderr(&same));
+    assert_eq!(stdout(&same), "identical (19 events)\n");
+
+    // A scenario is run and compared with its recorded trace.
+    let o = sincro(&["diff", LEASE, p(&a)]);
+    assert_eq!(
+        (code(&o), stdout(&o)),
+        (0, "identical (19 events)\n".to_string())
+    );
+
+    // Event 13 changed: node 1 leaves instead of entering.
+    let text = std::fs::read_to_string(&a).unwrap();
+    let changed: String = text
+        .lines()
+        .enumerate()
+        .map(|(i, l)| {
+            if i == 14 {
+                assert!(l.contains("cs_enter"), "{l}");
+                l.replace("cs_enter", "cs_exit")
+            } else {
+                l.to_string()
+            }
+        })
+        .map(|l| l + "\n")
+        .collect();
+    let b = tmp("lease-diff-changed.jsonl");
+    std::fs::write(&b, changed).unwrap();
+    let o = sincro(&["diff", p(&a), p(&b), "--context", "2"]);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.starts_with("traces diverge at event 13 (a has 19 events, b has 19); differs in: kind.obs.cs_enter, kind.obs.cs_exit\n"),
+        "{out}"
+    );
+    assert!(out.contains("  [11]       14.000 ms  n0"), "{out}");
+    assert!(!out.contains("  [10]"), "{out}");
+    assert!(out.contains("- [13]       14.000 ms  n1   @      14.000  observe   cs_enter r0"));
+    assert!(out.contains("+ [13]       14.000 ms  n1   @      14.000  observe   cs_exit r0"));
+    assert!(out.contains("+ [15]"), "{out}");
+
+    // Different scenarios: different node counts and events.
+    let o = sincro(&["diff", PASS, LEASE]);
+    assert_eq!(code(&o), 1);
+    assert!(stdout(&o).starts_with("node counts differ: a has 4 nodes, b has 3\n"));
+
+    let o = sincro(&["diff", p(&a), "missing.jsonl"]);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("cannot read missing.jsonl"));
+}
+
+#[test]
+fn a_liveness_violation_is_noted_at_its_deadline() {
+    let o = sincro(&["show", CRASH, "--format", "mermaid"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let m = stdout(&o);
+    let lines: Vec<&str> = m.lines().collect();
+    let request = lines
+        .iter()
+        .position(|l| l.trim() == "Note over n2: cs_request r0")
+        .expect("n2's request");
+    assert_eq!(lines[request - 1].trim(), "rect rgb(255,200,200)");
+    assert!(
+        lines[lines.len() - 1].starts_with("    Note over n2: ⚠ VIOLATION liveness at 260.000 ms:"),
+        "{m}"
+    );
+    assert_eq!(
+        lines[lines.len() - 2],
+        "    Note over n0: restart (incarnation 1)"
+    );
+
+    let o = sincro(&["show", CRASH, "--format", "html"]);
+    assert!(stdout(&o).contains("<g class=\"span waiting violating\">"));
+}
