@@ -17,8 +17,9 @@
 //!    two clock jumps of one node become one, and a fault moves to the time of the fault
 //!    before it.
 //! 5. **Duration.** Binary search of `duration_ms` down to the time of the last fault or input.
-//! 6. **Latency.** Exponential becomes uniform or constant, a uniform range narrows, the largest
-//!    latency halves, a constant latency halves (whole milliseconds).
+//! 6. **Latency.** A range becomes a constant (its smallest, largest or middle value),
+//!    exponential becomes uniform, a uniform range narrows from either end, the largest latency
+//!    halves, a constant latency halves (whole milliseconds).
 //! 7. **Probabilities and clocks.** Loss, duplication and reordering go to zero, link
 //!    overrides go away, clock drift and offsets go to zero.
 //!
@@ -700,9 +701,12 @@ fn half(x: f64) -> f64 {
     (x / 2.0).floor()
 }
 
-/// Simpler latencies than `l`, simplest first. Each is strictly smaller in (shape, largest
+/// Simpler latencies than `l`, simplest first: constant ones (the smallest, largest and middle
+/// value of `l`), then narrower or halved ranges. Each is strictly smaller in (shape, largest
 /// value, width), so repeated simplification ends.
 fn simpler_latencies(l: &Latency) -> Vec<Latency> {
+    let constant = |ms: f64| Latency::Constant { ms };
+    let uniform = |min_ms: f64, max_ms: f64| Latency::Uniform { min_ms, max_ms };
     let mut out = match *l {
         Latency::Exponential {
             min_ms,
@@ -710,14 +714,13 @@ fn simpler_latencies(l: &Latency) -> Vec<Latency> {
             max_ms,
         } => {
             let mut v = vec![
-                Latency::Constant { ms: min_ms },
-                Latency::Uniform {
-                    min_ms,
-                    max_ms: mean_ms,
-                },
-                Latency::Uniform { min_ms, max_ms },
+                constant(min_ms),
+                constant(max_ms),
+                constant(mean_ms),
+                uniform(min_ms, mean_ms),
+                uniform(min_ms, max_ms),
             ];
-            if half(max_ms) >= min_ms && half(max_ms) < max_ms {
+            if half(max_ms) >= min_ms {
                 v.push(Latency::Exponential {
                     min_ms,
                     mean_ms: mean_ms.min(half(max_ms)),
@@ -726,21 +729,27 @@ fn simpler_latencies(l: &Latency) -> Vec<Latency> {
             }
             v
         }
-        Latency::Uniform { min_ms, max_ms } => vec![
-            Latency::Constant { ms: min_ms },
-            Latency::Uniform {
-                min_ms,
-                max_ms: min_ms + half(max_ms - min_ms),
-            },
-            Latency::Uniform {
-                min_ms: half(min_ms),
-                max_ms: half(max_ms),
-            },
-        ],
-        Latency::Constant { ms } => vec![Latency::Constant { ms: half(ms) }],
+        Latency::Uniform { min_ms, max_ms } => {
+            let w = max_ms - min_ms;
+            vec![
+                constant(min_ms),
+                constant(max_ms),
+                constant(min_ms + half(w)),
+                uniform(min_ms, min_ms + half(w)),
+                uniform(max_ms - half(w), max_ms),
+                uniform(half(min_ms), half(max_ms)),
+            ]
+        }
+        Latency::Constant { ms } => vec![constant(half(ms))],
     };
     out.retain(|c| c != l && c.validate().is_ok());
-    out
+    let mut unique: Vec<Latency> = Vec::new();
+    for c in out {
+        if !unique.contains(&c) {
+            unique.push(c);
+        }
+    }
+    unique
 }
 
 /// The loss (0), duplication (1) or reordering (2) field of a link override.
