@@ -22,6 +22,8 @@ pub mod render;
 pub mod rng;
 pub mod scenario;
 pub mod shrink;
+#[cfg(feature = "proptest")]
+pub mod strategy;
 pub mod trace;
 
 pub use check::{Checker, PropertyClass, Violation};
