@@ -11,6 +11,8 @@
 
 #![warn(missing_docs)]
 
+#[cfg(feature = "arbitrary")]
+pub mod arbitrary;
 pub mod check;
 pub mod clock;
 pub mod engine;
