@@ -17,6 +17,9 @@ cargo clippy --workspace --all-targets -- -D warnings
 step "tests (README: cargo test --workspace)"
 cargo test --workspace
 
+step "feature arbitrary: every fuzzer input gives a valid scenario"
+cargo test -p sincro-harness --features arbitrary --lib arbitrary::
+
 step "determinism sweep: every seed run twice, traces compared byte for byte, on both engines"
 cargo run --release --quiet -- fuzz --algorithm all --seeds 300 --check-determinism --keep-going --out target/ci-failures
 cargo run --release --quiet -- fuzz --algorithm all --seeds 50 --engine turmoil --check-determinism --keep-going --out target/ci-failures

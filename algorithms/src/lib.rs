@@ -10,6 +10,8 @@
 
 pub mod mutex;
 mod registry;
+#[cfg(feature = "proptest")]
+pub mod strategy;
 
 pub use registry::{find, registry, run_scenario, Algorithm, AlgorithmInfo, VariantInfo};
 

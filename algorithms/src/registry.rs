@@ -5,7 +5,7 @@ use crate::mutex::{centralized, ricart_agrawala, token_ring, voting};
 use serde::de::DeserializeOwned;
 use sincro_harness::engine::{self, Factory, Outcome, RunOptions};
 use sincro_harness::fault::{FaultClass, FaultModel};
-use sincro_harness::gen::{self, GenOptions};
+use sincro_harness::gen::{self, Draft, GenOptions};
 use sincro_harness::{Checker, Scenario, ScenarioError, SimRng, WorkloadItem};
 use std::rc::Rc;
 
@@ -53,7 +53,15 @@ pub trait Algorithm: Sync {
     /// liveness after the faults stop.
     fn generate(&self, variant: &str, seed: u64, opts: &GenOptions) -> Scenario {
         let info = self.info();
-        let mut draft = gen::generate(info.name, variant, seed, &info.fault_model, opts);
+        let draft = gen::generate(info.name, variant, seed, &info.fault_model, opts);
+        self.complete(draft, opts)
+    }
+
+    /// Completes a scenario skeleton (from [`gen::generate`], or from fuzzer bytes through
+    /// `sincro_harness::arbitrary::FuzzInput::draft`): adds this algorithm's workload inside
+    /// the active phase and sets a duration long enough to judge liveness after the faults stop.
+    fn complete(&self, draft: Draft, opts: &GenOptions) -> Scenario {
+        let mut draft = draft;
         let sc = &mut draft.scenario;
         sc.workload = self.workload(&mut draft.workload_rng, sc.nodes, opts.active_ms);
         sc.duration_ms = opts.active_ms;
@@ -428,10 +436,14 @@ impl Algorithm for MutexVoting {
         check_variant(&info, &sc.variant)?;
         let params: voting::Params = parse_params(sc)?;
         let params = params.resolve(sc.nodes).map_err(ScenarioError)?;
-        let bound = sc.checks.liveness_bound_ms.unwrap_or_else(|| self.liveness_bound_ms(sc));
+        let bound = sc
+            .checks
+            .liveness_bound_ms
+            .unwrap_or_else(|| self.liveness_bound_ms(sc));
         let checkers = checkers(&info, sc, bound)?;
         let mode = self.0;
-        let factory: Factory<voting::Voting> = Rc::new(move |_| voting::Voting::new(mode, params.clone()));
+        let factory: Factory<voting::Voting> =
+            Rc::new(move |_| voting::Voting::new(mode, params.clone()));
         engine::run(sc, factory, checkers, options)
     }
 

@@ -11,6 +11,8 @@
 
 #![warn(missing_docs)]
 
+#[cfg(feature = "arbitrary")]
+pub mod arbitrary;
 pub mod check;
 pub mod clock;
 pub mod diff;
@@ -23,6 +25,8 @@ pub mod render;
 pub mod rng;
 pub mod scenario;
 pub mod shrink;
+#[cfg(feature = "proptest")]
+pub mod strategy;
 pub mod trace;
 
 pub use check::{Checker, PropertyClass, Violation};
