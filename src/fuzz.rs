@@ -28,7 +28,7 @@ use std::time::{Duration, Instant};
 pub const UNBOUNDED: u64 = u64::MAX;
 
 /// Exit code of `fuzz` and `matrix` after Ctrl-C (128 + SIGINT, as shells report it).
-pub const INTERRUPTED_EXIT: i32 = 130;
+pub const INTERRUPTED_EXIT: i32 = crate::exit::INTERRUPTED;
 
 /// What to fuzz and how.
 #[derive(Clone, Debug)]

@@ -32,6 +32,8 @@ pub mod exit {
     pub const LIMIT: i32 = 4;
     /// The same scenario gave two different traces (`--check-determinism`).
     pub const NONDETERMINISM: i32 = 5;
+    /// A campaign was interrupted (Ctrl-C); what it found was written and summarized.
+    pub const INTERRUPTED: i32 = 130;
 }
 
 /// The exit code for a verdict.
