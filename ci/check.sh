@@ -25,7 +25,10 @@ cargo run --release --quiet -- fuzz --algorithm all --seeds 300 --check-determin
 cargo run --release --quiet -- fuzz --algorithm all --seeds 50 --engine turmoil --check-determinism --keep-going --out target/ci-failures
 
 step "fuzz campaign: correct variants must pass, buggy variants must be caught"
-cargo run --release --quiet -- fuzz --algorithm all --seeds 2000 --jobs 2 --out target/ci-failures
+cargo run --release --quiet -- fuzz --algorithm all --seeds 2000 --jobs 2 --out target/ci-failures --junit target/ci-fuzz.xml
+
+step "fault-tolerance matrix: inside each declared fault model every property holds"
+cargo run --release --quiet -- matrix --seeds 30 --jobs 2 --out target/ci-failures/matrix
 
 step "bad input exits 2 with a message"
 set +e
