@@ -8,19 +8,26 @@
 //! |---|---|---|
 //! | `mutual_exclusion` | [`mutual_exclusion`] | safety |
 //! | `liveness` (every request granted within a bound after the faults stop) | [`liveness`] | liveness |
+//! | `no_deadlock` (while requests wait, someone enters within a bound after the faults stop) | [`no_deadlock`] | liveness |
 
 #![warn(missing_docs)]
 
 pub mod liveness;
 pub mod mutual_exclusion;
+pub mod no_deadlock;
 
 pub use liveness::Liveness;
 pub use mutual_exclusion::MutualExclusion;
+pub use no_deadlock::NoDeadlock;
 
 use sincro_harness::{Checker, Scenario};
 
 /// Names of every property this crate can check.
-pub const PROPERTIES: &[&str] = &[mutual_exclusion::PROPERTY, liveness::PROPERTY];
+pub const PROPERTIES: &[&str] = &[
+    mutual_exclusion::PROPERTY,
+    liveness::PROPERTY,
+    no_deadlock::PROPERTY,
+];
 
 /// Builds the checker for `property` over `scenario`, with `liveness_bound_ms` used by
 /// liveness properties. `None` for an unknown property.
@@ -32,6 +39,10 @@ pub fn by_name(
     match property {
         mutual_exclusion::PROPERTY => Some(Box::new(MutualExclusion::new(scenario.nodes))),
         liveness::PROPERTY => Some(Box::new(Liveness::new(
+            scenario.quiet_from_ms(),
+            liveness_bound_ms,
+        ))),
+        no_deadlock::PROPERTY => Some(Box::new(NoDeadlock::new(
             scenario.quiet_from_ms(),
             liveness_bound_ms,
         ))),

@@ -20,8 +20,11 @@
 //! clocks; no crashes — with crashes and amnesia mutual exclusion holds only with the
 //! probability above (measure it with `sincro table voting`).
 //!
-//! **Promises**: `mutual_exclusion`. Neither promises liveness: voting can starve a process,
-//! and the quorum variant can deadlock when coordinators queue requests in different orders.
+//! **Promises**: `mutual_exclusion`. Neither promises liveness: the quorum variant can deadlock
+//! when coordinators queue requests in different orders, and voting can livelock — under
+//! contention every attempt is denied and backs off while requests keep coming (fuzzing with
+//! the `no_deadlock` checker finds such runs within a few seeds: the text's "starvation, low
+//! efficiency").
 
 use serde::{Deserialize, Serialize};
 use sincro_harness::{Ctx, NodeId, Observation, Process};
@@ -354,6 +357,27 @@ mod tests {
             )
         });
         assert!(!entered, "this schedule deadlocks the quorum variant");
+        // ...and the no-deadlock checker, run offline over the trace, says so
+        let trace = find("mutex.quorum")
+            .unwrap()
+            .run(&contend("mutex.quorum"), RunOptions::default())
+            .unwrap()
+            .trace
+            .unwrap();
+        let mut checkers: Vec<Box<dyn sincro_harness::Checker>> =
+            vec![Box::new(sincro_checkers::NoDeadlock::new(0, 500))];
+        let v =
+            sincro_harness::check::check_trace(&trace, 2_000_000_000, &mut checkers).unwrap_err();
+        assert_eq!(v.property, "no_deadlock");
+        // while the decentralized variant's denials and back-offs let everyone through here
+        let ok = find("mutex.decentralized")
+            .unwrap()
+            .run(&contend("mutex.decentralized"), RunOptions::default())
+            .unwrap();
+        let mut checkers: Vec<Box<dyn sincro_harness::Checker>> =
+            vec![Box::new(sincro_checkers::NoDeadlock::new(0, 500))];
+        sincro_harness::check::check_trace(&ok.trace.unwrap(), 2_000_000_000, &mut checkers)
+            .unwrap();
     }
 
     #[test]

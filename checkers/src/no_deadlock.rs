@@ -1,0 +1,189 @@
+//! No deadlock: after the faults stop, while some request is pending, *someone* enters the
+//! critical section within a bound.
+//!
+//! Weaker than [`crate::liveness`] (which wants *every* request served): a starving process
+//! does not violate it, a system where everybody waits for everybody does. Requests, entries,
+//! abandons and crashes are read as the liveness checker reads them. The clock starts when a
+//! request becomes pending, at the quiet time, or at the last entry or exit, whichever is
+//! latest.
+
+use sincro_harness::trace::{Event, EventKind};
+use sincro_harness::{Checker, Fault, NodeId, Observation, PropertyClass, Violation, NS_PER_MS};
+use std::collections::BTreeMap;
+
+/// Property name.
+pub const PROPERTY: &str = "no_deadlock";
+
+/// The no-deadlock checker.
+#[derive(Debug)]
+pub struct NoDeadlock {
+    quiet_ns: u64,
+    bound_ns: u64,
+    /// (node, resource) -> pending requests (event id, time), oldest first
+    pending: BTreeMap<(NodeId, u32), Vec<(u64, u64)>>,
+    /// last time someone made progress (entered or left)
+    progress_ns: u64,
+}
+
+impl NoDeadlock {
+    /// Someone must enter within `bound_ms` while requests are pending after `quiet_from_ms`.
+    pub fn new(quiet_from_ms: u64, bound_ms: u64) -> Self {
+        NoDeadlock {
+            quiet_ns: quiet_from_ms * NS_PER_MS,
+            bound_ns: bound_ms * NS_PER_MS,
+            pending: BTreeMap::new(),
+            progress_ns: 0,
+        }
+    }
+
+    fn judge(&self, now_ns: u64) -> Result<(), Violation> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        let oldest = self
+            .pending
+            .values()
+            .flatten()
+            .map(|&(_, t)| t)
+            .min()
+            .unwrap_or(0);
+        let since = self.progress_ns.max(self.quiet_ns).max(oldest);
+        if now_ns <= since + self.bound_ns {
+            return Ok(());
+        }
+        let waiting: Vec<String> = self
+            .pending
+            .keys()
+            .map(|(n, r)| format!("node {n} (resource {r})"))
+            .collect();
+        Err(Violation {
+            property: PROPERTY.into(),
+            class: PropertyClass::Liveness,
+            explanation: format!(
+                "nobody entered a critical section for {} ms after {:.3} ms although {} waited: deadlock",
+                self.bound_ns / NS_PER_MS,
+                since as f64 / 1e6,
+                waiting.join(", ")
+            ),
+            t_ns: since + self.bound_ns,
+            events: self.pending.values().flatten().map(|&(id, _)| id).collect(),
+        })
+    }
+}
+
+impl Checker for NoDeadlock {
+    fn property(&self) -> &'static str {
+        PROPERTY
+    }
+
+    fn on_event(&mut self, ev: &Event) -> Result<(), Violation> {
+        self.judge(ev.t_ns)?;
+        let node = ev.node.unwrap_or(usize::MAX);
+        match &ev.kind {
+            EventKind::Observe {
+                obs: Observation::CsRequest { resource },
+            } => {
+                self.pending
+                    .entry((node, *resource))
+                    .or_default()
+                    .push((ev.id, ev.t_ns));
+            }
+            EventKind::Observe {
+                obs: Observation::CsEnter { resource } | Observation::CsAbandon { resource },
+            } => {
+                if let Some(v) = self.pending.get_mut(&(node, *resource)) {
+                    if !v.is_empty() {
+                        v.remove(0);
+                    }
+                    if v.is_empty() {
+                        self.pending.remove(&(node, *resource));
+                    }
+                }
+                self.progress_ns = ev.t_ns;
+            }
+            EventKind::Observe {
+                obs: Observation::CsExit { .. },
+            } => self.progress_ns = ev.t_ns,
+            EventKind::Fault {
+                fault: Fault::Crash { node } | Fault::Restart { node },
+            } => {
+                self.pending.retain(|(n, _), _| n != node);
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self, end_t_ns: u64) -> Result<(), Violation> {
+        self.judge(end_t_ns)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sincro_harness::check::check_trace;
+    use sincro_harness::Trace;
+
+    fn obs(id: u64, t_ms: u64, node: NodeId, obs: Observation) -> Event {
+        Event {
+            id,
+            t_ns: t_ms * NS_PER_MS,
+            node: Some(node),
+            local_ns: None,
+            kind: EventKind::Observe { obs },
+        }
+    }
+
+    fn run(events: Vec<Event>, end_ms: u64) -> Result<(), Violation> {
+        let trace = Trace { nodes: 3, events };
+        let mut cs: Vec<Box<dyn Checker>> = vec![Box::new(NoDeadlock::new(0, 100))];
+        check_trace(&trace, end_ms * NS_PER_MS, &mut cs)
+    }
+
+    #[test]
+    fn everyone_waiting_and_nobody_entering_is_a_deadlock() {
+        let v = run(
+            vec![
+                obs(0, 10, 1, Observation::CsRequest { resource: 0 }),
+                obs(1, 10, 2, Observation::CsRequest { resource: 0 }),
+            ],
+            500,
+        )
+        .unwrap_err();
+        assert_eq!(v.property, PROPERTY);
+        assert_eq!(v.events, vec![0, 1]);
+        assert!(
+            v.explanation.contains("node 1") && v.explanation.contains("node 2"),
+            "{}",
+            v.explanation
+        );
+    }
+
+    #[test]
+    fn progress_by_someone_is_enough_even_if_one_starves() {
+        let mut events = vec![obs(0, 10, 1, Observation::CsRequest { resource: 0 })];
+        let mut id = 1;
+        for k in 0..8 {
+            let t = 20 + k * 60;
+            events.push(obs(id, t, 2, Observation::CsEnter { resource: 0 }));
+            events.push(obs(id + 1, t + 10, 2, Observation::CsExit { resource: 0 }));
+            id += 2;
+        }
+        run(events, 500).unwrap();
+    }
+
+    #[test]
+    fn the_clock_starts_when_the_request_is_made() {
+        // progress long ago, a request near the end: not yet a deadlock
+        run(
+            vec![
+                obs(0, 5, 2, Observation::CsEnter { resource: 0 }),
+                obs(1, 6, 2, Observation::CsExit { resource: 0 }),
+                obs(2, 450, 1, Observation::CsRequest { resource: 0 }),
+            ],
+            500,
+        )
+        .unwrap();
+    }
+}
