@@ -77,7 +77,8 @@ pub fn registry() -> Vec<&'static dyn Algorithm> {
         &MutexCentralized,
         &MutexVoting(voting::Mode::Voting),
         &MutexVoting(voting::Mode::Quorum),
-        &MutexRicartAgrawala,
+        &MutexRicartAgrawala { ft: false },
+        &MutexRicartAgrawala { ft: true },
         &MutexTokenRing,
     ]
 }
@@ -262,11 +263,40 @@ fn mutex_liveness_bound_ms(sc: &Scenario) -> u64 {
     bound + bound / 10 + 10
 }
 
-/// `mutex.ricart-agrawala`.
-struct MutexRicartAgrawala;
+/// `mutex.ricart-agrawala` and, with `ft`, `mutex.ricart-agrawala-ft`.
+struct MutexRicartAgrawala {
+    ft: bool,
+}
+
+impl MutexRicartAgrawala {
+    /// Resend period and retries of the fault-tolerant variant, defaults derived from the
+    /// scenario's latencies.
+    fn retry(sc: &Scenario, p: &ricart_agrawala::Params) -> (u64, u32) {
+        let retry_ms = if p.retry_ms > 0 {
+            p.retry_ms
+        } else {
+            2 * max_latency_ms(sc) + 2
+        };
+        let max_retries = if p.max_retries > 0 { p.max_retries } else { 3 };
+        (retry_ms, max_retries)
+    }
+}
 
 impl Algorithm for MutexRicartAgrawala {
     fn info(&self) -> AlgorithmInfo {
+        if self.ft {
+            return AlgorithmInfo {
+                name: "mutex.ricart-agrawala-ft",
+                summary: "Ricart–Agrawala fixed as the text proposes: always answer OK or DENY, resend on timeout, declare the silent dead",
+                source: "seed 000 §6.3.4 (the fix, and problem 11 of ch. 6)",
+                variants: vec![VariantInfo { name: "correct", buggy: false, summary: "the text's fix" }],
+                properties: vec!["mutual_exclusion", "liveness"],
+                fault_model: FaultModel {
+                    tolerates: vec![FaultClass::Reordering, FaultClass::Crashes, FaultClass::ClockDrift],
+                    summary: "crashes with restart, any delay and reordering, drifting clocks; loss only while fewer than max_retries sends in a row are lost; not pauses or partitions (a live peer would be declared dead)",
+                },
+            };
+        }
         AlgorithmInfo {
             name: "mutex.ricart-agrawala",
             summary: "distributed: Lamport-stamped requests to all, lowest (clock, id) wins, deferred OKs",
@@ -298,10 +328,12 @@ impl Algorithm for MutexRicartAgrawala {
                 sc.nodes
             )));
         }
-        let variant = match sc.variant.as_str() {
-            "no-tiebreak" => ricart_agrawala::Variant::NoTiebreak,
+        let variant = match (self.ft, sc.variant.as_str()) {
+            (true, _) => ricart_agrawala::Variant::FaultTolerant,
+            (false, "no-tiebreak") => ricart_agrawala::Variant::NoTiebreak,
             _ => ricart_agrawala::Variant::Correct,
         };
+        let (retry_ms, max_retries) = Self::retry(sc, &params);
         let bound = sc
             .checks
             .liveness_bound_ms
@@ -309,7 +341,7 @@ impl Algorithm for MutexRicartAgrawala {
         let checkers = checkers(&info, sc, bound)?;
         let factory: Factory<ricart_agrawala::RicartAgrawala> = Rc::new(move |id| {
             let clock = params.initial_clocks.get(id).copied().unwrap_or(0);
-            ricart_agrawala::RicartAgrawala::new(variant, clock)
+            ricart_agrawala::RicartAgrawala::new(variant, clock, retry_ms, max_retries)
         });
         engine::run(sc, factory, checkers, options)
     }
@@ -319,7 +351,14 @@ impl Algorithm for MutexRicartAgrawala {
     }
 
     fn liveness_bound_ms(&self, sc: &Scenario) -> u64 {
-        mutex_liveness_bound_ms(sc)
+        let base = mutex_liveness_bound_ms(sc);
+        if !self.ft {
+            return base;
+        }
+        // each hand-off may wait for a resend (a lost OK), plus declaring the dead
+        let params: ricart_agrawala::Params = parse_params(sc).unwrap_or_default();
+        let (retry_ms, max_retries) = Self::retry(sc, &params);
+        base + sc.nodes as u64 * retry_ms + u64::from(max_retries + 1) * retry_ms
     }
 }
 

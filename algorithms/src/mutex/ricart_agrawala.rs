@@ -16,6 +16,15 @@
 //! **Promises**: `mutual_exclusion`, `liveness` (no deadlock, no starvation: requests are served
 //! in stamp order).
 //!
+//! **`mutex.ricart-agrawala-ft`**, the fix the text proposes: a receiver always answers, OK or
+//! DENY (a DENY promises a later OK); a requester resends after `retry_ms` to every peer that
+//! has not said OK (a lost request, a lost answer or a lost later OK), and declares a peer dead
+//! after `max_retries` sends without any answer, assuming its permission. Fault model: crashes
+//! (with restarts), delays and drift. Loss is survived only while fewer than `max_retries`
+//! round trips in a row are lost; pauses and partitions make a live peer look dead, and two
+//! processes enter — the text's "circumstances where even this is insufficient" (problem 11),
+//! measured by `sincro matrix`.
+//!
 //! **Variant `no-tiebreak`** (buggy): stamps are compared by clock value only, and a receiver
 //! answers OK when the incoming stamp is not higher than its own. Two processes that request
 //! with equal clocks both answer OK to each other and both enter: the total order of events
@@ -23,7 +32,7 @@
 
 use serde::{Deserialize, Serialize};
 use sincro_harness::{Ctx, NodeId, Observation, Process};
-use std::collections::{BTreeSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 /// A request stamp: Lamport clock, then process id.
 pub type Stamp = (u64, NodeId);
@@ -40,6 +49,16 @@ pub enum Msg {
     Ok {
         /// Lamport clock of the sender.
         clock: u64,
+        /// Clock of the request answered (fault-tolerant variant; 0 otherwise).
+        to_request: u64,
+    },
+    /// Fault-tolerant variant: "not now, I will send OK later" (an answer, so the requester
+    /// knows the receiver is alive).
+    Deny {
+        /// Lamport clock of the sender.
+        clock: u64,
+        /// Clock of the request answered.
+        to_request: u64,
     },
 }
 
@@ -48,6 +67,12 @@ pub enum Msg {
 pub enum Timer {
     /// Time inside the critical section is over.
     HoldDone,
+    /// Fault-tolerant variant: resend the request of clock `request` to whoever has not
+    /// answered OK yet.
+    Retry {
+        /// The request's clock.
+        request: u64,
+    },
 }
 
 /// Workload commands: the same as the centralized algorithm's.
@@ -61,6 +86,12 @@ pub struct Params {
     /// a worked example, e.g. Fig. 6.15's 8 and 12.
     #[serde(default)]
     pub initial_clocks: Vec<u64>,
+    /// Fault-tolerant variant: resend period, local ms (0: derived from the latencies).
+    #[serde(default)]
+    pub retry_ms: u64,
+    /// Fault-tolerant variant: unanswered sends before a peer is declared dead (0: 3).
+    #[serde(default)]
+    pub max_retries: u32,
 }
 
 /// Which behaviour.
@@ -70,6 +101,9 @@ pub enum Variant {
     Correct,
     /// Stamps compared without the process-id tie break.
     NoTiebreak,
+    /// The text's fix: always answer (OK or DENY), resend after a timeout, and declare a peer
+    /// dead after `max_retries` unanswered sends.
+    FaultTolerant,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -79,6 +113,12 @@ enum State {
         stamp: Stamp,
         hold_ms: u64,
         oks: BTreeSet<NodeId>,
+        /// fault-tolerant: peers heard from since the request (any message) — alive
+        answered: BTreeSet<NodeId>,
+        /// fault-tolerant: unanswered sends per peer
+        unanswered: BTreeMap<NodeId, u32>,
+        /// fault-tolerant: peers declared dead (their permission assumed)
+        dead: BTreeSet<NodeId>,
     },
     Held,
 }
@@ -87,17 +127,23 @@ enum State {
 #[derive(Debug)]
 pub struct RicartAgrawala {
     variant: Variant,
+    retry_ms: u64,
+    max_retries: u32,
     clock: u64,
     state: State,
-    deferred: Vec<NodeId>,
+    /// Requests to answer OK on leaving: (node, clock of its request).
+    deferred: Vec<(NodeId, u64)>,
     backlog: VecDeque<u64>,
 }
 
 impl RicartAgrawala {
-    /// A process of the run, its Lamport clock starting at `clock`.
-    pub fn new(variant: Variant, clock: u64) -> Self {
+    /// A process of the run, its Lamport clock starting at `clock`. `retry_ms` and
+    /// `max_retries` only matter to the fault-tolerant variant.
+    pub fn new(variant: Variant, clock: u64, retry_ms: u64, max_retries: u32) -> Self {
         RicartAgrawala {
             variant,
+            retry_ms: retry_ms.max(1),
+            max_retries: max_retries.max(1),
             clock,
             state: State::Released,
             deferred: Vec::new(),
@@ -113,15 +159,22 @@ impl RicartAgrawala {
     fn request(&mut self, ctx: &mut Ctx<'_, Self>, hold_ms: u64) {
         let clock = self.tick(0);
         let stamp = (clock, ctx.id());
+        let me = ctx.id();
+        let peers: Vec<NodeId> = (0..ctx.nodes()).filter(|&p| p != me).collect();
         self.state = State::Wanted {
             stamp,
             hold_ms,
             oks: BTreeSet::new(),
+            answered: BTreeSet::new(),
+            unanswered: peers.iter().map(|&p| (p, 1)).collect(),
+            dead: BTreeSet::new(),
         };
         ctx.observe(Observation::CsRequest { resource: 0 });
-        let me = ctx.id();
-        for to in (0..ctx.nodes()).filter(|&p| p != me) {
+        for to in peers {
             ctx.send(to, Msg::Request { clock });
+        }
+        if self.variant == Variant::FaultTolerant {
+            ctx.set_timer_ms(self.retry_ms, Timer::Retry { request: clock });
         }
         self.maybe_enter(ctx);
     }
@@ -143,10 +196,18 @@ impl RicartAgrawala {
             State::Released => false,
             State::Held => true,
             State::Wanted { stamp, .. } => match self.variant {
-                Variant::Correct => *stamp < theirs,
+                Variant::Correct | Variant::FaultTolerant => *stamp < theirs,
                 // The bug: equal clocks count as "theirs is not higher", so both sides yield.
                 Variant::NoTiebreak => stamp.0 < theirs.0,
             },
+        }
+    }
+
+    /// The clock of our pending request, if we want the resource.
+    fn wanted_clock(&self) -> Option<u64> {
+        match &self.state {
+            State::Wanted { stamp, .. } => Some(stamp.0),
+            _ => None,
         }
     }
 }
@@ -155,46 +216,22 @@ impl Process for RicartAgrawala {
     type Msg = Msg;
     type Timer = Timer;
     type Input = Input;
-    type Stable = ();
+    /// The Lamport clock, kept in stable storage: a process that restarts with amnesia must not
+    /// come back with a lower clock, or its new request would outrank one it already granted.
+    type Stable = u64;
 
-    fn on_start(&mut self, _ctx: &mut Ctx<'_, Self>) {}
+    fn on_start(&mut self, ctx: &mut Ctx<'_, Self>) {
+        self.clock = self.clock.max(*ctx.stable());
+    }
 
     fn on_message(&mut self, ctx: &mut Ctx<'_, Self>, from: NodeId, msg: Msg) {
-        match msg {
-            Msg::Request { clock } => {
-                self.tick(clock);
-                if self.defer((clock, from)) {
-                    self.deferred.push(from);
-                } else {
-                    let clock = self.tick(0);
-                    ctx.send(from, Msg::Ok { clock });
-                }
-            }
-            Msg::Ok { clock } => {
-                self.tick(clock);
-                if let State::Wanted { oks, .. } = &mut self.state {
-                    oks.insert(from);
-                }
-                self.maybe_enter(ctx);
-            }
-        }
+        self.handle_message(ctx, from, msg);
+        *ctx.stable_mut() = self.clock;
     }
 
     fn on_timer(&mut self, ctx: &mut Ctx<'_, Self>, timer: Timer) {
-        match timer {
-            Timer::HoldDone => {
-                assert_eq!(self.state, State::Held, "hold timer while not holding");
-                self.state = State::Released;
-                ctx.observe(Observation::CsExit { resource: 0 });
-                let clock = self.tick(0);
-                for to in std::mem::take(&mut self.deferred) {
-                    ctx.send(to, Msg::Ok { clock });
-                }
-                if let Some(hold_ms) = self.backlog.pop_front() {
-                    self.request(ctx, hold_ms);
-                }
-            }
-        }
+        self.handle_timer(ctx, timer);
+        *ctx.stable_mut() = self.clock;
     }
 
     fn on_input(&mut self, ctx: &mut Ctx<'_, Self>, input: Input) {
@@ -203,6 +240,142 @@ impl Process for RicartAgrawala {
             self.request(ctx, hold_ms);
         } else {
             self.backlog.push_back(hold_ms);
+        }
+        *ctx.stable_mut() = self.clock;
+    }
+}
+
+impl RicartAgrawala {
+    fn handle_message(&mut self, ctx: &mut Ctx<'_, Self>, from: NodeId, msg: Msg) {
+        let ft = self.variant == Variant::FaultTolerant;
+        // Whoever speaks is alive: never declare it dead for this request (it may just have
+        // restarted, and asked us while we waited for its answer). If we had already declared
+        // it dead, its assumed permission is void: ask it again.
+        if let State::Wanted {
+            stamp,
+            answered,
+            dead,
+            oks,
+            ..
+        } = &mut self.state
+        {
+            answered.insert(from);
+            if dead.remove(&from) {
+                oks.remove(&from);
+                let request = stamp.0;
+                ctx.send(from, Msg::Request { clock: request });
+            }
+        }
+        match msg {
+            Msg::Request { clock: theirs } => {
+                self.tick(theirs);
+                if self.defer((theirs, from)) {
+                    if !self.deferred.contains(&(from, theirs)) {
+                        self.deferred.push((from, theirs));
+                    }
+                    if ft {
+                        let clock = self.tick(0);
+                        ctx.send(
+                            from,
+                            Msg::Deny {
+                                clock,
+                                to_request: theirs,
+                            },
+                        );
+                    }
+                } else {
+                    let clock = self.tick(0);
+                    ctx.send(
+                        from,
+                        Msg::Ok {
+                            clock,
+                            to_request: if ft { theirs } else { 0 },
+                        },
+                    );
+                }
+            }
+            Msg::Ok { clock, to_request } => {
+                self.tick(clock);
+                if ft && self.wanted_clock() != Some(to_request) {
+                    return; // an answer to an older request
+                }
+                if let State::Wanted { oks, answered, .. } = &mut self.state {
+                    oks.insert(from);
+                    answered.insert(from);
+                }
+                self.maybe_enter(ctx);
+            }
+            Msg::Deny { clock, to_request } => {
+                self.tick(clock);
+                if self.wanted_clock() == Some(to_request) {
+                    if let State::Wanted { answered, .. } = &mut self.state {
+                        answered.insert(from);
+                    }
+                }
+            }
+        }
+    }
+
+    fn handle_timer(&mut self, ctx: &mut Ctx<'_, Self>, timer: Timer) {
+        match timer {
+            Timer::HoldDone => {
+                assert_eq!(self.state, State::Held, "hold timer while not holding");
+                self.state = State::Released;
+                ctx.observe(Observation::CsExit { resource: 0 });
+                let clock = self.tick(0);
+                let ft = self.variant == Variant::FaultTolerant;
+                for (to, theirs) in std::mem::take(&mut self.deferred) {
+                    ctx.send(
+                        to,
+                        Msg::Ok {
+                            clock,
+                            to_request: if ft { theirs } else { 0 },
+                        },
+                    );
+                }
+                if let Some(hold_ms) = self.backlog.pop_front() {
+                    self.request(ctx, hold_ms);
+                }
+            }
+            Timer::Retry { request } => {
+                if self.wanted_clock() != Some(request) {
+                    return;
+                }
+                let max_retries = self.max_retries;
+                let State::Wanted {
+                    oks,
+                    answered,
+                    unanswered,
+                    dead,
+                    ..
+                } = &mut self.state
+                else {
+                    return;
+                };
+                let mut resend = Vec::new();
+                for (&peer, sends) in unanswered.iter_mut() {
+                    if oks.contains(&peer) {
+                        continue;
+                    }
+                    if !answered.contains(&peer) && *sends >= max_retries {
+                        // Silent through every retry: declared dead, its permission assumed.
+                        oks.insert(peer);
+                        dead.insert(peer);
+                        ctx.observe(Observation::Note {
+                            text: format!("node {peer} declared dead"),
+                        });
+                        continue;
+                    }
+                    // Alive but denied (its later OK may be lost), or not answered yet: ask again.
+                    *sends += 1;
+                    resend.push(peer);
+                }
+                for peer in resend {
+                    ctx.send(peer, Msg::Request { clock: request });
+                }
+                ctx.set_timer_ms(self.retry_ms, Timer::Retry { request });
+                self.maybe_enter(ctx);
+            }
         }
     }
 }
@@ -345,6 +518,111 @@ mod tests {
                 .unwrap()
                 .verdict;
             assert!(v.is_pass(), "seed {seed}: {v}");
+        }
+    }
+
+    fn crash_scenario(alg: &str, fault: &str) -> Scenario {
+        Scenario::from_json(&format!(
+            r#"{{"algorithm": "{alg}", "nodes": 3, "seed": 4, "duration_ms": 600,
+                "network": {{"latency": {{"constant": {{"ms": 5}}}}}},
+                "faults": [{fault}],
+                "workload": [{{"at_ms": 50, "node": 0, "input": {{"acquire": {{"hold_ms": 30}}}}}},
+                             {{"at_ms": 52, "node": 1, "input": {{"acquire": {{"hold_ms": 30}}}}}}],
+                "checks": {{"liveness_bound_ms": 300}}}}"#
+        ))
+        .unwrap()
+    }
+
+    #[test]
+    fn the_fix_survives_a_crashed_peer_that_blocks_the_original() {
+        let crash = r#"{"at_ms": 10, "fault": {"crash": {"node": 2}}}"#;
+        let plain = find("mutex.ricart-agrawala")
+            .unwrap()
+            .run(
+                &crash_scenario("mutex.ricart-agrawala", crash),
+                RunOptions::default(),
+            )
+            .unwrap();
+        assert!(
+            matches!(&plain.verdict, Verdict::Violation(v) if v.property == "liveness"),
+            "{}",
+            plain.verdict
+        );
+        let ft = find("mutex.ricart-agrawala-ft")
+            .unwrap()
+            .run(
+                &crash_scenario("mutex.ricart-agrawala-ft", crash),
+                RunOptions::default(),
+            )
+            .unwrap();
+        assert_eq!(
+            ft.verdict,
+            Verdict::Pass,
+            "the silent node is declared dead and both enter in turn"
+        );
+    }
+
+    #[test]
+    fn the_fix_is_insufficient_when_a_live_peer_is_only_slow() {
+        // Problem 11 of ch. 6: node 0 holds the resource and is paused; its silence looks like
+        // death to node 1, which declares it dead and enters too.
+        let sc = Scenario::from_json(
+            r#"{"algorithm": "mutex.ricart-agrawala-ft", "nodes": 3, "seed": 4, "duration_ms": 600,
+                "network": {"latency": {"constant": {"ms": 5}}},
+                "faults": [{"at_ms": 25, "fault": {"pause": {"node": 0}}},
+                           {"at_ms": 400, "fault": {"resume": {"node": 0}}}],
+                "workload": [{"at_ms": 10, "node": 0, "input": {"acquire": {"hold_ms": 100}}},
+                             {"at_ms": 50, "node": 1, "input": {"acquire": {"hold_ms": 30}}}]}"#,
+        )
+        .unwrap();
+        let ft = find("mutex.ricart-agrawala-ft")
+            .unwrap()
+            .run(&sc, RunOptions::default())
+            .unwrap();
+        assert!(
+            matches!(&ft.verdict, Verdict::Violation(v) if v.property == "mutual_exclusion"),
+            "{}",
+            ft.verdict
+        );
+    }
+
+    #[test]
+    fn the_fix_passes_in_model_fuzzing_and_replays_exactly() {
+        let alg = find("mutex.ricart-agrawala-ft").unwrap();
+        let fast = RunOptions {
+            record_trace: false,
+        };
+        for seed in 0..300 {
+            let v = alg
+                .run(&alg.generate("correct", seed, &GenOptions::default()), fast)
+                .unwrap()
+                .verdict;
+            assert!(v.is_pass(), "seed {seed}: {v}");
+        }
+        for engine in [EngineKind::Native, EngineKind::Turmoil] {
+            let sc = alg.generate(
+                "correct",
+                7,
+                &GenOptions {
+                    engine,
+                    ..GenOptions::default()
+                },
+            );
+            let a = alg
+                .run(&sc, RunOptions::default())
+                .unwrap()
+                .trace
+                .unwrap()
+                .to_jsonl();
+            assert_eq!(
+                a,
+                alg.run(&sc, RunOptions::default())
+                    .unwrap()
+                    .trace
+                    .unwrap()
+                    .to_jsonl(),
+                "{engine:?}"
+            );
         }
     }
 }
