@@ -12,6 +12,8 @@ pub mod mutex;
 mod registry;
 #[cfg(feature = "proptest")]
 pub mod strategy;
+#[cfg(test)]
+mod test_support;
 
 pub use registry::{find, registry, run_scenario, Algorithm, AlgorithmInfo, VariantInfo};
 

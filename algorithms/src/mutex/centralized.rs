@@ -227,8 +227,8 @@ impl Process for Centralized {
 #[cfg(test)]
 mod tests {
     use crate::registry::find;
+    use crate::test_support::{assert_in_model_passes, assert_replays_exactly, first_failing_seed};
     use sincro_harness::engine::RunOptions;
-    use sincro_harness::gen::GenOptions;
     use sincro_harness::{EngineKind, Scenario, Verdict};
 
     fn scenario(variant: &str, extra_faults: &str) -> Scenario {
@@ -293,72 +293,18 @@ mod tests {
 
     #[test]
     fn same_scenario_same_trace_bytes_on_every_engine() {
-        let alg = find("mutex.centralized").unwrap();
-        for engine in [EngineKind::Native, EngineKind::Turmoil] {
-            let opts = GenOptions {
-                engine,
-                ..GenOptions::default()
-            };
-            for variant in ["correct", "lease-timeout"] {
-                for seed in 0..10 {
-                    let sc = alg.generate(variant, seed, &opts);
-                    let a = alg.run(&sc, RunOptions::default()).unwrap();
-                    let b = alg.run(&sc, RunOptions::default()).unwrap();
-                    let (a, b) = (a.trace.unwrap().to_jsonl(), b.trace.unwrap().to_jsonl());
-                    assert!(
-                        a.lines().count() > 5,
-                        "{engine:?} {variant} seed {seed}: an empty run proves nothing"
-                    );
-                    assert_eq!(a, b, "{engine:?} {variant} seed {seed}");
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn turmoil_fuzzing_agrees_on_the_verdicts() {
-        let alg = find("mutex.centralized").unwrap();
-        let opts = GenOptions {
-            engine: EngineKind::Turmoil,
-            ..GenOptions::default()
-        };
-        let run = RunOptions {
-            record_trace: false,
-        };
-        let found = (0..100).find(|&seed| {
-            !alg.run(&alg.generate("lease-timeout", seed, &opts), run)
-                .unwrap()
-                .verdict
-                .is_pass()
-        });
-        assert!(
-            found.is_some(),
-            "lease-timeout not caught on turmoil in 100 seeds"
-        );
-        for seed in 0..50 {
-            let v = alg
-                .run(&alg.generate("correct", seed, &opts), run)
-                .unwrap()
-                .verdict;
-            assert!(v.is_pass(), "turmoil seed {seed}: {v}");
-        }
+        assert_replays_exactly("mutex.centralized", &["correct", "lease-timeout"], 10);
     }
 
     #[test]
     fn fuzzing_finds_the_lease_bug_and_never_fires_on_the_correct_algorithm() {
-        let alg = find("mutex.centralized").unwrap();
-        let opts = RunOptions {
-            record_trace: false,
-        };
-        let found = (0..300).find(|&seed| {
-            let sc = alg.generate("lease-timeout", seed, &GenOptions::default());
-            !alg.run(&sc, opts).unwrap().verdict.is_pass()
-        });
-        assert!(found.is_some(), "lease-timeout not caught in 300 seeds");
-        for seed in 0..300 {
-            let sc = alg.generate("correct", seed, &GenOptions::default());
-            let v = alg.run(&sc, opts).unwrap().verdict;
-            assert!(v.is_pass(), "seed {seed}: {v}\n{}", sc.to_json());
+        for (engine, seeds) in [(EngineKind::Native, 300), (EngineKind::Turmoil, 50)] {
+            let found = first_failing_seed("mutex.centralized", "lease-timeout", 100, engine);
+            assert!(
+                found.is_some(),
+                "lease-timeout not caught on {engine:?} in 100 seeds"
+            );
+            assert_in_model_passes("mutex.centralized", "correct", seeds, engine);
         }
     }
 }

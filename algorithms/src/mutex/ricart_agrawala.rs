@@ -383,8 +383,8 @@ impl RicartAgrawala {
 #[cfg(test)]
 mod tests {
     use crate::registry::find;
+    use crate::test_support::{assert_in_model_passes, assert_replays_exactly, first_failing_seed};
     use sincro_harness::engine::RunOptions;
-    use sincro_harness::gen::GenOptions;
     use sincro_harness::{EngineKind, EventKind, Observation, Scenario, Verdict};
 
     fn two_requesters(n: usize, variant: &str, clocks: &str) -> Scenario {
@@ -478,47 +478,15 @@ mod tests {
 
     #[test]
     fn deterministic_on_both_engines_and_fuzzing_separates_the_variants() {
-        let alg = find("mutex.ricart-agrawala").unwrap();
-        for engine in [EngineKind::Native, EngineKind::Turmoil] {
-            let opts = GenOptions {
-                engine,
-                ..GenOptions::default()
-            };
-            for variant in ["correct", "no-tiebreak"] {
-                for seed in 0..5 {
-                    let sc = alg.generate(variant, seed, &opts);
-                    let a = alg
-                        .run(&sc, RunOptions::default())
-                        .unwrap()
-                        .trace
-                        .unwrap()
-                        .to_jsonl();
-                    let b = alg
-                        .run(&sc, RunOptions::default())
-                        .unwrap()
-                        .trace
-                        .unwrap()
-                        .to_jsonl();
-                    assert_eq!(a, b, "{engine:?} {variant} seed {seed}");
-                }
-            }
-        }
-        let fast = RunOptions {
-            record_trace: false,
-        };
-        let opts = GenOptions::default();
-        assert!((0..200).any(|s| !alg
-            .run(&alg.generate("no-tiebreak", s, &opts), fast)
-            .unwrap()
-            .verdict
-            .is_pass()));
-        for seed in 0..300 {
-            let v = alg
-                .run(&alg.generate("correct", seed, &opts), fast)
-                .unwrap()
-                .verdict;
-            assert!(v.is_pass(), "seed {seed}: {v}");
-        }
+        assert_replays_exactly("mutex.ricart-agrawala", &["correct", "no-tiebreak"], 5);
+        assert!(first_failing_seed(
+            "mutex.ricart-agrawala",
+            "no-tiebreak",
+            200,
+            EngineKind::Native
+        )
+        .is_some());
+        assert_in_model_passes("mutex.ricart-agrawala", "correct", 300, EngineKind::Native);
     }
 
     fn crash_scenario(alg: &str, fault: &str) -> Scenario {
@@ -588,41 +556,12 @@ mod tests {
 
     #[test]
     fn the_fix_passes_in_model_fuzzing_and_replays_exactly() {
-        let alg = find("mutex.ricart-agrawala-ft").unwrap();
-        let fast = RunOptions {
-            record_trace: false,
-        };
-        for seed in 0..300 {
-            let v = alg
-                .run(&alg.generate("correct", seed, &GenOptions::default()), fast)
-                .unwrap()
-                .verdict;
-            assert!(v.is_pass(), "seed {seed}: {v}");
-        }
-        for engine in [EngineKind::Native, EngineKind::Turmoil] {
-            let sc = alg.generate(
-                "correct",
-                7,
-                &GenOptions {
-                    engine,
-                    ..GenOptions::default()
-                },
-            );
-            let a = alg
-                .run(&sc, RunOptions::default())
-                .unwrap()
-                .trace
-                .unwrap()
-                .to_jsonl();
-            assert_eq!(
-                a,
-                alg.run(&sc, RunOptions::default())
-                    .unwrap()
-                    .trace
-                    .unwrap()
-                    .to_jsonl(),
-                "{engine:?}"
-            );
-        }
+        assert_in_model_passes(
+            "mutex.ricart-agrawala-ft",
+            "correct",
+            300,
+            EngineKind::Native,
+        );
+        assert_replays_exactly("mutex.ricart-agrawala-ft", &["correct"], 3);
     }
 }

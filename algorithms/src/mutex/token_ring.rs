@@ -263,9 +263,10 @@ impl Process for TokenRing {
 #[cfg(test)]
 mod tests {
     use crate::registry::find;
+    use crate::test_support::{assert_in_model_passes, assert_replays_exactly, enters};
     use sincro_harness::engine::RunOptions;
     use sincro_harness::gen::GenOptions;
-    use sincro_harness::{EngineKind, EventKind, Observation, Scenario, Verdict};
+    use sincro_harness::{EngineKind, Scenario, Verdict};
 
     fn ring(n: usize, workload: &str, faults: &str, params: &str) -> Scenario {
         Scenario::from_json(&format!(
@@ -274,24 +275,6 @@ mod tests {
                 "faults": [{faults}], "workload": [{workload}]}}"#
         ))
         .unwrap()
-    }
-
-    fn enters(out: &sincro_harness::Outcome) -> Vec<usize> {
-        out.trace
-            .as_ref()
-            .unwrap()
-            .events
-            .iter()
-            .filter(|e| {
-                matches!(
-                    e.kind,
-                    EventKind::Observe {
-                        obs: Observation::CsEnter { .. }
-                    }
-                )
-            })
-            .map(|e| e.node.unwrap())
-            .collect()
     }
 
     #[test]
@@ -337,39 +320,8 @@ mod tests {
 
     #[test]
     fn deterministic_on_both_engines_and_in_model_fuzzing_passes() {
-        let alg = find("mutex.token-ring").unwrap();
-        for engine in [EngineKind::Native, EngineKind::Turmoil] {
-            let opts = GenOptions {
-                engine,
-                ..GenOptions::default()
-            };
-            for seed in 0..4 {
-                let sc = alg.generate("correct", seed, &opts);
-                let a = alg
-                    .run(&sc, RunOptions::default())
-                    .unwrap()
-                    .trace
-                    .unwrap()
-                    .to_jsonl();
-                let b = alg
-                    .run(&sc, RunOptions::default())
-                    .unwrap()
-                    .trace
-                    .unwrap()
-                    .to_jsonl();
-                assert_eq!(a, b, "{engine:?} seed {seed}");
-            }
-        }
-        let fast = RunOptions {
-            record_trace: false,
-        };
-        for seed in 0..100 {
-            let v = alg
-                .run(&alg.generate("correct", seed, &GenOptions::default()), fast)
-                .unwrap()
-                .verdict;
-            assert!(v.is_pass(), "seed {seed}: {v}");
-        }
+        assert_replays_exactly("mutex.token-ring", &["correct"], 4);
+        assert_in_model_passes("mutex.token-ring", "correct", 100, EngineKind::Native);
     }
 
     #[test]

@@ -323,8 +323,8 @@ impl Process for Voting {
 #[cfg(test)]
 mod tests {
     use crate::registry::find;
+    use crate::test_support::{assert_in_model_passes, assert_replays_exactly};
     use sincro_harness::engine::RunOptions;
-    use sincro_harness::gen::GenOptions;
     use sincro_harness::{EngineKind, EventKind, Observation, Scenario, Verdict};
 
     fn contend(alg: &str) -> Scenario {
@@ -422,39 +422,8 @@ mod tests {
     #[test]
     fn deterministic_on_both_engines_and_in_model_fuzzing_passes() {
         for name in ["mutex.decentralized", "mutex.quorum"] {
-            let alg = find(name).unwrap();
-            for engine in [EngineKind::Native, EngineKind::Turmoil] {
-                let opts = GenOptions {
-                    engine,
-                    ..GenOptions::default()
-                };
-                for seed in 0..4 {
-                    let sc = alg.generate("correct", seed, &opts);
-                    let a = alg
-                        .run(&sc, RunOptions::default())
-                        .unwrap()
-                        .trace
-                        .unwrap()
-                        .to_jsonl();
-                    let b = alg
-                        .run(&sc, RunOptions::default())
-                        .unwrap()
-                        .trace
-                        .unwrap()
-                        .to_jsonl();
-                    assert_eq!(a, b, "{name} {engine:?} seed {seed}");
-                }
-            }
-            let fast = RunOptions {
-                record_trace: false,
-            };
-            for seed in 0..200 {
-                let v = alg
-                    .run(&alg.generate("correct", seed, &GenOptions::default()), fast)
-                    .unwrap()
-                    .verdict;
-                assert!(v.is_pass(), "{name} seed {seed}: {v}");
-            }
+            assert_replays_exactly(name, &["correct"], 4);
+            assert_in_model_passes(name, "correct", 200, EngineKind::Native);
         }
     }
 }

@@ -1,0 +1,109 @@
+//! Shared checks of the algorithm tests: every algorithm replays byte for byte on every
+//! engine, passes fuzzing inside its fault model, and (for buggy variants) gets caught.
+
+use crate::registry::find;
+use sincro_harness::engine::RunOptions;
+use sincro_harness::gen::GenOptions;
+use sincro_harness::{EngineKind, EventKind, Observation, Outcome};
+
+/// Runs `seeds` generated scenarios of each variant twice on each engine and requires
+/// byte-identical JSON Lines traces (and non-trivial runs).
+pub fn assert_replays_exactly(algorithm: &str, variants: &[&str], seeds: u64) {
+    let alg = find(algorithm).unwrap();
+    for engine in [EngineKind::Native, EngineKind::Turmoil] {
+        let opts = GenOptions {
+            engine,
+            ..GenOptions::default()
+        };
+        for variant in variants {
+            for seed in 0..seeds {
+                let sc = alg.generate(variant, seed, &opts);
+                let a = alg
+                    .run(&sc, RunOptions::default())
+                    .unwrap()
+                    .trace
+                    .unwrap()
+                    .to_jsonl();
+                let b = alg
+                    .run(&sc, RunOptions::default())
+                    .unwrap()
+                    .trace
+                    .unwrap()
+                    .to_jsonl();
+                assert!(
+                    a.lines().count() > 3,
+                    "{algorithm} {engine:?} {variant} seed {seed}: an empty run proves nothing"
+                );
+                assert_eq!(a, b, "{algorithm} {engine:?} {variant} seed {seed}");
+            }
+        }
+    }
+}
+
+/// Fuzzes `variant` over `seeds` seeds inside the fault model on `engine`; every run must pass.
+pub fn assert_in_model_passes(algorithm: &str, variant: &str, seeds: u64, engine: EngineKind) {
+    let alg = find(algorithm).unwrap();
+    let opts = GenOptions {
+        engine,
+        ..GenOptions::default()
+    };
+    for seed in 0..seeds {
+        let v = alg
+            .run(
+                &alg.generate(variant, seed, &opts),
+                RunOptions {
+                    record_trace: false,
+                },
+            )
+            .unwrap()
+            .verdict;
+        assert!(
+            v.is_pass(),
+            "{algorithm} {variant} {engine:?} seed {seed}: {v}"
+        );
+    }
+}
+
+/// The first seed below `seeds` at which fuzzing `variant` fails, if any.
+pub fn first_failing_seed(
+    algorithm: &str,
+    variant: &str,
+    seeds: u64,
+    engine: EngineKind,
+) -> Option<u64> {
+    let alg = find(algorithm).unwrap();
+    let opts = GenOptions {
+        engine,
+        ..GenOptions::default()
+    };
+    (0..seeds).find(|&seed| {
+        !alg.run(
+            &alg.generate(variant, seed, &opts),
+            RunOptions {
+                record_trace: false,
+            },
+        )
+        .unwrap()
+        .verdict
+        .is_pass()
+    })
+}
+
+/// The nodes that entered the critical section, in order.
+pub fn enters(out: &Outcome) -> Vec<usize> {
+    out.trace
+        .as_ref()
+        .expect("recorded")
+        .events
+        .iter()
+        .filter(|e| {
+            matches!(
+                e.kind,
+                EventKind::Observe {
+                    obs: Observation::CsEnter { .. }
+                }
+            )
+        })
+        .map(|e| e.node.expect("observations have a node"))
+        .collect()
+}
