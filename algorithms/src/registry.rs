@@ -401,7 +401,7 @@ impl Algorithm for MutexTokenRing {
                 buggy: false,
                 summary: "acked passes, dead successors skipped, lost token regenerated with a generation",
             }],
-            properties: vec!["mutual_exclusion", "liveness"],
+            properties: vec!["mutual_exclusion", "liveness", "bounded_waiting"],
             fault_model: FaultModel {
                 tolerates: vec![FaultClass::Reordering, FaultClass::ClockDrift],
                 summary: "reliable links with any delay and reordering, drifting clocks; timeouts misfire under pauses, crashes and loss",

@@ -8,14 +8,17 @@
 //! |---|---|---|
 //! | `mutual_exclusion` | [`mutual_exclusion`] | safety |
 //! | `liveness` (every request granted within a bound after the faults stop) | [`liveness`] | liveness |
+//! | `bounded_waiting` (a waiting request is overtaken at most n − 1 times) | [`bounded_waiting`] | safety |
 //! | `no_deadlock` (while requests wait, someone enters within a bound after the faults stop) | [`no_deadlock`] | liveness |
 
 #![warn(missing_docs)]
 
+pub mod bounded_waiting;
 pub mod liveness;
 pub mod mutual_exclusion;
 pub mod no_deadlock;
 
+pub use bounded_waiting::BoundedWaiting;
 pub use liveness::Liveness;
 pub use mutual_exclusion::MutualExclusion;
 pub use no_deadlock::NoDeadlock;
@@ -45,6 +48,9 @@ pub fn by_name(
         no_deadlock::PROPERTY => Some(Box::new(NoDeadlock::new(
             scenario.quiet_from_ms(),
             liveness_bound_ms,
+        ))),
+        bounded_waiting::PROPERTY => Some(Box::new(BoundedWaiting::new(
+            scenario.nodes.saturating_sub(1),
         ))),
         _ => None,
     }

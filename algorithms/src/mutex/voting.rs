@@ -426,4 +426,22 @@ mod tests {
             assert_in_model_passes(name, "correct", 200, EngineKind::Native);
         }
     }
+
+    #[test]
+    fn voting_does_not_bound_waiting_the_token_ring_does() {
+        // The text's "starvation": under contention a denied process backs off while others
+        // get in again and again. The bounded-waiting checker (k = n - 1), run offline over
+        // generated runs, finds such a run; the token ring, which promises it, passes.
+        use sincro_harness::gen::GenOptions;
+        let alg = find("mutex.decentralized").unwrap();
+        let starved = (0..300).find(|&seed| {
+            let sc = alg.generate("correct", seed, &GenOptions::default());
+            let trace = alg.run(&sc, RunOptions::default()).unwrap().trace.unwrap();
+            let mut checkers: Vec<Box<dyn sincro_harness::Checker>> =
+                vec![Box::new(sincro_checkers::BoundedWaiting::new(sc.nodes - 1))];
+            sincro_harness::check::check_trace(&trace, sc.duration_ms * 1_000_000, &mut checkers)
+                .is_err()
+        });
+        assert!(starved.is_some(), "no overtaken request in 300 seeds");
+    }
 }
