@@ -310,6 +310,32 @@ thread_local! {
     static LAST_LOCATION: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
 }
 
+/// A callback of a process, as the engines deliver it.
+pub(crate) enum Call<P: Process> {
+    Start,
+    Message(NodeId, P::Msg),
+    Timer(P::Timer),
+    Input(P::Input),
+}
+
+/// Runs one callback of `proc`, catching a panic inside it: `Err` carries the panic message
+/// (with its location when the panic hook is installed).
+pub(crate) fn invoke<P: Process>(
+    proc: &mut P,
+    ctx: &mut crate::process::Ctx<'_, P>,
+    call: Call<P>,
+) -> Result<(), String> {
+    in_callback(|| {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match call {
+            Call::Start => proc.on_start(ctx),
+            Call::Message(from, m) => proc.on_message(ctx, from, m),
+            Call::Timer(t) => proc.on_timer(ctx, t),
+            Call::Input(i) => proc.on_input(ctx, i),
+        }))
+    })
+    .map_err(|payload| panic_message(&*payload))
+}
+
 /// A shared empty text (no allocation per event when the trace is not recorded).
 pub(crate) fn empty_text() -> std::sync::Arc<str> {
     EMPTY.with(|e| e.clone())

@@ -5,9 +5,7 @@
 //! [`Sim::run`] loops `step` until the queue is empty, the duration is reached, a checker
 //! reports a violation, a process panics or a limit is hit.
 
-use super::{
-    in_callback, panic_message, Factory, Outcome, Prepared, Recorder, RunOptions, Stats, Verdict,
-};
+use super::{invoke, Call, Factory, Outcome, Prepared, Recorder, RunOptions, Stats, Verdict};
 use crate::check::Checker;
 use crate::clock::SoftClock;
 use crate::fault::{Fault, TimedFault};
@@ -19,7 +17,6 @@ use crate::trace::EventKind;
 use crate::{ms_to_ns, NodeId, NS_PER_MS};
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BinaryHeap, VecDeque};
-use std::panic::{catch_unwind, AssertUnwindSafe};
 
 enum Item<P: Process> {
     Start(NodeId),
@@ -78,13 +75,6 @@ struct Node<P: Process> {
     incarnation: u32,
     paused: bool,
     waiting: VecDeque<Item<P>>,
-}
-
-enum Call<P: Process> {
-    Start,
-    Message(NodeId, P::Msg),
-    Timer(P::Timer),
-    Input(P::Input),
 }
 
 /// A running simulation on the native engine.
@@ -448,16 +438,7 @@ impl<P: Process> Sim<P> {
             neighbours: self.net.neighbours(id),
             next_timer: &mut node.next_timer,
         };
-        let result = in_callback(|| {
-            catch_unwind(AssertUnwindSafe(|| match call {
-                Call::Start => proc.on_start(&mut ctx),
-                Call::Message(from, m) => proc.on_message(&mut ctx, from, m),
-                Call::Timer(t) => proc.on_timer(&mut ctx, t),
-                Call::Input(i) => proc.on_input(&mut ctx, i),
-            }))
-        });
-        if let Err(payload) = result {
-            let message = panic_message(&*payload);
+        if let Err(message) = invoke(proc, &mut ctx, call) {
             self.fx.ops.clear();
             let local = self.nodes[id].clock.read(self.now_ns);
             self.rec.emit(

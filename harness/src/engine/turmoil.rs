@@ -97,8 +97,7 @@
 //! clock is never read, and every map the engine iterates is ordered.
 
 use super::{
-    empty_text, in_callback, panic_message, Factory, Outcome, Prepared, Recorder, RunOptions,
-    Stats, Verdict,
+    empty_text, invoke, Call, Factory, Outcome, Prepared, Recorder, RunOptions, Stats, Verdict,
 };
 use crate::check::Checker;
 use crate::clock::SoftClock;
@@ -114,7 +113,6 @@ use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::fmt::Debug;
 use std::net::{IpAddr, SocketAddr};
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::rc::Rc;
 use std::sync::Arc;
 use std::time::{Duration, UNIX_EPOCH};
@@ -416,13 +414,6 @@ fn header_key(bytes: &[u8]) -> Option<(u64, u8)> {
     Some((id, *bytes.get(8)?))
 }
 
-enum Call<P: Process> {
-    Start,
-    Message(NodeId, P::Msg),
-    Timer(P::Timer),
-    Input(P::Input),
-}
-
 /// What a host does after a turn.
 enum Next {
     /// Sleep until this global time (or until woken); `None`: until woken.
@@ -718,16 +709,7 @@ impl<P: Process> World<P> {
             neighbours: net.neighbours(id),
             next_timer: &mut slot.next_timer,
         };
-        let result = in_callback(|| {
-            catch_unwind(AssertUnwindSafe(|| match call {
-                Call::Start => proc.on_start(&mut ctx),
-                Call::Message(from, m) => proc.on_message(&mut ctx, from, m),
-                Call::Timer(t) => proc.on_timer(&mut ctx, t),
-                Call::Input(i) => proc.on_input(&mut ctx, i),
-            }))
-        });
-        if let Err(payload) = result {
-            let message = panic_message(&*payload);
+        if let Err(message) = invoke(proc, &mut ctx, call) {
             self.fx.ops.clear();
             self.panic(id, now, message);
             return;
