@@ -10,27 +10,11 @@
 //! mean time from `cs_request` to `cs_enter`, in message times, minus the time spent waiting
 //! for other holders' critical sections (which the table's delay column leaves out).
 
+use super::TableArgs;
 use crate::algorithms::{find, Algorithm};
 use crate::harness::engine::RunOptions;
 use crate::harness::{EventKind, Observation, Scenario};
 use std::collections::BTreeMap;
-
-/// Options of `sincro table`.
-#[derive(clap::Args, Clone, Debug)]
-pub struct TableArgs {
-    /// Which table: `mutex` (Table 6.1) or `voting` (decentralized voting's violation
-    /// probability, computed and measured, and its utilization under contention).
-    pub which: String,
-    /// `voting`: seeded runs per (n, m, p).
-    #[arg(long, default_value_t = 2000)]
-    pub runs: u64,
-    /// `voting`: reset probabilities p to measure.
-    #[arg(long, value_delimiter = ',', default_value = "0.05,0.1,0.2,0.3,0.5")]
-    pub p: Vec<f64>,
-    /// Node counts to measure.
-    #[arg(long, value_delimiter = ',', default_value = "3,5,10,20")]
-    pub n: Vec<usize>,
-}
 
 const LAT_MS: u64 = 10;
 const HOLD_MS: u64 = 5;
@@ -176,22 +160,10 @@ const ROWS: &[Row] = &[
 ];
 
 /// Runs `sincro table`; returns the exit code.
+/// `sincro table mutex`: Table 6.1 measured.
 pub fn main(args: &TableArgs) -> i32 {
-    if args.which == "voting" {
-        if args.runs == 0 || args.p.iter().any(|p| !(0.0..=1.0).contains(p)) {
-            eprintln!("error: --runs must be at least 1 and every --p within [0, 1]");
-            return crate::exit::BAD_INPUT;
-        }
-        return voting_table(args.runs, &args.p);
-    }
-    if args.which != "mutex" {
-        eprintln!(
-            "error: unknown table `{}`; known tables: mutex, voting",
-            args.which
-        );
-        return crate::exit::BAD_INPUT;
-    }
-    if args.n.iter().any(|&n| n < 3) {
+    let ns = args.n_or(&[3, 5, 10, 20]);
+    if ns.iter().any(|&n| n < 3) {
         eprintln!("error: --n values must be at least 3 (the workload uses nodes 1 and 2)");
         return crate::exit::BAD_INPUT;
     }
@@ -206,7 +178,7 @@ pub fn main(args: &TableArgs) -> i32 {
     let mut code = crate::exit::PASS;
     for row in ROWS {
         let Ok(alg) = find(row.name) else { continue };
-        for &n in &args.n {
+        for &n in &ns {
             let light = measure(alg, n, &[(1, 10)]);
             let heavy_w: Vec<(usize, u64)> = (0..n)
                 .flat_map(|node| (0..3).map(move |_| (node, 10)))

@@ -1,0 +1,74 @@
+//! `sincro table <which>`: the seed texts' tables and formulas, measured in simulation.
+//!
+//! One module per table; [`main`] dispatches on the table's name.
+
+pub mod mutex;
+
+pub use mutex::{
+    measure, utilization, violation_probability, voting_experiment, voting_table, wilson, Measure,
+};
+
+/// Known tables, with what each shows (for errors and `--help`).
+pub const TABLES: &[(&str, &str)] = &[
+    (
+        "mutex",
+        "Table 6.1: messages per entry/exit and delay before entry, measured vs the book",
+    ),
+    (
+        "voting",
+        "decentralized voting: violation probability computed vs measured; utilization",
+    ),
+];
+
+/// Options of `sincro table`.
+#[derive(clap::Args, Clone, Debug)]
+pub struct TableArgs {
+    /// Which table: `mutex` (Table 6.1) or `voting` (decentralized voting's violation
+    /// probability, computed and measured, and its utilization under contention).
+    pub which: String,
+    /// `voting`: seeded runs per (n, m, p).
+    #[arg(long, default_value_t = 2000)]
+    pub runs: u64,
+    /// `voting`: reset probabilities p to measure.
+    #[arg(long, value_delimiter = ',', default_value = "0.05,0.1,0.2,0.3,0.5")]
+    pub p: Vec<f64>,
+    /// Node counts to measure (each table has its own default).
+    #[arg(long, value_delimiter = ',')]
+    pub n: Vec<usize>,
+}
+
+impl TableArgs {
+    /// `--n` if given, else the table's default.
+    pub fn n_or(&self, default: &[usize]) -> Vec<usize> {
+        if self.n.is_empty() {
+            default.to_vec()
+        } else {
+            self.n.clone()
+        }
+    }
+}
+
+/// Runs `sincro table`; returns the exit code.
+pub fn main(args: &TableArgs) -> i32 {
+    match args.which.as_str() {
+        "mutex" => mutex::main(args),
+        "voting" => {
+            if args.runs == 0 || args.p.iter().any(|p| !(0.0..=1.0).contains(p)) {
+                eprintln!("error: --runs must be at least 1 and every --p within [0, 1]");
+                return crate::exit::BAD_INPUT;
+            }
+            mutex::voting_table(args.runs, &args.p)
+        }
+        other => {
+            let known: Vec<String> = TABLES
+                .iter()
+                .map(|(name, what)| format!("  {name}: {what}"))
+                .collect();
+            eprintln!(
+                "error: unknown table `{other}`; known tables:\n{}",
+                known.join("\n")
+            );
+            crate::exit::BAD_INPUT
+        }
+    }
+}
