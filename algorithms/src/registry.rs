@@ -3,7 +3,7 @@
 
 use serde::de::DeserializeOwned;
 use sincro_harness::engine::{Outcome, RunOptions};
-use sincro_harness::fault::FaultModel;
+use sincro_harness::fault::{FaultClass, FaultModel};
 use sincro_harness::gen::{self, Draft, GenOptions};
 use sincro_harness::{Checker, Scenario, ScenarioError, SimRng, WorkloadItem};
 
@@ -46,12 +46,23 @@ pub trait Algorithm: Sync {
     /// Default liveness bound (ms after the faults stop) for this scenario.
     fn liveness_bound_ms(&self, scenario: &Scenario) -> u64;
 
+    /// Fault classes outside the model that a buggy `variant` needs before its bug can show
+    /// (e.g. a token regenerated without a generation number only matters once a token is
+    /// late, not lost). Generated scenarios of that variant draw them too; the correct variant
+    /// is fuzzed inside its model only. Empty by default.
+    fn bug_classes(&self, variant: &str) -> Vec<FaultClass> {
+        let _ = variant;
+        Vec::new()
+    }
+
     /// A complete scenario from `seed`: swarm faults (inside the fault model unless
     /// `opts.beyond_model`), this algorithm's workload, and a duration long enough to judge
     /// liveness after the faults stop.
     fn generate(&self, variant: &str, seed: u64, opts: &GenOptions) -> Scenario {
         let info = self.info();
-        let draft = gen::generate(info.name, variant, seed, &info.fault_model, opts);
+        let mut model = info.fault_model.clone();
+        model.tolerates.extend(self.bug_classes(variant));
+        let draft = gen::generate(info.name, variant, seed, &model, opts);
         self.complete(draft, opts)
     }
 
@@ -144,22 +155,35 @@ pub(crate) fn checkers(
         .collect()
 }
 
+/// The largest message latency a scenario can produce, ms: its latency distribution, its
+/// static link overrides and any latency a fault sets later (delay spikes included).
 pub(crate) fn max_latency_ms(sc: &Scenario) -> u64 {
-    let base = sc.network.latency.max_ns();
+    let faults = sc.faults.iter().filter_map(|f| match &f.fault {
+        sincro_harness::Fault::SetLinks(o) => o.latency.as_ref().map(|l| l.max_ns()),
+        _ => None,
+    });
+    faults
+        .chain(std::iter::once(usual_latency_ns(sc)))
+        .max()
+        .unwrap_or(0)
+        .div_ceil(sincro_harness::NS_PER_MS)
+}
+
+/// The usual latency bound, ms: the latency distribution and static link overrides, without
+/// the spikes a fault plan may add. Timeouts that decide "lost" are sized from it.
+pub(crate) fn usual_latency_ms(sc: &Scenario) -> u64 {
+    usual_latency_ns(sc).div_ceil(sincro_harness::NS_PER_MS)
+}
+
+fn usual_latency_ns(sc: &Scenario) -> u64 {
     let over = sc
         .network
         .links
         .iter()
         .filter_map(|l| l.latency.as_ref())
         .map(|l| l.max_ns());
-    let faults = sc.faults.iter().filter_map(|f| match &f.fault {
-        sincro_harness::Fault::SetLinks(o) => o.latency.as_ref().map(|l| l.max_ns()),
-        _ => None,
-    });
-    std::iter::once(base)
+    std::iter::once(sc.network.latency.max_ns())
         .chain(over)
-        .chain(faults)
         .max()
         .unwrap_or(0)
-        .div_ceil(sincro_harness::NS_PER_MS)
 }

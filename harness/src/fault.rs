@@ -190,11 +190,16 @@ pub enum FaultClass {
     ClockDrift,
     /// Clock step jumps.
     ClockJumps,
+    /// Delay spikes: for a while every message a node sends takes far longer than the latency
+    /// distribution's bound (a congested or slow link). Timeouts sized for the usual latency then
+    /// misfire: a token or a reply is late, not lost. (In a scenario file a spike is a
+    /// `set_links` latency override; by itself such an override counts as [`FaultClass::Delays`].)
+    DelaySpikes,
 }
 
 impl FaultClass {
     /// Every class, in a fixed order.
-    pub const ALL: [FaultClass; 10] = [
+    pub const ALL: [FaultClass; 11] = [
         FaultClass::Delays,
         FaultClass::Loss,
         FaultClass::Duplication,
@@ -205,6 +210,7 @@ impl FaultClass {
         FaultClass::Pauses,
         FaultClass::ClockDrift,
         FaultClass::ClockJumps,
+        FaultClass::DelaySpikes,
     ];
 
     /// Snake-case name, as in JSON.
@@ -220,6 +226,7 @@ impl FaultClass {
             FaultClass::Pauses => "pauses",
             FaultClass::ClockDrift => "clock_drift",
             FaultClass::ClockJumps => "clock_jumps",
+            FaultClass::DelaySpikes => "delay_spikes",
         }
     }
 }

@@ -209,6 +209,30 @@ pub fn generate(
             });
         }
     }
+    if on(FaultClass::DelaySpikes) {
+        // Drawn last, so switching the class on leaves every other draw of the seed unchanged.
+        for _ in 0..rng.range_u64(1, 2) {
+            let (a, b) = window(&mut rng, active / 4);
+            let node = rng.index(nodes);
+            let spike_ms = [100.0, 300.0, 1000.0, 3000.0][rng.index(4)];
+            let over = |latency: Latency| LinkOverride {
+                from: Some(node),
+                to: None,
+                latency: Some(latency),
+                loss: None,
+                duplicate: None,
+                reorder: None,
+            };
+            faults.push(TimedFault {
+                at_ms: a,
+                fault: Fault::SetLinks(Box::new(over(Latency::Constant { ms: spike_ms }))),
+            });
+            faults.push(TimedFault {
+                at_ms: b,
+                fault: Fault::SetLinks(Box::new(over(network.latency.clone()))),
+            });
+        }
+    }
     // Heal everything at the end of the active phase, so liveness can be judged after it.
     if on(FaultClass::Partitions) || on(FaultClass::OnewayPartitions) {
         faults.push(TimedFault {

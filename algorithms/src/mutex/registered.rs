@@ -3,7 +3,8 @@
 
 use super::{centralized, ricart_agrawala, token_ring, voting};
 use crate::registry::{
-    check_variant, checkers, max_latency_ms, parse_params, Algorithm, AlgorithmInfo, VariantInfo,
+    check_variant, checkers, max_latency_ms, parse_params, usual_latency_ms, Algorithm,
+    AlgorithmInfo, VariantInfo,
 };
 use sincro_harness::engine::{self, Factory, Outcome, RunOptions};
 use sincro_harness::fault::{FaultClass, FaultModel};
@@ -218,16 +219,22 @@ struct MutexTokenRing;
 
 impl MutexTokenRing {
     /// Parameters with zeros replaced by defaults derived from the scenario: the ACK timeout
-    /// covers a round trip; the regeneration timeout covers a full round of the ring with
-    /// everyone holding the resource once, three times over.
+    /// covers a round trip at the worst latency the scenario can produce (a slow successor is
+    /// not a dead one); the regeneration timeout covers a full round of the ring at the usual
+    /// latency with everyone holding the resource once, three times over — so a delay spike
+    /// longer than that makes a late token look lost, the text's dilemma.
     fn params(sc: &Scenario) -> Result<token_ring::Params, ScenarioError> {
         let mut p: token_ring::Params = parse_params(sc)?;
-        let lat = max_latency_ms(sc);
         if p.ack_timeout_ms == 0 {
-            p.ack_timeout_ms = 2 * lat + 2;
+            p.ack_timeout_ms = 2 * max_latency_ms(sc) + 2;
         }
         if p.regen_timeout_ms == 0 {
+            let lat = usual_latency_ms(sc);
             p.regen_timeout_ms = 3 * sc.nodes as u64 * (hold_max_ms(sc) + lat + 1) + 10;
+        }
+        if p.regen_stagger_ms == 0 {
+            let lat = usual_latency_ms(sc);
+            p.regen_stagger_ms = sc.nodes as u64 * (hold_max_ms(sc) + lat + 1) + 1;
         }
         Ok(p)
     }
@@ -247,11 +254,18 @@ impl Algorithm for MutexTokenRing {
             name: "mutex.token-ring",
             summary: "token passed around a logical ring, acked; dead successors skipped; lost token regenerated",
             source: "seed 000 §6.3.5; seed 002 (algoritmo do anel); seed 001",
-            variants: vec![VariantInfo {
-                name: "correct",
-                buggy: false,
-                summary: "acked passes, dead successors skipped, lost token regenerated with a generation",
-            }],
+            variants: vec![
+                VariantInfo {
+                    name: "correct",
+                    buggy: false,
+                    summary: "acked passes, dead successors skipped, lost token regenerated with a generation",
+                },
+                VariantInfo {
+                    name: "no-generation",
+                    buggy: true,
+                    summary: "a regenerated token has no generation: a late (not lost) token survives beside it",
+                },
+            ],
             properties: vec!["mutual_exclusion", "liveness", "bounded_waiting"],
             fault_model: FaultModel {
                 tolerates: vec![FaultClass::Reordering, FaultClass::ClockDrift],
@@ -264,18 +278,29 @@ impl Algorithm for MutexTokenRing {
         let info = self.info();
         check_variant(&info, &sc.variant)?;
         let params = Self::params(sc)?;
+        let variant = match sc.variant.as_str() {
+            "no-generation" => token_ring::Variant::NoGeneration,
+            _ => token_ring::Variant::Correct,
+        };
         let bound = sc
             .checks
             .liveness_bound_ms
             .unwrap_or_else(|| self.liveness_bound_ms(sc));
         let checkers = checkers(&info, sc, bound)?;
         let factory: Factory<token_ring::TokenRing> =
-            Rc::new(move |_| token_ring::TokenRing::new(params.clone()));
+            Rc::new(move |_| token_ring::TokenRing::new(variant, params.clone()));
         engine::run(sc, factory, checkers, options)
     }
 
     fn workload(&self, rng: &mut SimRng, nodes: usize, active_ms: u64) -> Vec<WorkloadItem> {
         mutex_workload(rng, nodes, active_ms)
+    }
+
+    fn bug_classes(&self, variant: &str) -> Vec<FaultClass> {
+        match variant {
+            "no-generation" => vec![FaultClass::DelaySpikes],
+            _ => Vec::new(),
+        }
     }
 
     fn liveness_bound_ms(&self, sc: &Scenario) -> u64 {

@@ -6,8 +6,11 @@
 //! leaves, and then passes the token on (never entering twice with the same token); if not, it
 //! passes it on at once. A successor that does not acknowledge within `ack_timeout_ms` is
 //! presumed dead and skipped: the token goes to the next one. A process that has not seen the
-//! token for `regen_timeout_ms` presumes it lost and regenerates it with a higher generation
-//! `(count, id)`; tokens of an older generation than one already seen are discarded.
+//! token for `regen_timeout_ms` (plus `regen_stagger_ms` per id, so that the lowest live id
+//! goes first and the others see its token before they give up too) presumes it lost and
+//! regenerates it with a higher generation `(count, id)`; tokens of an older generation than
+//! one already seen are discarded. Variant `no-generation` (buggy) drops the generation: a
+//! token that was late, not lost, then circulates for ever beside the new one.
 //! Messages per entry: 1 under heavy load, unbounded when nobody wants the resource; delay
 //! before entry 0 to n−1 message times (Table 6.1).
 //!
@@ -20,7 +23,12 @@
 //!
 //! Measured outside the model (`sincro fuzz -a mutex.token-ring --beyond-model`): with pauses,
 //! crashes, loss or duplication, about a quarter of the seeds show two tokens at once (a
-//! `mutual_exclusion` violation) or a request never served (`liveness`).
+//! `mutual_exclusion` violation) or a request never served (`liveness`). Under delay spikes
+//! (a token late beyond `regen_timeout_ms`, not lost) both variants can show two tokens for a
+//! while — 43 of 2000 seeds for `correct`, 52 for `no-generation` — because the old token is
+//! still used by the nodes the new one has not reached yet. The generation makes that window
+//! finite: the old token dies at the first node that saw the new one, while without it both
+//! circulate for ever (corpus `token-ring-late-token*.json`).
 
 use serde::{Deserialize, Serialize};
 use sincro_harness::{Ctx, NodeId, Observation, Process, TimerId};
@@ -64,6 +72,17 @@ pub enum Timer {
 
 pub use super::centralized::Input;
 
+/// Which version of the algorithm runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Variant {
+    /// Regenerated tokens carry a higher generation; older tokens are discarded.
+    Correct,
+    /// Buggy: a regenerated token is just a token. When the old one was only late (a delay
+    /// spike longer than `regen_timeout_ms`), both circulate for ever and two processes can hold
+    /// one each (seed `000` §6.3.5: "o token pode estar apenas atrasado").
+    NoGeneration,
+}
+
 /// Parameters (`params` in the scenario); zeros are replaced by defaults derived from the
 /// scenario's latencies and hold times.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -75,11 +94,17 @@ pub struct Params {
     /// How long without seeing the token before regenerating it (local ms; 0 = default).
     #[serde(default)]
     pub regen_timeout_ms: u64,
+    /// Extra wait per id before regenerating: process `i` waits `regen_timeout_ms + i ×
+    /// regen_stagger_ms`, so the lowest live id regenerates first and its token reaches the
+    /// others before they give up too (local ms; 0 = default, one round of the ring).
+    #[serde(default)]
+    pub regen_stagger_ms: u64,
 }
 
 /// One process.
 #[derive(Debug)]
 pub struct TokenRing {
+    variant: Variant,
     params: Params,
     /// The token we hold, if any.
     token: Option<Generation>,
@@ -106,8 +131,9 @@ struct Pass {
 
 impl TokenRing {
     /// A process of the run.
-    pub fn new(params: Params) -> Self {
+    pub fn new(variant: Variant, params: Params) -> Self {
         TokenRing {
+            variant,
             params,
             token: None,
             in_cs: false,
@@ -117,6 +143,15 @@ impl TokenRing {
             passing: None,
             passes: 0,
         }
+    }
+
+    /// Period of the regeneration check: a quarter of the shortest wait.
+    fn regen_check_ms(&self) -> u64 {
+        let shortest = match self.params.regen_stagger_ms {
+            0 => self.params.regen_timeout_ms,
+            s => self.params.regen_timeout_ms.min(s),
+        };
+        (shortest / 4).max(1)
     }
 
     /// Holding the token: enter if we want to, else pass it on.
@@ -167,7 +202,7 @@ impl Process for TokenRing {
     fn on_start(&mut self, ctx: &mut Ctx<'_, Self>) {
         self.seen_at = ctx.now();
         if self.params.regen_timeout_ms > 0 {
-            ctx.set_timer_ms(self.params.regen_timeout_ms, Timer::RegenCheck);
+            ctx.set_timer_ms(self.regen_check_ms(), Timer::RegenCheck);
         }
         // Process 0 starts with the token; a restarted process 0 does not (amnesia).
         let first_start = !std::mem::replace(ctx.stable_mut(), true);
@@ -181,7 +216,7 @@ impl Process for TokenRing {
         match msg {
             Msg::Token { gen, pass } => {
                 ctx.send(from, Msg::Ack { pass });
-                if gen < self.seen {
+                if gen < self.seen && self.variant == Variant::Correct {
                     return; // a stale token: discard it
                 }
                 self.seen = self.seen.max(gen);
@@ -235,10 +270,9 @@ impl Process for TokenRing {
             }
             Timer::RegenCheck => {
                 let idle_ms = (ctx.now() - self.seen_at) / 1_000_000;
-                if self.token.is_none()
-                    && self.passing.is_none()
-                    && idle_ms >= self.params.regen_timeout_ms as i64
-                {
+                let wait_ms =
+                    self.params.regen_timeout_ms + ctx.id() as u64 * self.params.regen_stagger_ms;
+                if self.token.is_none() && self.passing.is_none() && idle_ms >= wait_ms as i64 {
                     let gen = (self.seen.0 + 1, ctx.id());
                     ctx.observe(Observation::Note {
                         text: format!("token presumed lost: regenerated as {gen:?}"),
@@ -248,7 +282,7 @@ impl Process for TokenRing {
                     self.token = Some(gen);
                     self.use_token(ctx);
                 }
-                ctx.set_timer_ms(self.params.regen_timeout_ms, Timer::RegenCheck);
+                ctx.set_timer_ms(self.regen_check_ms(), Timer::RegenCheck);
             }
         }
     }
@@ -322,6 +356,39 @@ mod tests {
     fn deterministic_on_both_engines_and_in_model_fuzzing_passes() {
         assert_replays_exactly("mutex.token-ring", &["correct"], 4);
         assert_in_model_passes("mutex.token-ring", "correct", 100, EngineKind::Native);
+    }
+
+    #[test]
+    fn a_late_token_is_discarded_only_with_generations() {
+        // The corpus case: the token is late, not lost; node 0 regenerates it. With the
+        // generation the old token dies at the first node that saw the new one; without it,
+        // two tokens circulate for ever and two requests are granted at once.
+        let sc = Scenario::from_json(include_str!(
+            "../../../corpus/mutex/token-ring-late-token.json"
+        ))
+        .unwrap();
+        let alg = find("mutex.token-ring").unwrap();
+        let out = alg.run(&sc, RunOptions::default()).unwrap();
+        assert_eq!(out.verdict, Verdict::Pass, "{}", out.verdict);
+        assert_eq!(enters(&out), vec![0, 1, 2, 3]);
+        let mut buggy = sc.clone();
+        buggy.variant = "no-generation".into();
+        let out = alg.run(&buggy, RunOptions::default()).unwrap();
+        assert!(
+            matches!(&out.verdict, Verdict::Violation(v) if v.property == "mutual_exclusion"),
+            "{}",
+            out.verdict
+        );
+        assert_eq!(
+            crate::test_support::first_failing_seed(
+                "mutex.token-ring",
+                "no-generation",
+                50,
+                EngineKind::Native
+            ),
+            Some(2),
+            "fuzzing with delay spikes finds it at once"
+        );
     }
 
     #[test]
