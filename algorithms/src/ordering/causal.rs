@@ -14,7 +14,8 @@
 //! provides it over loss, duplication, reordering and partitions; pauses, drift and jumps only
 //! delay retransmissions. No crashes (the clocks and the hold-back queue are volatile).
 //!
-//! **Promises**: `causal_delivery`.
+//! **Promises**: `causal_delivery`, and `replica_agreement` over the number of messages each
+//! node delivered (after the faults stop, every node delivers every multicast).
 //!
 //! **Variant `fifo-only`** (buggy): messages from one sender are delivered in the order sent
 //! (FIFO links), but without condition (2): `m*` overtakes `m` at `P2`.
@@ -79,6 +80,7 @@ pub struct CausalOrder {
     retry_ms: u64,
     vc: Vec<u64>,
     sent: u64,
+    delivered: u64,
     link: Link<Body>,
     retransmitting: bool,
     /// held back: (sender, message)
@@ -97,6 +99,7 @@ impl CausalOrder {
             retry_ms: retry_ms.max(1),
             vc: vec![0; n],
             sent: 0,
+            delivered: 0,
             link: Link::new(mode, n),
             retransmitting: false,
             held: Vec::new(),
@@ -115,6 +118,17 @@ impl CausalOrder {
             *c = (*c).max(*t);
         }
         ctx.observe(Observation::Delivered { id: body.id });
+        self.report_delivered(ctx);
+    }
+
+    /// Every node ends up delivering every multicast: the count, as the replicated "state" of
+    /// the delivery log (checked by `replica_agreement`; the sets only grow, so equal counts
+    /// at the end mean equal sets).
+    fn report_delivered(&mut self, ctx: &mut Ctx<'_, Self>) {
+        self.delivered += 1;
+        ctx.observe(Observation::State {
+            value: format!("{} delivered", self.delivered),
+        });
     }
 
     /// Delivers held messages while one satisfies the rule.
@@ -184,6 +198,7 @@ impl Process for CausalOrder {
         };
         ctx.observe(Observation::Multicast { id: id.clone() });
         ctx.observe(Observation::Delivered { id });
+        self.report_delivered(ctx);
         for to in 0..ctx.nodes() {
             if to != me {
                 let wire = self.link.send(to, body.clone());

@@ -269,7 +269,7 @@ impl Algorithm for OrderCausal {
                     summary: "FIFO per sender without the causal condition: m* overtakes m",
                 },
             ],
-            properties: vec!["causal_delivery"],
+            properties: vec!["causal_delivery", "replica_agreement"],
             fault_model: reliable_link_model(
                 "reliable links built over loss, duplication, reordering and partitions; pauses, drift and jumps; no crashes (volatile clocks and hold-back queue)",
             ),
