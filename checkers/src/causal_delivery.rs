@@ -114,14 +114,14 @@ impl Checker for CausalDelivery {
                         vec![first, ev.id],
                     ));
                 }
-                for k in 0..self.nodes {
+                for (k, (&past_k, &prefix_k)) in m.past.iter().zip(&self.prefix[node]).enumerate() {
                     let need = if k == m.sender {
-                        m.past[k].saturating_sub(1)
+                        past_k.saturating_sub(1)
                     } else {
-                        m.past[k]
+                        past_k
                     };
-                    if self.prefix[node][k] < need {
-                        let missing = &self.by_sender[k][self.prefix[node][k] as usize];
+                    if prefix_k < need {
+                        let missing = &self.by_sender[k][prefix_k as usize];
                         let before = self.sent[missing].event;
                         return Err(fail(
                             format!(

@@ -26,7 +26,6 @@ struct Labelled {
 /// The Lamport clock condition checker.
 #[derive(Debug)]
 pub struct LamportCondition {
-    nodes: usize,
     hb: HappensBefore,
     per_node: Vec<Vec<Labelled>>,
 }
@@ -35,7 +34,6 @@ impl LamportCondition {
     /// A checker for a run of `nodes` nodes.
     pub fn new(nodes: usize) -> Self {
         LamportCondition {
-            nodes,
             hb: HappensBefore::new(nodes),
             per_node: vec![Vec::new(); nodes],
         }
@@ -59,8 +57,7 @@ impl Checker for LamportCondition {
         };
         let node: NodeId = ev.node.unwrap_or(0);
         let lamport = *lamport;
-        for k in 0..self.nodes {
-            let list = &self.per_node[k];
+        for (k, list) in self.per_node.iter().enumerate() {
             // labelled events of node k that happened before ev: own counter <= stamp[k]
             let upto = list.partition_point(|l| l.counter <= stamp[k]);
             if upto == 0 {

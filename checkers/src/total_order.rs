@@ -61,15 +61,15 @@ impl Checker for TotalOrder {
                 vec![first, ev.id],
             ));
         }
-        for m in 0..self.pos.len() {
+        for (m, pos_m) in self.pos.iter().enumerate() {
             if m == n {
                 continue;
             }
-            let Some(&(px, ex)) = self.pos[m].get(x) else {
+            let Some(&(px, ex)) = pos_m.get(x) else {
                 continue;
             };
             for z in &self.seq[n] {
-                if let Some(&(pz, ez)) = self.pos[m].get(z) {
+                if let Some(&(pz, ez)) = pos_m.get(z) {
                     if pz > px {
                         let (_, nz) = self.pos[n][z];
                         return Err(fail(

@@ -309,7 +309,7 @@ mod tests {
             let cb = VectorClock::compare(&b, m.as_slice());
             prop_assert!(matches!(ca, Causality::Before | Causality::Equal));
             prop_assert!(matches!(cb, Causality::Before | Causality::Equal));
-            for k in 0..3 { prop_assert_eq!(m.get(k), a[k].max(b[k])); }
+            for (k, (x, y)) in a.iter().zip(&b).enumerate() { prop_assert_eq!(m.get(k), *x.max(y)); }
             // compare is antisymmetric
             let ab = VectorClock::compare(&a, &b);
             let ba = VectorClock::compare(&b, &a);
