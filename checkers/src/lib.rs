@@ -10,18 +10,35 @@
 //! | `liveness` (every request granted within a bound after the faults stop) | [`liveness`] | liveness |
 //! | `bounded_waiting` (a waiting request is overtaken at most n − 1 times) | [`bounded_waiting`] | safety |
 //! | `no_deadlock` (while requests wait, someone enters within a bound after the faults stop) | [`no_deadlock`] | liveness |
+//! | `lamport_condition` (a → b ⇒ C(a) < C(b), against ground-truth happens-before) | [`lamport_condition`] | safety |
+//! | `vector_causality` (VC(a) < VC(b) ⇔ a → b) | [`vector_causality`] | safety |
+//! | `causal_delivery` (multicast(m) → multicast(m') ⇒ m delivered before m' everywhere) | [`causal_delivery`] | safety |
+//! | `total_order` (replicas deliver common messages in the same relative order) | [`total_order`] | safety |
+//! | `replica_agreement` (replicas end in the same state) | [`replica_agreement`] | liveness |
 
 #![warn(missing_docs)]
 
 pub mod bounded_waiting;
+pub mod causal_delivery;
+pub mod lamport_condition;
 pub mod liveness;
 pub mod mutual_exclusion;
 pub mod no_deadlock;
+pub mod replica_agreement;
+#[cfg(test)]
+mod test_events;
+pub mod total_order;
+pub mod vector_causality;
 
 pub use bounded_waiting::BoundedWaiting;
+pub use causal_delivery::CausalDelivery;
+pub use lamport_condition::LamportCondition;
 pub use liveness::Liveness;
 pub use mutual_exclusion::MutualExclusion;
 pub use no_deadlock::NoDeadlock;
+pub use replica_agreement::ReplicaAgreement;
+pub use total_order::TotalOrder;
+pub use vector_causality::VectorCausality;
 
 use sincro_harness::{Checker, Scenario};
 
@@ -30,6 +47,11 @@ pub const PROPERTIES: &[&str] = &[
     mutual_exclusion::PROPERTY,
     liveness::PROPERTY,
     no_deadlock::PROPERTY,
+    lamport_condition::PROPERTY,
+    vector_causality::PROPERTY,
+    causal_delivery::PROPERTY,
+    total_order::PROPERTY,
+    replica_agreement::PROPERTY,
 ];
 
 /// Builds the checker for `property` over `scenario`, with `liveness_bound_ms` used by
@@ -52,6 +74,11 @@ pub fn by_name(
         bounded_waiting::PROPERTY => Some(Box::new(BoundedWaiting::new(
             scenario.nodes.saturating_sub(1),
         ))),
+        lamport_condition::PROPERTY => Some(Box::new(LamportCondition::new(scenario.nodes))),
+        vector_causality::PROPERTY => Some(Box::new(VectorCausality::new(scenario.nodes))),
+        causal_delivery::PROPERTY => Some(Box::new(CausalDelivery::new(scenario.nodes))),
+        total_order::PROPERTY => Some(Box::new(TotalOrder::new(scenario.nodes))),
+        replica_agreement::PROPERTY => Some(Box::new(ReplicaAgreement::new(scenario.nodes))),
         _ => None,
     }
 }

@@ -74,6 +74,25 @@ pub enum Observation {
         /// Application-level id of the message.
         id: String,
     },
+    /// The node multicasts the application message `id` (causal and total order checkers).
+    Multicast {
+        /// Application-level id of the message.
+        id: String,
+    },
+    /// The node's replicated state after an update, rendered (replica agreement checker).
+    State {
+        /// The state, e.g. `$1111.00`.
+        value: String,
+    },
+    /// The logical clocks the algorithm assigns to this event (Lamport and vector clock
+    /// checkers): the event is this observation itself.
+    LogicalTime {
+        /// Lamport clock value.
+        lamport: u64,
+        /// Vector clock (empty when the algorithm keeps none).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        vector: Vec<u64>,
+    },
     /// Free text (shown in traces, ignored by checkers).
     Note {
         /// The text.

@@ -27,6 +27,12 @@ pub fn observation_text(obs: &Observation) -> String {
         } => format!("leader n{l} term {term}"),
         Observation::Leader { leader: None, term } => format!("no leader term {term}"),
         Observation::Delivered { id } => format!("delivered {id}"),
+        Observation::Multicast { id } => format!("multicast {id}"),
+        Observation::State { value } => format!("state {value}"),
+        Observation::LogicalTime { lamport, vector } if vector.is_empty() => {
+            format!("clock L={lamport}")
+        }
+        Observation::LogicalTime { lamport, vector } => format!("clock L={lamport} V={vector:?}"),
         Observation::Note { text } => format!("note {text}"),
     }
 }

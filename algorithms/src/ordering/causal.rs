@@ -1,0 +1,289 @@
+//! Causally ordered multicast with vector clocks.
+//!
+//! **Algorithm** (Tanenbaum & van Steen §6.2.2, "Imposição de comunicação causal", Fig. 6.13,
+//! seed `000`): clocks are adjusted only when sending and delivering: a process increments
+//! `VC_i[i]` when it multicasts (and stamps the message with `VC_i`), and on delivering a
+//! message `m` from `P_i` sets `VC_j[k] <- max(VC_j[k], ts(m)[k])`. `P_j` holds `m` back until
+//! (1) `ts(m)[i] = VC_j[i] + 1` — `m` is the next message it expects from `P_i` — and
+//! (2) `ts(m)[k] <= VC_j[k]` for every `k != i` — it has seen everything `P_i` had seen when it
+//! sent `m`. A process delivers its own messages at once. In Fig. 6.13, `m*` reaches `P2`
+//! before `m` and waits until `m` has been delivered.
+//!
+//! **Fault model**: the text assumes no loss; the reliable link layer ([`super::link`], here
+//! releasing messages in arrival order: the delivery rule itself restores each sender's order)
+//! provides it over loss, duplication, reordering and partitions; pauses, drift and jumps only
+//! delay retransmissions. No crashes (the clocks and the hold-back queue are volatile).
+//!
+//! **Promises**: `causal_delivery`, and `replica_agreement` over the number of messages each
+//! node delivered (after the faults stop, every node delivers every multicast).
+//!
+//! **Variant `fifo-only`** (buggy): messages from one sender are delivered in the order sent
+//! (FIFO links), but without condition (2): `m*` overtakes `m` at `P2`.
+
+use super::link::{Link, Mode, Wire};
+use serde::{Deserialize, Serialize};
+use sincro_harness::{Ctx, NodeId, Observation, Process};
+
+/// An application message, stamped with the sender's vector clock.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Body {
+    /// Application id.
+    pub id: String,
+    /// Vector timestamp `ts(m)`.
+    pub ts: Vec<u64>,
+}
+
+/// Messages on the wire.
+pub type Msg = Wire<Body>;
+
+/// Timers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Timer {
+    /// Resend what the link has not had acknowledged.
+    Retransmit,
+}
+
+/// Workload commands.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum Input {
+    /// Multicast a message to the group.
+    Multicast {
+        /// Its id (default: `n<node>.<k>`). Ids must be unique in the run.
+        #[serde(default)]
+        name: String,
+    },
+}
+
+/// Parameters (`params` in the scenario).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Params {
+    /// Retransmission period of the link layer, local ms (0: derived from the latencies).
+    #[serde(default)]
+    pub retry_ms: u64,
+}
+
+/// Which behaviour.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Variant {
+    /// The textbook algorithm.
+    Correct,
+    /// FIFO per sender, no causal condition.
+    FifoOnly,
+}
+
+/// One process.
+#[derive(Debug)]
+pub struct CausalOrder {
+    variant: Variant,
+    retry_ms: u64,
+    vc: Vec<u64>,
+    sent: u64,
+    delivered: u64,
+    link: Link<Body>,
+    retransmitting: bool,
+    /// held back: (sender, message)
+    held: Vec<(NodeId, Body)>,
+}
+
+impl CausalOrder {
+    /// Process `id` of `n`.
+    pub fn new(variant: Variant, n: usize, retry_ms: u64) -> Self {
+        let mode = match variant {
+            Variant::Correct => Mode::Unordered,
+            Variant::FifoOnly => Mode::Fifo,
+        };
+        CausalOrder {
+            variant,
+            retry_ms: retry_ms.max(1),
+            vc: vec![0; n],
+            sent: 0,
+            delivered: 0,
+            link: Link::new(mode, n),
+            retransmitting: false,
+            held: Vec::new(),
+        }
+    }
+
+    /// The delivery rule of §6.2.2 for a message from `i` stamped `ts`.
+    fn deliverable(&self, i: NodeId, ts: &[u64]) -> bool {
+        ts.len() == self.vc.len()
+            && ts[i] == self.vc[i] + 1
+            && (0..ts.len()).all(|k| k == i || ts[k] <= self.vc[k])
+    }
+
+    fn deliver(&mut self, ctx: &mut Ctx<'_, Self>, body: Body) {
+        for (c, t) in self.vc.iter_mut().zip(&body.ts) {
+            *c = (*c).max(*t);
+        }
+        ctx.observe(Observation::Delivered { id: body.id });
+        self.report_delivered(ctx);
+    }
+
+    /// Every node ends up delivering every multicast: the count, as the replicated "state" of
+    /// the delivery log (checked by `replica_agreement`; the sets only grow, so equal counts
+    /// at the end mean equal sets).
+    fn report_delivered(&mut self, ctx: &mut Ctx<'_, Self>) {
+        self.delivered += 1;
+        ctx.observe(Observation::State {
+            value: format!("{} delivered", self.delivered),
+        });
+    }
+
+    /// Delivers held messages while one satisfies the rule.
+    fn deliver_ready(&mut self, ctx: &mut Ctx<'_, Self>) {
+        while let Some(pos) = self
+            .held
+            .iter()
+            .position(|(i, b)| self.deliverable(*i, &b.ts))
+        {
+            let (_, body) = self.held.remove(pos);
+            self.deliver(ctx, body);
+        }
+    }
+}
+
+impl Process for CausalOrder {
+    type Msg = Msg;
+    type Timer = Timer;
+    type Input = Input;
+    type Stable = ();
+
+    fn on_start(&mut self, _ctx: &mut Ctx<'_, Self>) {}
+
+    fn on_message(&mut self, ctx: &mut Ctx<'_, Self>, from: NodeId, msg: Msg) {
+        let (bodies, ack) = self.link.receive(from, msg);
+        if let Some(ack) = ack {
+            ctx.send(from, ack);
+        }
+        for body in bodies {
+            match self.variant {
+                Variant::FifoOnly => self.deliver(ctx, body),
+                Variant::Correct => {
+                    if body.ts.len() != self.vc.len() || body.ts[from] <= self.vc[from] {
+                        continue; // malformed, or already delivered
+                    }
+                    self.held.push((from, body));
+                    self.deliver_ready(ctx);
+                }
+            }
+        }
+    }
+
+    fn on_timer(&mut self, ctx: &mut Ctx<'_, Self>, timer: Timer) {
+        let Timer::Retransmit = timer;
+        for (to, wire) in self.link.unacked() {
+            ctx.send(to, wire);
+        }
+        self.retransmitting = self.link.pending();
+        if self.retransmitting {
+            ctx.set_timer_ms(self.retry_ms, Timer::Retransmit);
+        }
+    }
+
+    fn on_input(&mut self, ctx: &mut Ctx<'_, Self>, input: Input) {
+        let Input::Multicast { name } = input;
+        let me = ctx.id();
+        self.sent += 1;
+        let id = if name.is_empty() {
+            format!("n{me}.{}", self.sent)
+        } else {
+            name
+        };
+        self.vc[me] += 1;
+        let body = Body {
+            id: id.clone(),
+            ts: self.vc.clone(),
+        };
+        ctx.observe(Observation::Multicast { id: id.clone() });
+        ctx.observe(Observation::Delivered { id });
+        self.report_delivered(ctx);
+        for to in 0..ctx.nodes() {
+            if to != me {
+                let wire = self.link.send(to, body.clone());
+                ctx.send(to, wire);
+            }
+        }
+        if !self.retransmitting && self.link.pending() {
+            self.retransmitting = true;
+            ctx.set_timer_ms(self.retry_ms, Timer::Retransmit);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::registry::find;
+    use crate::test_support::{assert_in_model_passes, assert_replays_exactly, first_failing_seed};
+    use sincro_harness::engine::RunOptions;
+    use sincro_harness::{EngineKind, EventKind, Observation, Scenario};
+
+    /// Fig. 6.13: P0 multicasts m; P1 delivers it and multicasts m*; the link P0 -> P2 is slow,
+    /// so m* reaches P2 first.
+    pub(crate) fn fig_6_13(variant: &str) -> Scenario {
+        Scenario::from_json(&format!(
+            r#"{{"algorithm": "order.causal", "variant": "{variant}", "nodes": 3, "seed": 613,
+                "duration_ms": 200,
+                "network": {{"latency": {{"constant": {{"ms": 5}}}},
+                            "links": [{{"from": 0, "to": 2, "latency": {{"constant": {{"ms": 40}}}}}}]}},
+                "workload": [{{"at_ms": 10, "node": 0, "input": {{"multicast": {{"name": "m"}}}}}},
+                             {{"at_ms": 20, "node": 1, "input": {{"multicast": {{"name": "m*"}}}}}}]}}"#
+        ))
+        .unwrap()
+    }
+
+    /// (node, global ms, id) of every delivery at P2.
+    fn at_p2(variant: &str) -> (Vec<(u64, String)>, String) {
+        let out = find("order.causal")
+            .unwrap()
+            .run(&fig_6_13(variant), RunOptions::default())
+            .unwrap();
+        let d = out
+            .trace
+            .unwrap()
+            .events
+            .iter()
+            .filter(|e| e.node == Some(2))
+            .filter_map(|e| match &e.kind {
+                EventKind::Observe {
+                    obs: Observation::Delivered { id },
+                } => Some((e.t_ns / 1_000_000, id.clone())),
+                _ => None,
+            })
+            .collect();
+        (d, out.verdict.label())
+    }
+
+    #[test]
+    fn fig_6_13_m_star_waits_for_m_at_p2() {
+        let (d, v) = at_p2("correct");
+        // m* arrives at 25 ms but is delivered right after m, at 50 ms
+        assert_eq!(d, vec![(50, "m".to_string()), (50, "m*".to_string())]);
+        assert_eq!(v, "pass");
+    }
+
+    #[test]
+    fn fig_6_13_fifo_only_delivers_m_star_first() {
+        let (d, v) = at_p2("fifo-only");
+        // the run stops at the violation: m* delivered at 25 ms, before m
+        assert_eq!(d, vec![(25, "m*".to_string())]);
+        assert_eq!(v, "violation:causal_delivery");
+    }
+
+    #[test]
+    fn replays_exactly() {
+        assert_replays_exactly("order.causal", &["correct", "fifo-only"], 3);
+    }
+
+    #[test]
+    fn in_model_fuzzing_passes() {
+        assert_in_model_passes("order.causal", "correct", 200, EngineKind::Native);
+        assert_in_model_passes("order.causal", "correct", 10, EngineKind::Turmoil);
+    }
+
+    #[test]
+    fn fifo_only_is_found() {
+        assert!(first_failing_seed("order.causal", "fifo-only", 300, EngineKind::Native).is_some());
+    }
+}

@@ -1,0 +1,388 @@
+//! Totally ordered multicast with Lamport clocks and acknowledgements, replicating the bank
+//! account of Fig. 6.11.
+//!
+//! **Algorithm** (Tanenbaum & van Steen §6.2.1, "Exemplo: Multicast totalmente ordenado",
+//! seed `000`): every update is multicast stamped with the sender's Lamport clock (and,
+//! conceptually, sent to the sender itself). A receiver puts it in a local queue ordered by
+//! `(timestamp, sender)` — the process-id tie break makes the order total — and multicasts an
+//! acknowledgement. A process delivers the message at the head of its queue to the application
+//! once every other process has acknowledged it. Because channels are FIFO and an
+//! acknowledgement carries a clock above the message's, a process holding every acknowledgement
+//! of the head can no longer receive a message with a lower stamp: all queues end up equal and
+//! every replica applies the same updates in the same order (state machine replication).
+//!
+//! **Workload**: the replicated account of Fig. 6.11: it starts at $1000 (`initial_cents`),
+//! a customer deposits $100 at one replica while the bank adds 1% interest at another.
+//! Deposits add dollars; interest adds `balance * percent / 100` cents (rounded down).
+//!
+//! **Fault model**: the text assumes FIFO channels without loss; the reliable link layer
+//! ([`super::link`]: sequence numbers, acknowledgements, retransmission, duplicate suppression)
+//! provides them over loss, duplication, reordering and partitions. Pauses and clock drift and
+//! jumps only delay retransmissions. No crashes: a crashed replica forgets its queue, and
+//! every delivery waits for its acknowledgement.
+//!
+//! **Promises**: `total_order` (every replica delivers the same sequence) and
+//! `replica_agreement` (the replicas end with the same balance).
+//!
+//! **Variant `unordered`** (buggy): each replica applies an update as soon as it has it — its
+//! own at once, the others' on receipt. Fig. 6.11: San Francisco ends at $1111, New York at
+//! $1110.
+
+use super::clocks::{LamportClock, LamportStamp};
+use super::link::{Link, Mode, Wire};
+use serde::{Deserialize, Serialize};
+use sincro_harness::{Ctx, NodeId, Observation, Process};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// An update of the account.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum Input {
+    /// Deposit (negative: withdraw) whole dollars.
+    Deposit {
+        /// Amount, dollars.
+        dollars: i64,
+    },
+    /// Add interest.
+    Interest {
+        /// Rate, percent.
+        percent: i64,
+    },
+}
+
+/// The multicast layer's messages (carried by the reliable link).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Body {
+    /// An update, stamped with the sender's Lamport clock.
+    Update {
+        /// Application id of the update.
+        id: String,
+        /// Lamport timestamp.
+        ts: u64,
+        /// The operation.
+        op: Input,
+    },
+    /// "I have update `(ts, origin)` in my queue."
+    Ack {
+        /// The update's timestamp.
+        ts: u64,
+        /// The update's sender.
+        origin: NodeId,
+        /// The acknowledger's Lamport clock.
+        clock: u64,
+    },
+}
+
+/// Messages on the wire.
+pub type Msg = Wire<Body>;
+
+/// Timers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Timer {
+    /// Resend what the link has not had acknowledged.
+    Retransmit,
+}
+
+/// Parameters (`params` in the scenario).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Params {
+    /// Initial balance, cents (0: $1000.00, as in Fig. 6.11).
+    #[serde(default)]
+    pub initial_cents: i64,
+    /// Retransmission period of the link layer, local ms (0: derived from the latencies).
+    #[serde(default)]
+    pub retry_ms: u64,
+}
+
+/// Which behaviour.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Variant {
+    /// The textbook algorithm.
+    Correct,
+    /// Apply updates on receipt, without ordering.
+    Unordered,
+}
+
+/// Renders cents as dollars: `$1111.00`.
+pub fn dollars(cents: i64) -> String {
+    let sign = if cents < 0 { "-" } else { "" };
+    let c = cents.unsigned_abs();
+    format!("{sign}${}.{:02}", c / 100, c % 100)
+}
+
+/// Applies `op` to a balance (saturating).
+pub fn apply(balance: i64, op: &Input) -> i64 {
+    let v = match op {
+        Input::Deposit { dollars } => i128::from(balance) + i128::from(*dollars) * 100,
+        Input::Interest { percent } => {
+            let b = i128::from(balance);
+            b + (b * i128::from(*percent)).div_euclid(100)
+        }
+    };
+    v.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64
+}
+
+/// One replica.
+#[derive(Debug)]
+pub struct TotalOrder {
+    variant: Variant,
+    retry_ms: u64,
+    clock: LamportClock,
+    balance: i64,
+    sent: u64,
+    link: Link<Body>,
+    retransmitting: bool,
+    queue: BTreeMap<LamportStamp, (String, Input)>,
+    acks: BTreeMap<LamportStamp, BTreeSet<NodeId>>,
+}
+
+impl TotalOrder {
+    /// Replica `id` of `n`.
+    pub fn new(variant: Variant, id: NodeId, n: usize, initial_cents: i64, retry_ms: u64) -> Self {
+        TotalOrder {
+            variant,
+            retry_ms: retry_ms.max(1),
+            clock: LamportClock::new(id, 0),
+            balance: initial_cents,
+            sent: 0,
+            link: Link::new(Mode::Fifo, n),
+            retransmitting: false,
+            queue: BTreeMap::new(),
+            acks: BTreeMap::new(),
+        }
+    }
+
+    fn send(&mut self, ctx: &mut Ctx<'_, Self>, to: NodeId, body: Body) {
+        let wire = self.link.send(to, body);
+        ctx.send(to, wire);
+        if !self.retransmitting {
+            self.retransmitting = true;
+            ctx.set_timer_ms(self.retry_ms, Timer::Retransmit);
+        }
+    }
+
+    fn multicast(&mut self, ctx: &mut Ctx<'_, Self>, body: Body) {
+        let me = ctx.id();
+        for to in 0..ctx.nodes() {
+            if to != me {
+                self.send(ctx, to, body.clone());
+            }
+        }
+    }
+
+    fn deliver(&mut self, ctx: &mut Ctx<'_, Self>, id: String, op: &Input) {
+        self.balance = apply(self.balance, op);
+        ctx.observe(Observation::Delivered { id });
+        ctx.observe(Observation::State {
+            value: dollars(self.balance),
+        });
+    }
+
+    /// A multicast update `(ts, origin)` is in hand: queue it and acknowledge it.
+    fn enqueue(&mut self, ctx: &mut Ctx<'_, Self>, stamp: LamportStamp, id: String, op: Input) {
+        let me = ctx.id();
+        self.queue.insert(stamp, (id, op));
+        let acks = self.acks.entry(stamp).or_default();
+        acks.insert(stamp.pid);
+        acks.insert(me);
+        if stamp.pid != me {
+            let clock = self.clock.tick().time;
+            self.multicast(
+                ctx,
+                Body::Ack {
+                    ts: stamp.time,
+                    origin: stamp.pid,
+                    clock,
+                },
+            );
+        }
+    }
+
+    /// Delivers the head of the queue while every process has acknowledged it.
+    fn deliver_ready(&mut self, ctx: &mut Ctx<'_, Self>) {
+        while let Some((&head, _)) = self.queue.first_key_value() {
+            if self.acks.get(&head).map_or(0, BTreeSet::len) < ctx.nodes() {
+                return;
+            }
+            let (id, op) = self.queue.remove(&head).expect("the head exists");
+            self.acks.remove(&head);
+            self.deliver(ctx, id, &op);
+        }
+    }
+
+    fn on_body(&mut self, ctx: &mut Ctx<'_, Self>, from: NodeId, body: Body) {
+        match body {
+            Body::Update { id, ts, op } => {
+                self.clock.receive(ts);
+                match self.variant {
+                    Variant::Unordered => self.deliver(ctx, id, &op),
+                    Variant::Correct => {
+                        let stamp = LamportStamp {
+                            time: ts,
+                            pid: from,
+                        };
+                        self.enqueue(ctx, stamp, id, op);
+                    }
+                }
+            }
+            Body::Ack { ts, origin, clock } => {
+                self.clock.receive(clock);
+                if self.variant == Variant::Correct {
+                    let stamp = LamportStamp {
+                        time: ts,
+                        pid: origin,
+                    };
+                    self.acks.entry(stamp).or_default().insert(from);
+                }
+            }
+        }
+        self.deliver_ready(ctx);
+    }
+}
+
+impl Process for TotalOrder {
+    type Msg = Msg;
+    type Timer = Timer;
+    type Input = Input;
+    type Stable = ();
+
+    fn on_start(&mut self, ctx: &mut Ctx<'_, Self>) {
+        ctx.observe(Observation::State {
+            value: dollars(self.balance),
+        });
+    }
+
+    fn on_message(&mut self, ctx: &mut Ctx<'_, Self>, from: NodeId, msg: Msg) {
+        let (bodies, ack) = self.link.receive(from, msg);
+        if let Some(ack) = ack {
+            ctx.send(from, ack);
+        }
+        for body in bodies {
+            self.on_body(ctx, from, body);
+        }
+    }
+
+    fn on_timer(&mut self, ctx: &mut Ctx<'_, Self>, timer: Timer) {
+        let Timer::Retransmit = timer;
+        for (to, wire) in self.link.unacked() {
+            ctx.send(to, wire);
+        }
+        self.retransmitting = self.link.pending();
+        if self.retransmitting {
+            ctx.set_timer_ms(self.retry_ms, Timer::Retransmit);
+        }
+    }
+
+    fn on_input(&mut self, ctx: &mut Ctx<'_, Self>, op: Input) {
+        let me = ctx.id();
+        self.sent += 1;
+        let id = format!("n{me}.{}", self.sent);
+        let stamp = self.clock.tick();
+        self.multicast(
+            ctx,
+            Body::Update {
+                id: id.clone(),
+                ts: stamp.time,
+                op: op.clone(),
+            },
+        );
+        match self.variant {
+            Variant::Unordered => self.deliver(ctx, id, &op),
+            Variant::Correct => {
+                self.enqueue(ctx, stamp, id, op);
+                self.deliver_ready(ctx);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::registry::find;
+    use crate::test_support::{assert_in_model_passes, assert_replays_exactly, first_failing_seed};
+    use sincro_harness::engine::RunOptions;
+    use sincro_harness::{EngineKind, EventKind, Scenario};
+
+    #[test]
+    fn money() {
+        assert_eq!(dollars(111_100), "$1111.00");
+        assert_eq!(dollars(-5), "-$0.05");
+        let sf = apply(
+            apply(100_000, &Input::Deposit { dollars: 100 }),
+            &Input::Interest { percent: 1 },
+        );
+        let ny = apply(
+            apply(100_000, &Input::Interest { percent: 1 }),
+            &Input::Deposit { dollars: 100 },
+        );
+        assert_eq!((sf, ny), (111_100, 111_000));
+        assert_eq!(apply(i64::MAX, &Input::Interest { percent: 100 }), i64::MAX);
+    }
+
+    /// Fig. 6.11: San Francisco (node 0) deposits $100 while New York (node 1) adds 1%.
+    pub(crate) fn bank(variant: &str, properties: &str) -> Scenario {
+        Scenario::from_json(&format!(
+            r#"{{"algorithm": "order.total", "variant": "{variant}", "nodes": 2, "seed": 611,
+                "duration_ms": 300, "network": {{"latency": {{"constant": {{"ms": 10}}}}}},
+                "checks": {{"properties": {properties}}},
+                "workload": [{{"at_ms": 10, "node": 0, "input": {{"deposit": {{"dollars": 100}}}}}},
+                             {{"at_ms": 10, "node": 1, "input": {{"interest": {{"percent": 1}}}}}}]}}"#
+        ))
+        .unwrap()
+    }
+
+    fn final_states(sc: &Scenario) -> (Vec<String>, String) {
+        let out = find("order.total")
+            .unwrap()
+            .run(sc, RunOptions::default())
+            .unwrap();
+        let mut last = vec![String::new(); sc.nodes];
+        for e in &out.trace.unwrap().events {
+            if let EventKind::Observe {
+                obs: Observation::State { value },
+            } = &e.kind
+            {
+                last[e.node.unwrap()] = value.clone();
+            }
+        }
+        (last, out.verdict.label())
+    }
+
+    #[test]
+    fn fig_6_11_unordered_replicas_end_at_1111_and_1110() {
+        let (s, v) = final_states(&bank("unordered", r#"["replica_agreement"]"#));
+        assert_eq!(s, vec!["$1111.00", "$1110.00"]);
+        assert_eq!(v, "violation:replica_agreement");
+        let (_, v) = final_states(&bank(
+            "unordered",
+            r#"["total_order", "replica_agreement"]"#,
+        ));
+        assert_eq!(v, "violation:total_order");
+    }
+
+    #[test]
+    fn fig_6_11_ordered_replicas_agree() {
+        let (s, v) = final_states(&bank("correct", r#"["total_order", "replica_agreement"]"#));
+        // equal stamps (1, 0) < (1, 1): the deposit first, everywhere
+        assert_eq!(s, vec!["$1111.00", "$1111.00"]);
+        assert_eq!(v, "pass");
+    }
+
+    #[test]
+    fn replays_exactly() {
+        assert_replays_exactly("order.total", &["correct", "unordered"], 3);
+    }
+
+    #[test]
+    fn in_model_fuzzing_passes() {
+        assert_in_model_passes("order.total", "correct", 200, EngineKind::Native);
+        assert_in_model_passes("order.total", "correct", 10, EngineKind::Turmoil);
+    }
+
+    #[test]
+    fn unordered_is_found() {
+        assert!(first_failing_seed("order.total", "unordered", 200, EngineKind::Native).is_some());
+    }
+}

@@ -1,0 +1,230 @@
+//! Causal delivery: if `multicast(m) → multicast(m')` then every node that delivers both
+//! delivers `m` before `m'` (Tanenbaum & van Steen §6.2.2).
+//!
+//! Happens-before here is Lamport's relation over the application's events, computed by the
+//! checker from the `multicast` and `delivered` observations (program order at each node, and
+//! `multicast(m)` before every `delivered(m)`), never from the algorithm's clocks. A message
+//! that reached a node's middleware but was not delivered yet creates no dependency: causal
+//! multicast orders what the application saw. Since one sender's multicasts are ordered by its
+//! program order, the causal past of a multicast is a vector of per-sender counts, and node `j`
+//! may deliver `m'` only when it has delivered every message of that past. Delivering a message
+//! twice is reported too.
+
+use sincro_harness::trace::{Event, EventKind};
+use sincro_harness::{Checker, NodeId, Observation, PropertyClass, Violation};
+use std::collections::BTreeMap;
+
+/// Property name.
+pub const PROPERTY: &str = "causal_delivery";
+
+#[derive(Debug, Clone)]
+struct Sent {
+    sender: NodeId,
+    /// causal past: per sender, how many of its multicasts precede (this one included)
+    past: Vec<u32>,
+    event: u64,
+}
+
+/// The causal delivery checker.
+#[derive(Debug)]
+pub struct CausalDelivery {
+    nodes: usize,
+    sent: BTreeMap<String, Sent>,
+    /// per sender, its multicasts in order
+    by_sender: Vec<Vec<String>>,
+    /// per node, its current causal past
+    past: Vec<Vec<u32>>,
+    /// per node, what it delivered (id -> event)
+    delivered: Vec<BTreeMap<String, u64>>,
+    /// per node, per sender: length of the prefix of that sender's multicasts all delivered
+    prefix: Vec<Vec<u32>>,
+}
+
+impl CausalDelivery {
+    /// A checker for a run of `nodes` nodes.
+    pub fn new(nodes: usize) -> Self {
+        CausalDelivery {
+            nodes,
+            sent: BTreeMap::new(),
+            by_sender: vec![Vec::new(); nodes],
+            past: vec![vec![0; nodes]; nodes],
+            delivered: vec![BTreeMap::new(); nodes],
+            prefix: vec![vec![0; nodes]; nodes],
+        }
+    }
+
+    fn advance_prefix(&mut self, j: NodeId, s: NodeId) {
+        loop {
+            let p = self.prefix[j][s] as usize;
+            match self.by_sender[s].get(p) {
+                Some(id) if self.delivered[j].contains_key(id) => self.prefix[j][s] += 1,
+                _ => break,
+            }
+        }
+    }
+}
+
+impl Checker for CausalDelivery {
+    fn property(&self) -> &'static str {
+        PROPERTY
+    }
+
+    fn on_event(&mut self, ev: &Event) -> Result<(), Violation> {
+        let Some(node) = ev.node.filter(|&n| n < self.nodes) else {
+            return Ok(());
+        };
+        let EventKind::Observe { obs } = &ev.kind else {
+            return Ok(());
+        };
+        let fail = |explanation: String, events: Vec<u64>| Violation {
+            property: PROPERTY.into(),
+            class: PropertyClass::Safety,
+            explanation,
+            t_ns: ev.t_ns,
+            events,
+        };
+        match obs {
+            Observation::Multicast { id } => {
+                if self.sent.contains_key(id) {
+                    return Err(fail(
+                        format!("node {node} multicast message {id} a second time"),
+                        vec![self.sent[id].event, ev.id],
+                    ));
+                }
+                self.past[node][node] += 1;
+                self.sent.insert(
+                    id.clone(),
+                    Sent {
+                        sender: node,
+                        past: self.past[node].clone(),
+                        event: ev.id,
+                    },
+                );
+                self.by_sender[node].push(id.clone());
+                self.advance_prefix(node, node);
+            }
+            Observation::Delivered { id } => {
+                let Some(m) = self.sent.get(id).cloned() else {
+                    // delivered without any multicast: causality cannot be judged
+                    return Ok(());
+                };
+                if let Some(&first) = self.delivered[node].get(id) {
+                    return Err(fail(
+                        format!("node {node} delivered message {id} twice"),
+                        vec![first, ev.id],
+                    ));
+                }
+                for (k, (&past_k, &prefix_k)) in m.past.iter().zip(&self.prefix[node]).enumerate() {
+                    let need = if k == m.sender {
+                        past_k.saturating_sub(1)
+                    } else {
+                        past_k
+                    };
+                    if prefix_k < need {
+                        let missing = &self.by_sender[k][prefix_k as usize];
+                        let before = self.sent[missing].event;
+                        return Err(fail(
+                            format!(
+                                "node {node} delivered {id} before {missing}, although the multicast of {missing} (node {k}) happened before the multicast of {id} (node {})",
+                                m.sender
+                            ),
+                            vec![before, m.event, ev.id],
+                        ));
+                    }
+                }
+                self.delivered[node].insert(id.clone(), ev.id);
+                for (c, s) in self.past[node].iter_mut().zip(&m.past) {
+                    *c = (*c).max(*s);
+                }
+                self.advance_prefix(node, m.sender);
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self, _end_t_ns: u64) -> Result<(), Violation> {
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_events::{delivered, multicast};
+    use sincro_harness::check::check_trace;
+    use sincro_harness::Trace;
+
+    fn run(events: Vec<Event>) -> Result<(), Violation> {
+        let trace = Trace { nodes: 3, events };
+        let mut cs: Vec<Box<dyn Checker>> = vec![Box::new(CausalDelivery::new(3))];
+        check_trace(&trace, 1_000, &mut cs)
+    }
+
+    #[test]
+    fn fig_6_13_m_star_before_m_is_caught() {
+        // P0 multicasts m; P1 delivers it and multicasts m*; P2 delivers m* first.
+        let v = run(vec![
+            multicast(0, 0, "m"),
+            delivered(1, 0, "m"),
+            delivered(2, 1, "m"),
+            multicast(3, 1, "m*"),
+            delivered(4, 1, "m*"),
+            delivered(5, 2, "m*"),
+            delivered(6, 2, "m"),
+        ])
+        .unwrap_err();
+        assert_eq!(v.property, PROPERTY);
+        assert_eq!(v.events, vec![0, 3, 5]);
+        assert!(
+            v.explanation.contains("node 2 delivered m* before m"),
+            "{}",
+            v.explanation
+        );
+    }
+
+    #[test]
+    fn fifo_from_one_sender_is_required() {
+        let v = run(vec![
+            multicast(0, 0, "a"),
+            multicast(1, 0, "b"),
+            delivered(2, 1, "b"),
+        ])
+        .unwrap_err();
+        assert!(v.explanation.contains("before a"), "{}", v.explanation);
+    }
+
+    #[test]
+    fn causal_order_and_concurrent_reordering_pass() {
+        run(vec![
+            multicast(0, 0, "m"),
+            delivered(1, 0, "m"),
+            multicast(2, 2, "x"), // concurrent with m and m*
+            delivered(3, 2, "x"),
+            delivered(4, 1, "m"),
+            multicast(5, 1, "m*"),
+            delivered(6, 1, "m*"),
+            delivered(7, 2, "m"),
+            delivered(8, 2, "m*"),
+            delivered(9, 1, "x"),
+            delivered(10, 0, "m*"),
+            delivered(11, 0, "x"),
+        ])
+        .unwrap();
+        // a receipt that was never delivered creates no dependency
+        run(vec![
+            multicast(0, 0, "m"),
+            multicast(1, 1, "m*"),
+            delivered(2, 2, "m*"),
+            delivered(3, 2, "m"),
+        ])
+        .unwrap();
+        let v = run(vec![
+            multicast(0, 0, "m"),
+            delivered(1, 1, "m"),
+            delivered(2, 1, "m"),
+        ])
+        .unwrap_err();
+        assert!(v.explanation.contains("twice"));
+    }
+}

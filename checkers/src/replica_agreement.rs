@@ -1,0 +1,126 @@
+//! Replica agreement: after the faults stop and the run goes quiet, every replica ends in the
+//! same state.
+//!
+//! Judged at the end of the run from each node's last `state` observation (the replicated
+//! state after its last update). Nodes that never reported a state are not judged. The run is
+//! expected to last long enough after the last fault for updates to reach every replica (the
+//! algorithm's liveness bound), so a disagreement at the end is a replica that diverged or
+//! never caught up.
+
+use sincro_harness::trace::{Event, EventKind};
+use sincro_harness::{Checker, Observation, PropertyClass, Violation};
+use std::collections::BTreeMap;
+
+/// Property name.
+pub const PROPERTY: &str = "replica_agreement";
+
+/// The replica agreement checker.
+#[derive(Debug)]
+pub struct ReplicaAgreement {
+    /// per node: (last state, its event)
+    last: Vec<Option<(String, u64)>>,
+}
+
+impl ReplicaAgreement {
+    /// A checker for a run of `nodes` nodes.
+    pub fn new(nodes: usize) -> Self {
+        ReplicaAgreement {
+            last: vec![None; nodes],
+        }
+    }
+}
+
+impl Checker for ReplicaAgreement {
+    fn property(&self) -> &'static str {
+        PROPERTY
+    }
+
+    fn on_event(&mut self, ev: &Event) -> Result<(), Violation> {
+        if let EventKind::Observe {
+            obs: Observation::State { value },
+        } = &ev.kind
+        {
+            if let Some(slot) = ev.node.and_then(|n| self.last.get_mut(n)) {
+                *slot = Some((value.clone(), ev.id));
+            }
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self, end_t_ns: u64) -> Result<(), Violation> {
+        let mut by_value: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+        for (n, s) in self.last.iter().enumerate() {
+            if let Some((v, _)) = s {
+                by_value.entry(v.as_str()).or_default().push(n);
+            }
+        }
+        if by_value.len() <= 1 {
+            return Ok(());
+        }
+        let parts: Vec<String> = self
+            .last
+            .iter()
+            .enumerate()
+            .filter_map(|(n, s)| s.as_ref().map(|(v, _)| format!("node {n} at {v}")))
+            .collect();
+        Err(Violation {
+            property: PROPERTY.into(),
+            class: PropertyClass::Liveness,
+            explanation: format!(
+                "the replicas disagree at the end of the run: {}",
+                parts.join(", ")
+            ),
+            t_ns: end_t_ns,
+            events: self.last.iter().flatten().map(|(_, e)| *e).collect(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_events::observe;
+    use sincro_harness::check::check_trace;
+    use sincro_harness::Trace;
+
+    fn state(v: &str) -> Observation {
+        Observation::State { value: v.into() }
+    }
+
+    #[test]
+    fn fig_6_11_diverged_accounts_are_caught() {
+        let trace = Trace {
+            nodes: 2,
+            events: vec![
+                observe(0, 0, state("$1000.00")),
+                observe(1, 1, state("$1000.00")),
+                observe(2, 0, state("$1100.00")),
+                observe(3, 1, state("$1010.00")),
+                observe(4, 0, state("$1111.00")),
+                observe(5, 1, state("$1110.00")),
+            ],
+        };
+        let mut cs: Vec<Box<dyn Checker>> = vec![Box::new(ReplicaAgreement::new(2))];
+        let v = check_trace(&trace, 9_000, &mut cs).unwrap_err();
+        assert_eq!(v.property, PROPERTY);
+        assert_eq!(v.events, vec![4, 5]);
+        assert_eq!(
+            v.explanation,
+            "the replicas disagree at the end of the run: node 0 at $1111.00, node 1 at $1110.00"
+        );
+    }
+
+    #[test]
+    fn agreeing_replicas_pass() {
+        let trace = Trace {
+            nodes: 3,
+            events: vec![
+                observe(0, 0, state("$1000.00")),
+                observe(1, 1, state("$1110.00")),
+                observe(2, 0, state("$1110.00")),
+            ],
+        };
+        let mut cs: Vec<Box<dyn Checker>> = vec![Box::new(ReplicaAgreement::new(3))];
+        check_trace(&trace, 9_000, &mut cs).unwrap();
+    }
+}

@@ -1,0 +1,52 @@
+//! Hand-made trace events for the checkers' tests.
+
+use sincro_harness::trace::{Event, EventKind};
+use sincro_harness::{NodeId, Observation};
+
+pub(crate) fn at(id: u64, node: NodeId, kind: EventKind) -> Event {
+    Event {
+        id,
+        t_ns: id * 1_000,
+        node: Some(node),
+        local_ns: Some((id * 1_000) as i64),
+        kind,
+    }
+}
+
+pub(crate) fn observe(id: u64, node: NodeId, obs: Observation) -> Event {
+    at(id, node, EventKind::Observe { obs })
+}
+
+pub(crate) fn send(id: u64, node: NodeId, msg_id: u64, to: NodeId) -> Event {
+    at(
+        id,
+        node,
+        EventKind::Send {
+            msg_id,
+            to,
+            msg: "m".into(),
+        },
+    )
+}
+
+/// Delivery at `node` of message `msg_id` from `from`, sent as event `sent`.
+pub(crate) fn deliver(id: u64, node: NodeId, msg_id: u64, from: NodeId, sent: u64) -> Event {
+    at(
+        id,
+        node,
+        EventKind::Deliver {
+            msg_id,
+            from,
+            sent,
+            msg: "m".into(),
+        },
+    )
+}
+
+pub(crate) fn delivered(id: u64, node: NodeId, m: &str) -> Event {
+    observe(id, node, Observation::Delivered { id: m.into() })
+}
+
+pub(crate) fn multicast(id: u64, node: NodeId, m: &str) -> Event {
+    observe(id, node, Observation::Multicast { id: m.into() })
+}
