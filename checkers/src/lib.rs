@@ -10,15 +10,22 @@
 //! | `liveness` (every request granted within a bound after the faults stop) | [`liveness`] | liveness |
 //! | `bounded_waiting` (a waiting request is overtaken at most n − 1 times) | [`bounded_waiting`] | safety |
 //! | `no_deadlock` (while requests wait, someone enters within a bound after the faults stop) | [`no_deadlock`] | liveness |
+//! | `deadlock_soundness` (every reported deadlock is a cycle of the ground-truth wait-for graph through the reporter) | [`deadlock_soundness`] | safety |
+//! | `deadlock_completeness` (every persistent wait-for cycle is reported by a member within a bound) | [`deadlock_completeness`] | liveness |
 
 #![warn(missing_docs)]
 
 pub mod bounded_waiting;
+pub mod deadlock_completeness;
+pub mod deadlock_graph;
+pub mod deadlock_soundness;
 pub mod liveness;
 pub mod mutual_exclusion;
 pub mod no_deadlock;
 
 pub use bounded_waiting::BoundedWaiting;
+pub use deadlock_completeness::DeadlockCompleteness;
+pub use deadlock_soundness::DeadlockSoundness;
 pub use liveness::Liveness;
 pub use mutual_exclusion::MutualExclusion;
 pub use no_deadlock::NoDeadlock;
@@ -30,6 +37,8 @@ pub const PROPERTIES: &[&str] = &[
     mutual_exclusion::PROPERTY,
     liveness::PROPERTY,
     no_deadlock::PROPERTY,
+    deadlock_soundness::PROPERTY,
+    deadlock_completeness::PROPERTY,
 ];
 
 /// Builds the checker for `property` over `scenario`, with `liveness_bound_ms` used by
@@ -51,6 +60,11 @@ pub fn by_name(
         ))),
         bounded_waiting::PROPERTY => Some(Box::new(BoundedWaiting::new(
             scenario.nodes.saturating_sub(1),
+        ))),
+        deadlock_soundness::PROPERTY => Some(Box::new(DeadlockSoundness::new())),
+        deadlock_completeness::PROPERTY => Some(Box::new(DeadlockCompleteness::new(
+            scenario.quiet_from_ms(),
+            liveness_bound_ms,
         ))),
         _ => None,
     }

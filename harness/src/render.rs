@@ -27,6 +27,9 @@ pub fn observation_text(obs: &Observation) -> String {
         } => format!("leader n{l} term {term}"),
         Observation::Leader { leader: None, term } => format!("no leader term {term}"),
         Observation::Delivered { id } => format!("delivered {id}"),
+        Observation::WaitFor { waiter, on } => format!("wait_for n{waiter} -> n{on}"),
+        Observation::WaitEnd { waiter, on } => format!("wait_end n{waiter} -> n{on}"),
+        Observation::DeadlockDetected { initiator } => format!("DEADLOCK detected by n{initiator}"),
         Observation::Note { text } => format!("note {text}"),
     }
 }
