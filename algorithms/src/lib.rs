@@ -10,6 +10,7 @@
 
 pub mod deadlock;
 pub mod mutex;
+pub mod positioning;
 mod registry;
 #[cfg(feature = "proptest")]
 pub mod strategy;
