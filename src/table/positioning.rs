@@ -99,12 +99,15 @@ fn network_model(n: usize) -> Result<LatencyMatrix, String> {
     LatencyMatrix::from_network(n, &network_spec(n))
 }
 
+/// Vivaldi's `(round, median, p90)` relative error after each recorded round.
+pub type History = Vec<(usize, f64, f64)>;
+
 /// GNP and Vivaldi on `m` at `dim`; Vivaldi's history at [`HISTORY`].
 pub fn measure(
     name: &'static str,
     m: &LatencyMatrix,
     dim: usize,
-) -> Result<(Row, Row, Vec<(usize, f64, f64)>), String> {
+) -> Result<(Row, Row, History), String> {
     let landmarks = LANDMARKS.min(m.len());
     let g = gnp::fit(m, &gnp::GnpOptions::new(dim, landmarks, SEED))?;
     let (gm, g90) = crate::algorithms::positioning::error_summary(m, &g.coords);

@@ -169,6 +169,7 @@ fn trilaterate(b: &[Vec<f64>], d: &[f64]) -> Option<Vec<f64>> {
 }
 
 /// Gaussian elimination with partial pivoting; `None` for a (nearly) singular system.
+#[allow(clippy::needless_range_loop)] // matrix code reads best with indices
 fn solve(mut a: Vec<Vec<f64>>, mut y: Vec<f64>) -> Option<Vec<f64>> {
     let n = y.len();
     let scale = a
@@ -201,6 +202,7 @@ fn solve(mut a: Vec<Vec<f64>>, mut y: Vec<f64>) -> Option<Vec<f64>> {
 
 /// Classical (Torgerson) multidimensional scaling of the landmarks: the top `dim` eigenvectors
 /// of the double-centred squared-distance matrix, by power iteration with deflation.
+#[allow(clippy::needless_range_loop)]
 fn classical_mds(m: &LatencyMatrix, lm: &[usize], dim: usize, rng: &mut SimRng) -> Vec<Vec<f64>> {
     let l = lm.len();
     let sq: Vec<Vec<f64>> = lm

@@ -40,7 +40,7 @@ impl LatencyMatrix {
     /// A matrix from rows; it must be square, symmetric, finite, positive off the diagonal.
     pub fn new(rows: Vec<Vec<f64>>) -> Result<Self, String> {
         let n = rows.len();
-        if n < 2 || n > MAX_NODES {
+        if !(2..=MAX_NODES).contains(&n) {
             return Err(format!(
                 "a latency matrix needs 2 to {MAX_NODES} nodes, got {n}"
             ));
@@ -123,6 +123,7 @@ impl LatencyMatrix {
     /// The latency matrix of the harness network model for `n` nodes: each link's mean latency
     /// (per-link overrides applied), and for nodes without a direct link (ring or graph
     /// topologies) the shortest path over the links.
+    #[allow(clippy::needless_range_loop)] // Floyd–Warshall reads best with indices
     pub fn from_network(n: usize, spec: &NetworkSpec) -> Result<Self, String> {
         let net = sincro_harness::net::Network::new(n, spec)?;
         let mut d = vec![vec![f64::INFINITY; n]; n];
