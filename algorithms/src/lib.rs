@@ -8,8 +8,10 @@
 
 #![warn(missing_docs)]
 
+pub mod deadlock;
 pub mod mutex;
 pub mod ordering;
+pub mod positioning;
 mod registry;
 #[cfg(feature = "proptest")]
 pub mod strategy;

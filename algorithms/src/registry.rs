@@ -85,6 +85,7 @@ pub fn registry() -> Vec<&'static dyn Algorithm> {
     let mut all: Vec<&'static dyn Algorithm> = Vec::new();
     all.extend(crate::mutex::registered::ALGORITHMS);
     all.extend(crate::ordering::registered::ALGORITHMS);
+    all.extend(crate::deadlock::registered::ALGORITHMS);
     all
 }
 

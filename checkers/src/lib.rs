@@ -15,11 +15,16 @@
 //! | `causal_delivery` (multicast(m) → multicast(m') ⇒ m delivered before m' everywhere) | [`causal_delivery`] | safety |
 //! | `total_order` (replicas deliver common messages in the same relative order) | [`total_order`] | safety |
 //! | `replica_agreement` (replicas end in the same state) | [`replica_agreement`] | liveness |
+//! | `deadlock_soundness` (every reported deadlock is a cycle of the ground-truth wait-for graph through the reporter) | [`deadlock_soundness`] | safety |
+//! | `deadlock_completeness` (every persistent wait-for cycle is reported by a member within a bound) | [`deadlock_completeness`] | liveness |
 
 #![warn(missing_docs)]
 
 pub mod bounded_waiting;
 pub mod causal_delivery;
+pub mod deadlock_completeness;
+pub mod deadlock_graph;
+pub mod deadlock_soundness;
 pub mod lamport_condition;
 pub mod liveness;
 pub mod mutual_exclusion;
@@ -32,6 +37,8 @@ pub mod vector_causality;
 
 pub use bounded_waiting::BoundedWaiting;
 pub use causal_delivery::CausalDelivery;
+pub use deadlock_completeness::DeadlockCompleteness;
+pub use deadlock_soundness::DeadlockSoundness;
 pub use lamport_condition::LamportCondition;
 pub use liveness::Liveness;
 pub use mutual_exclusion::MutualExclusion;
@@ -52,6 +59,8 @@ pub const PROPERTIES: &[&str] = &[
     causal_delivery::PROPERTY,
     total_order::PROPERTY,
     replica_agreement::PROPERTY,
+    deadlock_soundness::PROPERTY,
+    deadlock_completeness::PROPERTY,
 ];
 
 /// Builds the checker for `property` over `scenario`, with `liveness_bound_ms` used by
@@ -79,6 +88,11 @@ pub fn by_name(
         causal_delivery::PROPERTY => Some(Box::new(CausalDelivery::new(scenario.nodes))),
         total_order::PROPERTY => Some(Box::new(TotalOrder::new(scenario.nodes))),
         replica_agreement::PROPERTY => Some(Box::new(ReplicaAgreement::new(scenario.nodes))),
+        deadlock_soundness::PROPERTY => Some(Box::new(DeadlockSoundness::new())),
+        deadlock_completeness::PROPERTY => Some(Box::new(DeadlockCompleteness::new(
+            scenario.quiet_from_ms(),
+            liveness_bound_ms,
+        ))),
         _ => None,
     }
 }

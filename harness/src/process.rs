@@ -93,6 +93,26 @@ pub enum Observation {
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         vector: Vec<u64>,
     },
+    /// Ground truth of a wait-for graph (reported by the resource's owner, who knows it
+    /// first-hand): `waiter` starts waiting for a resource that `on` holds.
+    WaitFor {
+        /// The blocked process.
+        waiter: NodeId,
+        /// The process holding what it waits for.
+        on: NodeId,
+    },
+    /// The wait-for edge `waiter` -> `on` ends (the resource changed hands).
+    WaitEnd {
+        /// The process that was waiting.
+        waiter: NodeId,
+        /// The process it waited for.
+        on: NodeId,
+    },
+    /// The node, as `initiator` of a probe that came back to it, declares a deadlock.
+    DeadlockDetected {
+        /// The probe's initiator (the reporting node).
+        initiator: NodeId,
+    },
     /// Free text (shown in traces, ignored by checkers).
     Note {
         /// The text.

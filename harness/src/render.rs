@@ -33,6 +33,9 @@ pub fn observation_text(obs: &Observation) -> String {
             format!("clock L={lamport}")
         }
         Observation::LogicalTime { lamport, vector } => format!("clock L={lamport} V={vector:?}"),
+        Observation::WaitFor { waiter, on } => format!("wait_for n{waiter} -> n{on}"),
+        Observation::WaitEnd { waiter, on } => format!("wait_end n{waiter} -> n{on}"),
+        Observation::DeadlockDetected { initiator } => format!("DEADLOCK detected by n{initiator}"),
         Observation::Note { text } => format!("note {text}"),
     }
 }

@@ -1,0 +1,198 @@
+//! The ground-truth wait-for graph, rebuilt from `wait_for` / `wait_end` observations, shared by
+//! [`crate::deadlock_soundness`] and [`crate::deadlock_completeness`].
+//!
+//! An edge `waiter -> on` is added by a `wait_for` observation and removed by the matching
+//! `wait_end` (an edge observed twice needs two ends). The node that observes an edge is the
+//! resource's owner, whose queue is the ground truth: when that node crashes or restarts its
+//! queue is gone, so the edges it observed go too; a crashed waiter waits for nothing.
+
+use sincro_harness::trace::{Event, EventKind};
+use sincro_harness::{Fault, NodeId, Observation};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+/// How the graph changed with one event.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Change {
+    /// Nothing changed.
+    None,
+    /// The edge `(waiter, on)` appeared.
+    Added(NodeId, NodeId),
+    /// These edges disappeared.
+    Removed(Vec<(NodeId, NodeId)>),
+}
+
+#[derive(Clone, Debug)]
+struct Edge {
+    /// Times observed minus times ended.
+    count: u32,
+    /// The `wait_for` event that (last) created it.
+    event: u64,
+    /// The node that observed it.
+    observer: Option<NodeId>,
+}
+
+/// A wait-for graph.
+#[derive(Clone, Debug, Default)]
+pub struct WaitForGraph {
+    edges: BTreeMap<(NodeId, NodeId), Edge>,
+    /// waiter -> the last `wait_end` event of one of its edges
+    last_end: BTreeMap<NodeId, u64>,
+}
+
+impl WaitForGraph {
+    /// An empty graph.
+    pub fn new() -> Self {
+        WaitForGraph::default()
+    }
+
+    /// Applies one trace event.
+    pub fn apply(&mut self, ev: &Event) -> Change {
+        match &ev.kind {
+            EventKind::Observe {
+                obs: Observation::WaitFor { waiter, on },
+            } => {
+                let e = self.edges.entry((*waiter, *on)).or_insert(Edge {
+                    count: 0,
+                    event: ev.id,
+                    observer: ev.node,
+                });
+                e.count += 1;
+                e.event = ev.id;
+                e.observer = ev.node;
+                if e.count == 1 {
+                    Change::Added(*waiter, *on)
+                } else {
+                    Change::None
+                }
+            }
+            EventKind::Observe {
+                obs: Observation::WaitEnd { waiter, on },
+            } => {
+                self.last_end.insert(*waiter, ev.id);
+                match self.edges.get_mut(&(*waiter, *on)) {
+                    Some(e) if e.count > 1 => {
+                        e.count -= 1;
+                        Change::None
+                    }
+                    Some(_) => {
+                        self.edges.remove(&(*waiter, *on));
+                        Change::Removed(vec![(*waiter, *on)])
+                    }
+                    None => Change::None,
+                }
+            }
+            EventKind::Fault {
+                fault: Fault::Crash { node } | Fault::Restart { node },
+            } => {
+                let gone: Vec<(NodeId, NodeId)> = self
+                    .edges
+                    .iter()
+                    .filter(|(&(w, _), e)| w == *node || e.observer == Some(*node))
+                    .map(|(&k, _)| k)
+                    .collect();
+                for k in &gone {
+                    self.edges.remove(k);
+                }
+                if gone.is_empty() {
+                    Change::None
+                } else {
+                    Change::Removed(gone)
+                }
+            }
+            _ => Change::None,
+        }
+    }
+
+    /// The processes `node` waits for, in id order.
+    pub fn successors(&self, node: NodeId) -> impl Iterator<Item = NodeId> + '_ {
+        self.edges
+            .range((node, 0)..=(node, NodeId::MAX))
+            .map(|(&(_, on), _)| on)
+    }
+
+    /// True when the edge `waiter -> on` exists.
+    pub fn has_edge(&self, waiter: NodeId, on: NodeId) -> bool {
+        self.edges.contains_key(&(waiter, on))
+    }
+
+    /// The `wait_for` event that created the edge, if it exists.
+    pub fn edge_event(&self, waiter: NodeId, on: NodeId) -> Option<u64> {
+        self.edges.get(&(waiter, on)).map(|e| e.event)
+    }
+
+    /// The last `wait_end` event of an edge out of `waiter`.
+    pub fn last_end(&self, waiter: NodeId) -> Option<u64> {
+        self.last_end.get(&waiter).copied()
+    }
+
+    /// A shortest path `from -> ... -> to` (both included; at least one edge), if any.
+    pub fn path(&self, from: NodeId, to: NodeId) -> Option<Vec<NodeId>> {
+        let mut parent: BTreeMap<NodeId, NodeId> = BTreeMap::new();
+        let mut seen = BTreeSet::new();
+        let mut queue = VecDeque::new();
+        for s in self.successors(from) {
+            if seen.insert(s) {
+                parent.insert(s, from);
+                queue.push_back(s);
+            }
+        }
+        while let Some(n) = queue.pop_front() {
+            if n == to {
+                let mut path = vec![to];
+                let mut cur = to;
+                loop {
+                    let p = parent[&cur];
+                    path.push(p);
+                    if p == from {
+                        break;
+                    }
+                    cur = p;
+                }
+                path.reverse();
+                return Some(path);
+            }
+            for s in self.successors(n) {
+                if seen.insert(s) {
+                    parent.insert(s, n);
+                    queue.push_back(s);
+                }
+            }
+        }
+        None
+    }
+
+    /// A shortest cycle through `node`: `[node, a, b, ..., node]`, if any.
+    pub fn cycle_through(&self, node: NodeId) -> Option<Vec<NodeId>> {
+        self.path(node, node)
+    }
+
+    /// Where `node`'s wait leads, following the first edge each time, in words (for
+    /// explanations): `n2 -> n0 -> n4, which waits for nobody`.
+    pub fn describe_chain(&self, node: NodeId) -> String {
+        let mut out = format!("n{node}");
+        let mut seen = BTreeSet::from([node]);
+        let mut cur = node;
+        loop {
+            let Some(next) = self.successors(cur).next() else {
+                if cur == node {
+                    return format!("n{node} waits for nobody");
+                }
+                return format!("{out}, which waits for nobody");
+            };
+            out.push_str(&format!(" -> n{next}"));
+            if !seen.insert(next) {
+                return format!("{out}, a cycle without n{node}");
+            }
+            cur = next;
+        }
+    }
+}
+
+/// Renders a cycle `[a, b, a]` as `n0 -> n1 -> n0`.
+pub fn cycle_text(cycle: &[NodeId]) -> String {
+    cycle
+        .iter()
+        .map(|n| format!("n{n}"))
+        .collect::<Vec<_>>()
+        .join(" -> ")
+}
