@@ -10,16 +10,22 @@
 //! | `liveness` (every request granted within a bound after the faults stop) | [`liveness`] | liveness |
 //! | `bounded_waiting` (a waiting request is overtaken at most n − 1 times) | [`bounded_waiting`] | safety |
 //! | `no_deadlock` (while requests wait, someone enters within a bound after the faults stop) | [`no_deadlock`] | liveness |
+//! | `bounded_skew` (after convergence, clocks within a bound of each other and of real time; needs the scenario) | [`bounded_skew`] | safety |
+//! | `monotonic_clock` (no software clock is ever set back) | [`monotonic_clock`] | safety |
 
 #![warn(missing_docs)]
 
+pub mod bounded_skew;
 pub mod bounded_waiting;
 pub mod liveness;
+pub mod monotonic_clock;
 pub mod mutual_exclusion;
 pub mod no_deadlock;
 
+pub use bounded_skew::BoundedSkew;
 pub use bounded_waiting::BoundedWaiting;
 pub use liveness::Liveness;
+pub use monotonic_clock::MonotonicClock;
 pub use mutual_exclusion::MutualExclusion;
 pub use no_deadlock::NoDeadlock;
 
@@ -30,6 +36,7 @@ pub const PROPERTIES: &[&str] = &[
     mutual_exclusion::PROPERTY,
     liveness::PROPERTY,
     no_deadlock::PROPERTY,
+    monotonic_clock::PROPERTY,
 ];
 
 /// Builds the checker for `property` over `scenario`, with `liveness_bound_ms` used by
@@ -52,6 +59,8 @@ pub fn by_name(
         bounded_waiting::PROPERTY => Some(Box::new(BoundedWaiting::new(
             scenario.nodes.saturating_sub(1),
         ))),
+        bounded_skew::PROPERTY => Some(Box::new(BoundedSkew::for_scenario(scenario))),
+        monotonic_clock::PROPERTY => Some(Box::new(MonotonicClock::new(scenario.nodes))),
         _ => None,
     }
 }
