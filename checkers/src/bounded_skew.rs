@@ -124,8 +124,9 @@ pub fn is_reference(sc: &Scenario, node: NodeId) -> bool {
 }
 
 /// The largest offset a run can have built up by the time its faults stop, ns: twice the
-/// largest initial offset, every clock jump, the drift over the faulty phase, and one spread of
-/// delays for a wrong estimate.
+/// largest initial offset, every clock jump, the drift over the faulty phase, one spread of
+/// delays for a wrong estimate, and the length of every pause (a paused node reads a message's
+/// arrival late by up to that much).
 pub fn worst_offset_ns(sc: &Scenario, k: &Knobs) -> f64 {
     let jumps: f64 = sc
         .faults
@@ -142,8 +143,24 @@ pub fn worst_offset_ns(sc: &Scenario, k: &Knobs) -> f64 {
         .map(|c| c.offset_ms.abs())
         .fold(sc.clocks.offset_ms_max, f64::max)
         * 1e6;
+    let mut paused_at = std::collections::BTreeMap::new();
+    let mut pauses = 0.0;
+    for f in &sc.faults {
+        match f.fault {
+            Fault::Pause { node } => {
+                paused_at.entry(node).or_insert(f.at_ms);
+            }
+            Fault::Resume { node } => {
+                if let Some(a) = paused_at.remove(&node) {
+                    pauses += (f.at_ms - a) as f64 * 1e6;
+                }
+            }
+            _ => {}
+        }
+    }
     2.0 * offsets
         + jumps
+        + pauses
         + 2.0 * k.rho * (sc.quiet_from_ms() * NS_PER_MS) as f64
         + k.spread_ns()
         + 1e6

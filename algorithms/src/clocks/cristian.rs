@@ -35,6 +35,9 @@ pub struct Params {
     pub samples: usize,
     /// The time server.
     pub server: NodeId,
+    /// Samples whose delay δ exceeds this are discarded: the server was paused or a clock
+    /// jumped during the round trip (0: the scenario's largest latency plus 1 ms).
+    pub max_delay_ms: u64,
 }
 
 impl Default for Params {
@@ -43,6 +46,7 @@ impl Default for Params {
             period_ms: sincro_checkers::bounded_skew::DEFAULT_PERIOD_MS,
             samples: sincro_checkers::bounded_skew::DEFAULT_SAMPLES,
             server: 0,
+            max_delay_ms: 0,
         }
     }
 }
@@ -137,8 +141,11 @@ impl Process for Cristian {
                 self.outstanding = None;
                 let t4 = ctx.now();
                 let applied = ctx.stable().applied(t4);
-                self.filter
-                    .push(Sample::new(t1, t2, t3, t4, applied), self.params.samples);
+                let sample = Sample::new(t1, t2, t3, t4, applied);
+                if sample.delay_ns > (self.params.max_delay_ms * 1_000_000) as i64 {
+                    return;
+                }
+                self.filter.push(sample, self.params.samples);
                 if let Some(best) = self.filter.best() {
                     // θ of the least δ, as it stands now on the corrected clock
                     correct(ctx, best.raw_offset_ns - applied, false);

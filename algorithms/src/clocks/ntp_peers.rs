@@ -35,6 +35,9 @@ pub struct Params {
     pub samples: usize,
     /// The stratum-1 server (reference clock).
     pub server: NodeId,
+    /// Samples whose delay δ exceeds this are discarded: the server was paused or a clock
+    /// jumped during the round trip (0: the scenario's largest latency plus 1 ms).
+    pub max_delay_ms: u64,
 }
 
 impl Default for Params {
@@ -43,6 +46,7 @@ impl Default for Params {
             period_ms: sincro_checkers::bounded_skew::DEFAULT_PERIOD_MS,
             samples: sincro_checkers::bounded_skew::DEFAULT_SAMPLES,
             server: 0,
+            max_delay_ms: 0,
         }
     }
 }
@@ -183,6 +187,7 @@ impl Process for NtpPeer {
                 stratum,
             } => {
                 let keep = self.params.samples;
+                let max_delay_ns = (self.params.max_delay_ms * 1_000_000) as i64;
                 let peer = self.peers.entry(from).or_default();
                 if peer.outstanding != Some(id) {
                     return; // stale or duplicated
@@ -195,7 +200,11 @@ impl Process for NtpPeer {
                 }
                 let t4 = ctx.now();
                 let applied = ctx.stable().applied(t4);
-                peer.filter.push(Sample::new(t1, t2, t3, t4, applied), keep);
+                let sample = Sample::new(t1, t2, t3, t4, applied);
+                if sample.delay_ns > max_delay_ns {
+                    return;
+                }
+                peer.filter.push(sample, keep);
                 // adjust only towards the lowest lower stratum, when this reply is from it
                 if let Some((sys, s)) = self.system_peer() {
                     if sys == from {

@@ -162,7 +162,10 @@ impl Algorithm for ClockAlg {
         let checkers = checkers(&info, sc, 0)?;
         match self.0 {
             Kind::Cristian => {
-                let p: cristian::Params = parse_params(sc)?;
+                let mut p: cristian::Params = parse_params(sc)?;
+                if p.max_delay_ms == 0 {
+                    p.max_delay_ms = max_latency_ms(sc) + 1;
+                }
                 check_period(p.period_ms, sc)?;
                 check_samples("samples", p.samples)?;
                 check_node("server", p.server, sc)?;
@@ -171,7 +174,10 @@ impl Algorithm for ClockAlg {
                 engine::run(sc, f, checkers, options)
             }
             Kind::NtpPeers => {
-                let p: ntp_peers::Params = parse_params(sc)?;
+                let mut p: ntp_peers::Params = parse_params(sc)?;
+                if p.max_delay_ms == 0 {
+                    p.max_delay_ms = max_latency_ms(sc) + 1;
+                }
                 check_period(p.period_ms, sc)?;
                 check_samples("samples", p.samples)?;
                 check_node("server", p.server, sc)?;
@@ -264,5 +270,71 @@ fn fit_clocks(sc: &mut Scenario, reference: bool) {
             offset_ms: 0.0,
             drift_ppm: 0.0,
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::registry::find;
+    use sincro_checkers::BoundedSkew;
+
+    /// Generated runs are judged, not vacuous: skew is measured after convergence (and stays
+    /// within the bound), the run lasts long enough, and the reference has no drift.
+    #[test]
+    fn generated_runs_are_judged_after_convergence() {
+        for name in [
+            "clock.cristian",
+            "clock.ntp-peers",
+            "clock.berkeley",
+            "clock.rbs",
+        ] {
+            let alg = find(name).unwrap();
+            let mut judged = 0;
+            for seed in 0..12 {
+                let sc = alg.generate("correct", seed, &GenOptions::default());
+                let mut c = BoundedSkew::for_scenario(&sc);
+                assert!(c.spec().converge_from_ns < sc.duration_ms * 1_000_000);
+                let out = alg.run(&sc, RunOptions::default()).unwrap();
+                assert!(out.verdict.is_pass(), "{name} seed {seed}: {}", out.verdict);
+                c.check(out.trace.as_ref().unwrap(), sc.duration_ms * 1_000_000)
+                    .unwrap();
+                assert!(c.max_internal_ns() <= c.spec().internal_bound_ns as i64);
+                if sc.clocks.rho_ppm > 0.0 {
+                    assert!(
+                        c.max_internal_ns() > 0,
+                        "{name} seed {seed}: nothing measured"
+                    );
+                    judged += 1;
+                }
+                assert!(sc.clocks.rho_ppm <= MAX_RHO_PPM);
+            }
+            assert!(judged > 0, "{name}: no generated run had drifting clocks");
+        }
+    }
+
+    #[test]
+    fn bad_params_are_named() {
+        let alg = find("clock.cristian").unwrap();
+        let sc = Scenario::from_json(
+            r#"{"algorithm": "clock.cristian", "nodes": 3, "seed": 1, "duration_ms": 100,
+                "params": {"server": 9}}"#,
+        )
+        .unwrap();
+        assert!(alg
+            .run(&sc, RunOptions::default())
+            .unwrap_err()
+            .0
+            .contains("params.server"));
+        let sc = Scenario::from_json(
+            r#"{"algorithm": "clock.berkeley", "nodes": 3, "seed": 1, "duration_ms": 100,
+                "params": {"period_ms": 5}}"#,
+        )
+        .unwrap();
+        let e = find("clock.berkeley")
+            .unwrap()
+            .run(&sc, RunOptions::default())
+            .unwrap_err();
+        assert!(e.0.contains("period_ms"), "{e}");
     }
 }
