@@ -176,7 +176,7 @@ mod tests {
 
     #[test]
     fn replays_exactly() {
-        assert_replays_exactly("clock.cristian", &["correct"], 3);
+        assert_replays_exactly("clock.cristian", &["correct"], 2);
     }
 
     #[test]

@@ -242,7 +242,7 @@ mod tests {
 
     #[test]
     fn replays_exactly() {
-        assert_replays_exactly("clock.rbs", &["correct"], 3);
+        assert_replays_exactly("clock.rbs", &["correct"], 2);
     }
 
     #[test]
