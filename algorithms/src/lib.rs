@@ -8,6 +8,7 @@
 
 #![warn(missing_docs)]
 
+pub mod clocks;
 pub mod deadlock;
 pub mod mutex;
 pub mod ordering;

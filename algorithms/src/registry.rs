@@ -86,6 +86,7 @@ pub fn registry() -> Vec<&'static dyn Algorithm> {
     all.extend(crate::mutex::registered::ALGORITHMS);
     all.extend(crate::ordering::registered::ALGORITHMS);
     all.extend(crate::deadlock::registered::ALGORITHMS);
+    all.extend(crate::clocks::registered::ALGORITHMS);
     all
 }
 

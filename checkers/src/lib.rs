@@ -17,9 +17,12 @@
 //! | `replica_agreement` (replicas end in the same state) | [`replica_agreement`] | liveness |
 //! | `deadlock_soundness` (every reported deadlock is a cycle of the ground-truth wait-for graph through the reporter) | [`deadlock_soundness`] | safety |
 //! | `deadlock_completeness` (every persistent wait-for cycle is reported by a member within a bound) | [`deadlock_completeness`] | liveness |
+//! | `bounded_skew` (after convergence, clocks within a bound of each other and of real time; needs the scenario) | [`bounded_skew`] | safety |
+//! | `monotonic_clock` (no software clock is ever set back) | [`monotonic_clock`] | safety |
 
 #![warn(missing_docs)]
 
+pub mod bounded_skew;
 pub mod bounded_waiting;
 pub mod causal_delivery;
 pub mod deadlock_completeness;
@@ -27,6 +30,7 @@ pub mod deadlock_graph;
 pub mod deadlock_soundness;
 pub mod lamport_condition;
 pub mod liveness;
+pub mod monotonic_clock;
 pub mod mutual_exclusion;
 pub mod no_deadlock;
 pub mod replica_agreement;
@@ -35,12 +39,14 @@ mod test_events;
 pub mod total_order;
 pub mod vector_causality;
 
+pub use bounded_skew::BoundedSkew;
 pub use bounded_waiting::BoundedWaiting;
 pub use causal_delivery::CausalDelivery;
 pub use deadlock_completeness::DeadlockCompleteness;
 pub use deadlock_soundness::DeadlockSoundness;
 pub use lamport_condition::LamportCondition;
 pub use liveness::Liveness;
+pub use monotonic_clock::MonotonicClock;
 pub use mutual_exclusion::MutualExclusion;
 pub use no_deadlock::NoDeadlock;
 pub use replica_agreement::ReplicaAgreement;
@@ -61,6 +67,7 @@ pub const PROPERTIES: &[&str] = &[
     replica_agreement::PROPERTY,
     deadlock_soundness::PROPERTY,
     deadlock_completeness::PROPERTY,
+    monotonic_clock::PROPERTY,
 ];
 
 /// Builds the checker for `property` over `scenario`, with `liveness_bound_ms` used by
@@ -93,6 +100,8 @@ pub fn by_name(
             scenario.quiet_from_ms(),
             liveness_bound_ms,
         ))),
+        bounded_skew::PROPERTY => Some(Box::new(BoundedSkew::for_scenario(scenario))),
+        monotonic_clock::PROPERTY => Some(Box::new(MonotonicClock::new(scenario.nodes))),
         _ => None,
     }
 }

@@ -2,6 +2,7 @@
 //!
 //! One module per table; [`main`] dispatches on the table's name.
 
+pub mod clocks;
 pub mod mutex;
 pub mod positioning;
 
@@ -18,6 +19,10 @@ pub const TABLES: &[(&str, &str)] = &[
     (
         "positioning",
         "node positioning (§6.4): GNP and Vivaldi relative error percentiles at 2, 3, 5 dimensions; Vivaldi over time",
+    ),
+    (
+        "clocks",
+        "physical clock sync: max skew vs bound over rho, delay spread, period; 2ρΔt; problem 2; RBS avg vs regression",
     ),
     (
         "voting",
@@ -58,6 +63,7 @@ pub fn main(args: &TableArgs) -> i32 {
     match args.which.as_str() {
         "mutex" => mutex::main(args),
         "positioning" => positioning::main(args),
+        "clocks" => clocks::main(args),
         "voting" => {
             if args.runs == 0 || args.p.iter().any(|p| !(0.0..=1.0).contains(p)) {
                 eprintln!("error: --runs must be at least 1 and every --p within [0, 1]");

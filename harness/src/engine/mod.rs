@@ -145,6 +145,30 @@ pub fn run<P: Process>(
     }
 }
 
+/// The software clock of every node at the start of `sc` (offsets and drifts drawn from the
+/// seed, or set per node), exactly as both engines build them: a checker replays clock faults
+/// and the algorithm's adjustments on these to know every clock at every instant.
+pub fn initial_clocks(sc: &Scenario) -> Vec<SoftClock> {
+    let mut crng = SimRng::derive(sc.seed, stream::CLOCKS);
+    let rho_ppb = (sc.clocks.rho_ppm * 1000.0).round() as i64;
+    let off_max_ns = (sc.clocks.offset_ms_max * 1e6).round() as i64;
+    (0..sc.nodes)
+        .map(|node| {
+            // Always draw both values so an explicit setting never shifts other nodes' draws.
+            let off = crng.range_u64(0, 2 * off_max_ns as u64) as i64 - off_max_ns;
+            let drift = crng.range_u64(0, 2 * rho_ppb as u64) as i64 - rho_ppb;
+            let (off, drift) = match sc.clocks.nodes.iter().find(|c| c.node == node) {
+                Some(c) => (
+                    (c.offset_ms * 1e6).round() as i64,
+                    (c.drift_ppm * 1000.0).round() as i64,
+                ),
+                None => (off, drift),
+            };
+            SoftClock::new(HwClock::new(off, drift))
+        })
+        .collect()
+}
+
 /// What both engines derive from a scenario before running it.
 pub(crate) struct Prepared<P: Process> {
     pub clocks: Vec<SoftClock>,
@@ -157,24 +181,7 @@ pub(crate) struct Prepared<P: Process> {
 impl<P: Process> Prepared<P> {
     pub fn new(sc: &Scenario) -> Result<Self, ScenarioError> {
         sc.validate()?;
-        let mut crng = SimRng::derive(sc.seed, stream::CLOCKS);
-        let rho_ppb = (sc.clocks.rho_ppm * 1000.0).round() as i64;
-        let off_max_ns = (sc.clocks.offset_ms_max * 1e6).round() as i64;
-        let clocks = (0..sc.nodes)
-            .map(|node| {
-                // Always draw both values so an explicit setting never shifts other nodes' draws.
-                let off = crng.range_u64(0, 2 * off_max_ns as u64) as i64 - off_max_ns;
-                let drift = crng.range_u64(0, 2 * rho_ppb as u64) as i64 - rho_ppb;
-                let (off, drift) = match sc.clocks.nodes.iter().find(|c| c.node == node) {
-                    Some(c) => (
-                        (c.offset_ms * 1e6).round() as i64,
-                        (c.drift_ppm * 1000.0).round() as i64,
-                    ),
-                    None => (off, drift),
-                };
-                SoftClock::new(HwClock::new(off, drift))
-            })
-            .collect();
+        let clocks = initial_clocks(sc);
         let rngs = (0..sc.nodes)
             .map(|n| SimRng::derive(sc.seed, stream::NODE_BASE + n as u64))
             .collect();

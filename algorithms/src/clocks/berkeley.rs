@@ -1,0 +1,256 @@
+//! The Berkeley algorithm (Gusella and Zatti, 1989).
+//!
+//! **Algorithm** (Tanenbaum & van Steen §6.1.3, Fig. 6.7, seed `000`; seed `003`): the time
+//! daemon (`params.daemon`, node 0) is active: every `period_ms` it stamps T0 and asks every
+//! machine for its time; a machine answers with its clock C; at the answer's arrival T the
+//! daemon estimates the machine's offset as C + (T − T0)/2 − T (round-trip correction),
+//! ignoring answers slower than `timeout_ms`. When `timeout_ms` has passed it averages the
+//! offsets (its own is 0) and tells every machine how much to adjust — `average − offset`,
+//! a relative amount, so message delays do not matter — and adjusts itself by the average.
+//! Machines step forward and slew back, never go backwards. Rounds are numbered: a late,
+//! duplicated or reordered adjustment of an older round is ignored. No reference clock: the
+//! synchronization is internal only.
+//!
+//! **Fault model**: any delay, loss, duplication, reordering, partitions, crashes with
+//! restart, pauses, drift up to 100 ppm, clock jumps scaled to at most 50 ms (see
+//! `clock.cristian`). Skew is judged after the faults stop plus a convergence time.
+//!
+//! **Promises**: `bounded_skew` (internal: I = s + 2ρ(Δ+4d_max) + 2σ·2d_max), `monotonic_clock`.
+//!
+//! **Variant `step-backwards`** (buggy): machines apply the adjustment as a step, also a
+//! negative one — their clocks run backwards, caught by `monotonic_clock`.
+
+use super::{correct, Corrections, NoInput};
+use serde::{Deserialize, Serialize};
+use sincro_harness::{Ctx, NodeId, Process};
+use std::collections::BTreeMap;
+
+/// Parameters.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Params {
+    /// Polling period, ms of the daemon's clock.
+    pub period_ms: u64,
+    /// The time daemon.
+    pub daemon: NodeId,
+    /// How long the daemon waits for answers (0: twice the largest latency plus 2 ms).
+    pub timeout_ms: u64,
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        Params {
+            period_ms: sincro_checkers::bounded_skew::DEFAULT_PERIOD_MS,
+            daemon: 0,
+            timeout_ms: 0,
+        }
+    }
+}
+
+/// Variants.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Variant {
+    /// The algorithm.
+    Correct,
+    /// Negative adjustments are steps back.
+    StepBackwards,
+}
+
+/// Messages.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Msg {
+    /// The daemon asks for the time.
+    Poll {
+        /// Round number.
+        round: u64,
+    },
+    /// A machine's clock when the poll arrived.
+    Time {
+        /// Round answered.
+        round: u64,
+        /// The machine's clock, ns.
+        clock: i64,
+    },
+    /// How much to adjust.
+    Adjust {
+        /// Round.
+        round: u64,
+        /// Adjustment, ns (negative: slow down).
+        delta_ns: i64,
+    },
+}
+
+/// Timers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Timer {
+    /// Start a round.
+    Poll,
+    /// Stop waiting for answers of `round`.
+    Collect(u64),
+}
+
+/// A machine (the daemon is one of them).
+#[derive(Debug)]
+pub struct Berkeley {
+    params: Params,
+    timeout_ms: u64,
+    variant: Variant,
+    // daemon
+    round: u64,
+    t0: i64,
+    offsets: BTreeMap<NodeId, i64>,
+    // machine
+    last_round: u64,
+}
+
+impl Berkeley {
+    /// A machine; `timeout_ms` is the daemon's wait for answers.
+    pub fn new(params: Params, timeout_ms: u64, variant: Variant) -> Self {
+        Berkeley {
+            params,
+            timeout_ms,
+            variant,
+            round: 0,
+            t0: 0,
+            offsets: BTreeMap::new(),
+            last_round: 0,
+        }
+    }
+
+    fn start_round(&mut self, ctx: &mut Ctx<'_, Self>) {
+        self.round += 1;
+        self.t0 = ctx.now();
+        self.offsets.clear();
+        ctx.broadcast(Msg::Poll { round: self.round });
+        ctx.set_timer_ms(self.timeout_ms, Timer::Collect(self.round));
+        ctx.set_timer_ms(self.params.period_ms, Timer::Poll);
+    }
+
+    fn adjust(&mut self, ctx: &mut Ctx<'_, Self>, delta_ns: i64) {
+        correct(ctx, delta_ns, self.variant == Variant::StepBackwards);
+    }
+}
+
+impl Process for Berkeley {
+    type Msg = Msg;
+    type Timer = Timer;
+    type Input = NoInput;
+    type Stable = Corrections;
+
+    fn on_start(&mut self, ctx: &mut Ctx<'_, Self>) {
+        if ctx.id() == self.params.daemon {
+            self.start_round(ctx);
+        }
+    }
+
+    fn on_message(&mut self, ctx: &mut Ctx<'_, Self>, from: NodeId, msg: Msg) {
+        let daemon = self.params.daemon;
+        match msg {
+            Msg::Poll { round } if from == daemon => {
+                if round <= self.last_round {
+                    // the daemon restarted and counts from 1 again
+                    self.last_round = round - 1;
+                }
+                let clock = ctx.now();
+                ctx.send(from, Msg::Time { round, clock });
+            }
+            Msg::Time { round, clock } if ctx.id() == daemon && round == self.round => {
+                let now = ctx.now();
+                let rtt = now - self.t0;
+                if (0..=(self.timeout_ms * 1_000_000) as i64).contains(&rtt) {
+                    self.offsets.insert(from, clock + rtt / 2 - now);
+                }
+            }
+            Msg::Adjust { round, delta_ns } if from == daemon && round > self.last_round => {
+                self.last_round = round;
+                self.adjust(ctx, delta_ns);
+            }
+            // stale rounds, duplicates, messages from a non-daemon
+            Msg::Poll { .. } | Msg::Time { .. } | Msg::Adjust { .. } => {}
+        }
+    }
+
+    fn on_timer(&mut self, ctx: &mut Ctx<'_, Self>, timer: Timer) {
+        match timer {
+            Timer::Poll => self.start_round(ctx),
+            Timer::Collect(round) if round == self.round => {
+                let offsets = std::mem::take(&mut self.offsets);
+                let n = offsets.len() as i128 + 1; // the daemon's own offset is 0
+                let avg = (offsets.values().map(|&o| o as i128).sum::<i128>() / n) as i64;
+                for (&node, &off) in &offsets {
+                    ctx.send(
+                        node,
+                        Msg::Adjust {
+                            round,
+                            delta_ns: avg - off,
+                        },
+                    );
+                }
+                self.adjust(ctx, avg);
+            }
+            Timer::Collect(_) => {}
+        }
+    }
+
+    fn on_input(&mut self, _ctx: &mut Ctx<'_, Self>, input: NoInput) {
+        match input {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::registry::find;
+    use crate::test_support::{assert_in_model_passes, assert_replays_exactly, first_failing_seed};
+    use sincro_harness::engine::RunOptions;
+    use sincro_harness::process::ClockAdjust;
+    use sincro_harness::{EngineKind, EventKind, Scenario};
+
+    #[test]
+    fn replays_exactly() {
+        assert_replays_exactly("clock.berkeley", &["correct", "step-backwards"], 2);
+    }
+
+    #[test]
+    fn in_model_fuzzing_passes() {
+        assert_in_model_passes("clock.berkeley", "correct", 40, EngineKind::Native);
+    }
+
+    #[test]
+    fn step_backwards_is_caught_by_monotonic_clock() {
+        let seed = first_failing_seed("clock.berkeley", "step-backwards", 50, EngineKind::Native);
+        assert_eq!(seed, Some(0));
+    }
+
+    /// Fig. 6.7: the daemon at 3:00, machines at 2:50 and 3:25 (here ms): the average is
+    /// 3:05; the daemon moves +5, the slow machine +15 and the fast one −20 (slewed).
+    #[test]
+    fn fig_6_7_adjustments() {
+        let sc = Scenario::from_json(
+            r#"{"algorithm": "clock.berkeley", "nodes": 3, "seed": 1, "duration_ms": 100,
+                "network": {"latency": {"constant": {"ms": 1}}},
+                "clocks": {"nodes": [{"node": 1, "offset_ms": -10}, {"node": 2, "offset_ms": 25}]}}"#,
+        )
+        .unwrap();
+        let out = find("clock.berkeley")
+            .unwrap()
+            .run(&sc, RunOptions::default())
+            .unwrap();
+        let trace = out.trace.unwrap();
+        let adj: Vec<_> = trace
+            .events
+            .iter()
+            .filter_map(|e| match e.kind {
+                EventKind::ClockAdjust { how, delta_ns } => Some((e.node.unwrap(), how, delta_ns)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            adj,
+            vec![
+                (0, ClockAdjust::Step, 5_000_000),
+                (1, ClockAdjust::Step, 15_000_000),
+                (2, ClockAdjust::Slew, -20_000_000),
+            ]
+        );
+    }
+}
