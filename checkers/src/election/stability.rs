@@ -1,10 +1,11 @@
 //! Leader stability: after the faults stop and the live nodes agree on a leader, no node starts
 //! a new election or changes leader (or term) while that leader is alive and reachable from it.
 //!
-//! Once every live node names the same live leader `L` at or after `quiet`, any later leader
-//! report of a live node `n` that is not `(L, the term n reported when they agreed)` is a
-//! violation if `L` is alive and no partition separates `n` from `L`. If a new agreement forms
-//! (e.g. after `L` became unreachable), it is the new reference.
+//! Once every live node names the same live leader `L` in the same term `t` at or after
+//! `quiet`, any later leader report of a live node `n` other than `(L, t)` is a violation if `L`
+//! is alive and no partition separates `n` from `L`. If a new agreement forms (e.g. after `L`
+//! became unreachable), it is the new reference. (Agreement on the leader alone is not enough:
+//! a follower that lags a term behind will legitimately catch up.)
 
 use super::ElectionView;
 use sincro_harness::trace::{Event, EventKind};
@@ -18,8 +19,8 @@ pub const PROPERTY: &str = "leader_stability";
 pub struct LeaderStability {
     view: ElectionView,
     quiet_ns: u64,
-    /// The agreed leader and when agreement was seen.
-    agreed: Option<(NodeId, u64)>,
+    /// The agreed leader, its term, and when agreement was seen.
+    agreed: Option<(NodeId, u64, u64)>,
 }
 
 impl LeaderStability {
@@ -40,26 +41,25 @@ impl Checker for LeaderStability {
 
     fn on_event(&mut self, ev: &Event) -> Result<(), Violation> {
         if ev.t_ns > self.quiet_ns && self.agreed.is_none() {
-            self.agreed = self.view.agreed().map(|l| (l, ev.t_ns));
+            self.agreed = self.view.agreed_in_term().map(|(l, t)| (l, t, ev.t_ns));
         }
         let prev = self.view.apply(ev);
         if let (
             Some(Some(prev)),
             Some(node),
-            Some((l, since_ns)),
+            Some((l, t, since_ns)),
             EventKind::Observe {
                 obs: Observation::Leader { leader, term },
             },
         ) = (prev, ev.node, self.agreed, &ev.kind)
         {
-            let changed = *leader != Some(l) || (prev.leader == Some(l) && prev.term != *term);
+            let changed = *leader != Some(l) || *term != t;
             if changed && self.view.alive(l) && self.view.reachable(node, l) {
                 let what = match leader {
                     None => format!("started a new election (term {term})"),
-                    Some(x) if *x == l => format!(
-                        "moved from term {} to term {term} with the same leader",
-                        prev.term
-                    ),
+                    Some(x) if *x == l => {
+                        format!("moved from term {t} to term {term} with the same leader")
+                    }
                     Some(x) => format!("changed its leader to node {x} (term {term})"),
                 };
                 return Err(Violation {
@@ -75,9 +75,9 @@ impl Checker for LeaderStability {
             }
         }
         if ev.t_ns >= self.quiet_ns {
-            match self.view.agreed() {
-                Some(l) if self.agreed.map(|a| a.0) != Some(l) => {
-                    self.agreed = Some((l, ev.t_ns));
+            match self.view.agreed_in_term() {
+                Some((l, t)) if self.agreed.map(|a| (a.0, a.1)) != Some((l, t)) => {
+                    self.agreed = Some((l, t, ev.t_ns));
                 }
                 _ => {}
             }
@@ -129,6 +129,15 @@ mod tests {
             "{}",
             v.explanation
         );
+    }
+
+    #[test]
+    fn a_follower_catching_up_a_term_is_not_a_new_election() {
+        let t = T::default()
+            .leader(10, 0, Some(2), 4) // node 0 lags a term behind: no agreement in a term yet
+            .all(10, &[1, 2], 2, 5)
+            .leader(50, 0, Some(2), 5);
+        run(t, 0).unwrap();
     }
 
     #[test]
