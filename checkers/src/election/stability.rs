@@ -21,6 +21,7 @@ pub struct LeaderStability {
     quiet_ns: u64,
     /// The agreed leader, its term, and when agreement was seen.
     agreed: Option<(NodeId, u64, u64)>,
+    last_t_ns: u64,
 }
 
 impl LeaderStability {
@@ -30,6 +31,7 @@ impl LeaderStability {
             view: ElectionView::new(nodes),
             quiet_ns: quiet_from_ms * NS_PER_MS,
             agreed: None,
+            last_t_ns: 0,
         }
     }
 }
@@ -40,9 +42,17 @@ impl Checker for LeaderStability {
     }
 
     fn on_event(&mut self, ev: &Event) -> Result<(), Violation> {
-        if ev.t_ns > self.quiet_ns && self.agreed.is_none() {
-            self.agreed = self.view.agreed_in_term().map(|(l, t)| (l, t, ev.t_ns));
+        // The state before this event held since the previous event: an agreement counts once
+        // it lasted a while past quiet (states between events of one instant are transient).
+        if ev.t_ns > self.quiet_ns && ev.t_ns > self.last_t_ns {
+            match self.view.agreed_in_term() {
+                Some((l, t)) if self.agreed.map(|a| (a.0, a.1)) != Some((l, t)) => {
+                    self.agreed = Some((l, t, self.last_t_ns.max(self.quiet_ns)));
+                }
+                _ => {}
+            }
         }
+        self.last_t_ns = ev.t_ns;
         let prev = self.view.apply(ev);
         if let (
             Some(Some(prev)),
@@ -72,14 +82,6 @@ impl Checker for LeaderStability {
                     t_ns: ev.t_ns,
                     events: vec![prev.event, ev.id],
                 });
-            }
-        }
-        if ev.t_ns >= self.quiet_ns {
-            match self.view.agreed_in_term() {
-                Some((l, t)) if self.agreed.map(|a| (a.0, a.1)) != Some((l, t)) => {
-                    self.agreed = Some((l, t, ev.t_ns));
-                }
-                _ => {}
             }
         }
         Ok(())
