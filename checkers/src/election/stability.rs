@@ -2,8 +2,12 @@
 //! a new election or changes leader (or term) while that leader is alive and reachable from it.
 //!
 //! Once every live node names the same live leader `L` in the same term `t` at or after
-//! `quiet`, any later leader report of a live node `n` other than `(L, t)` is a violation if `L`
-//! is alive and no partition separates `n` from `L`. If a new agreement forms (e.g. after `L`
+//! `quiet + settle` (by default `settle` = 0), any later leader report of a live node `n` other
+//! than `(L, t)` is a violation if `L` is alive and no partition separates `L` from any live
+//! node (a node cut from `L` may rightly start an election that disrupts the others too).
+//! `settle` is for failure detectors: a timer a follower started before the faults stopped (its
+//! last heartbeat was lost) may still fire up to one timeout after them, so an algorithm built
+//! on timeouts passes its largest one ([`LeaderStability::with_settle`]). If a new agreement forms (e.g. after `L`
 //! became unreachable), it is the new reference. (Agreement on the leader alone is not enough:
 //! a follower that lags a term behind will legitimately catch up.)
 
@@ -27,9 +31,15 @@ pub struct LeaderStability {
 impl LeaderStability {
     /// Stability is judged once the live nodes agree, at or after `quiet_from_ms`.
     pub fn new(nodes: usize, quiet_from_ms: u64) -> Self {
+        Self::with_settle(nodes, quiet_from_ms, 0)
+    }
+
+    /// Stability is judged once the live nodes agree, at or after
+    /// `quiet_from_ms + settle_ms`.
+    pub fn with_settle(nodes: usize, quiet_from_ms: u64, settle_ms: u64) -> Self {
         LeaderStability {
             view: ElectionView::new(nodes),
-            quiet_ns: quiet_from_ms * NS_PER_MS,
+            quiet_ns: quiet_from_ms.saturating_add(settle_ms) * NS_PER_MS,
             agreed: None,
             last_t_ns: 0,
         }
@@ -64,7 +74,8 @@ impl Checker for LeaderStability {
         ) = (prev, ev.node, self.agreed, &ev.kind)
         {
             let changed = *leader != Some(l) || *term != t;
-            if changed && self.view.alive(l) && self.view.reachable(node, l) {
+            let connected = self.view.live_nodes().all(|v| self.view.reachable(v, l));
+            if changed && self.view.alive(l) && connected {
                 let what = match leader {
                     None => format!("started a new election (term {term})"),
                     Some(x) if *x == l => {
@@ -131,6 +142,35 @@ mod tests {
             "{}",
             v.explanation
         );
+    }
+
+    #[test]
+    fn the_settle_time_and_a_one_way_cut_of_the_leader_excuse_a_change() {
+        let t = T::default()
+            .all(10, &[0, 1, 2], 2, 0)
+            .leader(50, 0, None, 0);
+        run(t, 0).unwrap_err();
+        let t = T::default()
+            .all(10, &[0, 1, 2], 2, 0)
+            .leader(50, 0, None, 0);
+        let trace = Trace {
+            nodes: 3,
+            events: t.events,
+        };
+        let mut cs: Vec<Box<dyn Checker>> = vec![Box::new(LeaderStability::with_settle(3, 0, 60))];
+        check_trace(&trace, 10_000 * NS_PER_MS, &mut cs).unwrap();
+        // node 2 cannot reach node 1: node 0's election is excused
+        let t = T::default()
+            .all(10, &[0, 1, 2], 2, 0)
+            .fault(
+                20,
+                Fault::PartitionOneway {
+                    from: vec![2],
+                    to: vec![1],
+                },
+            )
+            .leader(50, 0, None, 0);
+        run(t, 0).unwrap();
     }
 
     #[test]
