@@ -17,8 +17,9 @@
 //! knows a better live candidate answers NACK and the announcement is abandoned. Without this
 //! phase a recovered highest process would lead while the previous coordinator still does
 //! (until the announcement reaches it), two coordinators at the same global time. A process
-//! that receives COORDINATOR from a lower process than the leader it knows asks that leader
-//! whether it is alive before following anyone else.
+//! that receives COORDINATOR from a lower process than the coordinator it knows first probes
+//! that coordinator: it follows the candidate (ACK) if the coordinator is silent, and answers
+//! NACK if it is alive (a stale announcement that raced with a recovered coordinator's).
 //!
 //! **Fault model**: a synchronous system — every delay is below the latency bound the timeouts
 //! are derived from — with crashes and restarts (amnesia), reordering and drifting clocks. No
@@ -126,11 +127,14 @@ impl Timeouts {
     /// Timeouts for links whose delays are at most `max_latency_ms`.
     pub fn for_latency(max_latency_ms: u64) -> Self {
         let rtt = 2 * (max_latency_ms + 1) + 2;
+        // The announcement leaves time for a process to probe the coordinator it knows before
+        // answering (a round trip to the candidate plus one to that coordinator).
+        let announce_ms = 2 * rtt + 2;
         Timeouts {
             answer_ms: rtt,
-            announce_ms: rtt,
+            announce_ms,
             probe_ms: rtt,
-            coordinator_ms: 3 * rtt + 4,
+            coordinator_ms: rtt + announce_ms + rtt,
         }
     }
 }
@@ -158,6 +162,8 @@ pub struct Bully {
     phase: Phase,
     round: u64,
     probe: Option<(NodeId, TimerId)>,
+    /// A lower candidate whose COORDINATOR waits for the probe of the coordinator we know.
+    deferred: Option<NodeId>,
 }
 
 impl Bully {
@@ -178,6 +184,7 @@ impl Bully {
             phase: Phase::Idle,
             round: 0,
             probe: None,
+            deferred: None,
         }
     }
 
@@ -241,6 +248,9 @@ impl Bully {
     fn follow(&mut self, ctx: &mut Ctx<'_, Self>, c: NodeId) {
         self.round += 1;
         self.cancel_probe(ctx);
+        if let Some(d) = self.deferred.take().filter(|&d| d != c) {
+            ctx.send(d, Msg::Nack);
+        }
         self.phase = Phase::Idle;
         self.leader = Some(c);
         self.report(ctx);
@@ -311,12 +321,13 @@ impl Process for Bully {
                         Phase::Idle => self.start_election(ctx),
                         _ => {}
                     }
-                } else {
-                    // me < from < the leader I know: is that leader still there?
-                    ctx.send(from, Msg::Nack);
-                    if let Some(l) = self.leader.filter(|&l| l != me) {
-                        self.probe(ctx, l);
+                } else if let Some(l) = self.leader.filter(|&l| l != me) {
+                    // me < from < the leader I know: follow the candidate only if that leader
+                    // is gone (answer once the probe tells).
+                    if let Some(d) = self.deferred.replace(from).filter(|&d| d != from) {
+                        ctx.send(d, Msg::Nack);
                     }
+                    self.probe(ctx, l);
                 }
             }
             Msg::Ack => {
@@ -340,6 +351,9 @@ impl Process for Bully {
             Msg::Alive => {
                 if self.probe.is_some_and(|(l, _)| l == from) {
                     self.cancel_probe(ctx);
+                    if let Some(d) = self.deferred.take() {
+                        ctx.send(d, Msg::Nack);
+                    }
                 }
             }
             // ELECTION from a higher process, or an OK we no longer wait for.
@@ -364,6 +378,12 @@ impl Process for Bully {
                 let Some((l, _)) = self.probe.take() else {
                     return;
                 };
+                if let Some(d) = self.deferred.take() {
+                    // The coordinator we knew is gone: follow the candidate.
+                    self.follow(ctx, d);
+                    ctx.send(d, Msg::Ack);
+                    return;
+                }
                 if self.phase == Phase::Idle && self.leader == Some(l) {
                     // The coordinator is gone: no leader known, call an election.
                     self.leader = None;
