@@ -410,3 +410,137 @@ impl Process for Bully {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::election::{final_leaders, sends};
+    use crate::registry::find;
+    use crate::test_support::{assert_in_model_passes, assert_replays_exactly, first_failing_seed};
+    use sincro_harness::engine::RunOptions;
+    use sincro_harness::{EngineKind, Outcome, Scenario, Verdict};
+
+    fn run(json: &str) -> Outcome {
+        let sc = Scenario::from_json(json).unwrap();
+        find("election.bully")
+            .unwrap()
+            .run(&sc, RunOptions::default())
+            .unwrap()
+    }
+
+    #[test]
+    fn fig_6_19_four_notices_and_six_wins() {
+        let out = run(
+            r#"{"algorithm": "election.bully", "nodes": 8, "seed": 1, "duration_ms": 400,
+                "network": {"latency": {"constant": {"ms": 5}}},
+                "faults": [{"at_ms": 5, "fault": {"crash": {"node": 7}}}],
+                "workload": [{"at_ms": 10, "node": 4, "input": "probe"}]}"#,
+        );
+        assert_eq!(out.verdict, Verdict::Pass);
+        let leaders = final_leaders(&out, 8);
+        assert_eq!(&leaders[..7], &[Some(6); 7]);
+        let s = sends(&out);
+        let elections = |from| -> Vec<usize> {
+            s.iter()
+                .filter(|(f, _, m)| *f == from && m == "Election")
+                .map(|(_, t, _)| *t)
+                .collect()
+        };
+        // (a) 4 calls an election at 5, 6, 7; (c) 5 and 6 call their own, to the higher ones
+        assert_eq!(elections(4), vec![5, 6, 7]);
+        assert_eq!(elections(5), vec![6, 7]);
+        assert_eq!(elections(6), vec![7]);
+        // (b) 5 and 6 answer 4; (d) 6 answers 5
+        let oks: Vec<(usize, usize)> = s
+            .iter()
+            .filter(|(_, _, m)| m == "Ok")
+            .map(|(f, t, _)| (*f, *t))
+            .collect();
+        assert_eq!(oks, vec![(5, 4), (6, 4), (6, 5)]);
+        // (e) only 6 announces
+        assert!(s
+            .iter()
+            .filter(|(_, _, m)| m == "Coordinator")
+            .all(|(f, _, _)| *f == 6));
+    }
+
+    #[test]
+    fn a_too_short_candidate_timeout_makes_two_coordinators() {
+        let sc = |variant: &str| {
+            format!(
+                r#"{{"algorithm": "election.bully", "variant": "{variant}", "nodes": 3, "seed": 1,
+                    "duration_ms": 300, "network": {{"latency": {{"constant": {{"ms": 3}}}}}},
+                    "faults": [{{"at_ms": 10, "fault": {{"crash": {{"node": 0}}}}}},
+                               {{"at_ms": 20, "fault": {{"restart": {{"node": 0}}}}}}]}}"#
+            )
+        };
+        let bad = run(&sc("short-timeout"));
+        match &bad.verdict {
+            Verdict::Violation(v) => {
+                assert_eq!(v.property, "leader_uniqueness");
+                assert!(v.explanation.contains("restart n0"), "{}", v.explanation);
+            }
+            other => panic!("expected split brain, got {other}"),
+        }
+        let good = run(&sc("correct"));
+        assert_eq!(good.verdict, Verdict::Pass);
+        assert_eq!(final_leaders(&good, 3), vec![Some(2); 3]);
+    }
+
+    #[test]
+    fn a_partition_splits_the_brain_outside_the_model() {
+        let out = run(
+            r#"{"algorithm": "election.bully", "nodes": 5, "seed": 1, "duration_ms": 200,
+                "network": {"latency": {"constant": {"ms": 5}}},
+                "faults": [{"at_ms": 50, "fault": {"partition": {"groups": [[0, 1, 2], [3, 4]]}}}],
+                "workload": [{"at_ms": 60, "node": 2, "input": "probe"}]}"#,
+        );
+        match &out.verdict {
+            Verdict::Violation(v) => {
+                assert_eq!(v.property, "leader_uniqueness");
+                assert!(
+                    v.explanation.contains("node 2") && v.explanation.contains("node 4"),
+                    "{}",
+                    v.explanation
+                );
+                assert!(v.explanation.contains("partition"), "{}", v.explanation);
+            }
+            other => panic!("expected split brain, got {other}"),
+        }
+    }
+
+    #[test]
+    fn the_recovered_highest_process_takes_over_without_two_coordinators() {
+        let out = run(
+            r#"{"algorithm": "election.bully", "nodes": 4, "seed": 1, "duration_ms": 600,
+                "network": {"latency": {"uniform": {"min_ms": 1, "max_ms": 20}}},
+                "faults": [{"at_ms": 5, "fault": {"crash": {"node": 3}}},
+                           {"at_ms": 200, "fault": {"restart": {"node": 3}}}],
+                "workload": [{"at_ms": 10, "node": 0, "input": "probe"}]}"#,
+        );
+        assert_eq!(out.verdict, Verdict::Pass);
+        assert_eq!(final_leaders(&out, 4), vec![Some(3); 4]);
+    }
+
+    #[test]
+    fn bad_params_are_reported() {
+        let sc = Scenario::from_json(
+            r#"{"algorithm": "election.bully", "nodes": 3, "seed": 1, "duration_ms": 10,
+                "params": {"initial_leader": 3}}"#,
+        )
+        .unwrap();
+        let e = find("election.bully")
+            .unwrap()
+            .run(&sc, RunOptions::default())
+            .unwrap_err();
+        assert!(e.0.contains("initial_leader = 3"), "{e}");
+    }
+
+    #[test]
+    fn deterministic_and_fuzzing_separates_the_variants() {
+        assert_replays_exactly("election.bully", &["correct", "short-timeout"], 3);
+        assert!(
+            first_failing_seed("election.bully", "short-timeout", 50, EngineKind::Native).is_some()
+        );
+        assert_in_model_passes("election.bully", "correct", 300, EngineKind::Native);
+    }
+}

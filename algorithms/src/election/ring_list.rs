@@ -389,3 +389,48 @@ impl Process for RingList {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::election::{final_leaders, sends};
+    use crate::registry::find;
+    use crate::test_support::{assert_in_model_passes, assert_replays_exactly};
+    use sincro_harness::engine::RunOptions;
+    use sincro_harness::{EngineKind, Scenario, Verdict};
+
+    #[test]
+    fn fig_6_20_two_concurrent_initiators_same_result() {
+        let sc = Scenario::from_json(
+            r#"{"algorithm": "election.ring", "nodes": 8, "seed": 1, "duration_ms": 600,
+                "network": {"latency": {"constant": {"ms": 5}}},
+                "faults": [{"at_ms": 5, "fault": {"crash": {"node": 7}}}],
+                "workload": [{"at_ms": 10, "node": 2, "input": "probe"},
+                             {"at_ms": 10, "node": 5, "input": "probe"}]}"#,
+        )
+        .unwrap();
+        let out = find("election.ring")
+            .unwrap()
+            .run(&sc, RunOptions::default())
+            .unwrap();
+        assert_eq!(out.verdict, Verdict::Pass);
+        assert_eq!(&final_leaders(&out, 8)[..7], &[Some(6); 7]);
+        let s = sends(&out);
+        // Both initiators turn their own message into COORDINATOR naming 6, with the same
+        // members (7 skipped), and each circulates once.
+        for (init, list) in [(2, "[2, 3, 4, 5, 6, 0, 1]"), (5, "[5, 6, 0, 1, 2, 3, 4]")] {
+            let conv = format!("Coordinator {{ leader: 6, list: {list}, told: [{init}] }}");
+            assert!(
+                s.iter().any(|(f, _, m)| *f == init && m.contains(&conv)),
+                "{init} did not convert its election: {s:?}"
+            );
+        }
+        // 6 skipped its dead successor 7 and went on to 0
+        assert!(s.iter().any(|(f, t, _)| *f == 6 && *t == 0));
+    }
+
+    #[test]
+    fn deterministic_and_passes_in_model() {
+        assert_replays_exactly("election.ring", &["correct"], 3);
+        assert_in_model_passes("election.ring", "correct", 300, EngineKind::Native);
+    }
+}

@@ -299,3 +299,37 @@ impl Process for Terms {
 
     fn on_input(&mut self, _ctx: &mut Ctx<'_, Self>, _input: Input) {}
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::election::final_leaders;
+    use crate::registry::find;
+    use crate::test_support::{assert_in_model_passes, assert_replays_exactly};
+    use sincro_harness::engine::RunOptions;
+    use sincro_harness::{EngineKind, Scenario, Verdict};
+
+    #[test]
+    fn a_partition_that_splits_the_bully_leaves_one_leader_per_term() {
+        let sc = Scenario::from_json(
+            r#"{"algorithm": "election.terms", "nodes": 5, "seed": 7, "duration_ms": 900,
+                "network": {"latency": {"constant": {"ms": 5}}},
+                "faults": [{"at_ms": 200, "fault": {"partition": {"groups": [[0, 1], [2, 3, 4]]}}},
+                           {"at_ms": 600, "fault": "heal"}],
+                "checks": {"liveness_bound_ms": 200}}"#,
+        )
+        .unwrap();
+        let out = find("election.terms")
+            .unwrap()
+            .run(&sc, RunOptions::default())
+            .unwrap();
+        assert_eq!(out.verdict, Verdict::Pass);
+        let leaders = final_leaders(&out, 5);
+        assert!(leaders[0].is_some() && leaders.iter().all(|l| *l == leaders[0]));
+    }
+
+    #[test]
+    fn deterministic_and_passes_in_model() {
+        assert_replays_exactly("election.terms", &["correct"], 2);
+        assert_in_model_passes("election.terms", "correct", 150, EngineKind::Native);
+    }
+}
