@@ -16,9 +16,10 @@
 //! COORDINATOR message has gone all the way round (so the previous coordinator, if alive, has
 //! adopted the new one); the process where the round closes tells it with READY. A process that
 //! receives a COORDINATOR naming a lower process than itself drops it and calls an election (a
-//! recovered process that the list missed); one that receives a COORDINATOR naming a lower
-//! process than the live leader it knows, missing from the list, drops it and probes that
-//! leader. An initiator whose election did not end after `(2n + 2)` hop timeouts starts again.
+//! recovered process that the list missed); one that receives a result naming a lower process
+//! than the leader it knows, which the list missed, first probes that leader: it drops the
+//! result if the leader answers (a stale election that raced with a recovered leader's) and
+//! goes on with it if the leader is silent. An initiator whose election did not end after `(2n + 2)` hop timeouts starts again.
 //!
 //! **Fault model**: synchronous links (delays below the bound the hop timeout comes from), crashes
 //! with restart, reordering and drift. No loss, duplication, pauses, clock jumps or partitions.
@@ -115,6 +116,8 @@ pub struct RingList {
     /// Unacknowledged hops: seq -> (to, message).
     hops: BTreeMap<u64, (NodeId, Ring)>,
     probe: Option<(NodeId, TimerId)>,
+    /// Results waiting for the probe of the leader we know.
+    deferred: Vec<Ring>,
     retry: Option<TimerId>,
 }
 
@@ -133,6 +136,7 @@ impl RingList {
             next_seq: 0,
             hops: BTreeMap::new(),
             probe: None,
+            deferred: Vec::new(),
             retry: None,
         }
     }
@@ -215,7 +219,8 @@ impl RingList {
                 if list.contains(&me) {
                     // Back where it passed before: it becomes COORDINATOR.
                     let c = *list.iter().max().expect("a list holds its initiator");
-                    if self.stale(ctx, c, &list) {
+                    let again = Ring::Election { list: list.clone() };
+                    if self.deferred_for_probe(ctx, c, &list, &again) {
                         return;
                     }
                     if c == me {
@@ -259,7 +264,12 @@ impl RingList {
                     }
                     return;
                 }
-                if self.stale(ctx, c, &list) {
+                let again = Ring::Coordinator {
+                    leader: c,
+                    list: list.clone(),
+                    told: told.clone(),
+                };
+                if self.deferred_for_probe(ctx, c, &list, &again) {
                     return;
                 }
                 if c == me {
@@ -282,13 +292,20 @@ impl RingList {
         }
     }
 
-    /// True (and probes the leader we know) when a result naming `c` from `list` is older
-    /// than the live leader we adopted since: it names someone lower, and the list missed ours.
-    fn stale(&mut self, ctx: &mut Ctx<'_, Self>, c: NodeId, list: &[NodeId]) -> bool {
+    /// True when a result naming `c` from `list` names someone lower than the leader we know,
+    /// which the list missed: it is kept aside while we probe that leader — dropped if the
+    /// leader answers (a stale result), handled again if it is silent (gone).
+    fn deferred_for_probe(
+        &mut self,
+        ctx: &mut Ctx<'_, Self>,
+        c: NodeId,
+        list: &[NodeId],
+        ring: &Ring,
+    ) -> bool {
         let me = ctx.id();
-        let known = if self.in_election { None } else { self.leader };
-        match known.filter(|&l| l > c && l != me && !list.contains(&l)) {
+        match self.leader.filter(|&l| l > c && l != me && !list.contains(&l)) {
             Some(l) => {
+                self.deferred.push(ring.clone());
                 self.send_probe(ctx, l);
                 true
             }
@@ -350,6 +367,8 @@ impl Process for RingList {
                     if let Some((_, id)) = self.probe.take() {
                         ctx.cancel_timer(id);
                     }
+                    // The leader we know is alive: the results kept aside were stale.
+                    self.deferred.clear();
                 }
             }
         }
@@ -373,6 +392,15 @@ impl Process for RingList {
                 let Some((l, _)) = self.probe.take() else {
                     return;
                 };
+                if !self.deferred.is_empty() && self.leader == Some(l) {
+                    // The leader we knew is gone: the results kept aside stand.
+                    self.leader = None;
+                    for ring in std::mem::take(&mut self.deferred) {
+                        self.handle(ctx, ring);
+                    }
+                    return;
+                }
+                self.deferred.clear();
                 if self.leader == Some(l) {
                     self.start_election(ctx);
                 }
