@@ -303,7 +303,10 @@ impl RingList {
         ring: &Ring,
     ) -> bool {
         let me = ctx.id();
-        match self.leader.filter(|&l| l > c && l != me && !list.contains(&l)) {
+        match self
+            .leader
+            .filter(|&l| l > c && l != me && !list.contains(&l))
+        {
             Some(l) => {
                 self.deferred.push(ring.clone());
                 self.send_probe(ctx, l);
