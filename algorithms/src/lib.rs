@@ -10,6 +10,7 @@
 
 pub mod clocks;
 pub mod deadlock;
+pub mod election;
 pub mod mutex;
 pub mod ordering;
 pub mod positioning;

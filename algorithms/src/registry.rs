@@ -87,6 +87,7 @@ pub fn registry() -> Vec<&'static dyn Algorithm> {
     all.extend(crate::ordering::registered::ALGORITHMS);
     all.extend(crate::deadlock::registered::ALGORITHMS);
     all.extend(crate::clocks::registered::ALGORITHMS);
+    all.extend(crate::election::registered_core::CORE);
     all
 }
 

@@ -19,6 +19,11 @@
 //! | `deadlock_completeness` (every persistent wait-for cycle is reported by a member within a bound) | [`deadlock_completeness`] | liveness |
 //! | `bounded_skew` (after convergence, clocks within a bound of each other and of real time; needs the scenario) | [`bounded_skew`] | safety |
 //! | `monotonic_clock` (no software clock is ever set back) | [`monotonic_clock`] | safety |
+//! | `leader_uniqueness` (at most one live node believes itself leader in a term, at any time) | [`election::uniqueness`] | safety |
+//! | `leader_agreement` (after the faults stop, every live node names the same live leader within a bound) | [`election::agreement`] | liveness |
+//! | `election_termination` (every election started ends with a leader within a bound after the faults stop) | [`election::termination`] | liveness |
+//! | `leader_validity` (after quiet + bound, the named leader is alive and the best by rank; highest id by default) | [`election::validity`] | safety |
+//! | `leader_stability` (after agreement, no new election while the leader is alive and reachable) | [`election::stability`] | safety |
 
 #![warn(missing_docs)]
 
@@ -28,6 +33,7 @@ pub mod causal_delivery;
 pub mod deadlock_completeness;
 pub mod deadlock_graph;
 pub mod deadlock_soundness;
+pub mod election;
 pub mod lamport_condition;
 pub mod liveness;
 pub mod monotonic_clock;
@@ -44,6 +50,9 @@ pub use bounded_waiting::BoundedWaiting;
 pub use causal_delivery::CausalDelivery;
 pub use deadlock_completeness::DeadlockCompleteness;
 pub use deadlock_soundness::DeadlockSoundness;
+pub use election::{
+    ElectionTermination, LeaderAgreement, LeaderStability, LeaderUniqueness, LeaderValidity,
+};
 pub use lamport_condition::LamportCondition;
 pub use liveness::Liveness;
 pub use monotonic_clock::MonotonicClock;
@@ -68,6 +77,11 @@ pub const PROPERTIES: &[&str] = &[
     deadlock_soundness::PROPERTY,
     deadlock_completeness::PROPERTY,
     monotonic_clock::PROPERTY,
+    election::uniqueness::PROPERTY,
+    election::agreement::PROPERTY,
+    election::termination::PROPERTY,
+    election::validity::PROPERTY,
+    election::stability::PROPERTY,
 ];
 
 /// Builds the checker for `property` over `scenario`, with `liveness_bound_ms` used by
@@ -102,6 +116,25 @@ pub fn by_name(
         ))),
         bounded_skew::PROPERTY => Some(Box::new(BoundedSkew::for_scenario(scenario))),
         monotonic_clock::PROPERTY => Some(Box::new(MonotonicClock::new(scenario.nodes))),
+        election::uniqueness::PROPERTY => Some(Box::new(LeaderUniqueness::new(scenario.nodes))),
+        election::agreement::PROPERTY => Some(Box::new(LeaderAgreement::new(
+            scenario.nodes,
+            scenario.quiet_from_ms(),
+            liveness_bound_ms,
+        ))),
+        election::termination::PROPERTY => Some(Box::new(ElectionTermination::new(
+            scenario.quiet_from_ms(),
+            liveness_bound_ms,
+        ))),
+        election::validity::PROPERTY => Some(Box::new(LeaderValidity::new(
+            scenario.nodes,
+            scenario.quiet_from_ms(),
+            liveness_bound_ms,
+        ))),
+        election::stability::PROPERTY => Some(Box::new(LeaderStability::new(
+            scenario.nodes,
+            scenario.quiet_from_ms(),
+        ))),
         _ => None,
     }
 }

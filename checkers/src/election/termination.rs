@@ -1,0 +1,159 @@
+//! Election termination: every election a node starts ends, with a leader known at that node,
+//! within a bound after the faults stop.
+//!
+//! A node starts (or joins) an election when it reports `Leader { leader: None, .. }`; the
+//! election ends for it at its next `Leader { leader: Some(_), .. }`. An election started at
+//! `t` must end by `max(t, quiet) + bound`. A crash (or restart) of the node cancels it.
+//! Deadlines after the end of the run are not judged.
+
+use sincro_harness::trace::{Event, EventKind};
+use sincro_harness::{Checker, Fault, NodeId, Observation, PropertyClass, Violation, NS_PER_MS};
+use std::collections::BTreeMap;
+
+/// Property name.
+pub const PROPERTY: &str = "election_termination";
+
+#[derive(Debug, Clone, Copy)]
+struct Started {
+    event: u64,
+    t_ns: u64,
+    deadline_ns: u64,
+}
+
+/// The election termination checker.
+#[derive(Debug)]
+pub struct ElectionTermination {
+    quiet_ns: u64,
+    bound_ns: u64,
+    pending: BTreeMap<NodeId, Started>,
+}
+
+impl ElectionTermination {
+    /// Elections must end within `bound_ms` of `max(start, quiet_from_ms)`.
+    pub fn new(quiet_from_ms: u64, bound_ms: u64) -> Self {
+        ElectionTermination {
+            quiet_ns: quiet_from_ms * NS_PER_MS,
+            bound_ns: bound_ms * NS_PER_MS,
+            pending: BTreeMap::new(),
+        }
+    }
+
+    fn judge(&self, now_ns: u64) -> Result<(), Violation> {
+        let Some((node, s)) = self
+            .pending
+            .iter()
+            .min_by_key(|(_, s)| s.deadline_ns)
+            .filter(|(_, s)| now_ns > s.deadline_ns)
+        else {
+            return Ok(());
+        };
+        Err(Violation {
+            property: PROPERTY.into(),
+            class: PropertyClass::Liveness,
+            explanation: format!(
+                "the election node {node} started at {:.3} ms did not end with a leader within {} ms after the faults stopped (at {:.3} ms)",
+                s.t_ns as f64 / 1e6,
+                self.bound_ns / NS_PER_MS,
+                self.quiet_ns as f64 / 1e6
+            ),
+            t_ns: s.deadline_ns,
+            events: vec![s.event],
+        })
+    }
+}
+
+impl Checker for ElectionTermination {
+    fn property(&self) -> &'static str {
+        PROPERTY
+    }
+
+    fn on_event(&mut self, ev: &Event) -> Result<(), Violation> {
+        self.judge(ev.t_ns)?;
+        match (&ev.kind, ev.node) {
+            (
+                EventKind::Observe {
+                    obs: Observation::Leader { leader: None, .. },
+                },
+                Some(node),
+            ) => {
+                let deadline_ns = ev.t_ns.max(self.quiet_ns).saturating_add(self.bound_ns);
+                self.pending.entry(node).or_insert(Started {
+                    event: ev.id,
+                    t_ns: ev.t_ns,
+                    deadline_ns,
+                });
+            }
+            (
+                EventKind::Observe {
+                    obs:
+                        Observation::Leader {
+                            leader: Some(_), ..
+                        },
+                },
+                Some(node),
+            ) => {
+                self.pending.remove(&node);
+            }
+            (
+                EventKind::Fault {
+                    fault: Fault::Crash { node } | Fault::Restart { node },
+                },
+                _,
+            ) => {
+                self.pending.remove(node);
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self, end_t_ns: u64) -> Result<(), Violation> {
+        self.judge(end_t_ns)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::election::test_util::T;
+    use sincro_harness::check::check_trace;
+    use sincro_harness::Trace;
+
+    fn run(t: T, quiet_ms: u64, bound_ms: u64, end_ms: u64) -> Result<(), Violation> {
+        let trace = Trace {
+            nodes: 3,
+            events: t.events,
+        };
+        let mut cs: Vec<Box<dyn Checker>> =
+            vec![Box::new(ElectionTermination::new(quiet_ms, bound_ms))];
+        check_trace(&trace, end_ms * NS_PER_MS, &mut cs)
+    }
+
+    #[test]
+    fn an_election_that_never_ends_is_caught() {
+        let t = T::default()
+            .leader(10, 0, None, 0)
+            .leader(20, 1, None, 0)
+            .leader(30, 1, Some(2), 0);
+        let v = run(t, 50, 100, 1000).unwrap_err();
+        assert_eq!(v.property, PROPERTY);
+        assert_eq!(v.events, vec![0]);
+        assert_eq!(v.t_ns, 150 * NS_PER_MS);
+        assert!(v.explanation.contains("node 0"), "{}", v.explanation);
+    }
+
+    #[test]
+    fn ended_elections_crashed_candidates_and_short_runs_pass() {
+        let t = T::default()
+            .leader(10, 0, None, 0)
+            .leader(20, 1, None, 0)
+            .leader(30, 1, Some(1), 0)
+            .fault(40, Fault::Crash { node: 2 })
+            .leader(120, 0, Some(1), 0)
+            .fault(125, Fault::Restart { node: 2 })
+            .leader(130, 2, None, 0)
+            .fault(140, Fault::Crash { node: 2 })
+            .leader(900, 1, None, 0);
+        run(t, 50, 100, 950).unwrap();
+    }
+}

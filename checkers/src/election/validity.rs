@@ -1,0 +1,248 @@
+//! Leader validity: once the faults have stopped and the bound has passed, the leader a live
+//! node names is alive and, where the algorithm promises it, the best by rank among the live
+//! nodes it can reach.
+//!
+//! Judged at `quiet + bound` on every live node's current belief, and afterwards on every
+//! leader report. The rank policy is set by the constructor: [`LeaderValidity::new`] — the
+//! highest id wins (bully, ring election, Chang–Roberts...); [`LeaderValidity::with_ranks`] with
+//! `Some(ranks)` — the highest `ranks[node]` wins, ties broken by the higher id (e.g. ad-hoc
+//! election by capacity); with `None` — any live node is a valid leader (term-based elections
+//! promise no particular winner). A node that names no leader is not judged here (see
+//! `leader_agreement` and `election_termination`).
+
+use super::ElectionView;
+use sincro_harness::trace::{Event, EventKind};
+use sincro_harness::{Checker, NodeId, Observation, PropertyClass, Violation, NS_PER_MS};
+
+/// Property name.
+pub const PROPERTY: &str = "leader_validity";
+
+/// Who may win.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RankPolicy {
+    /// Any live node.
+    AliveOnly,
+    /// The live node with the highest id.
+    HighestId,
+    /// The live node with the highest rank (`ranks[node]`, ties: higher id; missing: 0).
+    Ranks(Vec<u64>),
+}
+
+/// The leader validity checker.
+#[derive(Debug)]
+pub struct LeaderValidity {
+    view: ElectionView,
+    deadline_ns: u64,
+    policy: RankPolicy,
+    judged_all: bool,
+}
+
+impl LeaderValidity {
+    /// The highest live id must win, judged from `quiet_from_ms + bound_ms` on.
+    pub fn new(nodes: usize, quiet_from_ms: u64, bound_ms: u64) -> Self {
+        Self::with_policy(nodes, quiet_from_ms, bound_ms, RankPolicy::HighestId)
+    }
+
+    /// `Some(ranks)`: the best-ranked live node must win; `None`: any live node may.
+    pub fn with_ranks(
+        nodes: usize,
+        quiet_from_ms: u64,
+        bound_ms: u64,
+        ranks: Option<Vec<u64>>,
+    ) -> Self {
+        let policy = match ranks {
+            Some(r) => RankPolicy::Ranks(r),
+            None => RankPolicy::AliveOnly,
+        };
+        Self::with_policy(nodes, quiet_from_ms, bound_ms, policy)
+    }
+
+    /// With an explicit [`RankPolicy`].
+    pub fn with_policy(
+        nodes: usize,
+        quiet_from_ms: u64,
+        bound_ms: u64,
+        policy: RankPolicy,
+    ) -> Self {
+        LeaderValidity {
+            view: ElectionView::new(nodes),
+            deadline_ns: quiet_from_ms
+                .saturating_add(bound_ms)
+                .saturating_mul(NS_PER_MS),
+            policy,
+            judged_all: false,
+        }
+    }
+
+    fn key(&self, v: NodeId) -> (u64, NodeId) {
+        match &self.policy {
+            RankPolicy::Ranks(r) => (r.get(v).copied().unwrap_or(0), v),
+            _ => (0, v),
+        }
+    }
+
+    /// The best live node `node` can reach, under the policy (`None` for `AliveOnly`).
+    fn best_for(&self, node: NodeId) -> Option<NodeId> {
+        if self.policy == RankPolicy::AliveOnly {
+            return None;
+        }
+        self.view
+            .live_nodes()
+            .filter(|&v| self.view.reachable(node, v))
+            .max_by_key(|&v| self.key(v))
+    }
+
+    fn judge_node(&self, node: NodeId, t_ns: u64) -> Result<(), Violation> {
+        let Some(b) = self.view.belief(node) else {
+            return Ok(());
+        };
+        let Some(l) = b.leader else {
+            return Ok(());
+        };
+        let fail = |explanation: String| Violation {
+            property: PROPERTY.into(),
+            class: PropertyClass::Safety,
+            explanation,
+            t_ns,
+            events: vec![b.event],
+        };
+        if !self.view.alive(l) {
+            return Err(fail(format!(
+                "node {node} names node {l} as leader, but node {l} has crashed"
+            )));
+        }
+        if let Some(best) = self.best_for(node) {
+            if self.key(best) > self.key(l) {
+                let why = match &self.policy {
+                    RankPolicy::Ranks(_) => format!(
+                        "node {best} (rank {}) outranks it (rank {})",
+                        self.key(best).0,
+                        self.key(l).0
+                    ),
+                    _ => format!("node {best} has a higher id"),
+                };
+                return Err(fail(format!(
+                    "node {node} names node {l} as leader, but live and reachable {why}"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    fn judge_all(&mut self, t_ns: u64) -> Result<(), Violation> {
+        self.judged_all = true;
+        let live: Vec<NodeId> = self.view.live_nodes().collect();
+        for v in live {
+            self.judge_node(v, t_ns)?;
+        }
+        Ok(())
+    }
+}
+
+impl Checker for LeaderValidity {
+    fn property(&self) -> &'static str {
+        PROPERTY
+    }
+
+    fn on_event(&mut self, ev: &Event) -> Result<(), Violation> {
+        if !self.judged_all && ev.t_ns > self.deadline_ns {
+            self.judge_all(self.deadline_ns)?;
+        }
+        self.view.apply(ev);
+        if ev.t_ns > self.deadline_ns {
+            if let (
+                Some(node),
+                EventKind::Observe {
+                    obs: Observation::Leader { .. },
+                },
+            ) = (ev.node, &ev.kind)
+            {
+                if self.view.alive(node) {
+                    self.judge_node(node, ev.t_ns)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self, end_t_ns: u64) -> Result<(), Violation> {
+        if end_t_ns > self.deadline_ns {
+            // no event since the deadline: the state judged now is the state at the deadline
+            let t_ns = if self.judged_all {
+                end_t_ns
+            } else {
+                self.deadline_ns
+            };
+            self.judge_all(t_ns)?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::election::test_util::T;
+    use sincro_harness::check::check_trace;
+    use sincro_harness::{Fault, Trace};
+
+    fn run(t: T, c: LeaderValidity, end_ms: u64) -> Result<(), Violation> {
+        let trace = Trace {
+            nodes: 4,
+            events: t.events,
+        };
+        let mut cs: Vec<Box<dyn Checker>> = vec![Box::new(c)];
+        check_trace(&trace, end_ms * NS_PER_MS, &mut cs)
+    }
+
+    #[test]
+    fn a_lower_leader_than_a_live_higher_node_is_caught() {
+        let t = T::default().all(10, &[0, 1, 2, 3], 2, 0);
+        let v = run(t, LeaderValidity::new(4, 0, 100), 1000).unwrap_err();
+        assert_eq!(v.property, PROPERTY);
+        assert!(
+            v.explanation.contains("node 3 has a higher id"),
+            "{}",
+            v.explanation
+        );
+        // with ranks, node 2 is the best: passes
+        let t = T::default().all(10, &[0, 1, 2, 3], 2, 0);
+        run(
+            t,
+            LeaderValidity::with_ranks(4, 0, 100, Some(vec![1, 1, 9, 3])),
+            1000,
+        )
+        .unwrap();
+        // and with ranks naming node 1 the best, node 2 is caught
+        let t = T::default().all(10, &[0, 1, 2, 3], 2, 0);
+        let v = run(
+            t,
+            LeaderValidity::with_ranks(4, 0, 100, Some(vec![1, 20, 9, 3])),
+            1000,
+        )
+        .unwrap_err();
+        assert!(v.explanation.contains("rank 20"), "{}", v.explanation);
+    }
+
+    #[test]
+    fn a_crashed_leader_is_caught_even_without_ranks() {
+        let t = T::default()
+            .all(10, &[0, 1, 2, 3], 1, 0)
+            .fault(20, Fault::Crash { node: 1 });
+        let v = run(t, LeaderValidity::with_ranks(4, 20, 100, None), 1000).unwrap_err();
+        assert!(v.explanation.contains("has crashed"), "{}", v.explanation);
+        assert_eq!(v.t_ns, 120 * NS_PER_MS);
+    }
+
+    #[test]
+    fn the_highest_live_node_passes() {
+        let t = T::default()
+            .all(10, &[0, 1, 2, 3], 3, 0)
+            .fault(20, Fault::Crash { node: 3 })
+            .all(60, &[0, 1, 2], 2, 0);
+        run(t, LeaderValidity::new(4, 20, 100), 1000).unwrap();
+        // a stale belief before the deadline is not judged
+        let t = T::default().all(10, &[0, 1, 2, 3], 0, 0);
+        run(t, LeaderValidity::new(4, 0, 2000), 1000).unwrap();
+    }
+}
