@@ -105,7 +105,8 @@ caught) hands its leftover on to the others.";
 
 #[derive(clap::Args)]
 struct FuzzArgs {
-    /// Algorithm to fuzz, or `all`.
+    /// Algorithms to fuzz: `all`, a name, a family glob (`clock.*`), or a comma list of these;
+    /// `!` excludes (`all,!clock.*`).
     #[arg(long, short, default_value = "all")]
     algorithm: String,
     /// Variant to fuzz, or `all` (buggy variants are expected to fail).
@@ -302,11 +303,8 @@ fn run(a: RunArgs, default_render: Render) -> i32 {
 }
 
 fn targets(algorithm: &str, variant: &str) -> Result<Vec<Target>, String> {
-    let algs: Vec<&'static dyn Algorithm> = if algorithm == "all" {
-        algorithms::registry()
-    } else {
-        vec![algorithms::find(algorithm).map_err(|e| e.0)?]
-    };
+    let algs = algorithms::select(algorithm).map_err(|e| e.0)?;
+    let single = algs.len() == 1 && !algorithm.contains(['*', ',']) && algorithm != "all";
     let mut out = Vec::new();
     for alg in algs {
         let info = alg.info();
@@ -316,7 +314,7 @@ fn targets(algorithm: &str, variant: &str) -> Result<Vec<Target>, String> {
             .filter(|v| variant == "all" || v.name == variant)
             .cloned()
             .collect();
-        if vs.is_empty() && algorithm != "all" {
+        if vs.is_empty() && single {
             let known: Vec<_> = info.variants.iter().map(|v| v.name).collect();
             return Err(format!(
                 "unknown variant `{variant}` of {}; known variants: {}",

@@ -22,7 +22,7 @@ use std::sync::atomic::Ordering;
 /// Options of `sincro matrix`.
 #[derive(clap::Args)]
 pub struct MatrixArgs {
-    /// Algorithm, or `all`.
+    /// Algorithms: `all`, a name, a family glob (`clock.*`), or a comma list; `!` excludes.
     #[arg(long, short, default_value = "all")]
     algorithm: String,
     /// Seeds per cell (one fault class, one property).
@@ -171,15 +171,11 @@ pub fn main(a: &MatrixArgs) -> i32 {
         eprintln!("error: --shrink-runs must be at least 1");
         return exit::BAD_INPUT;
     }
-    let algs: Vec<&'static dyn Algorithm> = if a.algorithm == "all" {
-        algorithms::registry()
-    } else {
-        match algorithms::find(&a.algorithm) {
-            Ok(alg) => vec![alg],
-            Err(e) => {
-                eprintln!("error: {}", e.0);
-                return exit::BAD_INPUT;
-            }
+    let algs: Vec<&'static dyn Algorithm> = match algorithms::select(&a.algorithm) {
+        Ok(algs) => algs,
+        Err(e) => {
+            eprintln!("error: {}", e.0);
+            return exit::BAD_INPUT;
         }
     };
     let classes: Vec<FaultClass> = FaultClass::ALL

@@ -20,7 +20,7 @@ pub mod strategy;
 #[cfg(test)]
 mod test_support;
 
-pub use registry::{find, registry, run_scenario, Algorithm, AlgorithmInfo, VariantInfo};
+pub use registry::{find, registry, run_scenario, select, Algorithm, AlgorithmInfo, VariantInfo};
 
 #[doc(no_inline)]
 pub use sincro_harness::Scenario;

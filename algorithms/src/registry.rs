@@ -105,6 +105,45 @@ pub fn find(name: &str) -> Result<&'static dyn Algorithm, ScenarioError> {
         })
 }
 
+/// The algorithms a selection names, in registry order: comma-separated items, each `all`, an
+/// exact name (`mutex.token-ring`), or a family glob (`clock.*`); an item starting with `!`
+/// removes what it names (`all,!clock.*`). Errors name the unknown item.
+pub fn select(spec: &str) -> Result<Vec<&'static dyn Algorithm>, ScenarioError> {
+    let all = registry();
+    let mut chosen = vec![false; all.len()];
+    for item in spec.split(',').map(str::trim).filter(|i| !i.is_empty()) {
+        let (keep, pattern) = match item.strip_prefix('!') {
+            Some(rest) => (false, rest),
+            None => (true, item),
+        };
+        let matches = |name: &str| match pattern.strip_suffix('*') {
+            _ if pattern == "all" => true,
+            Some(prefix) => name.starts_with(prefix),
+            None => name == pattern,
+        };
+        let mut any = false;
+        for (i, alg) in all.iter().enumerate() {
+            if matches(alg.info().name) {
+                chosen[i] = keep;
+                any = true;
+            }
+        }
+        if !any {
+            // the error lists the known names
+            find(pattern)?;
+        }
+    }
+    let out: Vec<_> = all
+        .into_iter()
+        .zip(chosen)
+        .filter_map(|(a, c)| c.then_some(a))
+        .collect();
+    if out.is_empty() {
+        return Err(ScenarioError(format!("`{spec}` selects no algorithm")));
+    }
+    Ok(out)
+}
+
 /// Runs a scenario with the algorithm it names.
 pub fn run_scenario(scenario: &Scenario, options: RunOptions) -> Result<Outcome, ScenarioError> {
     find(&scenario.algorithm)?.run(scenario, options)
@@ -190,4 +229,39 @@ fn usual_latency_ns(sc: &Scenario) -> u64 {
         .chain(over)
         .max()
         .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn select_takes_names_globs_lists_and_exclusions() {
+        let names = |spec: &str| -> Vec<&str> {
+            select(spec)
+                .unwrap()
+                .into_iter()
+                .map(|a| a.info().name)
+                .collect()
+        };
+        assert_eq!(names("all").len(), registry().len());
+        assert_eq!(names("mutex.quorum"), vec!["mutex.quorum"]);
+        let mutex = names("mutex.*");
+        assert!(mutex.len() >= 6 && mutex.iter().all(|n| n.starts_with("mutex.")));
+        let rest = names("all,!mutex.*");
+        assert_eq!(rest.len() + mutex.len(), registry().len());
+        assert!(rest.iter().all(|n| !n.starts_with("mutex.")));
+        assert_eq!(
+            names("mutex.token-ring, mutex.centralized"),
+            vec!["mutex.centralized", "mutex.token-ring"],
+            "registry order"
+        );
+        let err = |spec: &str| match select(spec) {
+            Ok(_) => panic!("`{spec}` should not select anything"),
+            Err(e) => e.0,
+        };
+        let e = err("mutex.nope");
+        assert!(e.contains("unknown algorithm `mutex.nope`"), "{e}");
+        assert!(err("mutex.*,!mutex.*").contains("selects no algorithm"));
+    }
 }
