@@ -8,6 +8,7 @@
 
 #![warn(missing_docs)]
 
+pub mod election;
 pub mod mutex;
 mod registry;
 #[cfg(feature = "proptest")]
