@@ -2,6 +2,7 @@
 //!
 //! One module per table; [`main`] dispatches on the table's name.
 
+pub mod election;
 pub mod mutex;
 
 pub use mutex::{
@@ -13,6 +14,10 @@ pub const TABLES: &[(&str, &str)] = &[
     (
         "mutex",
         "Table 6.1: messages per entry/exit and delay before entry, measured vs the book",
+    ),
+    (
+        "election",
+        "leader election: messages against n (Chang–Roberts best/worst, Franklin, Anel 2, ring, bully) and DHT superpeers",
     ),
     (
         "voting",
@@ -52,6 +57,7 @@ impl TableArgs {
 pub fn main(args: &TableArgs) -> i32 {
     match args.which.as_str() {
         "mutex" => mutex::main(args),
+        "election" => election::main(args),
         "voting" => {
             if args.runs == 0 || args.p.iter().any(|p| !(0.0..=1.0).contains(p)) {
                 eprintln!("error: --runs must be at least 1 and every --p within [0, 1]");
