@@ -191,10 +191,18 @@ impl YoYo {
                 self.later.push((from, msg));
             }
             _ if self.finished => {}
+            // Outside the fault model (a duplicate, or a stale iteration): not ours to count.
+            Msg::Value { iter, .. } | Msg::Vote { iter, .. } if iter < self.iter => {}
+            Msg::Value { .. }
+                if !self.in_edges.contains(&from) || self.values.contains_key(&from) => {}
+            Msg::Vote { .. }
+                if !self.out_edges.contains(&from) || self.votes.contains_key(&from) => {}
             Msg::Value { value, .. } => {
                 self.values.insert(from, value);
                 if self.values.len() == self.in_edges.len() {
-                    let m = *self.values.values().min().expect("an in-edge");
+                    let Some(&m) = self.values.values().min() else {
+                        return;
+                    };
                     self.sent = Some(m);
                     if self.out_edges.is_empty() {
                         self.answer(ctx, true, true);
@@ -232,7 +240,9 @@ impl YoYo {
 
     /// -YO at an internal process or a sink: answers every in-neighbour, prunes, reverses.
     fn answer(&mut self, ctx: &mut Ctx<'_, Self>, downstream_yes: bool, sink: bool) {
-        let m = self.sent.expect("values arrived");
+        let Some(m) = self.sent else {
+            return;
+        };
         // keep one edge per distinct value (the lowest neighbour), cut the duplicates
         let mut kept: BTreeMap<NodeId, NodeId> = BTreeMap::new();
         let mut answers: Vec<(NodeId, bool, bool)> = Vec::new();
