@@ -114,7 +114,6 @@ impl Process for Anel1 {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use crate::election::registered_rings::testing::*;
     use crate::registry::find;
     use crate::test_support::assert_replays_exactly;
