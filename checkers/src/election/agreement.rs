@@ -22,6 +22,7 @@ pub struct LeaderAgreement {
     bound_ns: u64,
     reached: bool,
     last_report_ns: u64,
+    last_t_ns: u64,
 }
 
 impl LeaderAgreement {
@@ -33,6 +34,7 @@ impl LeaderAgreement {
             bound_ns: bound_ms * NS_PER_MS,
             reached: false,
             last_report_ns: 0,
+            last_t_ns: 0,
         }
     }
 
@@ -83,8 +85,14 @@ impl Checker for LeaderAgreement {
     }
 
     fn on_event(&mut self, ev: &Event) -> Result<(), Violation> {
-        // the state before this event held until it: it counts if it reaches past quiet
-        if !self.reached && ev.t_ns > self.quiet_ns && self.agreed().is_some() {
+        // The state before this event held from the previous event's time until now: it
+        // counts if that lasted a while and reaches past quiet (states between events of the
+        // same instant are transient).
+        if !self.reached
+            && ev.t_ns > self.quiet_ns
+            && ev.t_ns > self.last_t_ns
+            && self.agreed().is_some()
+        {
             self.reached = true;
         }
         if !self.reached && ev.t_ns > self.deadline_ns() {
@@ -100,15 +108,16 @@ impl Checker for LeaderAgreement {
         if self.view.apply(ev).is_some() {
             self.last_report_ns = ev.t_ns;
         }
-        if !self.reached && ev.t_ns >= self.quiet_ns && self.agreed().is_some() {
-            self.reached = true;
-        }
+        self.last_t_ns = ev.t_ns;
         Ok(())
     }
 
     fn finish(&mut self, end_t_ns: u64) -> Result<(), Violation> {
         let agreed = self.agreed().is_some();
-        if !self.reached && !agreed && end_t_ns > self.deadline_ns() {
+        if !self.reached && agreed && end_t_ns > self.quiet_ns && end_t_ns > self.last_t_ns {
+            self.reached = true;
+        }
+        if !self.reached && end_t_ns > self.deadline_ns() {
             return Err(self.violation(
                 self.deadline_ns(),
                 format!(

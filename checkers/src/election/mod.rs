@@ -157,6 +157,21 @@ impl ElectionView {
         agreed.filter(|&l| self.alive(l))
     }
 
+    /// Like [`ElectionView::agreed`], but every live node must also report the same term:
+    /// `(leader, term)`.
+    pub fn agreed_in_term(&self) -> Option<(NodeId, u64)> {
+        let l = self.agreed()?;
+        let mut term = None;
+        for v in self.live_nodes() {
+            let t = self.belief[v]?.term;
+            if term.is_some_and(|x| x != t) {
+                return None;
+            }
+            term = Some(t);
+        }
+        term.map(|t| (l, t))
+    }
+
     /// Applies one event. Returns the node's previous belief when the event is a leader
     /// observation (`Some(None)` when it believed nothing).
     pub fn apply(&mut self, ev: &Event) -> Option<Option<Belief>> {

@@ -1,10 +1,15 @@
 //! Leader stability: after the faults stop and the live nodes agree on a leader, no node starts
 //! a new election or changes leader (or term) while that leader is alive and reachable from it.
 //!
-//! Once every live node names the same live leader `L` at or after `quiet`, any later leader
-//! report of a live node `n` that is not `(L, the term n reported when they agreed)` is a
-//! violation if `L` is alive and no partition separates `n` from `L`. If a new agreement forms
-//! (e.g. after `L` became unreachable), it is the new reference.
+//! Once every live node names the same live leader `L` in the same term `t` at or after
+//! `quiet + settle` (by default `settle` = 0), any later leader report of a live node `n` other
+//! than `(L, t)` is a violation if `L` is alive and no partition separates `L` from any live
+//! node (a node cut from `L` may rightly start an election that disrupts the others too).
+//! `settle` is for failure detectors: a timer a follower started before the faults stopped (its
+//! last heartbeat was lost) may still fire up to one timeout after them, so an algorithm built
+//! on timeouts passes its largest one ([`LeaderStability::with_settle`]). If a new agreement forms (e.g. after `L`
+//! became unreachable), it is the new reference. (Agreement on the leader alone is not enough:
+//! a follower that lags a term behind will legitimately catch up.)
 
 use super::ElectionView;
 use sincro_harness::trace::{Event, EventKind};
@@ -18,17 +23,25 @@ pub const PROPERTY: &str = "leader_stability";
 pub struct LeaderStability {
     view: ElectionView,
     quiet_ns: u64,
-    /// The agreed leader and when agreement was seen.
-    agreed: Option<(NodeId, u64)>,
+    /// The agreed leader, its term, and when agreement was seen.
+    agreed: Option<(NodeId, u64, u64)>,
+    last_t_ns: u64,
 }
 
 impl LeaderStability {
     /// Stability is judged once the live nodes agree, at or after `quiet_from_ms`.
     pub fn new(nodes: usize, quiet_from_ms: u64) -> Self {
+        Self::with_settle(nodes, quiet_from_ms, 0)
+    }
+
+    /// Stability is judged once the live nodes agree, at or after
+    /// `quiet_from_ms + settle_ms`.
+    pub fn with_settle(nodes: usize, quiet_from_ms: u64, settle_ms: u64) -> Self {
         LeaderStability {
             view: ElectionView::new(nodes),
-            quiet_ns: quiet_from_ms * NS_PER_MS,
+            quiet_ns: quiet_from_ms.saturating_add(settle_ms) * NS_PER_MS,
             agreed: None,
+            last_t_ns: 0,
         }
     }
 }
@@ -39,27 +52,35 @@ impl Checker for LeaderStability {
     }
 
     fn on_event(&mut self, ev: &Event) -> Result<(), Violation> {
-        if ev.t_ns > self.quiet_ns && self.agreed.is_none() {
-            self.agreed = self.view.agreed().map(|l| (l, ev.t_ns));
+        // The state before this event held since the previous event: an agreement counts once
+        // it lasted a while past quiet (states between events of one instant are transient).
+        if ev.t_ns > self.quiet_ns && ev.t_ns > self.last_t_ns {
+            match self.view.agreed_in_term() {
+                Some((l, t)) if self.agreed.map(|a| (a.0, a.1)) != Some((l, t)) => {
+                    self.agreed = Some((l, t, self.last_t_ns.max(self.quiet_ns)));
+                }
+                _ => {}
+            }
         }
+        self.last_t_ns = ev.t_ns;
         let prev = self.view.apply(ev);
         if let (
             Some(Some(prev)),
             Some(node),
-            Some((l, since_ns)),
+            Some((l, t, since_ns)),
             EventKind::Observe {
                 obs: Observation::Leader { leader, term },
             },
         ) = (prev, ev.node, self.agreed, &ev.kind)
         {
-            let changed = *leader != Some(l) || (prev.leader == Some(l) && prev.term != *term);
-            if changed && self.view.alive(l) && self.view.reachable(node, l) {
+            let changed = *leader != Some(l) || *term != t;
+            let connected = self.view.live_nodes().all(|v| self.view.reachable(v, l));
+            if changed && self.view.alive(l) && connected {
                 let what = match leader {
                     None => format!("started a new election (term {term})"),
-                    Some(x) if *x == l => format!(
-                        "moved from term {} to term {term} with the same leader",
-                        prev.term
-                    ),
+                    Some(x) if *x == l => {
+                        format!("moved from term {t} to term {term} with the same leader")
+                    }
                     Some(x) => format!("changed its leader to node {x} (term {term})"),
                 };
                 return Err(Violation {
@@ -72,14 +93,6 @@ impl Checker for LeaderStability {
                     t_ns: ev.t_ns,
                     events: vec![prev.event, ev.id],
                 });
-            }
-        }
-        if ev.t_ns >= self.quiet_ns {
-            match self.view.agreed() {
-                Some(l) if self.agreed.map(|a| a.0) != Some(l) => {
-                    self.agreed = Some((l, ev.t_ns));
-                }
-                _ => {}
             }
         }
         Ok(())
@@ -129,6 +142,44 @@ mod tests {
             "{}",
             v.explanation
         );
+    }
+
+    #[test]
+    fn the_settle_time_and_a_one_way_cut_of_the_leader_excuse_a_change() {
+        let t = T::default()
+            .all(10, &[0, 1, 2], 2, 0)
+            .leader(50, 0, None, 0);
+        run(t, 0).unwrap_err();
+        let t = T::default()
+            .all(10, &[0, 1, 2], 2, 0)
+            .leader(50, 0, None, 0);
+        let trace = Trace {
+            nodes: 3,
+            events: t.events,
+        };
+        let mut cs: Vec<Box<dyn Checker>> = vec![Box::new(LeaderStability::with_settle(3, 0, 60))];
+        check_trace(&trace, 10_000 * NS_PER_MS, &mut cs).unwrap();
+        // node 2 cannot reach node 1: node 0's election is excused
+        let t = T::default()
+            .all(10, &[0, 1, 2], 2, 0)
+            .fault(
+                20,
+                Fault::PartitionOneway {
+                    from: vec![2],
+                    to: vec![1],
+                },
+            )
+            .leader(50, 0, None, 0);
+        run(t, 0).unwrap();
+    }
+
+    #[test]
+    fn a_follower_catching_up_a_term_is_not_a_new_election() {
+        let t = T::default()
+            .leader(10, 0, Some(2), 4) // node 0 lags a term behind: no agreement in a term yet
+            .all(10, &[1, 2], 2, 5)
+            .leader(50, 0, Some(2), 5);
+        run(t, 0).unwrap();
     }
 
     #[test]

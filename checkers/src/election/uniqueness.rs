@@ -82,13 +82,22 @@ impl Checker for LeaderUniqueness {
                 involved.dedup();
                 let mut events = vec![b.event, ev.id];
                 events.extend(involved.iter().copied());
+                let mut faults = describe_faults(&involved, &self.faults);
+                if involved.is_empty() {
+                    if let Some((&id, f)) = self.faults.iter().next_back() {
+                        faults = format!(
+                            "{faults}; last fault before it: {} (event {id})",
+                            sincro_harness::render::fault_text(f)
+                        );
+                        events.push(id);
+                    }
+                }
                 return Err(Violation {
                     property: PROPERTY.into(),
                     class: PropertyClass::Safety,
                     explanation: format!(
-                        "split brain: node {node} believes it leads term {term} while node {other} (since {:.3} ms) still does; {}",
+                        "split brain: node {node} believes it leads term {term} while node {other} (since {:.3} ms) still does; {faults}",
                         b.t_ns as f64 / 1e6,
-                        describe_faults(&involved, &self.faults)
                     ),
                     t_ns: ev.t_ns,
                     events,

@@ -1,0 +1,436 @@
+//! Ring election with the list of ids.
+//!
+//! **Algorithm** (Tanenbaum & van Steen §6.5.1, seed `000`, "Algoritmo de anel", Fig. 6.20):
+//! processes are ordered in a logical ring (`i -> i + 1 mod n`). A process that notices the
+//! coordinator is gone (a workload `probe` it sends the coordinator goes unanswered; or it
+//! recovers from a crash) reports that it knows no leader and sends ELECTION with the list
+//! `[own id]` to its successor. If the successor is down, the sender skips it and tries the
+//! next one, and so on, until a live process takes the message (each hop is acknowledged, and
+//! an unacknowledged hop is retried past the silent successor). Each process appends its id and
+//! passes it on. When the message comes back to a process already on the list (normally the
+//! initiator), it becomes COORDINATOR, naming the highest id of the list, and circulates once
+//! more; every process it reaches adopts that coordinator. Several concurrent initiators (2 and
+//! 5 in Fig. 6.20) each run their own circulation, with the same result.
+//!
+//! **Taking power safely**: the elected process believes itself coordinator only once its
+//! COORDINATOR message has gone all the way round (so the previous coordinator, if alive, has
+//! adopted the new one); the process where the round closes tells it with READY. A process that
+//! receives a COORDINATOR naming a lower process than itself drops it and calls an election (a
+//! recovered process that the list missed); one that receives a COORDINATOR naming a lower
+//! process than the live leader it knows, missing from the list, drops it and probes that
+//! leader. An initiator whose election did not end after `(2n + 2)` hop timeouts starts again.
+//!
+//! **Fault model**: synchronous links (delays below the bound the hop timeout comes from), crashes
+//! with restart, reordering and drift. No loss, duplication, pauses, clock jumps or partitions.
+//!
+//! **Promises**: `leader_uniqueness`, `leader_agreement`, `election_termination`,
+//! `leader_validity` (the highest live id), `leader_stability`.
+
+use serde::{Deserialize, Serialize};
+use sincro_harness::{Ctx, NodeId, Observation, Process, TimerId};
+use std::collections::BTreeMap;
+
+/// What travels round the ring.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Ring {
+    /// An election collecting the ids of the live processes.
+    Election {
+        /// Ids, in the order the message visited them.
+        list: Vec<NodeId>,
+    },
+    /// The result: `leader` is the highest id of `list`.
+    Coordinator {
+        /// The elected process.
+        leader: NodeId,
+        /// The members of the new ring.
+        list: Vec<NodeId>,
+        /// Who adopted it so far (the converter first).
+        told: Vec<NodeId>,
+    },
+}
+
+/// Messages.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Msg {
+    /// A ring message, hop number `seq` of its sender.
+    Hop {
+        /// The sender's hop number (echoed by the ACK).
+        seq: u64,
+        /// The message.
+        ring: Ring,
+    },
+    /// "Got your hop `seq`".
+    HopAck {
+        /// The hop.
+        seq: u64,
+    },
+    /// "Your COORDINATOR went all the way round: take power".
+    Ready,
+    /// "Are you alive (and coordinator)?"
+    Probe,
+    /// "Yes".
+    Alive,
+}
+
+/// Timers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Timer {
+    /// Hop `seq` was not acknowledged: skip that successor.
+    Hop {
+        /// The hop.
+        seq: u64,
+    },
+    /// The election started (or the claim awaited) did not end: start again.
+    Retry,
+    /// The coordinator did not answer a probe.
+    Probe,
+}
+
+/// Workload commands: the same as the bully algorithm's.
+pub use super::bully::Input;
+
+/// Parameters (`params` in the scenario).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Params {
+    /// The coordinator every process knows at the start (default: the highest id).
+    #[serde(default)]
+    pub initial_leader: Option<NodeId>,
+}
+
+/// One process.
+#[derive(Debug)]
+pub struct RingList {
+    hop_ms: u64,
+    initial_leader: Option<NodeId>,
+    leader: Option<NodeId>,
+    reported: Option<Option<NodeId>>,
+    /// Forwarded an election since adopting `leader`: that belief is being replaced.
+    in_election: bool,
+    /// Started an election that has not ended.
+    initiated: bool,
+    /// Elected, waiting for its COORDINATOR to go round.
+    pending_claim: bool,
+    next_seq: u64,
+    /// Unacknowledged hops: seq -> (to, message).
+    hops: BTreeMap<u64, (NodeId, Ring)>,
+    probe: Option<(NodeId, TimerId)>,
+    retry: Option<TimerId>,
+}
+
+impl RingList {
+    /// A process whose hops time out after `hop_ms` (local ms); `initial_leader`: the
+    /// coordinator known at start (default: the highest id).
+    pub fn new(hop_ms: u64, initial_leader: Option<NodeId>) -> Self {
+        RingList {
+            hop_ms: hop_ms.max(1),
+            initial_leader,
+            leader: None,
+            reported: None,
+            in_election: false,
+            initiated: false,
+            pending_claim: false,
+            next_seq: 0,
+            hops: BTreeMap::new(),
+            probe: None,
+            retry: None,
+        }
+    }
+
+    fn report(&mut self, ctx: &mut Ctx<'_, Self>) {
+        if self.reported != Some(self.leader) {
+            self.reported = Some(self.leader);
+            ctx.observe(Observation::Leader {
+                leader: self.leader,
+                term: 0,
+            });
+        }
+    }
+
+    fn retry_ms(&self, n: usize) -> u64 {
+        (2 * n as u64 + 2) * self.hop_ms
+    }
+
+    fn set_retry(&mut self, ctx: &mut Ctx<'_, Self>) {
+        if let Some(id) = self.retry.take() {
+            ctx.cancel_timer(id);
+        }
+        let after = self.retry_ms(ctx.nodes());
+        self.retry = Some(ctx.set_timer_ms(after, Timer::Retry));
+    }
+
+    /// Sends `ring` to the first process after `after` (skipping as hops time out); back to
+    /// ourselves when every other process is down.
+    fn forward(&mut self, ctx: &mut Ctx<'_, Self>, after: NodeId, ring: Ring) {
+        let to = (after + 1) % ctx.nodes();
+        if to == ctx.id() {
+            self.handle(ctx, ring);
+            return;
+        }
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        ctx.send(
+            to,
+            Msg::Hop {
+                seq,
+                ring: ring.clone(),
+            },
+        );
+        self.hops.insert(seq, (to, ring));
+        ctx.set_timer_ms(self.hop_ms, Timer::Hop { seq });
+    }
+
+    fn start_election(&mut self, ctx: &mut Ctx<'_, Self>) {
+        if let Some((_, id)) = self.probe.take() {
+            ctx.cancel_timer(id);
+        }
+        self.leader = None;
+        self.report(ctx);
+        self.in_election = true;
+        self.initiated = true;
+        self.pending_claim = false;
+        self.set_retry(ctx);
+        let me = ctx.id();
+        self.forward(ctx, me, Ring::Election { list: vec![me] });
+    }
+
+    fn adopt(&mut self, ctx: &mut Ctx<'_, Self>, c: NodeId) {
+        if let Some((_, id)) = self.probe.take() {
+            ctx.cancel_timer(id);
+        }
+        if let Some(id) = self.retry.take() {
+            ctx.cancel_timer(id);
+        }
+        self.leader = Some(c);
+        self.in_election = false;
+        self.initiated = false;
+        self.pending_claim = false;
+        self.report(ctx);
+    }
+
+    fn handle(&mut self, ctx: &mut Ctx<'_, Self>, ring: Ring) {
+        let me = ctx.id();
+        match ring {
+            Ring::Election { mut list } => {
+                if list.contains(&me) {
+                    // Back where it passed before: it becomes COORDINATOR.
+                    let c = *list.iter().max().expect("a list holds its initiator");
+                    if self.stale(ctx, c, &list) {
+                        return;
+                    }
+                    if c == me {
+                        self.pending_claim = true;
+                        self.set_retry(ctx);
+                    } else {
+                        self.adopt(ctx, c);
+                    }
+                    let ring = Ring::Coordinator {
+                        leader: c,
+                        list,
+                        told: vec![me],
+                    };
+                    self.forward(ctx, me, ring);
+                } else {
+                    self.in_election = true;
+                    list.push(me);
+                    self.forward(ctx, me, Ring::Election { list });
+                }
+            }
+            Ring::Coordinator {
+                leader: c,
+                list,
+                mut told,
+            } => {
+                if told.contains(&me) {
+                    // The round is closed: everyone on the way adopted `c`.
+                    if c == me {
+                        if self.pending_claim {
+                            self.adopt(ctx, me);
+                        }
+                    } else {
+                        ctx.send(c, Msg::Ready);
+                    }
+                    return;
+                }
+                if c < me {
+                    // I am alive and better: this list missed me.
+                    if !self.initiated {
+                        self.start_election(ctx);
+                    }
+                    return;
+                }
+                if self.stale(ctx, c, &list) {
+                    return;
+                }
+                if c == me {
+                    self.pending_claim = true;
+                    self.set_retry(ctx);
+                } else {
+                    self.adopt(ctx, c);
+                }
+                told.push(me);
+                self.forward(
+                    ctx,
+                    me,
+                    Ring::Coordinator {
+                        leader: c,
+                        list,
+                        told,
+                    },
+                );
+            }
+        }
+    }
+
+    /// True (and probes the leader we know) when a result naming `c` from `list` is older
+    /// than the live leader we adopted since: it names someone lower, and the list missed ours.
+    fn stale(&mut self, ctx: &mut Ctx<'_, Self>, c: NodeId, list: &[NodeId]) -> bool {
+        let me = ctx.id();
+        let known = if self.in_election { None } else { self.leader };
+        match known.filter(|&l| l > c && l != me && !list.contains(&l)) {
+            Some(l) => {
+                self.send_probe(ctx, l);
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn send_probe(&mut self, ctx: &mut Ctx<'_, Self>, l: NodeId) {
+        if self.probe.is_none() {
+            ctx.send(l, Msg::Probe);
+            let id = ctx.set_timer_ms(self.hop_ms, Timer::Probe);
+            self.probe = Some((l, id));
+        }
+    }
+}
+
+impl Process for RingList {
+    type Msg = Msg;
+    type Timer = Timer;
+    type Input = Input;
+    /// Whether this process ran before: a process that comes back after a crash calls an
+    /// election.
+    type Stable = bool;
+
+    fn on_start(&mut self, ctx: &mut Ctx<'_, Self>) {
+        if *ctx.stable() {
+            self.start_election(ctx);
+        } else {
+            *ctx.stable_mut() = true;
+            self.leader = Some(self.initial_leader.unwrap_or(ctx.nodes() - 1));
+            self.report(ctx);
+        }
+    }
+
+    fn on_message(&mut self, ctx: &mut Ctx<'_, Self>, from: NodeId, msg: Msg) {
+        let me = ctx.id();
+        match msg {
+            Msg::Hop { seq, ring } => {
+                ctx.send(from, Msg::HopAck { seq });
+                self.handle(ctx, ring);
+            }
+            Msg::HopAck { seq } => {
+                if self.hops.get(&seq).is_some_and(|(to, _)| *to == from) {
+                    self.hops.remove(&seq);
+                }
+            }
+            Msg::Ready => {
+                if self.pending_claim {
+                    self.adopt(ctx, me);
+                }
+            }
+            Msg::Probe => {
+                if self.leader == Some(me) || self.pending_claim {
+                    ctx.send(from, Msg::Alive);
+                }
+            }
+            Msg::Alive => {
+                if self.probe.is_some_and(|(l, _)| l == from) {
+                    if let Some((_, id)) = self.probe.take() {
+                        ctx.cancel_timer(id);
+                    }
+                }
+            }
+        }
+    }
+
+    fn on_timer(&mut self, ctx: &mut Ctx<'_, Self>, timer: Timer) {
+        match timer {
+            Timer::Hop { seq } => {
+                // The successor is silent: skip it.
+                if let Some((to, ring)) = self.hops.remove(&seq) {
+                    self.forward(ctx, to, ring);
+                }
+            }
+            Timer::Retry => {
+                self.retry = None;
+                if self.leader.is_none() || self.pending_claim {
+                    self.start_election(ctx);
+                }
+            }
+            Timer::Probe => {
+                let Some((l, _)) = self.probe.take() else {
+                    return;
+                };
+                if self.leader == Some(l) {
+                    self.start_election(ctx);
+                }
+            }
+        }
+    }
+
+    fn on_input(&mut self, ctx: &mut Ctx<'_, Self>, input: Input) {
+        let Input::Probe = input;
+        match self.leader {
+            None if !self.initiated => self.start_election(ctx),
+            Some(l) if l != ctx.id() && !self.in_election => self.send_probe(ctx, l),
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::election::{final_leaders, sends};
+    use crate::registry::find;
+    use crate::test_support::{assert_in_model_passes, assert_replays_exactly};
+    use sincro_harness::engine::RunOptions;
+    use sincro_harness::{EngineKind, Scenario, Verdict};
+
+    #[test]
+    fn fig_6_20_two_concurrent_initiators_same_result() {
+        let sc = Scenario::from_json(
+            r#"{"algorithm": "election.ring", "nodes": 8, "seed": 1, "duration_ms": 600,
+                "network": {"latency": {"constant": {"ms": 5}}},
+                "faults": [{"at_ms": 5, "fault": {"crash": {"node": 7}}}],
+                "workload": [{"at_ms": 10, "node": 2, "input": "probe"},
+                             {"at_ms": 10, "node": 5, "input": "probe"}]}"#,
+        )
+        .unwrap();
+        let out = find("election.ring")
+            .unwrap()
+            .run(&sc, RunOptions::default())
+            .unwrap();
+        assert_eq!(out.verdict, Verdict::Pass);
+        assert_eq!(&final_leaders(&out, 8)[..7], &[Some(6); 7]);
+        let s = sends(&out);
+        // Both initiators turn their own message into COORDINATOR naming 6, with the same
+        // members (7 skipped), and each circulates once.
+        for (init, list) in [(2, "[2, 3, 4, 5, 6, 0, 1]"), (5, "[5, 6, 0, 1, 2, 3, 4]")] {
+            let conv = format!("Coordinator {{ leader: 6, list: {list}, told: [{init}] }}");
+            assert!(
+                s.iter().any(|(f, _, m)| *f == init && m.contains(&conv)),
+                "{init} did not convert its election: {s:?}"
+            );
+        }
+        // 6 skipped its dead successor 7 and went on to 0
+        assert!(s.iter().any(|(f, t, _)| *f == 6 && *t == 0));
+    }
+
+    #[test]
+    fn deterministic_and_passes_in_model() {
+        assert_replays_exactly("election.ring", &["correct"], 3);
+        assert_in_model_passes("election.ring", "correct", 300, EngineKind::Native);
+    }
+}

@@ -1,0 +1,335 @@
+//! Election with terms and majority votes: the split-brain fix of seed `002`.
+//!
+//! **Algorithm** (seed `002`, "Split-brain": "atribuir um peso para cada processo e só aceitar
+//! que um líder seja declarado se seus votos carregarem mais da metade do peso do sistema ...
+//! mandatos ... mensagens recebidas de mandatos anteriores são sumariamente descartadas"; the
+//! election of Raft): every process keeps a current term and the vote it gave in that term in
+//! stable storage. A follower that hears no heartbeat from a leader for a randomized election
+//! timeout becomes a candidate: it moves to the next term, votes for itself, reports that it
+//! knows no leader and asks every other process for its vote. A process grants at most one
+//! vote per term (kept across crashes). A candidate with votes from a majority leads the term
+//! and sends heartbeats. Any message from a higher term moves the receiver to that term as a
+//! follower; messages of a lower term are dropped (the sender of a stale heartbeat is told the
+//! current term, so a deposed leader steps down).
+//!
+//! **Why at most one leader per term**: two majorities intersect, and the process in both
+//! voted once in that term; the vote survives crashes in stable storage.
+//!
+//! **Fault model**: any delay, loss, duplication and reordering; partitions (two-way and
+//! one-way), crashes with restart, pauses and drift. Progress needs a majority connected with
+//! delays below the timeouts, which holds after the faults stop. Clock jumps keep it safe (one
+//! leader per term does not depend on clocks) but not stable: a leader whose clock jumps back
+//! sends no heartbeat for that long and the followers elect another, so they are left out of
+//! the declared model.
+//!
+//! **Promises**: `leader_uniqueness` (per term), `leader_agreement`, `election_termination`,
+//! `leader_validity` (the leader is alive; no promise of which one), `leader_stability`.
+
+use serde::{Deserialize, Serialize};
+use sincro_harness::{Ctx, NodeId, Observation, Process, TimerId};
+use std::collections::BTreeSet;
+
+/// Messages; every one carries the sender's term.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Msg {
+    /// A candidate asks for a vote in `term`.
+    RequestVote {
+        /// The candidate's term.
+        term: u64,
+    },
+    /// The answer to a vote request.
+    Vote {
+        /// The voter's term.
+        term: u64,
+        /// Whether the vote is granted.
+        granted: bool,
+    },
+    /// The leader of `term` is alive.
+    Heartbeat {
+        /// The leader's term.
+        term: u64,
+    },
+    /// Answer to a stale heartbeat: the current term, so the old leader steps down.
+    Stale {
+        /// The receiver's (higher) term.
+        term: u64,
+    },
+}
+
+/// Timers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Timer {
+    /// No heartbeat for too long (or the candidacy got no majority): start an election.
+    Election,
+    /// Time for the leader's next heartbeat.
+    Heartbeat,
+}
+
+/// Workload commands: none (elections start by themselves when heartbeats stop).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Input {
+    /// Does nothing (present so workloads can name the algorithm's input type).
+    Nothing,
+}
+
+/// Stable storage: the term and the vote given in it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Stable {
+    /// Current term.
+    pub term: u64,
+    /// Who got our vote in `term`.
+    pub voted_for: Option<NodeId>,
+}
+
+/// Parameters (`params` in the scenario).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Params {
+    /// Heartbeat period, local ms (0: derived from the latencies).
+    #[serde(default)]
+    pub heartbeat_ms: u64,
+    /// Smallest election timeout, local ms; each timeout is drawn in `[e, 3e)` (0: derived).
+    #[serde(default)]
+    pub election_timeout_ms: u64,
+}
+
+impl Params {
+    /// The heartbeat period and the smallest election timeout, for links whose delays are at
+    /// most `max_latency_ms` (explicit values win).
+    pub fn timeouts(&self, max_latency_ms: u64) -> (u64, u64) {
+        let hb = if self.heartbeat_ms > 0 {
+            self.heartbeat_ms
+        } else {
+            max_latency_ms + 5
+        };
+        let el = if self.election_timeout_ms > 0 {
+            self.election_timeout_ms
+        } else {
+            2 * hb + 2 * max_latency_ms + 10
+        };
+        (hb, el)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Role {
+    Follower,
+    Candidate { votes: BTreeSet<NodeId> },
+    Leader,
+}
+
+/// One process.
+#[derive(Debug)]
+pub struct Terms {
+    heartbeat_ms: u64,
+    election_ms: u64,
+    role: Role,
+    leader: Option<NodeId>,
+    election_timer: Option<TimerId>,
+    heartbeat_timer: Option<TimerId>,
+    reported: Option<(Option<NodeId>, u64)>,
+}
+
+impl Terms {
+    /// A process with heartbeat period `heartbeat_ms` and election timeouts drawn in
+    /// `[election_ms, 3 election_ms)`.
+    pub fn new(heartbeat_ms: u64, election_ms: u64) -> Self {
+        Terms {
+            heartbeat_ms: heartbeat_ms.max(1),
+            election_ms: election_ms.max(1),
+            role: Role::Follower,
+            leader: None,
+            election_timer: None,
+            heartbeat_timer: None,
+            reported: None,
+        }
+    }
+
+    fn report(&mut self, ctx: &mut Ctx<'_, Self>) {
+        let now = (self.leader, ctx.stable().term);
+        if self.reported != Some(now) {
+            self.reported = Some(now);
+            ctx.observe(Observation::Leader {
+                leader: now.0,
+                term: now.1,
+            });
+        }
+    }
+
+    fn reset_election_timer(&mut self, ctx: &mut Ctx<'_, Self>) {
+        if let Some(id) = self.election_timer.take() {
+            ctx.cancel_timer(id);
+        }
+        let after = ctx.rng().range_u64(self.election_ms, 3 * self.election_ms);
+        self.election_timer = Some(ctx.set_timer_ms(after, Timer::Election));
+    }
+
+    /// Moves to `term` (higher than ours) as a follower with no vote and no leader known.
+    fn adopt_term(&mut self, ctx: &mut Ctx<'_, Self>, term: u64) {
+        let st = ctx.stable_mut();
+        st.term = term;
+        st.voted_for = None;
+        if self.role == Role::Leader {
+            self.reset_election_timer(ctx);
+        }
+        self.role = Role::Follower;
+        self.leader = None;
+    }
+
+    fn become_candidate(&mut self, ctx: &mut Ctx<'_, Self>) {
+        let me = ctx.id();
+        let st = ctx.stable_mut();
+        st.term += 1;
+        st.voted_for = Some(me);
+        let term = st.term;
+        self.role = Role::Candidate {
+            votes: BTreeSet::from([me]),
+        };
+        self.leader = None;
+        self.report(ctx);
+        ctx.broadcast(Msg::RequestVote { term });
+        self.reset_election_timer(ctx);
+        self.maybe_lead(ctx);
+    }
+
+    fn maybe_lead(&mut self, ctx: &mut Ctx<'_, Self>) {
+        let Role::Candidate { votes } = &self.role else {
+            return;
+        };
+        if votes.len() * 2 > ctx.nodes() {
+            self.role = Role::Leader;
+            self.leader = Some(ctx.id());
+            if let Some(id) = self.election_timer.take() {
+                ctx.cancel_timer(id);
+            }
+            self.report(ctx);
+            let term = ctx.stable().term;
+            ctx.broadcast(Msg::Heartbeat { term });
+            if let Some(id) = self.heartbeat_timer.take() {
+                ctx.cancel_timer(id);
+            }
+            self.heartbeat_timer = Some(ctx.set_timer_ms(self.heartbeat_ms, Timer::Heartbeat));
+        }
+    }
+}
+
+impl Process for Terms {
+    type Msg = Msg;
+    type Timer = Timer;
+    type Input = Input;
+    type Stable = Stable;
+
+    fn on_start(&mut self, ctx: &mut Ctx<'_, Self>) {
+        self.role = Role::Follower;
+        self.leader = None;
+        self.report(ctx);
+        self.reset_election_timer(ctx);
+    }
+
+    fn on_message(&mut self, ctx: &mut Ctx<'_, Self>, from: NodeId, msg: Msg) {
+        let current = ctx.stable().term;
+        let term = match msg {
+            Msg::RequestVote { term }
+            | Msg::Vote { term, .. }
+            | Msg::Heartbeat { term }
+            | Msg::Stale { term } => term,
+        };
+        if term < current {
+            // A stale term: dropped; a stale leader is told the current term.
+            if let Msg::Heartbeat { .. } = msg {
+                ctx.send(from, Msg::Stale { term: current });
+            }
+            return;
+        }
+        if term > current {
+            self.adopt_term(ctx, term);
+            if !matches!(msg, Msg::Heartbeat { .. }) {
+                self.report(ctx);
+            }
+        }
+        match msg {
+            Msg::RequestVote { term } => {
+                let voted = ctx.stable().voted_for;
+                let granted = self.role == Role::Follower && voted.is_none_or(|v| v == from);
+                if granted {
+                    ctx.stable_mut().voted_for = Some(from);
+                    self.reset_election_timer(ctx);
+                }
+                ctx.send(from, Msg::Vote { term, granted });
+            }
+            Msg::Vote { granted, .. } => {
+                if let Role::Candidate { votes } = &mut self.role {
+                    if granted {
+                        votes.insert(from);
+                    }
+                }
+                self.maybe_lead(ctx);
+            }
+            Msg::Heartbeat { .. } => {
+                // Only one leader per term: whoever sends a heartbeat of our term leads it.
+                self.role = Role::Follower;
+                self.leader = Some(from);
+                self.report(ctx);
+                self.reset_election_timer(ctx);
+            }
+            Msg::Stale { .. } => {}
+        }
+    }
+
+    fn on_timer(&mut self, ctx: &mut Ctx<'_, Self>, timer: Timer) {
+        match timer {
+            Timer::Election => {
+                self.election_timer = None;
+                if self.role != Role::Leader {
+                    self.become_candidate(ctx);
+                }
+            }
+            Timer::Heartbeat => {
+                self.heartbeat_timer = None;
+                if self.role == Role::Leader {
+                    let term = ctx.stable().term;
+                    ctx.broadcast(Msg::Heartbeat { term });
+                    self.heartbeat_timer =
+                        Some(ctx.set_timer_ms(self.heartbeat_ms, Timer::Heartbeat));
+                }
+            }
+        }
+    }
+
+    fn on_input(&mut self, _ctx: &mut Ctx<'_, Self>, _input: Input) {}
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::election::final_leaders;
+    use crate::registry::find;
+    use crate::test_support::{assert_in_model_passes, assert_replays_exactly};
+    use sincro_harness::engine::RunOptions;
+    use sincro_harness::{EngineKind, Scenario, Verdict};
+
+    #[test]
+    fn a_partition_that_splits_the_bully_leaves_one_leader_per_term() {
+        let sc = Scenario::from_json(
+            r#"{"algorithm": "election.terms", "nodes": 5, "seed": 7, "duration_ms": 900,
+                "network": {"latency": {"constant": {"ms": 5}}},
+                "faults": [{"at_ms": 200, "fault": {"partition": {"groups": [[0, 1], [2, 3, 4]]}}},
+                           {"at_ms": 600, "fault": "heal"}],
+                "checks": {"liveness_bound_ms": 200}}"#,
+        )
+        .unwrap();
+        let out = find("election.terms")
+            .unwrap()
+            .run(&sc, RunOptions::default())
+            .unwrap();
+        assert_eq!(out.verdict, Verdict::Pass);
+        let leaders = final_leaders(&out, 5);
+        assert!(leaders[0].is_some() && leaders.iter().all(|l| *l == leaders[0]));
+    }
+
+    #[test]
+    fn deterministic_and_passes_in_model() {
+        assert_replays_exactly("election.terms", &["correct"], 2);
+        assert_in_model_passes("election.terms", "correct", 150, EngineKind::Native);
+    }
+}
