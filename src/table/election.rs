@@ -258,13 +258,16 @@ pub fn main(args: &TableArgs) -> i32 {
             }
         }
     }
-    for (name, formula) in [
-        (
-            "election.ring",
-            "2n hops (ELECTION round + COORDINATOR round)",
-        ),
-        ("election.bully", "O(n²) when the lowest notices"),
-    ] {
+    type Formula = fn(u64) -> String;
+    let others: [(&str, Formula); 2] = [
+        ("election.ring", |n| {
+            format!("ELECTION + COORDINATOR rounds, hops acked: 4n = {}", 4 * n)
+        }),
+        ("election.bully", |n| {
+            format!("O(n²) when the lowest notices: n² = {}", n * n)
+        }),
+    ];
+    for (name, formula) in others {
         let Ok(alg) = find(name) else { continue };
         for &n in ns.iter().filter(|&&n| n >= 2) {
             match measure(alg, n, serde_json::Value::Null, &[0], Some(n - 1), false) {
@@ -273,7 +276,7 @@ pub fn main(args: &TableArgs) -> i32 {
                     "leader n−1 crashed, 0 notices",
                     n,
                     m.messages.to_string(),
-                    formula.into(),
+                    formula(n as u64),
                     if m.verdict == "pass" {
                         String::new()
                     } else {
@@ -285,7 +288,7 @@ pub fn main(args: &TableArgs) -> i32 {
                     "leader n−1 crashed, 0 notices",
                     n,
                     "–".into(),
-                    formula.into(),
+                    formula(n as u64),
                     format!("not run: {e}"),
                 ),
             }
@@ -350,4 +353,27 @@ pub fn superpeers() {
     println!(
         "formula is exact when the space is full and an underestimate when N is small against 2^m."
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chang_roberts_and_franklin_match_their_formulas() {
+        let cr = find("election.chang-roberts").unwrap();
+        let n = 12;
+        let all: Vec<usize> = (0..n).collect();
+        let ids: Vec<u64> = (0..n as u64).rev().collect();
+        let worst = measure(cr, n, serde_json::json!({ "ids": ids }), &all, None, true).unwrap();
+        assert_eq!(worst.verdict, "pass");
+        assert_eq!(worst.messages as usize, n * (n + 1) / 2 + n);
+        assert_eq!(worst.leader, Some(0));
+        let fr = find("election.franklin").unwrap();
+        let ids = shuffled(n, 3);
+        let m = measure(fr, n, serde_json::json!({ "ids": ids }), &all, None, true).unwrap();
+        assert_eq!(m.verdict, "pass");
+        assert!(m.rounds.unwrap() <= log2_ceil(n) + 1);
+        assert!(m.messages as usize <= 2 * n * (log2_ceil(n) as usize + 1) + n);
+    }
 }
