@@ -3,6 +3,7 @@
 //! One module per table; [`main`] dispatches on the table's name.
 
 pub mod clocks;
+pub mod election;
 pub mod mutex;
 pub mod positioning;
 
@@ -23,6 +24,10 @@ pub const TABLES: &[(&str, &str)] = &[
     (
         "clocks",
         "physical clock sync: max skew vs bound over rho, delay spread, period; 2ρΔt; problem 2; RBS avg vs regression",
+    ),
+    (
+        "election",
+        "leader election: messages against n (Chang–Roberts best/worst, Franklin, Anel 2, ring, bully) and DHT superpeers",
     ),
     (
         "voting",
@@ -64,6 +69,7 @@ pub fn main(args: &TableArgs) -> i32 {
         "mutex" => mutex::main(args),
         "positioning" => positioning::main(args),
         "clocks" => clocks::main(args),
+        "election" => election::main(args),
         "voting" => {
             if args.runs == 0 || args.p.iter().any(|p| !(0.0..=1.0).contains(p)) {
                 eprintln!("error: --runs must be at least 1 and every --p within [0, 1]");

@@ -5,10 +5,19 @@
 //! terms report them, the others report term 0. The checkers are in
 //! `sincro_checkers::election`.
 
+pub mod adhoc;
+pub mod anel1;
+pub mod anel2;
 pub mod bully;
+pub mod chang_roberts;
+pub mod franklin;
 pub(crate) mod registered_core;
+pub(crate) mod registered_rings;
 pub mod ring_list;
+pub mod rings_common;
+pub mod superpeer;
 pub mod terms;
+pub mod yoyo;
 
 /// What each node last reported about the leader (`None` for a node that reported nothing).
 #[cfg(test)]

@@ -1,0 +1,364 @@
+//! YoYo election on any connected graph (seed 002, "Algoritmo do YoYo").
+//!
+//! **Phase 1** (orientation): every process sends its identifier to its neighbours and marks
+//! each edge as pointing from the smaller to the larger identifier. Processes with only
+//! outgoing edges are *sources* (local minima), with only incoming ones *sinks*, the others
+//! *internal*.
+//!
+//! **Phase 2**, in iterations ("yo-yo"):
+//! - *YO-*: each source sends its identifier on its outgoing edges; an internal process that has
+//!   received values on all its incoming edges sends the smallest, `m`, on all its outgoing
+//!   ones; a sink waits for values on all its incoming edges.
+//! - *-YO*: a sink answers YES (`S`) to the in-neighbours that sent the smallest value `m` and
+//!   NO (`N`) to the others; an internal process, once it has the answers of all its
+//!   out-neighbours, answers YES to those that sent `m` and NO to the others if every answer
+//!   was YES, and NO to all if any was NO (the standard rule; the seed's wording "se recebeu
+//!   algum S" would let a source survive that a smaller identifier should eliminate). A NO
+//!   reverses the edge it travels on. A source that gets only YES stays a source.
+//! - *Pruning*: a process that receives the same value from several in-neighbours asks all
+//!   but one of them to cut their edge (the answer carries `prune`), and a sink left with a
+//!   single in-neighbour cuts that edge too and leaves. Pruning is what lets the last source
+//!   know it won: it ends an iteration with no edge left.
+//!
+//! The winner — the smallest identifier — then floods `Leader` over the physical neighbours.
+//! Messages carry their iteration; one from a later iteration (a reversed edge can deliver the
+//! next iteration's value before this iteration ends) waits until the process gets there.
+//!
+//! **Topology**: the scenario's network (`graph` edges, a ring, or complete); it must be
+//! connected. Identifiers are the node ids.
+//!
+//! **Fault model**: reliable links, any delay, slow processes; no timers. No crashes, no loss,
+//! no partitions: the seed itself shows that a cut link (2–10) makes two leaders.
+//!
+//! **Promises**: uniqueness, agreement, termination; the leader is the smallest node id.
+
+use super::rings_common::Input;
+use serde::{Deserialize, Serialize};
+use sincro_harness::{Ctx, NodeId, Observation, Process};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Messages.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Msg {
+    /// Phase 1: "my identifier".
+    Id,
+    /// YO-: the smallest source identifier seen on the way down.
+    Value {
+        /// Iteration.
+        iter: u32,
+        /// The value.
+        value: NodeId,
+    },
+    /// -YO: YES or NO, and whether the edge is to be cut.
+    Vote {
+        /// Iteration.
+        iter: u32,
+        /// YES (`S`) or NO (`N`); NO reverses the edge.
+        yes: bool,
+        /// Cut this edge.
+        prune: bool,
+    },
+    /// The winner, flooded to everyone.
+    Leader {
+        /// The leader.
+        leader: NodeId,
+    },
+}
+
+/// One process.
+#[derive(Debug, Default)]
+pub struct YoYo {
+    started: bool,
+    ids_heard: BTreeSet<NodeId>,
+    oriented: bool,
+    out_edges: BTreeSet<NodeId>,
+    in_edges: BTreeSet<NodeId>,
+    iter: u32,
+    /// Values received this iteration, by in-neighbour.
+    values: BTreeMap<NodeId, NodeId>,
+    /// The smallest value this iteration (sent down by a source or an internal process).
+    sent: Option<NodeId>,
+    /// Answers received this iteration, by out-neighbour: (yes, prune).
+    votes: BTreeMap<NodeId, (bool, bool)>,
+    /// Messages of later iterations (or before orientation), in arrival order.
+    later: Vec<(NodeId, Msg)>,
+    /// Out of phase 2 (pruned, or the winner).
+    finished: bool,
+    leader: Option<NodeId>,
+    iterations_run: u32,
+}
+
+impl YoYo {
+    /// A process.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Iterations of phase 2 this process took part in.
+    pub fn iterations(&self) -> u32 {
+        self.iterations_run
+    }
+
+    fn start(&mut self, ctx: &mut Ctx<'_, Self>) {
+        if self.started {
+            return;
+        }
+        self.started = true;
+        ctx.observe(Observation::Leader {
+            leader: None,
+            term: 0,
+        });
+        let neighbours = ctx.neighbours().to_vec();
+        for &q in &neighbours {
+            ctx.send(q, Msg::Id);
+        }
+        self.try_orient(ctx);
+    }
+
+    fn try_orient(&mut self, ctx: &mut Ctx<'_, Self>) {
+        if self.oriented || self.ids_heard.len() < ctx.neighbours().len() {
+            return;
+        }
+        self.oriented = true;
+        let me = ctx.id();
+        for &q in ctx.neighbours() {
+            if q < me {
+                self.in_edges.insert(q);
+            } else {
+                self.out_edges.insert(q);
+            }
+        }
+        self.begin_iteration(ctx);
+    }
+
+    fn begin_iteration(&mut self, ctx: &mut Ctx<'_, Self>) {
+        self.values.clear();
+        self.votes.clear();
+        self.sent = None;
+        if self.in_edges.is_empty() && self.out_edges.is_empty() {
+            // No edge left and not pruned: the last source.
+            self.finished = true;
+            self.announce(ctx, ctx.id(), None);
+            return;
+        }
+        self.iterations_run += 1;
+        if self.in_edges.is_empty() {
+            let (iter, value) = (self.iter, ctx.id());
+            self.sent = Some(value);
+            for &q in &self.out_edges {
+                ctx.send(q, Msg::Value { iter, value });
+            }
+        }
+        // Messages of this iteration that came early.
+        let waiting = std::mem::take(&mut self.later);
+        for (from, msg) in waiting {
+            self.handle(ctx, from, msg);
+        }
+    }
+
+    fn announce(&mut self, ctx: &mut Ctx<'_, Self>, leader: NodeId, except: Option<NodeId>) {
+        self.leader = Some(leader);
+        ctx.observe(Observation::Leader {
+            leader: Some(leader),
+            term: 0,
+        });
+        let to: Vec<NodeId> = ctx
+            .neighbours()
+            .iter()
+            .copied()
+            .filter(|&q| Some(q) != except)
+            .collect();
+        for q in to {
+            ctx.send(q, Msg::Leader { leader });
+        }
+    }
+
+    fn handle(&mut self, ctx: &mut Ctx<'_, Self>, from: NodeId, msg: Msg) {
+        match msg {
+            Msg::Id => {
+                self.ids_heard.insert(from);
+                self.try_orient(ctx);
+            }
+            Msg::Leader { leader } => {
+                if self.leader.is_none() {
+                    self.finished = true;
+                    self.announce(ctx, leader, Some(from));
+                }
+            }
+            Msg::Value { iter, .. } | Msg::Vote { iter, .. }
+                if !self.oriented || iter > self.iter =>
+            {
+                self.later.push((from, msg));
+            }
+            _ if self.finished => {}
+            // Outside the fault model (a duplicate, or a stale iteration): not ours to count.
+            Msg::Value { iter, .. } | Msg::Vote { iter, .. } if iter < self.iter => {}
+            Msg::Value { .. }
+                if !self.in_edges.contains(&from) || self.values.contains_key(&from) => {}
+            Msg::Vote { .. }
+                if !self.out_edges.contains(&from) || self.votes.contains_key(&from) => {}
+            Msg::Value { value, .. } => {
+                self.values.insert(from, value);
+                if self.values.len() == self.in_edges.len() {
+                    let Some(&m) = self.values.values().min() else {
+                        return;
+                    };
+                    self.sent = Some(m);
+                    if self.out_edges.is_empty() {
+                        self.answer(ctx, true, true);
+                    } else {
+                        let iter = self.iter;
+                        for &q in &self.out_edges {
+                            ctx.send(q, Msg::Value { iter, value: m });
+                        }
+                    }
+                }
+            }
+            Msg::Vote { yes, prune, .. } => {
+                self.votes.insert(from, (yes, prune));
+                if self.votes.len() == self.out_edges.len() {
+                    let all_yes = self.votes.values().all(|&(y, _)| y);
+                    for (q, (y, p)) in std::mem::take(&mut self.votes) {
+                        if p || !y {
+                            self.out_edges.remove(&q);
+                        }
+                        if !p && !y {
+                            self.in_edges.insert(q); // NO reverses the edge
+                        }
+                    }
+                    if self.values.is_empty() && self.sent == Some(ctx.id()) {
+                        // a source: its answers are in; on to the next iteration
+                        self.iter += 1;
+                        self.begin_iteration(ctx);
+                    } else {
+                        self.answer(ctx, all_yes, false);
+                    }
+                }
+            }
+        }
+    }
+
+    /// -YO at an internal process or a sink: answers every in-neighbour, prunes, reverses.
+    fn answer(&mut self, ctx: &mut Ctx<'_, Self>, downstream_yes: bool, sink: bool) {
+        let Some(m) = self.sent else {
+            return;
+        };
+        // keep one edge per distinct value (the lowest neighbour), cut the duplicates
+        let mut kept: BTreeMap<NodeId, NodeId> = BTreeMap::new();
+        let mut answers: Vec<(NodeId, bool, bool)> = Vec::new();
+        for (&q, &v) in &self.values {
+            let duplicate = kept.contains_key(&v);
+            if !duplicate {
+                kept.insert(v, q);
+            }
+            answers.push((q, downstream_yes && v == m, duplicate));
+        }
+        // a sink left with a single in-edge cuts it and leaves
+        if sink && kept.len() == 1 {
+            for a in &mut answers {
+                a.2 = true;
+            }
+        }
+        let iter = self.iter;
+        for (q, yes, prune) in answers {
+            ctx.send(q, Msg::Vote { iter, yes, prune });
+            self.in_edges.remove(&q);
+            if !prune && !yes {
+                self.out_edges.insert(q);
+            } else if !prune {
+                self.in_edges.insert(q);
+            }
+        }
+        self.iter += 1;
+        if self.in_edges.is_empty() && self.out_edges.is_empty() {
+            self.finished = true; // pruned: wait for the leader
+            self.later.clear();
+        } else {
+            self.begin_iteration(ctx);
+        }
+    }
+}
+
+impl Process for YoYo {
+    type Msg = Msg;
+    type Timer = ();
+    type Input = Input;
+    type Stable = ();
+
+    fn on_start(&mut self, _ctx: &mut Ctx<'_, Self>) {}
+
+    fn on_message(&mut self, ctx: &mut Ctx<'_, Self>, from: NodeId, msg: Msg) {
+        self.start(ctx);
+        self.handle(ctx, from, msg);
+    }
+
+    fn on_timer(&mut self, _ctx: &mut Ctx<'_, Self>, _timer: ()) {}
+
+    fn on_input(&mut self, ctx: &mut Ctx<'_, Self>, input: Input) {
+        let Input::Start = input;
+        self.start(ctx);
+        if ctx.neighbours().is_empty() && self.leader.is_none() {
+            self.finished = true;
+            self.announce(ctx, ctx.id(), None);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::election::registered_rings::random_connected_edges;
+    use crate::election::registered_rings::testing::*;
+    use crate::test_support::{assert_in_model_passes, assert_replays_exactly};
+    use sincro_harness::{EngineKind, SimRng};
+
+    fn on_graph(
+        n: usize,
+        edges: &[[usize; 2]],
+        starts: &[(usize, u64)],
+    ) -> sincro_harness::Outcome {
+        let mut doc = scenario("election.yoyo", n, starts);
+        doc["network"]["topology"] = serde_json::json!({ "graph": { "edges": edges } });
+        run(doc)
+    }
+
+    #[test]
+    fn the_smallest_id_wins_on_a_line_a_ring_a_star_and_complete() {
+        let line: Vec<[usize; 2]> = (0..5).map(|i| [i, i + 1]).collect();
+        let out = on_graph(6, &line, &[(3, 0)]);
+        assert!(out.verdict.is_pass(), "{}", out.verdict);
+        assert_eq!(final_leaders(&out, 6), vec![Some(0); 6]);
+        let ring: Vec<[usize; 2]> = (0..7).map(|i| [i, (i + 1) % 7]).collect();
+        let out = on_graph(7, &ring, &[(3, 0), (5, 0)]);
+        assert!(out.verdict.is_pass(), "{}", out.verdict);
+        assert_eq!(self_declared(&out), vec![0]);
+        let star: Vec<[usize; 2]> = (0..5).map(|i| [5, i]).collect();
+        let out = on_graph(6, &star, &[(5, 0)]);
+        assert!(out.verdict.is_pass(), "{}", out.verdict);
+        assert_eq!(final_leaders(&out, 6), vec![Some(0); 6]);
+        let out = run(scenario("election.yoyo", 5, &[(4, 0)]));
+        assert!(out.verdict.is_pass(), "{}", out.verdict);
+        assert_eq!(final_leaders(&out, 5), vec![Some(0); 5]);
+        let out = run(scenario("election.yoyo", 1, &[(0, 0)]));
+        assert_eq!(final_leaders(&out, 1), vec![Some(0)]);
+    }
+
+    #[test]
+    fn many_sources_on_random_graphs() {
+        let mut rng = SimRng::new(11);
+        for _ in 0..200 {
+            let n = 2 + rng.index(14);
+            // shuffle the ids over a random graph so that there are many local minima
+            let edges = random_connected_edges(&mut rng, n);
+            let out = on_graph(n, &edges, &[(rng.index(n), 0)]);
+            assert!(out.verdict.is_pass(), "n={n} {edges:?}: {}", out.verdict);
+            assert_eq!(self_declared(&out), vec![0], "n={n} {edges:?}");
+            assert_eq!(final_leaders(&out, n), vec![Some(0); n]);
+        }
+    }
+
+    #[test]
+    fn replays_exactly_and_passes_in_model() {
+        assert_replays_exactly("election.yoyo", &["correct"], 5);
+        assert_in_model_passes("election.yoyo", "correct", 300, EngineKind::Native);
+    }
+}

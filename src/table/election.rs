@@ -1,0 +1,379 @@
+//! `sincro table election`: messages to elect a leader against `n`, measured on the native
+//! engine next to the seed texts' formulas, and the DHT superpeer fraction `2^(k−m)`.
+//!
+//! Every run uses a constant latency of 1 ms and every process starting at once (the ring
+//! family), or a crash of the leader noticed by process 0 (bully and ring-with-list, when
+//! those algorithms are registered). Message counts are [`Stats::sent`]
+//! (`sincro_harness::Stats`): for Chang–Roberts and Franklin the `n` messages of the final
+//! `Elected` round are shown apart.
+
+use super::TableArgs;
+use crate::algorithms::election::superpeer::SuperpeerRing;
+use crate::algorithms::{find, Algorithm};
+use crate::harness::engine::RunOptions;
+use crate::harness::{EventKind, Observation, Scenario, SimRng};
+
+/// Default node counts.
+pub const DEFAULT_N: &[usize] = &[8, 64, 256, 1000];
+
+/// Largest `n` for Anel 2 (its `n²` messages carry up to `n` ids each).
+pub const ANEL2_MAX_N: usize = 256;
+
+/// One measured election.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Elected {
+    /// Messages sent in the whole run.
+    pub messages: u64,
+    /// Franklin's rounds (from the leader's note), if any.
+    pub rounds: Option<u32>,
+    /// The leader every node names at the end, if they agree.
+    pub leader: Option<usize>,
+    /// The verdict's label (`pass` unless something went wrong).
+    pub verdict: String,
+}
+
+fn scenario(
+    alg: &str,
+    n: usize,
+    params: serde_json::Value,
+    starts: &[usize],
+    crash: Option<usize>,
+) -> Result<Scenario, String> {
+    let input = if alg == "election.bully" || alg == "election.ring" {
+        "probe"
+    } else {
+        "start"
+    };
+    let workload: Vec<_> = starts
+        .iter()
+        .map(|&v| serde_json::json!({"at_ms": 1, "node": v, "input": input}))
+        .collect();
+    let faults: Vec<_> = crash
+        .iter()
+        .map(|&v| serde_json::json!({"at_ms": 0, "fault": {"crash": {"node": v}}}))
+        .collect();
+    let doc = serde_json::json!({
+        "algorithm": alg, "nodes": n, "seed": 65,
+        "duration_ms": 60_000 + 40 * n as u64,
+        "params": params,
+        "network": {"latency": {"constant": {"ms": 1}}},
+        "faults": faults,
+        "workload": workload,
+        "limits": {"max_events": 50_000_000u64, "max_in_flight": 2_000_000usize},
+    });
+    Scenario::from_json(&doc.to_string()).map_err(|e| e.0)
+}
+
+/// Runs `alg` on `n` nodes and measures the election. `record` keeps the trace (for
+/// Franklin's rounds and the leader); without it only the message count is measured.
+pub fn measure(
+    alg: &dyn Algorithm,
+    n: usize,
+    params: serde_json::Value,
+    starts: &[usize],
+    crash: Option<usize>,
+    record: bool,
+) -> Result<Elected, String> {
+    let sc = scenario(alg.info().name, n, params, starts, crash)?;
+    let out = alg
+        .run(
+            &sc,
+            RunOptions {
+                record_trace: record,
+            },
+        )
+        .map_err(|e| e.0)?;
+    let mut rounds = None;
+    let mut leader = None;
+    if let Some(trace) = &out.trace {
+        let mut last = vec![None; n];
+        for e in &trace.events {
+            match &e.kind {
+                EventKind::Observe {
+                    obs: Observation::Note { text },
+                } => {
+                    if let Some(r) = text.strip_prefix("franklin rounds=") {
+                        rounds = r.parse().ok();
+                    }
+                }
+                EventKind::Observe {
+                    obs: Observation::Leader { leader: l, .. },
+                } => last[e.node.unwrap_or(0)] = *l,
+                _ => {}
+            }
+        }
+        let live: Vec<_> = (0..n)
+            .filter(|&v| Some(v) != crash)
+            .map(|v| last[v])
+            .collect();
+        if live.windows(2).all(|w| w[0] == w[1]) {
+            leader = live.first().copied().flatten();
+        }
+    }
+    Ok(Elected {
+        messages: out.stats.sent,
+        rounds,
+        leader,
+        verdict: out.verdict.label(),
+    })
+}
+
+/// A seeded permutation of `0..n`.
+pub fn shuffled(n: usize, seed: u64) -> Vec<u64> {
+    let mut rng = SimRng::new(seed);
+    let mut ids: Vec<u64> = (0..n as u64).collect();
+    for i in (1..n).rev() {
+        ids.swap(i, rng.index(i + 1));
+    }
+    ids
+}
+
+fn log2_ceil(n: usize) -> u32 {
+    n.next_power_of_two().trailing_zeros()
+}
+
+fn harmonic(n: usize) -> f64 {
+    (1..=n).map(|k| 1.0 / k as f64).sum()
+}
+
+fn row(alg: &str, case: &str, n: usize, elect: String, formula: String, extra: String) {
+    println!("| {alg} | {case} | {n} | {elect} | {formula} | {extra} |");
+}
+
+/// Runs `sincro table election`; returns the exit code.
+pub fn main(args: &TableArgs) -> i32 {
+    let ns = args.n_or(DEFAULT_N);
+    if ns.iter().any(|&n| n == 0 || n > 5000) {
+        eprintln!("error: --n values must be within 1..=5000");
+        return crate::exit::BAD_INPUT;
+    }
+    let mut code = crate::exit::PASS;
+    let mut fail = |what: String| {
+        eprintln!("error: {what}");
+        code = crate::exit::VIOLATION;
+    };
+    println!("Messages to elect a leader, native engine, constant latency 1 ms.");
+    println!("Ring family: every process starts at once; `+ n` is the final Elected round.\n");
+    println!("| algorithm | case | n | messages | formula | notes |");
+    println!("|---|---|---:|---:|---|---|");
+    let all_start = |n: usize| (0..n).collect::<Vec<_>>();
+    if let Ok(cr) = find("election.chang-roberts") {
+        for &n in &ns {
+            let nn = n as u64;
+            let cases = [
+                (
+                    "best: ids grow along the ring",
+                    (0..nn).collect::<Vec<_>>(),
+                    format!("2n − 1 = {}", 2 * nn - 1),
+                ),
+                (
+                    "worst: ids shrink along the ring",
+                    (0..nn).rev().collect(),
+                    format!("n(n+1)/2 = {}", nn * (nn + 1) / 2),
+                ),
+                (
+                    "random ordering",
+                    shuffled(n, 1),
+                    format!("≈ n·H(n) = {:.0}", n as f64 * harmonic(n)),
+                ),
+            ];
+            for (case, ids, formula) in cases {
+                match measure(
+                    cr,
+                    n,
+                    serde_json::json!({ "ids": ids }),
+                    &all_start(n),
+                    None,
+                    false,
+                ) {
+                    Ok(m) if m.verdict == "pass" => row(
+                        "election.chang-roberts",
+                        case,
+                        n,
+                        format!("{} + {n}", m.messages - nn),
+                        formula,
+                        String::new(),
+                    ),
+                    Ok(m) => fail(format!("chang-roberts n={n} {case}: {}", m.verdict)),
+                    Err(e) => fail(e),
+                }
+            }
+        }
+    }
+    if let Ok(fr) = find("election.franklin") {
+        for &n in &ns {
+            let bound_rounds = log2_ceil(n) + 1;
+            let mut worst = None::<(u64, u32)>;
+            for seed in 1..=3 {
+                match measure(
+                    fr,
+                    n,
+                    serde_json::json!({ "ids": shuffled(n, seed) }),
+                    &all_start(n),
+                    None,
+                    true,
+                ) {
+                    Ok(m) if m.verdict == "pass" => {
+                        let r = m.rounds.unwrap_or(0);
+                        let cur = (m.messages - n as u64, r);
+                        worst = Some(worst.map_or(cur, |w| (w.0.max(cur.0), w.1.max(cur.1))));
+                        if r > bound_rounds {
+                            fail(format!(
+                                "franklin n={n}: {r} rounds > ⌈log2 n⌉ + 1 = {bound_rounds}"
+                            ));
+                        }
+                    }
+                    Ok(m) => fail(format!("franklin n={n}: {}", m.verdict)),
+                    Err(e) => fail(e),
+                }
+            }
+            if let Some((msgs, r)) = worst {
+                row(
+                    "election.franklin",
+                    "random orderings (max of 3)",
+                    n,
+                    format!("{msgs} + {n}"),
+                    format!(
+                        "≤ 2n(⌈log2 n⌉+1) = {}",
+                        2 * n as u64 * u64::from(bound_rounds)
+                    ),
+                    format!("rounds {r} ≤ ⌈log2 n⌉+1 = {bound_rounds}"),
+                );
+            }
+        }
+    }
+    if let Ok(a2) = find("election.anel2") {
+        for &n in ns.iter().filter(|&&n| n <= ANEL2_MAX_N) {
+            match measure(a2, n, serde_json::Value::Null, &all_start(n), None, false) {
+                Ok(m) if m.verdict == "pass" => row(
+                    "election.anel2",
+                    "everyone starts",
+                    n,
+                    m.messages.to_string(),
+                    format!("n² lists (+ ≤ n Elected) = {}", n * n),
+                    "lists grow to n ids".into(),
+                ),
+                Ok(m) => fail(format!("anel2 n={n}: {}", m.verdict)),
+                Err(e) => fail(e),
+            }
+        }
+    }
+    type Formula = fn(u64) -> String;
+    let others: [(&str, Formula); 2] = [
+        ("election.ring", |n| {
+            format!("ELECTION + COORDINATOR rounds, hops acked: 4n = {}", 4 * n)
+        }),
+        ("election.bully", |n| {
+            format!("O(n²) when the lowest notices: n² = {}", n * n)
+        }),
+    ];
+    for (name, formula) in others {
+        let Ok(alg) = find(name) else { continue };
+        for &n in ns.iter().filter(|&&n| n >= 2) {
+            match measure(alg, n, serde_json::Value::Null, &[0], Some(n - 1), false) {
+                Ok(m) => row(
+                    name,
+                    "leader n−1 crashed, 0 notices",
+                    n,
+                    m.messages.to_string(),
+                    formula(n as u64),
+                    if m.verdict == "pass" {
+                        String::new()
+                    } else {
+                        format!("verdict {}", m.verdict)
+                    },
+                ),
+                Err(e) => row(
+                    name,
+                    "leader n−1 crashed, 0 notices",
+                    n,
+                    "–".into(),
+                    formula(n as u64),
+                    format!("not run: {e}"),
+                ),
+            }
+        }
+    }
+    println!();
+    superpeers();
+    code
+}
+
+/// The superpeer section: measured number of superpeers against `2^(k−m)·N`.
+pub fn superpeers() {
+    println!("Superpeers on a DHT (ch. 6.5.3): superpeer of key p = successor(p AND k-bit mask).");
+    let example = SuperpeerRing::new(8, 3, &[5, 40, 64, 100, 130, 200, 224, 250])
+        .expect("the text's m=8, k=3 example is valid");
+    let map: Vec<String> = example
+        .ids()
+        .iter()
+        .map(|&id| format!("{id}→{}", example.superpeer_of(id)))
+        .collect();
+    println!(
+        "m = 8, k = 3 (mask 11100000), 8 nodes; each node's superpeer: {}\n",
+        map.join(", ")
+    );
+    println!("| m | k | N | superpeers | 2^(k−m)·N | cap 2^k | ids on a superpeer point (fraction; 2^(k−m)) | max nodes per superpeer |");
+    println!("|---:|---:|---:|---:|---:|---:|---|---:|");
+    let cases: &[(u32, u32, usize)] = &[
+        (8, 3, 256),
+        (8, 3, 64),
+        (16, 4, 65_536),
+        (16, 8, 1_000),
+        (16, 8, 10_000),
+        (16, 10, 10_000),
+        (20, 10, 100_000),
+    ];
+    for &(m, k, n) in cases {
+        let mut rng = SimRng::new(u64::from(m) * 1000 + u64::from(k));
+        let ring = if n == 1usize << m {
+            SuperpeerRing::new(m, k, &(0..n as u64).collect::<Vec<_>>())
+        } else {
+            SuperpeerRing::random(m, k, n, &mut rng)
+        }
+        .expect("valid cases");
+        let sp = ring.superpeers();
+        let mut load = std::collections::BTreeMap::<u64, usize>::new();
+        for &id in ring.ids() {
+            *load.entry(ring.superpeer_of(id)).or_default() += 1;
+        }
+        let max_load = load.values().copied().max().unwrap_or(0);
+        let on_points = ring.on_superpeer_points();
+        println!(
+            "| {m} | {k} | {n} | {} | {:.1} | {} | {on_points} ({:.5}; {:.5}) | {max_load} |",
+            sp.len(),
+            ring.expected_superpeers(),
+            1u64 << k,
+            on_points as f64 / n as f64,
+            2f64.powi(k as i32 - m as i32),
+        );
+    }
+    println!("\nThe text's 2^(k−m)·N is the number of nodes whose id is a superpeer point; the superpeers");
+    println!("(nodes a lookup of `id AND mask` reaches) are one per occupied prefix, at most 2^k, so the");
+    println!(
+        "formula is exact when the space is full and an underestimate when N is small against 2^m."
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chang_roberts_and_franklin_match_their_formulas() {
+        let cr = find("election.chang-roberts").unwrap();
+        let n = 12;
+        let all: Vec<usize> = (0..n).collect();
+        let ids: Vec<u64> = (0..n as u64).rev().collect();
+        let worst = measure(cr, n, serde_json::json!({ "ids": ids }), &all, None, true).unwrap();
+        assert_eq!(worst.verdict, "pass");
+        assert_eq!(worst.messages as usize, n * (n + 1) / 2 + n);
+        assert_eq!(worst.leader, Some(0));
+        let fr = find("election.franklin").unwrap();
+        let ids = shuffled(n, 3);
+        let m = measure(fr, n, serde_json::json!({ "ids": ids }), &all, None, true).unwrap();
+        assert_eq!(m.verdict, "pass");
+        assert!(m.rounds.unwrap() <= log2_ceil(n) + 1);
+        assert!(m.messages as usize <= 2 * n * (log2_ceil(n) as usize + 1) + n);
+    }
+}
