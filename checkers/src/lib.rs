@@ -10,6 +10,7 @@
 //! | `liveness` (every request granted within a bound after the faults stop) | [`liveness`] | liveness |
 //! | `bounded_waiting` (a waiting request is overtaken at most n − 1 times) | [`bounded_waiting`] | safety |
 //! | `no_deadlock` (while requests wait, someone enters within a bound after the faults stop) | [`no_deadlock`] | liveness |
+//! | `eventual_leadership`, `crashed_never_elected`, `newcomer_never_demotes` (Ω over a shared-memory trace, after checking the `memory_access_pattern` assumption) | [`omega`] | liveness, liveness, safety |
 
 #![warn(missing_docs)]
 
@@ -17,6 +18,7 @@ pub mod bounded_waiting;
 pub mod liveness;
 pub mod mutual_exclusion;
 pub mod no_deadlock;
+pub mod omega;
 
 pub use bounded_waiting::BoundedWaiting;
 pub use liveness::Liveness;
