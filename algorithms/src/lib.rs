@@ -9,6 +9,7 @@
 #![warn(missing_docs)]
 
 pub mod mutex;
+pub mod omega;
 mod registry;
 #[cfg(feature = "proptest")]
 pub mod strategy;

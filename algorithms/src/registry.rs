@@ -73,6 +73,7 @@ pub trait Algorithm: Sync {
 pub fn registry() -> Vec<&'static dyn Algorithm> {
     let mut all: Vec<&'static dyn Algorithm> = Vec::new();
     all.extend(crate::mutex::registered::ALGORITHMS);
+    all.extend(crate::omega::registered::ALGORITHMS);
     all
 }
 
