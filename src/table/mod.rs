@@ -3,6 +3,7 @@
 //! One module per table; [`main`] dispatches on the table's name.
 
 pub mod mutex;
+pub mod omega;
 
 pub use mutex::{
     measure, utilization, violation_probability, voting_experiment, voting_table, wilson, Measure,
@@ -13,6 +14,10 @@ pub const TABLES: &[(&str, &str)] = &[
     (
         "mutex",
         "Table 6.1: messages per entry/exit and delay before entry, measured vs the book",
+    ),
+    (
+        "omega",
+        "Ω (seed 004): stabilization time in steps, p50/p90/max, against α and n",
     ),
     (
         "voting",
@@ -52,6 +57,7 @@ impl TableArgs {
 pub fn main(args: &TableArgs) -> i32 {
     match args.which.as_str() {
         "mutex" => mutex::main(args),
+        "omega" => omega::main(args),
         "voting" => {
             if args.runs == 0 || args.p.iter().any(|p| !(0.0..=1.0).contains(p)) {
                 eprintln!("error: --runs must be at least 1 and every --p within [0, 1]");

@@ -353,3 +353,207 @@ impl<'a> ShmCtx<'a> {
         self.reports.push(Report::Round { not_updated });
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Writes its counter on even steps, reads its successor's on odd ones; the service is the
+    /// member with the largest counter.
+    struct Counter {
+        n: u64,
+        greedy: bool,
+    }
+
+    impl ShmProcess for Counter {
+        fn on_join(&mut self, ctx: &mut ShmCtx<'_>) {
+            ctx.write(0, 0, 0);
+        }
+        fn on_join_request(&mut self, ctx: &mut ShmCtx<'_>, newcomer: Pid) {
+            ctx.write(1, newcomer as u64, 7);
+        }
+        fn step(&mut self, ctx: &mut ShmCtx<'_>) {
+            self.n += 1;
+            if self.n % 2 == 0 {
+                ctx.write(0, 0, self.n);
+            } else {
+                let m = ctx.members();
+                let next = m[(m.iter().position(|&p| p == ctx.id()).unwrap() + 1) % m.len()];
+                ctx.read(Reg {
+                    owner: next,
+                    name: 0,
+                    index: 0,
+                });
+            }
+            if self.greedy {
+                ctx.write(0, 0, 1); // a second operation in one step
+            }
+        }
+        fn service(memory: &Memory, members: &[Pid]) -> Option<Pid> {
+            members.iter().copied().max_by_key(|&p| {
+                memory.get(Reg {
+                    owner: p,
+                    name: 0,
+                    index: 0,
+                })
+            })
+        }
+    }
+
+    fn config(seed: u64) -> ShmConfig {
+        ShmConfig {
+            initial: 3,
+            churn: vec![
+                Churn {
+                    at_step: 50,
+                    event: ChurnEvent::Join,
+                },
+                Churn {
+                    at_step: 80,
+                    event: ChurnEvent::Crash(1),
+                },
+                Churn {
+                    at_step: 90,
+                    event: ChurnEvent::Leave(3),
+                },
+            ],
+            speeds: Speeds {
+                min: 1,
+                max: 16,
+                period_steps: 40,
+            },
+            timely: None,
+            steps: 400,
+            join_covers_departed: true,
+            trace_ops: true,
+            seed,
+        }
+    }
+
+    fn run(cfg: ShmConfig, greedy: bool) -> ShmOutcome {
+        World::new(cfg, Box::new(move |_| Counter { n: 0, greedy }))
+            .unwrap()
+            .run()
+    }
+
+    fn steppers(t: &ShmTrace) -> Vec<(u64, Pid)> {
+        t.events
+            .iter()
+            .filter(|e| {
+                matches!(
+                    e.kind,
+                    ShmEventKind::Read { .. } | ShmEventKind::Write { .. }
+                )
+            })
+            .filter(|e| {
+                e.step > 0
+                    && !t
+                        .events
+                        .iter()
+                        .any(|j| j.step == e.step && matches!(j.kind, ShmEventKind::Join { .. }))
+            })
+            .map(|e| (e.step, e.pid.unwrap()))
+            .collect()
+    }
+
+    #[test]
+    fn same_seed_same_trace_and_seeds_differ() {
+        let a = run(config(1), false).trace.to_jsonl();
+        assert_eq!(a, run(config(1), false).trace.to_jsonl());
+        assert_ne!(a, run(config(2), false).trace.to_jsonl());
+        assert!(a.lines().count() > 300);
+    }
+
+    #[test]
+    fn membership_ids_and_crashed_processes_stop() {
+        let out = run(config(3), false);
+        let t = &out.trace;
+        assert_eq!(t.processes, 4);
+        let join = t
+            .events
+            .iter()
+            .find(|e| e.pid == Some(3) && matches!(e.kind, ShmEventKind::Join { .. }))
+            .unwrap();
+        assert_eq!(join.step, 50);
+        // TASK-0-like initialization by every member, the crashed ones included
+        for k in 0..3 {
+            let r = Reg {
+                owner: k,
+                name: 1,
+                index: 3,
+            };
+            assert_eq!(out.memory.get(r), 7);
+        }
+        let s = steppers(t);
+        assert!(s.iter().all(|&(step, p)| !(p == 1 && step >= 80)));
+        assert!(s.iter().all(|&(step, p)| !(p == 3 && step >= 90)));
+        assert!(s.iter().any(|&(step, p)| p == 3 && step > 50));
+        // speeds vary: step counts differ
+        let counts: Vec<u64> = (0..4)
+            .filter_map(|p| {
+                t.events.iter().find_map(|e| match e.kind {
+                    ShmEventKind::Summary { steps, .. } if e.pid == Some(p) => Some(steps),
+                    _ => None,
+                })
+            })
+            .collect();
+        assert_eq!(counts.len(), 4);
+        assert_eq!(counts.iter().sum::<u64>(), 400);
+    }
+
+    #[test]
+    fn the_timely_process_leads_every_other_by_lead_steps() {
+        let mut cfg = config(4);
+        cfg.timely = Some(Timely {
+            pid: 2,
+            from_step: 100,
+            lead_steps: 3,
+        });
+        let t = run(cfg, false).trace;
+        let s = steppers(&t);
+        let mut since: BTreeMap<Pid, u32> = BTreeMap::new();
+        for &(step, p) in s.iter().filter(|&&(step, _)| step >= 100) {
+            if p == 2 {
+                for v in since.values_mut() {
+                    *v += 1;
+                }
+            } else {
+                if let Some(&v) = since.get(&p) {
+                    assert!(
+                        v >= 3,
+                        "p{p} stepped at {step} after {v} steps of the timely one"
+                    );
+                }
+                since.insert(p, 0);
+            }
+        }
+        assert!(since.len() >= 1);
+    }
+
+    #[test]
+    fn a_second_operation_in_one_step_is_a_panic_of_that_process() {
+        let out = run(config(5), true);
+        let (_, step, message) = out.panic.expect("caught");
+        assert_eq!(step, 0);
+        assert!(message.contains("second memory operation"), "{message}");
+    }
+
+    #[test]
+    fn bad_configurations_are_refused() {
+        let mut c = config(1);
+        c.churn.push(Churn {
+            at_step: 95,
+            event: ChurnEvent::Crash(1),
+        });
+        assert!(c.validate().unwrap_err().contains("already left"));
+        let mut c = config(1);
+        c.churn[1].event = ChurnEvent::Crash(9);
+        assert!(c.validate().unwrap_err().contains("has not joined"));
+        let mut c = config(1);
+        c.speeds.min = 0;
+        assert!(c.validate().is_err());
+        let mut c = config(1);
+        c.steps = 0;
+        assert!(c.validate().is_err());
+    }
+}
