@@ -180,25 +180,35 @@ pub fn assumption(
         }
     }
     // Property 1 over the suffix: a stable process in every stable process's updated set.
+    // Round records are changes: a record's set holds for the process's rounds until its next
+    // record (or the end of the run).
     let mut candidates = f.stable.clone();
     let mut last_miss: BTreeMap<Pid, (u64, usize)> = BTreeMap::new();
+    let mut rounds: BTreeMap<Pid, Vec<(u64, &Vec<Pid>, usize)>> = BTreeMap::new();
     for (i, e) in trace.events.iter().enumerate() {
-        let (Some(j), ShmEventKind::Round { not_updated }) = (e.pid, &e.kind) else {
-            continue;
-        };
-        if !f.stable.contains(&j) {
-            continue;
+        if let (Some(j), ShmEventKind::Round { not_updated }) = (e.pid, &e.kind) {
+            if f.stable.contains(&j) {
+                rounds.entry(j).or_default().push((e.step, not_updated, i));
+            }
         }
-        for &x in not_updated {
-            last_miss.insert(x, (e.step, i));
-            if e.step >= judge_from {
-                candidates.remove(&x);
+    }
+    for recs in rounds.values() {
+        for (k, &(_, set, i)) in recs.iter().enumerate() {
+            let until = recs.get(k + 1).map_or(trace.steps, |r| r.0);
+            for &x in set {
+                let m = last_miss.entry(x).or_insert((until, i));
+                if until >= m.0 {
+                    *m = (until, i);
+                }
+                if until > judge_from {
+                    candidates.remove(&x);
+                }
             }
         }
     }
     let best = candidates
         .iter()
-        .map(|&l| (last_miss.get(&l).map_or(0, |m| m.0 + 1), l))
+        .map(|&l| (last_miss.get(&l).map_or(0, |m| m.0), l))
         .min();
     match best {
         Some((from, l)) => Ok((l, from)),

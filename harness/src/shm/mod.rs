@@ -23,7 +23,8 @@
 //!   [`ShmConfig::join_covers_departed`] is off. Only after `join()` returns is the newcomer
 //!   a member ([`ShmCtx::members`]).
 //! - **Trace** ([`ShmTrace`]): joins, leaves, crashes, the start of the timely regime,
-//!   leader changes and punishing rounds reported by the algorithm, and per-process summaries;
+//!   changes of the `leader()` results and of the sets of members a round finds not updated
+//!   (punishes) reported by the algorithm, and per-process summaries;
 //!   every read and write too with [`ShmConfig::trace_ops`]. Same configuration and seed:
 //!   byte-identical JSON Lines.
 //!

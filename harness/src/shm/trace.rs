@@ -72,8 +72,8 @@ pub enum ShmEventKind {
         /// The result.
         leader: Pid,
     },
-    /// A round of the algorithm ended and did not find these members updated (only rounds
-    /// with a non-empty set are recorded).
+    /// A round of the algorithm ended and did not find these members updated (recorded when
+    /// the set differs from the one of the process's previous round, which starts empty).
     Round {
         /// Members not found updated (punished).
         not_updated: Vec<Pid>,
@@ -176,7 +176,7 @@ impl ShmTrace {
                     },
                 },
                 ShmEventKind::Round { not_updated } => {
-                    note(format!("round: punishes {not_updated:?} (not updated)"))
+                    note(format!("rounds now punish {not_updated:?} (not updated)"))
                 }
                 ShmEventKind::Summary {
                     steps,

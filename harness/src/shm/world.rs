@@ -26,6 +26,7 @@ struct Slot<P> {
     leader_calls: u64,
     last_leader_step: Option<u64>,
     last_leader: Option<Pid>,
+    last_round_set: Vec<Pid>,
 }
 
 /// The result of a shared-memory run.
@@ -176,6 +177,7 @@ impl<P: ShmProcess> World<P> {
             leader_calls: 0,
             last_leader_step: None,
             last_leader: None,
+            last_round_set: Vec::new(),
         });
         self.call(pid, None, |p, ctx| p.on_join(ctx));
         let members = self.members.clone();
@@ -315,7 +317,8 @@ impl<P: ShmProcess> World<P> {
                         let s = &mut self.procs[pid];
                         s.rounds += 1;
                         s.last_round_step = Some(self.step);
-                        if !not_updated.is_empty() {
+                        if s.last_round_set != not_updated {
+                            s.last_round_set = not_updated.clone();
                             self.emit(Some(pid), ShmEventKind::Round { not_updated });
                         }
                     }
