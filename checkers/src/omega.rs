@@ -184,7 +184,8 @@ pub fn assumption(
     // record (or the end of the run).
     let mut candidates = f.stable.clone();
     let mut last_miss: BTreeMap<Pid, (u64, usize)> = BTreeMap::new();
-    let mut rounds: BTreeMap<Pid, Vec<(u64, &Vec<Pid>, usize)>> = BTreeMap::new();
+    type Records<'t> = Vec<(u64, &'t Vec<Pid>, usize)>;
+    let mut rounds: BTreeMap<Pid, Records<'_>> = BTreeMap::new();
     for (i, e) in trace.events.iter().enumerate() {
         if let (Some(j), ShmEventKind::Round { not_updated }) = (e.pid, &e.kind) {
             if f.stable.contains(&j) {

@@ -25,10 +25,10 @@
 //! `|STABLE| ≥ α` and Property 1 (the memory access pattern): from some time on, some stable
 //! process is always among the processes each stable process finds updated.
 //!
-//! Variants: `join-zero` initializes the newcomer's punishments to 0 instead of the leader's
-//! + 1 (a newcomer demotes the elected stable leader: Lemma 4 caught); `never-punish` skips
-//! the writes of lines 17–18 (a crashed leader stays elected: Lemma 3 and eventual leadership
-//! caught).
+//! Variants: `join-zero` initializes the newcomer's punishments to 0 instead of one more
+//! than the leader's (a newcomer demotes the elected stable leader: Lemma 4 caught);
+//! `never-punish` skips the writes of lines 17–18 (a crashed leader stays elected: Lemma 3
+//! and eventual leadership caught).
 
 use sincro_harness::shm::{Memory, Pid, Reg, ShmCtx, ShmProcess};
 use std::collections::{BTreeMap, BTreeSet};

@@ -528,7 +528,7 @@ mod tests {
                 since.insert(p, 0);
             }
         }
-        assert!(since.len() >= 1);
+        assert!(!since.is_empty());
     }
 
     #[test]
