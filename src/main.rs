@@ -2,7 +2,7 @@
 
 use clap::{Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
-use sincro::algorithms::{self, Algorithm};
+use sincro::algorithms;
 use sincro::exit;
 use sincro::fuzz::{self, CampaignOptions, FuzzConfig, Live, Rss, Shard, Target};
 use sincro::harness::engine::{install_panic_hook, RunOptions};

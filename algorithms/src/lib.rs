@@ -12,6 +12,7 @@ pub mod clocks;
 pub mod deadlock;
 pub mod election;
 pub mod mutex;
+pub mod omega;
 pub mod ordering;
 pub mod positioning;
 mod registry;

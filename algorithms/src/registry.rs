@@ -89,6 +89,7 @@ pub fn registry() -> Vec<&'static dyn Algorithm> {
     all.extend(crate::clocks::registered::ALGORITHMS);
     all.extend(crate::election::registered_core::CORE);
     all.extend(crate::election::registered_rings::RINGS);
+    all.extend(crate::omega::registered::ALGORITHMS);
     all
 }
 

@@ -24,6 +24,7 @@
 //! | `election_termination` (every election started ends with a leader within a bound after the faults stop) | [`election::termination`] | liveness |
 //! | `leader_validity` (after quiet + bound, the named leader is alive and the best by rank; highest id by default) | [`election::validity`] | safety |
 //! | `leader_stability` (after agreement, no new election while the leader is alive and reachable) | [`election::stability`] | safety |
+//! | `eventual_leadership`, `crashed_never_elected`, `newcomer_never_demotes` (Ω over a shared-memory trace, after checking the `memory_access_pattern` assumption) | [`omega`] | liveness, liveness, safety |
 
 #![warn(missing_docs)]
 
@@ -39,6 +40,7 @@ pub mod liveness;
 pub mod monotonic_clock;
 pub mod mutual_exclusion;
 pub mod no_deadlock;
+pub mod omega;
 pub mod replica_agreement;
 #[cfg(test)]
 mod test_events;

@@ -24,6 +24,7 @@ pub mod process;
 pub mod render;
 pub mod rng;
 pub mod scenario;
+pub mod shm;
 pub mod shrink;
 #[cfg(feature = "proptest")]
 pub mod strategy;

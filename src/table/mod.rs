@@ -5,6 +5,7 @@
 pub mod clocks;
 pub mod election;
 pub mod mutex;
+pub mod omega;
 pub mod positioning;
 
 pub use mutex::{
@@ -30,6 +31,10 @@ pub const TABLES: &[(&str, &str)] = &[
         "leader election: messages against n (Chang–Roberts best/worst, Franklin, Anel 2, ring, bully) and DHT superpeers",
     ),
     (
+        "omega",
+        "Ω (seed 004): stabilization time in steps, p50/p90/max, against α and n",
+    ),
+    (
         "voting",
         "decentralized voting: violation probability computed vs measured; utilization",
     ),
@@ -38,8 +43,8 @@ pub const TABLES: &[(&str, &str)] = &[
 /// Options of `sincro table`.
 #[derive(clap::Args, Clone, Debug)]
 pub struct TableArgs {
-    /// Which table: `mutex` (Table 6.1) or `voting` (decentralized voting's violation
-    /// probability, computed and measured, and its utilization under contention).
+    /// Which table: mutex (Table 6.1), voting (decentralized voting's violation probability
+    /// and utilization), clocks, election, omega, positioning.
     pub which: String,
     /// `voting`: seeded runs per (n, m, p).
     #[arg(long, default_value_t = 2000)]
@@ -70,6 +75,7 @@ pub fn main(args: &TableArgs) -> i32 {
         "positioning" => positioning::main(args),
         "clocks" => clocks::main(args),
         "election" => election::main(args),
+        "omega" => omega::main(args),
         "voting" => {
             if args.runs == 0 || args.p.iter().any(|p| !(0.0..=1.0).contains(p)) {
                 eprintln!("error: --runs must be at least 1 and every --p within [0, 1]");

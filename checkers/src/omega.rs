@@ -1,0 +1,487 @@
+//! Properties of an eventual leader service Ω in a dynamic shared-memory system (seed 004,
+//! Khouri & Greve), judged over a shared-memory trace ([`ShmTrace`]).
+//!
+//! A run is finite, so "eventually" is judged on a suffix: from step `judge_from` to the end
+//! (the registered algorithm uses the last quarter of the run, after every membership change
+//! and the start of the timely regime). STABLE is the set of processes that joined and never
+//! left nor crashed.
+//!
+//! First the *assumptions* of the model are checked ([`assumption`], property
+//! `memory_access_pattern`): membership no longer changes in the suffix, `|STABLE| ≥ α`,
+//! every stable process completes a round and queries `leader()` in the suffix, and
+//! Property 1 holds there: some stable process is in every round's updated set of every
+//! stable process. When they fail, the verdict says the assumption, not the algorithm,
+//! failed. Then:
+//! - `newcomer_never_demotes` (Lemma 4, safety): a join never changes the leader when the
+//!   leader was a stable process;
+//! - `crashed_never_elected` (Lemma 3): in the suffix, no stable process's `leader()` returns
+//!   a process that left or crashed;
+//! - `eventual_leadership` (the Ω property): in the suffix, every `leader()` of every stable
+//!   process returns the same stable process; the stabilization step is reported.
+
+use sincro_harness::shm::{Pid, ShmEventKind, ShmTrace};
+use sincro_harness::{PropertyClass, Violation};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Property 1 of the model (and `|STABLE| ≥ α`, finite arrival): an assumption.
+pub const MEMORY_ACCESS_PATTERN: &str = "memory_access_pattern";
+/// Lemma 4.
+pub const NEWCOMER_NEVER_DEMOTES: &str = "newcomer_never_demotes";
+/// Lemma 3.
+pub const CRASHED_NEVER_ELECTED: &str = "crashed_never_elected";
+/// The Ω property.
+pub const EVENTUAL_LEADERSHIP: &str = "eventual_leadership";
+
+/// The properties [`judge`] checks, assumption first.
+pub const OMEGA_PROPERTIES: &[&str] = &[
+    NEWCOMER_NEVER_DEMOTES,
+    CRASHED_NEVER_ELECTED,
+    EVENTUAL_LEADERSHIP,
+];
+
+/// What a passing run established.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OmegaReport {
+    /// STABLE.
+    pub stable: Vec<Pid>,
+    /// A stable process in every updated set from `pam_from_step` on.
+    pub pam_process: Pid,
+    /// From when Property 1 holds (for that process), step.
+    pub pam_from_step: u64,
+    /// The eventual leader (when `eventual_leadership` was checked).
+    pub leader: Option<Pid>,
+    /// From this step on, every `leader()` of every stable process returned `leader`.
+    pub stabilized_at_step: Option<u64>,
+}
+
+struct Facts {
+    stable: BTreeSet<Pid>,
+    /// Departed process -> index of its leave/crash event.
+    departed: BTreeMap<Pid, usize>,
+    /// Per process: (step, leader, event index) of each change of its `leader()` result.
+    leaders: BTreeMap<Pid, Vec<(u64, Pid, usize)>>,
+    /// Per process: last round step and last leader() step.
+    last_round: BTreeMap<Pid, Option<u64>>,
+    last_leader: BTreeMap<Pid, Option<u64>>,
+    /// Last membership change: (step, event index).
+    last_churn: Option<(u64, usize)>,
+}
+
+impl Facts {
+    fn of(trace: &ShmTrace) -> Facts {
+        let mut f = Facts {
+            stable: BTreeSet::new(),
+            departed: BTreeMap::new(),
+            leaders: BTreeMap::new(),
+            last_round: BTreeMap::new(),
+            last_leader: BTreeMap::new(),
+            last_churn: None,
+        };
+        for (i, e) in trace.events.iter().enumerate() {
+            let Some(p) = e.pid else { continue };
+            match &e.kind {
+                ShmEventKind::Join { .. } => {
+                    f.stable.insert(p);
+                    f.last_churn = Some((e.step, i));
+                }
+                ShmEventKind::Leave { .. } | ShmEventKind::Crash { .. } => {
+                    f.stable.remove(&p);
+                    f.departed.insert(p, i);
+                    f.last_churn = Some((e.step, i));
+                }
+                ShmEventKind::Leader { leader } => {
+                    f.leaders.entry(p).or_default().push((e.step, *leader, i));
+                }
+                ShmEventKind::Summary {
+                    last_round_step,
+                    last_leader_step,
+                    ..
+                } => {
+                    f.last_round.insert(p, *last_round_step);
+                    f.last_leader.insert(p, *last_leader_step);
+                }
+                _ => {}
+            }
+        }
+        f
+    }
+
+    /// The `leader()` results of `p` in effect at some point of the suffix: the one in
+    /// effect at `from` and every change after.
+    fn results_in_suffix(&self, p: Pid, from: u64) -> Vec<(u64, Pid, usize)> {
+        let Some(recs) = self.leaders.get(&p) else {
+            return Vec::new();
+        };
+        let first = recs.partition_point(|r| r.0 < from);
+        let start = first.saturating_sub(1);
+        recs[start..].to_vec()
+    }
+}
+
+fn violation(property: &str, step: u64, explanation: String, events: Vec<usize>) -> Violation {
+    Violation {
+        property: property.into(),
+        class: if property == NEWCOMER_NEVER_DEMOTES {
+            PropertyClass::Safety
+        } else {
+            PropertyClass::Liveness
+        },
+        explanation,
+        t_ns: step * sincro_harness::shm::NS_PER_STEP,
+        events: events.into_iter().map(|i| i as u64).collect(),
+    }
+}
+
+/// Checks the model's assumptions over the suffix from `judge_from`; returns the process
+/// Property 1 holds for and the step from which it does.
+pub fn assumption(
+    trace: &ShmTrace,
+    alpha: usize,
+    judge_from: u64,
+) -> Result<(Pid, u64), Violation> {
+    let f = Facts::of(trace);
+    let fail = |step: u64, why: String, events: Vec<usize>| {
+        Err(violation(
+            MEMORY_ACCESS_PATTERN,
+            step,
+            format!("assumption not met, so the algorithm is not judged: {why}"),
+            events,
+        ))
+    };
+    if let Some((step, i)) = f.last_churn {
+        if step >= judge_from {
+            return fail(
+                step,
+                format!("membership still changes at step {step}, inside the judged suffix (from step {judge_from}): arrivals have not stopped"),
+                vec![i],
+            );
+        }
+    }
+    if f.stable.len() < alpha {
+        return fail(
+            trace.steps,
+            format!(
+                "only {} stable processes ({:?}) for α = {alpha}: |STABLE| ≥ α does not hold",
+                f.stable.len(),
+                f.stable
+            ),
+            Vec::new(),
+        );
+    }
+    for &p in &f.stable {
+        let round = f.last_round.get(&p).copied().flatten();
+        let query = f.last_leader.get(&p).copied().flatten();
+        if round.is_none_or(|s| s < judge_from) || query.is_none_or(|s| s < judge_from) {
+            return fail(
+                trace.steps,
+                format!("stable process p{p} completed no round or no leader() call in the judged suffix (from step {judge_from}): too few steps to judge"),
+                Vec::new(),
+            );
+        }
+    }
+    // Property 1 over the suffix: a stable process in every stable process's updated set.
+    // Round records are changes: a record's set holds for the process's rounds until its next
+    // record (or the end of the run).
+    let mut candidates = f.stable.clone();
+    let mut last_miss: BTreeMap<Pid, (u64, usize)> = BTreeMap::new();
+    type Records<'t> = Vec<(u64, &'t Vec<Pid>, usize)>;
+    let mut rounds: BTreeMap<Pid, Records<'_>> = BTreeMap::new();
+    for (i, e) in trace.events.iter().enumerate() {
+        if let (Some(j), ShmEventKind::Round { not_updated }) = (e.pid, &e.kind) {
+            if f.stable.contains(&j) {
+                rounds.entry(j).or_default().push((e.step, not_updated, i));
+            }
+        }
+    }
+    for recs in rounds.values() {
+        for (k, &(_, set, i)) in recs.iter().enumerate() {
+            let until = recs.get(k + 1).map_or(trace.steps, |r| r.0);
+            for &x in set {
+                let m = last_miss.entry(x).or_insert((until, i));
+                if until >= m.0 {
+                    *m = (until, i);
+                }
+                if until > judge_from {
+                    candidates.remove(&x);
+                }
+            }
+        }
+    }
+    let best = candidates
+        .iter()
+        .map(|&l| (last_miss.get(&l).map_or(0, |m| m.0), l))
+        .min();
+    match best {
+        Some((from, l)) => Ok((l, from)),
+        None => {
+            let events: Vec<usize> = f
+                .stable
+                .iter()
+                .filter_map(|p| last_miss.get(p).map(|m| m.1))
+                .collect();
+            fail(
+                trace.steps,
+                format!("Property 1 (memory access pattern) does not hold in the judged suffix (from step {judge_from}): every stable process was missed by some stable process's round there"),
+                events,
+            )
+        }
+    }
+}
+
+/// Lemma 4: a join never demotes a stable leader.
+pub fn newcomer_never_demotes(trace: &ShmTrace) -> Result<(), Violation> {
+    let f = Facts::of(trace);
+    for (i, e) in trace.events.iter().enumerate() {
+        if let (
+            Some(r),
+            ShmEventKind::Join {
+                leader_before: Some(l),
+                leader_after,
+            },
+        ) = (e.pid, &e.kind)
+        {
+            if f.stable.contains(l) && *leader_after != Some(*l) {
+                let after = leader_after.map_or("nobody".into(), |a| format!("p{a}"));
+                return Err(violation(
+                    NEWCOMER_NEVER_DEMOTES,
+                    e.step,
+                    format!("the join of newcomer p{r} demoted the elected stable leader p{l}: leader() is now {after} (Lemma 4)"),
+                    vec![i],
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Lemma 3: in the suffix, no stable process's `leader()` returns a departed process.
+pub fn crashed_never_elected(trace: &ShmTrace, judge_from: u64) -> Result<(), Violation> {
+    let f = Facts::of(trace);
+    for &p in &f.stable {
+        for (step, l, i) in f.results_in_suffix(p, judge_from) {
+            if let Some(&gone) = f.departed.get(&l) {
+                if trace.events[gone].step <= step.max(judge_from) {
+                    return Err(violation(
+                        CRASHED_NEVER_ELECTED,
+                        step.max(judge_from),
+                        format!("stable p{p}'s leader() still returns p{l}, which left or crashed at step {}, in the judged suffix (from step {judge_from}) (Lemma 3)", trace.events[gone].step),
+                        vec![gone, i],
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The Ω property: in the suffix every stable process's `leader()` returns the same stable
+/// process. Returns it and the step from which every stable process's calls return it.
+pub fn eventual_leadership(trace: &ShmTrace, judge_from: u64) -> Result<(Pid, u64), Violation> {
+    let f = Facts::of(trace);
+    let mut leader: Option<(Pid, usize)> = None;
+    let mut stabilized = 0;
+    for &p in &f.stable {
+        for (step, l, i) in f.results_in_suffix(p, judge_from) {
+            match leader {
+                None => leader = Some((l, i)),
+                Some((x, xi)) if x != l => {
+                    return Err(violation(
+                        EVENTUAL_LEADERSHIP,
+                        step.max(judge_from),
+                        format!("leader() of stable processes returns both p{x} and p{l} in the judged suffix (from step {judge_from}): no single eventual leader"),
+                        vec![xi, i],
+                    ));
+                }
+                _ => {}
+            }
+        }
+        let recs = f.leaders.get(&p).map(Vec::as_slice).unwrap_or(&[]);
+        if recs.len() > 1 {
+            stabilized = stabilized.max(recs[recs.len() - 1].0);
+        }
+    }
+    let Some((l, i)) = leader else {
+        return Err(violation(
+            EVENTUAL_LEADERSHIP,
+            trace.steps,
+            "no stable process called leader() in the judged suffix".into(),
+            Vec::new(),
+        ));
+    };
+    if !f.stable.contains(&l) {
+        return Err(violation(
+            EVENTUAL_LEADERSHIP,
+            judge_from,
+            format!("the leader every stable process agrees on, p{l}, is not stable"),
+            vec![i],
+        ));
+    }
+    Ok((l, stabilized))
+}
+
+/// Judges a run: the assumption first, then the `properties` asked for (names from
+/// [`OMEGA_PROPERTIES`]) in the order Lemma 4, Lemma 3, eventual leadership.
+pub fn judge(
+    trace: &ShmTrace,
+    alpha: usize,
+    judge_from: u64,
+    properties: &[&str],
+) -> Result<OmegaReport, Violation> {
+    let (pam_process, pam_from_step) = assumption(trace, alpha, judge_from)?;
+    if properties.contains(&NEWCOMER_NEVER_DEMOTES) {
+        newcomer_never_demotes(trace)?;
+    }
+    if properties.contains(&CRASHED_NEVER_ELECTED) {
+        crashed_never_elected(trace, judge_from)?;
+    }
+    let (leader, stabilized_at_step) = if properties.contains(&EVENTUAL_LEADERSHIP) {
+        let (l, s) = eventual_leadership(trace, judge_from)?;
+        (Some(l), Some(s))
+    } else {
+        (None, None)
+    };
+    Ok(OmegaReport {
+        stable: Facts::of(trace).stable.into_iter().collect(),
+        pam_process,
+        pam_from_step,
+        leader,
+        stabilized_at_step,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sincro_harness::shm::ShmEvent;
+
+    fn ev(step: u64, pid: Pid, kind: ShmEventKind) -> ShmEvent {
+        ShmEvent {
+            step,
+            pid: Some(pid),
+            kind,
+        }
+    }
+
+    fn join(step: u64, pid: Pid, before: Option<Pid>, after: Option<Pid>) -> ShmEvent {
+        ev(
+            step,
+            pid,
+            ShmEventKind::Join {
+                leader_before: before,
+                leader_after: after,
+            },
+        )
+    }
+
+    fn summary(pid: Pid, end: u64) -> ShmEvent {
+        ev(
+            end,
+            pid,
+            ShmEventKind::Summary {
+                steps: 10,
+                rounds: 3,
+                last_round_step: Some(end - 1),
+                leader_calls: 3,
+                last_leader_step: Some(end - 1),
+            },
+        )
+    }
+
+    /// Three processes, p0 crashes at 10; p1 and p2 elect p1 at 20 (p2 switched from p0).
+    fn base(last_leader_of_p2: Pid) -> ShmTrace {
+        let events = vec![
+            join(0, 0, None, Some(0)),
+            join(0, 1, Some(0), Some(0)),
+            join(0, 2, Some(0), Some(0)),
+            ev(5, 1, ShmEventKind::Leader { leader: 0 }),
+            ev(6, 2, ShmEventKind::Leader { leader: 0 }),
+            ev(10, 0, ShmEventKind::Crash { leader: Some(0) }),
+            ev(
+                15,
+                2,
+                ShmEventKind::Round {
+                    not_updated: vec![0],
+                },
+            ),
+            ev(20, 1, ShmEventKind::Leader { leader: 1 }),
+            ev(
+                21,
+                2,
+                ShmEventKind::Leader {
+                    leader: last_leader_of_p2,
+                },
+            ),
+            summary(0, 100),
+            summary(1, 100),
+            summary(2, 100),
+        ];
+        ShmTrace {
+            processes: 3,
+            steps: 100,
+            events,
+        }
+    }
+
+    #[test]
+    fn a_run_that_stabilizes_passes_with_its_stabilization_step() {
+        let r = judge(&base(1), 2, 75, OMEGA_PROPERTIES).unwrap();
+        assert_eq!(r.stable, vec![1, 2]);
+        assert_eq!(r.leader, Some(1));
+        assert_eq!(r.stabilized_at_step, Some(21));
+        assert_eq!((r.pam_process, r.pam_from_step), (1, 0));
+    }
+
+    #[test]
+    fn lemma_3_catches_a_crashed_leader_still_elected() {
+        let v = judge(&base(0), 2, 75, OMEGA_PROPERTIES).unwrap_err();
+        assert_eq!(v.property, CRASHED_NEVER_ELECTED);
+        assert!(v.explanation.contains("p0"), "{v}");
+        assert_eq!(v.events, vec![5, 8]);
+        // the Ω property alone also fails (two different leaders)
+        let v = eventual_leadership(&base(0), 75).unwrap_err();
+        assert_eq!(v.property, EVENTUAL_LEADERSHIP);
+    }
+
+    #[test]
+    fn lemma_4_catches_a_newcomer_that_demotes_a_stable_leader() {
+        let mut t = base(1);
+        t.events.insert(9, join(30, 3, Some(1), Some(3)));
+        t.processes = 4;
+        let v = newcomer_never_demotes(&t).unwrap_err();
+        assert_eq!(v.property, NEWCOMER_NEVER_DEMOTES);
+        assert_eq!(v.class, PropertyClass::Safety);
+        assert_eq!(v.events, vec![9]);
+        // a newcomer that leaves the leader alone is fine
+        t.events[9] = join(30, 3, Some(1), Some(1));
+        newcomer_never_demotes(&t).unwrap();
+    }
+
+    #[test]
+    fn a_failed_assumption_is_reported_as_such_not_as_the_algorithm() {
+        // p1 and p2 both missed in the suffix: Property 1 fails
+        let mut t = base(0);
+        for (step, x) in [(80, 1), (81, 2)] {
+            t.events.insert(
+                9,
+                ev(
+                    step,
+                    if x == 1 { 2 } else { 1 },
+                    ShmEventKind::Round {
+                        not_updated: vec![x],
+                    },
+                ),
+            );
+        }
+        t.events.sort_by_key(|e| e.step);
+        let v = judge(&t, 2, 75, OMEGA_PROPERTIES).unwrap_err();
+        assert_eq!(v.property, MEMORY_ACCESS_PATTERN);
+        assert!(v.explanation.starts_with("assumption not met"), "{v}");
+        // too few stable processes for α
+        let v = judge(&base(1), 3, 75, OMEGA_PROPERTIES).unwrap_err();
+        assert_eq!(v.property, MEMORY_ACCESS_PATTERN);
+        assert!(v.explanation.contains("|STABLE|"), "{v}");
+        // churn inside the suffix
+        let v = judge(&base(1), 2, 8, OMEGA_PROPERTIES).unwrap_err();
+        assert!(v.explanation.contains("arrivals have not stopped"), "{v}");
+    }
+}
