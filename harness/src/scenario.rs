@@ -32,6 +32,9 @@ pub enum EngineKind {
     Native,
     /// Each node a turmoil host behind a simulated UDP socket.
     Turmoil,
+    /// Each node a madsim node over madsim's simulated network (only in builds with
+    /// `RUSTFLAGS="--cfg madsim"`; elsewhere selecting it is a [`ScenarioError`]).
+    Madsim,
 }
 
 impl EngineKind {
@@ -40,6 +43,7 @@ impl EngineKind {
         match self {
             EngineKind::Native => "native",
             EngineKind::Turmoil => "turmoil",
+            EngineKind::Madsim => "madsim",
         }
     }
 }
