@@ -252,6 +252,7 @@ pub fn generate(
         checks: CheckSpec::default(),
         limits: Limits::default(),
         expect: None,
+        engine_exceptions: Vec::new(),
     };
     Draft {
         scenario,
