@@ -412,6 +412,11 @@ async fn host<P: Process>(id: NodeId) {
         (w.factory.clone(), w.nodes[id].notify.clone())
     };
     let ep: Ep = Rc::new(OnceCell::new());
+    // Bind at once (it takes 1 ms): a datagram reaching a node without a socket is lost.
+    let binding = ep.clone();
+    madsim::task::spawn_local(async move {
+        endpoint(&binding, id).await;
+    });
     let mut proc = factory(id);
     let mut next = world.borrow_mut().boot(id, &mut proc, &ep, now_ns());
     loop {
