@@ -39,4 +39,18 @@ set -e
 cat target/ci-bad.err
 if [ "$code" -ne 2 ]; then echo "expected exit code 2, got $code"; exit 1; fi
 
+step "madsim engine: without --cfg madsim, selecting it is bad input (exit 2) with the way to get it"
+set +e
+cargo run --release --quiet -- run corpus/mutex/centralized-pass.json --engine madsim 2> target/ci-madsim.err
+code=$?
+set -e
+cat target/ci-madsim.err
+if [ "$code" -ne 2 ] || ! grep -q -- '--cfg madsim' target/ci-madsim.err; then
+  echo "expected exit code 2 naming --cfg madsim, got $code"; exit 1
+fi
+
+step "madsim engine (RUSTFLAGS=--cfg madsim, target/madsim): its tests, and every corpus scenario agrees on native, turmoil and madsim"
+RUSTFLAGS="--cfg madsim" cargo test --target-dir target/madsim -p sincro-harness --lib engine::madsim
+RUSTFLAGS="--cfg madsim" cargo test --target-dir target/madsim -p sincro --test engines -- --nocapture
+
 echo; echo "CI passed"

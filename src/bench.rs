@@ -11,10 +11,21 @@
 //! and no checker, on the native engine with full trace recording and the online mutual
 //! exclusion checker, and on turmoil. The table gives delivered messages per wall second and
 //! the ratio to the bare loop. Wall time is measured here, outside the simulations.
+//!
+//! A second table, in the same run, compares the engines on the same scenarios (the
+//! `--turmoil-messages` size: turmoil and madsim are far slower): the bare loop, the native
+//! engine, turmoil and madsim, all with the trace off and no checker, reporting runs per wall
+//! second, delivered messages per wall second, simulated seconds per wall second and peak
+//! memory (the rise of the resident set over the run: `VmHWM` after resetting it through
+//! `/proc/self/clear_refs`, minus `VmRSS` before; Linux only), each also as a ratio to the
+//! native engine. The madsim row needs a build with `RUSTFLAGS="--cfg madsim"`; other builds
+//! print how to get it instead.
 
 use crate::checkers::MutualExclusion;
 use crate::harness::engine::{self, native, RunOptions};
-use crate::harness::{Checker, Ctx, EngineKind, NodeId, Observation, Process, Scenario, SimRng};
+use crate::harness::{
+    Checker, Ctx, EngineKind, NodeId, Observation, Process, Scenario, SimRng, NS_PER_MS,
+};
 use serde::{Deserialize, Serialize};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -30,7 +41,7 @@ pub struct BenchArgs {
     /// Messages per workload on turmoil (it steps 1 ms ticks, so it is far slower).
     #[arg(long, default_value_t = 20_000)]
     pub turmoil_messages: u64,
-    /// Skip the turmoil rows.
+    /// Skip the turmoil rows (and the engine comparison table).
     #[arg(long)]
     pub no_turmoil: bool,
     /// Runs of each configuration; the fastest is reported (the first run of a traced
@@ -126,6 +137,14 @@ fn scenario(name: &str, engine: EngineKind, messages: u64) -> Scenario {
     sc
 }
 
+/// The engine comparison's scenario: more simulated time than `scenario` gives, since a madsim
+/// hop takes at least 2 ms (see `engine::madsim`) where the bench's latency is 1–2 ms.
+fn comparison_scenario(name: &str, engine: EngineKind, messages: u64) -> Scenario {
+    let mut sc = scenario(name, engine, messages);
+    sc.duration_ms = (messages * 3 + 10).min(1_000_000_000);
+    sc
+}
+
 fn broadcast_rounds(messages: u64) -> u32 {
     (messages / (NODES * (NODES - 1)) as u64).max(1) as u32
 }
@@ -150,6 +169,54 @@ fn bare_token_ring(messages: u64) -> u64 {
         }
     }
     delivered
+}
+
+/// Bare reference loop: token ring; (delivered, simulated ns at the end).
+fn bare_token_ring_timed(messages: u64) -> (u64, u64) {
+    let mut rng = SimRng::new(42);
+    let mut heap: BinaryHeap<Reverse<(u64, u64, usize, u64)>> = BinaryHeap::new();
+    heap.push(Reverse((rng.range_u64(LAT_MIN_NS, LAT_MAX_NS), 0, 1, 0)));
+    let (mut delivered, mut end, mut seq) = (0, 0, 0);
+    while let Some(Reverse((t, _, node, hops))) = heap.pop() {
+        delivered += 1;
+        end = t;
+        if hops + 1 < messages {
+            seq += 1;
+            let at = t + rng.range_u64(LAT_MIN_NS, LAT_MAX_NS);
+            heap.push(Reverse((at, seq, (node + 1) % NODES, hops + 1)));
+        }
+    }
+    (delivered, end)
+}
+
+/// Bare reference loop: all-to-all broadcast; (delivered, simulated ns at the end).
+fn bare_broadcast_timed(messages: u64) -> (u64, u64) {
+    let rounds = broadcast_rounds(messages);
+    let mut rng = SimRng::new(42);
+    let mut heap: BinaryHeap<Reverse<(u64, u64, usize, u32)>> = BinaryHeap::new();
+    let mut heard = vec![vec![0u32; rounds as usize]; NODES];
+    let mut seq = 0;
+    let mut bcast = |heap: &mut BinaryHeap<_>, t: u64, from: usize, r: u32, seq: &mut u64| {
+        for to in (0..NODES).filter(|&to| to != from) {
+            *seq += 1;
+            let at = t + rng.range_u64(LAT_MIN_NS, LAT_MAX_NS);
+            heap.push(Reverse((at, *seq, to, r)));
+        }
+    };
+    for from in 0..NODES {
+        bcast(&mut heap, 0, from, 0, &mut seq);
+    }
+    let (mut delivered, mut end) = (0, 0);
+    while let Some(Reverse((t, _, node, r))) = heap.pop() {
+        delivered += 1;
+        end = t;
+        let h = &mut heard[node][r as usize];
+        *h += 1;
+        if *h as usize == NODES - 1 && r + 1 < rounds {
+            bcast(&mut heap, t, node, r + 1, &mut seq);
+        }
+    }
+    (delivered, end)
 }
 
 /// Bare reference loop: all-to-all broadcast.
@@ -341,6 +408,213 @@ pub fn measure(args: &BenchArgs) -> Vec<Row> {
     rows
 }
 
+/// One row of the engine comparison.
+#[derive(Clone, Debug)]
+pub struct EngineRow {
+    /// Workload name.
+    pub workload: &'static str,
+    /// `bare loop`, `native`, `turmoil` or `madsim`.
+    pub engine: &'static str,
+    /// Messages delivered.
+    pub delivered: u64,
+    /// Simulated ns at the end of the run.
+    pub sim_ns: u64,
+    /// Wall seconds of the fastest run.
+    pub secs: f64,
+    /// Peak rise of the resident set over one run, KiB (Linux only).
+    pub peak_kib: Option<u64>,
+    /// Why the row could not be measured (e.g. madsim in a build without `--cfg madsim`).
+    pub missing: Option<String>,
+}
+
+fn status_kib(field: &str) -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with(field))?;
+    line[field.len()..]
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()
+}
+
+/// Runs `f` once measuring the rise of the resident set (peak minus start), KiB.
+fn with_peak<T>(f: impl FnOnce() -> T) -> (T, Option<u64>) {
+    // Writing 5 to clear_refs resets VmHWM to the current RSS (Linux >= 4.0).
+    let reset = std::fs::write("/proc/self/clear_refs", "5").is_ok();
+    let before = status_kib("VmRSS:");
+    let out = f();
+    let peak = status_kib("VmHWM:");
+    let rise = match (reset, before, peak) {
+        (true, Some(b), Some(p)) => Some(p.saturating_sub(b)),
+        _ => None,
+    };
+    (out, rise)
+}
+
+fn engine_row(
+    args: &BenchArgs,
+    workload: &'static str,
+    engine: &'static str,
+    f: impl Fn() -> Result<(u64, u64), String>,
+) -> EngineRow {
+    let mut best = f64::INFINITY;
+    let mut peak_kib = None;
+    let mut result = (0, 0);
+    for i in 0..args.repeat.max(1) {
+        let start = Instant::now();
+        let (r, peak) = with_peak(&f);
+        let secs = start.elapsed().as_secs_f64();
+        match r {
+            Ok(r) => result = r,
+            Err(e) => {
+                return EngineRow {
+                    workload,
+                    engine,
+                    delivered: 0,
+                    sim_ns: 0,
+                    secs: 0.0,
+                    peak_kib: None,
+                    missing: Some(e),
+                }
+            }
+        }
+        if std::env::var_os("SINCRO_BENCH_VERBOSE").is_some() {
+            eprintln!("  {workload} / {engine}: {secs:.3} s, peak +{peak:?} KiB");
+        }
+        best = best.min(secs);
+        if i == 0 || peak_kib.is_none() {
+            peak_kib = peak;
+        } else if let (Some(a), Some(b)) = (peak_kib, peak) {
+            peak_kib = Some(a.min(b));
+        }
+    }
+    EngineRow {
+        workload,
+        engine,
+        delivered: result.0,
+        sim_ns: result.1,
+        secs: best,
+        peak_kib,
+        missing: None,
+    }
+}
+
+fn run_any<P: Process>(sc: &Scenario, factory: engine::Factory<P>) -> Result<(u64, u64), String> {
+    let out = engine::run(
+        sc,
+        factory,
+        vec![],
+        RunOptions {
+            record_trace: false,
+        },
+    )
+    .map_err(|e| e.0)?;
+    if !out.verdict.is_pass() {
+        return Err(format!("bench run failed: {}", out.verdict));
+    }
+    Ok((out.stats.delivered, out.stats.end_t_ns))
+}
+
+/// Measures the engine comparison: the same two scenarios (`messages` deliveries each) on the
+/// bare loop, native, turmoil and madsim.
+pub fn measure_engines(args: &BenchArgs, messages: u64) -> Vec<EngineRow> {
+    let m = messages;
+    let ring = move || -> engine::Factory<TokenRing> { Rc::new(move |_| TokenRing { limit: m }) };
+    let bcast = move || -> engine::Factory<Broadcast> {
+        let rounds = broadcast_rounds(m);
+        Rc::new(move |_| Broadcast {
+            rounds,
+            heard: vec![0; rounds as usize],
+        })
+    };
+    let mut rows = Vec::new();
+    // Every engine reports the scenario's duration as its simulated time; so does the bare
+    // loop's row (its own last event comes earlier: it stops when the work is done).
+    let span_ns = comparison_scenario("ring", EngineKind::Native, m).duration_ms * NS_PER_MS;
+    rows.push(engine_row(args, "token ring", "bare loop", || {
+        Ok((bare_token_ring_timed(m).0, span_ns))
+    }));
+    for (name, kind) in [
+        ("native", EngineKind::Native),
+        ("turmoil", EngineKind::Turmoil),
+        ("madsim", EngineKind::Madsim),
+    ] {
+        rows.push(engine_row(args, "token ring", name, || {
+            run_any(&comparison_scenario("ring", kind, m), ring())
+        }));
+    }
+    rows.push(engine_row(args, "broadcast", "bare loop", || {
+        Ok((bare_broadcast_timed(m).0, span_ns))
+    }));
+    for (name, kind) in [
+        ("native", EngineKind::Native),
+        ("turmoil", EngineKind::Turmoil),
+        ("madsim", EngineKind::Madsim),
+    ] {
+        rows.push(engine_row(args, "broadcast", name, || {
+            run_any(&comparison_scenario("bcast", kind, m), bcast())
+        }));
+    }
+    rows
+}
+
+/// The engine comparison as a markdown table.
+pub fn engines_table(rows: &[EngineRow]) -> String {
+    use std::fmt::Write as _;
+    let mut t = String::new();
+    t.push_str("| workload | engine | delivered | runs/s | delivered msg/s | simulated s / wall s | peak memory | vs native: runs/s | msg/s | sim s/s | memory |\n");
+    t.push_str("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    for r in rows {
+        if let Some(why) = &r.missing {
+            let _ = writeln!(
+                t,
+                "| {} | {} | – | – | – | – | – | – | – | – | – |",
+                r.workload, r.engine
+            );
+            let _ = writeln!(
+                t,
+                "|  | ↳ {} |  |  |  |  |  |  |  |  |  |",
+                why.replace('|', "\\|")
+            );
+            continue;
+        }
+        let native = rows
+            .iter()
+            .find(|n| n.workload == r.workload && n.engine == "native" && n.missing.is_none());
+        let runs = 1.0 / r.secs.max(1e-9);
+        let rate = r.delivered as f64 / r.secs.max(1e-9);
+        let sim = r.sim_ns as f64 / 1e9 / r.secs.max(1e-9);
+        let mem = r.peak_kib.map_or("n/a".to_string(), |k| {
+            format!("{:.1} MiB", k as f64 / 1024.0)
+        });
+        let (rr, rm, rs, rmem) = match native {
+            Some(n) => {
+                let nruns = 1.0 / n.secs.max(1e-9);
+                let nrate = n.delivered as f64 / n.secs.max(1e-9);
+                let nsim = n.sim_ns as f64 / 1e9 / n.secs.max(1e-9);
+                let mem = match (r.peak_kib, n.peak_kib) {
+                    (Some(a), Some(b)) if b > 0 => format!("{:.2}", a as f64 / b as f64),
+                    _ => "n/a".into(),
+                };
+                (
+                    format!("{:.3}", runs / nruns),
+                    format!("{:.3}", rate / nrate),
+                    format!("{:.3}", sim / nsim),
+                    mem,
+                )
+            }
+            None => ("n/a".into(), "n/a".into(), "n/a".into(), "n/a".into()),
+        };
+        let _ = writeln!(
+            t,
+            "| {} | {} | {} | {:.2} | {:.3e} | {:.1} | {} | {} | {} | {} | {} |",
+            r.workload, r.engine, r.delivered, runs, rate, sim, mem, rr, rm, rs, rmem
+        );
+    }
+    t
+}
+
 /// Runs the benchmark and prints the table; returns the exit code.
 pub fn main(args: &BenchArgs) -> i32 {
     if args.messages == 0 || args.turmoil_messages == 0 {
@@ -391,6 +665,18 @@ pub fn main(args: &BenchArgs) -> i32 {
             );
         }
     }
+    if !args.no_turmoil {
+        println!();
+        println!(
+            "Engines on the same scenarios ({} messages each; trace off, no checker):",
+            args.turmoil_messages
+        );
+        println!();
+        print!(
+            "{}",
+            engines_table(&measure_engines(args, args.turmoil_messages))
+        );
+    }
     crate::exit::PASS
 }
 
@@ -426,5 +712,41 @@ mod tests {
             run_native(&scenario("bcast", EngineKind::Native, m), b, false),
             expected
         );
+    }
+
+    #[test]
+    fn the_engine_comparison_runs_the_same_workload_everywhere() {
+        let args = BenchArgs {
+            messages: 300,
+            turmoil_messages: 300,
+            no_turmoil: false,
+            repeat: 1,
+            only: None,
+        };
+        let rows = measure_engines(&args, 300);
+        assert_eq!(rows.len(), 8);
+        for r in &rows {
+            if r.engine == "madsim" && !engine::MADSIM {
+                let why = r.missing.as_deref().unwrap();
+                assert!(why.contains("--cfg madsim"), "{why}");
+                continue;
+            }
+            assert!(r.missing.is_none(), "{r:?}");
+            let want = if r.workload == "token ring" {
+                300
+            } else {
+                broadcast_rounds(300) as u64 * (NODES * (NODES - 1)) as u64
+            };
+            assert_eq!(r.delivered, want, "{r:?}");
+            assert!(r.sim_ns > 0, "{r:?}");
+        }
+        let table = engines_table(&rows);
+        assert_eq!(
+            table.lines().filter(|l| l.contains("| native |")).count(),
+            2
+        );
+        assert!(table.contains("| madsim |"));
+        let (bare, _) = bare_token_ring_timed(300);
+        assert_eq!(bare, bare_token_ring(300));
     }
 }

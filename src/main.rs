@@ -36,6 +36,8 @@ enum Engine {
     Native,
     /// Every node a turmoil host over simulated UDP.
     Turmoil,
+    /// Every node a madsim node over madsim's network (builds with RUSTFLAGS=\"--cfg madsim\").
+    Madsim,
 }
 
 impl From<Engine> for EngineKind {
@@ -43,6 +45,7 @@ impl From<Engine> for EngineKind {
         match e {
             Engine::Native => EngineKind::Native,
             Engine::Turmoil => EngineKind::Turmoil,
+            Engine::Madsim => EngineKind::Madsim,
         }
     }
 }

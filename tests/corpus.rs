@@ -77,7 +77,7 @@ fn corpus_scenarios_reach_their_verdicts_and_snapshots() {
         // timing: turmoil works in 1 ms ticks), and replays byte-identically there too.
         let other = match sc.engine {
             EngineKind::Native => EngineKind::Turmoil,
-            EngineKind::Turmoil => EngineKind::Native,
+            EngineKind::Turmoil | EngineKind::Madsim => EngineKind::Native,
         };
         let sc2 = Scenario {
             engine: other,

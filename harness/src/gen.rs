@@ -276,6 +276,7 @@ pub fn generate(
         checks: CheckSpec::default(),
         limits: Limits::default(),
         expect: None,
+        engine_exceptions: Vec::new(),
     };
     Draft {
         scenario,

@@ -35,7 +35,7 @@ pub use engine::{Outcome, RunOptions, Stats, Verdict};
 pub use fault::{Fault, FaultModel, TimedFault};
 pub use process::{Ctx, Observation, Process, TimerId};
 pub use rng::SimRng;
-pub use scenario::{EngineKind, Expect, Scenario, ScenarioError, WorkloadItem};
+pub use scenario::{EngineException, EngineKind, Expect, Scenario, ScenarioError, WorkloadItem};
 pub use trace::{Event, EventKind, Trace};
 
 /// Identifies a node (process) in a run: `0..nodes`.

@@ -32,6 +32,9 @@ pub enum EngineKind {
     Native,
     /// Each node a turmoil host behind a simulated UDP socket.
     Turmoil,
+    /// Each node a madsim node over madsim's simulated network (only in builds with
+    /// `RUSTFLAGS="--cfg madsim"`; elsewhere selecting it is a [`ScenarioError`]).
+    Madsim,
 }
 
 impl EngineKind {
@@ -40,6 +43,7 @@ impl EngineKind {
         match self {
             EngineKind::Native => "native",
             EngineKind::Turmoil => "turmoil",
+            EngineKind::Madsim => "madsim",
         }
     }
 }
@@ -189,6 +193,25 @@ pub struct Scenario {
     /// Expected verdict (corpus scenarios).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expect: Option<Expect>,
+    /// Engines on which this scenario legitimately reaches another verdict than `expect`
+    /// because of their timing (e.g. turmoil's latency quantized to its 1 ms tick, madsim's
+    /// 2 ms transport floor), each with that verdict and the reason. The engine agreement test
+    /// (`tests/engines.rs`) accepts exactly that verdict on that engine, and nothing else.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub engine_exceptions: Vec<EngineException>,
+}
+
+/// A corpus scenario's documented disagreement on one engine (see
+/// [`Scenario::engine_exceptions`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EngineException {
+    /// The engine.
+    pub engine: EngineKind,
+    /// The verdict the scenario reaches there.
+    pub verdict: Expect,
+    /// Why its timing changes the verdict (required, non-empty).
+    pub reason: String,
 }
 
 /// A scenario that cannot be run, and why.
@@ -234,6 +257,20 @@ impl Scenario {
         let err = |m: String| Err(ScenarioError(m));
         if self.nodes == 0 {
             return err("nodes must be at least 1".into());
+        }
+        for (i, x) in self.engine_exceptions.iter().enumerate() {
+            if x.reason.trim().is_empty() {
+                return err(format!("engine_exceptions[{i}].reason must say why"));
+            }
+            if self.engine_exceptions[..i]
+                .iter()
+                .any(|y| y.engine == x.engine)
+            {
+                return err(format!(
+                    "engine_exceptions[{i}]: a second entry for engine {}",
+                    x.engine.name()
+                ));
+            }
         }
         if self.nodes > 100_000 {
             return err(format!(
@@ -371,5 +408,40 @@ mod tests {
         assert!(e.0.contains("exceeds the bound"), "{e}");
         let e = Scenario::from_json("{ not json").unwrap_err();
         assert!(e.0.starts_with("invalid scenario"), "{e}");
+    }
+
+    #[test]
+    fn engine_exceptions_need_a_reason_and_one_entry_per_engine() {
+        let base = r#"{"algorithm": "x", "nodes": 2, "seed": 1, "duration_ms": 100,
+                       "expect": "pass", "engine_exceptions": "#;
+        let sc = Scenario::from_json(&format!(
+            r#"{base}[{{"engine": "madsim", "verdict": {{"violation": "liveness"}},
+                        "reason": "2 ms transport floor"}}]}}"#
+        ))
+        .unwrap();
+        assert_eq!(sc.engine_exceptions[0].engine, EngineKind::Madsim);
+        assert_eq!(
+            sc.engine_exceptions[0].verdict,
+            Expect::Violation("liveness".into())
+        );
+        // Round trip, and absent when empty.
+        assert_eq!(Scenario::from_json(&sc.to_json()).unwrap(), sc);
+        assert!(!Scenario::from_json(
+            r#"{"algorithm": "x", "nodes": 2, "seed": 1, "duration_ms": 100}"#
+        )
+        .unwrap()
+        .to_json()
+        .contains("engine_exceptions"));
+        let e = Scenario::from_json(&format!(
+            r#"{base}[{{"engine": "turmoil", "verdict": "pass", "reason": " "}}]}}"#
+        ))
+        .unwrap_err();
+        assert!(e.0.contains("engine_exceptions[0].reason"), "{e}");
+        let e = Scenario::from_json(&format!(
+            r#"{base}[{{"engine": "turmoil", "verdict": "pass", "reason": "a"}},
+                      {{"engine": "turmoil", "verdict": "pass", "reason": "b"}}]}}"#
+        ))
+        .unwrap_err();
+        assert!(e.0.contains("engine_exceptions[1]"), "{e}");
     }
 }

@@ -1,12 +1,24 @@
-//! Engines execute a scenario: the native discrete-event engine ([`native`]) and the turmoil
-//! engine ([`turmoil`]) run the very same [`Process`] code. Both share the recording and
+//! Engines execute a scenario: the native discrete-event engine ([`native`]), the turmoil
+//! engine ([`turmoil`]) and, in builds with `RUSTFLAGS="--cfg madsim"`, the madsim engine
+//! (`madsim`) run the very same [`Process`] code. Both share the recording and
 //! checking machinery of this module, so a scenario's verdict does not depend on the engine
 //! (traces may differ in timing; properties do not).
 
 pub mod bare;
+#[cfg(madsim)]
+pub mod madsim;
 pub mod native;
 #[cfg(feature = "turmoil")]
 pub mod turmoil;
+
+/// True in builds with `RUSTFLAGS="--cfg madsim"`, which have the madsim engine.
+pub const MADSIM: bool = cfg!(madsim);
+
+/// Why a build without `--cfg madsim` cannot run the madsim engine, and how to get one.
+pub const MADSIM_MISSING: &str = "the madsim engine is not in this build: it was built \
+    without --cfg madsim; run with RUSTFLAGS=\"--cfg madsim\" and a target dir of its own, \
+    e.g. RUSTFLAGS=\"--cfg madsim\" cargo run --release --target-dir target/madsim -- run \
+    SCENARIO --engine madsim";
 
 use crate::check::{Checker, Violation};
 use crate::clock::{HwClock, SoftClock};
@@ -142,6 +154,13 @@ pub fn run<P: Process>(
         EngineKind::Turmoil => Err(ScenarioError(
             "this build has no turmoil engine (feature `turmoil`)".into(),
         )),
+        #[cfg(madsim)]
+        EngineKind::Madsim => madsim::run(scenario, factory, checkers, options),
+        #[cfg(not(madsim))]
+        EngineKind::Madsim => {
+            let _ = (factory, checkers, options);
+            Err(ScenarioError(MADSIM_MISSING.into()))
+        }
     }
 }
 

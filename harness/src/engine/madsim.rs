@@ -1,0 +1,1727 @@
+//! The madsim engine: every node is a [madsim](https://docs.rs/madsim) node whose software
+//! talks over madsim's simulated network ([`madsim::net::Endpoint`]), running the very same
+//! [`Process`] code as the native and turmoil engines. It exists only in builds with
+//! `RUSTFLAGS="--cfg madsim"` (in a target dir of their own: that cfg switches madsim, and
+//! whatever else is built with it, to its simulator):
+//!
+//! ```text
+//! RUSTFLAGS="--cfg madsim" cargo test --target-dir target/madsim -p sincro-harness engine::madsim
+//! ```
+//!
+//! # Shape
+//!
+//! The run is one `madsim::runtime::Runtime`, seeded with the scenario's seed, whose main task
+//! is the *supervisor*. Node `i` is the madsim node `n{i}` (address `10.0.0.{i+1}`) whose
+//! initial task (respawned by madsim on restart) is the node's *host*: it builds the process
+//! with the factory, records `Start`, calls `on_start`, then loops: spawn a reader for every
+//! datagram announced to it, then wait (`select_biased`) for a poke (a message read, a resume,
+//! a clock fault) or a sleep until its next due item (the next message arrival, workload
+//! input or timer, the timer's local deadline turned into global time with
+//! [`SoftClock::global_time_at`]); then handle everything due, in time order. The process value
+//! lives inside the host's future, so killing the node drops it: that is the amnesia of a
+//! crash. Everything else a node has (software clock, random generator, stable storage,
+//! timers, incarnation, messages that arrived and wait for their arrival time) lives in a world
+//! shared by the hosts and the supervisor (`Rc<RefCell<World>>`, never borrowed across an
+//! `.await`), with the recorder, the counters and Sincro's network model. Callbacks run
+//! through a [`Ctx`] inside `catch_unwind`, their operations applied in program order exactly
+//! as on the other engines, recording the same kinds of events.
+//!
+//! The supervisor applies the fault plan, records the workload inputs of crashed nodes (ignored,
+//! as on the other engines), drops the arrivals due at crashed nodes and gives up on overdue
+//! datagrams; it sleeps until the next of those and stops at the end of the scenario or as
+//! soon as the recorder holds a verdict.
+//!
+//! # Time
+//!
+//! Global time is madsim's virtual time (`madsim::time::TimeHandle::elapsed`), in ns, and each
+//! node's software clock ([`SoftClock`], offset, drift, jumps, slews) is layered on it as on
+//! the other engines. madsim's time is not a tick grid like turmoil's, but it is not exact
+//! either: the executor adds 50–100 ns after every task poll, and a wake-up comes 50 ns after
+//! its deadline. So an event happens a few hundred ns after its nominal instant (a workload
+//! input at 10 ms is handled at about 10.0002 ms) and traces are not whole milliseconds.
+//! Hosts sleep until absolute instants computed from the model (with `Sleep::reset`, which
+//! skips madsim's 1 ms minimum sleep), so that lateness does not accumulate, except along a
+//! timer re-armed from its own callback (each period starts from the callback's slightly late
+//! reading: 30 periods of 10 ms end about 5 µs late). The run therefore goes on
+//! [`END_SLACK_NS`] past the scenario's duration, so what is due at the very end happens.
+//! Faults are applied [`FAULT_LEAD_NS`] before their instant, so they always come before
+//! whatever the nodes do at that instant (turmoil applies them at the start of the tick).
+//!
+//! # Network
+//!
+//! Loss, duplication, partitions at send time, the topology and every latency (per-link, with
+//! the scenario's law, FIFO arrival times unless a message is drawn for reordering) come from
+//! Sincro's own network model ([`Network::route`]) and the run's `network` random stream, as on
+//! the native engine; madsim's own latency is set to zero and its loss rate to 0. What madsim
+//! adds is its cost of transport, and that is where timing differs:
+//!
+//! * every `Endpoint::send_to` first sleeps (madsim's `rand_delay`: a few µs, rounded up to
+//!   madsim's 1 ms minimum sleep), and every `recv_from` sleeps the same after taking the
+//!   datagram from the mailbox. A message therefore reaches the receiving node's software
+//!   about **2 ms** after it was sent (1 ms in `send_to`, 1 ms in `recv_from`), whatever its
+//!   latency. So that this costs nothing more than that floor (turmoil's equivalent is its
+//!   1 ms tick), each datagram is sent by a task of its own (a node sending ten messages does
+//!   not wait 10 ms), and the receiver runs one reader task per datagram, each waiting for
+//!   its datagram's tag, so ten datagrams that arrive together are read together. A message
+//!   read before its arrival time (latency above 2 ms: the common case) waits in the world
+//!   and is delivered at exactly its arrival time; one read later (latency below 2 ms) is
+//!   delivered when read. The same holds for binding the node's endpoint at start, which
+//!   also sleeps 1 ms (the messages of `on_start` leave 1 ms later);
+//! * self-sends are delivered locally at once, never lost;
+//! * FIFO: arrival times per link are non-decreasing (Sincro's model), messages are read in
+//!   send order, and the world delivers in (arrival time, send order), so links are FIFO
+//!   unless a message was drawn for reordering;
+//! * the datagram is the `serde_json` encoding of a small envelope (send event id, sender,
+//!   partition epoch of the link, message), tagged with `2 * message id + copy`.
+//!
+//! A datagram madsim throws away (its destination has no socket: it was crashed, or restarted
+//! and not listening yet; the link was clogged when it left; the receiving node was killed
+//! while reading it) is never read: the supervisor records it as dropped once it is overdue,
+//! [`OVERDUE_NS`] after it should have been read, with the reason `partitioned` if its link
+//! was cut since it was sent, otherwise `destination_crashed`. A datagram still in its
+//! sender's `send_to` (the first millisecond) dies with its sender when the sender is killed,
+//! where the other engines would deliver it; it is recorded as dropped (`loss`) when overdue.
+//!
+//! # Faults
+//!
+//! | fault | madsim engine |
+//! |---|---|
+//! | `partition` | `NetSim::clog_node` for a node alone in its group, `NetSim::clog_link` (both directions) for the other pairs in different groups; the links are also blocked in Sincro's model, and a message in flight across a cut is dropped (`partitioned`) at its arrival |
+//! | `partition_oneway` | `NetSim::clog_link` for every directed pair, and the links are blocked |
+//! | `heal` | `unclog_node` / `unclog_link` for everything clogged so far, and every link is unblocked |
+//! | `crash` | `Handle::kill`: the node's tasks (the host with the process, its readers and senders) are dropped and its sockets closed; its timers are dropped |
+//! | `restart` | incarnation + 1, then `Handle::kill` if the node is alive (madsim's `restart` does not close the old incarnation's socket, so a restart without a kill cannot bind again), then `Handle::restart`: the host starts from scratch (stable storage kept) |
+//! | `pause` / `resume` | `Handle::pause` / `Handle::resume`: madsim parks every task of the node; at resume the host waits for the datagrams that arrived meanwhile to be read (1 ms, see above), then handles the backlog in time order |
+//! | `clock_jump` / `drift_change` | [`SoftClock::hw_jump`] / [`SoftClock::set_drift`]; the node recomputes its sleep |
+//! | `set_links` | Sincro's model (latency, loss, duplication, reordering) |
+//!
+//! Messages that have been read by a node and wait for their arrival time are in the network
+//! as far as Sincro is concerned: they survive a crash of the destination, and are delivered
+//! to the restarted node or dropped (`destination_crashed`) if it is still down at arrival,
+//! as on the native engine.
+//!
+//! # Determinism
+//!
+//! The same scenario gives a byte-identical trace on every run: madsim gets the scenario's
+//! seed (its scheduler picks ready tasks at random from that seed, and its clock starts at a
+//! date drawn from it), every `select` is biased, every random draw of Sincro's comes from a
+//! [`SimRng`] derived from the seed, the wall clock is never read, and every map the engine
+//! iterates is ordered.
+
+use super::{invoke, Call, Factory, Outcome, Prepared, Recorder, RunOptions, Stats, Verdict};
+use crate::check::Checker;
+use crate::clock::SoftClock;
+use crate::fault::Fault;
+use crate::net::{DropReason, Network, Route};
+use crate::process::{Ctx, Effects, Op, Process, TimerId};
+use crate::rng::{stream, SimRng};
+use crate::scenario::{Limits, Scenario, ScenarioError};
+use crate::trace::EventKind;
+use crate::{NodeId, NS_PER_MS};
+use madsim::net::{Endpoint, NetSim};
+use madsim::runtime::{Handle, Runtime};
+use madsim::time::TimeHandle;
+use serde::{Deserialize, Serialize};
+use std::any::Any;
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::fmt::Debug;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::rc::Rc;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::{Notify, OnceCell};
+
+/// The port every node's endpoint is bound to.
+pub const PORT: u16 = 7000;
+/// Faults are applied this long before their instant (so before the nodes' work at it).
+pub const FAULT_LEAD_NS: u64 = 1_000;
+/// What madsim adds to every message: 1 ms asleep in `send_to`, 1 ms in `recv_from`.
+pub const TRANSPORT_NS: u64 = 2 * NS_PER_MS;
+/// A datagram not read this long after it should have been is given up on.
+pub const OVERDUE_NS: u64 = NS_PER_MS;
+/// The run goes on this long after the scenario's duration, so that what is due at the very
+/// end (a few µs late, see the module documentation) still happens.
+pub const END_SLACK_NS: u64 = 100_000;
+
+/// Runs `scenario` with each node as a madsim node (see the module documentation).
+///
+/// Same scenario, same trace (byte for byte); the verdict is meant to be the native engine's.
+pub fn run<P: Process>(
+    scenario: &Scenario,
+    factory: Factory<P>,
+    checkers: Vec<Box<dyn Checker>>,
+    options: RunOptions,
+) -> Result<Outcome, ScenarioError> {
+    let prep = Prepared::<P>::new(scenario)?;
+    let n = scenario.nodes;
+    if n > 60_000 {
+        return Err(ScenarioError(format!(
+            "nodes = {n}: the madsim engine gives each node an IPv4 address, at most 60000"
+        )));
+    }
+    let net =
+        Network::new(n, &scenario.network).map_err(|e| ScenarioError(format!("network: {e}")))?;
+    let end_ns = prep.end_ns;
+
+    let mut inputs: Vec<Vec<(u64, P::Input)>> = (0..n).map(|_| Vec::new()).collect();
+    for (at, node, input) in prep.inputs {
+        inputs[node].push((at, input));
+    }
+    let nodes = prep
+        .clocks
+        .into_iter()
+        .zip(prep.rngs)
+        .zip(inputs)
+        .map(|((clock, rng), mut inputs)| {
+            inputs.sort_by_key(|(at, _)| *at); // stable: scenario order at the same instant
+            Slot {
+                clock,
+                rng,
+                stable: P::Stable::default(),
+                timers: BTreeMap::new(),
+                schedule: BTreeSet::new(),
+                next_timer: 0,
+                incarnation: 0,
+                crashed: false,
+                paused: false,
+                hold_until: 0,
+                inputs: inputs.into(),
+                inbox: BTreeMap::new(),
+                expect: Vec::new(),
+                notify: Rc::new(Notify::new()),
+            }
+        })
+        .collect();
+    let world = Rc::new(RefCell::new(World {
+        n,
+        nodes,
+        net,
+        net_rng: SimRng::derive(scenario.seed, stream::NETWORK),
+        cuts: BTreeMap::new(),
+        flights: BTreeMap::new(),
+        expiry: BTreeSet::new(),
+        fx: Effects::default(),
+        factory,
+        rec: Recorder::new(n, checkers, options),
+        verdict_at: None,
+        stop: Rc::new(Notify::new()),
+        next_msg_id: 0,
+        in_flight: 0,
+        limits: scenario.limits.clone(),
+        stats: Stats::default(),
+    }));
+
+    let mut config = madsim::Config::default();
+    config.net.packet_loss_rate = 0.0;
+    // madsim draws a latency in this range (end excluded): always 0.
+    config.net.send_latency = Duration::ZERO..Duration::from_nanos(1);
+    let rt = Runtime::with_seed_and_config(scenario.seed, config);
+
+    let mut faults: Vec<(u64, Fault)> = scenario
+        .faults
+        .iter()
+        .map(|f| (f.at_ms * NS_PER_MS, f.fault.clone()))
+        .collect();
+    faults.sort_by_key(|(at, _)| *at); // stable: plan order at the same instant
+
+    let _installed = Installed::new(world.clone());
+    rt.block_on(supervise::<P>(world.clone(), faults, end_ns));
+    drop(rt); // drops the nodes' tasks (and their handles on the world)
+
+    let mut w = world.borrow_mut();
+    let end = match w.verdict_at {
+        Some(at) if w.rec.verdict.is_some() => at,
+        _ => end_ns,
+    };
+    let verdict = w.rec.finish(end);
+    w.stats.end_t_ns = end;
+    Ok(Outcome {
+        verdict,
+        trace: w.rec.trace.take(),
+        stats: std::mem::take(&mut w.stats),
+    })
+}
+
+thread_local! {
+    /// The world of the run in progress on this thread (hosts are spawned by madsim from a
+    /// `Send + Sync` closure, so they find it here rather than capture it).
+    static WORLD: RefCell<Option<Rc<dyn Any>>> = const { RefCell::new(None) };
+}
+
+/// Installs the world for the run's duration (and restores the previous one after).
+struct Installed(Option<Rc<dyn Any>>);
+
+impl Installed {
+    fn new<P: Process>(world: Rc<RefCell<World<P>>>) -> Self {
+        let world: Rc<dyn Any> = world;
+        Installed(WORLD.with(|w| w.borrow_mut().replace(world)))
+    }
+}
+
+impl Drop for Installed {
+    fn drop(&mut self) {
+        let previous = self.0.take();
+        WORLD.with(|w| *w.borrow_mut() = previous);
+    }
+}
+
+fn the_world<P: Process>() -> Rc<RefCell<World<P>>> {
+    WORLD
+        .with(|w| w.borrow().clone())
+        .expect("a madsim run is in progress")
+        .downcast::<RefCell<World<P>>>()
+        .unwrap_or_else(|_| unreachable!("one process type per run"))
+}
+
+fn addr_of(id: NodeId) -> SocketAddr {
+    let ip = Ipv4Addr::from(u32::from(Ipv4Addr::new(10, 0, 0, 1)) + id as u32);
+    SocketAddr::new(IpAddr::V4(ip), PORT)
+}
+
+/// Global time, ns (madsim's virtual time).
+fn now_ns() -> u64 {
+    TimeHandle::current().elapsed().as_nanos() as u64
+}
+
+/// Sleeps until global time `t_ns`, exactly: `sleep_until` would sleep at least 1 ms, and
+/// `Sleep::reset` sets the deadline without that minimum.
+async fn sleep_until_ns(t_ns: u64) {
+    let h = TimeHandle::current();
+    let now = h.elapsed().as_nanos() as u64;
+    let at = h.now_instant() + Duration::from_nanos(t_ns.saturating_sub(now));
+    let nap = madsim::time::sleep_until(at);
+    let mut nap = std::pin::pin!(nap);
+    nap.as_mut().reset(at);
+    nap.await;
+}
+
+/// What a node has outside its process value: survives crashes, except what a crash clears.
+struct Slot<P: Process> {
+    clock: SoftClock,
+    rng: SimRng,
+    stable: P::Stable,
+    /// Pending timers: local deadline and payload.
+    timers: BTreeMap<TimerId, (i64, P::Timer)>,
+    /// The pending timers by local deadline.
+    schedule: BTreeSet<(i64, TimerId)>,
+    next_timer: u64,
+    incarnation: u32,
+    crashed: bool,
+    paused: bool,
+    /// After a resume, the backlog waits until this instant (the datagrams due meanwhile are
+    /// being read).
+    hold_until: u64,
+    /// Workload inputs still to come: (global time ns, input), by time.
+    inputs: VecDeque<(u64, P::Input)>,
+    /// Messages read (or sent to itself), by (arrival time, tag).
+    inbox: BTreeMap<(u64, u64), Arrived<P::Msg>>,
+    /// Tags of the datagrams announced to this node that still need a reader.
+    expect: Vec<u64>,
+    /// Wakes the host.
+    notify: Rc<Notify>,
+}
+
+struct Arrived<M> {
+    msg_id: u64,
+    from: NodeId,
+    /// The send event.
+    sent: u64,
+    /// The link's partition epoch when it was sent.
+    cut: u32,
+    msg: M,
+}
+
+/// A datagram handed to madsim and not read yet.
+struct Flight {
+    from: NodeId,
+    to: NodeId,
+    /// Arrival time (Sincro's model).
+    due: u64,
+    /// Given up on after this instant.
+    deadline: u64,
+    /// The link's partition epoch when it was sent.
+    cut: u32,
+    /// The sender's incarnation when it was sent.
+    sender_incarnation: u32,
+}
+
+#[derive(Serialize)]
+struct EnvelopeOut<'a, M> {
+    sent: u64,
+    from: NodeId,
+    cut: u32,
+    msg: &'a M,
+}
+
+#[derive(Deserialize)]
+struct EnvelopeIn<M> {
+    sent: u64,
+    from: NodeId,
+    cut: u32,
+    msg: M,
+}
+
+/// What a host does after a turn.
+enum Next {
+    /// Sleep until this global time (or until poked); `None`: until poked.
+    Sleep(Option<u64>),
+    /// The run is over (a verdict): do nothing more.
+    Halt,
+}
+
+/// The node's endpoint, bound by whichever of its tasks needs it first.
+type Ep = Rc<OnceCell<Option<Endpoint>>>;
+
+async fn endpoint(ep: &Ep, id: NodeId) -> Option<&Endpoint> {
+    ep.get_or_init(|| async move { Endpoint::bind(addr_of(id)).await.ok() })
+        .await
+        .as_ref()
+}
+
+/// Everything the hosts and the supervisor share.
+struct World<P: Process> {
+    n: usize,
+    nodes: Vec<Slot<P>>,
+    net: Network,
+    net_rng: SimRng,
+    /// Times each directed link was cut (absent: never).
+    cuts: BTreeMap<(NodeId, NodeId), u32>,
+    /// Datagrams in madsim's hands, by tag.
+    flights: BTreeMap<u64, Flight>,
+    /// (deadline, tag) of every flight.
+    expiry: BTreeSet<(u64, u64)>,
+    fx: Effects<P>,
+    factory: Factory<P>,
+    rec: Recorder,
+    /// When the verdict was reached.
+    verdict_at: Option<u64>,
+    /// Wakes the supervisor (a verdict).
+    stop: Rc<Notify>,
+    next_msg_id: u64,
+    in_flight: u64,
+    limits: Limits,
+    stats: Stats,
+}
+
+/// The software of node `n{id}` (madsim's initial task of the node, respawned at restart).
+async fn host<P: Process>(id: NodeId) {
+    let world = the_world::<P>();
+    let (factory, notify) = {
+        let w = world.borrow();
+        (w.factory.clone(), w.nodes[id].notify.clone())
+    };
+    let ep: Ep = Rc::new(OnceCell::new());
+    // Bind at once (it takes 1 ms): a datagram reaching a node without a socket is lost.
+    let binding = ep.clone();
+    madsim::task::spawn_local(async move {
+        endpoint(&binding, id).await;
+    });
+    let mut proc = factory(id);
+    let mut next = world.borrow_mut().boot(id, &mut proc, &ep, now_ns());
+    loop {
+        let tags = std::mem::take(&mut world.borrow_mut().nodes[id].expect);
+        for tag in tags {
+            madsim::task::spawn_local(reader::<P>(world.clone(), id, ep.clone(), tag));
+        }
+        let wake = match next {
+            Next::Halt => return std::future::pending().await,
+            Next::Sleep(wake) => wake,
+        };
+        let nap = async move {
+            match wake {
+                Some(t) => sleep_until_ns(t).await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            biased;
+            _ = notify.notified() => {}
+            _ = nap => {}
+        }
+        let now = now_ns();
+        next = world.borrow_mut().turn(id, &mut proc, &ep, now);
+    }
+}
+
+/// Reads the datagram tagged `tag` at node `id` and hands it to the world.
+async fn reader<P: Process>(world: Rc<RefCell<World<P>>>, id: NodeId, ep: Ep, tag: u64) {
+    let Some(endpoint) = endpoint(&ep, id).await else {
+        return;
+    };
+    let Ok((payload, _)) = endpoint.recv_from_raw(tag).await else {
+        return;
+    };
+    let Ok(bytes) = payload.downcast::<Vec<u8>>() else {
+        return;
+    };
+    world.borrow_mut().receive(id, tag, &bytes, now_ns());
+}
+
+/// Sends one datagram from node `from` (a task of its own: `send_to` sleeps 1 ms).
+async fn sender(ep: Ep, from: NodeId, to: NodeId, tag: u64, bytes: Vec<u8>) {
+    if let Some(endpoint) = endpoint(&ep, from).await {
+        // An error means the network is gone (the node is being killed): the datagram is
+        // then never read and the supervisor records it as dropped.
+        let _ = endpoint.send_to(addr_of(to), tag, &bytes).await;
+    }
+}
+
+impl<P: Process> World<P> {
+    /// Counts one processed event; false (and a verdict) past the limit.
+    fn count_event(&mut self, now: u64) -> bool {
+        self.stats.events += 1;
+        if self.stats.events > self.limits.max_events {
+            let limit = format!(
+                "limits.max_events = {} reached at {:.3} ms",
+                self.limits.max_events,
+                now as f64 / 1e6
+            );
+            self.rec
+                .verdict
+                .get_or_insert(Verdict::LimitExceeded { limit });
+            return false;
+        }
+        true
+    }
+
+    fn render(&self, v: &impl Debug) -> String {
+        if self.rec.record {
+            format!("{v:?}")
+        } else {
+            String::new()
+        }
+    }
+
+    fn emit_at(&mut self, id: NodeId, now: u64, kind: EventKind) -> u64 {
+        let local = self.nodes[id].clock.read(now);
+        self.rec.emit(now, Some(id), Some(local), kind)
+    }
+
+    fn cut(&self, a: NodeId, b: NodeId) -> u32 {
+        self.cuts.get(&(a, b)).copied().unwrap_or(0)
+    }
+
+    fn cut_link(&mut self, a: NodeId, b: NodeId) {
+        if !self.net.blocked(a, b) {
+            self.net.set_blocked(a, b, true);
+            *self.cuts.entry((a, b)).or_default() += 1;
+        }
+    }
+
+    /// Notes the instant of the verdict (once) and wakes the supervisor.
+    fn note_verdict(&mut self, now: u64) {
+        if self.rec.verdict.is_some() && self.verdict_at.is_none() {
+            self.verdict_at = Some(now);
+            self.stop.notify_one();
+        }
+    }
+
+    /// The (re)started software of `id` begins.
+    fn boot(&mut self, id: NodeId, proc: &mut P, ep: &Ep, now: u64) -> Next {
+        if self.rec.verdict.is_some() {
+            return Next::Halt;
+        }
+        if self.count_event(now) {
+            if self.rec.observing {
+                let incarnation = self.nodes[id].incarnation;
+                self.emit_at(id, now, EventKind::Start { incarnation });
+            }
+            self.call(id, proc, ep, now, Call::Start);
+        }
+        self.turn(id, proc, ep, now)
+    }
+
+    /// Handles everything due at `now` for `id`, in time order, then says when to look again.
+    fn turn(&mut self, id: NodeId, proc: &mut P, ep: &Ep, now: u64) -> Next {
+        loop {
+            if self.rec.verdict.is_some() {
+                self.note_verdict(now);
+                return Next::Halt;
+            }
+            let slot = &self.nodes[id];
+            if slot.paused {
+                return Next::Sleep(None);
+            }
+            if now < slot.hold_until {
+                return Next::Sleep(Some(slot.hold_until));
+            }
+            // The earliest due item: (due time, rank) with messages before inputs before timers.
+            let msg = slot.inbox.keys().next().map(|&(due, _)| (due, 0u8));
+            let input = slot.inputs.front().map(|(at, _)| (*at, 1u8));
+            let local = slot.clock.read(now);
+            let timer = slot.schedule.first().map(|&(deadline, _)| {
+                let due = if local >= deadline {
+                    now.saturating_sub((local - deadline) as u64)
+                } else {
+                    slot.clock.global_time_at(now, deadline)
+                };
+                (due, 2u8)
+            });
+            let first = [msg, input, timer].into_iter().flatten().min();
+            match first {
+                Some((due, rank)) if due <= now => match rank {
+                    0 => {
+                        let (_, a) = self.nodes[id].inbox.pop_first().expect("checked");
+                        self.deliver(id, proc, ep, now, a);
+                    }
+                    1 => {
+                        let (_, input) = self.nodes[id].inputs.pop_front().expect("checked");
+                        self.input(id, proc, ep, now, input);
+                    }
+                    _ => {
+                        let (_, tid) = self.nodes[id].schedule.pop_first().expect("checked");
+                        self.timer(id, proc, ep, now, tid);
+                    }
+                },
+                Some((due, _)) => return Next::Sleep(Some(due)),
+                None => return Next::Sleep(None),
+            }
+        }
+    }
+
+    fn deliver(&mut self, id: NodeId, proc: &mut P, ep: &Ep, now: u64, a: Arrived<P::Msg>) {
+        if !self.count_event(now) {
+            return;
+        }
+        self.in_flight -= 1;
+        if a.from != id && self.cut(a.from, id) != a.cut {
+            self.drop_msg(now, a.msg_id, a.from, id, DropReason::Partitioned);
+            return;
+        }
+        self.stats.delivered += 1;
+        if self.rec.observing {
+            let msg = self.rec.sent_text(a.sent);
+            let kind = EventKind::Deliver {
+                msg_id: a.msg_id,
+                from: a.from,
+                sent: a.sent,
+                msg,
+            };
+            self.emit_at(id, now, kind);
+        }
+        self.call(id, proc, ep, now, Call::Message(a.from, a.msg));
+    }
+
+    /// Timer `tid` is due (its schedule entry already removed).
+    fn timer(&mut self, id: NodeId, proc: &mut P, ep: &Ep, now: u64, tid: TimerId) {
+        if !self.count_event(now) {
+            return;
+        }
+        let (_, timer) = self.nodes[id]
+            .timers
+            .remove(&tid)
+            .expect("scheduled timers are pending");
+        self.stats.timers += 1;
+        if self.rec.observing {
+            let label = self.render(&timer);
+            let kind = EventKind::Timer {
+                timer_id: tid.0,
+                timer: label,
+            };
+            self.emit_at(id, now, kind);
+        }
+        self.call(id, proc, ep, now, Call::Timer(timer));
+    }
+
+    fn input(&mut self, id: NodeId, proc: &mut P, ep: &Ep, now: u64, input: P::Input) {
+        if !self.count_event(now) {
+            return;
+        }
+        if self.rec.observing {
+            let label = self.render(&input);
+            self.emit_at(id, now, EventKind::Input { input: label });
+        }
+        self.call(id, proc, ep, now, Call::Input(input));
+    }
+
+    fn call(&mut self, id: NodeId, proc: &mut P, ep: &Ep, now: u64, call: Call<P>) {
+        let World {
+            n, nodes, net, fx, ..
+        } = self;
+        let slot = &mut nodes[id];
+        let mut ctx = Ctx {
+            id,
+            nodes: *n,
+            t_ns: now,
+            clock: &mut slot.clock,
+            rng: &mut slot.rng,
+            stable: &mut slot.stable,
+            fx,
+            neighbours: net.neighbours(id),
+            next_timer: &mut slot.next_timer,
+        };
+        if let Err(message) = invoke(proc, &mut ctx, call) {
+            self.fx.ops.clear();
+            self.panic(id, now, message);
+            return;
+        }
+        if !self.fx.ops.is_empty() {
+            self.apply(id, ep, now);
+        }
+    }
+
+    fn panic(&mut self, id: NodeId, now: u64, message: String) {
+        self.emit_at(
+            id,
+            now,
+            EventKind::Panic {
+                message: message.clone(),
+            },
+        );
+        self.rec.verdict = Some(Verdict::Panic {
+            node: id,
+            t_ns: now,
+            message,
+        });
+    }
+
+    /// Applies the operations of the callback that just returned, in program order.
+    fn apply(&mut self, id: NodeId, ep: &Ep, now: u64) {
+        let mut ops = std::mem::take(&mut self.fx.ops);
+        for op in ops.drain(..) {
+            match op {
+                Op::Send(to, msg) => self.send(id, to, msg, ep, now),
+                Op::SetTimer {
+                    id: tid,
+                    deadline_local_ns,
+                    timer,
+                } => {
+                    let slot = &mut self.nodes[id];
+                    slot.timers.insert(tid, (deadline_local_ns, timer));
+                    slot.schedule.insert((deadline_local_ns, tid));
+                }
+                Op::CancelTimer(tid) => {
+                    let slot = &mut self.nodes[id];
+                    if let Some((deadline, _)) = slot.timers.remove(&tid) {
+                        slot.schedule.remove(&(deadline, tid));
+                    }
+                }
+                Op::Observe(obs) => {
+                    if self.rec.observing {
+                        self.emit_at(id, now, EventKind::Observe { obs });
+                    }
+                }
+                Op::Clock(how, delta_ns) => {
+                    // The sleep is recomputed from the clock after the turn: nothing to move.
+                    if self.rec.observing {
+                        self.emit_at(id, now, EventKind::ClockAdjust { how, delta_ns });
+                    }
+                }
+            }
+        }
+        self.fx.ops = ops; // keep the allocation
+    }
+
+    fn send(&mut self, from: NodeId, to: NodeId, msg: P::Msg, ep: &Ep, now: u64) {
+        let msg_id = self.next_msg_id;
+        self.next_msg_id += 1;
+        self.stats.sent += 1;
+        let mut sent = 0;
+        if self.rec.observing {
+            let rendered: Arc<str> = if self.rec.record {
+                format!("{msg:?}").into()
+            } else {
+                super::empty_text()
+            };
+            sent = self.emit_at(
+                from,
+                now,
+                EventKind::Send {
+                    msg_id,
+                    to,
+                    msg: rendered,
+                },
+            );
+        }
+        let route = if to >= self.n {
+            Route::Dropped(DropReason::NoSuchNode)
+        } else if to == from {
+            Route::Once(now)
+        } else {
+            self.net.route(from, to, now, &mut self.net_rng)
+        };
+        let arrivals = match route {
+            Route::Dropped(reason) => {
+                self.drop_msg(now, msg_id, from, to, reason);
+                return;
+            }
+            Route::Once(a) => [Some(a), None],
+            Route::Twice(a, b) => [Some(a), Some(b)],
+        };
+        let copies = arrivals.iter().flatten().count() as u64;
+        if self.in_flight + copies > self.limits.max_in_flight as u64 {
+            self.drop_msg(now, msg_id, from, to, DropReason::InFlightLimit);
+            let limit = format!(
+                "limits.max_in_flight = {} reached at {:.3} ms",
+                self.limits.max_in_flight,
+                now as f64 / 1e6
+            );
+            self.rec
+                .verdict
+                .get_or_insert(Verdict::LimitExceeded { limit });
+            return;
+        }
+        self.in_flight += copies;
+        self.stats.max_in_flight = self.stats.max_in_flight.max(self.in_flight);
+        if to == from {
+            let arrived = Arrived {
+                msg_id,
+                from,
+                sent,
+                cut: 0,
+                msg,
+            };
+            self.nodes[from].inbox.insert((now, 2 * msg_id), arrived);
+            return;
+        }
+        let cut = self.cut(from, to);
+        let envelope = EnvelopeOut {
+            sent,
+            from,
+            cut,
+            msg: &msg,
+        };
+        let bytes = match serde_json::to_vec(&envelope) {
+            Ok(b) => b,
+            Err(e) => {
+                self.panic(
+                    from,
+                    now,
+                    format!("cannot encode the message for the madsim engine: {e}"),
+                );
+                return;
+            }
+        };
+        let sender_incarnation = self.nodes[from].incarnation;
+        for (copy, due) in arrivals.into_iter().flatten().enumerate() {
+            let tag = 2 * msg_id + copy as u64;
+            let deadline = due.max(now + TRANSPORT_NS) + OVERDUE_NS;
+            self.flights.insert(
+                tag,
+                Flight {
+                    from,
+                    to,
+                    due,
+                    deadline,
+                    cut,
+                    sender_incarnation,
+                },
+            );
+            self.expiry.insert((deadline, tag));
+            let slot = &mut self.nodes[to];
+            if !slot.crashed {
+                slot.expect.push(tag);
+                slot.notify.notify_one();
+            }
+            madsim::task::spawn_local(sender(ep.clone(), from, to, tag, bytes.clone()));
+        }
+    }
+
+    fn drop_msg(&mut self, now: u64, msg_id: u64, from: NodeId, to: NodeId, reason: DropReason) {
+        self.stats.dropped += 1;
+        if self.rec.observing {
+            self.rec.emit(
+                now,
+                None,
+                None,
+                EventKind::Drop {
+                    msg_id,
+                    from,
+                    to,
+                    reason,
+                },
+            );
+        }
+    }
+
+    /// A reader of node `id` got datagram `tag`.
+    fn receive(&mut self, id: NodeId, tag: u64, bytes: &[u8], now: u64) {
+        if self.rec.verdict.is_some() {
+            return;
+        }
+        let Some(flight) = self.flights.remove(&tag) else {
+            return; // given up on already
+        };
+        self.expiry.remove(&(flight.deadline, tag));
+        let env: EnvelopeIn<P::Msg> = match serde_json::from_slice(bytes) {
+            Ok(env) => env,
+            Err(e) => {
+                self.panic(
+                    id,
+                    now,
+                    format!("cannot decode a message on the madsim engine: {e}"),
+                );
+                self.note_verdict(now);
+                return;
+            }
+        };
+        let arrived = Arrived {
+            msg_id: tag / 2,
+            from: env.from,
+            sent: env.sent,
+            cut: env.cut,
+            msg: env.msg,
+        };
+        let slot = &mut self.nodes[id];
+        slot.inbox.insert((flight.due, tag), arrived);
+        slot.notify.notify_one();
+    }
+
+    /// Gives up on datagram `tag`: madsim will never hand it to a reader.
+    fn lose(&mut self, tag: u64, now: u64) {
+        let Some(f) = self.flights.remove(&tag) else {
+            return;
+        };
+        self.expiry.remove(&(f.deadline, tag));
+        self.in_flight -= 1;
+        let reason = if self.cut(f.from, f.to) != f.cut {
+            DropReason::Partitioned
+        } else if self.nodes[f.from].incarnation != f.sender_incarnation
+            || (self.nodes[f.from].crashed && !self.nodes[f.to].crashed)
+        {
+            DropReason::Loss // died with its sender, still in `send_to`
+        } else {
+            DropReason::DestinationCrashed
+        };
+        self.drop_msg(now, tag / 2, f.from, f.to, reason);
+    }
+
+    /// The next instant the supervisor has work at (besides faults and the end).
+    fn next_chore(&self) -> Option<u64> {
+        let mut next = self.expiry.first().map(|&(deadline, _)| deadline + 1);
+        for slot in self.nodes.iter().filter(|s| s.crashed) {
+            let due = [
+                slot.inputs.front().map(|(at, _)| *at),
+                slot.inbox.keys().next().map(|&(due, _)| due),
+            ];
+            for t in due.into_iter().flatten() {
+                let t = t.saturating_sub(FAULT_LEAD_NS);
+                next = Some(next.map_or(t, |n: u64| n.min(t)));
+            }
+        }
+        next
+    }
+
+    /// The supervisor's chores at `now`: inputs and arrivals due at crashed nodes, overdue
+    /// datagrams.
+    fn chores(&mut self, now: u64) {
+        let horizon = now + FAULT_LEAD_NS;
+        for id in 0..self.n {
+            if !self.nodes[id].crashed {
+                continue;
+            }
+            while self.nodes[id]
+                .inputs
+                .front()
+                .is_some_and(|(at, _)| *at <= horizon)
+            {
+                let (_, input) = self.nodes[id].inputs.pop_front().expect("checked");
+                if !self.count_event(now) {
+                    return;
+                }
+                if self.rec.observing {
+                    let mut label = self.render(&input);
+                    label.push_str(" (ignored: node is crashed)");
+                    self.emit_at(id, now, EventKind::Input { input: label });
+                }
+            }
+            while self.nodes[id]
+                .inbox
+                .keys()
+                .next()
+                .is_some_and(|&(due, _)| due <= horizon)
+            {
+                let (_, a) = self.nodes[id].inbox.pop_first().expect("checked");
+                self.in_flight -= 1;
+                self.drop_msg(now, a.msg_id, a.from, id, DropReason::DestinationCrashed);
+            }
+        }
+        while let Some(&(deadline, tag)) = self.expiry.first() {
+            if deadline >= now {
+                break;
+            }
+            let f = &self.flights[&tag];
+            if self.nodes[f.to].paused || self.nodes[f.from].paused {
+                // Parked by madsim: read after the resume, which pushes the deadline back.
+                let f = self.flights.get_mut(&tag).expect("checked");
+                self.expiry.remove(&(deadline, tag));
+                f.deadline = now + TRANSPORT_NS + OVERDUE_NS;
+                self.expiry.insert((f.deadline, tag));
+                continue;
+            }
+            self.lose(tag, now);
+        }
+    }
+
+    /// The bookkeeping of a crash (madsim drops the node's tasks).
+    fn crash(&mut self, id: NodeId) {
+        let slot = &mut self.nodes[id];
+        slot.crashed = true;
+        slot.paused = false;
+        slot.hold_until = 0;
+        slot.timers.clear();
+        slot.schedule.clear();
+        slot.expect.clear();
+    }
+}
+
+/// The madsim ids of the nodes and what has been clogged.
+struct Supervisor {
+    ids: Vec<madsim::task::NodeId>,
+    clogged_links: BTreeSet<(NodeId, NodeId)>,
+    clogged_nodes: BTreeSet<NodeId>,
+}
+
+/// The run's main task: builds the nodes, applies the faults, does the chores.
+async fn supervise<P: Process>(
+    world: Rc<RefCell<World<P>>>,
+    faults: Vec<(u64, Fault)>,
+    end_ns: u64,
+) {
+    let handle = Handle::current();
+    let n = world.borrow().n;
+    let ids = (0..n)
+        .map(|id| {
+            handle
+                .create_node()
+                .name(format!("n{id}"))
+                .ip(addr_of(id).ip())
+                .init(move || host::<P>(id))
+                .build()
+                .id()
+        })
+        .collect();
+    let mut sup = Supervisor {
+        ids,
+        clogged_links: BTreeSet::new(),
+        clogged_nodes: BTreeSet::new(),
+    };
+    let stop = world.borrow().stop.clone();
+    let mut faults = faults.into_iter().peekable();
+    loop {
+        let now = now_ns();
+        while let Some((at, fault)) =
+            faults.next_if(|(at, _)| at.saturating_sub(FAULT_LEAD_NS) <= now)
+        {
+            if world.borrow().rec.verdict.is_some() {
+                break;
+            }
+            sup.apply_fault(&world, &handle, fault, at, now);
+        }
+        let next = {
+            let mut w = world.borrow_mut();
+            w.chores(now);
+            if w.rec.verdict.is_some() {
+                w.note_verdict(now);
+                return;
+            }
+            if now > end_ns + END_SLACK_NS {
+                return;
+            }
+            let mut next = end_ns + END_SLACK_NS + 1;
+            if let Some((at, _)) = faults.peek() {
+                next = next.min(at.saturating_sub(FAULT_LEAD_NS));
+            }
+            if let Some(t) = w.next_chore() {
+                next = next.min(t);
+            }
+            next
+        };
+        tokio::select! {
+            biased;
+            _ = stop.notified() => {}
+            _ = sleep_until_ns(next) => {}
+        }
+    }
+}
+
+impl Supervisor {
+    fn apply_fault<P: Process>(
+        &mut self,
+        world: &Rc<RefCell<World<P>>>,
+        handle: &Handle,
+        fault: Fault,
+        _at: u64,
+        now: u64,
+    ) {
+        {
+            let mut w = world.borrow_mut();
+            if !w.count_event(now) {
+                return;
+            }
+            if w.rec.observing {
+                let node = fault.node();
+                let local = node.map(|id| w.nodes[id].clock.read(now));
+                w.rec.emit(
+                    now,
+                    node,
+                    local,
+                    EventKind::Fault {
+                        fault: fault.clone(),
+                    },
+                );
+            }
+        }
+        let net = NetSim::current();
+        let mut w = world.borrow_mut();
+        match fault {
+            Fault::Partition { groups } => {
+                let n = w.n;
+                let mut group_of = vec![usize::MAX; n];
+                for (g, members) in groups.iter().enumerate() {
+                    for &m in members {
+                        group_of[m] = g;
+                    }
+                }
+                let mut sizes = BTreeMap::new();
+                for &g in &group_of {
+                    *sizes.entry(g).or_insert(0usize) += 1;
+                }
+                for a in 0..n {
+                    for b in 0..n {
+                        if a != b && group_of[a] != group_of[b] {
+                            w.cut_link(a, b);
+                        }
+                    }
+                }
+                // madsim's own clogs: a node alone in its group is clogged whole.
+                for a in 0..n {
+                    if sizes[&group_of[a]] == 1 && n > 1 {
+                        if self.clogged_nodes.insert(a) {
+                            net.clog_node(self.ids[a]);
+                        }
+                        continue;
+                    }
+                    for b in 0..n {
+                        if a != b
+                            && group_of[a] != group_of[b]
+                            && sizes[&group_of[b]] > 1
+                            && self.clogged_links.insert((a, b))
+                        {
+                            net.clog_link(self.ids[a], self.ids[b]);
+                        }
+                    }
+                }
+            }
+            Fault::PartitionOneway { from, to } => {
+                for &a in &from {
+                    for &b in &to {
+                        if a != b {
+                            w.cut_link(a, b);
+                            if self.clogged_links.insert((a, b)) {
+                                net.clog_link(self.ids[a], self.ids[b]);
+                            }
+                        }
+                    }
+                }
+            }
+            Fault::Heal => {
+                w.net.heal();
+                for (a, b) in std::mem::take(&mut self.clogged_links) {
+                    net.unclog_link(self.ids[a], self.ids[b]);
+                }
+                for a in std::mem::take(&mut self.clogged_nodes) {
+                    net.unclog_node(self.ids[a]);
+                }
+            }
+            Fault::Crash { node } => {
+                if !w.nodes[node].crashed {
+                    w.crash(node);
+                    handle.kill(self.ids[node]);
+                }
+            }
+            Fault::Restart { node } => {
+                if !w.nodes[node].crashed {
+                    w.crash(node);
+                    handle.kill(self.ids[node]);
+                }
+                let pending: Vec<u64> = w
+                    .flights
+                    .iter()
+                    .filter(|(_, f)| f.to == node)
+                    .map(|(&tag, _)| tag)
+                    .collect();
+                let slot = &mut w.nodes[node];
+                slot.incarnation += 1;
+                slot.crashed = false;
+                slot.expect = pending;
+                drop(w);
+                handle.restart(self.ids[node]);
+            }
+            Fault::Pause { node } => {
+                if !w.nodes[node].crashed && !w.nodes[node].paused {
+                    w.nodes[node].paused = true;
+                    handle.pause(self.ids[node]);
+                }
+            }
+            Fault::Resume { node } => {
+                if w.nodes[node].paused {
+                    // The datagrams that arrived meanwhile are read within 1 ms of the resume:
+                    // the backlog waits for them, to be handled in time order.
+                    let unread = w.flights.values().any(|f| f.to == node && f.due <= now);
+                    let deadline = now + TRANSPORT_NS + OVERDUE_NS;
+                    let late: Vec<(u64, u64)> = w
+                        .expiry
+                        .iter()
+                        .filter(|(_, tag)| {
+                            let f = &w.flights[tag];
+                            f.to == node || f.from == node
+                        })
+                        .copied()
+                        .collect();
+                    for (old, tag) in late {
+                        if old < deadline {
+                            w.expiry.remove(&(old, tag));
+                            w.expiry.insert((deadline, tag));
+                            w.flights.get_mut(&tag).expect("listed").deadline = deadline;
+                        }
+                    }
+                    let slot = &mut w.nodes[node];
+                    slot.paused = false;
+                    if unread {
+                        slot.hold_until = now + FAULT_LEAD_NS + NS_PER_MS + 10_000;
+                    }
+                    slot.notify.notify_one();
+                    drop(w);
+                    handle.resume(self.ids[node]);
+                }
+            }
+            Fault::ClockJump { node, delta_ms } => {
+                let slot = &mut w.nodes[node];
+                slot.clock.hw_jump(now, (delta_ms * 1e6).round() as i64);
+                slot.notify.notify_one();
+            }
+            Fault::DriftChange { node, drift_ppm } => {
+                let slot = &mut w.nodes[node];
+                slot.clock
+                    .set_drift(now, (drift_ppm * 1000.0).round() as i64);
+                slot.notify.notify_one();
+            }
+            Fault::SetLinks(o) => {
+                w.net
+                    .apply_override(&o)
+                    .expect("validated with the scenario");
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::native;
+    use crate::process::Observation;
+    use crate::trace::Event;
+    use serde::{Deserialize, Serialize};
+
+    #[derive(Clone, Debug, Serialize, Deserialize)]
+    enum Msg {
+        Ping(u64),
+        Pong(u64),
+    }
+
+    #[derive(Clone, Debug, Serialize, Deserialize)]
+    #[serde(rename_all = "snake_case")]
+    enum Input {
+        Burst,
+        Boom,
+    }
+
+    /// Node 0 pings everyone at start and every 10 ms (local); everyone answers pings with a
+    /// pong; every node pings its neighbours on a burst input; the stable storage counts starts.
+    struct PingPong {
+        round: u64,
+    }
+
+    impl Process for PingPong {
+        type Msg = Msg;
+        type Timer = ();
+        type Input = Input;
+        type Stable = u32;
+
+        fn on_start(&mut self, ctx: &mut Ctx<'_, Self>) {
+            *ctx.stable_mut() += 1;
+            let text = format!("start {}", ctx.stable());
+            ctx.observe(Observation::Note { text });
+            if ctx.id() == 0 {
+                ctx.broadcast(Msg::Ping(0));
+            }
+            ctx.set_timer_ms(10, ());
+        }
+
+        fn on_message(&mut self, ctx: &mut Ctx<'_, Self>, from: NodeId, msg: Msg) {
+            if let Msg::Ping(k) = msg {
+                ctx.send(from, Msg::Pong(k));
+            }
+        }
+
+        fn on_timer(&mut self, ctx: &mut Ctx<'_, Self>, _: ()) {
+            self.round += 1;
+            if ctx.id() == 0 {
+                ctx.broadcast(Msg::Ping(self.round));
+            }
+            ctx.set_timer_ms(10, ());
+        }
+
+        fn on_input(&mut self, ctx: &mut Ctx<'_, Self>, input: Input) {
+            match input {
+                Input::Burst => {
+                    ctx.broadcast(Msg::Ping(1000 + self.round));
+                    ctx.send(ctx.id(), Msg::Ping(2000));
+                }
+                Input::Boom => panic!("boom at round {}", self.round),
+            }
+        }
+    }
+
+    fn factory() -> Factory<PingPong> {
+        Rc::new(|_| PingPong { round: 0 })
+    }
+
+    /// The base scenario with the top-level fields of `extra` (`, "key": value, ...`) replaced.
+    fn scenario(extra: &str) -> Scenario {
+        let mut base = serde_json::json!({
+            "algorithm": "test.pingpong", "nodes": 3, "seed": 7, "duration_ms": 300,
+            "engine": "madsim",
+            "network": {"latency": {"uniform": {"min_ms": 3, "max_ms": 8}}},
+            "clocks": {"rho_ppm": 200, "offset_ms_max": 3}
+        });
+        let extra: serde_json::Value =
+            serde_json::from_str(&format!("{{{}}}", extra.trim().trim_start_matches(','))).unwrap();
+        for (k, v) in extra.as_object().unwrap() {
+            base[k] = v.clone();
+        }
+        Scenario::from_json(&base.to_string()).unwrap()
+    }
+
+    fn run_madsim(sc: &Scenario) -> Outcome {
+        run(sc, factory(), Vec::new(), RunOptions::default()).unwrap()
+    }
+
+    fn events(o: &Outcome) -> &[Event] {
+        &o.trace.as_ref().unwrap().events
+    }
+
+    /// (t ms, from, to) of every delivery.
+    fn deliveries(o: &Outcome) -> Vec<(u64, NodeId, NodeId)> {
+        events(o)
+            .iter()
+            .filter_map(|e| match e.kind {
+                EventKind::Deliver { from, .. } => Some((e.t_ns / NS_PER_MS, from, e.node?)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn same_scenario_same_trace() {
+        let sc = scenario(
+            r#", "network": {"latency": {"exponential": {"min_ms": 1, "mean_ms": 4, "max_ms": 30}},
+                              "loss": 0.1, "duplicate": 0.1, "reorder": 0.2},
+                 "workload": [{"at_ms": 25, "node": 2, "input": "burst"}],
+                 "faults": [{"at_ms": 60, "fault": {"partition": {"groups": [[0], [1, 2]]}}},
+                            {"at_ms": 90, "fault": "heal"},
+                            {"at_ms": 100, "fault": {"crash": {"node": 2}}},
+                            {"at_ms": 140, "fault": {"restart": {"node": 2}}},
+                            {"at_ms": 150, "fault": {"pause": {"node": 1}}},
+                            {"at_ms": 170, "fault": {"clock_jump": {"node": 0, "delta_ms": -7}}},
+                            {"at_ms": 180, "fault": {"resume": {"node": 1}}}]"#,
+        );
+        let a = run_madsim(&sc);
+        let b = run_madsim(&sc);
+        assert!(a.verdict.is_pass(), "{}", a.verdict);
+        let (ta, tb) = (a.trace.as_ref().unwrap(), b.trace.as_ref().unwrap());
+        assert!(ta.events.len() > 100);
+        assert_eq!(ta.to_jsonl(), tb.to_jsonl());
+        assert_eq!(a.stats, b.stats);
+        let mut other = sc.clone();
+        other.seed = 8;
+        let c = run_madsim(&other);
+        assert_ne!(
+            ta.to_jsonl(),
+            c.trace.unwrap().to_jsonl(),
+            "the seed matters"
+        );
+    }
+
+    #[test]
+    fn messages_are_delivered_at_their_arrival_time_and_timers_fire() {
+        let sc = scenario(r#", "workload": [{"at_ms": 55, "node": 1, "input": "burst"}]"#);
+        let o = run_madsim(&sc);
+        assert!(o.verdict.is_pass(), "{}", o.verdict);
+        let s = &o.stats;
+        assert!(s.sent > 0 && s.delivered > 0 && s.timers > 0, "{s:?}");
+        assert_eq!(s.end_t_ns, 300 * NS_PER_MS);
+        let evs = events(&o);
+        for e in evs {
+            if let EventKind::Deliver { msg_id, sent, .. } = e.kind {
+                let s = &evs[sent as usize];
+                assert!(
+                    matches!(s.kind, EventKind::Send { msg_id: m, .. } if m == msg_id),
+                    "{e:?} -> {s:?}"
+                );
+                // Latency in [3, 8] ms (the self-send: 0), plus madsim's few hundred ns.
+                let lat = e.t_ns - s.t_ns;
+                if Some(s.node.unwrap()) != e.node {
+                    assert!(
+                        (3 * NS_PER_MS..8 * NS_PER_MS + 20_000).contains(&lat),
+                        "{e:?} sent {s:?}"
+                    );
+                } else {
+                    assert!(lat < 20_000, "{e:?}");
+                }
+            }
+        }
+        // Events are in time order; the input is handled within a few µs of its instant.
+        assert!(evs.windows(2).all(|w| w[0].t_ns <= w[1].t_ns));
+        let input = evs
+            .iter()
+            .find(|e| matches!(e.kind, EventKind::Input { .. }))
+            .unwrap();
+        assert_eq!(input.node, Some(1));
+        assert!((55 * NS_PER_MS..55 * NS_PER_MS + 20_000).contains(&input.t_ns));
+        // A timer of 10 ms local time fires every 10 ms of global time (drift: a few µs).
+        let timers: Vec<u64> = evs
+            .iter()
+            .filter(|e| e.node == Some(2) && matches!(e.kind, EventKind::Timer { .. }))
+            .map(|e| e.t_ns)
+            .collect();
+        assert!(timers.len() >= 29, "{timers:?}");
+        assert!(
+            timers
+                .windows(2)
+                .all(|w| (w[1] - w[0]).abs_diff(10 * NS_PER_MS) < 30_000),
+            "{timers:?}"
+        );
+        assert_eq!(s.dropped, 0);
+        assert!(s.sent - s.delivered <= 4, "{s:?}");
+    }
+
+    #[test]
+    fn latency_below_madsims_transport_takes_two_ms() {
+        let sc = scenario(r#", "network": {"latency": {"constant": {"ms": 0.5}}}"#);
+        let o = run_madsim(&sc);
+        assert!(o.verdict.is_pass(), "{}", o.verdict);
+        let evs = events(&o);
+        let mut n = 0;
+        for e in evs {
+            if let EventKind::Deliver { sent, from, .. } = e.kind {
+                if Some(from) != e.node {
+                    let lat = e.t_ns - evs[sent as usize].t_ns;
+                    assert!(
+                        (TRANSPORT_NS..TRANSPORT_NS + 1_100_000).contains(&lat),
+                        "{lat} {e:?}"
+                    );
+                    n += 1;
+                }
+            }
+        }
+        assert!(n > 50, "{n}");
+    }
+
+    #[test]
+    fn same_verdict_and_counts_as_native() {
+        let sc = scenario(r#", "workload": [{"at_ms": 55, "node": 1, "input": "burst"}]"#);
+        let m = run_madsim(&sc);
+        let mut nsc = sc.clone();
+        nsc.engine = crate::scenario::EngineKind::Native;
+        let n = native::Sim::new(&nsc, factory(), Vec::new(), RunOptions::default())
+            .unwrap()
+            .run();
+        assert_eq!(m.verdict, n.verdict);
+        assert_eq!(
+            m.stats.timers, n.stats.timers,
+            "{:?} vs {:?}",
+            m.stats, n.stats
+        );
+        assert!(
+            m.stats.sent.abs_diff(n.stats.sent) <= 4,
+            "{:?} vs {:?}",
+            m.stats,
+            n.stats
+        );
+    }
+
+    #[test]
+    fn crash_and_restart() {
+        let sc = scenario(
+            r#", "faults": [{"at_ms": 50, "fault": {"crash": {"node": 1}}},
+                            {"at_ms": 120, "fault": {"restart": {"node": 1}}}],
+                 "workload": [{"at_ms": 80, "node": 1, "input": "burst"}]"#,
+        );
+        let o = run_madsim(&sc);
+        assert!(o.verdict.is_pass(), "{}", o.verdict);
+        let evs = events(&o);
+        let starts: Vec<(u64, u32)> = evs
+            .iter()
+            .filter(|e| e.node == Some(1))
+            .filter_map(|e| match e.kind {
+                EventKind::Start { incarnation } => {
+                    Some(((e.t_ns + 500_000) / NS_PER_MS, incarnation))
+                }
+                _ => None,
+            })
+            .collect();
+        assert_eq!(starts, vec![(0, 0), (120, 1)]);
+        // Stable storage survived: the restarted node counts its second start.
+        assert!(evs.iter().any(|e| e.node == Some(1)
+            && matches!(&e.kind, EventKind::Observe { obs: Observation::Note { text } } if text == "start 2")));
+        // Nothing happens at node 1 while it is crashed, but the input is recorded as ignored.
+        let during: Vec<&Event> = evs
+            .iter()
+            .filter(|e| {
+                e.node == Some(1)
+                    && (50 * NS_PER_MS - FAULT_LEAD_NS..119 * NS_PER_MS).contains(&e.t_ns)
+            })
+            .collect();
+        assert!(
+            during.iter().all(|e| matches!(&e.kind, EventKind::Fault { .. })
+                || matches!(&e.kind, EventKind::Input { input } if input.ends_with("(ignored: node is crashed)"))),
+            "{during:?}"
+        );
+        assert_eq!(during.len(), 2, "{during:?}");
+        // Pings to node 1 while it was down were dropped.
+        let lost = evs
+            .iter()
+            .filter(|e| {
+                matches!(
+                    e.kind,
+                    EventKind::Drop {
+                        to: 1,
+                        reason: DropReason::DestinationCrashed,
+                        ..
+                    }
+                )
+            })
+            .count();
+        assert!(lost >= 5, "{lost}");
+        // And it takes part again after the restart.
+        let d = deliveries(&o);
+        assert!(d.iter().any(|&(t, f, to)| t > 121 && f == 0 && to == 1));
+        assert!(d.iter().any(|&(t, f, to)| t > 121 && f == 1 && to == 0));
+        let s = &o.stats;
+        assert!(s.sent - s.delivered - s.dropped <= 3, "{s:?}");
+    }
+
+    #[test]
+    fn a_message_read_before_a_crash_reaches_the_restarted_node() {
+        // Node 0's pings of its start take 40 ms to node 1, which crashes at 10 and restarts
+        // at 20: the restarted node gets them at 40 (as on the native engine).
+        let sc = scenario(
+            r#", "network": {"latency": {"constant": {"ms": 3}},
+                             "links": [{"from": 0, "to": 1, "latency": {"constant": {"ms": 40}}}]},
+                 "faults": [{"at_ms": 10, "fault": {"crash": {"node": 1}}},
+                            {"at_ms": 20, "fault": {"restart": {"node": 1}}}]"#,
+        );
+        let o = run_madsim(&sc);
+        let first = deliveries(&o)
+            .into_iter()
+            .find(|&(_, f, to)| (f, to) == (0, 1));
+        assert_eq!(first, Some((40, 0, 1)));
+    }
+
+    #[test]
+    fn partition_stops_deliveries_until_heal() {
+        let sc = scenario(
+            r#", "faults": [{"at_ms": 50, "fault": {"partition": {"groups": [[0, 2], [1]]}}},
+                            {"at_ms": 120, "fault": "heal"}]"#,
+        );
+        let o = run_madsim(&sc);
+        assert!(o.verdict.is_pass(), "{}", o.verdict);
+        let d = deliveries(&o);
+        let between = |&&(_, f, t): &&(u64, NodeId, NodeId)| (f, t) == (0, 1) || (f, t) == (1, 0);
+        assert!(d.iter().filter(between).any(|&(t, ..)| t < 50));
+        assert!(
+            !d.iter()
+                .filter(between)
+                .any(|&(t, ..)| (50..120).contains(&t)),
+            "{d:?}"
+        );
+        assert!(d.iter().filter(between).any(|&(t, ..)| t > 120));
+        assert!(d
+            .iter()
+            .any(|&(t, f, to)| (60..120).contains(&t) && f == 0 && to == 2));
+        let parted = events(&o)
+            .iter()
+            .filter(|e| {
+                matches!(
+                    e.kind,
+                    EventKind::Drop {
+                        reason: DropReason::Partitioned,
+                        ..
+                    }
+                )
+            })
+            .count();
+        assert!(parted >= 6, "{parted}");
+    }
+
+    #[test]
+    fn oneway_partition_cuts_one_direction() {
+        let sc = scenario(
+            r#", "faults": [{"at_ms": 50, "fault": {"partition_oneway": {"from": [1], "to": [0]}}},
+                            {"at_ms": 120, "fault": "heal"}]"#,
+        );
+        let o = run_madsim(&sc);
+        let d = deliveries(&o);
+        assert!(!d
+            .iter()
+            .any(|&(t, f, to)| (50..120).contains(&t) && (f, to) == (1, 0)));
+        assert!(d
+            .iter()
+            .any(|&(t, f, to)| (60..120).contains(&t) && (f, to) == (0, 1)));
+        assert!(d.iter().any(|&(t, f, to)| t > 120 && (f, to) == (1, 0)));
+    }
+
+    #[test]
+    fn pause_defers_then_catches_up_in_order() {
+        let sc = scenario(
+            r#", "faults": [{"at_ms": 40, "fault": {"pause": {"node": 2}}},
+                            {"at_ms": 80, "fault": {"resume": {"node": 2}}}],
+                 "workload": [{"at_ms": 60, "node": 2, "input": "burst"}]"#,
+        );
+        let o = run_madsim(&sc);
+        assert!(o.verdict.is_pass(), "{}", o.verdict);
+        let at2: Vec<&Event> = events(&o)
+            .iter()
+            .filter(|e| e.node == Some(2) && (41..80).contains(&(e.t_ns / NS_PER_MS)))
+            .filter(|e| !matches!(e.kind, EventKind::Fault { .. }))
+            .collect();
+        assert!(at2.is_empty(), "{at2:?}");
+        // The backlog is handled about 1 ms after the resume (the datagrams are read first).
+        let caught_up: Vec<&Event> = events(&o)
+            .iter()
+            .filter(|e| e.node == Some(2) && e.t_ns / NS_PER_MS == 81)
+            .collect();
+        assert!(caught_up
+            .iter()
+            .any(|e| matches!(e.kind, EventKind::Deliver { .. })));
+        assert!(caught_up
+            .iter()
+            .any(|e| matches!(e.kind, EventKind::Timer { .. })));
+        assert!(caught_up
+            .iter()
+            .any(|e| matches!(e.kind, EventKind::Input { .. })));
+        // ... in the order it became due: the first delivery (due at ~40 ms) before the input
+        // (due at 60 ms).
+        let first_deliver = caught_up
+            .iter()
+            .position(|e| matches!(e.kind, EventKind::Deliver { .. }))
+            .unwrap();
+        let input = caught_up
+            .iter()
+            .position(|e| matches!(e.kind, EventKind::Input { .. }))
+            .unwrap();
+        assert!(first_deliver < input);
+    }
+
+    #[test]
+    fn links_are_fifo_unless_reordering() {
+        let fifo = scenario(
+            r#", "network": {"latency": {"uniform": {"min_ms": 1, "max_ms": 30}}, "duplicate": 0.2},
+                 "workload": [{"at_ms": 20, "node": 0, "input": "burst"},
+                              {"at_ms": 21, "node": 0, "input": "burst"},
+                              {"at_ms": 22, "node": 0, "input": "burst"},
+                              {"at_ms": 23, "node": 0, "input": "burst"}]"#,
+        );
+        let in_order = |o: &Outcome| {
+            let mut last: BTreeMap<(NodeId, NodeId), u64> = BTreeMap::new();
+            events(o).iter().all(|e| match e.kind {
+                EventKind::Deliver { msg_id, from, .. } => {
+                    let prev = last.insert((from, e.node.unwrap()), msg_id);
+                    prev.is_none_or(|p| p <= msg_id)
+                }
+                _ => true,
+            })
+        };
+        let o = run_madsim(&fifo);
+        assert!(in_order(&o));
+        let ids: Vec<u64> = events(&o)
+            .iter()
+            .filter_map(|e| match e.kind {
+                EventKind::Deliver { msg_id, .. } => Some(msg_id),
+                _ => None,
+            })
+            .collect();
+        let unique: BTreeSet<u64> = ids.iter().copied().collect();
+        assert!(unique.len() < ids.len(), "some messages are duplicated");
+        let mut reorder = fifo.clone();
+        reorder.network.reorder = 1.0;
+        assert!(!in_order(&run_madsim(&reorder)), "reorders when allowed");
+    }
+
+    #[test]
+    fn loss_is_drawn_by_sincro() {
+        let sc = scenario(r#", "network": {"latency": {"constant": {"ms": 4}}, "loss": 0.3}"#);
+        let o = run_madsim(&sc);
+        let lost = events(&o)
+            .iter()
+            .filter(|e| {
+                matches!(
+                    e.kind,
+                    EventKind::Drop {
+                        reason: DropReason::Loss,
+                        ..
+                    }
+                )
+            })
+            .count();
+        assert!(lost > 10, "{lost}");
+    }
+
+    #[test]
+    fn panic_in_a_callback_is_a_verdict() {
+        let sc = scenario(r#", "workload": [{"at_ms": 30, "node": 2, "input": "boom"}]"#);
+        let o = run_madsim(&sc);
+        match &o.verdict {
+            Verdict::Panic {
+                node,
+                t_ns,
+                message,
+            } => {
+                assert_eq!(*node, 2);
+                assert_eq!(*t_ns / NS_PER_MS, 30);
+                assert!(message.contains("boom"), "{message}");
+            }
+            v => panic!("expected a panic, got {v}"),
+        }
+        let last = events(&o).last().unwrap();
+        assert!(matches!(last.kind, EventKind::Panic { .. }) && last.node == Some(2));
+        assert_eq!(o.stats.end_t_ns / NS_PER_MS, 30);
+    }
+
+    #[test]
+    fn limits_end_the_run() {
+        let mut sc = scenario("");
+        sc.limits.max_events = 40;
+        let o = run_madsim(&sc);
+        assert!(
+            matches!(o.verdict, Verdict::LimitExceeded { .. }),
+            "{}",
+            o.verdict
+        );
+        let mut sc = scenario(r#", "workload": [{"at_ms": 20, "node": 1, "input": "burst"}]"#);
+        sc.limits.max_in_flight = 3;
+        let o = run_madsim(&sc);
+        assert!(
+            matches!(o.verdict, Verdict::LimitExceeded { .. }),
+            "{}",
+            o.verdict
+        );
+    }
+
+    #[test]
+    fn trace_is_optional() {
+        let o = run(
+            &scenario(""),
+            factory(),
+            Vec::new(),
+            RunOptions {
+                record_trace: false,
+            },
+        )
+        .unwrap();
+        assert!(o.trace.is_none() && o.verdict.is_pass() && o.stats.delivered > 0);
+    }
+}

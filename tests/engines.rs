@@ -1,0 +1,142 @@
+//! Engine agreement: every corpus scenario (`corpus/**/*.json`) reaches the same verdict on the
+//! native, turmoil and madsim engines (pass, or the same violated property), unless the
+//! scenario lists a documented exception for an engine (`engine_exceptions`: the verdict
+//! reached there and why timing changes it), in which case exactly that verdict is required.
+//! Each engine must also replay the scenario to a byte-identical trace.
+//!
+//! The madsim engine exists only in builds with `RUSTFLAGS="--cfg madsim"`:
+//!
+//! ```text
+//! RUSTFLAGS="--cfg madsim" cargo test --target-dir target/madsim -p sincro --test engines
+//! ```
+//!
+//! Elsewhere this test covers native and turmoil and says how to include madsim.
+
+use sincro::algorithms::run_scenario;
+use sincro::harness::engine::{RunOptions, MADSIM, MADSIM_MISSING};
+use sincro::harness::{EngineKind, Expect, Scenario, Verdict};
+use std::path::{Path, PathBuf};
+
+fn corpus_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .expect("corpus dir")
+        .map(|e| e.unwrap().path())
+        .collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            corpus_files(&p, out);
+        } else if p.extension().is_some_and(|e| e == "json") {
+            out.push(p);
+        }
+    }
+}
+
+fn matches(expect: &Expect, verdict: &Verdict) -> bool {
+    match (expect, verdict) {
+        (Expect::Pass, Verdict::Pass) => true,
+        (Expect::Violation(p), Verdict::Violation(v)) => *p == v.property,
+        (Expect::Panic, Verdict::Panic { .. }) => true,
+        _ => false,
+    }
+}
+
+fn engines() -> Vec<EngineKind> {
+    let mut e = vec![EngineKind::Native, EngineKind::Turmoil];
+    if MADSIM {
+        e.push(EngineKind::Madsim);
+    }
+    e
+}
+
+#[test]
+fn every_corpus_scenario_reaches_the_same_verdict_on_every_engine() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus");
+    let mut files = Vec::new();
+    corpus_files(&root, &mut files);
+    assert!(files.len() >= 2, "the corpus is missing");
+    if !MADSIM {
+        eprintln!("note: madsim not covered: {MADSIM_MISSING}");
+    }
+    let mut failures = Vec::new();
+    let mut exceptions = 0;
+    for path in &files {
+        let rel = path.strip_prefix(&root).unwrap().display().to_string();
+        let sc = Scenario::load(path).unwrap_or_else(|e| panic!("{e}"));
+        let expect = sc
+            .expect
+            .clone()
+            .unwrap_or_else(|| panic!("{rel}: corpus scenarios need `expect`"));
+        let mut row = Vec::new();
+        for engine in engines() {
+            let sc = Scenario {
+                engine,
+                ..sc.clone()
+            };
+            let (want, excepted) = match sc.engine_exceptions.iter().find(|x| x.engine == engine) {
+                Some(x) => (x.verdict.clone(), true),
+                None => (expect.clone(), false),
+            };
+            exceptions += usize::from(excepted);
+            let out = run_scenario(&sc, RunOptions::default())
+                .unwrap_or_else(|e| panic!("{rel} on {}: {e}", engine.name()));
+            let again = run_scenario(&sc, RunOptions::default()).unwrap();
+            let (a, b) = (out.trace.unwrap(), again.trace.unwrap());
+            if a.to_jsonl() != b.to_jsonl() {
+                failures.push(format!(
+                    "{rel} on {}: replay not byte-identical",
+                    engine.name()
+                ));
+            }
+            if !matches(&want, &out.verdict) {
+                failures.push(format!(
+                    "{rel} on {}: expected {want:?}{}, got {}",
+                    engine.name(),
+                    if excepted {
+                        " (its engine exception)"
+                    } else {
+                        ""
+                    },
+                    out.verdict
+                ));
+            }
+            row.push(format!(
+                "{}={}{}",
+                engine.name(),
+                out.verdict.label(),
+                if excepted { " (exception)" } else { "" }
+            ));
+        }
+        eprintln!("{rel}: {}", row.join(", "));
+    }
+    eprintln!(
+        "{} scenarios on {} engines, {exceptions} documented exceptions",
+        files.len(),
+        engines().len()
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn the_madsim_engine_is_a_clear_error_without_its_cfg() {
+    let mut sc = Scenario::from_json(
+        r#"{"algorithm": "mutex.centralized", "nodes": 3, "seed": 1, "duration_ms": 50,
+            "engine": "madsim"}"#,
+    )
+    .unwrap();
+    let r = run_scenario(&sc, RunOptions::default());
+    if MADSIM {
+        assert!(r.unwrap().verdict.is_pass());
+    } else {
+        let e = r.unwrap_err();
+        assert!(
+            e.0.contains("--cfg madsim") && e.0.contains("RUSTFLAGS"),
+            "{e}"
+        );
+    }
+    sc.engine = EngineKind::Native;
+    assert!(run_scenario(&sc, RunOptions::default())
+        .unwrap()
+        .verdict
+        .is_pass());
+}
