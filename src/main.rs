@@ -8,7 +8,7 @@ use sincro::fuzz::{self, CampaignOptions, FuzzConfig, Live, Rss, Shard, Target};
 use sincro::harness::engine::{install_panic_hook, RunOptions};
 use sincro::harness::gen::GenOptions;
 use sincro::harness::shrink::ShrinkOptions;
-use sincro::harness::{render, EngineKind, Expect, Scenario, Verdict};
+use sincro::harness::{render, EngineKind, Scenario};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -284,12 +284,7 @@ fn run(a: RunArgs, default_render: Render) -> i32 {
         out.stats.end_t_ns as f64 / 1e6
     );
     if let Some(expect) = &sc.expect {
-        let matched = match (expect, &out.verdict) {
-            (Expect::Pass, Verdict::Pass) => true,
-            (Expect::Violation(p), Verdict::Violation(v)) => *p == v.property,
-            (Expect::Panic, Verdict::Panic { .. }) => true,
-            _ => false,
-        };
+        let matched = expect.matches(&out.verdict);
         println!(
             "  expected {expect:?}: {}",
             if matched {

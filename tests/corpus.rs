@@ -5,38 +5,15 @@
 
 use sincro::algorithms::run_scenario;
 use sincro::harness::engine::RunOptions;
-use sincro::harness::{render, EngineKind, Expect, Scenario, Verdict};
-use std::path::{Path, PathBuf};
+use sincro::harness::{render, EngineKind, Scenario};
+mod common;
 
-fn corpus_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .expect("corpus dir")
-        .map(|e| e.unwrap().path())
-        .collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            corpus_files(&p, out);
-        } else if p.extension().is_some_and(|e| e == "json") {
-            out.push(p);
-        }
-    }
-}
-
-fn matches(expect: &Expect, verdict: &Verdict) -> bool {
-    match (expect, verdict) {
-        (Expect::Pass, Verdict::Pass) => true,
-        (Expect::Violation(p), Verdict::Violation(v)) => *p == v.property,
-        (Expect::Panic, Verdict::Panic { .. }) => true,
-        _ => false,
-    }
-}
+use std::path::Path;
 
 #[test]
 fn corpus_scenarios_reach_their_verdicts_and_snapshots() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus");
-    let mut files = Vec::new();
-    corpus_files(&root, &mut files);
+    let files = common::corpus_files();
     assert!(files.len() >= 2, "the corpus is missing");
     let mut settings = insta::Settings::clone_current();
     settings.set_snapshot_path(root.join("snapshots"));
@@ -54,7 +31,7 @@ fn corpus_scenarios_reach_their_verdicts_and_snapshots() {
         let out = run_scenario(&sc, RunOptions::default())
             .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         assert!(
-            matches(&expect, &out.verdict),
+            expect.matches(&out.verdict),
             "{}: expected {expect:?}, got {}\nreplay: sincro replay {}",
             path.display(),
             out.verdict,

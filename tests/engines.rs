@@ -14,32 +14,10 @@
 
 use sincro::algorithms::run_scenario;
 use sincro::harness::engine::{RunOptions, MADSIM, MADSIM_MISSING};
-use sincro::harness::{EngineKind, Expect, Scenario, Verdict};
-use std::path::{Path, PathBuf};
+use sincro::harness::{EngineKind, Scenario};
+mod common;
 
-fn corpus_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .expect("corpus dir")
-        .map(|e| e.unwrap().path())
-        .collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            corpus_files(&p, out);
-        } else if p.extension().is_some_and(|e| e == "json") {
-            out.push(p);
-        }
-    }
-}
-
-fn matches(expect: &Expect, verdict: &Verdict) -> bool {
-    match (expect, verdict) {
-        (Expect::Pass, Verdict::Pass) => true,
-        (Expect::Violation(p), Verdict::Violation(v)) => *p == v.property,
-        (Expect::Panic, Verdict::Panic { .. }) => true,
-        _ => false,
-    }
-}
+use std::path::Path;
 
 fn engines() -> Vec<EngineKind> {
     let mut e = vec![EngineKind::Native, EngineKind::Turmoil];
@@ -52,8 +30,7 @@ fn engines() -> Vec<EngineKind> {
 #[test]
 fn every_corpus_scenario_reaches_the_same_verdict_on_every_engine() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus");
-    let mut files = Vec::new();
-    corpus_files(&root, &mut files);
+    let files = common::corpus_files();
     assert!(files.len() >= 2, "the corpus is missing");
     if !MADSIM {
         eprintln!("note: madsim not covered: {MADSIM_MISSING}");
@@ -88,7 +65,7 @@ fn every_corpus_scenario_reaches_the_same_verdict_on_every_engine() {
                     engine.name()
                 ));
             }
-            if !matches(&want, &out.verdict) {
+            if !want.matches(&out.verdict) {
                 failures.push(format!(
                     "{rel} on {}: expected {want:?}{}, got {}",
                     engine.name(),

@@ -145,6 +145,20 @@ pub enum Expect {
     Panic,
 }
 
+impl Expect {
+    /// Whether `verdict` is this expectation: a pass, a violation of this very property, or a
+    /// panic.
+    pub fn matches(&self, verdict: &crate::engine::Verdict) -> bool {
+        use crate::engine::Verdict;
+        match (self, verdict) {
+            (Expect::Pass, Verdict::Pass) => true,
+            (Expect::Violation(p), Verdict::Violation(v)) => *p == v.property,
+            (Expect::Panic, Verdict::Panic { .. }) => true,
+            _ => false,
+        }
+    }
+}
+
 /// One run, fully determined.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
