@@ -180,6 +180,17 @@ pub(crate) fn checkers(
     sc: &Scenario,
     bound_ms: u64,
 ) -> Result<Vec<Box<dyn Checker>>, ScenarioError> {
+    checkers_with(info, sc, bound_ms, |_| Ok(None))
+}
+
+/// As [`checkers`], but `custom` may build a property's checker itself (e.g. validity with the
+/// algorithm's own ranks); `Ok(None)` falls back to [`sincro_checkers::by_name`].
+pub(crate) fn checkers_with(
+    info: &AlgorithmInfo,
+    sc: &Scenario,
+    bound_ms: u64,
+    custom: impl Fn(&str) -> Result<Option<Box<dyn Checker>>, ScenarioError>,
+) -> Result<Vec<Box<dyn Checker>>, ScenarioError> {
     let wanted: Vec<String> = match &sc.checks.properties {
         Some(p) => p.clone(),
         None => info.properties.iter().map(|p| p.to_string()).collect(),
@@ -193,6 +204,9 @@ pub(crate) fn checkers(
                     info.name,
                     info.properties.join(", ")
                 )));
+            }
+            if let Some(c) = custom(p)? {
+                return Ok(c);
             }
             sincro_checkers::by_name(p, sc, bound_ms)
                 .ok_or_else(|| ScenarioError(format!("no checker for property `{p}`")))

@@ -5,7 +5,8 @@
 use super::rings_common::{Input, RingParams};
 use super::{adhoc, anel1, anel2, chang_roberts, franklin, yoyo};
 use crate::registry::{
-    check_variant, max_latency_ms, parse_params, Algorithm, AlgorithmInfo, VariantInfo,
+    check_variant, checkers_with, max_latency_ms, parse_params, Algorithm, AlgorithmInfo,
+    VariantInfo,
 };
 use sincro_checkers::election::validity;
 use sincro_checkers::LeaderValidity;
@@ -191,33 +192,17 @@ impl Rings {
         sc: &Scenario,
         bound: u64,
     ) -> Result<Vec<Box<dyn Checker>>, ScenarioError> {
-        let wanted: Vec<String> = match &sc.checks.properties {
-            Some(p) => p.clone(),
-            None => info.properties.iter().map(|p| p.to_string()).collect(),
-        };
-        wanted
-            .iter()
-            .map(|p| {
-                if !info.properties.contains(&p.as_str()) {
-                    return Err(ScenarioError(format!(
-                        "checks.properties names `{p}`, which {} does not promise; it promises: {}",
-                        info.name,
-                        info.properties.join(", ")
-                    )));
-                }
-                if p == validity::PROPERTY {
-                    let c: Box<dyn Checker> = Box::new(LeaderValidity::with_ranks(
-                        sc.nodes,
-                        sc.quiet_from_ms(),
-                        bound,
-                        Some(self.ranks(sc)?),
-                    ));
-                    return Ok(c);
-                }
-                sincro_checkers::by_name(p, sc, bound)
-                    .ok_or_else(|| ScenarioError(format!("no checker for property `{p}`")))
-            })
-            .collect()
+        checkers_with(info, sc, bound, |p| {
+            if p != validity::PROPERTY {
+                return Ok(None);
+            }
+            Ok(Some(Box::new(LeaderValidity::with_ranks(
+                sc.nodes,
+                sc.quiet_from_ms(),
+                bound,
+                Some(self.ranks(sc)?),
+            ))))
+        })
     }
 }
 
