@@ -211,6 +211,20 @@ pub struct Failure {
     pub found_after_s: f64,
 }
 
+impl Failure {
+    /// Removes the files written for this failure (the scenario and its shrunk form): used when
+    /// a smaller failing seed supersedes it in a campaign that stops at the first failure.
+    /// Returns whether any file was removed.
+    fn remove_files(&self) -> bool {
+        let shrunk = self.shrunk.as_ref().and_then(|s| s.path.as_ref());
+        let mut removed = false;
+        for p in self.path.iter().chain(shrunk) {
+            removed |= std::fs::remove_file(p).is_ok();
+        }
+        removed
+    }
+}
+
 /// The result of fuzzing one target.
 #[derive(Clone, Debug)]
 pub struct TargetReport {
@@ -554,11 +568,15 @@ impl<'a> TargetRun<'a> {
                 }
                 Err(failure) => {
                     let (mut sc, mut f) = *failure;
-                    self.best.fetch_min(j, Ordering::Relaxed);
+                    let earlier = self.best.fetch_min(j, Ordering::Relaxed);
+                    // With a smaller failing seed already known, this one will not be
+                    // reported, so it is neither written nor shrunk: the files in the output
+                    // directory do not depend on how the workers were scheduled.
+                    let superseded = !self.cfg.keep_going && earlier < j;
                     f.found_after_s = (wall_before + started.elapsed()).as_secs_f64();
                     let n = self.failures.fetch_add(1, Ordering::Relaxed) + 1;
                     live.failures.fetch_add(1, Ordering::Relaxed);
-                    if (n as usize) <= self.cfg.max_files || !self.cfg.keep_going {
+                    if !superseded && ((n as usize) <= self.cfg.max_files || !self.cfg.keep_going) {
                         sc.expect = expect_of(&f.label);
                         f.size = Some(ScenarioSize::of(&sc));
                         let path = self.file_path(seed, false);
@@ -587,13 +605,33 @@ impl<'a> TargetRun<'a> {
                     let mut found = self.found.lock().expect("no poisoning");
                     found.1 = Some(found.1.map_or(f.found_after_s, |t| t.min(f.found_after_s)));
                     if found.0.as_ref().is_none_or(|g| f.seed < g.seed) {
-                        found.0 = Some(f);
+                        let seed = f.seed;
+                        if let Some(g) = found.0.replace(f) {
+                            if !self.cfg.keep_going {
+                                self.supersede(&g, seed, live);
+                            }
+                        }
+                    } else if !self.cfg.keep_going {
+                        // Found and written while a smaller failing seed was still running.
+                        let seed = found.0.as_ref().map_or(0, |g| g.seed);
+                        self.supersede(&f, seed, live);
                     }
                 }
             }
             live.runs.fetch_add(1, Ordering::Relaxed);
             live.target_runs.fetch_add(1, Ordering::Relaxed);
             progress(self.failures.load(Ordering::Relaxed));
+        }
+    }
+
+    /// Removes the files of failure `f`, superseded by the smaller failing seed `by`.
+    fn supersede(&self, f: &Failure, by: u64, live: &Live) {
+        if f.remove_files() {
+            live.note(format!(
+                "{} seed {}: superseded by seed {by}; its files were removed",
+                self.target.name(),
+                f.seed
+            ));
         }
     }
 
