@@ -258,6 +258,9 @@ pub struct TargetReport {
     pub time_to_find_s: Option<f64>,
     /// Every seed of the range was judged (false when cut by the budget or Ctrl-C).
     pub complete: bool,
+    /// The smallest seed whose two runs gave different traces (with `--check-determinism`),
+    /// even when `first` is a smaller, expected failure of a buggy variant.
+    pub nondeterministic: Option<Failure>,
 }
 
 /// Live counters of a campaign, for a progress display polling from another thread.
@@ -360,6 +363,9 @@ pub struct TargetRun<'a> {
     /// The smallest failing seed so far, and the earliest time a failure was found (only
     /// these are kept, so memory stays flat however many seeds fail).
     found: Mutex<(Option<Failure>, Option<f64>)>,
+    /// The smallest nondeterministic seed, kept apart from `found`: with `keep_going`, an
+    /// expected violation of a buggy variant at a smaller seed must not hide it.
+    nondeterministic: Mutex<Option<Failure>>,
     wall: Duration,
 }
 
@@ -378,6 +384,7 @@ impl<'a> TargetRun<'a> {
             events: AtomicU64::new(0),
             delivered: AtomicU64::new(0),
             found: Mutex::new((None, None)),
+            nondeterministic: Mutex::new(None),
             wall: Duration::ZERO,
         }
     }
@@ -444,15 +451,16 @@ impl<'a> TargetRun<'a> {
         };
         if self.cfg.check_determinism {
             let again = t.algorithm.run(&sc, opts).expect("ran once already");
-            let (a, b) = (
-                out.trace.as_ref().map(|t| t.to_jsonl()),
-                again.trace.as_ref().map(|t| t.to_jsonl()),
-            );
-            if a != b {
+            let diff = match (&out.trace, &again.trace) {
+                (Some(a), Some(b)) => a.first_difference(b),
+                _ => None,
+            };
+            drop(again);
+            if let Some(d) = diff {
                 return fail(
                     sc,
                     "nondeterministic".into(),
-                    "the same scenario gave two different traces".into(),
+                    format!("the same scenario gave two different traces; {d}"),
                 );
             }
         }
@@ -572,7 +580,9 @@ impl<'a> TargetRun<'a> {
                     // With a smaller failing seed already known, this one will not be
                     // reported, so it is neither written nor shrunk: the files in the output
                     // directory do not depend on how the workers were scheduled.
-                    let superseded = !self.cfg.keep_going && earlier < j;
+                    // A nondeterministic seed is always written: it is a bug of the run itself.
+                    let superseded =
+                        !self.cfg.keep_going && earlier < j && f.label != "nondeterministic";
                     f.found_after_s = (wall_before + started.elapsed()).as_secs_f64();
                     let n = self.failures.fetch_add(1, Ordering::Relaxed) + 1;
                     live.failures.fetch_add(1, Ordering::Relaxed);
@@ -602,6 +612,12 @@ impl<'a> TargetRun<'a> {
                             f.shrunk = Some(self.shrink_failure(&sc, &f.label, stop, opts));
                         }
                     }
+                    if f.label == "nondeterministic" {
+                        let mut nd = self.nondeterministic.lock().expect("no poisoning");
+                        if nd.as_ref().is_none_or(|g| f.seed < g.seed) {
+                            *nd = Some(f.clone());
+                        }
+                    }
                     let mut found = self.found.lock().expect("no poisoning");
                     found.1 = Some(found.1.map_or(f.found_after_s, |t| t.min(f.found_after_s)));
                     if found.0.as_ref().is_none_or(|g| f.seed < g.seed) {
@@ -626,7 +642,7 @@ impl<'a> TargetRun<'a> {
 
     /// Removes the files of failure `f`, superseded by the smaller failing seed `by`.
     fn supersede(&self, f: &Failure, by: u64, live: &Live) {
-        if f.remove_files() {
+        if f.label != "nondeterministic" && f.remove_files() {
             live.note(format!(
                 "{} seed {}: superseded by seed {by}; its files were removed",
                 self.target.name(),
@@ -652,13 +668,14 @@ impl<'a> TargetRun<'a> {
             _ => executed,
         };
         let next = self.next.load(Ordering::Relaxed);
+        let nondeterministic = self.nondeterministic.lock().expect("no poisoning").clone();
         TargetReport {
             algorithm: self.target.algorithm.info().name.to_string(),
             variant: self.target.variant.name.to_string(),
             buggy: self.target.variant.buggy,
             runs,
             failures,
-            as_expected: first.is_some() == self.target.variant.buggy,
+            as_expected: first.is_some() == self.target.variant.buggy && nondeterministic.is_none(),
             first,
             delivered: self.delivered.load(Ordering::Relaxed),
             events: self.events.load(Ordering::Relaxed),
@@ -668,6 +685,7 @@ impl<'a> TargetRun<'a> {
             time_to_find_s,
             complete: (seeds_to_find.is_some() && !self.cfg.keep_going)
                 || (self.limit != UNBOUNDED && next >= self.limit && runs >= self.limit),
+            nondeterministic,
         }
     }
 }
@@ -773,6 +791,15 @@ pub fn outcome(r: &TargetReport, beyond_model: bool) -> (bool, String) {
             "not run: no seed of the range in this shard, or stopped first".into(),
         );
     }
+    if let Some(nd) = &r.nondeterministic {
+        return (
+            false,
+            format!(
+                "NONDETERMINISTIC: seed {} gave two different traces",
+                nd.seed
+            ),
+        );
+    }
     match (r.buggy, r.first.is_some()) {
         (_, true) if beyond_model => (
             true,
@@ -808,11 +835,7 @@ pub fn exit_code(c: &CampaignReport) -> i32 {
             code = crate::exit::VIOLATION;
         }
     }
-    if c.targets.iter().any(|r| {
-        r.first
-            .as_ref()
-            .is_some_and(|f| f.label == "nondeterministic")
-    }) {
+    if c.targets.iter().any(|r| r.nondeterministic.is_some()) {
         code = crate::exit::NONDETERMINISM;
     }
     code
@@ -924,44 +947,55 @@ pub fn summary(c: &CampaignReport, rss: Rss) -> String {
         );
     }
     for r in &c.targets {
-        let Some(f) = &r.first else { continue };
-        let _ = writeln!(
-            s,
-            "\n{} / {} seed {}: {}",
-            r.algorithm, r.variant, f.seed, f.detail
-        );
-        match &f.path {
-            Some(p) => {
-                let _ = writeln!(
-                    s,
-                    "  original ({}): {}",
-                    f.size.as_ref().map_or("-".into(), format_size),
-                    p.display()
-                );
-            }
-            None => {
-                let _ = writeln!(s, "  (could not write the scenario file)");
-            }
-        }
-        if let Some(sh) = &f.shrunk {
-            if let Some(sp) = &sh.path {
-                let _ = writeln!(
-                    s,
-                    "  shrunk   ({}): {}  [{} candidate runs, {} steps{}]",
-                    format_size(&sh.size),
-                    sp.display(),
-                    sh.runs,
-                    sh.steps,
-                    if sh.interrupted { ", interrupted" } else { "" }
-                );
-                let _ = writeln!(s, "  replay: sincro replay {}", sp.display());
-            }
-        }
-        if let Some(p) = &f.path {
-            let _ = writeln!(s, "  replay the original: sincro replay {}", p.display());
+        // The first failure, and the first nondeterministic seed when it is another one.
+        let nd = r
+            .nondeterministic
+            .as_ref()
+            .filter(|nd| r.first.as_ref().is_none_or(|f| f.seed != nd.seed));
+        for f in r.first.iter().chain(nd) {
+            write_failure(&mut s, r, f);
         }
     }
     s
+}
+
+/// One failure of `r` in the summary: its verdict, its files and how to replay them.
+fn write_failure(s: &mut String, r: &TargetReport, f: &Failure) {
+    let _ = writeln!(
+        s,
+        "\n{} / {} seed {}: {}",
+        r.algorithm, r.variant, f.seed, f.detail
+    );
+    match &f.path {
+        Some(p) => {
+            let _ = writeln!(
+                s,
+                "  original ({}): {}",
+                f.size.as_ref().map_or("-".into(), format_size),
+                p.display()
+            );
+        }
+        None => {
+            let _ = writeln!(s, "  (could not write the scenario file)");
+        }
+    }
+    if let Some(sh) = &f.shrunk {
+        if let Some(sp) = &sh.path {
+            let _ = writeln!(
+                s,
+                "  shrunk   ({}): {}  [{} candidate runs, {} steps{}]",
+                format_size(&sh.size),
+                sp.display(),
+                sh.runs,
+                sh.steps,
+                if sh.interrupted { ", interrupted" } else { "" }
+            );
+            let _ = writeln!(s, "  replay: sincro replay {}", sp.display());
+        }
+    }
+    if let Some(p) = &f.path {
+        let _ = writeln!(s, "  replay the original: sincro replay {}", p.display());
+    }
 }
 
 /// Escapes text for XML content and attribute values; characters XML 1.0 cannot hold are
@@ -1057,11 +1091,12 @@ pub fn junit(c: &CampaignReport) -> String {
                 xml_escape(&out)
             );
         } else {
-            let message = match &r.first {
+            let shown = r.nondeterministic.as_ref().or(r.first.as_ref());
+            let message = match shown {
                 Some(f) => format!("{text}: {}", f.detail),
                 None => format!("{text} in {} seeds", r.runs),
             };
-            let kind = r.first.as_ref().map_or("not_caught", |f| f.label.as_str());
+            let kind = shown.map_or("not_caught", |f| f.label.as_str());
             let _ = writeln!(
                 x,
                 ">\n    <failure message=\"{}\" type=\"{}\">{}</failure>\n  </testcase>",
@@ -1078,6 +1113,110 @@ pub fn junit(c: &CampaignReport) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `mutex.centralized`, except that the last seed of the test range replays differently
+    /// every second run (one event moved by 1 ns).
+    struct Flaky {
+        runs: AtomicU64,
+    }
+
+    const FLAKY_SEED: u64 = 39;
+
+    impl Algorithm for Flaky {
+        fn info(&self) -> crate::algorithms::AlgorithmInfo {
+            inner().info()
+        }
+        fn run(
+            &self,
+            sc: &Scenario,
+            options: RunOptions,
+        ) -> Result<crate::harness::engine::Outcome, crate::harness::ScenarioError> {
+            let mut out = inner().run(sc, options)?;
+            let odd = self.runs.fetch_add(1, Ordering::Relaxed) % 2 == 1;
+            if let (true, true, Some(t)) = (sc.seed == FLAKY_SEED, odd, out.trace.as_mut()) {
+                t.events.last_mut().expect("a run has events").t_ns += 1;
+            }
+            Ok(out)
+        }
+        fn workload(
+            &self,
+            rng: &mut crate::harness::SimRng,
+            nodes: usize,
+            active_ms: u64,
+        ) -> Vec<crate::harness::WorkloadItem> {
+            inner().workload(rng, nodes, active_ms)
+        }
+        fn liveness_bound_ms(&self, sc: &Scenario) -> u64 {
+            inner().liveness_bound_ms(sc)
+        }
+    }
+
+    fn inner() -> &'static dyn Algorithm {
+        crate::algorithms::find("mutex.centralized").expect("registered")
+    }
+
+    static FLAKY: Flaky = Flaky {
+        runs: AtomicU64::new(0),
+    };
+
+    #[test]
+    fn an_expected_failure_does_not_hide_a_nondeterministic_seed() {
+        let variant = inner()
+            .info()
+            .variants
+            .into_iter()
+            .find(|v| v.name == "lease-timeout")
+            .expect("the buggy variant");
+        let target = Target {
+            algorithm: &FLAKY,
+            variant,
+        };
+        let out_dir = std::env::temp_dir().join(format!("sincro-flaky-{}", std::process::id()));
+        let cfg = FuzzConfig {
+            seed_start: 0,
+            seeds: FLAKY_SEED + 1,
+            jobs: 1,
+            keep_going: true,
+            check_determinism: true,
+            gen: GenOptions::default(),
+            out_dir: out_dir.clone(),
+            max_files: 100,
+        };
+        let opts = CampaignOptions::default();
+        let mut run = TargetRun::new(&target, &cfg, &opts);
+        run.run(&AtomicBool::new(false), None, &Live::default(), &|_| {});
+        let r = run.report();
+        let _ = std::fs::remove_dir_all(&out_dir);
+        let first = r.first.as_ref().expect("the buggy variant is caught");
+        assert!(first.seed < FLAKY_SEED, "caught at seed {}", first.seed);
+        assert!(first.label.starts_with("violation:"), "{}", first.label);
+        let nd = r.nondeterministic.as_ref().expect("seed 39 is reported");
+        assert_eq!(nd.seed, FLAKY_SEED);
+        assert!(
+            nd.detail.contains("first difference at trace line"),
+            "{}",
+            nd.detail
+        );
+        let (ok, text) = outcome(&r, false);
+        assert!(!ok && text.contains("NONDETERMINISTIC"), "{text}");
+        let campaign = CampaignReport {
+            executed: r.executed,
+            targets: vec![r],
+            wall_s: 0.0,
+            interrupted: false,
+            budget: None,
+            shard: Shard::default(),
+            seed_start: 0,
+            seeds: FLAKY_SEED + 1,
+            beyond_model: false,
+        };
+        assert_eq!(exit_code(&campaign), crate::exit::NONDETERMINISM);
+        let text = summary(&campaign, Rss::default());
+        assert!(
+            text.contains(&format!("seed {FLAKY_SEED}: the same scenario")),
+            "{text}"
+        );
+    }
 
     #[test]
     fn shards_cover_the_range_once() {

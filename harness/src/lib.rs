@@ -36,7 +36,7 @@ pub use fault::{Fault, FaultModel, TimedFault};
 pub use process::{Ctx, Observation, Process, TimerId};
 pub use rng::SimRng;
 pub use scenario::{EngineException, EngineKind, Expect, Scenario, ScenarioError, WorkloadItem};
-pub use trace::{Event, EventKind, Trace};
+pub use trace::{Event, EventKind, Trace, TraceDifference};
 
 /// Identifies a node (process) in a run: `0..nodes`.
 pub type NodeId = usize;

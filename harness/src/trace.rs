@@ -154,6 +154,30 @@ impl Drop for Trace {
     }
 }
 
+/// Where two traces first differ (see [`Trace::first_difference`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct TraceDifference {
+    /// 1-based line of the JSON Lines text (line 1 is the header).
+    pub line: usize,
+    /// That line in the first trace (`None`: the first trace ended before it).
+    pub left: Option<String>,
+    /// That line in the second trace (`None`: the second trace ended before it).
+    pub right: Option<String>,
+}
+
+impl std::fmt::Display for TraceDifference {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let side = |l: &Option<String>| l.clone().unwrap_or_else(|| "(trace ended)".into());
+        write!(
+            f,
+            "first difference at trace line {}:\n  first run:  {}\n  second run: {}",
+            self.line,
+            side(&self.left),
+            side(&self.right)
+        )
+    }
+}
+
 /// One JSON Lines row: an event and its vector clock stamp.
 #[derive(Serialize, Deserialize)]
 struct Row {
@@ -173,26 +197,50 @@ impl Trace {
             .collect()
     }
 
+    /// The trace's JSON Lines, one line at a time (without the newline): the header, then
+    /// one event per line with its vector clock. Nothing is built beyond the current line.
+    pub fn jsonl_lines(&self) -> impl Iterator<Item = String> + '_ {
+        let header = serde_json::json!({ "sincro_trace": 1, "nodes": self.nodes }).to_string();
+        let mut hb = HappensBefore::new(self.nodes);
+        std::iter::once(header).chain(self.events.iter().map(move |e| {
+            let vc = hb.stamp(e).map(|v| v.to_vec());
+            serde_json::to_string(&Row {
+                event: e.clone(),
+                vc,
+            })
+            .expect("an event always serializes")
+        }))
+    }
+
     /// Writes the trace as JSON Lines, one event per line with its vector clock.
     pub fn write_jsonl<W: Write>(&self, mut w: W) -> io::Result<()> {
-        let mut hb = HappensBefore::new(self.nodes);
-        writeln!(
-            w,
-            "{}",
-            serde_json::json!({ "sincro_trace": 1, "nodes": self.nodes })
-        )?;
-        for e in &self.events {
-            let vc = hb.stamp(e).map(|v| v.to_vec());
-            serde_json::to_writer(
-                &mut w,
-                &Row {
-                    event: e.clone(),
-                    vc,
-                },
-            )?;
+        for line in self.jsonl_lines() {
+            w.write_all(line.as_bytes())?;
             w.write_all(b"\n")?;
         }
         Ok(())
+    }
+
+    /// The first line where the JSON Lines of `self` and `other` differ, or `None` when they
+    /// are byte-identical. Compares line by line without building either text, so checking a
+    /// long run for determinism costs two traces, not two traces and two texts.
+    pub fn first_difference(&self, other: &Trace) -> Option<TraceDifference> {
+        let (mut a, mut b) = (self.jsonl_lines(), other.jsonl_lines());
+        let mut line = 0;
+        loop {
+            line += 1;
+            match (a.next(), b.next()) {
+                (None, None) => return None,
+                (x, y) if x == y => {}
+                (x, y) => {
+                    return Some(TraceDifference {
+                        line,
+                        left: x,
+                        right: y,
+                    })
+                }
+            }
+        }
     }
 
     /// The trace as a JSON Lines string.
@@ -339,6 +387,31 @@ mod tests {
             vc[3].as_ref().unwrap(),
             vc[1].as_ref().unwrap()
         ));
+    }
+
+    #[test]
+    fn first_difference_names_the_line_and_both_renderings() {
+        let input = |id, x: &str| ev(id, 0, EventKind::Input { input: x.into() });
+        let a = Trace {
+            nodes: 1,
+            events: vec![input(0, "x"), input(1, "y"), input(2, "z")],
+        };
+        assert_eq!(a.first_difference(&a.clone()), None);
+        let text: Vec<String> = a.to_jsonl().lines().map(String::from).collect();
+        assert_eq!(a.jsonl_lines().collect::<Vec<_>>(), text);
+
+        let mut b = a.clone();
+        b.events[1] = input(1, "w");
+        let d = a.first_difference(&b).expect("they differ");
+        assert_eq!(d.line, 3, "line 1 is the header, line 2 the first event");
+        assert!(d.left.as_deref().unwrap().contains("\"y\""), "{d}");
+        assert!(d.right.as_deref().unwrap().contains("\"w\""), "{d}");
+
+        let mut short = a.clone();
+        short.events.pop();
+        let d = a.first_difference(&short).expect("one is shorter");
+        assert_eq!((d.line, d.right.is_none()), (4, true));
+        assert!(d.to_string().contains("(trace ended)"), "{d}");
     }
 
     #[test]
