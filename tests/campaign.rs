@@ -276,7 +276,22 @@ fn ctrl_c_stops_the_campaign_writes_the_summary_and_exits_130() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(Duration::from_millis(1000));
+    // Interrupt only once the handler is installed (a loaded CI machine may start it late):
+    // SIGINT (2) is bit 1 of the caught-signals mask in /proc/<pid>/status.
+    let catches_sigint = || {
+        std::fs::read_to_string(format!("/proc/{}/status", child.id()))
+            .ok()
+            .and_then(|st| {
+                let mask = st.lines().find(|l| l.starts_with("SigCgt:"))?;
+                u64::from_str_radix(mask.trim_start_matches("SigCgt:").trim(), 16).ok()
+            })
+            .is_some_and(|m| m & (1 << 1) != 0)
+    };
+    let waiting = Instant::now();
+    while !catches_sigint() && waiting.elapsed() < Duration::from_secs(60) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(500));
     let killed = Command::new("kill")
         .args(["-INT", &child.id().to_string()])
         .status()
