@@ -128,6 +128,26 @@ pub fn shuffled(n: usize, seed: u64) -> Vec<u64> {
     ids
 }
 
+/// Franklin's worst ordering of `0..n`: every round keeps exactly ⌊k/2⌋ of its k active
+/// processes. The ⌊n/2⌋ highest ids, themselves in this ordering, alternate with the lower ids,
+/// so each high id beats both neighbours and every low id loses; the next round then sees the
+/// high ids alone, in the same shape. For `n` a power of two that is ⌈log2 n⌉ + 1 rounds.
+pub fn halving(n: usize) -> Vec<u64> {
+    if n <= 1 {
+        return (0..n as u64).collect();
+    }
+    let high = n / 2;
+    let low = (n - high) as u64;
+    let tops: Vec<u64> = halving(high).into_iter().map(|id| id + low).collect();
+    let mut ids = Vec::with_capacity(n);
+    for (i, top) in tops.into_iter().enumerate() {
+        ids.push(top);
+        ids.push(i as u64);
+    }
+    ids.extend(high as u64..low);
+    ids
+}
+
 fn log2_ceil(n: usize) -> u32 {
     n.next_power_of_two().trailing_zeros()
 }
@@ -227,18 +247,46 @@ pub fn main(args: &TableArgs) -> i32 {
                     Err(e) => fail(e),
                 }
             }
+            let bound_msgs = 2 * n as u64 * u64::from(bound_rounds);
             if let Some((msgs, r)) = worst {
                 row(
                     "election.franklin",
                     "random orderings (max of 3)",
                     n,
                     format!("{msgs} + {n}"),
-                    format!(
-                        "≤ 2n(⌈log2 n⌉+1) = {}",
-                        2 * n as u64 * u64::from(bound_rounds)
-                    ),
+                    format!("≤ 2n(⌈log2 n⌉+1) = {bound_msgs}"),
                     format!("rounds {r} ≤ ⌈log2 n⌉+1 = {bound_rounds}"),
                 );
+            }
+            match measure(
+                fr,
+                n,
+                serde_json::json!({ "ids": halving(n) }),
+                &all_start(n),
+                None,
+                true,
+            ) {
+                Ok(m) if m.verdict == "pass" => {
+                    let r = m.rounds.unwrap_or(0);
+                    if r > bound_rounds {
+                        fail(format!(
+                            "franklin n={n} halving: {r} rounds > ⌈log2 n⌉ + 1 = {bound_rounds}"
+                        ));
+                    }
+                    row(
+                        "election.franklin",
+                        "worst: survivors halve each round",
+                        n,
+                        format!("{} + {n}", m.messages - n as u64),
+                        format!("≤ 2n(⌈log2 n⌉+1) = {bound_msgs}"),
+                        format!(
+                            "rounds {r} = ⌊log2 n⌋+1 = {}",
+                            usize::BITS - n.leading_zeros()
+                        ),
+                    );
+                }
+                Ok(m) => fail(format!("franklin n={n} halving: {}", m.verdict)),
+                Err(e) => fail(e),
             }
         }
     }
@@ -375,5 +423,42 @@ mod tests {
         assert_eq!(m.verdict, "pass");
         assert!(m.rounds.unwrap() <= log2_ceil(n) + 1);
         assert!(m.messages as usize <= 2 * n * (log2_ceil(n) as usize + 1) + n);
+    }
+
+    #[test]
+    fn franklins_worst_ordering_halves_the_survivors_each_round() {
+        for n in [1, 2, 3, 7, 10, 16] {
+            let mut ids = halving(n);
+            assert_eq!(ids.len(), n);
+            ids.sort_unstable();
+            assert_eq!(ids, (0..n as u64).collect::<Vec<_>>(), "a permutation");
+        }
+        let fr = find("election.franklin").unwrap();
+        let n = 16;
+        let all: Vec<usize> = (0..n).collect();
+        let m = measure(
+            fr,
+            n,
+            serde_json::json!({ "ids": halving(n) }),
+            &all,
+            None,
+            true,
+        )
+        .unwrap();
+        assert_eq!(m.verdict, "pass");
+        assert_eq!(m.leader, Some(0), "node 0 holds the highest id");
+        assert_eq!(m.rounds, Some(log2_ceil(n) + 1), "the bound is reached");
+        let bound = 2 * n * (log2_ceil(n) as usize + 1);
+        assert_eq!(m.messages as usize, bound + n, "2n per round, and the Elected round");
+        let random = measure(
+            fr,
+            n,
+            serde_json::json!({ "ids": shuffled(n, 1) }),
+            &all,
+            None,
+            true,
+        )
+        .unwrap();
+        assert!(random.rounds < m.rounds, "{random:?} against {m:?}");
     }
 }
