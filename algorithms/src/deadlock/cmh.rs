@@ -47,6 +47,17 @@
 //! checking that the edge the probe came along still exists. A probe in flight when its edge
 //! ended (the holder released, and later blocked on the former waiter) reports a phantom
 //! deadlock.
+//!
+//! **Variant `forward-once`** (buggy): the guard against probes circling for ever, misread.
+//! The seed text only stops a probe when it comes back to its initiator, so a probe that enters
+//! a cycle without its initiator would go round for ever; Chandy, Misra and Haas stop it with a
+//! flag *per initiator* (`dependent_k(i)`: `k` forwards a probe of initiator `i` only the first
+//! time it sees one). This variant keeps a single flag per blocked episode ("already forwarded
+//! a probe"): a blocked process forwards the first probe it receives and drops every later one,
+//! whoever started it. That is sound (fewer probes cannot invent a cycle) but incomplete: when
+//! a process forwarded an earlier probe (of a process waiting on the cycle, or of a member that
+//! blocked before the cycle closed, whose probe died at a member not yet blocked), the closing
+//! probe of the last member to block is dropped there, and a real deadlock is never reported.
 
 use serde::{Deserialize, Serialize};
 use sincro_harness::{Ctx, NodeId, Observation, Process};
@@ -119,6 +130,8 @@ pub enum Variant {
     Correct,
     /// The text taken literally: forward and accept whenever blocked.
     StaleEdge,
+    /// Forwards at most one probe per blocked episode, whatever its initiator.
+    ForwardOnce,
 }
 
 /// The owner's side: one resource.
@@ -286,9 +299,9 @@ impl Cmh {
         grant: u64,
     ) {
         let me = ctx.id();
-        let correct = self.variant == Variant::Correct;
+        let checks_edge = self.variant != Variant::StaleEdge;
         // The edge sender -> me still exists only while I hold `resource` under `grant`.
-        if correct && !self.holds(resource, grant) {
+        if checks_edge && !self.holds(resource, grant) {
             return;
         }
         let Some(blocked) = &mut self.blocked else {
@@ -296,11 +309,14 @@ impl Cmh {
         };
         if initiator == me {
             let same_episode = self.probes.get(&seq) == Some(&blocked.episode);
-            if !correct || same_episode {
+            if !checks_edge || same_episode {
                 self.probes.remove(&seq);
                 ctx.observe(Observation::DeadlockDetected { initiator: me });
             }
             return;
+        }
+        if self.variant == Variant::ForwardOnce && !blocked.forwarded.is_empty() {
+            return; // the bug: "already forwarded a probe", whoever's it was
         }
         if blocked.holder.is_none() || !blocked.forwarded.insert((initiator, seq)) {
             return;
@@ -503,8 +519,64 @@ mod tests {
     }
 
     #[test]
+    fn one_forward_flag_for_all_initiators_loses_a_real_cycle() {
+        let sc = corpus("cmh-forward-once-missed-cycle.json");
+        let out = run(&sc);
+        match &out.verdict {
+            Verdict::Violation(v) => {
+                assert_eq!(v.property, "deadlock_completeness");
+                assert!(
+                    v.explanation.contains("n2 -> n0 -> n1 -> n2"),
+                    "{}",
+                    v.explanation
+                );
+            }
+            other => panic!("expected a missed deadlock, got {other}"),
+        }
+        assert!(reporters(&out).is_empty());
+        // the same cycle, with the flag per initiator: 2's probe goes round and 2 reports it
+        let fixed = run(&Scenario {
+            variant: "correct".into(),
+            ..sc
+        });
+        assert_eq!(fixed.verdict, Verdict::Pass);
+        assert_eq!(reporters(&fixed), vec![2]);
+    }
+
+    #[test]
+    fn fuzzing_finds_forward_once_as_a_missed_deadlock() {
+        let alg = find("deadlock.cmh").unwrap();
+        let seed = first_failing_seed("deadlock.cmh", "forward-once", 300, EngineKind::Native)
+            .expect("fuzzing finds forward-once");
+        let sc = alg.generate("forward-once", seed, &GenOptions::default());
+        match alg.run(&sc, RunOptions::default()).unwrap().verdict {
+            Verdict::Violation(v) => assert_eq!(v.property, "deadlock_completeness", "{v}"),
+            other => panic!("seed {seed}: expected a violation, got {other}"),
+        }
+        // the correct variant passes the very same generated scenario (faults and workload)
+        let fixed = alg
+            .run(
+                &Scenario {
+                    variant: "correct".into(),
+                    ..sc
+                },
+                RunOptions::default(),
+            )
+            .unwrap();
+        assert_eq!(fixed.verdict, Verdict::Pass, "seed {seed}");
+        assert!(
+            !reporters(&fixed).is_empty(),
+            "seed {seed}: a real deadlock"
+        );
+    }
+
+    #[test]
     fn deterministic_on_both_engines_and_fuzzing_separates_the_variants() {
-        assert_replays_exactly("deadlock.cmh", &["correct", "stale-edge"], 4);
+        assert_replays_exactly(
+            "deadlock.cmh",
+            &["correct", "stale-edge", "forward-once"],
+            4,
+        );
         assert!(
             first_failing_seed("deadlock.cmh", "stale-edge", 300, EngineKind::Native).is_some()
         );

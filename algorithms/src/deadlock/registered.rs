@@ -32,6 +32,11 @@ impl Algorithm for DeadlockCmh {
                     buggy: true,
                     summary: "the text taken literally: forward and accept whenever blocked, even along an edge that already ended",
                 },
+                VariantInfo {
+                    name: "forward-once",
+                    buggy: true,
+                    summary: "CMH's per-initiator flag dependent_k(i) read as one flag: a blocked process forwards only the first probe it gets, so a cycle's closing probe can be dropped",
+                },
             ],
             properties: vec!["deadlock_soundness", "deadlock_completeness"],
             fault_model: FaultModel {
@@ -52,6 +57,7 @@ impl Algorithm for DeadlockCmh {
         check_workload(sc)?;
         let variant = match sc.variant.as_str() {
             "stale-edge" => cmh::Variant::StaleEdge,
+            "forward-once" => cmh::Variant::ForwardOnce,
             _ => cmh::Variant::Correct,
         };
         let bound = sc
