@@ -906,7 +906,7 @@ impl<P: Process> Driver<'_, P> {
 mod tests {
     use super::*;
     use crate::engine::native;
-    use crate::engine::socket::testing::{deliveries, events, factory, scenario_on};
+    use crate::engine::socket::testing::{self, deliveries, events, factory, scenario_on};
     use crate::process::Observation;
     use crate::trace::{Event, EventKind, Trace};
 
@@ -925,33 +925,7 @@ mod tests {
 
     #[test]
     fn same_scenario_same_trace() {
-        let sc = scenario(
-            r#", "network": {"latency": {"exponential": {"min_ms": 1, "mean_ms": 4, "max_ms": 30}},
-                              "loss": 0.1, "duplicate": 0.1, "reorder": 0.2},
-                 "workload": [{"at_ms": 25, "node": 2, "input": "burst"}],
-                 "faults": [{"at_ms": 60, "fault": {"partition": {"groups": [[0], [1, 2]]}}},
-                            {"at_ms": 90, "fault": "heal"},
-                            {"at_ms": 100, "fault": {"crash": {"node": 2}}},
-                            {"at_ms": 140, "fault": {"restart": {"node": 2}}},
-                            {"at_ms": 150, "fault": {"pause": {"node": 1}}},
-                            {"at_ms": 170, "fault": {"clock_jump": {"node": 0, "delta_ms": -7}}},
-                            {"at_ms": 180, "fault": {"resume": {"node": 1}}}]"#,
-        );
-        let a = run_turmoil(&sc);
-        let b = run_turmoil(&sc);
-        assert!(a.verdict.is_pass(), "{}", a.verdict);
-        let (ta, tb) = (a.trace.as_ref().unwrap(), b.trace.as_ref().unwrap());
-        assert!(ta.events.len() > 100);
-        assert_eq!(ta.to_jsonl(), tb.to_jsonl());
-        assert_eq!(a.stats, b.stats);
-        let mut other = sc.clone();
-        other.seed = 8;
-        let c = run_turmoil(&other);
-        assert_ne!(
-            ta.to_jsonl(),
-            c.trace.unwrap().to_jsonl(),
-            "the seed matters"
-        );
+        testing::same_scenario_same_trace(scenario, run_turmoil);
     }
 
     #[test]
@@ -1094,56 +1068,12 @@ mod tests {
 
     #[test]
     fn partition_stops_deliveries_until_heal() {
-        let sc = scenario(
-            r#", "faults": [{"at_ms": 50, "fault": {"partition": {"groups": [[0, 2], [1]]}}},
-                            {"at_ms": 120, "fault": "heal"}]"#,
-        );
-        let o = run_turmoil(&sc);
-        assert!(o.verdict.is_pass(), "{}", o.verdict);
-        let d = deliveries(&o);
-        let between = |&&(_, f, t): &&(u64, NodeId, NodeId)| (f, t) == (0, 1) || (f, t) == (1, 0);
-        assert!(d.iter().filter(between).any(|&(t, ..)| t < 50));
-        assert!(
-            !d.iter()
-                .filter(between)
-                .any(|&(t, ..)| (50..120).contains(&t)),
-            "{d:?}"
-        );
-        assert!(d.iter().filter(between).any(|&(t, ..)| t > 120));
-        // Node 2 still talks to node 0 during the partition.
-        assert!(d
-            .iter()
-            .any(|&(t, f, to)| (60..120).contains(&t) && f == 0 && to == 2));
-        let parted = events(&o)
-            .iter()
-            .filter(|e| {
-                matches!(
-                    e.kind,
-                    EventKind::Drop {
-                        reason: DropReason::Partitioned,
-                        ..
-                    }
-                )
-            })
-            .count();
-        assert!(parted >= 6, "{parted}");
+        testing::partition_stops_deliveries_until_heal(scenario, run_turmoil);
     }
 
     #[test]
     fn oneway_partition_cuts_one_direction() {
-        let sc = scenario(
-            r#", "faults": [{"at_ms": 50, "fault": {"partition_oneway": {"from": [1], "to": [0]}}},
-                            {"at_ms": 120, "fault": "heal"}]"#,
-        );
-        let o = run_turmoil(&sc);
-        let d = deliveries(&o);
-        assert!(!d
-            .iter()
-            .any(|&(t, f, to)| (50..120).contains(&t) && (f, to) == (1, 0)));
-        assert!(d
-            .iter()
-            .any(|&(t, f, to)| (60..120).contains(&t) && (f, to) == (0, 1)));
-        assert!(d.iter().any(|&(t, f, to)| t > 120 && (f, to) == (1, 0)));
+        testing::oneway_partition_cuts_one_direction(scenario, run_turmoil);
     }
 
     #[test]
