@@ -24,7 +24,10 @@
 //! shared by the hosts and the supervisor (`Rc<RefCell<World>>`, never borrowed across an
 //! `.await`), with the recorder, the counters and Sincro's network model. Callbacks run
 //! through a [`Ctx`] inside `catch_unwind`, their operations applied in program order exactly
-//! as on the other engines, recording the same kinds of events.
+//! as on the other engines, recording the same kinds of events. That world and the callback
+//! glue are shared with the turmoil engine (module `engine::socket`); this file keeps what is
+//! madsim's own: the supervisor, the hosts and their turns, the sender and reader tasks, and
+//! how faults map to madsim.
 //!
 //! The supervisor applies the fault plan, records the workload inputs of crashed nodes (ignored,
 //! as on the other engines), drops the arrivals due at crashed nodes and gives up on overdue
@@ -107,16 +110,22 @@
 //! date drawn from it), every `select` is biased, every random draw of Sincro's comes from a
 //! [`SimRng`] derived from the seed, the wall clock is never read, and every map the engine
 //! iterates is ordered.
+//!
+//! [`Ctx`]: crate::process::Ctx
+//! [`Network::route`]: crate::net::Network::route
+//! [`SimRng`]: crate::rng::SimRng
+//! [`SoftClock`]: crate::clock::SoftClock
+//! [`SoftClock::global_time_at`]: crate::clock::SoftClock::global_time_at
+//! [`SoftClock::hw_jump`]: crate::clock::SoftClock::hw_jump
+//! [`SoftClock::set_drift`]: crate::clock::SoftClock::set_drift
 
-use super::{invoke, Call, Factory, Outcome, Prepared, Recorder, RunOptions, Stats, Verdict};
+use super::socket::{self, fault_plan, group_of, Arrived, Engine, Next};
+use super::{Factory, Outcome, Prepared, RunOptions};
 use crate::check::Checker;
-use crate::clock::SoftClock;
 use crate::fault::Fault;
-use crate::net::{DropReason, Network, Route};
-use crate::process::{Ctx, Effects, Op, Process, TimerId};
-use crate::rng::{stream, SimRng};
-use crate::scenario::{Limits, Scenario, ScenarioError};
-use crate::trace::EventKind;
+use crate::net::{DropReason, Route};
+use crate::process::Process;
+use crate::scenario::{Scenario, ScenarioError};
 use crate::{NodeId, NS_PER_MS};
 use madsim::net::{Endpoint, NetSim};
 use madsim::runtime::{Handle, Runtime};
@@ -124,11 +133,9 @@ use madsim::time::TimeHandle;
 use serde::{Deserialize, Serialize};
 use std::any::Any;
 use std::cell::RefCell;
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
-use std::fmt::Debug;
+use std::collections::{BTreeMap, BTreeSet};
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::rc::Rc;
-use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::{Notify, OnceCell};
 
@@ -160,57 +167,21 @@ pub fn run<P: Process>(
             "nodes = {n}: the madsim engine gives each node an IPv4 address, at most 60000"
         )));
     }
-    let net =
-        Network::new(n, &scenario.network).map_err(|e| ScenarioError(format!("network: {e}")))?;
     let end_ns = prep.end_ns;
-
-    let mut inputs: Vec<Vec<(u64, P::Input)>> = (0..n).map(|_| Vec::new()).collect();
-    for (at, node, input) in prep.inputs {
-        inputs[node].push((at, input));
-    }
-    let nodes = prep
-        .clocks
-        .into_iter()
-        .zip(prep.rngs)
-        .zip(inputs)
-        .map(|((clock, rng), mut inputs)| {
-            inputs.sort_by_key(|(at, _)| *at); // stable: scenario order at the same instant
-            Slot {
-                clock,
-                rng,
-                stable: P::Stable::default(),
-                timers: BTreeMap::new(),
-                schedule: BTreeSet::new(),
-                next_timer: 0,
-                incarnation: 0,
-                crashed: false,
-                paused: false,
-                hold_until: 0,
-                inputs: inputs.into(),
-                inbox: BTreeMap::new(),
-                expect: Vec::new(),
-                notify: Rc::new(Notify::new()),
-            }
-        })
-        .collect();
-    let world = Rc::new(RefCell::new(World {
-        n,
-        nodes,
-        net,
-        net_rng: SimRng::derive(scenario.seed, stream::NETWORK),
-        cuts: BTreeMap::new(),
+    let madsim = Madsim {
         flights: BTreeMap::new(),
         expiry: BTreeSet::new(),
-        fx: Effects::default(),
-        factory,
-        rec: Recorder::new(n, checkers, options),
         verdict_at: None,
         stop: Rc::new(Notify::new()),
-        next_msg_id: 0,
-        in_flight: 0,
-        limits: scenario.limits.clone(),
-        stats: Stats::default(),
-    }));
+    };
+    let world = World::new(scenario, prep, factory, checkers, options, madsim, || {
+        MadsimNode {
+            hold_until: 0,
+            inbox: BTreeMap::new(),
+            expect: Vec::new(),
+        }
+    })?;
+    let world = Rc::new(RefCell::new(world));
 
     let mut config = madsim::Config::default();
     config.net.packet_loss_rate = 0.0;
@@ -218,29 +189,18 @@ pub fn run<P: Process>(
     config.net.send_latency = Duration::ZERO..Duration::from_nanos(1);
     let rt = Runtime::with_seed_and_config(scenario.seed, config);
 
-    let mut faults: Vec<(u64, Fault)> = scenario
-        .faults
-        .iter()
-        .map(|f| (f.at_ms * NS_PER_MS, f.fault.clone()))
-        .collect();
-    faults.sort_by_key(|(at, _)| *at); // stable: plan order at the same instant
+    let faults = fault_plan(scenario);
 
     let _installed = Installed::new(world.clone());
     rt.block_on(supervise::<P>(world.clone(), faults, end_ns));
     drop(rt); // drops the nodes' tasks (and their handles on the world)
 
     let mut w = world.borrow_mut();
-    let end = match w.verdict_at {
+    let end = match w.eng.verdict_at {
         Some(at) if w.rec.verdict.is_some() => at,
         _ => end_ns,
     };
-    let verdict = w.rec.finish(end);
-    w.stats.end_t_ns = end;
-    Ok(Outcome {
-        verdict,
-        trace: w.rec.trace.take(),
-        stats: std::mem::take(&mut w.stats),
-    })
+    Ok(w.outcome(end))
 }
 
 thread_local! {
@@ -296,40 +256,43 @@ async fn sleep_until_ns(t_ns: u64) {
     nap.await;
 }
 
-/// What a node has outside its process value: survives crashes, except what a crash clears.
-struct Slot<P: Process> {
-    clock: SoftClock,
-    rng: SimRng,
-    stable: P::Stable,
-    /// Pending timers: local deadline and payload.
-    timers: BTreeMap<TimerId, (i64, P::Timer)>,
-    /// The pending timers by local deadline.
-    schedule: BTreeSet<(i64, TimerId)>,
-    next_timer: u64,
-    incarnation: u32,
-    crashed: bool,
-    paused: bool,
+/// The shared world of this engine (see [`socket::World`]).
+type World<P> = socket::World<P, Madsim>;
+
+/// The madsim engine's part of the world.
+struct Madsim {
+    /// Datagrams in madsim's hands, by tag.
+    flights: BTreeMap<u64, Flight>,
+    /// (deadline, tag) of every flight.
+    expiry: BTreeSet<(u64, u64)>,
+    /// When the verdict was reached.
+    verdict_at: Option<u64>,
+    /// Wakes the supervisor (a verdict).
+    stop: Rc<Notify>,
+}
+
+/// The madsim engine's part of a node's slot.
+struct MadsimNode<M> {
     /// After a resume, the backlog waits until this instant (the datagrams due meanwhile are
     /// being read).
     hold_until: u64,
-    /// Workload inputs still to come: (global time ns, input), by time.
-    inputs: VecDeque<(u64, P::Input)>,
     /// Messages read (or sent to itself), by (arrival time, tag).
-    inbox: BTreeMap<(u64, u64), Arrived<P::Msg>>,
+    inbox: BTreeMap<(u64, u64), Arrived<M>>,
     /// Tags of the datagrams announced to this node that still need a reader.
     expect: Vec<u64>,
-    /// Wakes the host.
-    notify: Rc<Notify>,
 }
 
-struct Arrived<M> {
-    msg_id: u64,
-    from: NodeId,
-    /// The send event.
-    sent: u64,
-    /// The link's partition epoch when it was sent.
-    cut: u32,
-    msg: M,
+impl<P: Process> Engine<P> for Madsim {
+    type Node = MadsimNode<P::Msg>;
+    type Io = Ep;
+
+    fn turn(w: &mut World<P>, id: NodeId, proc: &mut P, ep: &Ep, now: u64) -> Next {
+        w.turn(id, proc, ep, now)
+    }
+
+    fn send(w: &mut World<P>, from: NodeId, to: NodeId, msg: P::Msg, ep: &Ep, now: u64) {
+        w.send(from, to, msg, ep, now)
+    }
 }
 
 /// A datagram handed to madsim and not read yet.
@@ -362,14 +325,6 @@ struct EnvelopeIn<M> {
     msg: M,
 }
 
-/// What a host does after a turn.
-enum Next {
-    /// Sleep until this global time (or until poked); `None`: until poked.
-    Sleep(Option<u64>),
-    /// The run is over (a verdict): do nothing more.
-    Halt,
-}
-
 /// The node's endpoint, bound by whichever of its tasks needs it first.
 type Ep = Rc<OnceCell<Option<Endpoint>>>;
 
@@ -378,32 +333,6 @@ async fn endpoint(ep: &Ep, id: NodeId) -> Option<&Endpoint> {
         .await
         .as_ref()
 }
-
-/// Everything the hosts and the supervisor share.
-struct World<P: Process> {
-    n: usize,
-    nodes: Vec<Slot<P>>,
-    net: Network,
-    net_rng: SimRng,
-    /// Times each directed link was cut (absent: never).
-    cuts: BTreeMap<(NodeId, NodeId), u32>,
-    /// Datagrams in madsim's hands, by tag.
-    flights: BTreeMap<u64, Flight>,
-    /// (deadline, tag) of every flight.
-    expiry: BTreeSet<(u64, u64)>,
-    fx: Effects<P>,
-    factory: Factory<P>,
-    rec: Recorder,
-    /// When the verdict was reached.
-    verdict_at: Option<u64>,
-    /// Wakes the supervisor (a verdict).
-    stop: Rc<Notify>,
-    next_msg_id: u64,
-    in_flight: u64,
-    limits: Limits,
-    stats: Stats,
-}
-
 /// The software of node `n{id}` (madsim's initial task of the node, respawned at restart).
 async fn host<P: Process>(id: NodeId) {
     let world = the_world::<P>();
@@ -420,7 +349,7 @@ async fn host<P: Process>(id: NodeId) {
     let mut proc = factory(id);
     let mut next = world.borrow_mut().boot(id, &mut proc, &ep, now_ns());
     loop {
-        let tags = std::mem::take(&mut world.borrow_mut().nodes[id].expect);
+        let tags = std::mem::take(&mut world.borrow_mut().nodes[id].eng.expect);
         for tag in tags {
             madsim::task::spawn_local(reader::<P>(world.clone(), id, ep.clone(), tag));
         }
@@ -468,68 +397,12 @@ async fn sender(ep: Ep, from: NodeId, to: NodeId, tag: u64, bytes: Vec<u8>) {
 }
 
 impl<P: Process> World<P> {
-    /// Counts one processed event; false (and a verdict) past the limit.
-    fn count_event(&mut self, now: u64) -> bool {
-        self.stats.events += 1;
-        if self.stats.events > self.limits.max_events {
-            let limit = format!(
-                "limits.max_events = {} reached at {:.3} ms",
-                self.limits.max_events,
-                now as f64 / 1e6
-            );
-            self.rec
-                .verdict
-                .get_or_insert(Verdict::LimitExceeded { limit });
-            return false;
-        }
-        true
-    }
-
-    fn render(&self, v: &impl Debug) -> String {
-        if self.rec.record {
-            format!("{v:?}")
-        } else {
-            String::new()
-        }
-    }
-
-    fn emit_at(&mut self, id: NodeId, now: u64, kind: EventKind) -> u64 {
-        let local = self.nodes[id].clock.read(now);
-        self.rec.emit(now, Some(id), Some(local), kind)
-    }
-
-    fn cut(&self, a: NodeId, b: NodeId) -> u32 {
-        self.cuts.get(&(a, b)).copied().unwrap_or(0)
-    }
-
-    fn cut_link(&mut self, a: NodeId, b: NodeId) {
-        if !self.net.blocked(a, b) {
-            self.net.set_blocked(a, b, true);
-            *self.cuts.entry((a, b)).or_default() += 1;
-        }
-    }
-
     /// Notes the instant of the verdict (once) and wakes the supervisor.
     fn note_verdict(&mut self, now: u64) {
-        if self.rec.verdict.is_some() && self.verdict_at.is_none() {
-            self.verdict_at = Some(now);
-            self.stop.notify_one();
+        if self.rec.verdict.is_some() && self.eng.verdict_at.is_none() {
+            self.eng.verdict_at = Some(now);
+            self.eng.stop.notify_one();
         }
-    }
-
-    /// The (re)started software of `id` begins.
-    fn boot(&mut self, id: NodeId, proc: &mut P, ep: &Ep, now: u64) -> Next {
-        if self.rec.verdict.is_some() {
-            return Next::Halt;
-        }
-        if self.count_event(now) {
-            if self.rec.observing {
-                let incarnation = self.nodes[id].incarnation;
-                self.emit_at(id, now, EventKind::Start { incarnation });
-            }
-            self.call(id, proc, ep, now, Call::Start);
-        }
-        self.turn(id, proc, ep, now)
     }
 
     /// Handles everything due at `now` for `id`, in time order, then says when to look again.
@@ -543,11 +416,11 @@ impl<P: Process> World<P> {
             if slot.paused {
                 return Next::Sleep(None);
             }
-            if now < slot.hold_until {
-                return Next::Sleep(Some(slot.hold_until));
+            if now < slot.eng.hold_until {
+                return Next::Sleep(Some(slot.eng.hold_until));
             }
             // The earliest due item: (due time, rank) with messages before inputs before timers.
-            let msg = slot.inbox.keys().next().map(|&(due, _)| (due, 0u8));
+            let msg = slot.eng.inbox.keys().next().map(|&(due, _)| (due, 0u8));
             let input = slot.inputs.front().map(|(at, _)| (*at, 1u8));
             let local = slot.clock.read(now);
             let timer = slot.schedule.first().map(|&(deadline, _)| {
@@ -562,7 +435,7 @@ impl<P: Process> World<P> {
             match first {
                 Some((due, rank)) if due <= now => match rank {
                     0 => {
-                        let (_, a) = self.nodes[id].inbox.pop_first().expect("checked");
+                        let (_, a) = self.nodes[id].eng.inbox.pop_first().expect("checked");
                         self.deliver(id, proc, ep, now, a);
                     }
                     1 => {
@@ -571,7 +444,7 @@ impl<P: Process> World<P> {
                     }
                     _ => {
                         let (_, tid) = self.nodes[id].schedule.pop_first().expect("checked");
-                        self.timer(id, proc, ep, now, tid);
+                        self.fire_timer(id, proc, ep, now, tid);
                     }
                 },
                 Some((due, _)) => return Next::Sleep(Some(due)),
@@ -580,160 +453,11 @@ impl<P: Process> World<P> {
         }
     }
 
-    fn deliver(&mut self, id: NodeId, proc: &mut P, ep: &Ep, now: u64, a: Arrived<P::Msg>) {
-        if !self.count_event(now) {
-            return;
-        }
-        self.in_flight -= 1;
-        if a.from != id && self.cut(a.from, id) != a.cut {
-            self.drop_msg(now, a.msg_id, a.from, id, DropReason::Partitioned);
-            return;
-        }
-        self.stats.delivered += 1;
-        if self.rec.observing {
-            let msg = self.rec.sent_text(a.sent);
-            let kind = EventKind::Deliver {
-                msg_id: a.msg_id,
-                from: a.from,
-                sent: a.sent,
-                msg,
-            };
-            self.emit_at(id, now, kind);
-        }
-        self.call(id, proc, ep, now, Call::Message(a.from, a.msg));
-    }
-
-    /// Timer `tid` is due (its schedule entry already removed).
-    fn timer(&mut self, id: NodeId, proc: &mut P, ep: &Ep, now: u64, tid: TimerId) {
-        if !self.count_event(now) {
-            return;
-        }
-        let (_, timer) = self.nodes[id]
-            .timers
-            .remove(&tid)
-            .expect("scheduled timers are pending");
-        self.stats.timers += 1;
-        if self.rec.observing {
-            let label = self.render(&timer);
-            let kind = EventKind::Timer {
-                timer_id: tid.0,
-                timer: label,
-            };
-            self.emit_at(id, now, kind);
-        }
-        self.call(id, proc, ep, now, Call::Timer(timer));
-    }
-
-    fn input(&mut self, id: NodeId, proc: &mut P, ep: &Ep, now: u64, input: P::Input) {
-        if !self.count_event(now) {
-            return;
-        }
-        if self.rec.observing {
-            let label = self.render(&input);
-            self.emit_at(id, now, EventKind::Input { input: label });
-        }
-        self.call(id, proc, ep, now, Call::Input(input));
-    }
-
-    fn call(&mut self, id: NodeId, proc: &mut P, ep: &Ep, now: u64, call: Call<P>) {
-        let World {
-            n, nodes, net, fx, ..
-        } = self;
-        let slot = &mut nodes[id];
-        let mut ctx = Ctx {
-            id,
-            nodes: *n,
-            t_ns: now,
-            clock: &mut slot.clock,
-            rng: &mut slot.rng,
-            stable: &mut slot.stable,
-            fx,
-            neighbours: net.neighbours(id),
-            next_timer: &mut slot.next_timer,
-        };
-        if let Err(message) = invoke(proc, &mut ctx, call) {
-            self.fx.ops.clear();
-            self.panic(id, now, message);
-            return;
-        }
-        if !self.fx.ops.is_empty() {
-            self.apply(id, ep, now);
-        }
-    }
-
-    fn panic(&mut self, id: NodeId, now: u64, message: String) {
-        self.emit_at(
-            id,
-            now,
-            EventKind::Panic {
-                message: message.clone(),
-            },
-        );
-        self.rec.verdict = Some(Verdict::Panic {
-            node: id,
-            t_ns: now,
-            message,
-        });
-    }
-
-    /// Applies the operations of the callback that just returned, in program order.
-    fn apply(&mut self, id: NodeId, ep: &Ep, now: u64) {
-        let mut ops = std::mem::take(&mut self.fx.ops);
-        for op in ops.drain(..) {
-            match op {
-                Op::Send(to, msg) => self.send(id, to, msg, ep, now),
-                Op::SetTimer {
-                    id: tid,
-                    deadline_local_ns,
-                    timer,
-                } => {
-                    let slot = &mut self.nodes[id];
-                    slot.timers.insert(tid, (deadline_local_ns, timer));
-                    slot.schedule.insert((deadline_local_ns, tid));
-                }
-                Op::CancelTimer(tid) => {
-                    let slot = &mut self.nodes[id];
-                    if let Some((deadline, _)) = slot.timers.remove(&tid) {
-                        slot.schedule.remove(&(deadline, tid));
-                    }
-                }
-                Op::Observe(obs) => {
-                    if self.rec.observing {
-                        self.emit_at(id, now, EventKind::Observe { obs });
-                    }
-                }
-                Op::Clock(how, delta_ns) => {
-                    // The sleep is recomputed from the clock after the turn: nothing to move.
-                    if self.rec.observing {
-                        self.emit_at(id, now, EventKind::ClockAdjust { how, delta_ns });
-                    }
-                }
-            }
-        }
-        self.fx.ops = ops; // keep the allocation
-    }
-
+    /// Routes `msg` with Sincro's model ([`Network::route`](crate::net::Network::route):
+    /// arrival times, loss, duplication) and hands its datagrams to madsim, one sender task
+    /// each.
     fn send(&mut self, from: NodeId, to: NodeId, msg: P::Msg, ep: &Ep, now: u64) {
-        let msg_id = self.next_msg_id;
-        self.next_msg_id += 1;
-        self.stats.sent += 1;
-        let mut sent = 0;
-        if self.rec.observing {
-            let rendered: Arc<str> = if self.rec.record {
-                format!("{msg:?}").into()
-            } else {
-                super::empty_text()
-            };
-            sent = self.emit_at(
-                from,
-                now,
-                EventKind::Send {
-                    msg_id,
-                    to,
-                    msg: rendered,
-                },
-            );
-        }
+        let (msg_id, sent) = self.record_send(from, to, &msg, now);
         let route = if to >= self.n {
             Route::Dropped(DropReason::NoSuchNode)
         } else if to == from {
@@ -750,20 +474,9 @@ impl<P: Process> World<P> {
             Route::Twice(a, b) => [Some(a), Some(b)],
         };
         let copies = arrivals.iter().flatten().count() as u64;
-        if self.in_flight + copies > self.limits.max_in_flight as u64 {
-            self.drop_msg(now, msg_id, from, to, DropReason::InFlightLimit);
-            let limit = format!(
-                "limits.max_in_flight = {} reached at {:.3} ms",
-                self.limits.max_in_flight,
-                now as f64 / 1e6
-            );
-            self.rec
-                .verdict
-                .get_or_insert(Verdict::LimitExceeded { limit });
+        if !self.reserve(copies, msg_id, from, to, now) {
             return;
         }
-        self.in_flight += copies;
-        self.stats.max_in_flight = self.stats.max_in_flight.max(self.in_flight);
         if to == from {
             let arrived = Arrived {
                 msg_id,
@@ -772,7 +485,10 @@ impl<P: Process> World<P> {
                 cut: 0,
                 msg,
             };
-            self.nodes[from].inbox.insert((now, 2 * msg_id), arrived);
+            self.nodes[from]
+                .eng
+                .inbox
+                .insert((now, 2 * msg_id), arrived);
             return;
         }
         let cut = self.cut(from, to);
@@ -797,7 +513,7 @@ impl<P: Process> World<P> {
         for (copy, due) in arrivals.into_iter().flatten().enumerate() {
             let tag = 2 * msg_id + copy as u64;
             let deadline = due.max(now + TRANSPORT_NS) + OVERDUE_NS;
-            self.flights.insert(
+            self.eng.flights.insert(
                 tag,
                 Flight {
                     from,
@@ -808,30 +524,13 @@ impl<P: Process> World<P> {
                     sender_incarnation,
                 },
             );
-            self.expiry.insert((deadline, tag));
+            self.eng.expiry.insert((deadline, tag));
             let slot = &mut self.nodes[to];
             if !slot.crashed {
-                slot.expect.push(tag);
+                slot.eng.expect.push(tag);
                 slot.notify.notify_one();
             }
             madsim::task::spawn_local(sender(ep.clone(), from, to, tag, bytes.clone()));
-        }
-    }
-
-    fn drop_msg(&mut self, now: u64, msg_id: u64, from: NodeId, to: NodeId, reason: DropReason) {
-        self.stats.dropped += 1;
-        if self.rec.observing {
-            self.rec.emit(
-                now,
-                None,
-                None,
-                EventKind::Drop {
-                    msg_id,
-                    from,
-                    to,
-                    reason,
-                },
-            );
         }
     }
 
@@ -840,10 +539,10 @@ impl<P: Process> World<P> {
         if self.rec.verdict.is_some() {
             return;
         }
-        let Some(flight) = self.flights.remove(&tag) else {
+        let Some(flight) = self.eng.flights.remove(&tag) else {
             return; // given up on already
         };
-        self.expiry.remove(&(flight.deadline, tag));
+        self.eng.expiry.remove(&(flight.deadline, tag));
         let env: EnvelopeIn<P::Msg> = match serde_json::from_slice(bytes) {
             Ok(env) => env,
             Err(e) => {
@@ -864,16 +563,16 @@ impl<P: Process> World<P> {
             msg: env.msg,
         };
         let slot = &mut self.nodes[id];
-        slot.inbox.insert((flight.due, tag), arrived);
+        slot.eng.inbox.insert((flight.due, tag), arrived);
         slot.notify.notify_one();
     }
 
     /// Gives up on datagram `tag`: madsim will never hand it to a reader.
     fn lose(&mut self, tag: u64, now: u64) {
-        let Some(f) = self.flights.remove(&tag) else {
+        let Some(f) = self.eng.flights.remove(&tag) else {
             return;
         };
-        self.expiry.remove(&(f.deadline, tag));
+        self.eng.expiry.remove(&(f.deadline, tag));
         self.in_flight -= 1;
         let reason = if self.cut(f.from, f.to) != f.cut {
             DropReason::Partitioned
@@ -889,11 +588,11 @@ impl<P: Process> World<P> {
 
     /// The next instant the supervisor has work at (besides faults and the end).
     fn next_chore(&self) -> Option<u64> {
-        let mut next = self.expiry.first().map(|&(deadline, _)| deadline + 1);
+        let mut next = self.eng.expiry.first().map(|&(deadline, _)| deadline + 1);
         for slot in self.nodes.iter().filter(|s| s.crashed) {
             let due = [
                 slot.inputs.front().map(|(at, _)| *at),
-                slot.inbox.keys().next().map(|&(due, _)| due),
+                slot.eng.inbox.keys().next().map(|&(due, _)| due),
             ];
             for t in due.into_iter().flatten() {
                 let t = t.saturating_sub(FAULT_LEAD_NS);
@@ -911,43 +610,32 @@ impl<P: Process> World<P> {
             if !self.nodes[id].crashed {
                 continue;
             }
-            while self.nodes[id]
-                .inputs
-                .front()
-                .is_some_and(|(at, _)| *at <= horizon)
-            {
-                let (_, input) = self.nodes[id].inputs.pop_front().expect("checked");
-                if !self.count_event(now) {
-                    return;
-                }
-                if self.rec.observing {
-                    let mut label = self.render(&input);
-                    label.push_str(" (ignored: node is crashed)");
-                    self.emit_at(id, now, EventKind::Input { input: label });
-                }
+            if !self.ignore_inputs(id, horizon, now) {
+                return;
             }
             while self.nodes[id]
+                .eng
                 .inbox
                 .keys()
                 .next()
                 .is_some_and(|&(due, _)| due <= horizon)
             {
-                let (_, a) = self.nodes[id].inbox.pop_first().expect("checked");
+                let (_, a) = self.nodes[id].eng.inbox.pop_first().expect("checked");
                 self.in_flight -= 1;
                 self.drop_msg(now, a.msg_id, a.from, id, DropReason::DestinationCrashed);
             }
         }
-        while let Some(&(deadline, tag)) = self.expiry.first() {
+        while let Some(&(deadline, tag)) = self.eng.expiry.first() {
             if deadline >= now {
                 break;
             }
-            let f = &self.flights[&tag];
+            let f = &self.eng.flights[&tag];
             if self.nodes[f.to].paused || self.nodes[f.from].paused {
                 // Parked by madsim: read after the resume, which pushes the deadline back.
-                let f = self.flights.get_mut(&tag).expect("checked");
-                self.expiry.remove(&(deadline, tag));
+                let f = self.eng.flights.get_mut(&tag).expect("checked");
+                self.eng.expiry.remove(&(deadline, tag));
                 f.deadline = now + TRANSPORT_NS + OVERDUE_NS;
-                self.expiry.insert((f.deadline, tag));
+                self.eng.expiry.insert((f.deadline, tag));
                 continue;
             }
             self.lose(tag, now);
@@ -957,12 +645,9 @@ impl<P: Process> World<P> {
     /// The bookkeeping of a crash (madsim drops the node's tasks).
     fn crash(&mut self, id: NodeId) {
         let slot = &mut self.nodes[id];
-        slot.crashed = true;
-        slot.paused = false;
-        slot.hold_until = 0;
-        slot.timers.clear();
-        slot.schedule.clear();
-        slot.expect.clear();
+        slot.crash();
+        slot.eng.hold_until = 0;
+        slot.eng.expect.clear();
     }
 }
 
@@ -997,7 +682,7 @@ async fn supervise<P: Process>(
         clogged_links: BTreeSet::new(),
         clogged_nodes: BTreeSet::new(),
     };
-    let stop = world.borrow().stop.clone();
+    let stop = world.borrow().eng.stop.clone();
     let mut faults = faults.into_iter().peekable();
     loop {
         let now = now_ns();
@@ -1045,35 +730,15 @@ impl Supervisor {
         _at: u64,
         now: u64,
     ) {
-        {
-            let mut w = world.borrow_mut();
-            if !w.count_event(now) {
-                return;
-            }
-            if w.rec.observing {
-                let node = fault.node();
-                let local = node.map(|id| w.nodes[id].clock.read(now));
-                w.rec.emit(
-                    now,
-                    node,
-                    local,
-                    EventKind::Fault {
-                        fault: fault.clone(),
-                    },
-                );
-            }
+        if !world.borrow_mut().record_fault(&fault, now) {
+            return;
         }
         let net = NetSim::current();
         let mut w = world.borrow_mut();
         match fault {
             Fault::Partition { groups } => {
                 let n = w.n;
-                let mut group_of = vec![usize::MAX; n];
-                for (g, members) in groups.iter().enumerate() {
-                    for &m in members {
-                        group_of[m] = g;
-                    }
-                }
+                let group_of = group_of(n, &groups);
                 let mut sizes = BTreeMap::new();
                 for &g in &group_of {
                     *sizes.entry(g).or_insert(0usize) += 1;
@@ -1137,6 +802,7 @@ impl Supervisor {
                     handle.kill(self.ids[node]);
                 }
                 let pending: Vec<u64> = w
+                    .eng
                     .flights
                     .iter()
                     .filter(|(_, f)| f.to == node)
@@ -1145,7 +811,7 @@ impl Supervisor {
                 let slot = &mut w.nodes[node];
                 slot.incarnation += 1;
                 slot.crashed = false;
-                slot.expect = pending;
+                slot.eng.expect = pending;
                 drop(w);
                 handle.restart(self.ids[node]);
             }
@@ -1159,44 +825,37 @@ impl Supervisor {
                 if w.nodes[node].paused {
                     // The datagrams that arrived meanwhile are read within 1 ms of the resume:
                     // the backlog waits for them, to be handled in time order.
-                    let unread = w.flights.values().any(|f| f.to == node && f.due <= now);
+                    let unread = w.eng.flights.values().any(|f| f.to == node && f.due <= now);
                     let deadline = now + TRANSPORT_NS + OVERDUE_NS;
                     let late: Vec<(u64, u64)> = w
+                        .eng
                         .expiry
                         .iter()
                         .filter(|(_, tag)| {
-                            let f = &w.flights[tag];
+                            let f = &w.eng.flights[tag];
                             f.to == node || f.from == node
                         })
                         .copied()
                         .collect();
                     for (old, tag) in late {
                         if old < deadline {
-                            w.expiry.remove(&(old, tag));
-                            w.expiry.insert((deadline, tag));
-                            w.flights.get_mut(&tag).expect("listed").deadline = deadline;
+                            w.eng.expiry.remove(&(old, tag));
+                            w.eng.expiry.insert((deadline, tag));
+                            w.eng.flights.get_mut(&tag).expect("listed").deadline = deadline;
                         }
                     }
                     let slot = &mut w.nodes[node];
                     slot.paused = false;
                     if unread {
-                        slot.hold_until = now + FAULT_LEAD_NS + NS_PER_MS + 10_000;
+                        slot.eng.hold_until = now + FAULT_LEAD_NS + NS_PER_MS + 10_000;
                     }
                     slot.notify.notify_one();
                     drop(w);
                     handle.resume(self.ids[node]);
                 }
             }
-            Fault::ClockJump { node, delta_ms } => {
-                let slot = &mut w.nodes[node];
-                slot.clock.hw_jump(now, (delta_ms * 1e6).round() as i64);
-                slot.notify.notify_one();
-            }
-            Fault::DriftChange { node, drift_ppm } => {
-                let slot = &mut w.nodes[node];
-                slot.clock
-                    .set_drift(now, (drift_ppm * 1000.0).round() as i64);
-                slot.notify.notify_one();
+            Fault::ClockJump { .. } | Fault::DriftChange { .. } => {
+                w.clock_fault(&fault, now);
             }
             Fault::SetLinks(o) => {
                 w.net
@@ -1210,139 +869,27 @@ impl Supervisor {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::native;
+    use crate::engine::socket::testing::{self, deliveries, events, factory, scenario_on};
+    use crate::engine::{native, Verdict};
     use crate::process::Observation;
-    use crate::trace::Event;
-    use serde::{Deserialize, Serialize};
+    use crate::trace::{Event, EventKind};
 
-    #[derive(Clone, Debug, Serialize, Deserialize)]
-    enum Msg {
-        Ping(u64),
-        Pong(u64),
-    }
-
-    #[derive(Clone, Debug, Serialize, Deserialize)]
-    #[serde(rename_all = "snake_case")]
-    enum Input {
-        Burst,
-        Boom,
-    }
-
-    /// Node 0 pings everyone at start and every 10 ms (local); everyone answers pings with a
-    /// pong; every node pings its neighbours on a burst input; the stable storage counts starts.
-    struct PingPong {
-        round: u64,
-    }
-
-    impl Process for PingPong {
-        type Msg = Msg;
-        type Timer = ();
-        type Input = Input;
-        type Stable = u32;
-
-        fn on_start(&mut self, ctx: &mut Ctx<'_, Self>) {
-            *ctx.stable_mut() += 1;
-            let text = format!("start {}", ctx.stable());
-            ctx.observe(Observation::Note { text });
-            if ctx.id() == 0 {
-                ctx.broadcast(Msg::Ping(0));
-            }
-            ctx.set_timer_ms(10, ());
-        }
-
-        fn on_message(&mut self, ctx: &mut Ctx<'_, Self>, from: NodeId, msg: Msg) {
-            if let Msg::Ping(k) = msg {
-                ctx.send(from, Msg::Pong(k));
-            }
-        }
-
-        fn on_timer(&mut self, ctx: &mut Ctx<'_, Self>, _: ()) {
-            self.round += 1;
-            if ctx.id() == 0 {
-                ctx.broadcast(Msg::Ping(self.round));
-            }
-            ctx.set_timer_ms(10, ());
-        }
-
-        fn on_input(&mut self, ctx: &mut Ctx<'_, Self>, input: Input) {
-            match input {
-                Input::Burst => {
-                    ctx.broadcast(Msg::Ping(1000 + self.round));
-                    ctx.send(ctx.id(), Msg::Ping(2000));
-                }
-                Input::Boom => panic!("boom at round {}", self.round),
-            }
-        }
-    }
-
-    fn factory() -> Factory<PingPong> {
-        Rc::new(|_| PingPong { round: 0 })
-    }
-
-    /// The base scenario with the top-level fields of `extra` (`, "key": value, ...`) replaced.
+    /// The base scenario of these tests with the top-level fields of `extra` replaced.
     fn scenario(extra: &str) -> Scenario {
-        let mut base = serde_json::json!({
-            "algorithm": "test.pingpong", "nodes": 3, "seed": 7, "duration_ms": 300,
-            "engine": "madsim",
-            "network": {"latency": {"uniform": {"min_ms": 3, "max_ms": 8}}},
-            "clocks": {"rho_ppm": 200, "offset_ms_max": 3}
-        });
-        let extra: serde_json::Value =
-            serde_json::from_str(&format!("{{{}}}", extra.trim().trim_start_matches(','))).unwrap();
-        for (k, v) in extra.as_object().unwrap() {
-            base[k] = v.clone();
-        }
-        Scenario::from_json(&base.to_string()).unwrap()
+        scenario_on(
+            "madsim",
+            serde_json::json!({"uniform": {"min_ms": 3, "max_ms": 8}}),
+            extra,
+        )
     }
 
     fn run_madsim(sc: &Scenario) -> Outcome {
         run(sc, factory(), Vec::new(), RunOptions::default()).unwrap()
     }
 
-    fn events(o: &Outcome) -> &[Event] {
-        &o.trace.as_ref().unwrap().events
-    }
-
-    /// (t ms, from, to) of every delivery.
-    fn deliveries(o: &Outcome) -> Vec<(u64, NodeId, NodeId)> {
-        events(o)
-            .iter()
-            .filter_map(|e| match e.kind {
-                EventKind::Deliver { from, .. } => Some((e.t_ns / NS_PER_MS, from, e.node?)),
-                _ => None,
-            })
-            .collect()
-    }
-
     #[test]
     fn same_scenario_same_trace() {
-        let sc = scenario(
-            r#", "network": {"latency": {"exponential": {"min_ms": 1, "mean_ms": 4, "max_ms": 30}},
-                              "loss": 0.1, "duplicate": 0.1, "reorder": 0.2},
-                 "workload": [{"at_ms": 25, "node": 2, "input": "burst"}],
-                 "faults": [{"at_ms": 60, "fault": {"partition": {"groups": [[0], [1, 2]]}}},
-                            {"at_ms": 90, "fault": "heal"},
-                            {"at_ms": 100, "fault": {"crash": {"node": 2}}},
-                            {"at_ms": 140, "fault": {"restart": {"node": 2}}},
-                            {"at_ms": 150, "fault": {"pause": {"node": 1}}},
-                            {"at_ms": 170, "fault": {"clock_jump": {"node": 0, "delta_ms": -7}}},
-                            {"at_ms": 180, "fault": {"resume": {"node": 1}}}]"#,
-        );
-        let a = run_madsim(&sc);
-        let b = run_madsim(&sc);
-        assert!(a.verdict.is_pass(), "{}", a.verdict);
-        let (ta, tb) = (a.trace.as_ref().unwrap(), b.trace.as_ref().unwrap());
-        assert!(ta.events.len() > 100);
-        assert_eq!(ta.to_jsonl(), tb.to_jsonl());
-        assert_eq!(a.stats, b.stats);
-        let mut other = sc.clone();
-        other.seed = 8;
-        let c = run_madsim(&other);
-        assert_ne!(
-            ta.to_jsonl(),
-            c.trace.unwrap().to_jsonl(),
-            "the seed matters"
-        );
+        testing::same_scenario_same_trace(scenario, run_madsim);
     }
 
     #[test]
@@ -1523,55 +1070,12 @@ mod tests {
 
     #[test]
     fn partition_stops_deliveries_until_heal() {
-        let sc = scenario(
-            r#", "faults": [{"at_ms": 50, "fault": {"partition": {"groups": [[0, 2], [1]]}}},
-                            {"at_ms": 120, "fault": "heal"}]"#,
-        );
-        let o = run_madsim(&sc);
-        assert!(o.verdict.is_pass(), "{}", o.verdict);
-        let d = deliveries(&o);
-        let between = |&&(_, f, t): &&(u64, NodeId, NodeId)| (f, t) == (0, 1) || (f, t) == (1, 0);
-        assert!(d.iter().filter(between).any(|&(t, ..)| t < 50));
-        assert!(
-            !d.iter()
-                .filter(between)
-                .any(|&(t, ..)| (50..120).contains(&t)),
-            "{d:?}"
-        );
-        assert!(d.iter().filter(between).any(|&(t, ..)| t > 120));
-        assert!(d
-            .iter()
-            .any(|&(t, f, to)| (60..120).contains(&t) && f == 0 && to == 2));
-        let parted = events(&o)
-            .iter()
-            .filter(|e| {
-                matches!(
-                    e.kind,
-                    EventKind::Drop {
-                        reason: DropReason::Partitioned,
-                        ..
-                    }
-                )
-            })
-            .count();
-        assert!(parted >= 6, "{parted}");
+        testing::partition_stops_deliveries_until_heal(scenario, run_madsim);
     }
 
     #[test]
     fn oneway_partition_cuts_one_direction() {
-        let sc = scenario(
-            r#", "faults": [{"at_ms": 50, "fault": {"partition_oneway": {"from": [1], "to": [0]}}},
-                            {"at_ms": 120, "fault": "heal"}]"#,
-        );
-        let o = run_madsim(&sc);
-        let d = deliveries(&o);
-        assert!(!d
-            .iter()
-            .any(|&(t, f, to)| (50..120).contains(&t) && (f, to) == (1, 0)));
-        assert!(d
-            .iter()
-            .any(|&(t, f, to)| (60..120).contains(&t) && (f, to) == (0, 1)));
-        assert!(d.iter().any(|&(t, f, to)| t > 120 && (f, to) == (1, 0)));
+        testing::oneway_partition_cuts_one_direction(scenario, run_madsim);
     }
 
     #[test]

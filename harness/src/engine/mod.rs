@@ -8,6 +8,8 @@ pub mod bare;
 #[cfg(madsim)]
 pub mod madsim;
 pub mod native;
+#[cfg(any(feature = "turmoil", madsim))]
+mod socket;
 #[cfg(feature = "turmoil")]
 pub mod turmoil;
 

@@ -17,6 +17,9 @@
 //! [`Ctx`] built from the node's slot, inside `catch_unwind`, and their operations are applied
 //! in program order exactly as the native engine does, recording the same kinds of events
 //! (start, send, deliver, drop, timer, input, fault, clock adjustment, observation, panic).
+//! That world and the callback glue are shared with the madsim engine (module
+//! `engine::socket`); this file keeps what is turmoil's own: the hosts and their turns, the
+//! datagrams with their FIFO sequence numbers, and how faults map to turmoil.
 //!
 //! The driver calls `sim.step()` (one 1 ms tick) until the scenario's duration has been
 //! simulated; before each step it applies the faults that are due, records the workload inputs
@@ -95,28 +98,27 @@
 //! `biased;` (an unbiased one draws from an unseeded generator), each host runs a single task,
 //! every random draw of Sincro's comes from a [`SimRng`] derived from the seed, the wall
 //! clock is never read, and every map the engine iterates is ordered.
+//!
+//! [`Ctx`]: crate::process::Ctx
+//! [`SimRng`]: crate::rng::SimRng
+//! [`SoftClock::global_time_at`]: crate::clock::SoftClock::global_time_at
+//! [`SoftClock::hw_jump`]: crate::clock::SoftClock::hw_jump
+//! [`SoftClock::set_drift`]: crate::clock::SoftClock::set_drift
 
-use super::{
-    empty_text, invoke, Call, Factory, Outcome, Prepared, Recorder, RunOptions, Stats, Verdict,
-};
+use super::socket::{self, fault_plan, group_of, Arrived, Engine, Next};
+use super::{Factory, Outcome, Prepared, RunOptions, Verdict};
 use crate::check::Checker;
-use crate::clock::SoftClock;
 use crate::fault::Fault;
 use crate::net::{DropReason, Latency, Network};
-use crate::process::{Ctx, Effects, Op, Process, TimerId};
-use crate::rng::{stream, SimRng};
-use crate::scenario::{Limits, Scenario, ScenarioError};
-use crate::trace::EventKind;
+use crate::process::{Process, TimerId};
+use crate::scenario::{Scenario, ScenarioError};
 use crate::{NodeId, NS_PER_MS};
 use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
-use std::fmt::Debug;
 use std::net::{IpAddr, SocketAddr};
 use std::rc::Rc;
-use std::sync::Arc;
 use std::time::{Duration, UNIX_EPOCH};
-use tokio::sync::Notify;
 use turmoil::net::UdpSocket;
 use turmoil::Protocol;
 
@@ -146,9 +148,20 @@ pub fn run<P: Process>(
 ) -> Result<Outcome, ScenarioError> {
     let prep = Prepared::<P>::new(scenario)?;
     let n = scenario.nodes;
-    let net =
-        Network::new(n, &scenario.network).map_err(|e| ScenarioError(format!("network: {e}")))?;
     let end_ns = prep.end_ns;
+    let turmoil = Turmoil {
+        addrs: Vec::new(),
+        fifos: BTreeMap::new(),
+        flights: BTreeMap::new(),
+        expiry: BTreeSet::new(),
+    };
+    let world = World::new(scenario, prep, factory, checkers, options, turmoil, || {
+        TurmoilNode {
+            inbox: VecDeque::new(),
+            waiting: VecDeque::new(),
+        }
+    })?;
+    let world = Rc::new(RefCell::new(world));
 
     let (min_ns, max_ns, lambda) = turmoil_latency(&scenario.network.latency);
     let mut sim = turmoil::Builder::new()
@@ -170,59 +183,12 @@ pub fn run<P: Process>(
         .build();
     sim.set_message_latency_curve(lambda);
 
-    let mut inputs: Vec<Vec<(u64, P::Input)>> = (0..n).map(|_| Vec::new()).collect();
-    for (at, node, input) in prep.inputs {
-        inputs[node].push((at, input));
-    }
-    let nodes = prep
-        .clocks
-        .into_iter()
-        .zip(prep.rngs)
-        .zip(inputs)
-        .map(|((clock, rng), mut inputs)| {
-            inputs.sort_by_key(|(at, _)| *at); // stable: scenario order within a millisecond
-            Slot {
-                clock,
-                rng,
-                stable: P::Stable::default(),
-                timers: BTreeMap::new(),
-                schedule: BTreeSet::new(),
-                next_timer: 0,
-                incarnation: 0,
-                crashed: false,
-                paused: false,
-                inputs: inputs.into(),
-                inbox: VecDeque::new(),
-                waiting: VecDeque::new(),
-                notify: Rc::new(Notify::new()),
-            }
-        })
-        .collect();
-    let world = Rc::new(RefCell::new(World {
-        n,
-        nodes,
-        addrs: Vec::new(),
-        net,
-        net_rng: SimRng::derive(scenario.seed, stream::NETWORK),
-        cuts: BTreeMap::new(),
-        fifos: BTreeMap::new(),
-        flights: BTreeMap::new(),
-        expiry: BTreeSet::new(),
-        fx: Effects::default(),
-        factory,
-        rec: Recorder::new(n, checkers, options),
-        next_msg_id: 0,
-        in_flight: 0,
-        limits: scenario.limits.clone(),
-        stats: Stats::default(),
-    }));
-
     for id in 0..n {
         let world = world.clone();
         sim.host(host_name(id), move || host::<P>(world.clone(), id));
     }
     let ips: Vec<IpAddr> = (0..n).map(|id| sim.lookup(host_name(id))).collect();
-    world.borrow_mut().addrs = ips.iter().map(|&ip| SocketAddr::new(ip, PORT)).collect();
+    world.borrow_mut().eng.addrs = ips.iter().map(|&ip| SocketAddr::new(ip, PORT)).collect();
 
     let mut driver = Driver {
         sim,
@@ -234,13 +200,7 @@ pub fn run<P: Process>(
     };
     driver.sync_latency();
 
-    let mut faults: Vec<(u64, Fault)> = scenario
-        .faults
-        .iter()
-        .map(|f| (f.at_ms * NS_PER_MS, f.fault.clone()))
-        .collect();
-    faults.sort_by_key(|(at, _)| *at); // stable: plan order within a millisecond
-    let mut faults = faults.into_iter().peekable();
+    let mut faults = fault_plan(scenario).into_iter().peekable();
 
     let mut now = 0;
     loop {
@@ -273,13 +233,7 @@ pub fn run<P: Process>(
     drop(sim); // drops the hosts' software (and their handles on the world)
     let mut w = world.borrow_mut();
     let end = if w.rec.verdict.is_some() { now } else { end_ns };
-    let verdict = w.rec.finish(end);
-    w.stats.end_t_ns = end;
-    Ok(Outcome {
-        verdict,
-        trace: w.rec.trace.take(),
-        stats: std::mem::take(&mut w.stats),
-    })
+    Ok(w.outcome(end))
 }
 
 fn host_name(id: NodeId) -> String {
@@ -325,37 +279,40 @@ fn now_ns() -> u64 {
     turmoil::sim_elapsed().map_or(0, |d| d.as_nanos() as u64)
 }
 
-/// What a node has outside its process value: survives crashes, except what a crash clears.
-struct Slot<P: Process> {
-    clock: SoftClock,
-    rng: SimRng,
-    stable: P::Stable,
-    /// Pending timers: local deadline and payload.
-    timers: BTreeMap<TimerId, (i64, P::Timer)>,
-    /// The pending timers that are not waiting for a resume, by local deadline.
-    schedule: BTreeSet<(i64, TimerId)>,
-    next_timer: u64,
-    incarnation: u32,
-    crashed: bool,
-    paused: bool,
-    /// Workload inputs still to come: (global time ns, input), by time.
-    inputs: VecDeque<(u64, P::Input)>,
+/// The shared world of this engine (see [`socket::World`]).
+type World<P> = socket::World<P, Turmoil<P>>;
+
+/// The turmoil engine's part of the world.
+struct Turmoil<P: Process> {
+    /// Every node's socket address.
+    addrs: Vec<SocketAddr>,
+    /// FIFO state per directed link, keyed (to, from).
+    fifos: BTreeMap<(NodeId, NodeId), Fifo<P::Msg>>,
+    /// Datagrams in turmoil's hands, by (message id, copy).
+    flights: BTreeMap<(u64, u8), Flight>,
+    /// (deadline, message id, copy) of every flight.
+    expiry: BTreeSet<(u64, u64, u8)>,
+}
+
+/// The turmoil engine's part of a node's slot.
+struct TurmoilNode<P: Process> {
     /// Messages that arrived (in FIFO order) and are to be handled.
     inbox: VecDeque<Arrived<P::Msg>>,
     /// What became due while paused, in order.
     waiting: VecDeque<Waiting<P>>,
-    /// The driver wakes the host with it.
-    notify: Rc<Notify>,
 }
 
-struct Arrived<M> {
-    msg_id: u64,
-    from: NodeId,
-    /// The send event.
-    sent: u64,
-    /// The link's partition epoch when it was sent.
-    cut: u32,
-    msg: M,
+impl<P: Process> Engine<P> for Turmoil<P> {
+    type Node = TurmoilNode<P>;
+    type Io = UdpSocket;
+
+    fn turn(w: &mut World<P>, id: NodeId, proc: &mut P, sock: &UdpSocket, now: u64) -> Next {
+        w.turn(id, proc, sock, now)
+    }
+
+    fn send(w: &mut World<P>, from: NodeId, to: NodeId, msg: P::Msg, sock: &UdpSocket, now: u64) {
+        w.send(from, to, msg, sock, now)
+    }
 }
 
 enum Waiting<P: Process> {
@@ -414,38 +371,6 @@ fn header_key(bytes: &[u8]) -> Option<(u64, u8)> {
     Some((id, *bytes.get(8)?))
 }
 
-/// What a host does after a turn.
-enum Next {
-    /// Sleep until this global time (or until woken); `None`: until woken.
-    Sleep(Option<u64>),
-    /// The run is over (a verdict): do nothing more.
-    Halt,
-}
-
-/// Everything the hosts and the driver share.
-struct World<P: Process> {
-    n: usize,
-    nodes: Vec<Slot<P>>,
-    addrs: Vec<SocketAddr>,
-    net: Network,
-    net_rng: SimRng,
-    /// Times each directed link was cut (absent: never).
-    cuts: BTreeMap<(NodeId, NodeId), u32>,
-    /// FIFO state per directed link, keyed (to, from).
-    fifos: BTreeMap<(NodeId, NodeId), Fifo<P::Msg>>,
-    /// Datagrams in turmoil's hands, by (message id, copy).
-    flights: BTreeMap<(u64, u8), Flight>,
-    /// (deadline, message id, copy) of every flight.
-    expiry: BTreeSet<(u64, u64, u8)>,
-    fx: Effects<P>,
-    factory: Factory<P>,
-    rec: Recorder,
-    next_msg_id: u64,
-    in_flight: u64,
-    limits: Limits,
-    stats: Stats,
-}
-
 /// The software of host `n{id}`.
 async fn host<P: Process>(world: Rc<RefCell<World<P>>>, id: NodeId) -> turmoil::Result {
     let sock = UdpSocket::bind(("0.0.0.0", PORT)).await?;
@@ -487,62 +412,6 @@ async fn host<P: Process>(world: Rc<RefCell<World<P>>>, id: NodeId) -> turmoil::
 }
 
 impl<P: Process> World<P> {
-    /// Counts one processed event; false (and a verdict) past the limit.
-    fn count_event(&mut self, now: u64) -> bool {
-        self.stats.events += 1;
-        if self.stats.events > self.limits.max_events {
-            let limit = format!(
-                "limits.max_events = {} reached at {:.3} ms",
-                self.limits.max_events,
-                now as f64 / 1e6
-            );
-            self.rec
-                .verdict
-                .get_or_insert(Verdict::LimitExceeded { limit });
-            return false;
-        }
-        true
-    }
-
-    fn render(&self, v: &impl Debug) -> String {
-        if self.rec.record {
-            format!("{v:?}")
-        } else {
-            String::new()
-        }
-    }
-
-    fn emit_at(&mut self, id: NodeId, now: u64, kind: EventKind) -> u64 {
-        let local = self.nodes[id].clock.read(now);
-        self.rec.emit(now, Some(id), Some(local), kind)
-    }
-
-    fn cut(&self, a: NodeId, b: NodeId) -> u32 {
-        self.cuts.get(&(a, b)).copied().unwrap_or(0)
-    }
-
-    fn cut_link(&mut self, a: NodeId, b: NodeId) {
-        if !self.net.blocked(a, b) {
-            self.net.set_blocked(a, b, true);
-            *self.cuts.entry((a, b)).or_default() += 1;
-        }
-    }
-
-    /// The (re)started software of `id` begins.
-    fn boot(&mut self, id: NodeId, proc: &mut P, sock: &UdpSocket, now: u64) -> Next {
-        if self.rec.verdict.is_some() {
-            return Next::Halt;
-        }
-        if self.count_event(now) {
-            if self.rec.observing {
-                let incarnation = self.nodes[id].incarnation;
-                self.emit_at(id, now, EventKind::Start { incarnation });
-            }
-            self.call(id, proc, sock, now, Call::Start);
-        }
-        self.turn(id, proc, sock, now)
-    }
-
     /// Handles everything due at `now` for `id`, then says when to look again.
     fn turn(&mut self, id: NodeId, proc: &mut P, sock: &UdpSocket, now: u64) -> Next {
         loop {
@@ -551,28 +420,28 @@ impl<P: Process> World<P> {
             }
             let slot = &mut self.nodes[id];
             if !slot.paused {
-                if let Some(item) = slot.waiting.pop_front() {
+                if let Some(item) = slot.eng.waiting.pop_front() {
                     match item {
-                        Waiting::Deliver(a) => self.deliver(id, proc, sock, now, a),
-                        Waiting::Timer(tid) => self.timer(id, proc, sock, now, tid),
-                        Waiting::Input(input) => self.input(id, proc, sock, now, input),
+                        Waiting::Deliver(a) => self.deliver_or_wait(id, proc, sock, now, a),
+                        Waiting::Timer(tid) => self.timer_or_wait(id, proc, sock, now, tid),
+                        Waiting::Input(input) => self.input_or_wait(id, proc, sock, now, input),
                     }
                     continue;
                 }
             }
-            if let Some(a) = slot.inbox.pop_front() {
-                self.deliver(id, proc, sock, now, a);
+            if let Some(a) = slot.eng.inbox.pop_front() {
+                self.deliver_or_wait(id, proc, sock, now, a);
                 continue;
             }
             if slot.inputs.front().is_some_and(|(at, _)| *at <= now) {
                 let (_, input) = slot.inputs.pop_front().expect("checked");
-                self.input(id, proc, sock, now, input);
+                self.input_or_wait(id, proc, sock, now, input);
                 continue;
             }
             if let Some(&(deadline, tid)) = slot.schedule.first() {
                 if slot.clock.read(now) >= deadline {
                     slot.schedule.remove(&(deadline, tid));
-                    self.timer(id, proc, sock, now, tid);
+                    self.timer_or_wait(id, proc, sock, now, tid);
                     continue;
                 }
             }
@@ -591,7 +460,8 @@ impl<P: Process> World<P> {
         }
     }
 
-    fn deliver(
+    /// Delivers `a`, or keeps it waiting while `id` is paused.
+    fn deliver_or_wait(
         &mut self,
         id: NodeId,
         proc: &mut P,
@@ -600,39 +470,28 @@ impl<P: Process> World<P> {
         a: Arrived<P::Msg>,
     ) {
         if self.nodes[id].paused {
-            self.nodes[id].waiting.push_back(Waiting::Deliver(a));
+            self.nodes[id].eng.waiting.push_back(Waiting::Deliver(a));
             return;
         }
-        if !self.count_event(now) {
-            return;
-        }
-        self.in_flight -= 1;
-        if a.from != id && self.cut(a.from, id) != a.cut {
-            self.drop_msg(now, a.msg_id, a.from, id, DropReason::Partitioned);
-            return;
-        }
-        self.stats.delivered += 1;
-        if self.rec.observing {
-            let msg = self.rec.sent_text(a.sent);
-            let kind = EventKind::Deliver {
-                msg_id: a.msg_id,
-                from: a.from,
-                sent: a.sent,
-                msg,
-            };
-            self.emit_at(id, now, kind);
-        }
-        self.call(id, proc, sock, now, Call::Message(a.from, a.msg));
+        self.deliver(id, proc, sock, now, a);
     }
 
-    /// Timer `tid` is due (its schedule entry already removed).
-    fn timer(&mut self, id: NodeId, proc: &mut P, sock: &UdpSocket, now: u64, tid: TimerId) {
+    /// Timer `tid` is due (its schedule entry already removed): fires it, or keeps it waiting
+    /// while `id` is paused.
+    fn timer_or_wait(
+        &mut self,
+        id: NodeId,
+        proc: &mut P,
+        sock: &UdpSocket,
+        now: u64,
+        tid: TimerId,
+    ) {
         let slot = &mut self.nodes[id];
         let Some(&(deadline, _)) = slot.timers.get(&tid) else {
             return; // cancelled while waiting
         };
         if slot.paused {
-            slot.waiting.push_back(Waiting::Timer(tid));
+            slot.eng.waiting.push_back(Waiting::Timer(tid));
             return;
         }
         if slot.clock.read(now) < deadline {
@@ -640,158 +499,38 @@ impl<P: Process> World<P> {
             slot.schedule.insert((deadline, tid));
             return;
         }
-        if !self.count_event(now) {
-            return;
-        }
-        let (_, timer) = self.nodes[id].timers.remove(&tid).expect("checked above");
-        self.stats.timers += 1;
-        if self.rec.observing {
-            let label = self.render(&timer);
-            let kind = EventKind::Timer {
-                timer_id: tid.0,
-                timer: label,
-            };
-            self.emit_at(id, now, kind);
-        }
-        self.call(id, proc, sock, now, Call::Timer(timer));
+        self.fire_timer(id, proc, sock, now, tid);
     }
 
-    fn input(&mut self, id: NodeId, proc: &mut P, sock: &UdpSocket, now: u64, input: P::Input) {
+    /// Hands `input` to `id`, or keeps it waiting while `id` is paused.
+    fn input_or_wait(
+        &mut self,
+        id: NodeId,
+        proc: &mut P,
+        sock: &UdpSocket,
+        now: u64,
+        input: P::Input,
+    ) {
         if self.nodes[id].paused {
-            self.nodes[id].waiting.push_back(Waiting::Input(input));
+            self.nodes[id].eng.waiting.push_back(Waiting::Input(input));
             return;
         }
-        if !self.count_event(now) {
-            return;
-        }
-        if self.rec.observing {
-            let label = self.render(&input);
-            self.emit_at(id, now, EventKind::Input { input: label });
-        }
-        self.call(id, proc, sock, now, Call::Input(input));
+        self.input(id, proc, sock, now, input);
     }
 
     /// Inputs due at crashed nodes are recorded as ignored (the native engine does the same).
     fn ignore_inputs_of_crashed(&mut self, now: u64) {
         for id in 0..self.n {
-            while self.nodes[id].crashed
-                && self.nodes[id]
-                    .inputs
-                    .front()
-                    .is_some_and(|(at, _)| *at <= now)
-            {
-                let (_, input) = self.nodes[id].inputs.pop_front().expect("checked");
-                if !self.count_event(now) {
-                    return;
-                }
-                if self.rec.observing {
-                    let mut label = self.render(&input);
-                    label.push_str(" (ignored: node is crashed)");
-                    self.emit_at(id, now, EventKind::Input { input: label });
-                }
+            if !self.ignore_inputs(id, now, now) {
+                return;
             }
         }
     }
 
-    fn call(&mut self, id: NodeId, proc: &mut P, sock: &UdpSocket, now: u64, call: Call<P>) {
-        let World {
-            n, nodes, net, fx, ..
-        } = self;
-        let slot = &mut nodes[id];
-        let mut ctx = Ctx {
-            id,
-            nodes: *n,
-            t_ns: now,
-            clock: &mut slot.clock,
-            rng: &mut slot.rng,
-            stable: &mut slot.stable,
-            fx,
-            neighbours: net.neighbours(id),
-            next_timer: &mut slot.next_timer,
-        };
-        if let Err(message) = invoke(proc, &mut ctx, call) {
-            self.fx.ops.clear();
-            self.panic(id, now, message);
-            return;
-        }
-        if !self.fx.ops.is_empty() {
-            self.apply(id, sock, now);
-        }
-    }
-
-    fn panic(&mut self, id: NodeId, now: u64, message: String) {
-        self.emit_at(
-            id,
-            now,
-            EventKind::Panic {
-                message: message.clone(),
-            },
-        );
-        self.rec.verdict = Some(Verdict::Panic {
-            node: id,
-            t_ns: now,
-            message,
-        });
-    }
-
-    /// Applies the operations of the callback that just returned, in program order.
-    fn apply(&mut self, id: NodeId, sock: &UdpSocket, now: u64) {
-        let mut ops = std::mem::take(&mut self.fx.ops);
-        for op in ops.drain(..) {
-            match op {
-                Op::Send(to, msg) => self.send(id, to, msg, sock, now),
-                Op::SetTimer {
-                    id: tid,
-                    deadline_local_ns,
-                    timer,
-                } => {
-                    let slot = &mut self.nodes[id];
-                    slot.timers.insert(tid, (deadline_local_ns, timer));
-                    slot.schedule.insert((deadline_local_ns, tid));
-                }
-                Op::CancelTimer(tid) => {
-                    let slot = &mut self.nodes[id];
-                    if let Some((deadline, _)) = slot.timers.remove(&tid) {
-                        slot.schedule.remove(&(deadline, tid));
-                    }
-                }
-                Op::Observe(obs) => {
-                    if self.rec.observing {
-                        self.emit_at(id, now, EventKind::Observe { obs });
-                    }
-                }
-                Op::Clock(how, delta_ns) => {
-                    // The sleep is recomputed from the clock after the turn: nothing to move.
-                    if self.rec.observing {
-                        self.emit_at(id, now, EventKind::ClockAdjust { how, delta_ns });
-                    }
-                }
-            }
-        }
-        self.fx.ops = ops; // keep the allocation
-    }
-
+    /// Routes `msg` with Sincro's model (topology, partitions, loss, duplication, reordering)
+    /// and hands its datagrams to turmoil.
     fn send(&mut self, from: NodeId, to: NodeId, msg: P::Msg, sock: &UdpSocket, now: u64) {
-        let msg_id = self.next_msg_id;
-        self.next_msg_id += 1;
-        self.stats.sent += 1;
-        let mut sent = 0;
-        if self.rec.observing {
-            let rendered: Arc<str> = if self.rec.record {
-                format!("{msg:?}").into()
-            } else {
-                empty_text()
-            };
-            sent = self.emit_at(
-                from,
-                now,
-                EventKind::Send {
-                    msg_id,
-                    to,
-                    msg: rendered,
-                },
-            );
-        }
+        let (msg_id, sent) = self.record_send(from, to, &msg, now);
         let (copies, reorder) = if to >= self.n {
             self.drop_msg(now, msg_id, from, to, DropReason::NoSuchNode);
             return;
@@ -812,22 +551,11 @@ impl<P: Process> World<P> {
             }
             (1 + u64::from(self.net_rng.chance(duplicate)), reorder)
         };
-        if self.in_flight + copies > self.limits.max_in_flight as u64 {
-            self.drop_msg(now, msg_id, from, to, DropReason::InFlightLimit);
-            let limit = format!(
-                "limits.max_in_flight = {} reached at {:.3} ms",
-                self.limits.max_in_flight,
-                now as f64 / 1e6
-            );
-            self.rec
-                .verdict
-                .get_or_insert(Verdict::LimitExceeded { limit });
+        if !self.reserve(copies, msg_id, from, to, now) {
             return;
         }
-        self.in_flight += copies;
-        self.stats.max_in_flight = self.stats.max_in_flight.max(self.in_flight);
         if to == from {
-            self.nodes[from].inbox.push_back(Arrived {
+            self.nodes[from].eng.inbox.push_back(Arrived {
                 msg_id,
                 from,
                 sent,
@@ -842,7 +570,7 @@ impl<P: Process> World<P> {
             let fifo = if self.net_rng.chance(reorder) {
                 None
             } else {
-                let f = self.fifos.entry((to, from)).or_default();
+                let f = self.eng.fifos.entry((to, from)).or_default();
                 f.next_send += 1;
                 Some(f.next_send - 1)
             };
@@ -874,7 +602,7 @@ impl<P: Process> World<P> {
                     .get_or_insert(Verdict::LimitExceeded { limit });
                 return;
             }
-            self.flights.insert(
+            self.eng.flights.insert(
                 (msg_id, copy),
                 Flight {
                     from,
@@ -883,27 +611,10 @@ impl<P: Process> World<P> {
                     deadline,
                 },
             );
-            self.expiry.insert((deadline, msg_id, copy));
-            if sock.try_send_to(&bytes, self.addrs[to]).is_err() {
+            self.eng.expiry.insert((deadline, msg_id, copy));
+            if sock.try_send_to(&bytes, self.eng.addrs[to]).is_err() {
                 self.lose((msg_id, copy), now, DropReason::DestinationCrashed);
             }
-        }
-    }
-
-    fn drop_msg(&mut self, now: u64, msg_id: u64, from: NodeId, to: NodeId, reason: DropReason) {
-        self.stats.dropped += 1;
-        if self.rec.observing {
-            self.rec.emit(
-                now,
-                None,
-                None,
-                EventKind::Drop {
-                    msg_id,
-                    from,
-                    to,
-                    reason,
-                },
-            );
         }
     }
 
@@ -915,10 +626,10 @@ impl<P: Process> World<P> {
         let Some(key) = header_key(bytes) else {
             return;
         };
-        let Some(flight) = self.flights.remove(&key) else {
+        let Some(flight) = self.eng.flights.remove(&key) else {
             return; // already given up on (cannot happen while the deadlines hold)
         };
-        self.expiry.remove(&(flight.deadline, key.0, key.1));
+        self.eng.expiry.remove(&(flight.deadline, key.0, key.1));
         let env: EnvelopeIn<P::Msg> = match serde_json::from_slice(&bytes[HEADER..]) {
             Ok(env) => env,
             Err(e) => {
@@ -938,7 +649,7 @@ impl<P: Process> World<P> {
             msg: env.msg,
         };
         match env.fifo {
-            None => self.nodes[id].inbox.push_back(arrived),
+            None => self.nodes[id].eng.inbox.push_back(arrived),
             Some(seq) => {
                 self.settle(env.from, id, seq, Some(arrived), now);
             }
@@ -955,7 +666,7 @@ impl<P: Process> World<P> {
         item: Option<Arrived<P::Msg>>,
         now: u64,
     ) -> bool {
-        let f = self.fifos.entry((to, from)).or_default();
+        let f = self.eng.fifos.entry((to, from)).or_default();
         if seq < f.next_recv {
             return false; // settled already
         }
@@ -971,7 +682,7 @@ impl<P: Process> World<P> {
                 self.in_flight -= 1;
                 self.drop_msg(now, a.msg_id, a.from, to, DropReason::DestinationCrashed);
             } else {
-                self.nodes[to].inbox.push_back(a);
+                self.nodes[to].eng.inbox.push_back(a);
             }
         }
         moved
@@ -979,10 +690,10 @@ impl<P: Process> World<P> {
 
     /// Gives up on a datagram turmoil lost.
     fn lose(&mut self, key: (u64, u8), now: u64, reason: DropReason) {
-        let Some(f) = self.flights.remove(&key) else {
+        let Some(f) = self.eng.flights.remove(&key) else {
             return;
         };
-        self.expiry.remove(&(f.deadline, key.0, key.1));
+        self.eng.expiry.remove(&(f.deadline, key.0, key.1));
         self.in_flight -= 1;
         self.drop_msg(now, key.0, f.from, f.to, reason);
         if let Some(seq) = f.fifo {
@@ -994,7 +705,7 @@ impl<P: Process> World<P> {
 
     /// Gives up on the datagrams that turmoil should have delivered by now.
     fn expire(&mut self, now: u64) {
-        while let Some(&(deadline, msg_id, copy)) = self.expiry.first() {
+        while let Some(&(deadline, msg_id, copy)) = self.eng.expiry.first() {
             if deadline >= now {
                 break;
             }
@@ -1005,18 +716,19 @@ impl<P: Process> World<P> {
     /// The bookkeeping of a crash (turmoil drops the software).
     fn crash(&mut self, id: NodeId, now: u64) {
         let slot = &mut self.nodes[id];
-        slot.crashed = true;
-        slot.paused = false;
-        slot.timers.clear();
-        slot.schedule.clear();
-        let mut lost: Vec<(u64, NodeId)> =
-            slot.inbox.drain(..).map(|a| (a.msg_id, a.from)).collect();
-        for w in slot.waiting.drain(..) {
+        slot.crash();
+        let mut lost: Vec<(u64, NodeId)> = slot
+            .eng
+            .inbox
+            .drain(..)
+            .map(|a| (a.msg_id, a.from))
+            .collect();
+        for w in slot.eng.waiting.drain(..) {
             if let Waiting::Deliver(a) = w {
                 lost.push((a.msg_id, a.from));
             }
         }
-        for (_, f) in self.fifos.range_mut((id, 0)..=(id, usize::MAX)) {
+        for (_, f) in self.eng.fifos.range_mut((id, 0)..=(id, usize::MAX)) {
             for a in f.held.values_mut().filter_map(Option::take) {
                 lost.push((a.msg_id, a.from));
             }
@@ -1084,33 +796,13 @@ impl<P: Process> Driver<'_, P> {
     }
 
     fn apply_fault(&mut self, fault: Fault, now: u64) {
-        {
-            let mut w = self.world.borrow_mut();
-            if !w.count_event(now) {
-                return;
-            }
-            if w.rec.observing {
-                let node = fault.node();
-                let local = node.map(|id| w.nodes[id].clock.read(now));
-                w.rec.emit(
-                    now,
-                    node,
-                    local,
-                    EventKind::Fault {
-                        fault: fault.clone(),
-                    },
-                );
-            }
+        if !self.world.borrow_mut().record_fault(&fault, now) {
+            return;
         }
         match fault {
             Fault::Partition { groups } => {
                 let n = self.ips.len();
-                let mut group_of = vec![usize::MAX; n];
-                for (g, members) in groups.iter().enumerate() {
-                    for &m in members {
-                        group_of[m] = g;
-                    }
-                }
+                let group_of = group_of(n, &groups);
                 let mut pairs = Vec::new();
                 for a in 0..n {
                     for b in a + 1..n {
@@ -1166,18 +858,8 @@ impl<P: Process> Driver<'_, P> {
                 w.nodes[node].paused = false;
                 w.nodes[node].notify.notify_one();
             }
-            Fault::ClockJump { node, delta_ms } => {
-                let mut w = self.world.borrow_mut();
-                let slot = &mut w.nodes[node];
-                slot.clock.hw_jump(now, (delta_ms * 1e6).round() as i64);
-                slot.notify.notify_one();
-            }
-            Fault::DriftChange { node, drift_ppm } => {
-                let mut w = self.world.borrow_mut();
-                let slot = &mut w.nodes[node];
-                slot.clock
-                    .set_drift(now, (drift_ppm * 1000.0).round() as i64);
-                slot.notify.notify_one();
+            Fault::ClockJump { .. } | Fault::DriftChange { .. } => {
+                self.world.borrow_mut().clock_fault(&fault, now);
             }
             Fault::SetLinks(o) => {
                 self.world
@@ -1224,138 +906,26 @@ impl<P: Process> Driver<'_, P> {
 mod tests {
     use super::*;
     use crate::engine::native;
+    use crate::engine::socket::testing::{self, deliveries, events, factory, scenario_on};
     use crate::process::Observation;
-    use crate::trace::{Event, Trace};
-    use serde::{Deserialize, Serialize};
+    use crate::trace::{Event, EventKind, Trace};
 
-    #[derive(Clone, Debug, Serialize, Deserialize)]
-    enum Msg {
-        Ping(u64),
-        Pong(u64),
-    }
-
-    #[derive(Clone, Debug, Serialize, Deserialize)]
-    #[serde(rename_all = "snake_case")]
-    enum Input {
-        Burst,
-        Boom,
-    }
-
-    /// Node 0 pings everyone at start and every 10 ms (local); everyone answers pings with a
-    /// pong; every node pings its neighbours on a burst input; the stable storage counts starts.
-    struct PingPong {
-        round: u64,
-    }
-
-    impl Process for PingPong {
-        type Msg = Msg;
-        type Timer = ();
-        type Input = Input;
-        type Stable = u32;
-
-        fn on_start(&mut self, ctx: &mut Ctx<'_, Self>) {
-            *ctx.stable_mut() += 1;
-            let text = format!("start {}", ctx.stable());
-            ctx.observe(Observation::Note { text });
-            if ctx.id() == 0 {
-                ctx.broadcast(Msg::Ping(0));
-            }
-            ctx.set_timer_ms(10, ());
-        }
-
-        fn on_message(&mut self, ctx: &mut Ctx<'_, Self>, from: NodeId, msg: Msg) {
-            if let Msg::Ping(k) = msg {
-                ctx.send(from, Msg::Pong(k));
-            }
-        }
-
-        fn on_timer(&mut self, ctx: &mut Ctx<'_, Self>, _: ()) {
-            self.round += 1;
-            if ctx.id() == 0 {
-                ctx.broadcast(Msg::Ping(self.round));
-            }
-            ctx.set_timer_ms(10, ());
-        }
-
-        fn on_input(&mut self, ctx: &mut Ctx<'_, Self>, input: Input) {
-            match input {
-                Input::Burst => {
-                    ctx.broadcast(Msg::Ping(1000 + self.round));
-                    ctx.send(ctx.id(), Msg::Ping(2000));
-                }
-                Input::Boom => panic!("boom at round {}", self.round),
-            }
-        }
-    }
-
-    fn factory() -> Factory<PingPong> {
-        Rc::new(|_| PingPong { round: 0 })
-    }
-
-    /// The base scenario with the top-level fields of `extra` (`, "key": value, ...`) replaced.
+    /// The base scenario of these tests with the top-level fields of `extra` replaced.
     fn scenario(extra: &str) -> Scenario {
-        let mut base = serde_json::json!({
-            "algorithm": "test.pingpong", "nodes": 3, "seed": 7, "duration_ms": 300,
-            "engine": "turmoil",
-            "network": {"latency": {"uniform": {"min_ms": 1, "max_ms": 8}}},
-            "clocks": {"rho_ppm": 200, "offset_ms_max": 3}
-        });
-        let extra: serde_json::Value =
-            serde_json::from_str(&format!("{{{}}}", extra.trim().trim_start_matches(','))).unwrap();
-        for (k, v) in extra.as_object().unwrap() {
-            base[k] = v.clone();
-        }
-        Scenario::from_json(&base.to_string()).unwrap()
+        scenario_on(
+            "turmoil",
+            serde_json::json!({"uniform": {"min_ms": 1, "max_ms": 8}}),
+            extra,
+        )
     }
 
     fn run_turmoil(sc: &Scenario) -> Outcome {
         run(sc, factory(), Vec::new(), RunOptions::default()).unwrap()
     }
 
-    fn events(o: &Outcome) -> &[Event] {
-        &o.trace.as_ref().unwrap().events
-    }
-
-    /// (t ms, from, to) of every delivery.
-    fn deliveries(o: &Outcome) -> Vec<(u64, NodeId, NodeId)> {
-        events(o)
-            .iter()
-            .filter_map(|e| match e.kind {
-                EventKind::Deliver { from, .. } => Some((e.t_ns / NS_PER_MS, from, e.node?)),
-                _ => None,
-            })
-            .collect()
-    }
-
     #[test]
     fn same_scenario_same_trace() {
-        let sc = scenario(
-            r#", "network": {"latency": {"exponential": {"min_ms": 1, "mean_ms": 4, "max_ms": 30}},
-                              "loss": 0.1, "duplicate": 0.1, "reorder": 0.2},
-                 "workload": [{"at_ms": 25, "node": 2, "input": "burst"}],
-                 "faults": [{"at_ms": 60, "fault": {"partition": {"groups": [[0], [1, 2]]}}},
-                            {"at_ms": 90, "fault": "heal"},
-                            {"at_ms": 100, "fault": {"crash": {"node": 2}}},
-                            {"at_ms": 140, "fault": {"restart": {"node": 2}}},
-                            {"at_ms": 150, "fault": {"pause": {"node": 1}}},
-                            {"at_ms": 170, "fault": {"clock_jump": {"node": 0, "delta_ms": -7}}},
-                            {"at_ms": 180, "fault": {"resume": {"node": 1}}}]"#,
-        );
-        let a = run_turmoil(&sc);
-        let b = run_turmoil(&sc);
-        assert!(a.verdict.is_pass(), "{}", a.verdict);
-        let (ta, tb) = (a.trace.as_ref().unwrap(), b.trace.as_ref().unwrap());
-        assert!(ta.events.len() > 100);
-        assert_eq!(ta.to_jsonl(), tb.to_jsonl());
-        assert_eq!(a.stats, b.stats);
-        let mut other = sc.clone();
-        other.seed = 8;
-        let c = run_turmoil(&other);
-        assert_ne!(
-            ta.to_jsonl(),
-            c.trace.unwrap().to_jsonl(),
-            "the seed matters"
-        );
+        testing::same_scenario_same_trace(scenario, run_turmoil);
     }
 
     #[test]
@@ -1498,56 +1068,12 @@ mod tests {
 
     #[test]
     fn partition_stops_deliveries_until_heal() {
-        let sc = scenario(
-            r#", "faults": [{"at_ms": 50, "fault": {"partition": {"groups": [[0, 2], [1]]}}},
-                            {"at_ms": 120, "fault": "heal"}]"#,
-        );
-        let o = run_turmoil(&sc);
-        assert!(o.verdict.is_pass(), "{}", o.verdict);
-        let d = deliveries(&o);
-        let between = |&&(_, f, t): &&(u64, NodeId, NodeId)| (f, t) == (0, 1) || (f, t) == (1, 0);
-        assert!(d.iter().filter(between).any(|&(t, ..)| t < 50));
-        assert!(
-            !d.iter()
-                .filter(between)
-                .any(|&(t, ..)| (50..120).contains(&t)),
-            "{d:?}"
-        );
-        assert!(d.iter().filter(between).any(|&(t, ..)| t > 120));
-        // Node 2 still talks to node 0 during the partition.
-        assert!(d
-            .iter()
-            .any(|&(t, f, to)| (60..120).contains(&t) && f == 0 && to == 2));
-        let parted = events(&o)
-            .iter()
-            .filter(|e| {
-                matches!(
-                    e.kind,
-                    EventKind::Drop {
-                        reason: DropReason::Partitioned,
-                        ..
-                    }
-                )
-            })
-            .count();
-        assert!(parted >= 6, "{parted}");
+        testing::partition_stops_deliveries_until_heal(scenario, run_turmoil);
     }
 
     #[test]
     fn oneway_partition_cuts_one_direction() {
-        let sc = scenario(
-            r#", "faults": [{"at_ms": 50, "fault": {"partition_oneway": {"from": [1], "to": [0]}}},
-                            {"at_ms": 120, "fault": "heal"}]"#,
-        );
-        let o = run_turmoil(&sc);
-        let d = deliveries(&o);
-        assert!(!d
-            .iter()
-            .any(|&(t, f, to)| (50..120).contains(&t) && (f, to) == (1, 0)));
-        assert!(d
-            .iter()
-            .any(|&(t, f, to)| (60..120).contains(&t) && (f, to) == (0, 1)));
-        assert!(d.iter().any(|&(t, f, to)| t > 120 && (f, to) == (1, 0)));
+        testing::oneway_partition_cuts_one_direction(scenario, run_turmoil);
     }
 
     #[test]
