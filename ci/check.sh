@@ -52,7 +52,8 @@ if [ "$code" -ne 2 ] || ! grep -q -- '--cfg madsim' target/ci-madsim.err; then
   echo "expected exit code 2 naming --cfg madsim, got $code"; exit 1
 fi
 
-step "madsim engine (RUSTFLAGS=--cfg madsim, target/madsim): its tests, and every corpus scenario agrees on native, turmoil and madsim"
+step "madsim engine (RUSTFLAGS=--cfg madsim, target/madsim): clippy, its tests, and every corpus scenario agrees on native, turmoil and madsim"
+RUSTFLAGS="--cfg madsim" cargo clippy --target-dir target/madsim -p sincro-harness --all-targets -- -D warnings
 RUSTFLAGS="--cfg madsim" cargo test --target-dir target/madsim -p sincro-harness --lib engine::madsim
 RUSTFLAGS="--cfg madsim" cargo test --target-dir target/madsim -p sincro --test engines -- --nocapture
 
