@@ -201,7 +201,7 @@ impl Process for Berkeley {
 mod tests {
     use crate::registry::find;
     use crate::test_support::{assert_in_model_passes, assert_replays_exactly, first_failing_seed};
-    use sincro_harness::engine::RunOptions;
+    use sincro_harness::engine::{RunOptions, MADSIM};
     use sincro_harness::process::ClockAdjust;
     use sincro_harness::{EngineKind, EventKind, Scenario};
 
@@ -221,22 +221,33 @@ mod tests {
         assert_eq!(seed, Some(0));
     }
 
-    /// Fig. 6.7: the daemon at 3:00, machines at 2:50 and 3:25 (here ms): the average is
-    /// 3:05; the daemon moves +5, the slow machine +15 and the fast one −20 (slewed).
-    #[test]
-    fn fig_6_7_adjustments() {
-        let sc = Scenario::from_json(
-            r#"{"algorithm": "clock.berkeley", "nodes": 3, "seed": 1, "duration_ms": 100,
-                "network": {"latency": {"constant": {"ms": 1}}},
-                "clocks": {"nodes": [{"node": 1, "offset_ms": -10}, {"node": 2, "offset_ms": 25}]}}"#,
-        )
-        .unwrap();
+    /// The corpus cases of Fig. 6.7 (ms for minutes): the daemon at 3:00, machines at 2:50
+    /// and 3:25.
+    const FIG_6_7: &str = include_str!("../../../corpus/clocks/berkeley-fig-6-7.json");
+    const STEP_BACKWARDS: &str =
+        include_str!("../../../corpus/clocks/berkeley-step-backwards.json");
+
+    fn engines() -> Vec<EngineKind> {
+        let mut e = vec![EngineKind::Native, EngineKind::Turmoil];
+        if MADSIM {
+            e.push(EngineKind::Madsim);
+        }
+        e
+    }
+
+    /// The clock adjustments of a run of `json` on `engine`, by node, and whether its verdict
+    /// is the one the corpus case expects.
+    fn run_case(json: &str, engine: EngineKind) -> (Vec<(usize, ClockAdjust, i64)>, bool) {
+        let mut sc = Scenario::from_json(json).unwrap();
+        sc.engine = engine;
         let out = find("clock.berkeley")
             .unwrap()
             .run(&sc, RunOptions::default())
             .unwrap();
-        let trace = out.trace.unwrap();
-        let adj: Vec<_> = trace
+        let expected = sc.expect.clone().unwrap().matches(&out.verdict);
+        let mut adj: Vec<_> = out
+            .trace
+            .unwrap()
             .events
             .iter()
             .filter_map(|e| match e.kind {
@@ -244,13 +255,47 @@ mod tests {
                 _ => None,
             })
             .collect();
-        assert_eq!(
-            adj,
-            vec![
+        adj.sort_by_key(|a| a.0);
+        (adj, expected)
+    }
+
+    /// Fig. 6.7: the average is 3:05; the daemon moves +5, the slow machine +15 and the fast
+    /// one −20 (slewed; stepped back by the buggy variant, caught by `monotonic_clock`). The
+    /// 5 ms links outlast madsim's 2 ms transport floor, so the round trips are symmetric and
+    /// the answers beat the 12 ms collect timer on every engine: exact on native and turmoil,
+    /// within a few µs on madsim (its executor adds some hundred ns to every step).
+    #[test]
+    fn fig_6_7_adjustments_on_every_engine() {
+        let near = |engine, got: i64, want: i64| {
+            let tolerance_ns = if engine == EngineKind::Madsim {
+                10_000
+            } else {
+                0
+            };
+            (got - want).abs() <= tolerance_ns
+        };
+        for engine in engines() {
+            let (adj, expected) = run_case(FIG_6_7, engine);
+            assert!(expected, "{engine:?}: unexpected verdict");
+            let want = [
                 (0, ClockAdjust::Step, 5_000_000),
                 (1, ClockAdjust::Step, 15_000_000),
                 (2, ClockAdjust::Slew, -20_000_000),
-            ]
-        );
+            ];
+            assert_eq!(adj.len(), want.len(), "{engine:?}: {adj:?}");
+            for (got, want) in adj.iter().zip(want) {
+                assert_eq!((got.0, got.1), (want.0, want.1), "{engine:?}: {adj:?}");
+                assert!(near(engine, got.2, want.2), "{engine:?}: {adj:?}");
+            }
+            // the buggy variant steps node 2 back by those 20 ms, and is caught
+            let (adj, expected) = run_case(STEP_BACKWARDS, engine);
+            assert!(expected, "{engine:?}: step-backwards not caught: {adj:?}");
+            assert!(
+                adj.iter().any(|&(node, how, delta_ns)| node == 2
+                    && how == ClockAdjust::Step
+                    && near(engine, delta_ns, -20_000_000)),
+                "{engine:?}: {adj:?}"
+            );
+        }
     }
 }

@@ -21,7 +21,8 @@
 //! **Promises**: `bounded_skew` (internal and external: |C_p − t| ≤ E = s/2 + ρ(W+1)(Δ+2d_max)
 //! + (σ+ρ)·2d_max), `monotonic_clock`.
 
-use super::{correct, Corrections, Filter, NoInput, Sample};
+use super::samples::{max_delay_ns, Filter};
+use super::{correct, Corrections, NoInput};
 use serde::{Deserialize, Serialize};
 use sincro_harness::{Ctx, NodeId, Process};
 
@@ -139,16 +140,11 @@ impl Process for Cristian {
                 if from == self.params.server && self.outstanding == Some(id) =>
             {
                 self.outstanding = None;
-                let t4 = ctx.now();
-                let applied = ctx.stable().applied(t4);
-                let sample = Sample::new(t1, t2, t3, t4, applied);
-                if sample.delay_ns > (self.params.max_delay_ms * 1_000_000) as i64 {
-                    return;
-                }
-                self.filter.push(sample, self.params.samples);
-                if let Some(best) = self.filter.best() {
+                let keep = self.params.samples;
+                let max_delay_ns = max_delay_ns(self.params.max_delay_ms);
+                if let Some(delta_ns) = self.filter.record(ctx, (t1, t2, t3), keep, max_delay_ns) {
                     // θ of the least δ, as it stands now on the corrected clock
-                    correct(ctx, best.raw_offset_ns - applied, false);
+                    correct(ctx, delta_ns, false);
                 }
             }
             // a request to a client, or a stale, duplicated or foreign reply

@@ -12,10 +12,13 @@ pub mod cristian;
 pub mod ntp_peers;
 pub mod rbs;
 pub(crate) mod registered;
+pub mod samples;
 
 use serde::{Deserialize, Serialize};
 use sincro_harness::clock::SLEW_RATE_PPB;
 use sincro_harness::{Ctx, Process};
+
+pub use samples::{Filter, Sample};
 
 /// No workload: clock synchronization runs on its own timers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -83,95 +86,9 @@ pub fn correct<P: Corrects>(ctx: &mut Ctx<'_, P>, delta_ns: i64, step_back: bool
     *ctx.stable_mut() = log;
 }
 
-/// One offset measurement of the client–server exchange (Fig. 6.6).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Sample {
-    /// δ = ((T2 − T1) + (T4 − T3)) / 2, ns.
-    pub delay_ns: i64,
-    /// θ = ((T2 − T1) + (T3 − T4)) / 2 plus the correction applied at T4: the offset of the
-    /// raw clock, still valid after later corrections.
-    pub raw_offset_ns: i64,
-}
-
-impl Sample {
-    /// θ and δ from T1..T4 (T1, T4 on the client's clock, T2, T3 on the server's), with the
-    /// client's applied correction at T4.
-    pub fn new(t1: i64, t2: i64, t3: i64, t4: i64, applied_ns: i64) -> Sample {
-        Sample {
-            delay_ns: ((t2 - t1) + (t4 - t3)) / 2,
-            raw_offset_ns: ((t2 - t1) + (t3 - t4)) / 2 + applied_ns,
-        }
-    }
-}
-
-/// NTP's clock filter: the last `keep` samples, and the offset of the one with the least
-/// delay (the latest one on a tie).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Filter {
-    samples: std::collections::VecDeque<Sample>,
-}
-
-impl Filter {
-    /// Adds a sample (a negative delay, only possible when a clock jumped during the round
-    /// trip, is dropped), keeping the last `keep`.
-    pub fn push(&mut self, s: Sample, keep: usize) {
-        if s.delay_ns < 0 {
-            return;
-        }
-        self.samples.push_back(s);
-        while self.samples.len() > keep.max(1) {
-            self.samples.pop_front();
-        }
-    }
-
-    /// The sample of least delay.
-    pub fn best(&self) -> Option<Sample> {
-        self.samples
-            .iter()
-            .rev()
-            .min_by_key(|s| s.delay_ns)
-            .copied()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn theta_and_delta_of_fig_6_6() {
-        // A's clock is 5 behind B's; 3 there, 1 of processing, 7 back.
-        let s = Sample::new(100, 108, 109, 111, 0);
-        assert_eq!(s.delay_ns, (8 + 2) / 2);
-        assert_eq!(s.raw_offset_ns, (8 - 2) / 2);
-    }
-
-    #[test]
-    fn the_filter_keeps_eight_and_picks_the_least_delay() {
-        let mut f = Filter::default();
-        for (d, o) in [(9, 1), (2, 7), (5, 3)] {
-            f.push(
-                Sample {
-                    delay_ns: d,
-                    raw_offset_ns: o,
-                },
-                8,
-            );
-        }
-        assert_eq!(f.best().unwrap().raw_offset_ns, 7);
-        for k in 0..8 {
-            f.push(
-                Sample {
-                    delay_ns: 4,
-                    raw_offset_ns: k,
-                },
-                8,
-            );
-        }
-        // the δ = 2 sample aged out; among equal delays the latest wins
-        assert_eq!(f.best().unwrap().raw_offset_ns, 7);
-        assert_eq!(f.samples.len(), 8);
-    }
 
     #[test]
     fn corrections_track_steps_and_slews() {

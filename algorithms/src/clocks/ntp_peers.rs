@@ -17,7 +17,8 @@
 //! **Promises**: `bounded_skew` (internal, and external against the stratum-1 reference),
 //! `monotonic_clock`.
 
-use super::{correct, Corrections, Filter, NoInput, Sample};
+use super::samples::{max_delay_ns, Filter};
+use super::{correct, Corrections, NoInput};
 use serde::{Deserialize, Serialize};
 use sincro_harness::{Ctx, NodeId, Process};
 use std::collections::BTreeMap;
@@ -187,7 +188,7 @@ impl Process for NtpPeer {
                 stratum,
             } => {
                 let keep = self.params.samples;
-                let max_delay_ns = (self.params.max_delay_ms * 1_000_000) as i64;
+                let max_delay_ns = max_delay_ns(self.params.max_delay_ms);
                 let peer = self.peers.entry(from).or_default();
                 if peer.outstanding != Some(id) {
                     return; // stale or duplicated
@@ -198,20 +199,16 @@ impl Process for NtpPeer {
                     peer.filter_stratum = Some(stratum);
                     peer.filter = Filter::default();
                 }
-                let t4 = ctx.now();
-                let applied = ctx.stable().applied(t4);
-                let sample = Sample::new(t1, t2, t3, t4, applied);
-                if sample.delay_ns > max_delay_ns {
-                    return;
-                }
-                peer.filter.push(sample, keep);
+                let Some(delta_ns) = peer.filter.record(ctx, (t1, t2, t3), keep, max_delay_ns)
+                else {
+                    return; // too slow
+                };
                 // adjust only towards the lowest lower stratum, when this reply is from it
+                // (θ of that peer's least δ)
                 if let Some((sys, s)) = self.system_peer() {
                     if sys == from {
-                        if let Some(best) = self.peers[&sys].filter.best() {
-                            correct(ctx, best.raw_offset_ns - applied, false);
-                            self.stratum = s + 1;
-                        }
+                        correct(ctx, delta_ns, false);
+                        self.stratum = s + 1;
                     }
                 }
             }

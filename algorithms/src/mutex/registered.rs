@@ -192,7 +192,8 @@ impl Algorithm for MutexRicartAgrawala {
             .unwrap_or_else(|| self.liveness_bound_ms(sc));
         let checkers = checkers(&info, sc, bound)?;
         let factory: Factory<ricart_agrawala::RicartAgrawala> = Rc::new(move |id| {
-            let clock = params.initial_clocks.get(id).copied().unwrap_or(0);
+            let time = params.initial_clocks.get(id).copied().unwrap_or(0);
+            let clock = crate::ordering::clocks::LamportClock::new(id, time);
             ricart_agrawala::RicartAgrawala::new(variant, clock, retry_ms, max_retries)
         });
         engine::run(sc, factory, checkers, options)

@@ -30,12 +30,13 @@
 //! with equal clocks both answer OK to each other and both enter: the total order of events
 //! needs the process-id tie break.
 
+use crate::ordering::clocks::{LamportClock, LamportStamp};
 use serde::{Deserialize, Serialize};
 use sincro_harness::{Ctx, NodeId, Observation, Process};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
-/// A request stamp: Lamport clock, then process id.
-pub type Stamp = (u64, NodeId);
+/// A request stamp: Lamport clock, then process id (the reusable [`LamportStamp`]).
+pub type Stamp = LamportStamp;
 
 /// Messages.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -129,7 +130,7 @@ pub struct RicartAgrawala {
     variant: Variant,
     retry_ms: u64,
     max_retries: u32,
-    clock: u64,
+    clock: LamportClock,
     state: State,
     /// Requests to answer OK on leaving: (node, clock of its request).
     deferred: Vec<(NodeId, u64)>,
@@ -137,9 +138,10 @@ pub struct RicartAgrawala {
 }
 
 impl RicartAgrawala {
-    /// A process of the run, its Lamport clock starting at `clock`. `retry_ms` and
-    /// `max_retries` only matter to the fault-tolerant variant.
-    pub fn new(variant: Variant, clock: u64, retry_ms: u64, max_retries: u32) -> Self {
+    /// A process of the run with its Lamport clock `clock` (whose pid is the process's id: the
+    /// tie break of its stamps). `retry_ms` and `max_retries` only matter to the
+    /// fault-tolerant variant.
+    pub fn new(variant: Variant, clock: LamportClock, retry_ms: u64, max_retries: u32) -> Self {
         RicartAgrawala {
             variant,
             retry_ms: retry_ms.max(1),
@@ -151,14 +153,9 @@ impl RicartAgrawala {
         }
     }
 
-    fn tick(&mut self, seen: u64) -> u64 {
-        self.clock = self.clock.max(seen) + 1;
-        self.clock
-    }
-
     fn request(&mut self, ctx: &mut Ctx<'_, Self>, hold_ms: u64) {
-        let clock = self.tick(0);
-        let stamp = (clock, ctx.id());
+        let stamp = self.clock.tick();
+        let clock = stamp.time;
         let me = ctx.id();
         let peers: Vec<NodeId> = (0..ctx.nodes()).filter(|&p| p != me).collect();
         self.state = State::Wanted {
@@ -198,7 +195,7 @@ impl RicartAgrawala {
             State::Wanted { stamp, .. } => match self.variant {
                 Variant::Correct | Variant::FaultTolerant => *stamp < theirs,
                 // The bug: equal clocks count as "theirs is not higher", so both sides yield.
-                Variant::NoTiebreak => stamp.0 < theirs.0,
+                Variant::NoTiebreak => stamp.time < theirs.time,
             },
         }
     }
@@ -206,7 +203,7 @@ impl RicartAgrawala {
     /// The clock of our pending request, if we want the resource.
     fn wanted_clock(&self) -> Option<u64> {
         match &self.state {
-            State::Wanted { stamp, .. } => Some(stamp.0),
+            State::Wanted { stamp, .. } => Some(stamp.time),
             _ => None,
         }
     }
@@ -221,17 +218,17 @@ impl Process for RicartAgrawala {
     type Stable = u64;
 
     fn on_start(&mut self, ctx: &mut Ctx<'_, Self>) {
-        self.clock = self.clock.max(*ctx.stable());
+        self.clock.advance_to(*ctx.stable());
     }
 
     fn on_message(&mut self, ctx: &mut Ctx<'_, Self>, from: NodeId, msg: Msg) {
         self.handle_message(ctx, from, msg);
-        *ctx.stable_mut() = self.clock;
+        *ctx.stable_mut() = self.clock.time();
     }
 
     fn on_timer(&mut self, ctx: &mut Ctx<'_, Self>, timer: Timer) {
         self.handle_timer(ctx, timer);
-        *ctx.stable_mut() = self.clock;
+        *ctx.stable_mut() = self.clock.time();
     }
 
     fn on_input(&mut self, ctx: &mut Ctx<'_, Self>, input: Input) {
@@ -241,7 +238,7 @@ impl Process for RicartAgrawala {
         } else {
             self.backlog.push_back(hold_ms);
         }
-        *ctx.stable_mut() = self.clock;
+        *ctx.stable_mut() = self.clock.time();
     }
 }
 
@@ -262,19 +259,22 @@ impl RicartAgrawala {
             answered.insert(from);
             if dead.remove(&from) {
                 oks.remove(&from);
-                let request = stamp.0;
+                let request = stamp.time;
                 ctx.send(from, Msg::Request { clock: request });
             }
         }
         match msg {
             Msg::Request { clock: theirs } => {
-                self.tick(theirs);
-                if self.defer((theirs, from)) {
+                self.clock.receive(theirs);
+                if self.defer(LamportStamp {
+                    time: theirs,
+                    pid: from,
+                }) {
                     if !self.deferred.contains(&(from, theirs)) {
                         self.deferred.push((from, theirs));
                     }
                     if ft {
-                        let clock = self.tick(0);
+                        let clock = self.clock.tick().time;
                         ctx.send(
                             from,
                             Msg::Deny {
@@ -284,7 +284,7 @@ impl RicartAgrawala {
                         );
                     }
                 } else {
-                    let clock = self.tick(0);
+                    let clock = self.clock.tick().time;
                     ctx.send(
                         from,
                         Msg::Ok {
@@ -295,7 +295,7 @@ impl RicartAgrawala {
                 }
             }
             Msg::Ok { clock, to_request } => {
-                self.tick(clock);
+                self.clock.receive(clock);
                 if ft && self.wanted_clock() != Some(to_request) {
                     return; // an answer to an older request
                 }
@@ -306,7 +306,7 @@ impl RicartAgrawala {
                 self.maybe_enter(ctx);
             }
             Msg::Deny { clock, to_request } => {
-                self.tick(clock);
+                self.clock.receive(clock);
                 if self.wanted_clock() == Some(to_request) {
                     if let State::Wanted { answered, .. } = &mut self.state {
                         answered.insert(from);
@@ -322,7 +322,7 @@ impl RicartAgrawala {
                 assert_eq!(self.state, State::Held, "hold timer while not holding");
                 self.state = State::Released;
                 ctx.observe(Observation::CsExit { resource: 0 });
-                let clock = self.tick(0);
+                let clock = self.clock.tick().time;
                 let ft = self.variant == Variant::FaultTolerant;
                 for (to, theirs) in std::mem::take(&mut self.deferred) {
                     ctx.send(
