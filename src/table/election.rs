@@ -449,7 +449,11 @@ mod tests {
         assert_eq!(m.leader, Some(0), "node 0 holds the highest id");
         assert_eq!(m.rounds, Some(log2_ceil(n) + 1), "the bound is reached");
         let bound = 2 * n * (log2_ceil(n) as usize + 1);
-        assert_eq!(m.messages as usize, bound + n, "2n per round, and the Elected round");
+        assert_eq!(
+            m.messages as usize,
+            bound + n,
+            "2n per round, and the Elected round"
+        );
         let random = measure(
             fr,
             n,
