@@ -270,6 +270,31 @@ impl Recorder {
         }
     }
 
+    /// Records that message `msg_id` from `from` to `to` was dropped at `t_ns` for `reason`
+    /// (when observing); the caller counts it in its stats.
+    pub fn drop_msg(
+        &mut self,
+        t_ns: u64,
+        msg_id: u64,
+        from: NodeId,
+        to: NodeId,
+        reason: crate::net::DropReason,
+    ) {
+        if self.observing {
+            self.emit(
+                t_ns,
+                None,
+                None,
+                EventKind::Drop {
+                    msg_id,
+                    from,
+                    to,
+                    reason,
+                },
+            );
+        }
+    }
+
     /// Records an event (when observing) and returns its id.
     #[inline]
     pub fn emit(

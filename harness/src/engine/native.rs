@@ -283,20 +283,7 @@ impl<P: Process> Sim<P> {
                     None
                 };
                 if let Some(reason) = reason {
-                    self.stats.dropped += 1;
-                    if self.rec.observing {
-                        self.rec.emit(
-                            self.now_ns,
-                            None,
-                            None,
-                            EventKind::Drop {
-                                msg_id,
-                                from,
-                                to,
-                                reason,
-                            },
-                        );
-                    }
+                    self.drop_msg(msg_id, from, to, reason);
                     return;
                 }
                 self.stats.delivered += 1;
@@ -620,19 +607,7 @@ impl<P: Process> Sim<P> {
 
     fn drop_msg(&mut self, msg_id: u64, from: NodeId, to: NodeId, reason: DropReason) {
         self.stats.dropped += 1;
-        if self.rec.observing {
-            self.rec.emit(
-                self.now_ns,
-                None,
-                None,
-                EventKind::Drop {
-                    msg_id,
-                    from,
-                    to,
-                    reason,
-                },
-            );
-        }
+        self.rec.drop_msg(self.now_ns, msg_id, from, to, reason);
     }
 
     /// After a clock discontinuity, every pending timer of `id` gets a fresh global deadline.

@@ -527,19 +527,7 @@ impl<P: Process, E: Engine<P>> World<P, E> {
         reason: DropReason,
     ) {
         self.stats.dropped += 1;
-        if self.rec.observing {
-            self.rec.emit(
-                now,
-                None,
-                None,
-                EventKind::Drop {
-                    msg_id,
-                    from,
-                    to,
-                    reason,
-                },
-            );
-        }
+        self.rec.drop_msg(now, msg_id, from, to, reason);
     }
 
     /// Counts and records fault `fault` at `now`; false when the event limit was hit (the
