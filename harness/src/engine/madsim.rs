@@ -869,8 +869,8 @@ impl Supervisor {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::native;
     use crate::engine::socket::testing::{self, deliveries, events, factory, scenario_on};
-    use crate::engine::{native, Verdict};
     use crate::process::Observation;
     use crate::trace::{Event, EventKind};
 
@@ -1122,37 +1122,7 @@ mod tests {
 
     #[test]
     fn links_are_fifo_unless_reordering() {
-        let fifo = scenario(
-            r#", "network": {"latency": {"uniform": {"min_ms": 1, "max_ms": 30}}, "duplicate": 0.2},
-                 "workload": [{"at_ms": 20, "node": 0, "input": "burst"},
-                              {"at_ms": 21, "node": 0, "input": "burst"},
-                              {"at_ms": 22, "node": 0, "input": "burst"},
-                              {"at_ms": 23, "node": 0, "input": "burst"}]"#,
-        );
-        let in_order = |o: &Outcome| {
-            let mut last: BTreeMap<(NodeId, NodeId), u64> = BTreeMap::new();
-            events(o).iter().all(|e| match e.kind {
-                EventKind::Deliver { msg_id, from, .. } => {
-                    let prev = last.insert((from, e.node.unwrap()), msg_id);
-                    prev.is_none_or(|p| p <= msg_id)
-                }
-                _ => true,
-            })
-        };
-        let o = run_madsim(&fifo);
-        assert!(in_order(&o));
-        let ids: Vec<u64> = events(&o)
-            .iter()
-            .filter_map(|e| match e.kind {
-                EventKind::Deliver { msg_id, .. } => Some(msg_id),
-                _ => None,
-            })
-            .collect();
-        let unique: BTreeSet<u64> = ids.iter().copied().collect();
-        assert!(unique.len() < ids.len(), "some messages are duplicated");
-        let mut reorder = fifo.clone();
-        reorder.network.reorder = 1.0;
-        assert!(!in_order(&run_madsim(&reorder)), "reorders when allowed");
+        testing::links_are_fifo_unless_reordering(scenario, run_madsim);
     }
 
     #[test]
@@ -1176,43 +1146,12 @@ mod tests {
 
     #[test]
     fn panic_in_a_callback_is_a_verdict() {
-        let sc = scenario(r#", "workload": [{"at_ms": 30, "node": 2, "input": "boom"}]"#);
-        let o = run_madsim(&sc);
-        match &o.verdict {
-            Verdict::Panic {
-                node,
-                t_ns,
-                message,
-            } => {
-                assert_eq!(*node, 2);
-                assert_eq!(*t_ns / NS_PER_MS, 30);
-                assert!(message.contains("boom"), "{message}");
-            }
-            v => panic!("expected a panic, got {v}"),
-        }
-        let last = events(&o).last().unwrap();
-        assert!(matches!(last.kind, EventKind::Panic { .. }) && last.node == Some(2));
-        assert_eq!(o.stats.end_t_ns / NS_PER_MS, 30);
+        testing::panic_in_a_callback_is_a_verdict(scenario, run_madsim);
     }
 
     #[test]
     fn limits_end_the_run() {
-        let mut sc = scenario("");
-        sc.limits.max_events = 40;
-        let o = run_madsim(&sc);
-        assert!(
-            matches!(o.verdict, Verdict::LimitExceeded { .. }),
-            "{}",
-            o.verdict
-        );
-        let mut sc = scenario(r#", "workload": [{"at_ms": 20, "node": 1, "input": "burst"}]"#);
-        sc.limits.max_in_flight = 3;
-        let o = run_madsim(&sc);
-        assert!(
-            matches!(o.verdict, Verdict::LimitExceeded { .. }),
-            "{}",
-            o.verdict
-        );
+        testing::limits_end_the_run(scenario, run_madsim);
     }
 
     #[test]

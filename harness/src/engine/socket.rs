@@ -574,13 +574,14 @@ impl<P: Process, E: Engine<P>> World<P, E> {
 /// What the tests of both socket engines share: a ping-pong process and scenario helpers.
 #[cfg(test)]
 pub(crate) mod testing {
-    use crate::engine::{Factory, Outcome};
+    use crate::engine::{Factory, Outcome, Verdict};
     use crate::net::DropReason;
     use crate::process::{Ctx, Observation, Process};
     use crate::scenario::Scenario;
     use crate::trace::{Event, EventKind};
     use crate::{NodeId, NS_PER_MS};
     use serde::{Deserialize, Serialize};
+    use std::collections::{BTreeMap, BTreeSet};
     use std::rc::Rc;
 
     /// The messages of [`PingPong`].
@@ -775,5 +776,93 @@ pub(crate) mod testing {
             .iter()
             .any(|&(t, f, to)| (60..120).contains(&t) && (f, to) == (0, 1)));
         assert!(d.iter().any(|&(t, f, to)| t > 120 && (f, to) == (1, 0)));
+    }
+
+    /// Links are FIFO (duplicates included) unless the scenario allows reordering.
+    pub(crate) fn links_are_fifo_unless_reordering(
+        scenario: impl Fn(&str) -> Scenario,
+        run: impl Fn(&Scenario) -> Outcome,
+    ) {
+        let fifo = scenario(
+            r#", "network": {"latency": {"uniform": {"min_ms": 1, "max_ms": 30}}, "duplicate": 0.2},
+                 "workload": [{"at_ms": 20, "node": 0, "input": "burst"},
+                              {"at_ms": 21, "node": 0, "input": "burst"},
+                              {"at_ms": 22, "node": 0, "input": "burst"},
+                              {"at_ms": 23, "node": 0, "input": "burst"}]"#,
+        );
+        let in_order = |o: &Outcome| {
+            let mut last: BTreeMap<(NodeId, NodeId), u64> = BTreeMap::new();
+            events(o).iter().all(|e| match e.kind {
+                EventKind::Deliver { msg_id, from, .. } => {
+                    let prev = last.insert((from, e.node.unwrap()), msg_id);
+                    prev.is_none_or(|p| p <= msg_id)
+                }
+                _ => true,
+            })
+        };
+        let o = run(&fifo);
+        assert!(in_order(&o));
+        let ids: Vec<u64> = events(&o)
+            .iter()
+            .filter_map(|e| match e.kind {
+                EventKind::Deliver { msg_id, .. } => Some(msg_id),
+                _ => None,
+            })
+            .collect();
+        let unique: BTreeSet<u64> = ids.iter().copied().collect();
+        assert!(unique.len() < ids.len(), "some messages are duplicated");
+        let mut reorder = fifo.clone();
+        reorder.network.reorder = 1.0;
+        assert!(!in_order(&run(&reorder)), "reorders when allowed");
+    }
+
+    /// A panic in a callback ends the run with a `Panic` verdict naming the node, at the
+    /// millisecond of the input; returns the outcome for engine-specific timing checks.
+    pub(crate) fn panic_in_a_callback_is_a_verdict(
+        scenario: impl Fn(&str) -> Scenario,
+        run: impl Fn(&Scenario) -> Outcome,
+    ) -> Outcome {
+        let sc = scenario(r#", "workload": [{"at_ms": 30, "node": 2, "input": "boom"}]"#);
+        let o = run(&sc);
+        match &o.verdict {
+            Verdict::Panic {
+                node,
+                t_ns,
+                message,
+            } => {
+                assert_eq!((*node, *t_ns / NS_PER_MS), (2, 30));
+                assert!(message.contains("boom"), "{message}");
+            }
+            v => panic!("expected a panic, got {v}"),
+        }
+        let last = events(&o).last().unwrap();
+        assert!(matches!(last.kind, EventKind::Panic { .. }) && last.node == Some(2));
+        assert_eq!(o.stats.end_t_ns / NS_PER_MS, 30);
+        o
+    }
+
+    /// `limits.max_events` and `limits.max_in_flight` end the run with `LimitExceeded`;
+    /// returns the outcome of the event-limited run.
+    pub(crate) fn limits_end_the_run(
+        scenario: impl Fn(&str) -> Scenario,
+        run: impl Fn(&Scenario) -> Outcome,
+    ) -> Outcome {
+        let mut sc = scenario("");
+        sc.limits.max_events = 40;
+        let events_limited = run(&sc);
+        assert!(
+            matches!(events_limited.verdict, Verdict::LimitExceeded { .. }),
+            "{}",
+            events_limited.verdict
+        );
+        let mut sc = scenario(r#", "workload": [{"at_ms": 20, "node": 1, "input": "burst"}]"#);
+        sc.limits.max_in_flight = 3;
+        let o = run(&sc);
+        assert!(
+            matches!(o.verdict, Verdict::LimitExceeded { .. }),
+            "{}",
+            o.verdict
+        );
+        events_limited
     }
 }

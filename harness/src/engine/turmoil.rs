@@ -1107,40 +1107,7 @@ mod tests {
 
     #[test]
     fn links_are_fifo_unless_reordering() {
-        let fifo = scenario(
-            r#", "network": {"latency": {"uniform": {"min_ms": 1, "max_ms": 30}}, "duplicate": 0.2},
-                 "workload": [{"at_ms": 20, "node": 0, "input": "burst"},
-                              {"at_ms": 21, "node": 0, "input": "burst"},
-                              {"at_ms": 22, "node": 0, "input": "burst"},
-                              {"at_ms": 23, "node": 0, "input": "burst"}]"#,
-        );
-        let in_order = |o: &Outcome| {
-            let mut last: BTreeMap<(NodeId, NodeId), u64> = BTreeMap::new();
-            events(o).iter().all(|e| match e.kind {
-                EventKind::Deliver { msg_id, from, .. } => {
-                    let prev = last.insert((from, e.node.unwrap()), msg_id);
-                    prev.is_none_or(|p| p <= msg_id)
-                }
-                _ => true,
-            })
-        };
-        let o = run_turmoil(&fifo);
-        assert!(in_order(&o));
-        let ids: Vec<u64> = events(&o)
-            .iter()
-            .filter_map(|e| match e.kind {
-                EventKind::Deliver { msg_id, .. } => Some(msg_id),
-                _ => None,
-            })
-            .collect();
-        let unique: BTreeSet<u64> = ids.iter().copied().collect();
-        assert!(unique.len() < ids.len(), "some messages are duplicated");
-        let mut reorder = fifo.clone();
-        reorder.network.reorder = 1.0;
-        assert!(
-            !in_order(&run_turmoil(&reorder)),
-            "turmoil reorders when allowed"
-        );
+        testing::links_are_fifo_unless_reordering(scenario, run_turmoil);
     }
 
     #[test]
@@ -1216,43 +1183,15 @@ mod tests {
 
     #[test]
     fn panic_in_a_callback_is_a_verdict() {
-        let sc = scenario(r#", "workload": [{"at_ms": 30, "node": 2, "input": "boom"}]"#);
-        let o = run_turmoil(&sc);
-        match &o.verdict {
-            Verdict::Panic {
-                node,
-                t_ns,
-                message,
-            } => {
-                assert_eq!((*node, *t_ns), (2, 30 * NS_PER_MS));
-                assert!(message.contains("boom"), "{message}");
-            }
-            v => panic!("expected a panic, got {v}"),
-        }
-        let last = events(&o).last().unwrap();
-        assert!(matches!(last.kind, EventKind::Panic { .. }) && last.node == Some(2));
+        let o = testing::panic_in_a_callback_is_a_verdict(scenario, run_turmoil);
+        // turmoil runs on whole milliseconds: the panic is exactly at 30 ms.
         assert_eq!(o.stats.end_t_ns, 30 * NS_PER_MS);
     }
 
     #[test]
     fn limits_end_the_run() {
-        let mut sc = scenario("");
-        sc.limits.max_events = 40;
-        let o = run_turmoil(&sc);
-        assert!(
-            matches!(o.verdict, Verdict::LimitExceeded { .. }),
-            "{}",
-            o.verdict
-        );
+        let o = testing::limits_end_the_run(scenario, run_turmoil);
         assert_eq!(o.stats.events, 41);
-        let mut sc = scenario(r#", "workload": [{"at_ms": 20, "node": 1, "input": "burst"}]"#);
-        sc.limits.max_in_flight = 3;
-        let o = run_turmoil(&sc);
-        assert!(
-            matches!(o.verdict, Verdict::LimitExceeded { .. }),
-            "{}",
-            o.verdict
-        );
     }
 
     #[test]
