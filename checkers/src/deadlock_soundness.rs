@@ -88,15 +88,7 @@ mod tests {
     use sincro_harness::check::check_trace;
     use sincro_harness::{NodeId, Trace};
 
-    pub(crate) fn obs(id: u64, t_ms: u64, node: NodeId, obs: Observation) -> Event {
-        Event {
-            id,
-            t_ns: t_ms * 1_000_000,
-            node: Some(node),
-            local_ns: None,
-            kind: EventKind::Observe { obs },
-        }
-    }
+    pub(crate) use crate::test_events::observe_ms as obs;
 
     fn run(events: Vec<Event>) -> Result<(), Violation> {
         let trace = Trace { nodes: 3, events };

@@ -125,15 +125,7 @@ mod tests {
     use sincro_harness::check::check_trace;
     use sincro_harness::Trace;
 
-    fn obs(id: u64, t_ms: u64, node: NodeId, obs: Observation) -> Event {
-        Event {
-            id,
-            t_ns: t_ms * NS_PER_MS,
-            node: Some(node),
-            local_ns: None,
-            kind: EventKind::Observe { obs },
-        }
-    }
+    use crate::test_events::observe_ms as obs;
 
     fn run(events: Vec<Event>, end_ms: u64) -> Result<(), Violation> {
         let trace = Trace { nodes: 3, events };

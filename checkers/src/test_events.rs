@@ -13,6 +13,17 @@ pub(crate) fn at(id: u64, node: NodeId, kind: EventKind) -> Event {
     }
 }
 
+/// Observation `obs` at `node`, `t_ms` ms into the run (no local clock).
+pub(crate) fn observe_ms(id: u64, t_ms: u64, node: NodeId, obs: Observation) -> Event {
+    Event {
+        id,
+        t_ns: t_ms * sincro_harness::NS_PER_MS,
+        node: Some(node),
+        local_ns: None,
+        kind: EventKind::Observe { obs },
+    }
+}
+
 pub(crate) fn observe(id: u64, node: NodeId, obs: Observation) -> Event {
     at(id, node, EventKind::Observe { obs })
 }
