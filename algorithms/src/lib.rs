@@ -16,12 +16,17 @@ pub mod omega;
 pub mod ordering;
 pub mod positioning;
 mod registry;
+pub mod spec;
 #[cfg(feature = "proptest")]
 pub mod strategy;
 #[cfg(test)]
 mod test_support;
 
-pub use registry::{find, registry, run_scenario, select, Algorithm, AlgorithmInfo, VariantInfo};
+pub use registry::{
+    find, registry, run_scenario, select, Algorithm, AlgorithmInfo, CheckerFactory, Registry,
+    VariantInfo,
+};
+pub use spec::{Correct, Setup, Spec, Timed, Variant};
 
 #[doc(no_inline)]
 pub use sincro_harness::Scenario;

@@ -1,7 +1,6 @@
 //! The registry: every algorithm runnable by name, with its variants, properties and fault
 //! model.
 
-use serde::de::DeserializeOwned;
 use sincro_harness::engine::{Outcome, RunOptions};
 use sincro_harness::fault::{FaultClass, FaultModel};
 use sincro_harness::gen::{self, Draft, GenOptions};
@@ -80,86 +79,222 @@ pub trait Algorithm: Sync {
     }
 }
 
-/// Every registered algorithm, in a fixed order.
-pub fn registry() -> Vec<&'static dyn Algorithm> {
-    let mut all: Vec<&'static dyn Algorithm> = Vec::new();
-    all.extend(crate::mutex::registered::ALGORITHMS);
-    all.extend(crate::ordering::registered::ALGORITHMS);
-    all.extend(crate::deadlock::registered::ALGORITHMS);
-    all.extend(crate::clocks::registered::ALGORITHMS);
-    all.extend(crate::election::registered_core::CORE);
-    all.extend(crate::election::registered_rings::RINGS);
-    all.extend(crate::omega::registered::ALGORITHMS);
-    all
+/// Builds the checker of one property for a scenario, given the liveness bound in ms.
+pub type CheckerFactory = dyn Fn(&Scenario, u64) -> Box<dyn Checker> + Send + Sync;
+
+/// The algorithms and named checkers a program knows: the built-ins, plus a user's own.
+///
+/// Every command of the CLI and every free function of this crate ([`find`], [`select`],
+/// [`run_scenario`]) reads the [installed](Registry::install) registry, or the built-in one
+/// when none was installed. A user's binary installs its own with
+/// `sincro::cli::main_with(Registry::builtin().with(MyAlgorithm))`.
+#[derive(Clone)]
+pub struct Registry {
+    algorithms: Vec<&'static dyn Algorithm>,
+    checkers: Vec<(&'static str, std::sync::Arc<CheckerFactory>)>,
 }
 
-/// The algorithm called `name`, or an error listing the known names.
+impl std::fmt::Debug for Registry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let names: Vec<_> = self.algorithms.iter().map(|a| a.info().name).collect();
+        let checkers: Vec<_> = self.checkers.iter().map(|c| c.0).collect();
+        f.debug_struct("Registry")
+            .field("algorithms", &names)
+            .field("checkers", &checkers)
+            .finish()
+    }
+}
+
+static INSTALLED: std::sync::OnceLock<Registry> = std::sync::OnceLock::new();
+
+impl Registry {
+    /// No algorithm, no user checker (the built-in checkers are always known by name).
+    pub fn empty() -> Self {
+        Registry {
+            algorithms: Vec::new(),
+            checkers: Vec::new(),
+        }
+    }
+
+    /// Sincro's own algorithms, in the order `sincro list` shows them.
+    pub fn builtin() -> Self {
+        let mut all: Vec<&'static dyn Algorithm> = Vec::new();
+        all.extend(crate::mutex::ALGORITHMS);
+        all.extend(crate::ordering::registered::ALGORITHMS);
+        all.extend(crate::deadlock::registered::ALGORITHMS);
+        all.extend(crate::clocks::registered::ALGORITHMS);
+        all.extend(crate::election::registered_core::CORE);
+        all.extend(crate::election::registered_rings::RINGS);
+        all.extend(crate::omega::registered::ALGORITHMS);
+        Registry {
+            algorithms: all,
+            checkers: Vec::new(),
+        }
+    }
+
+    /// Adds an algorithm (any [`Spec`](crate::spec::Spec) is one), after those already there.
+    ///
+    /// # Panics
+    /// If an algorithm of the same name is already registered (a programming error: two
+    /// algorithms could not be told apart in a scenario file).
+    pub fn with(self, algorithm: impl Algorithm + 'static) -> Self {
+        // A registry lives as long as the program; its algorithms are shared by reference.
+        self.with_static(Box::leak(Box::new(algorithm)))
+    }
+
+    /// As [`Registry::with`], for an algorithm that is already `'static`.
+    ///
+    /// # Panics
+    /// If an algorithm of the same name is already registered.
+    pub fn with_static(mut self, algorithm: &'static dyn Algorithm) -> Self {
+        let name = algorithm.info().name;
+        assert!(
+            self.algorithms.iter().all(|a| a.info().name != name),
+            "an algorithm named `{name}` is already registered"
+        );
+        self.algorithms.push(algorithm);
+        self
+    }
+
+    /// Registers a checker by property name, so scenarios (`checks.properties`), algorithms'
+    /// promised properties, `sincro check --properties` and `sincro show --check` can name it.
+    /// A user checker shadows a built-in one of the same name.
+    pub fn with_checker(
+        mut self,
+        property: &'static str,
+        build: impl Fn(&Scenario, u64) -> Box<dyn Checker> + Send + Sync + 'static,
+    ) -> Self {
+        self.checkers.retain(|c| c.0 != property);
+        self.checkers.push((property, std::sync::Arc::new(build)));
+        self
+    }
+
+    /// Makes this registry the one every command and free function of this crate reads.
+    /// Only the first call wins; a later one gives its registry back.
+    pub fn install(self) -> Result<(), Registry> {
+        INSTALLED.set(self)
+    }
+
+    /// The installed registry, or the built-in one.
+    pub fn current() -> &'static Registry {
+        INSTALLED.get_or_init(Registry::builtin)
+    }
+
+    /// Every algorithm, in registration order.
+    pub fn algorithms(&self) -> &[&'static dyn Algorithm] {
+        &self.algorithms
+    }
+
+    /// The algorithm called `name`, or an error listing the known names.
+    pub fn find(&self, name: &str) -> Result<&'static dyn Algorithm, ScenarioError> {
+        self.algorithms
+            .iter()
+            .copied()
+            .find(|a| a.info().name == name)
+            .ok_or_else(|| {
+                let known: Vec<_> = self.algorithms.iter().map(|a| a.info().name).collect();
+                ScenarioError(format!(
+                    "unknown algorithm `{name}`; known algorithms: {}",
+                    known.join(", ")
+                ))
+            })
+    }
+
+    /// The algorithms a selection names; see [`select`].
+    pub fn select(&self, spec: &str) -> Result<Vec<&'static dyn Algorithm>, ScenarioError> {
+        let all = &self.algorithms;
+        let mut chosen = vec![false; all.len()];
+        for item in spec.split(',').map(str::trim).filter(|i| !i.is_empty()) {
+            let (keep, pattern) = match item.strip_prefix('!') {
+                Some(rest) => (false, rest),
+                None => (true, item),
+            };
+            let matches = |name: &str| match pattern.strip_suffix('*') {
+                _ if pattern == "all" => true,
+                Some(prefix) => name.starts_with(prefix),
+                None => name == pattern,
+            };
+            let mut any = false;
+            for (i, alg) in all.iter().enumerate() {
+                if matches(alg.info().name) {
+                    chosen[i] = keep;
+                    any = true;
+                }
+            }
+            if !any {
+                // the error lists the known names
+                self.find(pattern)?;
+            }
+        }
+        let out: Vec<_> = all
+            .iter()
+            .zip(chosen)
+            .filter_map(|(a, c)| c.then_some(*a))
+            .collect();
+        if out.is_empty() {
+            return Err(ScenarioError(format!("`{spec}` selects no algorithm")));
+        }
+        Ok(out)
+    }
+
+    /// Runs a scenario with the algorithm it names.
+    pub fn run_scenario(
+        &self,
+        scenario: &Scenario,
+        options: RunOptions,
+    ) -> Result<Outcome, ScenarioError> {
+        self.find(&scenario.algorithm)?.run(scenario, options)
+    }
+
+    /// The checker of `property` for `scenario`: a registered user checker first, then the
+    /// built-in one ([`sincro_checkers::by_name`]). `None` for an unknown property.
+    pub fn checker(
+        &self,
+        property: &str,
+        scenario: &Scenario,
+        liveness_bound_ms: u64,
+    ) -> Option<Box<dyn Checker>> {
+        match self.checkers.iter().find(|c| c.0 == property) {
+            Some((_, build)) => Some(build(scenario, liveness_bound_ms)),
+            None => sincro_checkers::by_name(property, scenario, liveness_bound_ms),
+        }
+    }
+
+    /// Every property name a checker can be built for: the built-in ones, then the user's.
+    pub fn properties(&self) -> Vec<&'static str> {
+        let mut out: Vec<&'static str> = sincro_checkers::PROPERTIES.to_vec();
+        for (p, _) in &self.checkers {
+            if !out.contains(p) {
+                out.push(p);
+            }
+        }
+        out
+    }
+}
+
+/// Every algorithm of the [installed](Registry::install) registry, in a fixed order.
+pub fn registry() -> Vec<&'static dyn Algorithm> {
+    Registry::current().algorithms().to_vec()
+}
+
+/// The algorithm called `name` in the installed registry, or an error listing the known names.
 pub fn find(name: &str) -> Result<&'static dyn Algorithm, ScenarioError> {
-    registry()
-        .into_iter()
-        .find(|a| a.info().name == name)
-        .ok_or_else(|| {
-            let known: Vec<_> = registry().iter().map(|a| a.info().name).collect();
-            ScenarioError(format!(
-                "unknown algorithm `{name}`; known algorithms: {}",
-                known.join(", ")
-            ))
-        })
+    Registry::current().find(name)
 }
 
 /// The algorithms a selection names, in registry order: comma-separated items, each `all`, an
 /// exact name (`mutex.token-ring`), or a family glob (`clock.*`); an item starting with `!`
 /// removes what it names (`all,!clock.*`). Errors name the unknown item.
 pub fn select(spec: &str) -> Result<Vec<&'static dyn Algorithm>, ScenarioError> {
-    let all = registry();
-    let mut chosen = vec![false; all.len()];
-    for item in spec.split(',').map(str::trim).filter(|i| !i.is_empty()) {
-        let (keep, pattern) = match item.strip_prefix('!') {
-            Some(rest) => (false, rest),
-            None => (true, item),
-        };
-        let matches = |name: &str| match pattern.strip_suffix('*') {
-            _ if pattern == "all" => true,
-            Some(prefix) => name.starts_with(prefix),
-            None => name == pattern,
-        };
-        let mut any = false;
-        for (i, alg) in all.iter().enumerate() {
-            if matches(alg.info().name) {
-                chosen[i] = keep;
-                any = true;
-            }
-        }
-        if !any {
-            // the error lists the known names
-            find(pattern)?;
-        }
-    }
-    let out: Vec<_> = all
-        .into_iter()
-        .zip(chosen)
-        .filter_map(|(a, c)| c.then_some(a))
-        .collect();
-    if out.is_empty() {
-        return Err(ScenarioError(format!("`{spec}` selects no algorithm")));
-    }
-    Ok(out)
+    Registry::current().select(spec)
 }
 
-/// Runs a scenario with the algorithm it names.
+/// Runs a scenario with the algorithm it names (in the installed registry).
 pub fn run_scenario(scenario: &Scenario, options: RunOptions) -> Result<Outcome, ScenarioError> {
-    find(&scenario.algorithm)?.run(scenario, options)
+    Registry::current().run_scenario(scenario, options)
 }
 
-pub(crate) fn parse_params<T: DeserializeOwned + Default>(
-    sc: &Scenario,
-) -> Result<T, ScenarioError> {
-    if sc.params.is_null() {
-        return Ok(T::default());
-    }
-    serde_json::from_value(sc.params.clone())
-        .map_err(|e| ScenarioError(format!("params are not valid for {}: {e}", sc.algorithm)))
-}
+pub(crate) use crate::spec::{max_latency_ms, parse_params};
 
 pub(crate) fn check_variant(info: &AlgorithmInfo, variant: &str) -> Result<(), ScenarioError> {
     if info.variants.iter().any(|v| v.name == variant) {
@@ -184,7 +319,7 @@ pub(crate) fn checkers(
 }
 
 /// As [`checkers`], but `custom` may build a property's checker itself (e.g. validity with the
-/// algorithm's own ranks); `Ok(None)` falls back to [`sincro_checkers::by_name`].
+/// algorithm's own ranks); `Ok(None)` falls back to the installed registry's checkers by name.
 pub(crate) fn checkers_with(
     info: &AlgorithmInfo,
     sc: &Scenario,
@@ -208,43 +343,11 @@ pub(crate) fn checkers_with(
             if let Some(c) = custom(p)? {
                 return Ok(c);
             }
-            sincro_checkers::by_name(p, sc, bound_ms)
+            Registry::current()
+                .checker(p, sc, bound_ms)
                 .ok_or_else(|| ScenarioError(format!("no checker for property `{p}`")))
         })
         .collect()
-}
-
-/// The largest message latency a scenario can produce, ms: its latency distribution, its
-/// static link overrides and any latency a fault sets later (delay spikes included).
-pub(crate) fn max_latency_ms(sc: &Scenario) -> u64 {
-    let faults = sc.faults.iter().filter_map(|f| match &f.fault {
-        sincro_harness::Fault::SetLinks(o) => o.latency.as_ref().map(|l| l.max_ns()),
-        _ => None,
-    });
-    faults
-        .chain(std::iter::once(usual_latency_ns(sc)))
-        .max()
-        .unwrap_or(0)
-        .div_ceil(sincro_harness::NS_PER_MS)
-}
-
-/// The usual latency bound, ms: the latency distribution and static link overrides, without
-/// the spikes a fault plan may add. Timeouts that decide "lost" are sized from it.
-pub(crate) fn usual_latency_ms(sc: &Scenario) -> u64 {
-    usual_latency_ns(sc).div_ceil(sincro_harness::NS_PER_MS)
-}
-
-fn usual_latency_ns(sc: &Scenario) -> u64 {
-    let over = sc
-        .network
-        .links
-        .iter()
-        .filter_map(|l| l.latency.as_ref())
-        .map(|l| l.max_ns());
-    std::iter::once(sc.network.latency.max_ns())
-        .chain(over)
-        .max()
-        .unwrap_or(0)
 }
 
 #[cfg(test)]

@@ -23,14 +23,20 @@ pub trait Process: Sized + 'static {
     /// Stable storage: survives crashes and restarts.
     type Stable: Clone + Debug + Default + 'static;
 
-    /// The node starts (at time 0, or when it restarts after a crash).
-    fn on_start(&mut self, ctx: &mut Ctx<'_, Self>);
+    /// The node starts (at time 0, or when it restarts after a crash). Default: nothing.
+    fn on_start(&mut self, ctx: &mut Ctx<'_, Self>) {
+        let _ = ctx;
+    }
     /// A message from `from` arrives.
     fn on_message(&mut self, ctx: &mut Ctx<'_, Self>, from: NodeId, msg: Self::Msg);
-    /// A timer set with [`Ctx::set_timer`] fires.
-    fn on_timer(&mut self, ctx: &mut Ctx<'_, Self>, timer: Self::Timer);
-    /// A workload command arrives.
-    fn on_input(&mut self, ctx: &mut Ctx<'_, Self>, input: Self::Input);
+    /// A timer set with [`Ctx::set_timer`] fires. Default: nothing.
+    fn on_timer(&mut self, ctx: &mut Ctx<'_, Self>, timer: Self::Timer) {
+        let _ = (ctx, timer);
+    }
+    /// A workload command arrives. Default: nothing.
+    fn on_input(&mut self, ctx: &mut Ctx<'_, Self>, input: Self::Input) {
+        let _ = (ctx, input);
+    }
 }
 
 /// Handle of a pending timer, to cancel it.

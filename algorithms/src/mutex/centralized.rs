@@ -19,8 +19,10 @@
 //! RELEASE came, assuming the holder died. A holder that is only slow (a pause, a long message
 //! delay) is still inside when the next one enters: two holders, mutual exclusion violated.
 
+use crate::spec::{Setup, Spec, Timed};
 use serde::{Deserialize, Serialize};
-use sincro_harness::{Ctx, NodeId, Observation, Process};
+use sincro_harness::fault::{FaultClass, FaultModel};
+use sincro_harness::{Ctx, NodeId, Observation, Process, SimRng};
 use std::collections::VecDeque;
 
 /// Messages.
@@ -87,13 +89,12 @@ impl Default for Params {
     }
 }
 
-/// Which behaviour.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Variant {
-    /// The textbook algorithm.
-    Correct,
-    /// The coordinator reclaims a grant after `lease_ms`.
-    LeaseTimeout,
+crate::variants! {
+    /// Which behaviour.
+    pub enum Variant {
+        Correct = "correct", "the textbook algorithm";
+        LeaseTimeout = "lease-timeout" (buggy), "the coordinator reclaims a grant after lease_ms: a slow holder overlaps the next";
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -221,6 +222,58 @@ impl Process for Centralized {
         } else {
             self.backlog.push_back(hold_ms);
         }
+    }
+}
+
+/// `mutex.centralized`: the algorithm's description for the registry, fuzzing and tests.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CentralizedSpec;
+
+impl Spec for CentralizedSpec {
+    type Node = Centralized;
+    type Params = Params;
+    type Variant = Variant;
+
+    fn name(&self) -> &'static str {
+        "mutex.centralized"
+    }
+    fn summary(&self) -> &'static str {
+        "centralized coordinator: request / grant / release with a FIFO queue"
+    }
+    fn source(&self) -> &'static str {
+        "seed 000 §6.3.2; seed 002 \"Exclusão Mútua\" (algoritmo centralizado)"
+    }
+    fn properties(&self) -> Vec<&'static str> {
+        vec!["mutual_exclusion", "liveness"]
+    }
+    fn fault_model(&self) -> FaultModel {
+        FaultModel {
+            tolerates: vec![FaultClass::Reordering, FaultClass::Pauses, FaultClass::ClockDrift],
+            summary: "reliable links with any delay and reordering, slow processes, drifting clocks; no crashes",
+        }
+    }
+    fn prepare(&self, setup: &mut Setup<'_, Self>) -> Result<(), String> {
+        let p = &setup.params;
+        if p.coordinator >= setup.nodes() {
+            return Err(format!(
+                "params.coordinator = {} does not exist (nodes = {})",
+                p.coordinator,
+                setup.nodes()
+            ));
+        }
+        if p.lease_ms == 0 {
+            return Err("params.lease_ms must be at least 1".into());
+        }
+        Ok(())
+    }
+    fn node(&self, variant: Variant, params: &Params, _id: NodeId) -> Centralized {
+        Centralized::new(variant, params.clone())
+    }
+    fn workload(&self, rng: &mut SimRng, nodes: usize, active_ms: u64) -> Vec<Timed<Input>> {
+        super::workload(rng, nodes, active_ms)
+    }
+    fn liveness_bound_ms(&self, setup: &Setup<'_, Self>) -> u64 {
+        super::fifo_liveness_bound_ms(setup)
     }
 }
 

@@ -31,8 +31,10 @@
 //! needs the process-id tie break.
 
 use crate::ordering::clocks::{LamportClock, LamportStamp};
+use crate::spec::{Setup, Spec, Timed};
 use serde::{Deserialize, Serialize};
-use sincro_harness::{Ctx, NodeId, Observation, Process};
+use sincro_harness::fault::{FaultClass, FaultModel};
+use sincro_harness::{Ctx, NodeId, Observation, Process, SimRng};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 /// A request stamp: Lamport clock, then process id (the reusable [`LamportStamp`]).
@@ -377,6 +379,143 @@ impl RicartAgrawala {
                 self.maybe_enter(ctx);
             }
         }
+    }
+}
+
+crate::variants! {
+    /// The variants of `mutex.ricart-agrawala`.
+    pub enum RaVariant {
+        Correct = "correct", "the textbook algorithm";
+        NoTiebreak = "no-tiebreak" (buggy), "stamps compared without the process id: equal clocks let both enter";
+    }
+}
+
+crate::variants! {
+    /// The variant of `mutex.ricart-agrawala-ft`.
+    pub enum FtVariant {
+        Correct = "correct", "the text's fix";
+    }
+}
+
+/// `mutex.ricart-agrawala`: the algorithm's description for the registry, fuzzing and tests.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RicartAgrawalaSpec;
+
+/// `mutex.ricart-agrawala-ft`, the text's fault-tolerant fix.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RicartAgrawalaFtSpec;
+
+/// The parameters both specs check: one initial clock per node, if any.
+fn check_initial_clocks(p: &Params, nodes: usize) -> Result<(), String> {
+    if !p.initial_clocks.is_empty() && p.initial_clocks.len() != nodes {
+        return Err(format!(
+            "params.initial_clocks has {} entries for {nodes} nodes",
+            p.initial_clocks.len()
+        ));
+    }
+    Ok(())
+}
+
+/// A node with its Lamport clock at `params.initial_clocks[id]` (0 by default).
+fn build(variant: Variant, p: &Params, id: NodeId) -> RicartAgrawala {
+    let time = p.initial_clocks.get(id).copied().unwrap_or(0);
+    RicartAgrawala::new(
+        variant,
+        LamportClock::new(id, time),
+        p.retry_ms,
+        p.max_retries,
+    )
+}
+
+impl Spec for RicartAgrawalaSpec {
+    type Node = RicartAgrawala;
+    type Params = Params;
+    type Variant = RaVariant;
+
+    fn name(&self) -> &'static str {
+        "mutex.ricart-agrawala"
+    }
+    fn summary(&self) -> &'static str {
+        "distributed: Lamport-stamped requests to all, lowest (clock, id) wins, deferred OKs"
+    }
+    fn source(&self) -> &'static str {
+        "seed 000 §6.3.4 (Fig. 6.15); seed 001"
+    }
+    fn properties(&self) -> Vec<&'static str> {
+        vec!["mutual_exclusion", "liveness"]
+    }
+    fn fault_model(&self) -> FaultModel {
+        FaultModel {
+            tolerates: vec![FaultClass::Reordering, FaultClass::Pauses, FaultClass::ClockDrift],
+            summary: "reliable channels with any delay and reordering, slow processes, drifting clocks; no crashes",
+        }
+    }
+    fn prepare(&self, setup: &mut Setup<'_, Self>) -> Result<(), String> {
+        check_initial_clocks(&setup.params, setup.nodes())
+    }
+    fn node(&self, variant: RaVariant, params: &Params, id: NodeId) -> RicartAgrawala {
+        let variant = match variant {
+            RaVariant::Correct => Variant::Correct,
+            RaVariant::NoTiebreak => Variant::NoTiebreak,
+        };
+        build(variant, params, id)
+    }
+    fn workload(&self, rng: &mut SimRng, nodes: usize, active_ms: u64) -> Vec<Timed<Input>> {
+        super::workload(rng, nodes, active_ms)
+    }
+    fn liveness_bound_ms(&self, setup: &Setup<'_, Self>) -> u64 {
+        super::fifo_liveness_bound_ms(setup)
+    }
+}
+
+impl Spec for RicartAgrawalaFtSpec {
+    type Node = RicartAgrawala;
+    type Params = Params;
+    type Variant = FtVariant;
+
+    fn name(&self) -> &'static str {
+        "mutex.ricart-agrawala-ft"
+    }
+    fn summary(&self) -> &'static str {
+        "Ricart–Agrawala fixed as the text proposes: always answer OK or DENY, resend on timeout, declare the silent dead"
+    }
+    fn source(&self) -> &'static str {
+        "seed 000 §6.3.4 (the fix, and problem 11 of ch. 6)"
+    }
+    fn properties(&self) -> Vec<&'static str> {
+        vec!["mutual_exclusion", "liveness"]
+    }
+    fn fault_model(&self) -> FaultModel {
+        FaultModel {
+            tolerates: vec![FaultClass::Reordering, FaultClass::Crashes, FaultClass::ClockDrift],
+            summary: "crashes with restart, any delay and reordering, drifting clocks; loss only while fewer than max_retries sends in a row are lost; not pauses or partitions (a live peer would be declared dead)",
+        }
+    }
+    /// Resend period and retries default to values derived from the scenario's latencies.
+    fn prepare(&self, setup: &mut Setup<'_, Self>) -> Result<(), String> {
+        check_initial_clocks(&setup.params, setup.nodes())?;
+        let lat = setup.max_latency_ms();
+        let p = &mut setup.params;
+        if p.retry_ms == 0 {
+            p.retry_ms = 2 * lat + 2;
+        }
+        if p.max_retries == 0 {
+            p.max_retries = 3;
+        }
+        Ok(())
+    }
+    fn node(&self, _: FtVariant, params: &Params, id: NodeId) -> RicartAgrawala {
+        build(Variant::FaultTolerant, params, id)
+    }
+    fn workload(&self, rng: &mut SimRng, nodes: usize, active_ms: u64) -> Vec<Timed<Input>> {
+        super::workload(rng, nodes, active_ms)
+    }
+    /// Each hand-off may wait for a resend (a lost OK), plus declaring the dead.
+    fn liveness_bound_ms(&self, setup: &Setup<'_, Self>) -> u64 {
+        let (retry_ms, max_retries) = (setup.params.retry_ms, setup.params.max_retries);
+        super::fifo_liveness_bound_ms(setup)
+            + setup.nodes() as u64 * retry_ms
+            + u64::from(max_retries + 1) * retry_ms
     }
 }
 

@@ -30,8 +30,10 @@
 //! finite: the old token dies at the first node that saw the new one, while without it both
 //! circulate for ever (corpus `token-ring-late-token*.json`).
 
+use crate::spec::{Setup, Spec, Timed};
 use serde::{Deserialize, Serialize};
-use sincro_harness::{Ctx, NodeId, Observation, Process, TimerId};
+use sincro_harness::fault::{FaultClass, FaultModel};
+use sincro_harness::{Ctx, NodeId, Observation, Process, SimRng, TimerId};
 use std::collections::VecDeque;
 
 /// A token generation: regeneration count, then the regenerating node.
@@ -72,15 +74,15 @@ pub enum Timer {
 
 pub use super::centralized::Input;
 
-/// Which version of the algorithm runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Variant {
-    /// Regenerated tokens carry a higher generation; older tokens are discarded.
-    Correct,
-    /// Buggy: a regenerated token is just a token. When the old one was only late (a delay
-    /// spike longer than `regen_timeout_ms`), both circulate for ever and two processes can hold
-    /// one each (seed `000` §6.3.5: "o token pode estar apenas atrasado").
-    NoGeneration,
+crate::variants! {
+    /// Which version of the algorithm runs. In `no-generation` a regenerated token is just a
+    /// token: when the old one was only late (a delay spike longer than `regen_timeout_ms`),
+    /// both circulate for ever and two processes can hold one each (seed `000` §6.3.5: "o
+    /// token pode estar apenas atrasado").
+    pub enum Variant {
+        Correct = "correct", "acked passes, dead successors skipped, lost token regenerated with a generation";
+        NoGeneration = "no-generation" (buggy), "a regenerated token has no generation: a late (not lost) token survives beside it";
+    }
 }
 
 /// Parameters (`params` in the scenario); zeros are replaced by defaults derived from the
@@ -291,6 +293,86 @@ impl Process for TokenRing {
         let Input::Acquire { hold_ms } = input;
         self.backlog.push_back(hold_ms);
         ctx.observe(Observation::CsRequest { resource: 0 });
+    }
+}
+
+/// `mutex.token-ring`: the algorithm's description for the registry, fuzzing and tests.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TokenRingSpec;
+
+impl Spec for TokenRingSpec {
+    type Node = TokenRing;
+    type Params = Params;
+    type Variant = Variant;
+
+    fn name(&self) -> &'static str {
+        "mutex.token-ring"
+    }
+    fn summary(&self) -> &'static str {
+        "token passed around a logical ring, acked; dead successors skipped; lost token regenerated"
+    }
+    fn source(&self) -> &'static str {
+        "seed 000 §6.3.5; seed 002 (algoritmo do anel); seed 001"
+    }
+    fn properties(&self) -> Vec<&'static str> {
+        vec!["mutual_exclusion", "liveness", "bounded_waiting"]
+    }
+    fn fault_model(&self) -> FaultModel {
+        FaultModel {
+            tolerates: vec![FaultClass::Reordering, FaultClass::ClockDrift],
+            summary: "reliable links with any delay and reordering, drifting clocks; timeouts misfire under pauses, crashes and loss",
+        }
+    }
+    /// Zeros are replaced by defaults derived from the scenario: the ACK timeout covers a round
+    /// trip at the worst latency the scenario can produce (a slow successor is not a dead
+    /// one); the regeneration timeout covers a full round of the ring at the usual latency
+    /// with everyone holding the resource once, three times over — so a delay spike longer
+    /// than that makes a late token look lost, the text's dilemma.
+    fn prepare(&self, setup: &mut Setup<'_, Self>) -> Result<(), String> {
+        let (lat_max, lat) = (setup.max_latency_ms(), setup.usual_latency_ms());
+        let round = setup.nodes() as u64 * (super::hold_max_ms(setup) + lat + 1);
+        let p = &mut setup.params;
+        if p.ack_timeout_ms == 0 {
+            p.ack_timeout_ms = 2 * lat_max + 2;
+        }
+        if p.regen_timeout_ms == 0 {
+            p.regen_timeout_ms = 3 * round + 10;
+        }
+        if p.regen_stagger_ms == 0 {
+            p.regen_stagger_ms = round + 1;
+        }
+        Ok(())
+    }
+    fn node(&self, variant: Variant, params: &Params, _id: NodeId) -> TokenRing {
+        TokenRing::new(variant, params.clone())
+    }
+    fn workload(&self, rng: &mut SimRng, nodes: usize, active_ms: u64) -> Vec<Timed<Input>> {
+        super::workload(rng, nodes, active_ms)
+    }
+    fn bug_classes(&self, variant: Variant) -> Vec<FaultClass> {
+        match variant {
+            Variant::NoGeneration => vec![FaultClass::DelaySpikes],
+            Variant::Correct => Vec::new(),
+        }
+    }
+    /// A node's k-th queued request waits at most k rounds of the ring; a round is at most
+    /// every node holding once plus one hop each.
+    fn liveness_bound_ms(&self, setup: &Setup<'_, Self>) -> u64 {
+        let lat = setup.max_latency_ms();
+        let round = setup.nodes() as u64 * (super::hold_max_ms(setup) + lat + 1);
+        let per_node_max = (0..setup.nodes())
+            .map(|n| {
+                setup
+                    .scenario
+                    .workload
+                    .iter()
+                    .filter(|w| w.node == n)
+                    .count() as u64
+            })
+            .max()
+            .unwrap_or(0);
+        let bound = (per_node_max + 1) * round + 2 * lat;
+        bound + bound / 10 + 10
     }
 }
 

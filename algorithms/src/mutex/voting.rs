@@ -26,8 +26,10 @@
 //! the `no_deadlock` checker finds such runs within a few seeds: the text's "starvation, low
 //! efficiency").
 
+use crate::spec::{Correct, Setup, Spec, Timed};
 use serde::{Deserialize, Serialize};
-use sincro_harness::{Ctx, NodeId, Observation, Process};
+use sincro_harness::fault::{FaultClass, FaultModel};
+use sincro_harness::{Ctx, NodeId, Observation, Process, SimRng};
 use std::collections::{BTreeSet, VecDeque};
 
 /// Messages.
@@ -317,6 +319,57 @@ impl Process for Voting {
         } else {
             self.backlog.push_back(hold_ms);
         }
+    }
+}
+
+/// `mutex.decentralized` (with [`Mode::Voting`]) and `mutex.quorum` (with [`Mode::Quorum`]).
+#[derive(Clone, Copy, Debug)]
+pub struct VotingSpec(pub Mode);
+
+impl Spec for VotingSpec {
+    type Node = Voting;
+    type Params = Params;
+    type Variant = Correct;
+
+    fn name(&self) -> &'static str {
+        match self.0 {
+            Mode::Voting => "mutex.decentralized",
+            Mode::Quorum => "mutex.quorum",
+        }
+    }
+    fn summary(&self) -> &'static str {
+        match self.0 {
+            Mode::Voting => "decentralized voting (Lin et al.): m > n/2 of n coordinators grant or deny; denied requesters back off",
+            Mode::Quorum => "quorum of seed 002: requests to all n coordinators, which queue; wait for m grants; release to all",
+        }
+    }
+    fn source(&self) -> &'static str {
+        match self.0 {
+            Mode::Voting => "seed 000 §6.3.3; seed 001",
+            Mode::Quorum => "seed 002 (Exclusão Mútua, quórum)",
+        }
+    }
+    fn properties(&self) -> Vec<&'static str> {
+        vec!["mutual_exclusion"]
+    }
+    fn fault_model(&self) -> FaultModel {
+        FaultModel {
+            tolerates: vec![FaultClass::Reordering, FaultClass::Pauses, FaultClass::ClockDrift],
+            summary: "reliable links with any delay and reordering, slow processes, drifting clocks; coordinator crashes (amnesia) break safety with a computable probability",
+        }
+    }
+    fn prepare(&self, setup: &mut Setup<'_, Self>) -> Result<(), String> {
+        setup.params = setup.params.clone().resolve(setup.nodes())?;
+        Ok(())
+    }
+    fn node(&self, _: Correct, params: &Params, _id: NodeId) -> Voting {
+        Voting::new(self.0, params.clone())
+    }
+    fn workload(&self, rng: &mut SimRng, nodes: usize, active_ms: u64) -> Vec<Timed<Input>> {
+        super::workload(rng, nodes, active_ms)
+    }
+    fn liveness_bound_ms(&self, setup: &Setup<'_, Self>) -> u64 {
+        super::fifo_liveness_bound_ms(setup)
     }
 }
 

@@ -1,0 +1,410 @@
+//! The one typed way to describe an algorithm: [`Spec`].
+//!
+//! An algorithm — a built-in one or a user's — is a [`Process`] (its node) plus a [`Spec`]
+//! written next to it, in the same file: its name, typed parameters, typed [`Variant`]s,
+//! the properties it promises, its fault model (stated once), how to build a node, a typed
+//! workload generator and its liveness bound. A blanket implementation turns every `Spec` into
+//! an [`Algorithm`], so whatever a built-in algorithm can do (fuzz, shrink, replay, render,
+//! matrix, check) a user's can, through the same API and with no adapter code.
+//!
+//! ```
+//! use serde::{Deserialize, Serialize};
+//! use sincro_algorithms::spec::{Correct, Spec, Timed};
+//! use sincro_algorithms::Algorithm;
+//! use sincro_harness::fault::{FaultClass, FaultModel};
+//! use sincro_harness::{Ctx, NodeId, Observation, Process, SimRng};
+//!
+//! /// Every node says it saw the ping.
+//! #[derive(Default)]
+//! struct Pinger;
+//!
+//! #[derive(Clone, Debug, Serialize, Deserialize)]
+//! #[serde(rename_all = "snake_case")]
+//! enum Input { Ping }
+//!
+//! impl Process for Pinger {
+//!     type Msg = ();
+//!     type Timer = ();
+//!     type Input = Input;
+//!     type Stable = ();
+//!     fn on_message(&mut self, ctx: &mut Ctx<'_, Self>, _from: NodeId, _msg: ()) {
+//!         ctx.observe(Observation::Note { text: "pinged".into() });
+//!     }
+//!     fn on_input(&mut self, ctx: &mut Ctx<'_, Self>, _input: Input) {
+//!         ctx.broadcast(());
+//!     }
+//! }
+//!
+//! #[derive(Clone)]
+//! struct PingSpec;
+//!
+//! impl Spec for PingSpec {
+//!     type Node = Pinger;
+//!     type Params = ();
+//!     type Variant = Correct;
+//!     fn name(&self) -> &'static str { "demo.ping" }
+//!     fn properties(&self) -> Vec<&'static str> { vec![] }
+//!     fn fault_model(&self) -> FaultModel {
+//!         FaultModel { tolerates: vec![FaultClass::Reordering], summary: "any delay" }
+//!     }
+//!     fn node(&self, _: Correct, _: &(), _id: NodeId) -> Pinger { Pinger }
+//!     fn workload(&self, rng: &mut SimRng, nodes: usize, active_ms: u64) -> Vec<Timed<Input>> {
+//!         vec![Timed { at_ms: rng.range_u64(0, active_ms), node: rng.index(nodes), input: Input::Ping }]
+//!     }
+//! }
+//!
+//! let sc = PingSpec.generate("correct", 7, &Default::default());
+//! let out = PingSpec.run(&sc, Default::default()).unwrap();
+//! assert!(out.verdict.is_pass());
+//! ```
+
+use crate::registry::{Algorithm, AlgorithmInfo, VariantInfo};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use sincro_harness::engine::{self, Factory, Outcome, RunOptions};
+use sincro_harness::fault::{FaultClass, FaultModel};
+use sincro_harness::{Checker, NodeId, Process, Scenario, ScenarioError, SimRng, WorkloadItem};
+use std::fmt::Debug;
+use std::rc::Rc;
+
+/// A variant of an algorithm: `correct` (the textbook algorithm) or a named twin, often a
+/// deliberately buggy one that fuzzing must catch.
+///
+/// Write the enum with [`variants!`](crate::variants), which derives everything from one
+/// line per variant; algorithms without twins use [`Correct`].
+pub trait Variant: Copy + Eq + Debug + Send + Sync + 'static {
+    /// Every variant, the textbook one first.
+    const ALL: &'static [Self];
+    /// Name used in scenarios and on the command line (`correct`, `lease-timeout`).
+    fn name(self) -> &'static str;
+    /// What it does differently, in one line.
+    fn summary(self) -> &'static str;
+    /// True for a deliberately broken variant (fuzzing must find its violation).
+    fn buggy(self) -> bool;
+
+    /// The variant called `name`, or an error listing the known names.
+    fn from_name(name: &str) -> Result<Self, String> {
+        Self::ALL
+            .iter()
+            .copied()
+            .find(|v| v.name() == name)
+            .ok_or_else(|| {
+                let known: Vec<_> = Self::ALL.iter().map(|v| v.name()).collect();
+                format!(
+                    "unknown variant `{name}`; known variants: {}",
+                    known.join(", ")
+                )
+            })
+    }
+}
+
+/// Declares a variant enum and its [`Variant`] implementation in one go:
+///
+/// ```
+/// sincro_algorithms::variants! {
+///     /// Variants of my lock.
+///     pub enum LockVariant {
+///         Correct = "correct", "the textbook algorithm";
+///         LeaseTimeout = "lease-timeout" (buggy), "a lease expires while its holder is slow";
+///     }
+/// }
+/// use sincro_algorithms::spec::Variant;
+/// assert_eq!(LockVariant::ALL.len(), 2);
+/// assert!(LockVariant::LeaseTimeout.buggy());
+/// assert_eq!(LockVariant::from_name("correct"), Ok(LockVariant::Correct));
+/// ```
+#[macro_export]
+macro_rules! variants {
+    (
+        $(#[$meta:meta])*
+        $vis:vis enum $name:ident {
+            $( $var:ident = $text:literal $(($buggy:ident))?, $summary:literal; )+
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        $vis enum $name {
+            $(
+                #[doc = $summary]
+                $var,
+            )+
+        }
+
+        impl $crate::spec::Variant for $name {
+            const ALL: &'static [Self] = &[$($name::$var),+];
+            fn name(self) -> &'static str {
+                match self { $($name::$var => $text,)+ }
+            }
+            fn summary(self) -> &'static str {
+                match self { $($name::$var => $summary,)+ }
+            }
+            fn buggy(self) -> bool {
+                match self { $($name::$var => $crate::variants!(@buggy $($buggy)?),)+ }
+            }
+        }
+    };
+    (@buggy buggy) => { true };
+    (@buggy) => { false };
+}
+
+variants! {
+    /// The only variant of an algorithm without twins: the textbook algorithm.
+    pub enum Correct {
+        Correct = "correct", "the textbook algorithm";
+    }
+}
+
+/// One typed workload command: `input` is given to `node` at `at_ms` of global time.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Timed<I> {
+    /// When, ms of global time.
+    pub at_ms: u64,
+    /// To which node.
+    pub node: NodeId,
+    /// The command.
+    pub input: I,
+}
+
+/// What a [`Spec`] sees of one run: the scenario, its variant and its parameters (parsed from
+/// `params`, with serde defaults, then completed by [`Spec::prepare`]).
+pub struct Setup<'a, S: Spec + ?Sized> {
+    /// The scenario being run.
+    pub scenario: &'a Scenario,
+    /// The variant it names.
+    pub variant: S::Variant,
+    /// Its parameters.
+    pub params: S::Params,
+}
+
+impl<S: Spec + ?Sized> Setup<'_, S> {
+    /// Number of nodes.
+    pub fn nodes(&self) -> usize {
+        self.scenario.nodes
+    }
+
+    /// The largest latency the scenario can produce, ms, delay spikes of the fault plan
+    /// included (see [`max_latency_ms`]).
+    pub fn max_latency_ms(&self) -> u64 {
+        max_latency_ms(self.scenario)
+    }
+
+    /// The usual latency bound, ms, without the spikes of the fault plan (see
+    /// [`usual_latency_ms`]).
+    pub fn usual_latency_ms(&self) -> u64 {
+        usual_latency_ms(self.scenario)
+    }
+
+    /// The workload, typed. Items that do not parse as the node's input are skipped (the
+    /// engine reports them as bad input when the run starts).
+    pub fn inputs(&self) -> impl Iterator<Item = Timed<<S::Node as Process>::Input>> + '_ {
+        self.scenario.workload.iter().filter_map(|w| {
+            serde_json::from_value(w.input.clone())
+                .ok()
+                .map(|input| Timed {
+                    at_ms: w.at_ms,
+                    node: w.node,
+                    input,
+                })
+        })
+    }
+}
+
+/// The description of an algorithm, written next to its [`Process`].
+///
+/// Implement the required items; the blanket `impl<S: Spec> Algorithm for S` does the shared
+/// steps once: the variant lookup, parsing `params`, choosing checkers from the properties
+/// (the spec's own [`Spec::checker`] first, then the built-in checkers by name), the liveness
+/// bound fallback, the workload in JSON, and the engine dispatch.
+pub trait Spec: Clone + Send + Sync + 'static {
+    /// The node.
+    type Node: Process;
+    /// Parameters (`params` of a scenario), with serde defaults; `()` when there are none.
+    type Params: Clone + Debug + Default + Serialize + DeserializeOwned + 'static;
+    /// The variants ([`Correct`] when there are no twins).
+    type Variant: Variant;
+
+    /// Registered name, `family.algorithm` (e.g. `mutex.centralized`).
+    fn name(&self) -> &'static str;
+    /// One line.
+    fn summary(&self) -> &'static str {
+        ""
+    }
+    /// Where the algorithm is described (a seed text's section, a paper).
+    fn source(&self) -> &'static str {
+        ""
+    }
+    /// The properties it promises, by checker name (built-in ones such as
+    /// `mutual_exclusion`, or this spec's own from [`Spec::checker`]).
+    fn properties(&self) -> Vec<&'static str>;
+    /// The faults it tolerates: fuzzing inside this model must never find a violation.
+    fn fault_model(&self) -> FaultModel;
+
+    /// Checks and completes the parameters for this scenario (e.g. a node id that must
+    /// exist, a timeout derived from the latencies). The error names the parameter.
+    fn prepare(&self, setup: &mut Setup<'_, Self>) -> Result<(), String> {
+        let _ = setup;
+        Ok(())
+    }
+    /// Builds node `id` (at start, and again at each restart after a crash) from the
+    /// variant and the prepared parameters.
+    fn node(&self, variant: Self::Variant, params: &Self::Params, id: NodeId) -> Self::Node;
+    /// A workload for a generated scenario: inputs inside `[0, active_ms]`.
+    fn workload(
+        &self,
+        rng: &mut SimRng,
+        nodes: usize,
+        active_ms: u64,
+    ) -> Vec<Timed<<Self::Node as Process>::Input>>;
+    /// How long after the faults stop (ms) every liveness property must be met in this run.
+    /// The default, for algorithms without liveness properties, is four times the largest
+    /// latency plus 10 ms.
+    fn liveness_bound_ms(&self, setup: &Setup<'_, Self>) -> u64 {
+        4 * setup.max_latency_ms() + 10
+    }
+    /// Fault classes outside the model that a buggy variant needs before its bug can show;
+    /// generated scenarios of that variant draw them too.
+    fn bug_classes(&self, variant: Self::Variant) -> Vec<FaultClass> {
+        let _ = variant;
+        Vec::new()
+    }
+    /// The checker of a property this spec defines itself (or builds differently from the
+    /// built-in one); `Ok(None)` falls back to the checkers registered by name.
+    fn checker(
+        &self,
+        property: &str,
+        setup: &Setup<'_, Self>,
+        bound_ms: u64,
+    ) -> Result<Option<Box<dyn Checker>>, String> {
+        let _ = (property, setup, bound_ms);
+        Ok(None)
+    }
+}
+
+impl<S: Spec> Algorithm for S {
+    fn info(&self) -> AlgorithmInfo {
+        AlgorithmInfo {
+            name: self.name(),
+            summary: self.summary(),
+            source: self.source(),
+            variants: S::Variant::ALL
+                .iter()
+                .map(|&v| VariantInfo {
+                    name: v.name(),
+                    buggy: v.buggy(),
+                    summary: v.summary(),
+                })
+                .collect(),
+            properties: self.properties(),
+            fault_model: self.fault_model(),
+        }
+    }
+
+    fn run(&self, sc: &Scenario, options: RunOptions) -> Result<Outcome, ScenarioError> {
+        let setup = self.setup(sc)?;
+        let bound = sc
+            .checks
+            .liveness_bound_ms
+            .unwrap_or_else(|| self.liveness_bound_ms(&setup));
+        let checkers = crate::registry::checkers_with(&self.info(), sc, bound, |p| {
+            self.checker(p, &setup, bound).map_err(ScenarioError)
+        })?;
+        let (spec, variant, params) = (self.clone(), setup.variant, setup.params);
+        let factory: Factory<S::Node> = Rc::new(move |id| spec.node(variant, &params, id));
+        engine::run(sc, factory, checkers, options)
+    }
+
+    fn workload(&self, rng: &mut SimRng, nodes: usize, active_ms: u64) -> Vec<WorkloadItem> {
+        Spec::workload(self, rng, nodes, active_ms)
+            .into_iter()
+            .map(|t| WorkloadItem {
+                at_ms: t.at_ms,
+                node: t.node,
+                input: serde_json::to_value(&t.input).expect("a workload input serializes"),
+            })
+            .collect()
+    }
+
+    fn liveness_bound_ms(&self, sc: &Scenario) -> u64 {
+        match self.setup(sc) {
+            Ok(setup) => Spec::liveness_bound_ms(self, &setup),
+            Err(_) => 0,
+        }
+    }
+
+    fn bug_classes(&self, variant: &str) -> Vec<FaultClass> {
+        S::Variant::from_name(variant)
+            .map(|v| Spec::bug_classes(self, v))
+            .unwrap_or_default()
+    }
+}
+
+/// The shared first steps of a run: variant, parameters, [`Spec::prepare`].
+trait SetupExt: Spec {
+    fn setup<'a>(&self, sc: &'a Scenario) -> Result<Setup<'a, Self>, ScenarioError> {
+        let variant = Self::Variant::ALL
+            .iter()
+            .copied()
+            .find(|v| v.name() == sc.variant)
+            .ok_or_else(|| {
+                let known: Vec<_> = Self::Variant::ALL.iter().map(|v| v.name()).collect();
+                ScenarioError(format!(
+                    "unknown variant `{}` of {}; known variants: {}",
+                    sc.variant,
+                    self.name(),
+                    known.join(", ")
+                ))
+            })?;
+        let params: Self::Params = parse_params(sc)?;
+        let mut setup = Setup {
+            scenario: sc,
+            variant,
+            params,
+        };
+        self.prepare(&mut setup).map_err(ScenarioError)?;
+        Ok(setup)
+    }
+}
+
+impl<S: Spec> SetupExt for S {}
+
+/// Parses a scenario's `params` (null: the defaults); the error names the algorithm.
+pub fn parse_params<T: DeserializeOwned + Default>(sc: &Scenario) -> Result<T, ScenarioError> {
+    if sc.params.is_null() {
+        return Ok(T::default());
+    }
+    serde_json::from_value(sc.params.clone())
+        .map_err(|e| ScenarioError(format!("params are not valid for {}: {e}", sc.algorithm)))
+}
+
+/// The largest message latency a scenario can produce, ms: its latency distribution, its
+/// static link overrides and any latency a fault sets later (delay spikes included).
+pub fn max_latency_ms(sc: &Scenario) -> u64 {
+    let faults = sc.faults.iter().filter_map(|f| match &f.fault {
+        sincro_harness::Fault::SetLinks(o) => o.latency.as_ref().map(|l| l.max_ns()),
+        _ => None,
+    });
+    faults
+        .chain(std::iter::once(usual_latency_ns(sc)))
+        .max()
+        .unwrap_or(0)
+        .div_ceil(sincro_harness::NS_PER_MS)
+}
+
+/// The usual latency bound, ms: the latency distribution and static link overrides, without
+/// the spikes a fault plan may add. Timeouts that decide "lost" are sized from it.
+pub fn usual_latency_ms(sc: &Scenario) -> u64 {
+    usual_latency_ns(sc).div_ceil(sincro_harness::NS_PER_MS)
+}
+
+fn usual_latency_ns(sc: &Scenario) -> u64 {
+    let over = sc
+        .network
+        .links
+        .iter()
+        .filter_map(|l| l.latency.as_ref())
+        .map(|l| l.max_ns());
+    std::iter::once(sc.network.latency.max_ns())
+        .chain(over)
+        .max()
+        .unwrap_or(0)
+}
