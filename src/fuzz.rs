@@ -990,11 +990,21 @@ fn write_failure(s: &mut String, r: &TargetReport, f: &Failure) {
                 sh.steps,
                 if sh.interrupted { ", interrupted" } else { "" }
             );
-            let _ = writeln!(s, "  replay: sincro replay {}", sp.display());
+            let _ = writeln!(
+                s,
+                "  replay: {} replay {}",
+                crate::program_name(),
+                sp.display()
+            );
         }
     }
     if let Some(p) = &f.path {
-        let _ = writeln!(s, "  replay the original: sincro replay {}", p.display());
+        let _ = writeln!(
+            s,
+            "  replay the original: {} replay {}",
+            crate::program_name(),
+            p.display()
+        );
     }
 }
 
@@ -1024,16 +1034,18 @@ fn failure_text(f: &Failure) -> String {
     if let Some(sp) = f.shrunk.as_ref().and_then(|s| s.path.as_ref()) {
         let _ = write!(
             t,
-            "\nshrunk file: {}\nreplay: sincro replay {}",
+            "\nshrunk file: {}\nreplay: {} replay {}",
             sp.display(),
+            crate::program_name(),
             sp.display()
         );
     }
     if let Some(p) = &f.path {
         let _ = write!(
             t,
-            "\noriginal file: {}\nreplay the original: sincro replay {}",
+            "\noriginal file: {}\nreplay the original: {} replay {}",
             p.display(),
+            crate::program_name(),
             p.display()
         );
     }

@@ -8,14 +8,33 @@
 
 #![warn(missing_docs)]
 
+#[cfg(feature = "cli")]
 pub mod bench;
+#[cfg(feature = "cli")]
+pub mod cli;
 pub mod fuzz;
+#[cfg(feature = "cli")]
 pub mod show;
+#[cfg(feature = "cli")]
 pub mod table;
+pub mod testing;
 
 pub use sincro_algorithms as algorithms;
 pub use sincro_checkers as checkers;
 pub use sincro_harness as harness;
+
+static PROGRAM: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+
+/// The name of the command that replays a failure, as replay lines print it: `sincro`, or the
+/// name of a user's own binary over [`cli::main_with`](crate::cli).
+pub fn program_name() -> &'static str {
+    PROGRAM.get().map_or("sincro", String::as_str)
+}
+
+/// Sets the name [`program_name`] returns (the first call wins).
+pub fn set_program_name(name: impl Into<String>) {
+    let _ = PROGRAM.set(name.into());
+}
 
 /// Exit codes of the `sincro` command.
 pub mod exit {

@@ -224,7 +224,9 @@ pub struct Judged {
     pub end_ns: u64,
 }
 
-/// Judges `trace` offline against `properties` with [`sincro_checkers::by_name`] and
+/// Judges `trace` offline against `properties` with the installed registry's checkers
+/// ([`Registry::checker`](crate::algorithms::Registry::checker): a user's, then the built-in
+/// ones) and
 /// [`check_trace`]: the verdict ([`Verdict::Pass`] or [`Verdict::Violation`]) and what it
 /// assumed. Errors name an unknown property (listing the known ones) or a missing bound.
 pub fn judge(
@@ -232,17 +234,19 @@ pub fn judge(
     properties: &[String],
     args: &JudgeArgs,
 ) -> Result<(Verdict, Judged), String> {
+    let registry = crate::algorithms::Registry::current();
+    let known = registry.properties();
     if properties.is_empty() {
         return Err(format!(
             "no property to check; known properties: {}",
-            sincro_checkers::PROPERTIES.join(", ")
+            known.join(", ")
         ));
     }
     for p in properties {
-        if !sincro_checkers::PROPERTIES.contains(&p.as_str()) {
+        if !known.contains(&p.as_str()) {
             return Err(format!(
                 "unknown property `{p}`; known properties: {}",
-                sincro_checkers::PROPERTIES.join(", ")
+                known.join(", ")
             ));
         }
     }
@@ -290,7 +294,8 @@ pub fn judge(
     let mut checkers = properties
         .iter()
         .map(|p| {
-            sincro_checkers::by_name(p, &scenario, bound)
+            registry
+                .checker(p, &scenario, bound)
                 .ok_or_else(|| format!("no checker for property `{p}`"))
         })
         .collect::<Result<Vec<_>, String>>()?;

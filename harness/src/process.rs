@@ -124,6 +124,39 @@ pub enum Observation {
         /// The text.
         text: String,
     },
+    /// A user's own observation, for a user's own checker: a `kind` the checker matches on
+    /// and any JSON `data` (see [`Observation::user`]). Traces record it and renderers show
+    /// it as `kind data`; the built-in checkers ignore it.
+    User {
+        /// What is observed, e.g. `primary_on`.
+        kind: String,
+        /// Its details (`null` when there are none).
+        #[serde(default, skip_serializing_if = "serde_json::Value::is_null")]
+        data: serde_json::Value,
+    },
+}
+
+impl Observation {
+    /// A user observation of `kind` with `data` serialized to JSON (e.g. a struct of the
+    /// user's, or `()` for none).
+    ///
+    /// # Panics
+    /// If `data` cannot be serialized to JSON (a map with non-string keys, say): a
+    /// programming error in the algorithm under test, reported like any of its panics.
+    pub fn user(kind: impl Into<String>, data: impl Serialize) -> Self {
+        Observation::User {
+            kind: kind.into(),
+            data: serde_json::to_value(data).expect("an observation's data serializes to JSON"),
+        }
+    }
+
+    /// The kind and data of a [`Observation::User`], if this is one.
+    pub fn as_user(&self) -> Option<(&str, &serde_json::Value)> {
+        match self {
+            Observation::User { kind, data } => Some((kind, data)),
+            _ => None,
+        }
+    }
 }
 
 /// A clock adjustment made by the algorithm, as recorded in the trace.

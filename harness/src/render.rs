@@ -37,6 +37,8 @@ pub fn observation_text(obs: &Observation) -> String {
         Observation::WaitEnd { waiter, on } => format!("wait_end n{waiter} -> n{on}"),
         Observation::DeadlockDetected { initiator } => format!("DEADLOCK detected by n{initiator}"),
         Observation::Note { text } => format!("note {text}"),
+        Observation::User { kind, data } if data.is_null() => kind.clone(),
+        Observation::User { kind, data } => format!("{kind} {data}"),
     }
 }
 

@@ -7,13 +7,13 @@
 //! declared fault model is a regression (exit 1); outside it, a break is the measured version of
 //! the textbook's "problems" column.
 
-use crate::{interrupt_flag, shrink_options};
+use super::{interrupt_flag, shrink_options};
+use crate::algorithms::{self, Algorithm};
+use crate::exit;
+use crate::fuzz::{self, CampaignOptions, FuzzConfig, Live, Target, TargetReport, TargetRun};
+use crate::harness::fault::FaultClass;
+use crate::harness::gen::GenOptions;
 use indicatif::{ProgressBar, ProgressStyle};
-use sincro::algorithms::{self, Algorithm};
-use sincro::exit;
-use sincro::fuzz::{self, CampaignOptions, FuzzConfig, Live, Target, TargetReport, TargetRun};
-use sincro::harness::fault::FaultClass;
-use sincro::harness::gen::GenOptions;
 use std::fmt::Write as _;
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -148,7 +148,8 @@ fn render(t: &Table, seeds: u64) -> String {
                 f.seed,
                 f.label,
                 file.map_or(" (not written)".into(), |p| format!(
-                    ": `sincro replay {}`",
+                    ": `{} replay {}`",
+                    crate::program_name(),
                     p.display()
                 )),
             );

@@ -1,0 +1,282 @@
+//! A lease-based primary, as a user of Sincro would write one: the algorithm, its description
+//! for Sincro ([`LeasePrimary`]) and its own property ([`AtMostOnePrimary`]) in one file.
+//!
+//! **Algorithm.** A node that knows no primary asks every node for a lease of `lease_ms`
+//! (round `r`, sent at local time `t0`). A node grants it when it has promised nothing to
+//! anyone else, and promises, in stable storage, to grant no one else for `lease_ms` from
+//! the moment it received the request. With grants from a majority (its own included) the
+//! candidate acts as primary until `t0 + lease_ms × (1 − margin)` on its own clock, renewing
+//! every tick. Two majorities share a node, and that node's promises do not overlap, so two
+//! primaries never act at once.
+//!
+//! **Fault model.** Partitions, crashes with restart (promises and rounds are in stable
+//! storage), loss, duplication, reordering, clock drift. Not pauses (a paused primary cannot
+//! step down in time: the classic stop-the-world pause) nor clock jumps (a lease is a
+//! duration on a clock).
+//!
+//! **Variant `no-step-down`** (buggy): the primary keeps acting when its lease runs out. Cut
+//! off by a partition or by lost renewals, the old primary goes on beside the new one: split
+//! brain, which [`AtMostOnePrimary`] catches.
+
+use serde::{Deserialize, Serialize};
+use sincro::algorithms::spec::{Setup, Spec, Timed};
+use sincro::harness::fault::{FaultClass, FaultModel};
+use sincro::harness::trace::{Event, EventKind};
+use sincro::harness::{
+    Checker, Ctx, Fault, NodeId, Observation, Process, PropertyClass, Violation,
+};
+use std::collections::BTreeMap;
+
+sincro::algorithms::variants! {
+    /// Which behaviour.
+    pub enum Variant {
+        Correct = "correct", "steps down when its lease runs out";
+        NoStepDown = "no-step-down" (buggy), "keeps acting after its lease runs out: split brain";
+    }
+}
+
+/// Parameters (`params` of a scenario).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Params {
+    /// Length of a lease, local ms.
+    pub lease_ms: u64,
+    /// Period of asks and renewals, local ms (node `i` waits `tick_ms + 7 i`).
+    pub tick_ms: u64,
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        Params {
+            lease_ms: 100,
+            tick_ms: 30,
+        }
+    }
+}
+
+/// Messages.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub enum Msg {
+    /// May I be primary (round `r`)?
+    Ask(u64),
+    /// Yes, for round `r`.
+    Grant(u64),
+}
+
+/// Timers.
+#[derive(Clone, Debug)]
+pub enum Timer {
+    /// Time to ask, or to renew.
+    Tick,
+    /// The lease may have run out.
+    Expire,
+}
+
+/// What survives a crash.
+#[derive(Clone, Debug, Default)]
+pub struct Stable {
+    /// Promised to this node until this local time, ns.
+    promise: Option<(NodeId, i64)>,
+    /// Last round asked.
+    round: u64,
+}
+
+/// One node.
+pub struct Node {
+    variant: Variant,
+    params: Params,
+    /// Open rounds: when each was asked, and who granted it.
+    asks: BTreeMap<u64, (i64, Vec<NodeId>)>,
+    /// Acting as primary until this local time, ns.
+    lease_end: Option<i64>,
+}
+
+const NS_PER_MS: i64 = 1_000_000;
+
+impl Node {
+    fn lease_ns(&self) -> i64 {
+        self.params.lease_ms as i64 * NS_PER_MS
+    }
+
+    /// Promises `to` (when free, or already promised to it) until `lease_ms` from now.
+    fn promise(&self, ctx: &mut Ctx<'_, Self>, to: NodeId) -> bool {
+        let now = ctx.now();
+        let free = match ctx.stable().promise {
+            Some((holder, until)) => holder == to || until <= now,
+            None => true,
+        };
+        if free {
+            ctx.stable_mut().promise = Some((to, now + self.lease_ns()));
+        }
+        free
+    }
+}
+
+impl Process for Node {
+    type Msg = Msg;
+    type Timer = Timer;
+    type Input = ();
+    type Stable = Stable;
+
+    fn on_start(&mut self, ctx: &mut Ctx<'_, Self>) {
+        let tick = self.params.tick_ms + 7 * ctx.id() as u64;
+        ctx.set_timer_ms(tick, Timer::Tick);
+    }
+
+    fn on_timer(&mut self, ctx: &mut Ctx<'_, Self>, timer: Timer) {
+        match timer {
+            Timer::Tick => {
+                let me = ctx.id();
+                if self.promise(ctx, me) {
+                    let round = ctx.stable().round + 1;
+                    ctx.stable_mut().round = round;
+                    self.asks.insert(round, (ctx.now(), vec![me]));
+                    self.asks.retain(|&r, _| r + 4 > round);
+                    ctx.broadcast(Msg::Ask(round));
+                }
+                let tick = self.params.tick_ms + 7 * me as u64;
+                ctx.set_timer_ms(tick, Timer::Tick);
+            }
+            Timer::Expire => match self.lease_end {
+                Some(end) if end <= ctx.now() && self.variant == Variant::Correct => {
+                    self.lease_end = None;
+                    ctx.observe(Observation::user("primary_off", ()));
+                }
+                _ => {}
+            },
+        }
+    }
+
+    fn on_message(&mut self, ctx: &mut Ctx<'_, Self>, from: NodeId, msg: Msg) {
+        match msg {
+            Msg::Ask(round) => {
+                if self.promise(ctx, from) {
+                    ctx.send(from, Msg::Grant(round));
+                }
+            }
+            Msg::Grant(round) => {
+                let lease_ns = self.lease_ns();
+                let Some((t0, granted)) = self.asks.get_mut(&round) else {
+                    return;
+                };
+                if !granted.contains(&from) {
+                    granted.push(from);
+                }
+                let end = *t0 + lease_ns * 9 / 10;
+                if 2 * granted.len() <= ctx.nodes() || end <= ctx.now() {
+                    return;
+                }
+                if self.lease_end.is_none() {
+                    ctx.observe(Observation::user("primary_on", ()));
+                }
+                if self.lease_end.is_none_or(|e| e < end) {
+                    self.lease_end = Some(end);
+                    ctx.set_timer_at(end, Timer::Expire);
+                }
+            }
+        }
+    }
+}
+
+/// `demo.lease-primary`: the algorithm's description for Sincro.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LeasePrimary;
+
+impl Spec for LeasePrimary {
+    type Node = Node;
+    type Params = Params;
+    type Variant = Variant;
+
+    fn name(&self) -> &'static str {
+        "demo.lease-primary"
+    }
+    fn summary(&self) -> &'static str {
+        "a primary holds a majority lease and steps down when it runs out"
+    }
+    fn properties(&self) -> Vec<&'static str> {
+        vec![AT_MOST_ONE_PRIMARY]
+    }
+    fn fault_model(&self) -> FaultModel {
+        use FaultClass::*;
+        FaultModel {
+            tolerates: vec![Partitions, Crashes, Loss, Duplication, Reordering, ClockDrift],
+            summary: "partitions, crashes with restart, loss, duplication, reordering, drift; not pauses or clock jumps",
+        }
+    }
+    fn prepare(&self, setup: &mut Setup<'_, Self>) -> Result<(), String> {
+        let p = &setup.params;
+        if p.lease_ms == 0 || p.lease_ms > 3_600_000 || p.tick_ms == 0 || p.tick_ms >= p.lease_ms {
+            return Err("params: need 0 < tick_ms < lease_ms <= 3600000".into());
+        }
+        Ok(())
+    }
+    fn node(&self, variant: Variant, params: &Params, _id: NodeId) -> Node {
+        Node {
+            variant,
+            params: params.clone(),
+            asks: BTreeMap::new(),
+            lease_end: None,
+        }
+    }
+    fn workload(&self, _: &mut sincro::harness::SimRng, _: usize, _: u64) -> Vec<Timed<()>> {
+        Vec::new()
+    }
+    fn checker(
+        &self,
+        property: &str,
+        _: &Setup<'_, Self>,
+        _: u64,
+    ) -> Result<Option<Box<dyn Checker>>, String> {
+        Ok((property == AT_MOST_ONE_PRIMARY).then(|| Box::new(AtMostOnePrimary::default()) as _))
+    }
+}
+
+/// The property [`AtMostOnePrimary`] checks.
+pub const AT_MOST_ONE_PRIMARY: &str = "at_most_one_primary";
+
+/// At no instant do two nodes act as primary (`primary_on` … `primary_off`, or a crash).
+#[derive(Debug, Default)]
+pub struct AtMostOnePrimary {
+    /// The acting primary and the event where it began.
+    acting: Option<(NodeId, u64)>,
+}
+
+impl Checker for AtMostOnePrimary {
+    fn property(&self) -> &'static str {
+        AT_MOST_ONE_PRIMARY
+    }
+
+    fn on_event(&mut self, ev: &Event) -> Result<(), Violation> {
+        let node = ev.node;
+        match &ev.kind {
+            EventKind::Observe { obs } => match obs.as_user() {
+                Some(("primary_on", _)) => match self.acting {
+                    Some((other, since)) if Some(other) != node => {
+                        return Err(Violation {
+                            property: AT_MOST_ONE_PRIMARY.into(),
+                            class: PropertyClass::Safety,
+                            explanation: format!(
+                                "node {} acts as primary while node {other} still does",
+                                node.unwrap_or(usize::MAX)
+                            ),
+                            t_ns: ev.t_ns,
+                            events: vec![since, ev.id],
+                        })
+                    }
+                    _ => self.acting = node.map(|n| (n, ev.id)),
+                },
+                Some(("primary_off", _)) if self.acting.map(|a| a.0) == node => self.acting = None,
+                _ => {}
+            },
+            EventKind::Fault {
+                fault: Fault::Crash { node: n },
+            } if self.acting.map(|a| a.0) == Some(*n) => self.acting = None,
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self, _end_t_ns: u64) -> Result<(), Violation> {
+        Ok(())
+    }
+}

@@ -1,0 +1,590 @@
+//! The `sincro` command line as a library: [`main_with`] runs every command (`list`, `run`,
+//! `replay`, `fuzz`, `matrix`, `show`, `check`, `diff`, `bench`, `table`) over a
+//! [`Registry`], so a user's own binary has every command for their algorithms too:
+//!
+//! ```no_run
+//! use sincro::algorithms::Registry;
+//! # #[derive(Clone)] struct MyAlgorithm;
+//! # impl sincro::algorithms::Algorithm for MyAlgorithm {
+//! #     fn info(&self) -> sincro::algorithms::AlgorithmInfo { unimplemented!() }
+//! #     fn run(&self, _: &sincro::harness::Scenario, _: sincro::harness::RunOptions)
+//! #         -> Result<sincro::harness::Outcome, sincro::harness::ScenarioError> { unimplemented!() }
+//! #     fn workload(&self, _: &mut sincro::harness::SimRng, _: usize, _: u64)
+//! #         -> Vec<sincro::harness::WorkloadItem> { vec![] }
+//! #     fn liveness_bound_ms(&self, _: &sincro::harness::Scenario) -> u64 { 0 }
+//! # }
+//! fn main() -> std::process::ExitCode {
+//!     sincro::cli::main_with(Registry::builtin().with(MyAlgorithm))
+//! }
+//! ```
+
+use crate::algorithms::{self, Registry};
+use crate::exit;
+use crate::fuzz::{self, CampaignOptions, FuzzConfig, Live, Rss, Shard, Target};
+use crate::harness::engine::{install_panic_hook, RunOptions};
+use crate::harness::gen::GenOptions;
+use crate::harness::shrink::ShrinkOptions;
+use crate::harness::{render, EngineKind, Scenario};
+use clap::{Parser, Subcommand, ValueEnum};
+use indicatif::{ProgressBar, ProgressStyle};
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+mod matrix;
+
+/// Sincro: deterministic simulation, fault injection and property checking for distributed
+/// synchronization algorithms.
+///
+/// Exit codes: 0 pass, 1 property violated (fuzz: unexpected verdict), 2 bad input,
+/// 3 the algorithm panicked, 4 a run limit was hit, 5 nondeterminism detected,
+/// 130 interrupted by Ctrl-C (fuzz, matrix: what was found is written).
+#[derive(Parser)]
+#[command(name = "sincro", version, about, long_about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Engine {
+    /// Sincro's discrete-event engine (fast).
+    Native,
+    /// Every node a turmoil host over simulated UDP.
+    Turmoil,
+    /// Every node a madsim node over madsim's network (builds with RUSTFLAGS=\"--cfg madsim\").
+    Madsim,
+}
+
+impl From<Engine> for EngineKind {
+    fn from(e: Engine) -> Self {
+        match e {
+            Engine::Native => EngineKind::Native,
+            Engine::Turmoil => EngineKind::Turmoil,
+            Engine::Madsim => EngineKind::Madsim,
+        }
+    }
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+enum Render {
+    /// Text timeline, one line per event.
+    Text,
+    /// Only the verdict.
+    None,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// List the algorithms, their variants, properties and fault models.
+    List,
+    /// Run a scenario file and print its verdict.
+    Run(RunArgs),
+    /// Replay a scenario file (e.g. a fuzz failure) and print its trace as a timeline.
+    Replay(RunArgs),
+    /// Fuzz: generate scenarios from seeds, run them, write every failure as a replayable file.
+    Fuzz(FuzzArgs),
+    /// Fault-tolerance matrix: for each algorithm and fault class, which declared properties
+    /// hold, and a shrunk counterexample for each that breaks.
+    Matrix(matrix::MatrixArgs),
+    /// Measure engine speed: token ring and all-to-all broadcast on the native engine, on
+    /// turmoil, and on a bare BinaryHeap loop (the reference limit).
+    Bench(crate::bench::BenchArgs),
+    /// Measured comparison tables (e.g. `mutex`: Table 6.1, messages and delay per entry).
+    Table(crate::table::TableArgs),
+    /// Render a scenario's run or a recorded trace: text timeline, Mermaid, or HTML diagram.
+    Show(crate::show::ShowArgs),
+    /// Judge a trace recorded elsewhere (JSON Lines) against properties.
+    Check(crate::show::CheckArgs),
+    /// Compare two traces of the same scenario: the first diverging event and its context.
+    Diff(crate::show::DiffArgs),
+}
+
+#[derive(clap::Args)]
+struct RunArgs {
+    /// The scenario JSON file.
+    scenario: PathBuf,
+    /// Also write the trace as JSON Lines to this file.
+    #[arg(long)]
+    trace: Option<PathBuf>,
+    /// How to print the trace (`replay` defaults to text, `run` to none).
+    #[arg(long, value_enum)]
+    render: Option<Render>,
+    /// Run on this engine instead of the one the scenario names.
+    #[arg(long, value_enum)]
+    engine: Option<Engine>,
+}
+
+/// Campaign budget, shared by the targets.
+const TIME_HELP: &str = "Wall-clock budget for the whole campaign, e.g. 60s, 5m, 1h30m. \
+Without --seeds the seeds are unbounded until the budget ends; with --seeds, whichever ends \
+first. The budget is shared by the targets: the time left is split evenly among the targets \
+still running, in rounds, and a target that ends early (seeds exhausted, or a buggy variant \
+caught) hands its leftover on to the others.";
+
+#[derive(clap::Args)]
+struct FuzzArgs {
+    /// Algorithms to fuzz: `all`, a name, a family glob (`clock.*`), or a comma list of these;
+    /// `!` excludes (`all,!clock.*`).
+    #[arg(long, short, default_value = "all")]
+    algorithm: String,
+    /// Variant to fuzz, or `all` (buggy variants are expected to fail).
+    #[arg(long, default_value = "all")]
+    variant: String,
+    /// Seeds per (algorithm, variant) [default: 1000, or unbounded with --time].
+    #[arg(long)]
+    seeds: Option<u64>,
+    #[arg(long, value_name = "DURATION", value_parser = fuzz::parse_duration, help = TIME_HELP)]
+    time: Option<Duration>,
+    /// Run only shard K of N (1-based): the seeds s with (s - seed-start) % N == K-1, so N CI
+    /// jobs with --shard 1/N .. N/N cover the range exactly once. A buggy variant must be
+    /// caught within each shard.
+    #[arg(long, value_name = "K/N", default_value = "1/1")]
+    shard: Shard,
+    /// First seed.
+    #[arg(long, default_value_t = 0)]
+    seed_start: u64,
+    /// Engine for the generated scenarios.
+    #[arg(long, value_enum, default_value = "native")]
+    engine: Engine,
+    /// Worker threads: one run per thread, each run single-threaded and deterministic.
+    #[arg(long, short, default_value_t = 1)]
+    jobs: usize,
+    /// Count every failure instead of stopping a target at its first one.
+    #[arg(long)]
+    keep_going: bool,
+    /// Also draw faults outside each algorithm's declared fault model (exploration).
+    #[arg(long)]
+    beyond_model: bool,
+    /// Run every seed twice and compare the traces byte for byte.
+    #[arg(long)]
+    check_determinism: bool,
+    /// Length of the faulty phase of each scenario, ms (then everything heals).
+    #[arg(long, default_value_t = 1000)]
+    active_ms: u64,
+    /// Smallest node count.
+    #[arg(long, default_value_t = 3)]
+    nodes_min: usize,
+    /// Largest node count.
+    #[arg(long, default_value_t = 6)]
+    nodes_max: usize,
+    /// Directory for failing scenarios (`<alg>.<variant>.seed<N>.json` and `.shrunk.json`).
+    #[arg(long, default_value = "failures")]
+    out: PathBuf,
+    /// With --keep-going, write (and shrink) at most this many failures per target.
+    #[arg(long, default_value_t = 20)]
+    max_files: usize,
+    /// Do not shrink failures (only the generated scenario is written).
+    #[arg(long)]
+    no_shrink: bool,
+    /// At most this many candidate runs when shrinking one failure [default: the shrinker's].
+    #[arg(long, value_name = "N")]
+    shrink_runs: Option<usize>,
+    /// Also write a JUnit XML report to this file.
+    #[arg(long, value_name = "FILE")]
+    junit: Option<PathBuf>,
+    /// No progress display on stderr.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+/// The `sincro` command over the built-in algorithms.
+pub fn main() -> ExitCode {
+    main_with(Registry::builtin())
+}
+
+/// The `sincro` command over `registry`: parses the process arguments, runs the command and
+/// returns its exit code (see `sincro --help`). Call it once, from `main`: it installs
+/// `registry` as the one every command reads.
+pub fn main_with(registry: Registry) -> ExitCode {
+    main_from(registry, std::env::args_os())
+}
+
+/// As [`main_with`], with explicit arguments (the first is the program name).
+pub fn main_from<I, T>(registry: Registry, args: I) -> ExitCode
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    if let Err(r) = registry.install() {
+        let names =
+            |r: &Registry| -> Vec<&str> { r.algorithms().iter().map(|a| a.info().name).collect() };
+        if names(Registry::current()) != names(&r) {
+            eprintln!(
+                "error: a different registry was installed before this one; \
+                 call sincro::cli::main_with once, before anything reads the registry"
+            );
+            return ExitCode::from(exit::BAD_INPUT as u8);
+        }
+    }
+    // Like other command-line tools, end quietly when the reader of stdout goes away
+    // (`sincro replay s.json | head`) instead of panicking on the broken pipe.
+    #[cfg(unix)]
+    // SAFETY: restoring the default disposition of SIGPIPE at start-up, before any thread
+    // exists, is what a C program starts with; no Rust invariant depends on it.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+    install_panic_hook();
+    let args: Vec<std::ffi::OsString> = args.into_iter().map(Into::into).collect();
+    if let Some(name) = args
+        .first()
+        .and_then(|a| std::path::Path::new(a).file_name())
+        .and_then(|n| n.to_str())
+    {
+        crate::set_program_name(name);
+    }
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(e.exit_code() as u8);
+        }
+    };
+    let code = match cli.command {
+        Command::List => list(),
+        Command::Run(a) => run(a, Render::None),
+        Command::Replay(a) => run(a, Render::Text),
+        Command::Fuzz(a) => fuzz(a),
+        Command::Matrix(a) => matrix::main(&a),
+        Command::Bench(a) => crate::bench::main(&a),
+        Command::Table(a) => crate::table::main(&a),
+        Command::Show(a) => crate::show::show(&a),
+        Command::Check(a) => crate::show::check(&a),
+        Command::Diff(a) => crate::show::diff(&a),
+    };
+    ExitCode::from(code as u8)
+}
+
+fn bad_input(msg: impl std::fmt::Display) -> i32 {
+    eprintln!("error: {msg}");
+    exit::BAD_INPUT
+}
+
+fn list() -> i32 {
+    for alg in algorithms::registry() {
+        let i = alg.info();
+        println!("{}  -  {}", i.name, i.summary);
+        println!("    source:      {}", i.source);
+        println!("    properties:  {}", i.properties.join(", "));
+        println!("    fault model: {}", i.fault_model.summary);
+        let tol: Vec<_> = i.fault_model.tolerates.iter().map(|c| c.name()).collect();
+        println!(
+            "    tolerates:   delays{}{}",
+            if tol.is_empty() { "" } else { ", " },
+            tol.join(", ")
+        );
+        for v in &i.variants {
+            println!(
+                "    variant {:<16}{}{}",
+                v.name,
+                if v.buggy { "[buggy] " } else { "" },
+                v.summary
+            );
+        }
+        println!();
+    }
+    exit::PASS
+}
+
+fn run(a: RunArgs, default_render: Render) -> i32 {
+    let mut sc = match Scenario::load(&a.scenario) {
+        Ok(sc) => sc,
+        Err(e) => return bad_input(e),
+    };
+    if let Some(e) = a.engine {
+        sc.engine = e.into();
+    }
+    let render = a.render.unwrap_or(default_render);
+    let record = render != Render::None || a.trace.is_some();
+    let out = match algorithms::run_scenario(
+        &sc,
+        RunOptions {
+            record_trace: record,
+        },
+    ) {
+        Ok(o) => o,
+        Err(e) => return bad_input(format!("{}: {e}", a.scenario.display())),
+    };
+    if let (Some(path), Some(trace)) = (&a.trace, &out.trace) {
+        let written =
+            std::fs::File::create(path).and_then(|f| trace.write_jsonl(std::io::BufWriter::new(f)));
+        if let Err(e) = written {
+            return bad_input(format!("cannot write trace {}: {e}", path.display()));
+        }
+    }
+    if render == Render::Text {
+        if let Some(trace) = &out.trace {
+            use std::io::Write;
+            // A closed pipe (`| head`) is not an error worth a panic.
+            let written = std::io::stdout()
+                .lock()
+                .write_all(render::text(trace, Some(&out.verdict)).as_bytes());
+            if written.is_err() {
+                return crate::exit_code(&out.verdict);
+            }
+        }
+    }
+    println!(
+        "{} / {} ({} engine, seed {}): {}",
+        sc.algorithm,
+        sc.variant,
+        sc.engine.name(),
+        sc.seed,
+        out.verdict
+    );
+    println!(
+        "  {} events, {} sent, {} delivered, {} dropped, {:.3} ms simulated",
+        out.stats.events,
+        out.stats.sent,
+        out.stats.delivered,
+        out.stats.dropped,
+        out.stats.end_t_ns as f64 / 1e6
+    );
+    if let Some(expect) = &sc.expect {
+        let matched = expect.matches(&out.verdict);
+        println!(
+            "  expected {expect:?}: {}",
+            if matched {
+                "as expected"
+            } else {
+                "NOT as expected"
+            }
+        );
+    }
+    if !out.verdict.is_pass() {
+        println!(
+            "  replay: {} replay {}",
+            crate::program_name(),
+            a.scenario.display()
+        );
+    }
+    crate::exit_code(&out.verdict)
+}
+
+fn targets(algorithm: &str, variant: &str) -> Result<Vec<Target>, String> {
+    let algs = algorithms::select(algorithm).map_err(|e| e.0)?;
+    let single = algs.len() == 1 && !algorithm.contains(['*', ',']) && algorithm != "all";
+    let mut out = Vec::new();
+    for alg in algs {
+        let info = alg.info();
+        let vs: Vec<_> = info
+            .variants
+            .iter()
+            .filter(|v| variant == "all" || v.name == variant)
+            .cloned()
+            .collect();
+        if vs.is_empty() && single {
+            let known: Vec<_> = info.variants.iter().map(|v| v.name).collect();
+            return Err(format!(
+                "unknown variant `{variant}` of {}; known variants: {}",
+                info.name,
+                known.join(", ")
+            ));
+        }
+        out.extend(vs.into_iter().map(|v| Target {
+            algorithm: alg,
+            variant: v,
+        }));
+    }
+    if out.is_empty() {
+        return Err(format!("no algorithm has a variant `{variant}`"));
+    }
+    Ok(out)
+}
+
+fn fuzz(a: FuzzArgs) -> i32 {
+    if a.seeds == Some(0) {
+        return bad_input("--seeds must be at least 1");
+    }
+    if a.nodes_min == 0 || a.nodes_min > a.nodes_max {
+        return bad_input(format!(
+            "need 1 <= --nodes-min <= --nodes-max, got {} and {}",
+            a.nodes_min, a.nodes_max
+        ));
+    }
+    if a.active_ms < 10 {
+        return bad_input("--active-ms must be at least 10");
+    }
+    if a.shrink_runs == Some(0) {
+        return bad_input("--shrink-runs must be at least 1");
+    }
+    let targets = match targets(&a.algorithm, &a.variant) {
+        Ok(t) => t,
+        Err(e) => return bad_input(e),
+    };
+    let seeds = match (a.seeds, a.time) {
+        (Some(n), _) => n,
+        (None, Some(_)) => fuzz::UNBOUNDED,
+        (None, None) => 1000,
+    };
+    let cfg = FuzzConfig {
+        seed_start: a.seed_start,
+        seeds,
+        jobs: a.jobs.max(1),
+        keep_going: a.keep_going,
+        check_determinism: a.check_determinism,
+        gen: GenOptions {
+            nodes_min: a.nodes_min,
+            nodes_max: a.nodes_max,
+            active_ms: a.active_ms,
+            beyond_model: a.beyond_model,
+            engine: a.engine.into(),
+            only: None,
+        },
+        out_dir: a.out.clone(),
+        max_files: a.max_files,
+    };
+    let opts = CampaignOptions {
+        shard: a.shard,
+        shrink: (!a.no_shrink).then(|| shrink_options(a.shrink_runs)),
+        properties: None,
+        file_tag: None,
+    };
+    let stop = interrupt_flag();
+    let live = Live::default();
+    let started = Instant::now();
+    let (report, at_10s) = std::thread::scope(|s| {
+        let h = s.spawn(|| fuzz::campaign(&targets, &cfg, &opts, a.time, stop, &live));
+        let at_10s = monitor(&live, started, a.time, a.quiet, &|| h.is_finished());
+        (
+            h.join().expect("the campaign thread does not panic"),
+            at_10s,
+        )
+    });
+    let rss = Rss {
+        at_10s_kib: at_10s,
+        end_kib: fuzz::peak_rss_kib(),
+    };
+    print!("{}", fuzz::summary(&report, rss));
+    if let Some(path) = &a.junit {
+        match fuzz::write_atomically(path, &fuzz::junit(&report)) {
+            Ok(()) => println!("\nJUnit report: {}", path.display()),
+            Err(e) => {
+                eprintln!("error: cannot write {}: {e}", path.display());
+                if !report.interrupted {
+                    return exit::BAD_INPUT;
+                }
+            }
+        }
+    }
+    fuzz::exit_code(&report)
+}
+
+/// The shrinker's defaults, with `--shrink-runs` if given.
+fn shrink_options(runs: Option<usize>) -> ShrinkOptions {
+    let mut o = ShrinkOptions::default();
+    if let Some(n) = runs {
+        o.max_runs = n;
+    }
+    o
+}
+
+static STOP: AtomicBool = AtomicBool::new(false);
+static PRESSES: AtomicUsize = AtomicUsize::new(0);
+
+/// The stop flag, set by the first Ctrl-C (a second one exits at once with code 130).
+fn interrupt_flag() -> &'static AtomicBool {
+    let _ = ctrlc::set_handler(|| {
+        if PRESSES.fetch_add(1, Ordering::SeqCst) > 0 {
+            std::process::exit(fuzz::INTERRUPTED_EXIT);
+        }
+        STOP.store(true, Ordering::SeqCst);
+        eprintln!(
+            "\ninterrupted: finishing the runs in flight and writing what was found \
+             (Ctrl-C again to quit at once)"
+        );
+    });
+    &STOP
+}
+
+/// Shows progress until `done()`: an indicatif bar on a terminal, a line every 5 s otherwise,
+/// nothing with `quiet`. Returns the peak RSS sampled after 10 s when there is a budget.
+fn monitor(
+    live: &Live,
+    started: Instant,
+    budget: Option<Duration>,
+    quiet: bool,
+    done: &dyn Fn() -> bool,
+) -> Option<u64> {
+    let tty = std::io::stderr().is_terminal();
+    let bar = if quiet || !tty {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new(0)
+    };
+    let say = |line: String| {
+        if quiet {
+        } else if bar.is_hidden() {
+            eprintln!("{line}");
+        } else {
+            bar.println(line);
+        }
+    };
+    let mut shown: Option<String> = None;
+    let mut last_line = Instant::now();
+    let mut at_10s = None;
+    let mut sampled = budget.is_none();
+    loop {
+        let finished = done();
+        for note in live.take_notes() {
+            say(format!("failure: {note}"));
+        }
+        let current = live.current.lock().expect("no poisoning").clone();
+        let runs = live.runs.load(Ordering::Relaxed);
+        let failures = live.failures.load(Ordering::Relaxed);
+        let elapsed = started.elapsed();
+        let rate = runs as f64 / elapsed.as_secs_f64().max(1e-9);
+        if let Some((name, seeds)) = &current {
+            if shown.as_ref() != Some(name) {
+                shown = Some(name.clone());
+                let (template, len) = match (seeds, budget) {
+                    (&s, _) if s != fuzz::UNBOUNDED => {
+                        ("{prefix:34} [{bar:30}] {pos}/{len} seeds  {msg}", s)
+                    }
+                    (_, Some(b)) => ("{prefix:34} [{bar:30}] {msg}", b.as_millis() as u64),
+                    _ => ("{prefix:34} {spinner} {msg}", 0),
+                };
+                bar.set_style(
+                    ProgressStyle::with_template(template)
+                        .expect("valid template")
+                        .progress_chars("=> "),
+                );
+                bar.set_length(len);
+                bar.set_prefix(name.clone());
+            }
+            if *seeds != fuzz::UNBOUNDED {
+                bar.set_position(live.target_runs.load(Ordering::Relaxed));
+            } else if budget.is_some() {
+                bar.set_position(elapsed.as_millis() as u64);
+            }
+            bar.set_message(format!(
+                "{runs} runs  {rate:.0} runs/s  {failures} failures  {:.0} s",
+                elapsed.as_secs_f64()
+            ));
+            if !quiet && !tty && last_line.elapsed() >= Duration::from_secs(5) && !finished {
+                last_line = Instant::now();
+                eprintln!(
+                    "[{:>5.0} s] {name}: {runs} runs, {rate:.0} runs/s, {failures} failures",
+                    elapsed.as_secs_f64()
+                );
+            }
+        }
+        if !sampled && elapsed >= Duration::from_secs(10) {
+            sampled = true;
+            at_10s = fuzz::peak_rss_kib();
+            say(format!(
+                "peak RSS after 10 s of campaign: {}",
+                fuzz::format_kib(at_10s)
+            ));
+        }
+        if finished {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    bar.finish_and_clear();
+    at_10s
+}

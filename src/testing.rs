@@ -1,0 +1,773 @@
+//! Your own algorithm in `cargo test`: [`check`] fuzzes any [`Spec`] from a `#[test]`.
+//!
+//! ```no_run
+//! # use sincro::algorithms::mutex::centralized::{CentralizedSpec as MyLock, Variant};
+//! use sincro::harness::fault::FaultClass;
+//!
+//! #[test]
+//! fn my_lock_keeps_mutual_exclusion() {
+//!     sincro::testing::check(MyLock)
+//!         .nodes(3..=5)
+//!         .faults([FaultClass::Pauses, FaultClass::Reordering])
+//!         .seeds(200)
+//!         .run()
+//!         .unwrap(); // the error's Display: the violation, its events, the replay line
+//! }
+//!
+//! #[test]
+//! fn the_lease_twin_is_caught() {
+//!     sincro::testing::check(MyLock)
+//!         .variant(Variant::LeaseTimeout)
+//!         .expect_violation("mutual_exclusion")
+//!         .unwrap();
+//! }
+//! ```
+//!
+//! What a run does, in order:
+//! 1. With `SINCRO_REPLAY=<file>`, it only replays that scenario file and reports.
+//! 2. Otherwise it first replays every file of the regressions directory
+//!    (`<crate>/sincro-regressions/`) naming this algorithm and variant, so a failure found
+//!    once is tried first ever after (proptest's habit);
+//! 3. then it fuzzes generated scenarios (swarm faults inside the algorithm's fault model, or
+//!    the classes given to [`Check::faults`]), stops at the first failure, shrinks it, writes
+//!    the shrunk scenario to the regressions directory, and returns it as a [`Failure`].
+//!
+//! Environment variables (each overrides the builder; a bad value is reported as a failure
+//! naming the variable):
+//!
+//! | variable | meaning |
+//! |---|---|
+//! | `SINCRO_SEED=N` | run only seed `N` |
+//! | `SINCRO_SEEDS=N` | run `N` seeds |
+//! | `SINCRO_TIME=30s` | a wall-clock budget (`90s`, `5m`, `1h30m`); with it and no `SINCRO_SEEDS`, seeds are unbounded |
+//! | `SINCRO_CHECK_DETERMINISM=1` | run every seed twice and compare the traces event by event |
+//! | `SINCRO_REPLAY=path.json` | replay one scenario file (e.g. the one a failure names) |
+//! | `SINCRO_ENGINE=native\|turmoil\|madsim` | the engine of generated scenarios |
+//! | `SINCRO_JOBS=N` | worker threads (each run stays single-threaded) |
+//! | `SINCRO_REGRESSIONS=dir\|off` | where failures persist (default `<crate>/sincro-regressions`) |
+
+// A `Failure` is returned once per test, at its end, with everything a person needs to read:
+// its size does not matter, and boxing it would only make `failure.verdict` harder to reach.
+#![allow(clippy::result_large_err)]
+
+use crate::algorithms::spec::{Spec, Variant};
+use crate::algorithms::{Algorithm, AlgorithmInfo};
+use crate::fuzz::{self, CampaignOptions, FuzzConfig, Live, Target, TargetRun};
+use crate::harness::engine::{Outcome, RunOptions};
+use crate::harness::fault::{FaultClass, FaultModel};
+use crate::harness::gen::{Draft, GenOptions};
+use crate::harness::render::event_line;
+use crate::harness::shrink::{ScenarioSize, ShrinkOptions};
+use crate::harness::{EngineKind, Scenario, ScenarioError, SimRng, Trace, Verdict, WorkloadItem};
+use std::fmt;
+use std::ops::RangeInclusive;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+/// Starts a test of `spec`'s correct variant (the first of its variants) with the defaults:
+/// 3–6 nodes, faults inside its declared model, 100 seeds, native engine.
+pub fn check<S: Spec>(spec: S) -> Check<S> {
+    Check {
+        spec,
+        variant: S::Variant::ALL[0],
+        nodes: 3..=6,
+        faults: None,
+        properties: None,
+        active_ms: 1_000,
+        seeds: 100,
+        seed_start: 0,
+        time: None,
+        engine: EngineKind::Native,
+        check_determinism: false,
+        jobs: 1,
+        regressions: Regressions::Default,
+        shrink_runs: ShrinkOptions::default().max_runs,
+        read_env: true,
+    }
+}
+
+#[derive(Clone, Debug)]
+enum Regressions {
+    Default,
+    Off,
+    At(PathBuf),
+}
+
+/// A test of one algorithm variant, built like a sentence and ended by [`Check::run`] or
+/// [`Check::expect_violation`].
+#[derive(Clone)]
+#[must_use = "a check does nothing until `run()` or `expect_violation()`"]
+pub struct Check<S: Spec> {
+    spec: S,
+    variant: S::Variant,
+    nodes: RangeInclusive<usize>,
+    faults: Option<Vec<FaultClass>>,
+    properties: Option<Vec<String>>,
+    active_ms: u64,
+    seeds: u64,
+    seed_start: u64,
+    time: Option<Duration>,
+    engine: EngineKind,
+    check_determinism: bool,
+    jobs: usize,
+    regressions: Regressions,
+    shrink_runs: usize,
+    read_env: bool,
+}
+
+impl<S: Spec> Check<S> {
+    /// The variant to test (default: the first, the correct one).
+    pub fn variant(mut self, v: S::Variant) -> Self {
+        self.variant = v;
+        self
+    }
+    /// Node counts to draw from (default `3..=6`); `n..=n` for exactly `n`.
+    pub fn nodes(mut self, range: RangeInclusive<usize>) -> Self {
+        self.nodes = range;
+        self
+    }
+    /// Fault classes the swarm draws from, instead of the algorithm's declared model
+    /// (exploration beyond the model when they are outside it). Delays are always on.
+    pub fn faults(mut self, classes: impl IntoIterator<Item = FaultClass>) -> Self {
+        self.faults = Some(classes.into_iter().collect());
+        self
+    }
+    /// Check only these of the properties the algorithm promises (default: all of them).
+    pub fn properties<'a>(mut self, names: impl IntoIterator<Item = &'a str>) -> Self {
+        self.properties = Some(names.into_iter().map(str::to_string).collect());
+        self
+    }
+    /// Length of the faulty phase of each scenario (default 1 s; then everything heals and
+    /// liveness is judged).
+    pub fn active(mut self, d: Duration) -> Self {
+        self.active_ms = u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
+        self
+    }
+    /// Number of seeds (default 100).
+    pub fn seeds(mut self, n: u64) -> Self {
+        self.seeds = n;
+        self
+    }
+    /// First seed (default 0).
+    pub fn seed_start(mut self, seed: u64) -> Self {
+        self.seed_start = seed;
+        self
+    }
+    /// A wall-clock budget; seeds stop at whichever of `seeds` and the budget ends first.
+    pub fn time(mut self, budget: Duration) -> Self {
+        self.time = Some(budget);
+        self
+    }
+    /// The engine of generated scenarios (default native).
+    pub fn engine(mut self, engine: EngineKind) -> Self {
+        self.engine = engine;
+        self
+    }
+    /// Run every seed twice and compare the traces.
+    pub fn check_determinism(mut self, on: bool) -> Self {
+        self.check_determinism = on;
+        self
+    }
+    /// Worker threads (default 1; each run stays single-threaded and deterministic).
+    pub fn jobs(mut self, n: usize) -> Self {
+        self.jobs = n.max(1);
+        self
+    }
+    /// Where failures persist and are replayed first (default `<crate>/sincro-regressions`).
+    pub fn regressions(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.regressions = Regressions::At(dir.into());
+        self
+    }
+    /// No regressions directory: nothing replayed first, nothing written.
+    pub fn no_regressions(mut self) -> Self {
+        self.regressions = Regressions::Off;
+        self
+    }
+    /// At most this many candidate runs when shrinking a failure (default 2000).
+    pub fn shrink_runs(mut self, n: usize) -> Self {
+        self.shrink_runs = n.max(1);
+        self
+    }
+    /// Ignore the `SINCRO_*` environment variables (for tests of this module).
+    pub fn ignore_env(mut self) -> Self {
+        self.read_env = false;
+        self
+    }
+
+    /// Runs the check: every property must hold on every seed. `Err` holds the first failure,
+    /// shrunk, written to the regressions directory, with the way to replay it.
+    pub fn run(self) -> Result<Report, Failure> {
+        let this = self.with_env()?;
+        let started = Instant::now();
+        let alg = this.algorithm();
+        if let Some(path) = this.replay_path() {
+            return this.replay_one(alg, &path, started);
+        }
+        let replayed = this.replay_regressions(alg)?;
+        let found = this.fuzz(alg, true)?;
+        match found {
+            Found::None { runs } => Ok(Report {
+                algorithm: alg.info().name.to_string(),
+                variant: this.variant.name().to_string(),
+                runs,
+                regressions_replayed: replayed,
+                wall: started.elapsed(),
+            }),
+            Found::Failure(f) => Err(*f),
+        }
+    }
+
+    /// Runs the check expecting a violation of `property` (stateright's `assert_discovery`):
+    /// `Ok` with the shrunk counterexample when a seed violates it; `Err` when no seed does,
+    /// or when a seed fails another way. Nothing is written to the regressions directory.
+    pub fn expect_violation(self, property: &str) -> Result<Discovery, Failure> {
+        let this = self.with_env()?;
+        let alg = this.algorithm();
+        let name = format!("{} / {}", alg.info().name, this.variant.name());
+        match this.fuzz(alg, false)? {
+            Found::None { runs } => Err(Failure::headline(format!(
+                "{name}: no seed of {runs} violated `{property}` (expected a violation)"
+            ))),
+            Found::Failure(f) => match &f.verdict {
+                Some(Verdict::Violation(v)) if v.property == property => Ok(Discovery {
+                    seed: f.seed.unwrap_or(0),
+                    explanation: v.explanation.clone(),
+                    scenario: f
+                        .scenario
+                        .clone()
+                        .expect("a found failure has its scenario"),
+                }),
+                _ => Err(Failure {
+                    headline: format!(
+                        "{name}: expected a violation of `{property}`, but {}",
+                        f.headline
+                    ),
+                    ..*f
+                }),
+            },
+        }
+    }
+
+    /// The algorithm as the fuzzer sees it: the spec, with the fault classes of
+    /// [`Check::faults`] as its model if given. Leaked: a test process is short-lived.
+    fn algorithm(&self) -> &'static dyn Algorithm {
+        let spec: &'static S = Box::leak(Box::new(self.spec.clone()));
+        match &self.faults {
+            None => spec,
+            Some(classes) => Box::leak(Box::new(WithFaults {
+                inner: spec,
+                classes: classes.clone(),
+            })),
+        }
+    }
+
+    fn with_env(mut self) -> Result<Self, Failure> {
+        if !self.read_env {
+            return Ok(self);
+        }
+        let bad = |var: &str, v: &str, why: String| {
+            Failure::headline(format!("bad environment variable {var}={v:?}: {why}"))
+        };
+        let num = |var: &str| -> Result<Option<u64>, Failure> {
+            match std::env::var(var) {
+                Ok(v) => v
+                    .trim()
+                    .parse::<u64>()
+                    .map(Some)
+                    .map_err(|e| bad(var, &v, e.to_string())),
+                Err(_) => Ok(None),
+            }
+        };
+        if let Some(n) = num("SINCRO_SEEDS")? {
+            if n == 0 {
+                return Err(bad("SINCRO_SEEDS", "0", "must be at least 1".into()));
+            }
+            self.seeds = n;
+        }
+        if let Ok(v) = std::env::var("SINCRO_TIME") {
+            let budget = fuzz::parse_duration(&v).map_err(|e| bad("SINCRO_TIME", &v, e))?;
+            self.time = Some(budget);
+            if std::env::var_os("SINCRO_SEEDS").is_none() {
+                self.seeds = fuzz::UNBOUNDED;
+            }
+        }
+        if let Some(seed) = num("SINCRO_SEED")? {
+            self.seed_start = seed;
+            self.seeds = 1;
+        }
+        if let Some(n) = num("SINCRO_JOBS")? {
+            if !(1..=256).contains(&n) {
+                return Err(bad("SINCRO_JOBS", &n.to_string(), "must be 1..=256".into()));
+            }
+            self.jobs = n as usize;
+        }
+        if let Ok(v) = std::env::var("SINCRO_CHECK_DETERMINISM") {
+            self.check_determinism = match v.trim() {
+                "1" | "true" | "yes" | "on" => true,
+                "0" | "false" | "no" | "off" | "" => false,
+                _ => return Err(bad("SINCRO_CHECK_DETERMINISM", &v, "use 1 or 0".into())),
+            };
+        }
+        if let Ok(v) = std::env::var("SINCRO_ENGINE") {
+            self.engine = serde_json::from_value(serde_json::Value::String(v.trim().into()))
+                .map_err(|_| bad("SINCRO_ENGINE", &v, "use native, turmoil or madsim".into()))?;
+        }
+        if let Ok(v) = std::env::var("SINCRO_REGRESSIONS") {
+            self.regressions = match v.trim() {
+                "off" | "0" | "" => Regressions::Off,
+                dir => Regressions::At(dir.into()),
+            };
+        }
+        Ok(self)
+    }
+
+    fn replay_path(&self) -> Option<PathBuf> {
+        if !self.read_env {
+            return None;
+        }
+        std::env::var_os("SINCRO_REPLAY").map(PathBuf::from)
+    }
+
+    fn regressions_dir(&self) -> Option<PathBuf> {
+        match &self.regressions {
+            Regressions::Off => None,
+            Regressions::At(p) => Some(p.clone()),
+            Regressions::Default => {
+                let root = std::env::var_os("CARGO_MANIFEST_DIR")
+                    .map(PathBuf::from)
+                    .or_else(|| std::env::current_dir().ok())?;
+                Some(root.join("sincro-regressions"))
+            }
+        }
+    }
+
+    /// `SINCRO_REPLAY`: runs one scenario file (twice with the determinism check).
+    fn replay_one(
+        &self,
+        alg: &dyn Algorithm,
+        path: &Path,
+        started: Instant,
+    ) -> Result<Report, Failure> {
+        let sc =
+            Scenario::load(path).map_err(|e| Failure::headline(format!("SINCRO_REPLAY: {e}")))?;
+        let name = alg.info().name;
+        if sc.algorithm != name {
+            return Err(Failure::headline(format!(
+                "SINCRO_REPLAY={} names algorithm `{}`, but this test checks `{name}`; \
+                 run the test of that algorithm",
+                path.display(),
+                sc.algorithm
+            )));
+        }
+        self.judge_file(alg, &sc, path, "replayed")?;
+        Ok(Report {
+            algorithm: name.to_string(),
+            variant: sc.variant.clone(),
+            runs: 1,
+            regressions_replayed: 0,
+            wall: started.elapsed(),
+        })
+    }
+
+    /// Runs a scenario file; `Err` with its context unless every property holds.
+    fn judge_file(
+        &self,
+        alg: &dyn Algorithm,
+        sc: &Scenario,
+        path: &Path,
+        what: &str,
+    ) -> Result<(), Failure> {
+        let out = alg
+            .run(sc, RunOptions { record_trace: true })
+            .map_err(|e| Failure::headline(format!("{}: {e}", path.display())))?;
+        if self.check_determinism {
+            let again = alg
+                .run(sc, RunOptions { record_trace: true })
+                .map_err(|e| Failure::headline(format!("{}: {e}", path.display())))?;
+            if let (Some(a), Some(b)) = (&out.trace, &again.trace) {
+                if let Some(d) = a.first_difference(b) {
+                    return Err(Failure::headline(format!(
+                        "{}: the same scenario gave two different traces; {d}",
+                        path.display()
+                    )));
+                }
+            }
+        }
+        if out.verdict.is_pass() {
+            return Ok(());
+        }
+        let mut f = Failure::of_run(sc, &out, format!("{what} {} fails", path.display()));
+        f.path = Some(path.to_path_buf());
+        Err(f)
+    }
+
+    /// Replays the regressions directory's files of this algorithm and variant, in name order.
+    fn replay_regressions(&self, alg: &dyn Algorithm) -> Result<usize, Failure> {
+        let Some(dir) = self.regressions_dir() else {
+            return Ok(0);
+        };
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            return Ok(0); // no directory yet: nothing failed before
+        };
+        let prefix = format!("{}.{}.", alg.info().name, self.variant.name());
+        let mut files: Vec<PathBuf> = entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| {
+                p.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| n.starts_with(&prefix) && n.ends_with(".json"))
+            })
+            .collect();
+        files.sort();
+        for path in &files {
+            let sc = Scenario::load(path)
+                .map_err(|e| Failure::headline(format!("regression file: {e}")))?;
+            self.judge_file(alg, &sc, path, "regression")?;
+        }
+        Ok(files.len())
+    }
+
+    /// Fuzzes; on a failure, shrinks it and (with `persist`) writes it to the regressions
+    /// directory.
+    fn fuzz(&self, alg: &'static dyn Algorithm, persist: bool) -> Result<Found, Failure> {
+        if *self.nodes.start() == 0 || self.nodes.start() > self.nodes.end() {
+            return Err(Failure::headline(format!(
+                "nodes({}..={}): need 1 <= first <= last",
+                self.nodes.start(),
+                self.nodes.end()
+            )));
+        }
+        if self.seeds == 0 {
+            return Err(Failure::headline("seeds(0): need at least 1 seed".into()));
+        }
+        let info = alg.info();
+        let variant = info
+            .variants
+            .iter()
+            .find(|v| v.name == self.variant.name())
+            .cloned()
+            .expect("the spec lists its own variants");
+        let target = Target {
+            algorithm: alg,
+            variant,
+        };
+        let scratch = scratch_dir();
+        let cfg = FuzzConfig {
+            seed_start: self.seed_start,
+            seeds: self.seeds,
+            jobs: self.jobs,
+            keep_going: false,
+            check_determinism: self.check_determinism,
+            gen: GenOptions {
+                nodes_min: *self.nodes.start(),
+                nodes_max: *self.nodes.end(),
+                active_ms: self.active_ms.max(10),
+                beyond_model: false,
+                engine: self.engine,
+                only: None,
+            },
+            out_dir: scratch.clone(),
+            max_files: 1,
+        };
+        let opts = CampaignOptions {
+            shrink: Some(ShrinkOptions {
+                max_runs: self.shrink_runs,
+            }),
+            properties: self.properties.clone(),
+            ..Default::default()
+        };
+        let mut run = TargetRun::new(&target, &cfg, &opts);
+        let stop = AtomicBool::new(false);
+        let deadline = self.time.map(|t| Instant::now() + t);
+        run.run(&stop, deadline, &Live::default(), &|_| {});
+        let report = run.report();
+        let result = match report.first.or(report.nondeterministic) {
+            None => Ok(Found::None { runs: report.runs }),
+            Some(f) => self.failure(alg, &target, f, persist).map(Found::Failure),
+        };
+        let _ = std::fs::remove_dir_all(&scratch);
+        result
+    }
+
+    /// The failure of a campaign, with the shrunk scenario re-run for its events.
+    fn failure(
+        &self,
+        alg: &dyn Algorithm,
+        target: &Target,
+        f: fuzz::Failure,
+        persist: bool,
+    ) -> Result<Box<Failure>, Failure> {
+        let shrunk_path = f.shrunk.as_ref().and_then(|s| s.path.clone());
+        let from = shrunk_path.as_ref().or(f.path.as_ref());
+        let mut sc = match from {
+            Some(p) => Scenario::load(p).map_err(|e| Failure::headline(e.to_string()))?,
+            None => alg.generate(target.variant.name, f.seed, &GenOptions::default()),
+        };
+        sc.expect = None;
+        let headline = format!("{} failed at seed {}", target.name(), f.seed);
+        let mut failure = match alg.run(&sc, RunOptions { record_trace: true }) {
+            Ok(out) if !out.verdict.is_pass() => Failure::of_run(&sc, &out, headline),
+            // e.g. nondeterminism: the verdict of one run is a pass
+            _ => Failure {
+                headline: format!("{headline}: {}", f.detail),
+                ..Failure::headline(String::new())
+            },
+        };
+        failure.seed = Some(f.seed);
+        failure.scenario = Some(sc.clone());
+        if persist {
+            if let Some(dir) = self.regressions_dir() {
+                let path = dir.join(format!(
+                    "{}.{}.seed{}.json",
+                    alg.info().name,
+                    target.variant.name,
+                    f.seed
+                ));
+                match fuzz::write_atomically(&path, &sc.to_json()) {
+                    Ok(()) => failure.path = Some(path),
+                    Err(e) => failure.notes.push(format!(
+                        "could not write the regression file {}: {e}",
+                        path.display()
+                    )),
+                }
+            }
+        }
+        Ok(Box::new(failure))
+    }
+}
+
+enum Found {
+    None { runs: u64 },
+    Failure(Box<Failure>),
+}
+
+/// A fresh directory for a campaign's intermediate files.
+fn scratch_dir() -> PathBuf {
+    static N: AtomicU64 = AtomicU64::new(0);
+    std::env::temp_dir().join(format!(
+        "sincro-test-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ))
+}
+
+/// What a passing [`Check::run`] did.
+#[derive(Clone, Debug)]
+pub struct Report {
+    /// Algorithm name.
+    pub algorithm: String,
+    /// Variant name.
+    pub variant: String,
+    /// Seeds judged.
+    pub runs: u64,
+    /// Regression files replayed first.
+    pub regressions_replayed: usize,
+    /// Wall time.
+    pub wall: Duration,
+}
+
+impl fmt::Display for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} / {}: {} seeds and {} regression files passed in {:.1} s",
+            self.algorithm,
+            self.variant,
+            self.runs,
+            self.regressions_replayed,
+            self.wall.as_secs_f64()
+        )
+    }
+}
+
+/// A violation found where [`Check::expect_violation`] expected one.
+#[derive(Clone, Debug)]
+pub struct Discovery {
+    /// The first failing seed.
+    pub seed: u64,
+    /// The violation, in one sentence.
+    pub explanation: String,
+    /// The shrunk scenario that shows it.
+    pub scenario: Scenario,
+}
+
+/// A failed check: what went wrong, the events that show it, and how to replay it. Its
+/// `Display` (and its `Debug`, so that `.unwrap()` in a test prints it) is what `cargo test`
+/// shows.
+#[derive(Clone)]
+pub struct Failure {
+    /// One line: which algorithm, variant and seed, or what was wrong with the input.
+    pub headline: String,
+    /// The failing seed, when one was fuzzed.
+    pub seed: Option<u64>,
+    /// The verdict of the (shrunk) failing scenario.
+    pub verdict: Option<Verdict>,
+    /// The (shrunk) failing scenario.
+    pub scenario: Option<Scenario>,
+    /// Where that scenario is written (the regressions directory, or the replayed file).
+    pub path: Option<PathBuf>,
+    /// The violating events with a few events of context, one rendered line each.
+    pub context: Vec<String>,
+    /// Anything else worth saying (e.g. a file that could not be written).
+    pub notes: Vec<String>,
+}
+
+impl Failure {
+    fn headline(headline: String) -> Self {
+        Failure {
+            headline,
+            seed: None,
+            verdict: None,
+            scenario: None,
+            path: None,
+            context: Vec::new(),
+            notes: Vec::new(),
+        }
+    }
+
+    fn of_run(sc: &Scenario, out: &Outcome, headline: String) -> Self {
+        let mut f = Failure::headline(headline);
+        f.verdict = Some(out.verdict.clone());
+        f.scenario = Some(sc.clone());
+        if let Some(trace) = &out.trace {
+            f.context = context_lines(trace, &out.verdict, 3, 24);
+        }
+        f
+    }
+}
+
+/// The events a verdict points at, with `around` events before and after, at most `max`
+/// lines; the violating ones are marked `>`.
+pub fn context_lines(trace: &Trace, verdict: &Verdict, around: usize, max: usize) -> Vec<String> {
+    let ids: &[u64] = match verdict {
+        Verdict::Violation(v) => &v.events,
+        _ => &[],
+    };
+    let marked: Vec<usize> = trace
+        .events
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| ids.contains(&e.id))
+        .map(|(i, _)| i)
+        .collect();
+    let n = trace.events.len();
+    let (lo, hi) = match (marked.first(), marked.last()) {
+        (Some(&a), Some(&b)) => (a.saturating_sub(around), (b + around + 1).min(n)),
+        // a panic or a limit: the last events
+        _ => (n.saturating_sub(2 * around + 1), n),
+    };
+    let mut out = Vec::new();
+    let mut last = None;
+    for i in lo..hi {
+        let near = marked.is_empty() || marked.iter().any(|&m| i + around >= m && i <= m + around);
+        if !near {
+            continue;
+        }
+        if last.is_some_and(|l: usize| i > l + 1) {
+            out.push("    …".to_string());
+        }
+        let mark = if marked.contains(&i) { ">" } else { " " };
+        out.push(format!("  {mark} {}", event_line(&trace.events[i])));
+        last = Some(i);
+        if out.len() >= max {
+            out.push("    … (more in the full trace: see the replay line)".to_string());
+            break;
+        }
+    }
+    out
+}
+
+impl fmt::Display for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "{}", self.headline)?;
+        if let Some(v) = &self.verdict {
+            writeln!(f, "  {v}")?;
+        }
+        if !self.context.is_empty() {
+            writeln!(
+                f,
+                "  the events that show it ('>' marks those the verdict names):"
+            )?;
+            for l in &self.context {
+                writeln!(f, "  {l}")?;
+            }
+        }
+        if let (Some(sc), Some(path)) = (&self.scenario, &self.path) {
+            writeln!(
+                f,
+                "  scenario: {} ({})",
+                path.display(),
+                ScenarioSize::of(sc)
+            )?;
+        }
+        for n in &self.notes {
+            writeln!(f, "  note: {n}")?;
+        }
+        if let Some(path) = &self.path {
+            let test = std::thread::current()
+                .name()
+                .filter(|n| *n != "main")
+                .map(str::to_string);
+            writeln!(f, "  replay:")?;
+            match test {
+                Some(t) => writeln!(
+                    f,
+                    "    SINCRO_REPLAY={} cargo test -- --exact {t}",
+                    path.display()
+                )?,
+                None => writeln!(f, "    SINCRO_REPLAY={} cargo test", path.display())?,
+            }
+            writeln!(
+                f,
+                "    or `replay {}` with a binary whose registry holds this algorithm \
+                 (sincro::cli::main_with)",
+                path.display()
+            )?;
+        } else if let Some(seed) = self.seed {
+            writeln!(f, "  replay: SINCRO_SEED={seed} cargo test")?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Debug for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // `.unwrap()` prints `called `Result::unwrap()` on an `Err` value: {:?}`.
+        write!(f, "\n{self}")
+    }
+}
+
+impl std::error::Error for Failure {}
+
+/// An algorithm with another set of fault classes as its model ([`Check::faults`]).
+struct WithFaults {
+    inner: &'static dyn Algorithm,
+    classes: Vec<FaultClass>,
+}
+
+impl Algorithm for WithFaults {
+    fn info(&self) -> AlgorithmInfo {
+        let mut info = self.inner.info();
+        info.fault_model = FaultModel {
+            tolerates: self.classes.clone(),
+            summary: "the fault classes this test chose",
+        };
+        info
+    }
+    fn run(&self, sc: &Scenario, options: RunOptions) -> Result<Outcome, ScenarioError> {
+        self.inner.run(sc, options)
+    }
+    fn workload(&self, rng: &mut SimRng, nodes: usize, active_ms: u64) -> Vec<WorkloadItem> {
+        self.inner.workload(rng, nodes, active_ms)
+    }
+    fn liveness_bound_ms(&self, sc: &Scenario) -> u64 {
+        self.inner.liveness_bound_ms(sc)
+    }
+    fn bug_classes(&self, variant: &str) -> Vec<FaultClass> {
+        self.inner.bug_classes(variant)
+    }
+    fn complete(&self, draft: Draft, opts: &GenOptions) -> Scenario {
+        self.inner.complete(draft, opts)
+    }
+}

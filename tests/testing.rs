@@ -1,0 +1,133 @@
+//! The `cargo test` entry point (`sincro::testing::check`) on a built-in spec: a correct
+//! variant passes, a buggy one is caught, a failure says what, where and how to replay, and
+//! persists to be replayed first.
+
+use sincro::algorithms::mutex::centralized::{CentralizedSpec, Variant};
+use sincro::harness::fault::FaultClass;
+use sincro::harness::{Scenario, Verdict};
+use sincro::testing::check;
+use std::path::PathBuf;
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("sincro-testing-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+#[test]
+fn a_correct_variant_passes_every_seed() {
+    let report = check(CentralizedSpec)
+        .ignore_env()
+        .nodes(3..=4)
+        .faults([FaultClass::Pauses])
+        .seeds(30)
+        .no_regressions()
+        .run()
+        .unwrap();
+    assert_eq!(report.runs, 30);
+    assert_eq!(report.algorithm, "mutex.centralized");
+    assert!(report.to_string().contains("30 seeds"), "{report}");
+}
+
+#[test]
+fn a_buggy_variant_is_discovered_with_its_shrunk_scenario() {
+    let found = check(CentralizedSpec)
+        .ignore_env()
+        .variant(Variant::LeaseTimeout)
+        .seeds(200)
+        .expect_violation("mutual_exclusion")
+        .unwrap();
+    let out = sincro::algorithms::run_scenario(&found.scenario, Default::default()).unwrap();
+    assert!(matches!(&out.verdict, Verdict::Violation(v) if v.property == "mutual_exclusion"));
+    // The other property is not what this variant breaks: asking for it is an error.
+    let wrong = check(CentralizedSpec)
+        .ignore_env()
+        .variant(Variant::LeaseTimeout)
+        .seeds(200)
+        .expect_violation("liveness")
+        .unwrap_err();
+    assert!(
+        wrong
+            .headline
+            .contains("expected a violation of `liveness`"),
+        "{wrong}"
+    );
+    // A correct variant never gives what was expected.
+    let none = check(CentralizedSpec)
+        .ignore_env()
+        .seeds(5)
+        .expect_violation("mutual_exclusion")
+        .unwrap_err();
+    assert!(none.headline.contains("no seed of 5 violated"), "{none}");
+}
+
+#[test]
+fn a_failure_explains_itself_persists_and_is_replayed_first() {
+    let dir = scratch("regressions");
+    let failed = check(CentralizedSpec)
+        .ignore_env()
+        .variant(Variant::LeaseTimeout)
+        .seeds(200)
+        .regressions(&dir)
+        .run()
+        .unwrap_err();
+    let text = failed.to_string();
+    assert!(
+        text.contains("mutex.centralized / lease-timeout failed at seed"),
+        "{text}"
+    );
+    assert!(text.contains("mutual_exclusion violated at"), "{text}");
+    assert!(
+        text.contains("  > "),
+        "the violating events are marked: {text}"
+    );
+    assert!(text.contains("SINCRO_REPLAY="), "{text}");
+    let path = failed
+        .path
+        .clone()
+        .expect("written to the regressions directory");
+    assert!(path.starts_with(&dir), "{}", path.display());
+    let written = Scenario::load(&path).unwrap();
+    assert_eq!(
+        written.expect, None,
+        "a regression file must pass once fixed"
+    );
+    assert_eq!(Some(&written), failed.scenario.as_ref());
+
+    // The next run tries the regression first: it fails on the file, not on a new seed.
+    let again = check(CentralizedSpec)
+        .ignore_env()
+        .variant(Variant::LeaseTimeout)
+        .seed_start(1_000_000)
+        .seeds(1)
+        .regressions(&dir)
+        .run()
+        .unwrap_err();
+    assert!(again.headline.starts_with("regression "), "{again}");
+    assert_eq!(again.path.as_ref(), Some(&path));
+    // The correct variant does not replay the twin's file, and passes.
+    let ok = check(CentralizedSpec)
+        .ignore_env()
+        .seeds(3)
+        .regressions(&dir)
+        .run()
+        .unwrap();
+    assert_eq!(ok.regressions_replayed, 0);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bad_builder_values_are_errors_not_panics() {
+    let e = check(CentralizedSpec)
+        .ignore_env()
+        .nodes(0..=3)
+        .run()
+        .unwrap_err();
+    assert!(e.headline.contains("nodes(0..=3)"), "{e}");
+    let e = check(CentralizedSpec)
+        .ignore_env()
+        .seeds(0)
+        .run()
+        .unwrap_err();
+    assert!(e.headline.contains("seeds(0)"), "{e}");
+}
