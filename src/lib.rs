@@ -1,10 +1,118 @@
 //! # Sincro
 //!
 //! A deterministic test harness and fault-injection framework for the classic synchronization
-//! algorithms of distributed systems. This crate is the facade: it re-exports the harness
-//! ([`harness`]), the property checkers ([`checkers`]) and the algorithms ([`algorithms`]), and
-//! holds the pieces of the `sincro` command line that are worth a library API (fuzz campaigns
-//! and benchmarks).
+//! algorithms of distributed systems — and for yours. This crate is the facade: it re-exports
+//! the harness ([`harness`]), the property checkers ([`checkers`]) and the algorithms
+//! ([`algorithms`]), and holds the test entry point ([`testing`]), fuzz campaigns ([`fuzz`])
+//! and, with the default `cli` feature, the command line as a library (`cli`).
+//!
+//! ## Tutorial: test your own algorithm
+//!
+//! An algorithm is a [`Process`](harness::Process): a sans-IO state machine that reacts to
+//! messages, timers and workload inputs and acts only through its [`Ctx`](harness::Ctx). Next
+//! to it, a [`Spec`](algorithms::Spec) says what Sincro needs to fuzz it: a name, typed
+//! parameters and variants, the properties it promises, its fault model, how to build a node
+//! and a workload. Here, a replicated max-register and its buggy twin:
+//!
+//! ```
+//! use serde::{Deserialize, Serialize};
+//! use sincro::algorithms::{variants, Spec, Timed};
+//! use sincro::harness::fault::{FaultClass, FaultModel};
+//! use sincro::harness::{Ctx, NodeId, Observation, Process, SimRng};
+//!
+//! variants! {
+//!     /// How a replica merges what it hears.
+//!     pub enum Merge {
+//!         Max = "correct", "keeps the larger value";
+//!         Overwrite = "overwrite" (buggy), "takes whatever arrives last";
+//!     }
+//! }
+//!
+//! /// Workload: a client sets a value at one replica.
+//! #[derive(Clone, Debug, Serialize, Deserialize)]
+//! pub enum Input { Set(u64) }
+//!
+//! /// One replica.
+//! pub struct Replica { merge: Merge, value: u64 }
+//!
+//! impl Replica {
+//!     fn report(&self, ctx: &mut Ctx<'_, Self>) {
+//!         ctx.observe(Observation::State { value: self.value.to_string() });
+//!     }
+//! }
+//!
+//! impl Process for Replica {
+//!     type Msg = u64;
+//!     type Timer = ();
+//!     type Input = Input;
+//!     type Stable = ();
+//!     fn on_input(&mut self, ctx: &mut Ctx<'_, Self>, Input::Set(v): Input) {
+//!         self.value = self.value.max(v);
+//!         ctx.broadcast(self.value);
+//!         self.report(ctx);
+//!     }
+//!     fn on_message(&mut self, ctx: &mut Ctx<'_, Self>, _from: NodeId, v: u64) {
+//!         self.value = match self.merge {
+//!             Merge::Max => self.value.max(v),
+//!             Merge::Overwrite => v,
+//!         };
+//!         self.report(ctx);
+//!     }
+//! }
+//!
+//! /// `demo.max-register`: what Sincro needs to know.
+//! #[derive(Clone)]
+//! pub struct MaxRegister;
+//!
+//! impl Spec for MaxRegister {
+//!     type Node = Replica;
+//!     type Params = ();
+//!     type Variant = Merge;
+//!     fn name(&self) -> &'static str { "demo.max-register" }
+//!     fn properties(&self) -> Vec<&'static str> { vec!["replica_agreement"] }
+//!     fn fault_model(&self) -> FaultModel {
+//!         FaultModel {
+//!             tolerates: vec![FaultClass::Reordering, FaultClass::Duplication],
+//!             summary: "reliable links with any delay, reordering and duplication",
+//!         }
+//!     }
+//!     fn node(&self, merge: Merge, _: &(), _id: NodeId) -> Replica {
+//!         Replica { merge, value: 0 }
+//!     }
+//!     fn workload(&self, rng: &mut SimRng, nodes: usize, active_ms: u64) -> Vec<Timed<Input>> {
+//!         (0..rng.range_u64(2, 8))
+//!             .map(|_| Timed {
+//!                 at_ms: rng.range_u64(0, active_ms),
+//!                 node: rng.index(nodes),
+//!                 input: Input::Set(rng.range_u64(1, 100)),
+//!             })
+//!             .collect()
+//!     }
+//! }
+//!
+//! // In a `#[test]`: every seed of the correct variant passes...
+//! let report = sincro::testing::check(MaxRegister).seeds(50).no_regressions().run().unwrap();
+//! assert_eq!(report.runs, 50);
+//! // ...and the twin is caught, with a shrunk scenario that replays exactly.
+//! let found = sincro::testing::check(MaxRegister)
+//!     .variant(Merge::Overwrite)
+//!     .expect_violation("replica_agreement")
+//!     .unwrap();
+//! assert!(found.explanation.contains("the replicas disagree"));
+//! ```
+//!
+//! A failing `run()` returns a [`testing::Failure`] whose text names the violation, shows the
+//! events that prove it, writes the shrunk scenario to `sincro-regressions/` (replayed first on
+//! the next run) and prints the replay line (`SINCRO_REPLAY=<file> cargo test …`). The
+//! environment variables `SINCRO_SEED`, `SINCRO_SEEDS`, `SINCRO_TIME`,
+//! `SINCRO_CHECK_DETERMINISM`, `SINCRO_REPLAY`, `SINCRO_ENGINE`, `SINCRO_JOBS` and
+//! `SINCRO_REGRESSIONS` steer it (see [`testing`]).
+//!
+//! Your own properties: report what your checker needs with
+//! [`Observation::user`](harness::Observation::user), write an `impl` [`Checker`](harness::Checker),
+//! and return it from [`Spec::checker`](algorithms::Spec::checker) for a name your
+//! `properties()` lists. For every command of the `sincro` CLI on your algorithm, a binary of
+//! your own calls `sincro::cli::main_with(Registry::builtin().with(MaxRegister))`.
 
 #![warn(missing_docs)]
 
