@@ -13,6 +13,7 @@
 
 #[cfg(feature = "arbitrary")]
 pub mod arbitrary;
+pub mod builder;
 pub mod check;
 pub mod clock;
 pub mod diff;
@@ -30,6 +31,7 @@ pub mod shrink;
 pub mod strategy;
 pub mod trace;
 
+pub use builder::ScenarioBuilder;
 pub use check::{Checker, PropertyClass, Violation};
 pub use engine::{Outcome, RunOptions, Stats, Verdict};
 pub use fault::{Fault, FaultModel, TimedFault};

@@ -182,27 +182,27 @@ pub struct Scenario {
     /// The seed every random draw of the run derives from.
     pub seed: u64,
     /// Engine.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "is_default")]
     pub engine: EngineKind,
     /// Length of the run, ms of global time.
     pub duration_ms: u64,
     /// Network model.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "is_default")]
     pub network: NetworkSpec,
     /// Clocks.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "is_default")]
     pub clocks: ClockSpec,
     /// The fault plan.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub faults: Vec<TimedFault>,
     /// Workload commands.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub workload: Vec<WorkloadItem>,
     /// Checker knobs.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "is_default")]
     pub checks: CheckSpec,
     /// Run limits.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "is_default")]
     pub limits: Limits,
     /// Expected verdict (corpus scenarios).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -226,6 +226,11 @@ pub struct EngineException {
     pub verdict: Expect,
     /// Why its timing changes the verdict (required, non-empty).
     pub reason: String,
+}
+
+/// Written scenario files leave out what is default.
+fn is_default<T: Default + PartialEq>(v: &T) -> bool {
+    *v == T::default()
 }
 
 /// A scenario that cannot be run, and why.
