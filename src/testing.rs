@@ -51,18 +51,21 @@
 #![allow(clippy::result_large_err)]
 
 use crate::algorithms::spec::{Spec, Variant};
-use crate::algorithms::{Algorithm, AlgorithmInfo};
+use crate::algorithms::{Algorithm, AlgorithmInfo, CheckerFactory};
 use crate::fuzz::{self, CampaignOptions, FuzzConfig, Live, Target, TargetRun};
 use crate::harness::engine::{Outcome, RunOptions};
 use crate::harness::fault::{FaultClass, FaultModel};
 use crate::harness::gen::{Draft, GenOptions};
 use crate::harness::render::event_line;
 use crate::harness::shrink::{ScenarioSize, ShrinkOptions};
-use crate::harness::{EngineKind, Scenario, ScenarioError, SimRng, Trace, Verdict, WorkloadItem};
+use crate::harness::{
+    Checker, EngineKind, Scenario, ScenarioError, SimRng, Trace, Verdict, WorkloadItem,
+};
 use std::fmt;
 use std::ops::RangeInclusive;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Starts a test of `spec`'s correct variant (the first of its variants) with the defaults:
@@ -84,6 +87,7 @@ pub fn check<S: Spec>(spec: S) -> Check<S> {
         regressions: Regressions::Default,
         shrink_runs: ShrinkOptions::default().max_runs,
         read_env: true,
+        extra: Vec::new(),
     }
 }
 
@@ -114,9 +118,23 @@ pub struct Check<S: Spec> {
     regressions: Regressions,
     shrink_runs: usize,
     read_env: bool,
+    extra: Vec<(&'static str, Arc<CheckerFactory>)>,
 }
 
 impl<S: Spec> Check<S> {
+    /// Also judges every run with this checker, built for each scenario (with its liveness
+    /// bound, ms), beside the properties the algorithm promises: any `impl Checker` of the
+    /// test's own. `name` is its property name. A replay through `SINCRO_REPLAY` applies it
+    /// too; for `replay` on the command line, register it with `Registry::with_checker` and
+    /// name it in the algorithm's properties instead.
+    pub fn checker(
+        mut self,
+        name: &'static str,
+        build: impl Fn(&Scenario, u64) -> Box<dyn Checker> + Send + Sync + 'static,
+    ) -> Self {
+        self.extra.push((name, Arc::new(build)));
+        self
+    }
     /// The variant to test (default: the first, the correct one).
     pub fn variant(mut self, v: S::Variant) -> Self {
         self.variant = v;
@@ -250,16 +268,18 @@ impl<S: Spec> Check<S> {
     }
 
     /// The algorithm as the fuzzer sees it: the spec, with the fault classes of
-    /// [`Check::faults`] as its model if given. Leaked: a test process is short-lived.
+    /// [`Check::faults`] as its model if given, and the test's own checkers. Leaked: a test
+    /// process is short-lived.
     fn algorithm(&self) -> &'static dyn Algorithm {
         let spec: &'static S = Box::leak(Box::new(self.spec.clone()));
-        match &self.faults {
-            None => spec,
-            Some(classes) => Box::leak(Box::new(WithFaults {
-                inner: spec,
-                classes: classes.clone(),
-            })),
+        if self.faults.is_none() && self.extra.is_empty() {
+            return spec;
         }
+        Box::leak(Box::new(Tested {
+            inner: spec,
+            classes: self.faults.clone(),
+            extra: self.extra.clone(),
+        }))
     }
 
     fn with_env(mut self) -> Result<Self, Failure> {
@@ -740,23 +760,36 @@ impl fmt::Debug for Failure {
 
 impl std::error::Error for Failure {}
 
-/// An algorithm with another set of fault classes as its model ([`Check::faults`]).
-struct WithFaults {
+/// An algorithm as a test sees it: another set of fault classes as its model
+/// ([`Check::faults`]) and the test's own checkers ([`Check::checker`]).
+struct Tested {
     inner: &'static dyn Algorithm,
-    classes: Vec<FaultClass>,
+    classes: Option<Vec<FaultClass>>,
+    extra: Vec<(&'static str, Arc<CheckerFactory>)>,
 }
 
-impl Algorithm for WithFaults {
+impl Algorithm for Tested {
     fn info(&self) -> AlgorithmInfo {
         let mut info = self.inner.info();
-        info.fault_model = FaultModel {
-            tolerates: self.classes.clone(),
-            summary: "the fault classes this test chose",
-        };
+        if let Some(classes) = &self.classes {
+            info.fault_model = FaultModel {
+                tolerates: classes.clone(),
+                summary: "the fault classes this test chose",
+            };
+        }
         info
     }
     fn run(&self, sc: &Scenario, options: RunOptions) -> Result<Outcome, ScenarioError> {
-        self.inner.run(sc, options)
+        let bound = sc
+            .checks
+            .liveness_bound_ms
+            .unwrap_or_else(|| self.inner.liveness_bound_ms(sc));
+        let extra = self
+            .extra
+            .iter()
+            .map(|(_, build)| build(sc, bound))
+            .collect();
+        self.inner.run_with(sc, options, extra)
     }
     fn workload(&self, rng: &mut SimRng, nodes: usize, active_ms: u64) -> Vec<WorkloadItem> {
         self.inner.workload(rng, nodes, active_ms)

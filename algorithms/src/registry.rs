@@ -40,6 +40,24 @@ pub trait Algorithm: Sync {
     fn info(&self) -> AlgorithmInfo;
     /// Runs a scenario naming this algorithm (checkers from its declared properties).
     fn run(&self, scenario: &Scenario, options: RunOptions) -> Result<Outcome, ScenarioError>;
+    /// As [`Algorithm::run`], with `extra` checkers judging the run beside those of the
+    /// scenario's properties (a test's own, see `sincro::testing::Check::checker`). The
+    /// default refuses extra checkers; every [`Spec`](crate::spec::Spec) accepts them.
+    fn run_with(
+        &self,
+        scenario: &Scenario,
+        options: RunOptions,
+        extra: Vec<Box<dyn Checker>>,
+    ) -> Result<Outcome, ScenarioError> {
+        if extra.is_empty() {
+            self.run(scenario, options)
+        } else {
+            Err(ScenarioError(format!(
+                "{} does not take extra checkers (describe it with a Spec)",
+                self.info().name
+            )))
+        }
+    }
     /// A workload for a generated scenario: inputs inside `[0, active_ms]`.
     fn workload(&self, rng: &mut SimRng, nodes: usize, active_ms: u64) -> Vec<WorkloadItem>;
     /// Default liveness bound (ms after the faults stop) for this scenario.

@@ -300,14 +300,24 @@ impl<S: Spec> Algorithm for S {
     }
 
     fn run(&self, sc: &Scenario, options: RunOptions) -> Result<Outcome, ScenarioError> {
+        self.run_with(sc, options, Vec::new())
+    }
+
+    fn run_with(
+        &self,
+        sc: &Scenario,
+        options: RunOptions,
+        extra: Vec<Box<dyn Checker>>,
+    ) -> Result<Outcome, ScenarioError> {
         let setup = self.setup(sc)?;
         let bound = sc
             .checks
             .liveness_bound_ms
             .unwrap_or_else(|| self.liveness_bound_ms(&setup));
-        let checkers = crate::registry::checkers_with(&self.info(), sc, bound, |p| {
+        let mut checkers = crate::registry::checkers_with(&self.info(), sc, bound, |p| {
             self.checker(p, &setup, bound).map_err(ScenarioError)
         })?;
+        checkers.extend(extra);
         let (spec, variant, params) = (self.clone(), setup.variant, setup.params);
         let factory: Factory<S::Node> = Rc::new(move |id| spec.node(variant, &params, id));
         engine::run(sc, factory, checkers, options)
