@@ -51,6 +51,24 @@ pub struct FuzzConfig {
     pub max_files: usize,
 }
 
+impl Default for FuzzConfig {
+    /// What `sincro fuzz` does without options: seeds `0..1000`, one job, stop a target at its
+    /// first failure, no determinism check, the generator's defaults, failures written to
+    /// `failures/` (at most 20 files per target with `keep_going`).
+    fn default() -> Self {
+        FuzzConfig {
+            seed_start: 0,
+            seeds: 1000,
+            jobs: 1,
+            keep_going: false,
+            check_determinism: false,
+            gen: GenOptions::default(),
+            out_dir: PathBuf::from("failures"),
+            max_files: 20,
+        }
+    }
+}
+
 /// Campaign knobs beyond [`FuzzConfig`]. The default is one shard, no shrinking, every
 /// declared property, plain file names.
 #[derive(Clone, Debug, Default)]
