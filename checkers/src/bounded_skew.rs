@@ -22,6 +22,33 @@
 //! the fault plan is quiet ([`Scenario::quiet_from_ms`]) plus the time to slew away the largest
 //! offset the run can have built up (initial offsets, clock jumps, drift) at the 500 ppm slew
 //! rate less the drift, plus W + 2 periods.
+//!
+//! # Contract
+//!
+//! - **Reads:** `clock_adjust` events (step or slew, and the amount) and `clock_jump`,
+//!   `drift_change`, `crash` and `restart` faults, each applied to the event's node (nodes out
+//!   of range and events without a node are ignored). A crashed node is left out of the
+//!   comparison until it restarts, with its clock carried on across the restart. Every other
+//!   event is ignored except to note it as the node's latest event (quoted in a violation):
+//!   observations, messages, pauses, partitions. The clocks are rebuilt from the scenario,
+//!   not read from the events' `local_ns`.
+//! - **Settings:** the scenario, not the liveness bound (unused). From it: the node count; the
+//!   initial clocks (`seed`, `clocks.rho_ppm`, `clocks.offset_ms_max`, `clocks.nodes`); the
+//!   delays (`network.latency`, the links' latencies and those of `set_links` faults); the
+//!   fault plan (the quiet time `scenario.quiet_from_ms()`, clock jumps, pauses); the
+//!   `algorithm` name (`clock.cristian`, `clock.ntp-peers`, `clock.rbs`, anything else like
+//!   Berkeley); and `params.period_ms` (default [`DEFAULT_PERIOD_MS`]), `params.samples` or
+//!   `params.window` (default [`DEFAULT_SAMPLES`]), `params.server` (Cristian / NTP, default
+//!   0), `params.beacon` (RBS, default 0) and `params.mode` (RBS, `"regression"`). A numeric
+//!   param that is not a non-negative integer silently takes its default. Skew is judged from
+//!   `quiet + `[`convergence_ms`]; with the default params that is at least 48 s after the last
+//!   fault (11 periods of 4 s to refill the window, plus at least 4 s of slewing).
+//! - **When the run ends before it can judge:** a run that ends before the convergence time is
+//!   **not judged at all and passes** (`finish` evaluates nothing before convergence;
+//!   [`BoundedSkew::max_internal_ns`] stays 0). Likewise, once the reference clock jumps or
+//!   changes drift, the external bound is **dropped silently** for the rest of the run, and a
+//!   moment when fewer than two members are alive judges no internal skew.
+//! - **Class:** safety (after convergence; stops at the first instant over a bound).
 
 use sincro_harness::clock::{SoftClock, SLEW_RATE_PPB};
 use sincro_harness::engine::initial_clocks;

@@ -6,6 +6,22 @@
 //! crash or restart of the requester cancels its requests. Algorithms that serve requests in a
 //! fixed rotation promise `k = n − 1` (the token ring); fair-by-timestamp ones can be overtaken
 //! by requests still in flight, so they promise only liveness.
+//!
+//! # Contract
+//!
+//! - **Reads:** `cs_request` (queued per node and resource), `cs_enter` (serves the node's
+//!   oldest request on that resource, marks it inside, and counts one overtake against the
+//!   head request of every *other* node waiting on that resource and not inside it),
+//!   `cs_exit` (no longer inside), `cs_abandon` (drops the node's oldest request) observations,
+//!   and `crash` / `restart` faults (drop the node's requests and its being inside). Ignored:
+//!   times, messages, pauses, partitions — overtakes are counted in entries, not in time.
+//! - **Settings:** only `k`, the number of overtakes allowed; [`crate::by_name`] uses
+//!   `nodes − 1` (0 for a single node). No quiet time (faulty phase included) and no liveness
+//!   bound.
+//! - **When the run ends before it can judge:** nothing is left to judge — `finish` passes; a
+//!   request still waiting at the end with at most `k` overtakes is fine (whether it is ever
+//!   served is `liveness`'s question).
+//! - **Class:** safety (stops at the `(k + 1)`-th overtaking `cs_enter`).
 
 use sincro_harness::trace::{Event, EventKind};
 use sincro_harness::{Checker, Fault, NodeId, Observation, PropertyClass, Violation};

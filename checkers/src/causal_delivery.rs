@@ -9,6 +9,20 @@
 //! program order, the causal past of a multicast is a vector of per-sender counts, and node `j`
 //! may deliver `m'` only when it has delivered every message of that past. Delivering a message
 //! twice is reported too.
+//!
+//! # Contract
+//!
+//! - **Reads:** `multicast` and `delivered` observations of nodes in `0..nodes` (messages are
+//!   matched by their application id). Multicasting an id twice and delivering an id twice at
+//!   one node are reported. A `delivered` of an id never multicast (so far in the trace) is
+//!   **ignored**: it creates no dependency and is not judged. Ignored: transport events
+//!   (`send`, `deliver`, drops), crashes and restarts (a restarted node keeps what it delivered
+//!   before, so delivering a message again after a restart is reported as delivered twice),
+//!   partitions, pauses.
+//! - **Settings:** the node count only. No quiet time, no bound.
+//! - **When the run ends before it can judge:** nothing is pending — `finish` passes. A message
+//!   never delivered somewhere is not a violation here: this checks order, not delivery.
+//! - **Class:** safety.
 
 use sincro_harness::trace::{Event, EventKind};
 use sincro_harness::{Checker, NodeId, Observation, PropertyClass, Violation};

@@ -5,6 +5,23 @@
 //! The cycle is found when its last edge appears (a shortest path back from the edge's head to
 //! its tail). It is done with when any of its edges ends (it was transient, or was resolved) or
 //! when a member reports a deadlock. Deadlines after the end of the run are not judged.
+//!
+//! # Contract
+//!
+//! - **Reads:** `wait_for` / `wait_end` observations and `crash` / `restart` faults (the
+//!   ground-truth graph, see [`crate::deadlock_graph`]), and `deadlock_detected` observations.
+//!   An edge that closes cycles opens *one* cycle: the shortest path back from its head to its
+//!   tail (other cycles closed by the same edge are not tracked). A `deadlock_detected` whose
+//!   node is a member of an open cycle marks that cycle reported, whatever cycle the report
+//!   was about; a report made before the cycle formed does not count. Ignored: messages,
+//!   partitions, pauses.
+//! - **Settings:** the quiet time (`scenario.quiet_from_ms()`) and the liveness bound; not the
+//!   node count. A cycle formed at `t` must be reported by `max(t, quiet) + bound`; a bound of
+//!   0 is taken literally (reported at that very instant), there is no "missing" bound.
+//! - **When the run ends before it can judge:** `finish` reports an unreported cycle whose
+//!   deadline is before the end of the run; one whose deadline is at or after the end **passes
+//!   silently**.
+//! - **Class:** liveness.
 
 use crate::deadlock_graph::{cycle_text, Change, WaitForGraph};
 use sincro_harness::trace::{Event, EventKind};

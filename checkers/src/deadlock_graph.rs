@@ -5,6 +5,11 @@
 //! `wait_end` (an edge observed twice needs two ends). The node that observes an edge is the
 //! resource's owner, whose queue is the ground truth: when that node crashes or restarts its
 //! queue is gone, so the edges it observed go too; a crashed waiter waits for nothing.
+//!
+//! Not a checker: it judges nothing. It reads `wait_for` / `wait_end` observations (a
+//! `wait_end` without a matching edge is ignored) and `crash` / `restart` faults, and ignores
+//! every other event. A crash or restart removes an edge only when the node is its waiter or
+//! its observer.
 
 use sincro_harness::trace::{Event, EventKind};
 use sincro_harness::{Fault, NodeId, Observation};

@@ -4,6 +4,19 @@
 //!
 //! The ground truth is the graph of [`crate::deadlock_graph`], rebuilt from the resource
 //! owners' `wait_for` / `wait_end` observations, never from the detector's own belief.
+//!
+//! # Contract
+//!
+//! - **Reads:** `wait_for` / `wait_end` observations and `crash` / `restart` faults (the
+//!   ground-truth graph, see [`crate::deadlock_graph`]), and `deadlock_detected` observations.
+//!   The reporter is the node of the `deadlock_detected` event; its `initiator` field is not
+//!   read, and a report without a node is ignored. The cycle must pass through the reporter
+//!   at that instant (edges ended at the same instant but earlier in the trace are gone).
+//!   Ignored: messages, partitions, pauses, times.
+//! - **Settings:** none (no node count, no quiet time, no bound).
+//! - **When the run ends before it can judge:** nothing is pending — `finish` passes; every
+//!   report was judged when made.
+//! - **Class:** safety.
 
 use crate::deadlock_graph::{cycle_text, WaitForGraph};
 use sincro_harness::trace::{Event, EventKind};

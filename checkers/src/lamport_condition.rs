@@ -6,6 +6,21 @@
 //! never the algorithm's own clocks. For each node the checker keeps its labelled events in
 //! order with the running maximum of their Lamport values, so a new event `b` is compared
 //! with the largest `C(a)` over every labelled `a → b` in `O(n log m)`.
+//!
+//! # Contract
+//!
+//! - **Reads:** the `lamport` value of `logical_time` observations (its `vector` is ignored);
+//!   for the ground truth, every event of a node in `0..nodes` (program order — faults, starts,
+//!   timers and inputs included) and `send` → `deliver` edges (a dropped message makes no
+//!   edge). Events without a node or of a node out of range are ignored. Crashes and restarts
+//!   are not special: a restarted node continues its program order, so its new labels must
+//!   exceed its labels from before the crash (a process that restarts its clock from 0 is
+//!   reported).
+//! - **Settings:** the node count only. No quiet time (the faulty phase is judged too), no
+//!   bound.
+//! - **When the run ends before it can judge:** nothing is pending — `finish` passes; every
+//!   labelled event was judged when it happened.
+//! - **Class:** safety.
 
 use sincro_harness::trace::{Event, EventKind, HappensBefore};
 use sincro_harness::{Checker, NodeId, Observation, PropertyClass, Violation};

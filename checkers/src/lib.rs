@@ -2,29 +2,37 @@
 //!
 //! One property per module. Each checker is online (judges event by event through
 //! [`sincro_harness::Checker`], stopping at the first violation) and works offline on a
-//! recorded trace with [`sincro_harness::check::check_trace`].
+//! recorded trace with [`sincro_harness::check::check_trace`]; the Ω properties of [`omega`]
+//! are functions over a whole shared-memory trace instead.
 //!
-//! | property | module | class |
-//! |---|---|---|
-//! | `mutual_exclusion` | [`mutual_exclusion`] | safety |
-//! | `liveness` (every request granted within a bound after the faults stop) | [`liveness`] | liveness |
-//! | `bounded_waiting` (a waiting request is overtaken at most n − 1 times) | [`bounded_waiting`] | safety |
-//! | `no_deadlock` (while requests wait, someone enters within a bound after the faults stop) | [`no_deadlock`] | liveness |
-//! | `lamport_condition` (a → b ⇒ C(a) < C(b), against ground-truth happens-before) | [`lamport_condition`] | safety |
-//! | `vector_causality` (VC(a) < VC(b) ⇔ a → b) | [`vector_causality`] | safety |
-//! | `causal_delivery` (multicast(m) → multicast(m') ⇒ m delivered before m' everywhere) | [`causal_delivery`] | safety |
-//! | `total_order` (replicas deliver common messages in the same relative order) | [`total_order`] | safety |
-//! | `replica_agreement` (replicas end in the same state) | [`replica_agreement`] | liveness |
-//! | `deadlock_soundness` (every reported deadlock is a cycle of the ground-truth wait-for graph through the reporter) | [`deadlock_soundness`] | safety |
-//! | `deadlock_completeness` (every persistent wait-for cycle is reported by a member within a bound) | [`deadlock_completeness`] | liveness |
-//! | `bounded_skew` (after convergence, clocks within a bound of each other and of real time; needs the scenario) | [`bounded_skew`] | safety |
-//! | `monotonic_clock` (no software clock is ever set back) | [`monotonic_clock`] | safety |
-//! | `leader_uniqueness` (at most one live node believes itself leader in a term, at any time) | [`election::uniqueness`] | safety |
-//! | `leader_agreement` (after the faults stop, every live node names the same live leader within a bound) | [`election::agreement`] | liveness |
-//! | `election_termination` (every election started ends with a leader within a bound after the faults stop) | [`election::termination`] | liveness |
-//! | `leader_validity` (after quiet + bound, the named leader is alive and the best by rank; highest id by default) | [`election::validity`] | safety |
-//! | `leader_stability` (after agreement, no new election while the leader is alive and reachable) | [`election::stability`] | safety |
-//! | `eventual_leadership`, `crashed_never_elected`, `newcomer_never_demotes` (Ω over a shared-memory trace, after checking the `memory_access_pattern` assumption) | [`omega`] | liveness, liveness, safety |
+//! | property | module | class | settings |
+//! |---|---|---|---|
+//! | `mutual_exclusion` (no two nodes inside the critical section of one resource at once) | [`mutual_exclusion`] | safety | — |
+//! | `liveness` (every request granted within a bound after the faults stop) | [`liveness`] | liveness | quiet, bound |
+//! | `bounded_waiting` (a waiting request is overtaken at most n − 1 times) | [`bounded_waiting`] | safety | n |
+//! | `no_deadlock` (while requests wait, someone enters within a bound after the faults stop) | [`no_deadlock`] | liveness | quiet, bound |
+//! | `lamport_condition` (a → b ⇒ C(a) < C(b), against ground-truth happens-before) | [`lamport_condition`] | safety | n |
+//! | `vector_causality` (VC(a) < VC(b) ⇔ a → b) | [`vector_causality`] | safety | n |
+//! | `causal_delivery` (multicast(m) → multicast(m') ⇒ m delivered before m' everywhere) | [`causal_delivery`] | safety | n |
+//! | `total_order` (replicas deliver common messages in the same relative order) | [`total_order`] | safety | n |
+//! | `replica_agreement` (the replicas that reported a state end in the same one; judged once, at the end of the run) | [`replica_agreement`] | liveness | n |
+//! | `deadlock_soundness` (every reported deadlock is a cycle of the ground-truth wait-for graph through the reporter) | [`deadlock_soundness`] | safety | — |
+//! | `deadlock_completeness` (every persistent wait-for cycle is reported by a member within a bound) | [`deadlock_completeness`] | liveness | quiet, bound |
+//! | `bounded_skew` (after convergence, clocks within a bound of each other and of real time) | [`bounded_skew`] | safety | the whole scenario (clocks, delays, faults, algorithm, `params.*`); no bound |
+//! | `monotonic_clock` (no software clock is ever set back) | [`monotonic_clock`] | safety | n |
+//! | `leader_uniqueness` (at most one live node believes itself leader in a term, at any time) | [`election::uniqueness`] | safety | n |
+//! | `leader_agreement` (after the faults stop, every live node names the same live leader within a bound) | [`election::agreement`] | liveness | n, quiet, bound |
+//! | `election_termination` (every election started ends with a leader within a bound after the faults stop) | [`election::termination`] | liveness | quiet, bound |
+//! | `leader_validity` (after quiet + bound, the named leader is alive and the best by rank among the live nodes the namer reaches; highest id from [`by_name`]) | [`election::validity`] | safety | n, quiet, bound |
+//! | `leader_stability` (after the live nodes agree on a leader in a term, no node starts an election or changes leader or term while that leader is alive and reachable) | [`election::stability`] | safety | n, quiet |
+//! | `eventual_leadership`, `crashed_never_elected`, `newcomer_never_demotes` (Ω over a shared-memory trace, after checking the `memory_access_pattern` assumption) | [`omega`] | liveness, liveness, safety | α, start of the judged suffix |
+//!
+//! *n* is the scenario's node count, *quiet* [`Scenario::quiet_from_ms`] (the time of the fault
+//! plan's last fault), *bound* the liveness bound passed to [`by_name`]; a bound of 0 is taken
+//! literally, never as "no bound". Every row but the last is a [`Property`], built by
+//! [`by_name`]; [`PROPERTIES`] lists them all but `bounded_waiting` and `bounded_skew`. Each
+//! module's `# Contract` states exactly which events it reads, what it takes from the scenario,
+//! what it does when the run ends before it can judge, and its class.
 
 #![warn(missing_docs)]
 
@@ -66,77 +74,277 @@ pub use vector_causality::VectorCausality;
 
 use sincro_harness::{Checker, Scenario};
 
-/// Names of every property this crate can check.
+/// A built-in checker chosen by type (`check(spec).check::<MutualExclusion>()`): its property
+/// name and how to build it for a scenario.
+///
+/// Implemented by every checker [`by_name`] builds, and [`by_name`] is built on it: for each
+/// implementor `P`, `by_name(P::NAME, sc, b)` is `P::for_scenario(sc, b)`, boxed. The settings
+/// each one takes from the scenario (node count, quiet time, `params.*`) and whether it uses
+/// the liveness bound are in its module's `# Contract`.
+pub trait Property: Checker + Sized + 'static {
+    /// The property's name, as scenarios, `sincro check` and `Spec::properties` write it.
+    const NAME: &'static str;
+    /// The checker for `scenario`, with `liveness_bound_ms` for the properties that need a bound.
+    fn for_scenario(scenario: &Scenario, liveness_bound_ms: u64) -> Self;
+}
+
+impl Property for MutualExclusion {
+    const NAME: &'static str = mutual_exclusion::PROPERTY;
+    fn for_scenario(scenario: &Scenario, _liveness_bound_ms: u64) -> Self {
+        MutualExclusion::new(scenario.nodes)
+    }
+}
+
+impl Property for Liveness {
+    const NAME: &'static str = liveness::PROPERTY;
+    fn for_scenario(scenario: &Scenario, liveness_bound_ms: u64) -> Self {
+        Liveness::new(scenario.quiet_from_ms(), liveness_bound_ms)
+    }
+}
+
+impl Property for NoDeadlock {
+    const NAME: &'static str = no_deadlock::PROPERTY;
+    fn for_scenario(scenario: &Scenario, liveness_bound_ms: u64) -> Self {
+        NoDeadlock::new(scenario.quiet_from_ms(), liveness_bound_ms)
+    }
+}
+
+impl Property for BoundedWaiting {
+    const NAME: &'static str = bounded_waiting::PROPERTY;
+    /// `k = nodes − 1`: the rotation bound of the token ring.
+    fn for_scenario(scenario: &Scenario, _liveness_bound_ms: u64) -> Self {
+        BoundedWaiting::new(scenario.nodes.saturating_sub(1))
+    }
+}
+
+impl Property for LamportCondition {
+    const NAME: &'static str = lamport_condition::PROPERTY;
+    fn for_scenario(scenario: &Scenario, _liveness_bound_ms: u64) -> Self {
+        LamportCondition::new(scenario.nodes)
+    }
+}
+
+impl Property for VectorCausality {
+    const NAME: &'static str = vector_causality::PROPERTY;
+    fn for_scenario(scenario: &Scenario, _liveness_bound_ms: u64) -> Self {
+        VectorCausality::new(scenario.nodes)
+    }
+}
+
+impl Property for CausalDelivery {
+    const NAME: &'static str = causal_delivery::PROPERTY;
+    fn for_scenario(scenario: &Scenario, _liveness_bound_ms: u64) -> Self {
+        CausalDelivery::new(scenario.nodes)
+    }
+}
+
+impl Property for TotalOrder {
+    const NAME: &'static str = total_order::PROPERTY;
+    fn for_scenario(scenario: &Scenario, _liveness_bound_ms: u64) -> Self {
+        TotalOrder::new(scenario.nodes)
+    }
+}
+
+impl Property for ReplicaAgreement {
+    const NAME: &'static str = replica_agreement::PROPERTY;
+    fn for_scenario(scenario: &Scenario, _liveness_bound_ms: u64) -> Self {
+        ReplicaAgreement::new(scenario.nodes)
+    }
+}
+
+impl Property for DeadlockSoundness {
+    const NAME: &'static str = deadlock_soundness::PROPERTY;
+    fn for_scenario(_scenario: &Scenario, _liveness_bound_ms: u64) -> Self {
+        DeadlockSoundness::new()
+    }
+}
+
+impl Property for DeadlockCompleteness {
+    const NAME: &'static str = deadlock_completeness::PROPERTY;
+    fn for_scenario(scenario: &Scenario, liveness_bound_ms: u64) -> Self {
+        DeadlockCompleteness::new(scenario.quiet_from_ms(), liveness_bound_ms)
+    }
+}
+
+impl Property for BoundedSkew {
+    const NAME: &'static str = bounded_skew::PROPERTY;
+    /// [`BoundedSkew::for_scenario`]: the bound comes from the scenario, not from
+    /// `liveness_bound_ms`.
+    fn for_scenario(scenario: &Scenario, _liveness_bound_ms: u64) -> Self {
+        BoundedSkew::for_scenario(scenario)
+    }
+}
+
+impl Property for MonotonicClock {
+    const NAME: &'static str = monotonic_clock::PROPERTY;
+    fn for_scenario(scenario: &Scenario, _liveness_bound_ms: u64) -> Self {
+        MonotonicClock::new(scenario.nodes)
+    }
+}
+
+impl Property for LeaderUniqueness {
+    const NAME: &'static str = election::uniqueness::PROPERTY;
+    fn for_scenario(scenario: &Scenario, _liveness_bound_ms: u64) -> Self {
+        LeaderUniqueness::new(scenario.nodes)
+    }
+}
+
+impl Property for LeaderAgreement {
+    const NAME: &'static str = election::agreement::PROPERTY;
+    fn for_scenario(scenario: &Scenario, liveness_bound_ms: u64) -> Self {
+        LeaderAgreement::new(scenario.nodes, scenario.quiet_from_ms(), liveness_bound_ms)
+    }
+}
+
+impl Property for ElectionTermination {
+    const NAME: &'static str = election::termination::PROPERTY;
+    fn for_scenario(scenario: &Scenario, liveness_bound_ms: u64) -> Self {
+        ElectionTermination::new(scenario.quiet_from_ms(), liveness_bound_ms)
+    }
+}
+
+impl Property for LeaderValidity {
+    const NAME: &'static str = election::validity::PROPERTY;
+    /// [`LeaderValidity::new`]: the highest live id must win (an algorithm with another
+    /// winner builds [`LeaderValidity::with_ranks`] itself).
+    fn for_scenario(scenario: &Scenario, liveness_bound_ms: u64) -> Self {
+        LeaderValidity::new(scenario.nodes, scenario.quiet_from_ms(), liveness_bound_ms)
+    }
+}
+
+impl Property for LeaderStability {
+    const NAME: &'static str = election::stability::PROPERTY;
+    /// [`LeaderStability::new`]: no settle time (an algorithm built on timeouts builds
+    /// [`LeaderStability::with_settle`] itself).
+    fn for_scenario(scenario: &Scenario, _liveness_bound_ms: u64) -> Self {
+        LeaderStability::new(scenario.nodes, scenario.quiet_from_ms())
+    }
+}
+
+/// Names of the properties listed to users, in this order: `sincro check` accepts these
+/// (through `Registry::properties`). [`by_name`] builds every one of them, and also
+/// `bounded_waiting` and `bounded_skew`, which are not listed here (so `sincro check` refuses
+/// them, although algorithms may declare them).
 pub const PROPERTIES: &[&str] = &[
-    mutual_exclusion::PROPERTY,
-    liveness::PROPERTY,
-    no_deadlock::PROPERTY,
-    lamport_condition::PROPERTY,
-    vector_causality::PROPERTY,
-    causal_delivery::PROPERTY,
-    total_order::PROPERTY,
-    replica_agreement::PROPERTY,
-    deadlock_soundness::PROPERTY,
-    deadlock_completeness::PROPERTY,
-    monotonic_clock::PROPERTY,
-    election::uniqueness::PROPERTY,
-    election::agreement::PROPERTY,
-    election::termination::PROPERTY,
-    election::validity::PROPERTY,
-    election::stability::PROPERTY,
+    MutualExclusion::NAME,
+    Liveness::NAME,
+    NoDeadlock::NAME,
+    LamportCondition::NAME,
+    VectorCausality::NAME,
+    CausalDelivery::NAME,
+    TotalOrder::NAME,
+    ReplicaAgreement::NAME,
+    DeadlockSoundness::NAME,
+    DeadlockCompleteness::NAME,
+    MonotonicClock::NAME,
+    LeaderUniqueness::NAME,
+    LeaderAgreement::NAME,
+    ElectionTermination::NAME,
+    LeaderValidity::NAME,
+    LeaderStability::NAME,
 ];
 
+/// `P::for_scenario(scenario, liveness_bound_ms)`, boxed.
+fn boxed<P: Property>(scenario: &Scenario, liveness_bound_ms: u64) -> Option<Box<dyn Checker>> {
+    Some(Box::new(P::for_scenario(scenario, liveness_bound_ms)))
+}
+
 /// Builds the checker for `property` over `scenario`, with `liveness_bound_ms` used by
-/// liveness properties. `None` for an unknown property.
+/// liveness properties: [`Property::for_scenario`] of the [`Property`] whose
+/// [`NAME`](Property::NAME) is `property`. `None` for an unknown property.
 pub fn by_name(
     property: &str,
     scenario: &Scenario,
     liveness_bound_ms: u64,
 ) -> Option<Box<dyn Checker>> {
+    let (sc, b) = (scenario, liveness_bound_ms);
     match property {
-        mutual_exclusion::PROPERTY => Some(Box::new(MutualExclusion::new(scenario.nodes))),
-        liveness::PROPERTY => Some(Box::new(Liveness::new(
-            scenario.quiet_from_ms(),
-            liveness_bound_ms,
-        ))),
-        no_deadlock::PROPERTY => Some(Box::new(NoDeadlock::new(
-            scenario.quiet_from_ms(),
-            liveness_bound_ms,
-        ))),
-        bounded_waiting::PROPERTY => Some(Box::new(BoundedWaiting::new(
-            scenario.nodes.saturating_sub(1),
-        ))),
-        lamport_condition::PROPERTY => Some(Box::new(LamportCondition::new(scenario.nodes))),
-        vector_causality::PROPERTY => Some(Box::new(VectorCausality::new(scenario.nodes))),
-        causal_delivery::PROPERTY => Some(Box::new(CausalDelivery::new(scenario.nodes))),
-        total_order::PROPERTY => Some(Box::new(TotalOrder::new(scenario.nodes))),
-        replica_agreement::PROPERTY => Some(Box::new(ReplicaAgreement::new(scenario.nodes))),
-        deadlock_soundness::PROPERTY => Some(Box::new(DeadlockSoundness::new())),
-        deadlock_completeness::PROPERTY => Some(Box::new(DeadlockCompleteness::new(
-            scenario.quiet_from_ms(),
-            liveness_bound_ms,
-        ))),
-        bounded_skew::PROPERTY => Some(Box::new(BoundedSkew::for_scenario(scenario))),
-        monotonic_clock::PROPERTY => Some(Box::new(MonotonicClock::new(scenario.nodes))),
-        election::uniqueness::PROPERTY => Some(Box::new(LeaderUniqueness::new(scenario.nodes))),
-        election::agreement::PROPERTY => Some(Box::new(LeaderAgreement::new(
-            scenario.nodes,
-            scenario.quiet_from_ms(),
-            liveness_bound_ms,
-        ))),
-        election::termination::PROPERTY => Some(Box::new(ElectionTermination::new(
-            scenario.quiet_from_ms(),
-            liveness_bound_ms,
-        ))),
-        election::validity::PROPERTY => Some(Box::new(LeaderValidity::new(
-            scenario.nodes,
-            scenario.quiet_from_ms(),
-            liveness_bound_ms,
-        ))),
-        election::stability::PROPERTY => Some(Box::new(LeaderStability::new(
-            scenario.nodes,
-            scenario.quiet_from_ms(),
-        ))),
+        MutualExclusion::NAME => boxed::<MutualExclusion>(sc, b),
+        Liveness::NAME => boxed::<Liveness>(sc, b),
+        NoDeadlock::NAME => boxed::<NoDeadlock>(sc, b),
+        BoundedWaiting::NAME => boxed::<BoundedWaiting>(sc, b),
+        LamportCondition::NAME => boxed::<LamportCondition>(sc, b),
+        VectorCausality::NAME => boxed::<VectorCausality>(sc, b),
+        CausalDelivery::NAME => boxed::<CausalDelivery>(sc, b),
+        TotalOrder::NAME => boxed::<TotalOrder>(sc, b),
+        ReplicaAgreement::NAME => boxed::<ReplicaAgreement>(sc, b),
+        DeadlockSoundness::NAME => boxed::<DeadlockSoundness>(sc, b),
+        DeadlockCompleteness::NAME => boxed::<DeadlockCompleteness>(sc, b),
+        BoundedSkew::NAME => boxed::<BoundedSkew>(sc, b),
+        MonotonicClock::NAME => boxed::<MonotonicClock>(sc, b),
+        LeaderUniqueness::NAME => boxed::<LeaderUniqueness>(sc, b),
+        LeaderAgreement::NAME => boxed::<LeaderAgreement>(sc, b),
+        ElectionTermination::NAME => boxed::<ElectionTermination>(sc, b),
+        LeaderValidity::NAME => boxed::<LeaderValidity>(sc, b),
+        LeaderStability::NAME => boxed::<LeaderStability>(sc, b),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scenario() -> Scenario {
+        Scenario::from_json(r#"{"algorithm":"x","nodes":3,"seed":0,"duration_ms":100}"#).unwrap()
+    }
+
+    /// `P::NAME` names the checker `P::for_scenario` builds, and `by_name(P::NAME)` builds one
+    /// of that name too. Returns the name.
+    fn named<P: Property>() -> &'static str {
+        let sc = scenario();
+        assert_eq!(P::for_scenario(&sc, 100).property(), P::NAME);
+        assert_eq!(P::for_scenario(&sc, 0).property(), P::NAME);
+        let c = by_name(P::NAME, &sc, 100).expect("by_name builds every Property");
+        assert_eq!(c.property(), P::NAME);
+        P::NAME
+    }
+
+    #[test]
+    fn every_property_type_is_named_and_built_by_name() {
+        let names = [
+            named::<MutualExclusion>(),
+            named::<Liveness>(),
+            named::<NoDeadlock>(),
+            named::<BoundedWaiting>(),
+            named::<LamportCondition>(),
+            named::<VectorCausality>(),
+            named::<CausalDelivery>(),
+            named::<TotalOrder>(),
+            named::<ReplicaAgreement>(),
+            named::<DeadlockSoundness>(),
+            named::<DeadlockCompleteness>(),
+            named::<BoundedSkew>(),
+            named::<MonotonicClock>(),
+            named::<LeaderUniqueness>(),
+            named::<LeaderAgreement>(),
+            named::<ElectionTermination>(),
+            named::<LeaderValidity>(),
+            named::<LeaderStability>(),
+        ];
+        let mut unique = names.to_vec();
+        unique.sort_unstable();
+        unique.dedup();
+        assert_eq!(unique.len(), names.len(), "two properties share a name");
+        // every listed name is one of them; the two left out are the documented ones
+        for p in PROPERTIES {
+            assert!(names.contains(p), "{p}");
+        }
+        let unlisted: Vec<&str> = names
+            .iter()
+            .copied()
+            .filter(|n| !PROPERTIES.contains(n))
+            .collect();
+        assert_eq!(unlisted, vec![BoundedWaiting::NAME, BoundedSkew::NAME]);
+    }
+
+    #[test]
+    fn by_name_builds_every_listed_property_under_its_name() {
+        let sc = scenario();
+        for &p in PROPERTIES {
+            let c = by_name(p, &sc, 100).unwrap_or_else(|| panic!("no checker for {p}"));
+            assert_eq!(c.property(), p);
+        }
+        assert!(by_name("no_such_property", &sc, 100).is_none());
     }
 }

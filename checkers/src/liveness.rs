@@ -6,6 +6,23 @@
 //! `max(t, quiet) + bound`, where `quiet` is when the fault plan's last fault happened. A crash
 //! (or restart) of the requester cancels its requests: a crashed process asks for nothing.
 //! Deadlines after the end of the run are not judged (the run was too short to tell).
+//!
+//! # Contract
+//!
+//! - **Reads:** `cs_request` (a request becomes pending), `cs_enter` and `cs_abandon` (each
+//!   removes the node's oldest pending request on that resource; one without a pending request
+//!   is ignored) observations, and `crash` / `restart` faults (drop every pending request of
+//!   the node). Ignored: `cs_exit`, messages, partitions, and pauses — a request of a paused
+//!   node stays pending and its deadline runs.
+//! - **Settings:** the quiet time (`scenario.quiet_from_ms()`, the time of the fault plan's
+//!   last fault of any kind) and the liveness bound; not the node count. A request made at `t`
+//!   must be served by `max(t, quiet) + bound`. The bound is taken as given: 0 is not "no
+//!   bound" but "served at that very instant", so with 0 almost every request that waits at
+//!   all is reported. There is no "missing" bound here; callers must pass the algorithm's.
+//! - **When the run ends before it can judge:** `finish` reports a request whose deadline is
+//!   before the end of the run; a request still pending whose deadline is at or after the end
+//!   **passes silently** (not judged, and nothing says so).
+//! - **Class:** liveness (reported online, at the first event past a deadline, or at the end).
 
 use sincro_harness::trace::{Event, EventKind};
 use sincro_harness::{Checker, Fault, NodeId, Observation, PropertyClass, Violation, NS_PER_MS};

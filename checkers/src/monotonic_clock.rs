@@ -10,6 +10,19 @@
 //! A hardware `clock_jump` fault is the environment, not the algorithm: the comparison across
 //! the jump is skipped (the node's next reading becomes the new baseline). Works offline on
 //! any trace: it only reads the events.
+//!
+//! # Contract
+//!
+//! - **Reads:** `clock_adjust` events (a step with a negative amount is a violation; slews are
+//!   not judged by their amount, only through the readings), the `local_ns` of every event of
+//!   a node (events without a node or without `local_ns` are skipped), and `clock_jump` faults
+//!   (the node's baseline is reset, in either direction). Ignored otherwise: `drift_change`
+//!   faults, and crashes and restarts — the comparison carries on across a restart, as the
+//!   engine keeps a node's clock across it.
+//! - **Settings:** the node count (it grows if the trace names a larger id). No quiet time
+//!   (the faulty phase is judged too), no bound.
+//! - **When the run ends before it can judge:** nothing is pending — `finish` passes.
+//! - **Class:** safety.
 
 use sincro_harness::process::ClockAdjust;
 use sincro_harness::trace::{Event, EventKind};

@@ -4,6 +4,17 @@
 //! Judged on global time from `cs_enter` / `cs_exit` observations. A node that crashes while
 //! inside leaves the section with the crash (its process is gone); a node that enters twice
 //! without leaving is also reported, as the algorithm has lost track of its own state.
+//!
+//! # Contract
+//!
+//! - **Reads:** `cs_enter` and `cs_exit` observations (per resource, on global time) and
+//!   `crash` / `restart` faults (the node leaves every section it was in). A `cs_exit` of a
+//!   node that is not inside is ignored. Everything else is ignored: `cs_request` and
+//!   `cs_abandon`, messages, pauses (a paused node inside stays inside), partitions, clocks.
+//! - **Settings:** none. The node count is accepted and unused; no quiet time, no bound.
+//! - **When the run ends before it can judge:** nothing is left to judge — `finish` passes; a
+//!   node still inside at the end is fine.
+//! - **Class:** safety (stops at the overlapping `cs_enter`).
 
 use sincro_harness::trace::{Event, EventKind};
 use sincro_harness::{Checker, Fault, NodeId, Observation, PropertyClass, Violation};

@@ -6,6 +6,24 @@
 //! abandons and crashes are read as the liveness checker reads them. The clock starts when a
 //! request becomes pending, at the quiet time, or at the last entry or exit, whichever is
 //! latest.
+//!
+//! # Contract
+//!
+//! - **Reads:** `cs_request` (pending), `cs_enter` and `cs_abandon` (remove the node's oldest
+//!   pending request on that resource), `cs_exit` observations, and `crash` / `restart` faults
+//!   (drop the node's pending requests). Progress — which restarts the clock — is *any*
+//!   `cs_enter`, `cs_exit` or `cs_abandon` of any node on any resource (one resource's progress
+//!   excuses another's standstill; an abandon counts as progress). Ignored: messages,
+//!   partitions, pauses (a paused requester's request stays pending).
+//! - **Settings:** the quiet time (`scenario.quiet_from_ms()`) and the liveness bound; not the
+//!   node count. While a request is pending, someone must make progress within `bound` of the
+//!   latest of: the last progress, the quiet time, the oldest pending request. A bound of 0 is
+//!   taken literally (any wait past that instant is reported as a deadlock); there is no
+//!   "missing" bound.
+//! - **When the run ends before it can judge:** `finish` reports a standstill whose deadline
+//!   is before the end of the run; one whose deadline is at or after the end **passes
+//!   silently**.
+//! - **Class:** liveness.
 
 use sincro_harness::trace::{Event, EventKind};
 use sincro_harness::{Checker, Fault, NodeId, Observation, PropertyClass, Violation, NS_PER_MS};

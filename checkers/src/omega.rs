@@ -18,6 +18,34 @@
 //!   a process that left or crashed;
 //! - `eventual_leadership` (the Ω property): in the suffix, every `leader()` of every stable
 //!   process returns the same stable process; the stabilization step is reported.
+//!
+//! # Contract
+//!
+//! These are functions over a whole [`ShmTrace`], not [`sincro_harness::Checker`]s: they do
+//! not implement [`crate::Property`] and [`crate::by_name`] does not build them (the Ω
+//! algorithm calls [`judge`] itself).
+//!
+//! - **Reads:** shared-memory events with a process id (others are ignored): `join` (joins
+//!   STABLE; its `leader_before` / `leader_after` for Lemma 4), `leave` and `crash` (leave
+//!   STABLE for good, as departures), `leader` (each change of a process's `leader()` result,
+//!   in effect until its next change), `round` (the `not_updated` set of each round of a
+//!   stable process, in effect until its next record) and `summary` (each process's last round
+//!   and last `leader()` steps). Not read: `timely`, `read`, `write`, `snapshot`. STABLE is
+//!   judged with hindsight, from the whole run.
+//! - **Settings:** `alpha` (the least |STABLE| the model assumes), `judge_from` (the first
+//!   step of the judged suffix, chosen by the caller: the registered algorithm takes
+//!   `params.judge_from_step`, or the last quarter of the run) and which of
+//!   [`OMEGA_PROPERTIES`] to check (other names are ignored). No scenario, no quiet time, no
+//!   bound: the assumption asks that membership no longer changes in the suffix.
+//! - **When the run ends before it can judge:** never a pass. A suffix in which membership
+//!   still changes, |STABLE| < α, a stable process without a round or a `leader()` call in
+//!   the suffix (too few steps), or Property 1 failing, is reported by [`assumption`] as a
+//!   violation of `memory_access_pattern` whose explanation starts "assumption not met, so
+//!   the algorithm is not judged"; [`eventual_leadership`] with no `leader()` result in the
+//!   suffix is a violation.
+//! - **Class:** `newcomer_never_demotes` safety (judged over the whole run);
+//!   `crashed_never_elected` and `eventual_leadership` liveness (judged on the suffix); the
+//!   `memory_access_pattern` assumption is reported with class liveness.
 
 use sincro_harness::shm::{Pid, ShmEventKind, ShmTrace};
 use sincro_harness::{PropertyClass, Violation};

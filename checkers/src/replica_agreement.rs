@@ -6,6 +6,20 @@
 //! expected to last long enough after the last fault for updates to reach every replica (the
 //! algorithm's liveness bound), so a disagreement at the end is a replica that diverged or
 //! never caught up.
+//!
+//! # Contract
+//!
+//! - **Reads:** `state` observations of nodes in `0..nodes` — only each node's last one.
+//!   Everything else is ignored, crashes included: a node that crashed keeps its last state
+//!   and is compared with the others (a replica that crashed before it caught up fails the
+//!   run), and a restarted node keeps its pre-crash state until it reports a new one.
+//! - **Settings:** the node count only. It takes neither the quiet time nor the liveness
+//!   bound: it does not check that the run lasted until `quiet + bound`.
+//! - **When the run ends before it can judge:** all the judging is in `finish`, at the end of
+//!   the run, whenever that is: two different last states are reported even if the run ended
+//!   before the faults stopped or while an update was still travelling. Nodes that never
+//!   reported a state are not judged (if at most one node reported, the run passes).
+//! - **Class:** liveness (an end state, judged once at the end).
 
 use sincro_harness::trace::{Event, EventKind};
 use sincro_harness::{Checker, Observation, PropertyClass, Violation};

@@ -6,6 +6,18 @@
 //! `m` that delivered `x` must have delivered, before `x`, each message that `n` delivered
 //! before `x` and `m` also delivered. Checking at every delivery catches every inverted pair
 //! at the later of its four deliveries. A message delivered twice by one node is reported too.
+//!
+//! # Contract
+//!
+//! - **Reads:** `delivered` observations of nodes in `0..nodes` (messages matched by their
+//!   application id). Only the *relative* order of messages two nodes both delivered is
+//!   compared: gaps are allowed, and a message delivered by some nodes and never by others is
+//!   not a violation (agreement on *what* is delivered is not checked). Ignored: `multicast`,
+//!   transport events, crashes and restarts (a restarted node keeps its delivery sequence, so
+//!   a re-delivery after a restart is reported as delivered twice), partitions, pauses.
+//! - **Settings:** the node count only. No quiet time, no bound.
+//! - **When the run ends before it can judge:** nothing is pending — `finish` passes.
+//! - **Class:** safety.
 
 use sincro_harness::trace::{Event, EventKind};
 use sincro_harness::{Checker, NodeId, Observation, PropertyClass, Violation};

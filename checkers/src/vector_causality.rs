@@ -6,6 +6,20 @@
 //! compared with every earlier one `a` (the trace order is consistent with happens-before, so
 //! `b ↛ a`): the algorithm must say `VC(a) < VC(b)` exactly when `a → b`, and never
 //! `VC(b) < VC(a)`. A vector of the wrong length is a violation too.
+//!
+//! # Contract
+//!
+//! - **Reads:** the `vector` of `logical_time` observations (its `lamport` value is ignored;
+//!   an empty vector is a vector of the wrong length); for the ground truth, every event of a
+//!   node in `0..nodes` (program order) and `send` → `deliver` edges. Events without a node or
+//!   of a node out of range are ignored. Crashes and restarts are not special: a restarted
+//!   node continues its program order, so a process that restarts its vector from zero is
+//!   reported.
+//! - **Settings:** the node count (the expected vector length). No quiet time, no bound.
+//! - **When the run ends before it can judge:** nothing is pending — `finish` passes. But only
+//!   the first [`MAX_LABELLED`] labelled events are compared: later ones are **not judged and
+//!   pass silently**, so a long run can pass without its end having been checked.
+//! - **Class:** safety.
 
 use sincro_harness::trace::{happened_before, Event, EventKind, HappensBefore};
 use sincro_harness::{Checker, NodeId, Observation, PropertyClass, Violation};

@@ -6,6 +6,27 @@
 //! differ). And at the end of the run, if no node has reported anything for `bound`, they must
 //! still agree (elections started by the workload after quiet must settle too). Deadlines after
 //! the end of the run are not judged.
+//!
+//! # Contract
+//!
+//! - **Reads:** `leader` observations (each node's current belief, and the time of the last
+//!   report of any node; terms are ignored) and `crash` / `restart` faults (a crashed node is
+//!   not live and its belief ends; a restarted node believes nothing until it reports again).
+//!   Partitions and pauses are ignored: a partitioned or paused node must agree too.
+//! - **Settings:** the node count (every node of `0..nodes` is live from the start and must
+//!   have reported: one that never reports blocks agreement), the quiet time
+//!   (`scenario.quiet_from_ms()`) and the liveness bound. Agreement must hold in a state that
+//!   lasts over an interval ending after `quiet` and no later than `quiet + bound` (a state
+//!   between two events of the same instant does not count). A bound of 0 is taken literally
+//!   (agreement right after the last fault); there is no "missing" bound.
+//! - **When the run ends before it can judge:** `finish` reports when the run ends after
+//!   `quiet + bound` without agreement having been reached, and when the run ends disagreeing
+//!   more than `bound` after both the quiet time and the last leader report. A run that ends
+//!   at or before `quiet + bound` without agreement, or that ends disagreeing within `bound`
+//!   of the last report, **passes silently**. When every node has crashed, the first
+//!   judgement reports a violation (no live leader to agree on) while the end-of-run one is
+//!   excused.
+//! - **Class:** liveness.
 
 use super::ElectionView;
 use sincro_harness::trace::Event;

@@ -27,7 +27,9 @@
 //! promises only a live leader).
 //!
 //! The shared bookkeeping (who is alive, who believes what, which partitions and crashes are in
-//! effect) is [`ElectionView`], public so other election checkers can reuse it.
+//! effect) is [`ElectionView`], public so other election checkers can reuse it. Each checker's
+//! module states its contract: the events it reads, its settings, and what it does when the
+//! run ends before it can judge.
 
 pub mod agreement;
 pub mod stability;

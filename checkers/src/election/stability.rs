@@ -10,6 +10,23 @@
 //! on timeouts passes its largest one ([`LeaderStability::with_settle`]). If a new agreement forms (e.g. after `L`
 //! became unreachable), it is the new reference. (Agreement on the leader alone is not enough:
 //! a follower that lags a term behind will legitimately catch up.)
+//!
+//! # Contract
+//!
+//! - **Reads:** `leader` observations (beliefs with their terms), `crash` / `restart` faults
+//!   (who is alive; a restart clears the node's belief) and `partition` / `partition_oneway`
+//!   / `heal` faults (the leader must be reachable, with no cut in either direction, from
+//!   every live node for a change to be blamed). Pauses are ignored: a paused node is live and
+//!   must agree. A node's first report after it (re)started is not judged (it had no belief to
+//!   change).
+//! - **Settings:** the node count and the quiet time (`scenario.quiet_from_ms()`), plus the
+//!   settle time of [`LeaderStability::with_settle`]; [`crate::by_name`] (and
+//!   [`crate::Property`]) build [`LeaderStability::new`], settle 0. No liveness bound (unused).
+//!   An agreement counts once it held over an interval ending after `quiet + settle`.
+//! - **When the run ends before it can judge:** nothing is pending — `finish` passes. If the
+//!   live nodes never agree on a leader in one term after the quiet time, nothing is judged
+//!   and the run **passes** (asking for agreement is `leader_agreement`'s job).
+//! - **Class:** safety (once agreement is reached).
 
 use super::ElectionView;
 use sincro_harness::trace::{Event, EventKind};

@@ -5,6 +5,21 @@
 //! election ends for it at its next `Leader { leader: Some(_), .. }`. An election started at
 //! `t` must end by `max(t, quiet) + bound`. A crash (or restart) of the node cancels it.
 //! Deadlines after the end of the run are not judged.
+//!
+//! # Contract
+//!
+//! - **Reads:** `leader` observations of a node (`leader: None` starts an election — a second
+//!   one while it is open keeps the first start; `leader: Some(_)` ends it; terms are ignored)
+//!   and `crash` / `restart` faults (cancel the node's open election). Ignored: partitions and
+//!   pauses (a cut-off or paused node's election must still end), messages. A node that never
+//!   reports `leader: None` has no election to judge.
+//! - **Settings:** the quiet time (`scenario.quiet_from_ms()`) and the liveness bound; not the
+//!   node count. A bound of 0 is taken literally (an election must end at the instant it
+//!   starts, or at the quiet time); there is no "missing" bound.
+//! - **When the run ends before it can judge:** `finish` reports an open election whose
+//!   deadline is before the end of the run; one whose deadline is at or after the end **passes
+//!   silently**.
+//! - **Class:** liveness.
 
 use sincro_harness::trace::{Event, EventKind};
 use sincro_harness::{Checker, Fault, NodeId, Observation, PropertyClass, Violation, NS_PER_MS};

@@ -5,6 +5,20 @@
 //! anything else or crashes. When a second node claims the same term while the first still
 //! does, the split brain is reported with both leaders, the term, and the partitions, crashes
 //! and pauses in effect at either claim (taken from the trace's fault events).
+//!
+//! # Contract
+//!
+//! - **Reads:** `leader` observations (a claim is `leader: Some(own id)`; any other report of
+//!   the node ends its claim; reports without a node are ignored) and `crash` / `restart`
+//!   faults (end the node's belief; a crashed node is not live). Partitions, heals, pauses and
+//!   resumes are read only to name the faults in effect in the explanation: a paused or
+//!   partitioned node still counts as live, and its claim stands. Only claims of the same term
+//!   conflict. Ignored: messages, timers, clock faults.
+//! - **Settings:** the node count (it grows if the trace names a larger id). No quiet time
+//!   (the faulty phase is judged too), no bound.
+//! - **When the run ends before it can judge:** nothing is pending — `finish` passes; every
+//!   claim was judged when made.
+//! - **Class:** safety.
 
 use super::{describe_faults, ElectionView};
 use sincro_harness::trace::{Event, EventKind};

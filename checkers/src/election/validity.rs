@@ -9,6 +9,24 @@
 //! election by capacity); with `None` — any live node is a valid leader (term-based elections
 //! promise no particular winner). A node that names no leader is not judged here (see
 //! `leader_agreement` and `election_termination`).
+//!
+//! # Contract
+//!
+//! - **Reads:** `leader` observations (each node's belief; terms are ignored), `crash` /
+//!   `restart` faults (who is alive), and `partition` / `partition_oneway` / `heal` faults
+//!   (the best is taken among the live nodes the judged node reaches with no cut in either
+//!   direction; the named leader itself need only be alive). Pauses are ignored: a paused node
+//!   is live and may be the best. A node that names no leader, or has not reported since it
+//!   (re)started, is not judged.
+//! - **Settings:** the node count, the quiet time (`scenario.quiet_from_ms()`), the liveness
+//!   bound and the rank policy. [`crate::by_name`] (and [`crate::Property`]) build
+//!   [`LeaderValidity::new`]: the highest live id must win, whatever the algorithm. Judged from
+//!   `quiet + bound`: once on every live node's belief, then on every leader report of a live
+//!   node, then once more at the end. A bound of 0 judges from the quiet time on; there is no
+//!   "missing" bound.
+//! - **When the run ends before it can judge:** a run that ends at or before `quiet + bound`
+//!   is **not judged at all and passes**.
+//! - **Class:** safety (from `quiet + bound` on).
 
 use super::ElectionView;
 use sincro_harness::trace::{Event, EventKind};
