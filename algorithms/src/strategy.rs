@@ -1,4 +1,4 @@
-//! [proptest] strategies of complete scenarios (cargo feature `proptest`, on by default).
+//! [proptest](mod@proptest) strategies of complete scenarios (cargo feature `proptest`, on by default).
 //!
 //! [`scenarios`] draws a seed with `any::<u64>()` and turns it into a complete scenario with
 //! [`Algorithm::generate`]: the swarm's network, clocks and fault plan (inside the algorithm's

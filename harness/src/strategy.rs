@@ -1,7 +1,7 @@
-//! [proptest] strategies that produce scenarios (cargo feature `proptest`, on by default).
+//! [proptest](mod@proptest) strategies that produce scenarios (cargo feature `proptest`, on by default).
 //!
 //! [`scenario_strategy`] draws a seed with `any::<u64>()` and turns it into a scenario with
-//! the swarm generation of [`gen`](crate::gen). proptest's own shrinking then shrinks the seed
+//! the swarm generation of [`crate::gen`]. proptest's own shrinking then shrinks the seed
 //! (towards 0), which gives another generated scenario, not a smaller one: to minimize a
 //! failing scenario, run [`shrink`](crate::shrink::shrink) on it.
 //!

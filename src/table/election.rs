@@ -3,7 +3,7 @@
 //!
 //! Every run uses a constant latency of 1 ms and every process starting at once (the ring
 //! family), or a crash of the leader noticed by process 0 (bully and ring-with-list, when
-//! those algorithms are registered). Message counts are [`Stats::sent`]
+//! those algorithms are registered). Message counts are [`Stats::sent`](crate::harness::Stats::sent)
 //! (`sincro_harness::Stats`): for Chang–Roberts and Franklin the `n` messages of the final
 //! `Elected` round are shown apart.
 

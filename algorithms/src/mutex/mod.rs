@@ -1,7 +1,7 @@
 //! Mutual exclusion algorithms (Tanenbaum & van Steen §6.3; seeds `001`, `002`, `003` §4.3).
 //!
-//! Each file holds one algorithm: its [`Process`](sincro_harness::Process), its
-//! [`Spec`](crate::spec::Spec) (name, variants, fault model, workload, liveness bound) and its
+//! Each file holds one algorithm: its `Process`, its
+//! [`Spec`] (name, variants, fault model, workload, liveness bound) and its
 //! pinned tests. This module holds what the family shares: the workload and the FIFO bound.
 
 pub mod centralized;
