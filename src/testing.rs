@@ -52,6 +52,7 @@
 
 use crate::algorithms::spec::{Spec, Variant};
 use crate::algorithms::{Algorithm, AlgorithmInfo, CheckerFactory};
+use crate::checkers::Property;
 use crate::fuzz::{self, CampaignOptions, FuzzConfig, Live, Target, TargetRun};
 use crate::harness::engine::{Outcome, RunOptions};
 use crate::harness::fault::{FaultClass, FaultModel};
@@ -134,6 +135,14 @@ impl<S: Spec> Check<S> {
     ) -> Self {
         self.extra.push((name, Arc::new(build)));
         self
+    }
+
+    /// Also judges every run with a built-in checker chosen by type, e.g.
+    /// `.check::<MutualExclusion>()` (see [`Property`] for the list).
+    pub fn check<P: Property>(self) -> Self {
+        self.checker(P::NAME, |sc, bound_ms| {
+            Box::new(P::for_scenario(sc, bound_ms))
+        })
     }
     /// The variant to test (default: the first, the correct one).
     pub fn variant(mut self, v: S::Variant) -> Self {

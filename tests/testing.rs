@@ -183,3 +183,33 @@ fn a_tests_own_checker_judges_every_run_and_its_shrunk_replay() {
     let out = sincro::algorithms::run_scenario(&found.scenario, Default::default()).unwrap();
     assert!(out.verdict.is_pass(), "{}", out.verdict);
 }
+
+#[test]
+fn a_built_in_checker_chosen_by_type_judges_a_spec_that_does_not_promise_it() {
+    // A correct algorithm still passes with a built-in checker added by type.
+    use sincro::algorithms::mutex::voting::{Mode, VotingSpec};
+    use sincro::checkers::MutualExclusion;
+    let report = check(VotingSpec(Mode::Voting))
+        .ignore_env()
+        .no_regressions()
+        .check::<MutualExclusion>()
+        .seeds(10)
+        .run()
+        .unwrap();
+    assert_eq!(report.runs, 10);
+    // The lease twin of the centralized lock breaks mutual exclusion: the checker added by type
+    // catches it even when the scenario's own properties are limited to liveness.
+    let found = check(CentralizedSpec)
+        .ignore_env()
+        .variant(Variant::LeaseTimeout)
+        .properties(["liveness"])
+        .check::<MutualExclusion>()
+        .seeds(200)
+        .expect_violation("mutual_exclusion")
+        .unwrap();
+    assert!(
+        found.explanation.contains("still inside"),
+        "{}",
+        found.explanation
+    );
+}
