@@ -120,7 +120,7 @@ impl Registry {
     pub fn builtin() -> Self {
         let mut all: Vec<&'static dyn Algorithm> = Vec::new();
         all.extend(crate::mutex::ALGORITHMS);
-        all.extend(crate::ordering::registered::ALGORITHMS);
+        all.extend(crate::ordering::ALGORITHMS);
         all.extend(crate::deadlock::registered::ALGORITHMS);
         all.extend(crate::clocks::registered::ALGORITHMS);
         all.extend(crate::election::registered_core::CORE);
