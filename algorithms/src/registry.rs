@@ -121,7 +121,7 @@ impl Registry {
         let mut all: Vec<&'static dyn Algorithm> = Vec::new();
         all.extend(crate::mutex::ALGORITHMS);
         all.extend(crate::ordering::ALGORITHMS);
-        all.extend(crate::deadlock::registered::ALGORITHMS);
+        all.extend(crate::deadlock::ALGORITHMS);
         all.extend(crate::clocks::registered::ALGORITHMS);
         all.extend(crate::election::registered_core::CORE);
         all.extend(crate::election::registered_rings::RINGS);
