@@ -69,13 +69,7 @@ pub trait Algorithm: Sync {
     /// `sincro_harness::arbitrary::FuzzInput::draft`): adds this algorithm's workload inside
     /// the active phase and sets a duration long enough to judge liveness after the faults stop.
     fn complete(&self, draft: Draft, opts: &GenOptions) -> Scenario {
-        let mut draft = draft;
-        let sc = &mut draft.scenario;
-        sc.workload = self.workload(&mut draft.workload_rng, sc.nodes, opts.active_ms);
-        sc.duration_ms = opts.active_ms;
-        let bound = self.liveness_bound_ms(sc);
-        sc.duration_ms = sc.quiet_from_ms().max(opts.active_ms) + bound + bound / 2 + 1;
-        draft.scenario
+        crate::spec::complete_default(self, draft, opts)
     }
 }
 
@@ -122,7 +116,7 @@ impl Registry {
         all.extend(crate::mutex::ALGORITHMS);
         all.extend(crate::ordering::ALGORITHMS);
         all.extend(crate::deadlock::ALGORITHMS);
-        all.extend(crate::clocks::registered::ALGORITHMS);
+        all.extend(crate::clocks::ALGORITHMS);
         all.extend(crate::election::registered_core::CORE);
         all.extend(crate::election::registered_rings::RINGS);
         all.extend(crate::omega::registered::ALGORITHMS);
