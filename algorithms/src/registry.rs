@@ -117,8 +117,7 @@ impl Registry {
         all.extend(crate::ordering::ALGORITHMS);
         all.extend(crate::deadlock::ALGORITHMS);
         all.extend(crate::clocks::ALGORITHMS);
-        all.extend(crate::election::registered_core::CORE);
-        all.extend(crate::election::registered_rings::RINGS);
+        all.extend(crate::election::ALGORITHMS);
         all.extend(crate::omega::registered::ALGORITHMS);
         Registry {
             algorithms: all,
@@ -288,7 +287,7 @@ pub fn run_scenario(scenario: &Scenario, options: RunOptions) -> Result<Outcome,
     Registry::current().run_scenario(scenario, options)
 }
 
-pub(crate) use crate::spec::{max_latency_ms, parse_params};
+pub(crate) use crate::spec::parse_params;
 
 pub(crate) fn check_variant(info: &AlgorithmInfo, variant: &str) -> Result<(), ScenarioError> {
     if info.variants.iter().any(|v| v.name == variant) {
@@ -303,17 +302,9 @@ pub(crate) fn check_variant(info: &AlgorithmInfo, variant: &str) -> Result<(), S
     }
 }
 
-/// Checkers for the properties the scenario asks for (default: all the algorithm declares).
-pub(crate) fn checkers(
-    info: &AlgorithmInfo,
-    sc: &Scenario,
-    bound_ms: u64,
-) -> Result<Vec<Box<dyn Checker>>, ScenarioError> {
-    checkers_with(info, sc, bound_ms, |_| Ok(None))
-}
-
-/// As [`checkers`], but `custom` may build a property's checker itself (e.g. validity with the
-/// algorithm's own ranks); `Ok(None)` falls back to the installed registry's checkers by name.
+/// Checkers for the properties the scenario asks for (default: all the algorithm declares);
+/// `custom` may build a property's checker itself (e.g. validity with the algorithm's own
+/// ranks), `Ok(None)` falls back to the installed registry's checkers by name.
 pub(crate) fn checkers_with(
     info: &AlgorithmInfo,
     sc: &Scenario,
