@@ -87,13 +87,7 @@ pub trait Algorithm: Sync {
     /// `sincro_harness::arbitrary::FuzzInput::draft`): adds this algorithm's workload inside
     /// the active phase and sets a duration long enough to judge liveness after the faults stop.
     fn complete(&self, draft: Draft, opts: &GenOptions) -> Scenario {
-        let mut draft = draft;
-        let sc = &mut draft.scenario;
-        sc.workload = self.workload(&mut draft.workload_rng, sc.nodes, opts.active_ms);
-        sc.duration_ms = opts.active_ms;
-        let bound = self.liveness_bound_ms(sc);
-        sc.duration_ms = sc.quiet_from_ms().max(opts.active_ms) + bound + bound / 2 + 1;
-        draft.scenario
+        crate::spec::complete_default(self, draft, opts)
     }
 }
 
@@ -138,11 +132,10 @@ impl Registry {
     pub fn builtin() -> Self {
         let mut all: Vec<&'static dyn Algorithm> = Vec::new();
         all.extend(crate::mutex::ALGORITHMS);
-        all.extend(crate::ordering::registered::ALGORITHMS);
-        all.extend(crate::deadlock::registered::ALGORITHMS);
-        all.extend(crate::clocks::registered::ALGORITHMS);
-        all.extend(crate::election::registered_core::CORE);
-        all.extend(crate::election::registered_rings::RINGS);
+        all.extend(crate::ordering::ALGORITHMS);
+        all.extend(crate::deadlock::ALGORITHMS);
+        all.extend(crate::clocks::ALGORITHMS);
+        all.extend(crate::election::ALGORITHMS);
         all.extend(crate::omega::registered::ALGORITHMS);
         Registry {
             algorithms: all,
@@ -312,7 +305,7 @@ pub fn run_scenario(scenario: &Scenario, options: RunOptions) -> Result<Outcome,
     Registry::current().run_scenario(scenario, options)
 }
 
-pub(crate) use crate::spec::{max_latency_ms, parse_params};
+pub(crate) use crate::spec::parse_params;
 
 pub(crate) fn check_variant(info: &AlgorithmInfo, variant: &str) -> Result<(), ScenarioError> {
     if info.variants.iter().any(|v| v.name == variant) {
@@ -327,17 +320,9 @@ pub(crate) fn check_variant(info: &AlgorithmInfo, variant: &str) -> Result<(), S
     }
 }
 
-/// Checkers for the properties the scenario asks for (default: all the algorithm declares).
-pub(crate) fn checkers(
-    info: &AlgorithmInfo,
-    sc: &Scenario,
-    bound_ms: u64,
-) -> Result<Vec<Box<dyn Checker>>, ScenarioError> {
-    checkers_with(info, sc, bound_ms, |_| Ok(None))
-}
-
-/// As [`checkers`], but `custom` may build a property's checker itself (e.g. validity with the
-/// algorithm's own ranks); `Ok(None)` falls back to the installed registry's checkers by name.
+/// Checkers for the properties the scenario asks for (default: all the algorithm declares);
+/// `custom` may build a property's checker itself (e.g. validity with the algorithm's own
+/// ranks), `Ok(None)` falls back to the installed registry's checkers by name.
 pub(crate) fn checkers_with(
     info: &AlgorithmInfo,
     sc: &Scenario,

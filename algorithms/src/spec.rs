@@ -63,6 +63,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use sincro_harness::engine::{self, Factory, Outcome, RunOptions};
 use sincro_harness::fault::{FaultClass, FaultModel};
+use sincro_harness::gen::{Draft, GenOptions};
 use sincro_harness::{Checker, NodeId, Process, Scenario, ScenarioError, SimRng, WorkloadItem};
 use std::fmt::Debug;
 use std::rc::Rc;
@@ -278,6 +279,14 @@ pub trait Spec: Clone + Send + Sync + 'static {
         let _ = (property, setup, bound_ms);
         Ok(None)
     }
+    /// Completes a generated scenario skeleton (see [`Algorithm::complete`]). The default,
+    /// [`complete_default`], adds the workload inside the active phase and sizes the run from
+    /// [`Spec::liveness_bound_ms`]. Override it to shape the scenario first (a topology, the
+    /// parameters, the clocks) and then call [`complete_default`], or to size the run
+    /// another way.
+    fn complete(&self, draft: Draft, opts: &GenOptions) -> Scenario {
+        complete_default(self, draft, opts)
+    }
 }
 
 impl<S: Spec> Algorithm for S {
@@ -346,6 +355,27 @@ impl<S: Spec> Algorithm for S {
             .map(|v| Spec::bug_classes(self, v))
             .unwrap_or_default()
     }
+
+    fn complete(&self, draft: Draft, opts: &GenOptions) -> Scenario {
+        Spec::complete(self, draft, opts)
+    }
+}
+
+/// The usual completion of a scenario skeleton (the default of [`Algorithm::complete`] and
+/// [`Spec::complete`]): `alg`'s workload inside the active phase, and a duration that leaves
+/// one and a half liveness bounds after the faults stop.
+pub fn complete_default<A: Algorithm + ?Sized>(
+    alg: &A,
+    draft: Draft,
+    opts: &GenOptions,
+) -> Scenario {
+    let mut draft = draft;
+    let sc = &mut draft.scenario;
+    sc.workload = alg.workload(&mut draft.workload_rng, sc.nodes, opts.active_ms);
+    sc.duration_ms = opts.active_ms;
+    let bound = alg.liveness_bound_ms(sc);
+    sc.duration_ms = sc.quiet_from_ms().max(opts.active_ms) + bound + bound / 2 + 1;
+    draft.scenario
 }
 
 /// The shared first steps of a run: variant, parameters, [`Spec::prepare`].

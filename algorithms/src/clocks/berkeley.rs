@@ -21,8 +21,11 @@
 //! negative one — their clocks run backwards, caught by `monotonic_clock`.
 
 use super::{correct, Corrections, NoInput};
+use crate::spec::{Setup, Spec, Timed};
 use serde::{Deserialize, Serialize};
-use sincro_harness::{Ctx, NodeId, Process};
+use sincro_harness::fault::FaultModel;
+use sincro_harness::gen::{Draft, GenOptions};
+use sincro_harness::{Ctx, NodeId, Process, Scenario, SimRng};
 use std::collections::BTreeMap;
 
 /// Parameters.
@@ -47,13 +50,12 @@ impl Default for Params {
     }
 }
 
-/// Variants.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Variant {
-    /// The algorithm.
-    Correct,
-    /// Negative adjustments are steps back.
-    StepBackwards,
+crate::variants! {
+    /// Variants.
+    pub enum Variant {
+        Correct = "correct", "the textbook algorithm; steps forward, slews back";
+        StepBackwards = "step-backwards" (buggy), "negative adjustments are applied as steps: clocks run backwards";
+    }
 }
 
 /// Messages.
@@ -194,6 +196,64 @@ impl Process for Berkeley {
 
     fn on_input(&mut self, _ctx: &mut Ctx<'_, Self>, input: NoInput) {
         match input {}
+    }
+}
+
+/// `clock.berkeley`: the algorithm's description for the registry, fuzzing and tests.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct BerkeleySpec;
+
+impl Spec for BerkeleySpec {
+    type Node = Berkeley;
+    type Params = Params;
+    type Variant = Variant;
+
+    fn name(&self) -> &'static str {
+        "clock.berkeley"
+    }
+    fn summary(&self) -> &'static str {
+        "Berkeley: an active daemon polls, averages with round-trip correction, sends each its adjustment"
+    }
+    fn source(&self) -> &'static str {
+        "seed 000 §6.1.3 (Fig. 6.7); seed 003"
+    }
+    fn properties(&self) -> Vec<&'static str> {
+        super::PROPERTIES.to_vec()
+    }
+    fn fault_model(&self) -> FaultModel {
+        super::fault_model()
+    }
+    /// No workload; `timeout_ms` defaults to a round trip plus 2 ms, and stays below the
+    /// period.
+    fn prepare(&self, setup: &mut Setup<'_, Self>) -> Result<(), String> {
+        super::check_no_workload(self, setup)?;
+        super::check_period(setup.params.period_ms, setup)?;
+        super::check_node("daemon", setup.params.daemon, setup)?;
+        if setup.params.timeout_ms == 0 {
+            setup.params.timeout_ms = 2 * setup.max_latency_ms() + 2;
+        }
+        let p = &setup.params;
+        if p.timeout_ms >= p.period_ms {
+            return Err(format!(
+                "params.timeout_ms = {} must be below params.period_ms = {}",
+                p.timeout_ms, p.period_ms
+            ));
+        }
+        Ok(())
+    }
+    fn node(&self, variant: Variant, params: &Params, _id: NodeId) -> Berkeley {
+        Berkeley::new(params.clone(), params.timeout_ms, variant)
+    }
+    /// None: the daemon polls on its own timer.
+    fn workload(&self, _rng: &mut SimRng, _nodes: usize, _active_ms: u64) -> Vec<Timed<NoInput>> {
+        Vec::new()
+    }
+    fn liveness_bound_ms(&self, setup: &Setup<'_, Self>) -> u64 {
+        super::liveness_bound_ms(setup)
+    }
+    /// The family's scenarios (internal synchronization only: no reference clock).
+    fn complete(&self, draft: Draft, opts: &GenOptions) -> Scenario {
+        super::complete(draft, opts, false)
     }
 }
 

@@ -22,9 +22,12 @@
 //! + (σ+ρ)·2d_max), `monotonic_clock`.
 
 use super::samples::{max_delay_ns, Filter};
-use super::{correct, Corrections, NoInput};
+use super::{correct, Corrections, NoInput, Textbook};
+use crate::spec::{Setup, Spec, Timed};
 use serde::{Deserialize, Serialize};
-use sincro_harness::{Ctx, NodeId, Process};
+use sincro_harness::fault::FaultModel;
+use sincro_harness::gen::{Draft, GenOptions};
+use sincro_harness::{Ctx, NodeId, Process, Scenario, SimRng};
 
 /// Parameters.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -160,6 +163,56 @@ impl Process for Cristian {
 
     fn on_input(&mut self, _ctx: &mut Ctx<'_, Self>, input: NoInput) {
         match input {}
+    }
+}
+
+/// `clock.cristian`: the algorithm's description for the registry, fuzzing and tests.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CristianSpec;
+
+impl Spec for CristianSpec {
+    type Node = Cristian;
+    type Params = Params;
+    type Variant = Textbook;
+
+    fn name(&self) -> &'static str {
+        "clock.cristian"
+    }
+    fn summary(&self) -> &'static str {
+        "Cristian / NTP client-server: θ and δ from T1..T4, 8 samples, θ of the least δ"
+    }
+    fn source(&self) -> &'static str {
+        "seed 000 §6.1.3 (Fig. 6.6); seed 003"
+    }
+    fn properties(&self) -> Vec<&'static str> {
+        super::PROPERTIES.to_vec()
+    }
+    fn fault_model(&self) -> FaultModel {
+        super::fault_model()
+    }
+    /// No workload; `max_delay_ms` defaults to the largest latency plus 1 ms.
+    fn prepare(&self, setup: &mut Setup<'_, Self>) -> Result<(), String> {
+        super::check_no_workload(self, setup)?;
+        if setup.params.max_delay_ms == 0 {
+            setup.params.max_delay_ms = setup.max_latency_ms() + 1;
+        }
+        super::check_period(setup.params.period_ms, setup)?;
+        super::check_samples("samples", setup.params.samples)?;
+        super::check_node("server", setup.params.server, setup)
+    }
+    fn node(&self, _: Textbook, params: &Params, _id: NodeId) -> Cristian {
+        Cristian::new(params.clone())
+    }
+    /// None: the clients poll on their own timers.
+    fn workload(&self, _rng: &mut SimRng, _nodes: usize, _active_ms: u64) -> Vec<Timed<NoInput>> {
+        Vec::new()
+    }
+    fn liveness_bound_ms(&self, setup: &Setup<'_, Self>) -> u64 {
+        super::liveness_bound_ms(setup)
+    }
+    /// The family's scenarios, with node 0 (the server) a perfect reference.
+    fn complete(&self, draft: Draft, opts: &GenOptions) -> Scenario {
+        super::complete(draft, opts, true)
     }
 }
 

@@ -6,19 +6,167 @@
 //! back ("time can never run backwards"). Promised properties: `bounded_skew` (after the
 //! faults stop and a convergence time, see `sincro_checkers::bounded_skew`) and
 //! `monotonic_clock`.
+//!
+//! Each algorithm's file holds its [`Process`], its [`Spec`] and its pinned tests. This module
+//! holds what the family shares: the corrections, the fault model, the parameter checks and
+//! the generated scenarios (no workload; drift at most 100 ppm; clock jumps at most 50 ms; a
+//! reference clock at the server; long enough to converge).
 
 pub mod berkeley;
 pub mod cristian;
 pub mod ntp_peers;
 pub mod rbs;
-pub(crate) mod registered;
 pub mod samples;
 
+use crate::spec::{Setup, Spec};
+use crate::Algorithm;
 use serde::{Deserialize, Serialize};
+use sincro_checkers::bounded_skew;
 use sincro_harness::clock::SLEW_RATE_PPB;
-use sincro_harness::{Ctx, Process};
+use sincro_harness::fault::{FaultClass, FaultModel};
+use sincro_harness::gen::{Draft, GenOptions};
+use sincro_harness::scenario::NodeClock;
+use sincro_harness::{Ctx, Fault, NodeId, Process, Scenario};
 
 pub use samples::{Filter, Sample};
+
+/// The family's algorithms, in the order `sincro list` shows them.
+pub(crate) const ALGORITHMS: &[&dyn Algorithm] = &[
+    &cristian::CristianSpec,
+    &ntp_peers::NtpPeersSpec,
+    &berkeley::BerkeleySpec,
+    &rbs::RbsSpec,
+];
+
+/// Largest drift of generated scenarios, ppm: a fifth of the 500 ppm slew rate.
+pub const MAX_RHO_PPM: f64 = 100.0;
+
+/// Largest clock jump of generated scenarios, ms.
+pub const MAX_JUMP_MS: f64 = 50.0;
+
+/// The properties every clock synchronization algorithm promises.
+pub const PROPERTIES: [&str; 2] = [bounded_skew::PROPERTY, "monotonic_clock"];
+
+crate::variants! {
+    /// The variant of the clock synchronization algorithms without twins.
+    pub enum Textbook {
+        Correct = "correct", "the textbook algorithm; steps forward, slews back";
+    }
+}
+
+/// The fault model every clock synchronization algorithm declares.
+pub fn fault_model() -> FaultModel {
+    FaultModel {
+        tolerates: vec![
+            FaultClass::Loss,
+            FaultClass::Duplication,
+            FaultClass::Reordering,
+            FaultClass::Partitions,
+            FaultClass::OnewayPartitions,
+            FaultClass::Crashes,
+            FaultClass::Pauses,
+            FaultClass::ClockDrift,
+            FaultClass::ClockJumps,
+        ],
+        summary: "any delay, loss, duplication, reordering, partitions, crashes, pauses; drift up to 100 ppm (generated rho capped: a clock faster than the 500 ppm slew rate cannot be held back without stepping it back); clock jumps (generated ones scaled down 10x, to at most 50 ms: a 500 ms jump ahead takes 1000 s to slew back); skew judged after the faults stop plus the time to slew away the worst offset",
+    }
+}
+
+/// These algorithms run on their own timers: the workload must be empty.
+pub fn check_no_workload<S: Spec>(spec: &S, setup: &Setup<'_, S>) -> Result<(), String> {
+    if !setup.scenario.workload.is_empty() {
+        return Err(format!(
+            "{} takes no workload (it runs on its own timers)",
+            spec.name()
+        ));
+    }
+    Ok(())
+}
+
+/// `params.<what>` names an existing node.
+pub fn check_node<S: Spec>(what: &str, node: NodeId, setup: &Setup<'_, S>) -> Result<(), String> {
+    if node >= setup.nodes() {
+        return Err(format!(
+            "params.{what} = {node} does not exist (nodes = {})",
+            setup.nodes()
+        ));
+    }
+    Ok(())
+}
+
+/// `params.period_ms` is within a day and longer than a round trip.
+pub fn check_period<S: Spec>(period_ms: u64, setup: &Setup<'_, S>) -> Result<(), String> {
+    if period_ms == 0 || period_ms > 86_400_000 {
+        return Err(format!(
+            "params.period_ms must be within [1, 86400000], got {period_ms}"
+        ));
+    }
+    let rtt = 2 * setup.max_latency_ms();
+    if period_ms <= rtt {
+        return Err(format!(
+            "params.period_ms = {period_ms} must exceed a round trip ({rtt} ms)"
+        ));
+    }
+    Ok(())
+}
+
+/// `params.<what>`, a sample count, is within `[1, 1024]`.
+pub fn check_samples(what: &str, n: usize) -> Result<(), String> {
+    if !(1..=1024).contains(&n) {
+        return Err(format!("params.{what} must be within [1, 1024], got {n}"));
+    }
+    Ok(())
+}
+
+/// The liveness bound of the family: the convergence time of `bounded_skew`.
+pub fn liveness_bound_ms<S: Spec>(setup: &Setup<'_, S>) -> u64 {
+    bounded_skew::convergence_ms(setup.scenario)
+}
+
+/// Completes a generated scenario of the family: no workload, the clocks brought inside the
+/// family's model ([`fit_clocks`], with a perfect reference at node 0 when `reference`), and
+/// a run long enough to converge after the faults stop and then judge ten periods.
+pub fn complete(draft: Draft, opts: &GenOptions, reference: bool) -> Scenario {
+    let mut sc = draft.scenario;
+    sc.workload = Vec::new();
+    fit_clocks(&mut sc, reference);
+    let period_ms = sc
+        .params
+        .get("period_ms")
+        .and_then(|v| v.as_u64())
+        .unwrap_or(bounded_skew::DEFAULT_PERIOD_MS);
+    sc.duration_ms =
+        sc.quiet_from_ms().max(opts.active_ms) + bounded_skew::convergence_ms(&sc) + 10 * period_ms;
+    sc
+}
+
+/// Brings a generated scenario inside the family's clock model: drift at most
+/// [`MAX_RHO_PPM`] (drift changes scaled with it), clock jumps at most [`MAX_JUMP_MS`], and,
+/// with `reference`, node 0's clock a perfect reference.
+pub fn fit_clocks(sc: &mut Scenario, reference: bool) {
+    if sc.clocks.rho_ppm > MAX_RHO_PPM {
+        let scale = MAX_RHO_PPM / sc.clocks.rho_ppm;
+        sc.clocks.rho_ppm = MAX_RHO_PPM;
+        for f in &mut sc.faults {
+            if let Fault::DriftChange { drift_ppm, .. } = &mut f.fault {
+                *drift_ppm *= scale;
+            }
+        }
+    }
+    for f in &mut sc.faults {
+        if let Fault::ClockJump { delta_ms, .. } = &mut f.fault {
+            // the generator draws 1..500 ms: scaled down ten times
+            *delta_ms = (*delta_ms / 10.0).clamp(-MAX_JUMP_MS, MAX_JUMP_MS);
+        }
+    }
+    if reference && (sc.clocks.rho_ppm > 0.0 || sc.clocks.offset_ms_max > 0.0) {
+        sc.clocks.nodes.push(NodeClock {
+            node: 0,
+            offset_ms: 0.0,
+            drift_ppm: 0.0,
+        });
+    }
+}
 
 /// No workload: clock synchronization runs on its own timers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -89,6 +237,68 @@ pub fn correct<P: Corrects>(ctx: &mut Ctx<'_, P>, delta_ns: i64, step_back: bool
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::registry::find;
+    use sincro_checkers::BoundedSkew;
+    use sincro_harness::engine::RunOptions;
+
+    /// Generated runs are judged, not vacuous: skew is measured after convergence (and stays
+    /// within the bound), the run lasts long enough, and the reference has no drift.
+    #[test]
+    fn generated_runs_are_judged_after_convergence() {
+        for name in [
+            "clock.cristian",
+            "clock.ntp-peers",
+            "clock.berkeley",
+            "clock.rbs",
+        ] {
+            let alg = find(name).unwrap();
+            let mut judged = 0;
+            for seed in 0..12 {
+                let sc = alg.generate("correct", seed, &GenOptions::default());
+                let mut c = BoundedSkew::for_scenario(&sc);
+                assert!(c.spec().converge_from_ns < sc.duration_ms * 1_000_000);
+                let out = alg.run(&sc, RunOptions::default()).unwrap();
+                assert!(out.verdict.is_pass(), "{name} seed {seed}: {}", out.verdict);
+                c.check(out.trace.as_ref().unwrap(), sc.duration_ms * 1_000_000)
+                    .unwrap();
+                assert!(c.max_internal_ns() <= c.spec().internal_bound_ns as i64);
+                if sc.clocks.rho_ppm > 0.0 {
+                    assert!(
+                        c.max_internal_ns() > 0,
+                        "{name} seed {seed}: nothing measured"
+                    );
+                    judged += 1;
+                }
+                assert!(sc.clocks.rho_ppm <= MAX_RHO_PPM);
+            }
+            assert!(judged > 0, "{name}: no generated run had drifting clocks");
+        }
+    }
+
+    #[test]
+    fn bad_params_are_named() {
+        let alg = find("clock.cristian").unwrap();
+        let sc = Scenario::from_json(
+            r#"{"algorithm": "clock.cristian", "nodes": 3, "seed": 1, "duration_ms": 100,
+                "params": {"server": 9}}"#,
+        )
+        .unwrap();
+        assert!(alg
+            .run(&sc, RunOptions::default())
+            .unwrap_err()
+            .0
+            .contains("params.server"));
+        let sc = Scenario::from_json(
+            r#"{"algorithm": "clock.berkeley", "nodes": 3, "seed": 1, "duration_ms": 100,
+                "params": {"period_ms": 5}}"#,
+        )
+        .unwrap();
+        let e = find("clock.berkeley")
+            .unwrap()
+            .run(&sc, RunOptions::default())
+            .unwrap_err();
+        assert!(e.0.contains("period_ms"), "{e}");
+    }
 
     #[test]
     fn corrections_track_steps_and_slews() {

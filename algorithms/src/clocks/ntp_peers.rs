@@ -18,9 +18,12 @@
 //! `monotonic_clock`.
 
 use super::samples::{max_delay_ns, Filter};
-use super::{correct, Corrections, NoInput};
+use super::{correct, Corrections, NoInput, Textbook};
+use crate::spec::{Setup, Spec, Timed};
 use serde::{Deserialize, Serialize};
-use sincro_harness::{Ctx, NodeId, Process};
+use sincro_harness::fault::FaultModel;
+use sincro_harness::gen::{Draft, GenOptions};
+use sincro_harness::{Ctx, NodeId, Process, Scenario, SimRng};
 use std::collections::BTreeMap;
 
 /// Stratum of an unsynchronized node.
@@ -223,6 +226,56 @@ impl Process for NtpPeer {
 
     fn on_input(&mut self, _ctx: &mut Ctx<'_, Self>, input: NoInput) {
         match input {}
+    }
+}
+
+/// `clock.ntp-peers`: the algorithm's description for the registry, fuzzing and tests.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NtpPeersSpec;
+
+impl Spec for NtpPeersSpec {
+    type Node = NtpPeer;
+    type Params = Params;
+    type Variant = Textbook;
+
+    fn name(&self) -> &'static str {
+        "clock.ntp-peers"
+    }
+    fn summary(&self) -> &'static str {
+        "NTP symmetric peers with strata: adjust only towards a lower stratum k, become k+1"
+    }
+    fn source(&self) -> &'static str {
+        "seed 000 §6.1.3 (NTP)"
+    }
+    fn properties(&self) -> Vec<&'static str> {
+        super::PROPERTIES.to_vec()
+    }
+    fn fault_model(&self) -> FaultModel {
+        super::fault_model()
+    }
+    /// No workload; `max_delay_ms` defaults to the largest latency plus 1 ms.
+    fn prepare(&self, setup: &mut Setup<'_, Self>) -> Result<(), String> {
+        super::check_no_workload(self, setup)?;
+        if setup.params.max_delay_ms == 0 {
+            setup.params.max_delay_ms = setup.max_latency_ms() + 1;
+        }
+        super::check_period(setup.params.period_ms, setup)?;
+        super::check_samples("samples", setup.params.samples)?;
+        super::check_node("server", setup.params.server, setup)
+    }
+    fn node(&self, _: Textbook, params: &Params, id: NodeId) -> NtpPeer {
+        NtpPeer::new(id, params.clone())
+    }
+    /// None: the peers poll on their own timers.
+    fn workload(&self, _rng: &mut SimRng, _nodes: usize, _active_ms: u64) -> Vec<Timed<NoInput>> {
+        Vec::new()
+    }
+    fn liveness_bound_ms(&self, setup: &Setup<'_, Self>) -> u64 {
+        super::liveness_bound_ms(setup)
+    }
+    /// The family's scenarios, with node 0 (the stratum-1 server) a perfect reference.
+    fn complete(&self, draft: Draft, opts: &GenOptions) -> Scenario {
+        super::complete(draft, opts, true)
     }
 }
 

@@ -20,9 +20,12 @@
 //! **Promises**: `bounded_skew` among the receivers (I = s + 4ρ(W+1)(Δ+2d_max) averaging,
 //! L·s + 4ρ(Δ+2d_max) with regression), `monotonic_clock`.
 
-use super::{correct, raw_now, Corrections, NoInput};
+use super::{correct, raw_now, Corrections, NoInput, Textbook};
+use crate::spec::{Setup, Spec, Timed};
 use serde::{Deserialize, Serialize};
-use sincro_harness::{Ctx, NodeId, Process};
+use sincro_harness::fault::FaultModel;
+use sincro_harness::gen::{Draft, GenOptions};
+use sincro_harness::{Ctx, NodeId, Process, Scenario, SimRng};
 use std::collections::BTreeMap;
 
 /// How the offsets of the window are combined.
@@ -48,6 +51,10 @@ pub struct Params {
     pub window: usize,
     /// `avg` or `regression`.
     pub mode: Mode,
+    /// Number of nodes of the run: not a scenario parameter, [`RbsSpec`]'s `prepare` sets it
+    /// from the scenario.
+    #[serde(skip)]
+    pub nodes: usize,
 }
 
 impl Default for Params {
@@ -57,6 +64,7 @@ impl Default for Params {
             beacon: 0,
             window: sincro_checkers::bounded_skew::DEFAULT_SAMPLES,
             mode: Mode::Avg,
+            nodes: 0,
         }
     }
 }
@@ -230,6 +238,61 @@ impl Rbs {
             // the clock should read raw − offset: its correction should be −offset
             correct(ctx, -offset.round() as i64 - applied, false);
         }
+    }
+}
+
+/// `clock.rbs`: the algorithm's description for the registry, fuzzing and tests.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RbsSpec;
+
+impl Spec for RbsSpec {
+    type Node = Rbs;
+    type Params = Params;
+    type Variant = Textbook;
+
+    fn name(&self) -> &'static str {
+        "clock.rbs"
+    }
+    fn summary(&self) -> &'static str {
+        "Reference Broadcast Sync: receivers exchange arrival times; average or least-squares offset(t) = αt + β"
+    }
+    fn source(&self) -> &'static str {
+        "seed 000 §6.1.3 (Fig. 6.8)"
+    }
+    fn properties(&self) -> Vec<&'static str> {
+        super::PROPERTIES.to_vec()
+    }
+    fn fault_model(&self) -> FaultModel {
+        super::fault_model()
+    }
+    /// No workload; a beacon and at least two receivers.
+    fn prepare(&self, setup: &mut Setup<'_, Self>) -> Result<(), String> {
+        super::check_no_workload(self, setup)?;
+        super::check_period(setup.params.period_ms, setup)?;
+        super::check_samples("window", setup.params.window)?;
+        super::check_node("beacon", setup.params.beacon, setup)?;
+        if setup.nodes() < 3 {
+            return Err(format!(
+                "clock.rbs needs a beacon and at least two receivers (nodes >= 3), got nodes = {}",
+                setup.nodes()
+            ));
+        }
+        setup.params.nodes = setup.nodes();
+        Ok(())
+    }
+    fn node(&self, _: Textbook, params: &Params, _id: NodeId) -> Rbs {
+        Rbs::new(params.clone(), params.nodes)
+    }
+    /// None: the beacon broadcasts on its own timer.
+    fn workload(&self, _rng: &mut SimRng, _nodes: usize, _active_ms: u64) -> Vec<Timed<NoInput>> {
+        Vec::new()
+    }
+    fn liveness_bound_ms(&self, setup: &Setup<'_, Self>) -> u64 {
+        super::liveness_bound_ms(setup)
+    }
+    /// The family's scenarios (internal synchronization only: no reference clock).
+    fn complete(&self, draft: Draft, opts: &GenOptions) -> Scenario {
+        super::complete(draft, opts, false)
     }
 }
 

@@ -59,8 +59,10 @@
 //! blocked before the cycle closed, whose probe died at a member not yet blocked), the closing
 //! probe of the last member to block is dropped there, and a real deadlock is never reported.
 
+use crate::spec::{Setup, Spec, Timed};
 use serde::{Deserialize, Serialize};
-use sincro_harness::{Ctx, NodeId, Observation, Process};
+use sincro_harness::fault::{FaultClass, FaultModel};
+use sincro_harness::{Ctx, NodeId, Observation, Process, SimRng};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 /// Messages.
@@ -123,15 +125,13 @@ pub enum Input {
     },
 }
 
-/// Which behaviour.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Variant {
-    /// Probes carry the edge they travel along; stale edges and episodes are discarded.
-    Correct,
-    /// The text taken literally: forward and accept whenever blocked.
-    StaleEdge,
-    /// Forwards at most one probe per blocked episode, whatever its initiator.
-    ForwardOnce,
+crate::variants! {
+    /// Which behaviour.
+    pub enum Variant {
+        Correct = "correct", "probes name the edge they travel (resource, grant); stale edges and episodes are discarded";
+        StaleEdge = "stale-edge" (buggy), "the text taken literally: forward and accept whenever blocked, even along an edge that already ended";
+        ForwardOnce = "forward-once" (buggy), "CMH's per-initiator flag dependent_k(i) read as one flag: a blocked process forwards only the first probe it gets, so a cycle's closing probe can be dropped";
+    }
 }
 
 /// The owner's side: one resource.
@@ -205,8 +205,8 @@ impl Cmh {
         let Some((mut resources, hold_ms)) = self.backlog.pop_front() else {
             return;
         };
-        // A resource asked for twice, or one that does not exist, is skipped (the registered
-        // runner rejects such workloads up front).
+        // A resource asked for twice, or one that does not exist, is skipped ([`CmhSpec`]
+        // rejects such workloads up front).
         let n = ctx.nodes();
         let mut seen = BTreeSet::new();
         resources.retain(|&r| r < n && seen.insert(r));
@@ -416,6 +416,74 @@ impl Process for Cmh {
         let Input::Lock { resources, hold_ms } = input;
         self.backlog.push_back((resources, hold_ms));
         self.start_next(ctx);
+    }
+}
+
+/// `deadlock.cmh`: the algorithm's description for the registry, fuzzing and tests.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CmhSpec;
+
+impl Spec for CmhSpec {
+    type Node = Cmh;
+    /// No parameters: `null` or `{}` (anything else is refused in `prepare`, by name).
+    type Params = serde_json::Value;
+    type Variant = Variant;
+
+    fn name(&self) -> &'static str {
+        "deadlock.cmh"
+    }
+    fn summary(&self) -> &'static str {
+        "Chandy–Misra–Haas probes (initiator, sender, receiver) along the wait-for edges of a resource-locking workload"
+    }
+    fn source(&self) -> &'static str {
+        "seed 003 §4.4 (Algoritmo de detecção distribuída)"
+    }
+    fn properties(&self) -> Vec<&'static str> {
+        vec!["deadlock_soundness", "deadlock_completeness"]
+    }
+    fn fault_model(&self) -> FaultModel {
+        FaultModel {
+            tolerates: vec![FaultClass::Reordering, FaultClass::Pauses, FaultClass::ClockDrift],
+            summary: "reliable channels with any delay and reordering, slow processes, drifting clocks; no loss, duplication, partitions or crashes",
+        }
+    }
+    /// No params; every workload input is a `lock` of distinct, existing resources.
+    fn prepare(&self, setup: &mut Setup<'_, Self>) -> Result<(), String> {
+        if !setup.params.is_null() && setup.params != serde_json::json!({}) {
+            return Err("deadlock.cmh takes no params (pass {} or leave them out)".into());
+        }
+        let n = setup.nodes();
+        for (i, w) in setup.scenario.workload.iter().enumerate() {
+            let input: Input = serde_json::from_value(w.input.clone()).map_err(|e| {
+                format!(
+                    "workload[{i}].input is not a deadlock.cmh input ({e}); expected {{\"lock\": {{\"resources\": [..], \"hold_ms\": ..}}}}"
+                )
+            })?;
+            let Input::Lock { resources, .. } = input;
+            let mut seen = BTreeSet::new();
+            for r in resources {
+                if r >= n {
+                    return Err(format!(
+                        "workload[{i}] locks resource {r}, which does not exist (resource r is owned by node r; nodes = {n})"
+                    ));
+                }
+                if !seen.insert(r) {
+                    return Err(format!("workload[{i}] locks resource {r} twice"));
+                }
+            }
+        }
+        Ok(())
+    }
+    fn node(&self, variant: Variant, _params: &serde_json::Value, _id: NodeId) -> Cmh {
+        Cmh::new(variant)
+    }
+    fn workload(&self, rng: &mut SimRng, nodes: usize, active_ms: u64) -> Vec<Timed<Input>> {
+        super::workload(rng, nodes, active_ms)
+    }
+    /// Once the cycle has formed (and the faults stopped), the last member learns whom it
+    /// waits for within one message time, and its probe goes round the cycle (at most n hops).
+    fn liveness_bound_ms(&self, setup: &Setup<'_, Self>) -> u64 {
+        (setup.nodes() as u64 + 2) * (setup.max_latency_ms() + 1) + 10
     }
 }
 

@@ -27,8 +27,11 @@
 //! `(capacity, id)`.
 
 use super::rings_common::Input;
+use crate::spec::{complete_default, Setup, Spec, Timed};
 use serde::{Deserialize, Serialize};
-use sincro_harness::{Ctx, NodeId, Observation, Process};
+use sincro_harness::fault::FaultModel;
+use sincro_harness::gen::{Draft, GenOptions};
+use sincro_harness::{Checker, Ctx, NodeId, Observation, Process, Scenario, SimRng};
 use std::collections::BTreeSet;
 
 /// An election id: `(sequence, source)`, compared in that order.
@@ -84,6 +87,13 @@ impl Params {
         } else {
             Ok(self.capacities.clone())
         }
+    }
+}
+
+crate::variants! {
+    /// Which behaviour.
+    pub enum Variant {
+        Correct = "correct", "the text's protocol over neighbours only; params.capacities";
     }
 }
 
@@ -222,9 +232,68 @@ impl Process for AdHoc {
     }
 }
 
+/// `election.adhoc`: the algorithm's description for the registry, fuzzing and tests.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct AdHocSpec;
+
+impl Spec for AdHocSpec {
+    type Node = AdHoc;
+    type Params = Params;
+    type Variant = Variant;
+
+    fn name(&self) -> &'static str {
+        "election.adhoc"
+    }
+    fn summary(&self) -> &'static str {
+        "wireless ad-hoc election (Vasudevan et al.): echo over the spanning tree of ELECTION messages, acks carry the best (capacity, id), highest election id wins"
+    }
+    fn source(&self) -> &'static str {
+        "seed 000 §6.5.2, Fig. 6.21; seed 001"
+    }
+    fn properties(&self) -> Vec<&'static str> {
+        super::RING_PROPERTIES.to_vec()
+    }
+    fn fault_model(&self) -> FaultModel {
+        super::ring_model("reliable FIFO links with any delay on the scenario's (connected) topology, slow processes; no timers; the text's adjustments for partitions, joins and departures are not modelled")
+    }
+    /// At least one node, on a connected topology; the capacities resolved.
+    fn prepare(&self, setup: &mut Setup<'_, Self>) -> Result<(), String> {
+        super::check_ring_topology(self, setup, true, false)?;
+        setup.params.capacities = setup.params.resolve(setup.nodes())?;
+        Ok(())
+    }
+    fn node(&self, _: Variant, params: &Params, id: NodeId) -> AdHoc {
+        AdHoc::new(params.capacities[id])
+    }
+    fn workload(&self, rng: &mut SimRng, nodes: usize, active_ms: u64) -> Vec<Timed<Input>> {
+        super::start_workload(rng, nodes, active_ms)
+    }
+    fn liveness_bound_ms(&self, setup: &Setup<'_, Self>) -> u64 {
+        // tree (n), echo (n), broadcast (n), twice (a later election supersedes)
+        super::ring_bound_ms(setup, |n| 6 * n)
+    }
+    /// Validity with the algorithm's own ranks: the highest capacity is the best.
+    fn checker(
+        &self,
+        property: &str,
+        setup: &Setup<'_, Self>,
+        bound_ms: u64,
+    ) -> Result<Option<Box<dyn Checker>>, String> {
+        Ok(super::ranked_validity(property, setup, bound_ms, || {
+            setup.params.capacities.clone()
+        }))
+    }
+    /// A generated scenario on the complete topology gets a random connected graph and
+    /// random capacities.
+    fn complete(&self, mut draft: Draft, opts: &GenOptions) -> Scenario {
+        super::draw_graph(&mut draft, true);
+        complete_default(self, draft, opts)
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use crate::election::registered_rings::testing::*;
+    use crate::election::testing::*;
     use crate::test_support::{assert_in_model_passes, assert_replays_exactly};
     use sincro_harness::EngineKind;
 

@@ -18,8 +18,10 @@
 //! Registered as `election.anel1`, variant `anonymous` (buggy: fuzzing must catch it).
 
 use super::rings_common::{right, Input};
+use crate::spec::{Setup, Spec, Timed};
 use serde::{Deserialize, Serialize};
-use sincro_harness::{Ctx, NodeId, Observation, Process};
+use sincro_harness::fault::{FaultClass, FaultModel};
+use sincro_harness::{Ctx, NodeId, Observation, Process, SimRng};
 
 /// Messages (the seed's names).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -41,6 +43,13 @@ pub enum State {
     Elected,
     /// Empossado.
     Inaugurated,
+}
+
+crate::variants! {
+    /// Which behaviour: only the seed's own.
+    pub enum Variant {
+        Anonymous = "anonymous" (buggy), "the seed's algorithm: nothing tells two simultaneous candidates apart, so both declare themselves elected (the canary of leader_uniqueness)";
+    }
 }
 
 /// One process of the anonymous ring.
@@ -112,9 +121,69 @@ impl Process for Anel1 {
     }
 }
 
+/// `election.anel1`: the algorithm's description for the registry, fuzzing and tests.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Anel1Spec;
+
+impl Spec for Anel1Spec {
+    type Node = Anel1;
+    /// No parameters: whatever `params` holds is ignored.
+    type Params = serde_json::Value;
+    type Variant = Variant;
+
+    fn name(&self) -> &'static str {
+        "election.anel1"
+    }
+    fn summary(&self) -> &'static str {
+        "\"Anel 1\": identical processes on an anonymous ring, VoteEmMim / HabemosLider; two simultaneous candidates are both elected"
+    }
+    fn source(&self) -> &'static str {
+        "seed 002 \"Eleição de Líderes\", Algoritmo do Anel 1"
+    }
+    fn properties(&self) -> Vec<&'static str> {
+        vec!["leader_uniqueness"]
+    }
+    fn fault_model(&self) -> FaultModel {
+        FaultModel {
+            tolerates: vec![FaultClass::ClockDrift],
+            summary: "reliable FIFO links with any delay; no timers",
+        }
+    }
+    /// At least one node, on a topology that carries the logical ring.
+    fn prepare(&self, setup: &mut Setup<'_, Self>) -> Result<(), String> {
+        super::check_ring_topology(self, setup, false, false)
+    }
+    fn node(&self, _: Variant, _: &serde_json::Value, _id: NodeId) -> Anel1 {
+        Anel1::new()
+    }
+    fn workload(&self, rng: &mut SimRng, nodes: usize, active_ms: u64) -> Vec<Timed<Input>> {
+        // Two (or more) candidates at the same moment: the seed's second scenario.
+        let at = rng.range_u64(0, active_ms);
+        let a = rng.index(nodes);
+        let b = (a + 1 + rng.index(nodes.max(2) - 1)) % nodes;
+        let mut items = vec![Timed {
+            at_ms: at,
+            node: a,
+            input: Input::Start,
+        }];
+        if b != a {
+            items.push(Timed {
+                at_ms: at,
+                node: b,
+                input: Input::Start,
+            });
+        }
+        items
+    }
+    fn liveness_bound_ms(&self, setup: &Setup<'_, Self>) -> u64 {
+        // wake the best node (n), its message round (n), the announcement (n)
+        super::ring_bound_ms(setup, |n| 4 * n)
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use crate::election::registered_rings::testing::*;
+    use crate::election::testing::*;
     use crate::registry::find;
     use crate::test_support::assert_replays_exactly;
     use sincro_harness::engine::RunOptions;

@@ -15,9 +15,11 @@
 //! **Promises**: uniqueness, agreement, termination (after any start); the leader is the node
 //! with the smallest identifier.
 
-use super::rings_common::{right, Cand, Input};
+use super::rings_common::{right, Cand, Input, RingParams};
+use crate::spec::{Setup, Spec, Timed};
 use serde::{Deserialize, Serialize};
-use sincro_harness::{Ctx, NodeId, Observation, Process};
+use sincro_harness::fault::FaultModel;
+use sincro_harness::{Checker, Ctx, NodeId, Observation, Process, SimRng};
 
 /// Messages.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -32,6 +34,13 @@ pub enum Msg {
         /// The leader's node.
         leader: NodeId,
     },
+}
+
+crate::variants! {
+    /// Which behaviour.
+    pub enum Variant {
+        Correct = "correct", "the seed's algorithm, plus an Elected round so everyone learns the leader";
+    }
 }
 
 /// One process.
@@ -109,9 +118,64 @@ impl Process for Anel2 {
     }
 }
 
+/// `election.anel2`: the algorithm's description for the registry, fuzzing and tests.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Anel2Spec;
+
+impl Spec for Anel2Spec {
+    type Node = Anel2;
+    type Params = RingParams;
+    type Variant = Variant;
+
+    fn name(&self) -> &'static str {
+        "election.anel2"
+    }
+    fn summary(&self) -> &'static str {
+        "\"Anel 2\": the initiator's list collects every id round the ring; the smallest wins (up to n² messages of up to n ids)"
+    }
+    fn source(&self) -> &'static str {
+        "seed 002, Algoritmo do Anel 2"
+    }
+    fn properties(&self) -> Vec<&'static str> {
+        super::RING_PROPERTIES.to_vec()
+    }
+    fn fault_model(&self) -> FaultModel {
+        super::ring_model(super::RING_MODEL)
+    }
+    /// At least one node, on a topology that carries the logical ring; the ids resolved.
+    fn prepare(&self, setup: &mut Setup<'_, Self>) -> Result<(), String> {
+        super::check_ring_topology(self, setup, false, false)?;
+        setup.params.ids = setup.params.resolve(setup.nodes())?;
+        Ok(())
+    }
+    fn node(&self, _: Variant, params: &RingParams, id: NodeId) -> Anel2 {
+        Anel2::new(params.ids[id])
+    }
+    fn workload(&self, rng: &mut SimRng, nodes: usize, active_ms: u64) -> Vec<Timed<Input>> {
+        super::start_workload(rng, nodes, active_ms)
+    }
+    fn liveness_bound_ms(&self, setup: &Setup<'_, Self>) -> u64 {
+        // wake the best node (n), its message round (n), the announcement (n)
+        super::ring_bound_ms(setup, |n| 4 * n)
+    }
+    /// Validity with the algorithm's own ranks: the smallest id is the best.
+    fn checker(
+        &self,
+        property: &str,
+        setup: &Setup<'_, Self>,
+        bound_ms: u64,
+    ) -> Result<Option<Box<dyn Checker>>, String> {
+        Ok(super::ranked_validity(property, setup, bound_ms, || {
+            let ids = &setup.params.ids;
+            let top = ids.iter().copied().max().unwrap_or(0);
+            ids.iter().map(|&i| top - i).collect()
+        }))
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use crate::election::registered_rings::testing::*;
+    use crate::election::testing::*;
     use crate::test_support::{assert_in_model_passes, assert_replays_exactly};
     use sincro_harness::EngineKind;
 

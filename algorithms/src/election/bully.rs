@@ -35,8 +35,11 @@
 //! candidate waits 1 ms (less than any round trip) for an OK and declares itself as soon as it
 //! announces; a higher live process does the same a moment later: two coordinators.
 
+use crate::spec::{Setup, Spec, Timed};
 use serde::{Deserialize, Serialize};
-use sincro_harness::{Ctx, NodeId, Observation, Process, TimerId};
+use sincro_checkers::election::validity::RankPolicy;
+use sincro_harness::fault::{FaultClass, FaultModel};
+use sincro_harness::{Checker, Ctx, NodeId, Observation, Process, SimRng, TimerId};
 use std::collections::BTreeSet;
 
 /// Messages.
@@ -99,15 +102,18 @@ pub struct Params {
     /// The coordinator every process knows at the start (default: the highest id).
     #[serde(default)]
     pub initial_leader: Option<NodeId>,
+    /// The scenario's largest latency, ms, the timeouts come from: not a scenario parameter,
+    /// [`BullySpec`]'s `prepare` sets it.
+    #[serde(skip)]
+    pub max_latency_ms: u64,
 }
 
-/// Which behaviour.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Variant {
-    /// Garcia-Molina's algorithm.
-    Correct,
-    /// A candidate waits 1 ms for answers and declares itself at once.
-    ShortTimeout,
+crate::variants! {
+    /// Which behaviour.
+    pub enum Variant {
+        Correct = "correct", "Garcia-Molina's algorithm, taking power after the announcement is answered";
+        ShortTimeout = "short-timeout" (buggy), "the candidate waits 1 ms for an OK and declares itself at once: two coordinators (seed 002)";
+    }
 }
 
 /// Timeouts, local ms.
@@ -408,6 +414,80 @@ impl Process for Bully {
             Some(l) if l == ctx.id() => {}
             Some(l) => self.probe(ctx, l),
         }
+    }
+}
+
+/// `election.bully`: the algorithm's description for the registry, fuzzing and tests.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct BullySpec;
+
+impl Spec for BullySpec {
+    type Node = Bully;
+    type Params = Params;
+    type Variant = Variant;
+
+    fn name(&self) -> &'static str {
+        "election.bully"
+    }
+    fn summary(&self) -> &'static str {
+        "bully (Garcia-Molina): ELECTION / OK / COORDINATOR, the highest live id wins; a recovered process calls an election"
+    }
+    fn source(&self) -> &'static str {
+        "seed 000 §6.5.1 (Fig. 6.19); seed 002 \"Eleição de Líderes\" (Algoritmo do Brigão, split-brain)"
+    }
+    fn properties(&self) -> Vec<&'static str> {
+        super::ELECTION_PROPERTIES.to_vec()
+    }
+    fn fault_model(&self) -> FaultModel {
+        FaultModel {
+            tolerates: vec![
+                FaultClass::Reordering,
+                FaultClass::Duplication,
+                FaultClass::Crashes,
+                FaultClass::ClockDrift,
+            ],
+            summary: "synchronous: delays below the bound the timeouts come from, crashes with restart, duplication, reordering, drifting clocks; no loss, pauses, clock jumps or partitions (a live process would look dead: split brain)",
+        }
+    }
+    fn prepare(&self, setup: &mut Setup<'_, Self>) -> Result<(), String> {
+        super::check_initial_leader(setup, setup.params.initial_leader)?;
+        setup.params.max_latency_ms = setup.max_latency_ms();
+        Ok(())
+    }
+    /// Timeouts for the scenario's latencies; `answer_timeout_ms`, when set, wins.
+    fn node(&self, variant: Variant, params: &Params, _id: NodeId) -> Bully {
+        let mut t = Timeouts::for_latency(params.max_latency_ms);
+        if params.answer_timeout_ms > 0 {
+            t.answer_ms = params.answer_timeout_ms;
+        }
+        Bully::new(variant, t, params.initial_leader)
+    }
+    fn workload(&self, rng: &mut SimRng, nodes: usize, active_ms: u64) -> Vec<Timed<Input>> {
+        super::probe_workload(rng, nodes, active_ms)
+    }
+    /// After the faults stop: a probe, then at most a few rounds of election, announcement and
+    /// the wait for the coordinator (a NACK from a process with a stale coordinator costs one
+    /// more round).
+    fn liveness_bound_ms(&self, setup: &Setup<'_, Self>) -> u64 {
+        let lat = setup.max_latency_ms();
+        let t = Timeouts::for_latency(lat);
+        let round = t.probe_ms + t.answer_ms + t.announce_ms + t.coordinator_ms;
+        4 * round + 10 * (lat + 1)
+    }
+    /// Validity: the highest id; stability: from the end of the faults.
+    fn checker(
+        &self,
+        property: &str,
+        setup: &Setup<'_, Self>,
+        bound_ms: u64,
+    ) -> Result<Option<Box<dyn Checker>>, String> {
+        Ok(super::detector_checker(
+            property,
+            setup,
+            bound_ms,
+            RankPolicy::HighestId,
+            0,
+        ))
     }
 }
 

@@ -17,9 +17,11 @@
 //!
 //! **Promises**: uniqueness, agreement, termination; the leader has the largest identifier.
 
-use super::rings_common::{right, Cand, Input};
+use super::rings_common::{right, Cand, Input, RingParams};
+use crate::spec::{Setup, Spec, Timed};
 use serde::{Deserialize, Serialize};
-use sincro_harness::{Ctx, NodeId, Observation, Process};
+use sincro_harness::fault::FaultModel;
+use sincro_harness::{Checker, Ctx, NodeId, Observation, Process, SimRng};
 
 /// Messages.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -34,6 +36,13 @@ pub enum Msg {
         /// `(identifier, node)` of the leader.
         leader: Cand,
     },
+}
+
+crate::variants! {
+    /// Which behaviour.
+    pub enum Variant {
+        Correct = "correct", "classic Chang–Roberts (non-participants replace a smaller id by their own), plus an Elected round";
+    }
 }
 
 /// One process.
@@ -130,9 +139,62 @@ impl Process for ChangRoberts {
     }
 }
 
+/// `election.chang-roberts`: the algorithm's description for the registry, fuzzing and tests.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ChangRobertsSpec;
+
+impl Spec for ChangRobertsSpec {
+    type Node = ChangRoberts;
+    type Params = RingParams;
+    type Variant = Variant;
+
+    fn name(&self) -> &'static str {
+        "election.chang-roberts"
+    }
+    fn summary(&self) -> &'static str {
+        "Chang–Roberts: forward only larger ids, the largest comes back to its owner; O(n) to O(n²) messages by ring ordering"
+    }
+    fn source(&self) -> &'static str {
+        "seed 002, Algoritmo de Chang e Robert; seed 000 §6.5.1"
+    }
+    fn properties(&self) -> Vec<&'static str> {
+        super::RING_PROPERTIES.to_vec()
+    }
+    fn fault_model(&self) -> FaultModel {
+        super::ring_model(super::RING_MODEL)
+    }
+    /// At least one node, on a topology that carries the logical ring; the ids resolved.
+    fn prepare(&self, setup: &mut Setup<'_, Self>) -> Result<(), String> {
+        super::check_ring_topology(self, setup, false, false)?;
+        setup.params.ids = setup.params.resolve(setup.nodes())?;
+        Ok(())
+    }
+    fn node(&self, _: Variant, params: &RingParams, id: NodeId) -> ChangRoberts {
+        ChangRoberts::new(params.ids[id])
+    }
+    fn workload(&self, rng: &mut SimRng, nodes: usize, active_ms: u64) -> Vec<Timed<Input>> {
+        super::start_workload(rng, nodes, active_ms)
+    }
+    fn liveness_bound_ms(&self, setup: &Setup<'_, Self>) -> u64 {
+        // wake the best node (n), its message round (n), the announcement (n)
+        super::ring_bound_ms(setup, |n| 4 * n)
+    }
+    /// Validity with the algorithm's own ranks: the largest id is the best.
+    fn checker(
+        &self,
+        property: &str,
+        setup: &Setup<'_, Self>,
+        bound_ms: u64,
+    ) -> Result<Option<Box<dyn Checker>>, String> {
+        Ok(super::ranked_validity(property, setup, bound_ms, || {
+            setup.params.ids.clone()
+        }))
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use crate::election::registered_rings::testing::*;
+    use crate::election::testing::*;
     use crate::test_support::{assert_in_model_passes, assert_replays_exactly};
     use sincro_harness::EngineKind;
 

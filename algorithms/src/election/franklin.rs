@@ -21,9 +21,11 @@
 //!
 //! **Promises**: uniqueness, agreement, termination; the leader has the largest identifier.
 
-use super::rings_common::{left, right, Cand, Input};
+use super::rings_common::{left, right, Cand, Input, RingParams};
+use crate::spec::{Setup, Spec, Timed};
 use serde::{Deserialize, Serialize};
-use sincro_harness::{Ctx, NodeId, Observation, Process};
+use sincro_harness::fault::FaultModel;
+use sincro_harness::{Checker, Ctx, NodeId, Observation, Process, SimRng};
 use std::collections::VecDeque;
 
 /// Messages.
@@ -45,6 +47,13 @@ pub enum Msg {
         /// Rounds the election took.
         rounds: u32,
     },
+}
+
+crate::variants! {
+    /// Which behaviour.
+    pub enum Variant {
+        Correct = "correct", "the seed's algorithm, plus an Elected round";
+    }
 }
 
 /// One process.
@@ -225,9 +234,65 @@ impl Process for Franklin {
     }
 }
 
+/// `election.franklin`: the algorithm's description for the registry, fuzzing and tests.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FranklinSpec;
+
+impl Spec for FranklinSpec {
+    type Node = Franklin;
+    type Params = RingParams;
+    type Variant = Variant;
+
+    fn name(&self) -> &'static str {
+        "election.franklin"
+    }
+    fn summary(&self) -> &'static str {
+        "Franklin: rounds on a bidirectional ring, compare with the nearest active left and right, inactive processes relay; O(n log n)"
+    }
+    fn source(&self) -> &'static str {
+        "seed 002, Algoritmo de Franklin"
+    }
+    fn properties(&self) -> Vec<&'static str> {
+        super::RING_PROPERTIES.to_vec()
+    }
+    fn fault_model(&self) -> FaultModel {
+        super::ring_model(super::RING_MODEL)
+    }
+    /// At least one node, on a topology that carries the logical ring; the ids resolved.
+    fn prepare(&self, setup: &mut Setup<'_, Self>) -> Result<(), String> {
+        super::check_ring_topology(self, setup, false, true)?;
+        setup.params.ids = setup.params.resolve(setup.nodes())?;
+        Ok(())
+    }
+    fn node(&self, _: Variant, params: &RingParams, id: NodeId) -> Franklin {
+        Franklin::new(params.ids[id])
+    }
+    fn workload(&self, rng: &mut SimRng, nodes: usize, active_ms: u64) -> Vec<Timed<Input>> {
+        super::start_workload(rng, nodes, active_ms)
+    }
+    fn liveness_bound_ms(&self, setup: &Setup<'_, Self>) -> u64 {
+        // wake-up (n), at most log2 n + 1 rounds of at most n hops, the announcement (n)
+        super::ring_bound_ms(setup, |n| {
+            let log2 = u64::from(n.next_power_of_two().trailing_zeros());
+            (log2 + 4) * n
+        })
+    }
+    /// Validity with the algorithm's own ranks: the largest id is the best.
+    fn checker(
+        &self,
+        property: &str,
+        setup: &Setup<'_, Self>,
+        bound_ms: u64,
+    ) -> Result<Option<Box<dyn Checker>>, String> {
+        Ok(super::ranked_validity(property, setup, bound_ms, || {
+            setup.params.ids.clone()
+        }))
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use crate::election::registered_rings::testing::*;
+    use crate::election::testing::*;
     use crate::test_support::{assert_in_model_passes, assert_replays_exactly};
     use sincro_harness::{EngineKind, EventKind, Observation, SimRng};
 

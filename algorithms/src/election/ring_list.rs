@@ -27,8 +27,11 @@
 //! **Promises**: `leader_uniqueness`, `leader_agreement`, `election_termination`,
 //! `leader_validity` (the highest live id), `leader_stability`.
 
+use crate::spec::{Setup, Spec, Timed};
 use serde::{Deserialize, Serialize};
-use sincro_harness::{Ctx, NodeId, Observation, Process, TimerId};
+use sincro_checkers::election::validity::RankPolicy;
+use sincro_harness::fault::{FaultClass, FaultModel};
+use sincro_harness::{Checker, Ctx, NodeId, Observation, Process, SimRng, TimerId};
 use std::collections::BTreeMap;
 
 /// What travels round the ring.
@@ -97,6 +100,17 @@ pub struct Params {
     /// The coordinator every process knows at the start (default: the highest id).
     #[serde(default)]
     pub initial_leader: Option<NodeId>,
+    /// How long a node waits for its successor's ACK, local ms, from the scenario's largest
+    /// latency: not a scenario parameter, [`RingListSpec`]'s `prepare` sets it.
+    #[serde(skip)]
+    pub hop_ms: u64,
+}
+
+crate::variants! {
+    /// Which behaviour.
+    pub enum Variant {
+        Correct = "correct", "the textbook algorithm, taking power once the COORDINATOR went round";
+    }
 }
 
 /// One process.
@@ -418,6 +432,74 @@ impl Process for RingList {
             Some(l) if l != ctx.id() && !self.in_election => self.send_probe(ctx, l),
             _ => {}
         }
+    }
+}
+
+/// `election.ring`: the algorithm's description for the registry, fuzzing and tests.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RingListSpec;
+
+impl RingListSpec {
+    /// The hop timeout: a round trip at the largest latency, plus 2 ms.
+    fn hop_ms(setup: &Setup<'_, Self>) -> u64 {
+        2 * (setup.max_latency_ms() + 1) + 2
+    }
+}
+
+impl Spec for RingListSpec {
+    type Node = RingList;
+    type Params = Params;
+    type Variant = Variant;
+
+    fn name(&self) -> &'static str {
+        "election.ring"
+    }
+    fn summary(&self) -> &'static str {
+        "ring election with the list of ids: skip dead successors, the highest id on the list wins, COORDINATOR circulates"
+    }
+    fn source(&self) -> &'static str {
+        "seed 000 §6.5.1 (Algoritmo de anel, Fig. 6.20)"
+    }
+    fn properties(&self) -> Vec<&'static str> {
+        super::ELECTION_PROPERTIES.to_vec()
+    }
+    fn fault_model(&self) -> FaultModel {
+        FaultModel {
+            tolerates: vec![FaultClass::Reordering, FaultClass::Crashes, FaultClass::ClockDrift],
+            summary: "synchronous: delays below the bound the hop timeout comes from, crashes with restart, reordering, drifting clocks; no loss, duplication, pauses, clock jumps or partitions",
+        }
+    }
+    fn prepare(&self, setup: &mut Setup<'_, Self>) -> Result<(), String> {
+        super::check_initial_leader(setup, setup.params.initial_leader)?;
+        setup.params.hop_ms = Self::hop_ms(setup);
+        Ok(())
+    }
+    fn node(&self, _: Variant, params: &Params, _id: NodeId) -> RingList {
+        RingList::new(params.hop_ms, params.initial_leader)
+    }
+    fn workload(&self, rng: &mut SimRng, nodes: usize, active_ms: u64) -> Vec<Timed<Input>> {
+        super::probe_workload(rng, nodes, active_ms)
+    }
+    /// A probe, then up to four election attempts, each at most `2n + 2` hop timeouts (two
+    /// circulations with skipped successors, and the READY).
+    fn liveness_bound_ms(&self, setup: &Setup<'_, Self>) -> u64 {
+        let hop = Self::hop_ms(setup);
+        hop + 4 * (2 * setup.nodes() as u64 + 2) * hop + 10
+    }
+    /// Validity: the highest id; stability: from the end of the faults.
+    fn checker(
+        &self,
+        property: &str,
+        setup: &Setup<'_, Self>,
+        bound_ms: u64,
+    ) -> Result<Option<Box<dyn Checker>>, String> {
+        Ok(super::detector_checker(
+            property,
+            setup,
+            bound_ms,
+            RankPolicy::HighestId,
+            0,
+        ))
     }
 }
 

@@ -25,8 +25,11 @@
 //! **Promises**: `leader_uniqueness` (per term), `leader_agreement`, `election_termination`,
 //! `leader_validity` (the leader is alive; no promise of which one), `leader_stability`.
 
+use crate::spec::{Setup, Spec, Timed};
 use serde::{Deserialize, Serialize};
-use sincro_harness::{Ctx, NodeId, Observation, Process, TimerId};
+use sincro_checkers::election::validity::RankPolicy;
+use sincro_harness::fault::{FaultClass, FaultModel};
+use sincro_harness::{Checker, Ctx, NodeId, Observation, Process, SimRng, TimerId};
 use std::collections::BTreeSet;
 
 /// Messages; every one carries the sender's term.
@@ -109,6 +112,13 @@ impl Params {
             2 * hb + 2 * max_latency_ms + 10
         };
         (hb, el)
+    }
+}
+
+crate::variants! {
+    /// Which behaviour.
+    pub enum Variant {
+        Correct = "correct", "majority votes, one per term";
     }
 }
 
@@ -298,6 +308,81 @@ impl Process for Terms {
     }
 
     fn on_input(&mut self, _ctx: &mut Ctx<'_, Self>, _input: Input) {}
+}
+
+/// `election.terms`: the algorithm's description for the registry, fuzzing and tests.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TermsSpec;
+
+impl Spec for TermsSpec {
+    type Node = Terms;
+    type Params = Params;
+    type Variant = Variant;
+
+    fn name(&self) -> &'static str {
+        "election.terms"
+    }
+    fn summary(&self) -> &'static str {
+        "elections with terms and majority votes (Raft's): one vote per term in stable storage, at most one leader per term, stale terms dropped"
+    }
+    fn source(&self) -> &'static str {
+        "seed 002 \"Eleição de Líderes\" (Split-brain: pesos, mandatos)"
+    }
+    fn properties(&self) -> Vec<&'static str> {
+        super::ELECTION_PROPERTIES.to_vec()
+    }
+    fn fault_model(&self) -> FaultModel {
+        FaultModel {
+            tolerates: vec![
+                FaultClass::Loss,
+                FaultClass::Duplication,
+                FaultClass::Reordering,
+                FaultClass::Partitions,
+                FaultClass::OnewayPartitions,
+                FaultClass::Crashes,
+                FaultClass::Pauses,
+                FaultClass::ClockDrift,
+            ],
+            summary: "safe under any delay, loss, duplication, reordering, partitions, crashes with restart, pauses and drift; a leader is elected once a majority is connected with delays below the timeouts; not clock jumps (a leader whose clock jumps back stops its heartbeats for that long: a needless election, unstable though still safe)",
+        }
+    }
+    /// The heartbeat period and the election timeout default to values derived from the
+    /// scenario's largest latency ([`Params::timeouts`]).
+    fn prepare(&self, setup: &mut Setup<'_, Self>) -> Result<(), String> {
+        let (hb, el) = setup.params.timeouts(setup.max_latency_ms());
+        setup.params.heartbeat_ms = hb;
+        setup.params.election_timeout_ms = el;
+        Ok(())
+    }
+    fn node(&self, _: Variant, params: &Params, _id: NodeId) -> Terms {
+        Terms::new(params.heartbeat_ms, params.election_timeout_ms)
+    }
+    /// No workload: elections start by themselves when heartbeats stop.
+    fn workload(&self, _rng: &mut SimRng, _nodes: usize, _active_ms: u64) -> Vec<Timed<Input>> {
+        Vec::new()
+    }
+    /// Randomized timeouts make split votes possible, each costing one more timeout (drawn in
+    /// `[e, 3e)`): allow 20 of them.
+    fn liveness_bound_ms(&self, setup: &Setup<'_, Self>) -> u64 {
+        20 * 3 * setup.params.election_timeout_ms
+    }
+    /// Validity: any live node; stability: from when a follower's election timer (at most
+    /// 3e) started before the faults stopped may still fire.
+    fn checker(
+        &self,
+        property: &str,
+        setup: &Setup<'_, Self>,
+        bound_ms: u64,
+    ) -> Result<Option<Box<dyn Checker>>, String> {
+        let settle_ms = 3 * setup.params.election_timeout_ms;
+        Ok(super::detector_checker(
+            property,
+            setup,
+            bound_ms,
+            RankPolicy::AliveOnly,
+            settle_ms,
+        ))
+    }
 }
 
 #[cfg(test)]

@@ -33,8 +33,11 @@
 //! **Promises**: uniqueness, agreement, termination; the leader is the smallest node id.
 
 use super::rings_common::Input;
+use crate::spec::{complete_default, Setup, Spec, Timed};
 use serde::{Deserialize, Serialize};
-use sincro_harness::{Ctx, NodeId, Observation, Process};
+use sincro_harness::fault::FaultModel;
+use sincro_harness::gen::{Draft, GenOptions};
+use sincro_harness::{Checker, Ctx, NodeId, Observation, Process, Scenario, SimRng};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Messages.
@@ -63,6 +66,13 @@ pub enum Msg {
         /// The leader.
         leader: NodeId,
     },
+}
+
+crate::variants! {
+    /// Which behaviour.
+    pub enum Variant {
+        Correct = "correct", "YoYo with pruning (standard -YO rule: any NO from below means NO to all)";
+    }
 }
 
 /// One process.
@@ -304,10 +314,67 @@ impl Process for YoYo {
     }
 }
 
+/// `election.yoyo`: the algorithm's description for the registry, fuzzing and tests.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct YoYoSpec;
+
+impl Spec for YoYoSpec {
+    type Node = YoYo;
+    /// No parameters: whatever `params` holds is ignored.
+    type Params = serde_json::Value;
+    type Variant = Variant;
+
+    fn name(&self) -> &'static str {
+        "election.yoyo"
+    }
+    fn summary(&self) -> &'static str {
+        "YoYo on any connected graph: orient edges low→high, sources send down, sinks answer YES/NO up, NO reverses edges, pruning; the smallest id wins"
+    }
+    fn source(&self) -> &'static str {
+        "seed 002, Algoritmo do YoYo"
+    }
+    fn properties(&self) -> Vec<&'static str> {
+        super::RING_PROPERTIES.to_vec()
+    }
+    fn fault_model(&self) -> FaultModel {
+        super::ring_model("reliable FIFO links with any delay on the scenario's (connected) topology, slow processes; no timers; no partitions (the seed's cut link 2–10 makes two leaders), crashes or loss")
+    }
+    /// At least one node, on a connected topology.
+    fn prepare(&self, setup: &mut Setup<'_, Self>) -> Result<(), String> {
+        super::check_ring_topology(self, setup, true, false)
+    }
+    fn node(&self, _: Variant, _: &serde_json::Value, _id: NodeId) -> YoYo {
+        YoYo::new()
+    }
+    fn workload(&self, rng: &mut SimRng, nodes: usize, active_ms: u64) -> Vec<Timed<Input>> {
+        super::start_workload(rng, nodes, active_ms)
+    }
+    fn liveness_bound_ms(&self, setup: &Setup<'_, Self>) -> u64 {
+        // orientation, then iterations of at most 2n hops down and up, then the flood
+        super::ring_bound_ms(setup, |n| 2 * n * (n + 2))
+    }
+    /// Validity with the algorithm's own ranks: the smallest node is the best.
+    fn checker(
+        &self,
+        property: &str,
+        setup: &Setup<'_, Self>,
+        bound_ms: u64,
+    ) -> Result<Option<Box<dyn Checker>>, String> {
+        Ok(super::ranked_validity(property, setup, bound_ms, || {
+            (0..setup.nodes() as u64).rev().collect()
+        }))
+    }
+    /// A generated scenario on the complete topology gets a random connected graph.
+    fn complete(&self, mut draft: Draft, opts: &GenOptions) -> Scenario {
+        super::draw_graph(&mut draft, false);
+        complete_default(self, draft, opts)
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use crate::election::registered_rings::random_connected_edges;
-    use crate::election::registered_rings::testing::*;
+    use crate::election::random_connected_edges;
+    use crate::election::testing::*;
     use crate::test_support::{assert_in_model_passes, assert_replays_exactly};
     use sincro_harness::{EngineKind, SimRng};
 

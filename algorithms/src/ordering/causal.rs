@@ -21,8 +21,10 @@
 //! (FIFO links), but without condition (2): `m*` overtakes `m` at `P2`.
 
 use super::link::{Link, Mode, Wire};
+use crate::spec::{Setup, Spec, Timed};
 use serde::{Deserialize, Serialize};
-use sincro_harness::{Ctx, NodeId, Observation, Process};
+use sincro_harness::fault::FaultModel;
+use sincro_harness::{Ctx, NodeId, Observation, Process, SimRng};
 
 /// An application message, stamped with the sender's vector clock.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -50,7 +52,7 @@ pub enum Input {
     /// Multicast a message to the group.
     Multicast {
         /// Its id (default: `n<node>.<k>`). Ids must be unique in the run.
-        #[serde(default)]
+        #[serde(default, skip_serializing_if = "String::is_empty")]
         name: String,
     },
 }
@@ -62,15 +64,18 @@ pub struct Params {
     /// Retransmission period of the link layer, local ms (0: derived from the latencies).
     #[serde(default)]
     pub retry_ms: u64,
+    /// Number of nodes of the run (the length of the vector clocks): not a scenario parameter,
+    /// [`CausalSpec`]'s `prepare` sets it from the scenario.
+    #[serde(skip)]
+    pub nodes: usize,
 }
 
-/// Which behaviour.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Variant {
-    /// The textbook algorithm.
-    Correct,
-    /// FIFO per sender, no causal condition.
-    FifoOnly,
+crate::variants! {
+    /// Which behaviour.
+    pub enum Variant {
+        Correct = "correct", "the delivery rule of §6.2.2 over reliable (unordered) links";
+        FifoOnly = "fifo-only" (buggy), "FIFO per sender without the causal condition: m* overtakes m";
+    }
 }
 
 /// One process.
@@ -209,6 +214,79 @@ impl Process for CausalOrder {
             self.retransmitting = true;
             ctx.set_timer_ms(self.retry_ms, Timer::Retransmit);
         }
+    }
+}
+
+/// `order.causal`: the algorithm's description for the registry, fuzzing and tests.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CausalSpec;
+
+impl Spec for CausalSpec {
+    type Node = CausalOrder;
+    type Params = Params;
+    type Variant = Variant;
+
+    fn name(&self) -> &'static str {
+        "order.causal"
+    }
+    fn summary(&self) -> &'static str {
+        "causally ordered multicast: vector clocks counting multicasts, hold back until ts(m)[i] = VC[i]+1 and ts(m)[k] <= VC[k]"
+    }
+    fn source(&self) -> &'static str {
+        "seed 000 §6.2.2 (Fig. 6.13)"
+    }
+    fn properties(&self) -> Vec<&'static str> {
+        vec!["causal_delivery", "replica_agreement"]
+    }
+    fn fault_model(&self) -> FaultModel {
+        super::reliable_link_model(
+            "reliable links built over loss, duplication, reordering and partitions; pauses, drift and jumps; no crashes (volatile clocks and hold-back queue)",
+        )
+    }
+    /// The link retransmits every round trip, unless the params say otherwise.
+    fn prepare(&self, setup: &mut Setup<'_, Self>) -> Result<(), String> {
+        super::check_nodes(setup)?;
+        setup.params.retry_ms = super::retry_ms(setup, setup.params.retry_ms);
+        setup.params.nodes = setup.nodes();
+        Ok(())
+    }
+    fn node(&self, variant: Variant, params: &Params, _id: NodeId) -> CausalOrder {
+        CausalOrder::new(variant, params.nodes, params.retry_ms)
+    }
+    /// Multicasts at random nodes and times; half of them get a quick follow-up from another
+    /// node, which has often delivered the first one by then (a causal chain that a third
+    /// node may see reversed).
+    fn workload(&self, rng: &mut SimRng, nodes: usize, active_ms: u64) -> Vec<Timed<Input>> {
+        let count = rng.range_u64(2, 3 * nodes as u64);
+        let m = Input::Multicast {
+            name: String::new(),
+        };
+        let mut items = Vec::new();
+        for _ in 0..count {
+            let at_ms = rng.range_u64(0, active_ms);
+            let node = rng.index(nodes);
+            items.push(Timed {
+                at_ms,
+                node,
+                input: m.clone(),
+            });
+            if rng.chance(0.5) {
+                let mut other = rng.index(nodes.max(2) - 1);
+                if other >= node {
+                    other += 1;
+                }
+                items.push(Timed {
+                    at_ms: (at_ms + rng.range_u64(1, 60)).min(active_ms),
+                    node: other.min(nodes - 1),
+                    input: m.clone(),
+                });
+            }
+        }
+        items.sort_by_key(|w| w.at_ms);
+        items
+    }
+    fn liveness_bound_ms(&self, setup: &Setup<'_, Self>) -> u64 {
+        super::reliable_bound_ms(setup, setup.params.retry_ms)
     }
 }
 

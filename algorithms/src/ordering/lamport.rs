@@ -31,8 +31,10 @@
 //! look caused by the send.
 
 use super::clocks::{LamportClock, VectorClock};
+use crate::spec::{Setup, Spec, Timed};
 use serde::{Deserialize, Serialize};
-use sincro_harness::{Ctx, NodeId, Observation, Process, NS_PER_MS};
+use sincro_harness::fault::{FaultClass, FaultModel};
+use sincro_harness::{Ctx, NodeId, Observation, Process, SimRng, NS_PER_MS};
 
 /// A message: the clocks of its send event.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -65,17 +67,19 @@ pub struct Params {
     /// The crystal's step, local ms (default 10).
     #[serde(default)]
     pub step_ms: u64,
+    /// Number of nodes of the run (the length of the vector clocks): not a scenario parameter,
+    /// [`LamportSpec`]'s `prepare` sets it from the scenario.
+    #[serde(skip)]
+    pub nodes: usize,
 }
 
-/// Which behaviour.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Variant {
-    /// The textbook algorithm.
-    Correct,
-    /// The receiver does not correct its Lamport clock.
-    NoCorrection,
-    /// The receiver does not merge the message's vector clock.
-    NoMerge,
+crate::variants! {
+    /// Which behaviour.
+    pub enum Variant {
+        Correct = "correct", "the text's three steps for both clocks";
+        NoCorrection = "no-correction" (buggy), "the receiver does not correct its Lamport clock (Fig. 6.9(a): m3 arrives at 56)";
+        NoMerge = "no-merge" (buggy), "the receiver ticks its vector clock without merging the message's";
+    }
 }
 
 /// The clocks, kept in stable storage.
@@ -178,6 +182,103 @@ impl Process for LamportProcess {
         Self::report(ctx, lamport, vector.clone());
         ctx.send(to, Msg { lamport, vector });
         *ctx.stable_mut() = Some(self.clocks.clone());
+    }
+}
+
+/// `order.lamport`: the algorithm's description for the registry, fuzzing and tests.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LamportSpec;
+
+impl Spec for LamportSpec {
+    type Node = LamportProcess;
+    type Params = Params;
+    type Variant = Variant;
+
+    fn name(&self) -> &'static str {
+        "order.lamport"
+    }
+    fn summary(&self) -> &'static str {
+        "Lamport and vector clocks on every send and receipt; Fig. 6.9's clocks ticking 6/8/10"
+    }
+    fn source(&self) -> &'static str {
+        "seed 000 §6.2.1 (Fig. 6.9), §6.2.2; seed 003"
+    }
+    fn properties(&self) -> Vec<&'static str> {
+        vec!["lamport_condition", "vector_causality"]
+    }
+    fn fault_model(&self) -> FaultModel {
+        FaultModel {
+            tolerates: vec![
+                FaultClass::Loss,
+                FaultClass::Duplication,
+                FaultClass::Reordering,
+                FaultClass::Partitions,
+                FaultClass::OnewayPartitions,
+                FaultClass::Crashes,
+                FaultClass::Pauses,
+                FaultClass::ClockDrift,
+                FaultClass::ClockJumps,
+            ],
+            summary: "any network or clock fault; crashes with restart (clocks in stable storage)",
+        }
+    }
+    /// One crystal per node, if any; every `send` to an existing node; `step_ms` 10 by default.
+    fn prepare(&self, setup: &mut Setup<'_, Self>) -> Result<(), String> {
+        super::check_nodes(setup)?;
+        let n = setup.nodes();
+        if !setup.params.ticks.is_empty() && setup.params.ticks.len() != n {
+            return Err(format!(
+                "params.ticks has {} entries for {n} nodes",
+                setup.params.ticks.len()
+            ));
+        }
+        // Read from the raw workload (as the engine has not parsed it yet): an item that is
+        // not an input at all is the engine's error to report.
+        for (i, w) in setup.scenario.workload.iter().enumerate() {
+            if let Some(to) = w.input.pointer("/send/to").and_then(|v| v.as_u64()) {
+                if to as usize >= n {
+                    return Err(format!(
+                        "workload[{i}] sends to node {to}, which does not exist (nodes = {n})"
+                    ));
+                }
+            }
+        }
+        let p = &mut setup.params;
+        if p.step_ms == 0 {
+            p.step_ms = 10;
+        }
+        p.nodes = n;
+        Ok(())
+    }
+    fn node(&self, variant: Variant, params: &Params, id: NodeId) -> LamportProcess {
+        let tick = params.ticks.get(id).copied().unwrap_or(0);
+        LamportProcess::new(variant, id, params.nodes, tick, params.step_ms)
+    }
+    /// Up to `6n` sends, each from a random node to another, at random times.
+    fn workload(&self, rng: &mut SimRng, nodes: usize, active_ms: u64) -> Vec<Timed<Input>> {
+        let count = rng.range_u64(1, 6 * nodes as u64);
+        let mut items: Vec<Timed<Input>> = (0..count)
+            .map(|_| {
+                let node = rng.index(nodes);
+                let mut to = rng.index(nodes.max(2) - 1);
+                if to >= node {
+                    to += 1;
+                }
+                Timed {
+                    at_ms: rng.range_u64(0, active_ms),
+                    node,
+                    input: Input::Send {
+                        to: to.min(nodes - 1),
+                    },
+                }
+            })
+            .collect();
+        items.sort_by_key(|w| w.at_ms);
+        items
+    }
+    /// No liveness property: long enough for the last message to arrive.
+    fn liveness_bound_ms(&self, setup: &Setup<'_, Self>) -> u64 {
+        2 * setup.max_latency_ms() + 10
     }
 }
 

@@ -30,8 +30,10 @@
 
 use super::clocks::{LamportClock, LamportStamp};
 use super::link::{Link, Mode, Wire};
+use crate::spec::{Setup, Spec, Timed};
 use serde::{Deserialize, Serialize};
-use sincro_harness::{Ctx, NodeId, Observation, Process};
+use sincro_harness::fault::FaultModel;
+use sincro_harness::{Ctx, NodeId, Observation, Process, SimRng};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// An update of the account.
@@ -93,15 +95,18 @@ pub struct Params {
     /// Retransmission period of the link layer, local ms (0: derived from the latencies).
     #[serde(default)]
     pub retry_ms: u64,
+    /// Number of replicas of the run: not a scenario parameter, [`TotalSpec`]'s `prepare`
+    /// sets it from the scenario.
+    #[serde(skip)]
+    pub nodes: usize,
 }
 
-/// Which behaviour.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Variant {
-    /// The textbook algorithm.
-    Correct,
-    /// Apply updates on receipt, without ordering.
-    Unordered,
+crate::variants! {
+    /// Which behaviour.
+    pub enum Variant {
+        Correct = "correct", "the textbook algorithm over reliable FIFO links";
+        Unordered = "unordered" (buggy), "apply updates on receipt: Fig. 6.11's replicas end at $1111 and $1110";
+    }
 }
 
 /// Renders cents as dollars: `$1111.00`.
@@ -294,6 +299,84 @@ impl Process for TotalOrder {
                 self.deliver_ready(ctx);
             }
         }
+    }
+}
+
+/// `order.total`: the algorithm's description for the registry, fuzzing and tests.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TotalSpec;
+
+impl Spec for TotalSpec {
+    type Node = TotalOrder;
+    type Params = Params;
+    type Variant = Variant;
+
+    fn name(&self) -> &'static str {
+        "order.total"
+    }
+    fn summary(&self) -> &'static str {
+        "totally ordered multicast: Lamport-stamped updates queued by (ts, pid), delivered when acked by all; the replicated bank account"
+    }
+    fn source(&self) -> &'static str {
+        "seed 000 §6.2.1 (Fig. 6.11, \"Multicast totalmente ordenado\")"
+    }
+    fn properties(&self) -> Vec<&'static str> {
+        vec!["total_order", "replica_agreement"]
+    }
+    fn fault_model(&self) -> FaultModel {
+        super::reliable_link_model(
+            "reliable FIFO links built over loss, duplication, reordering and partitions; pauses, drift and jumps; no crashes (every delivery needs every replica's ack)",
+        )
+    }
+    /// The account starts at $1000.00 and the link retransmits every round trip, unless the
+    /// params say otherwise.
+    fn prepare(&self, setup: &mut Setup<'_, Self>) -> Result<(), String> {
+        super::check_nodes(setup)?;
+        let retry = super::retry_ms(setup, setup.params.retry_ms);
+        let n = setup.nodes();
+        let p = &mut setup.params;
+        if p.initial_cents == 0 {
+            p.initial_cents = 100_000;
+        }
+        p.retry_ms = retry;
+        p.nodes = n;
+        Ok(())
+    }
+    fn node(&self, variant: Variant, params: &Params, id: NodeId) -> TotalOrder {
+        TotalOrder::new(
+            variant,
+            id,
+            params.nodes,
+            params.initial_cents,
+            params.retry_ms,
+        )
+    }
+    /// Deposits of $1–500 and 1–5 % interest, half and half, at random replicas and times.
+    fn workload(&self, rng: &mut SimRng, nodes: usize, active_ms: u64) -> Vec<Timed<Input>> {
+        let count = rng.range_u64(2, 3 * nodes as u64);
+        let mut items: Vec<Timed<Input>> = (0..count)
+            .map(|_| {
+                let input = if rng.chance(0.5) {
+                    Input::Deposit {
+                        dollars: rng.range_u64(1, 500) as i64,
+                    }
+                } else {
+                    Input::Interest {
+                        percent: rng.range_u64(1, 5) as i64,
+                    }
+                };
+                Timed {
+                    at_ms: rng.range_u64(0, active_ms),
+                    node: rng.index(nodes),
+                    input,
+                }
+            })
+            .collect();
+        items.sort_by_key(|w| w.at_ms);
+        items
+    }
+    fn liveness_bound_ms(&self, setup: &Setup<'_, Self>) -> u64 {
+        super::reliable_bound_ms(setup, setup.params.retry_ms)
     }
 }
 
