@@ -6,7 +6,7 @@
 //! its own raw clock and sends it to the other receivers. With the arrivals of a reference at
 //! every receiver, p knows its offset to the receivers' mean, `T_{p,m} − mean_q T_{q,m}`, for
 //! each of the last `window` references. In mode `avg` it takes the average of those offsets
-//! (Offset[p,q] = Σ (T_{p,k} − T_{q,k}) / M of the text); in mode `regression` it fits
+//! (Offset\[p,q\] = Σ (T_{p,k} − T_{q,k}) / M of the text); in mode `regression` it fits
 //! offset(t) = αt + β by least squares and uses the line at the current time, which follows
 //! drift where the average lags behind by half the window. p then corrects its clock to the
 //! receivers' mean: a step forward or a slew back. Raw clocks (the clock less the node's own
