@@ -14,6 +14,9 @@ cargo fmt --all -- --check
 step "cargo clippy (deny warnings)"
 cargo clippy --workspace --all-targets -- -D warnings
 
+step "cargo doc (deny warnings)"
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps
+
 step "tests (README: cargo test --workspace)"
 cargo test --workspace
 
