@@ -168,7 +168,7 @@ pub struct Timed<I> {
 
 /// What a [`Spec`] sees of one run: the scenario, its variant and its parameters (parsed from
 /// `params`, with serde defaults, then completed by [`Spec::prepare`]).
-pub struct Setup<'a, S: Spec + ?Sized> {
+pub struct Setup<'a, S: Spec> {
     /// The scenario being run.
     pub scenario: &'a Scenario,
     /// The variant it names.
@@ -177,7 +177,7 @@ pub struct Setup<'a, S: Spec + ?Sized> {
     pub params: S::Params,
 }
 
-impl<S: Spec + ?Sized> Setup<'_, S> {
+impl<S: Spec> Setup<'_, S> {
     /// Number of nodes.
     pub fn nodes(&self) -> usize {
         self.scenario.nodes
