@@ -136,7 +136,7 @@ impl Registry {
         all.extend(crate::deadlock::ALGORITHMS);
         all.extend(crate::clocks::ALGORITHMS);
         all.extend(crate::election::ALGORITHMS);
-        all.extend(crate::omega::registered::ALGORITHMS);
+        all.extend(crate::omega::ALGORITHMS);
         Registry {
             algorithms: all,
             checkers: Vec::new(),
@@ -303,21 +303,6 @@ pub fn select(spec: &str) -> Result<Vec<&'static dyn Algorithm>, ScenarioError> 
 /// Runs a scenario with the algorithm it names (in the installed registry).
 pub fn run_scenario(scenario: &Scenario, options: RunOptions) -> Result<Outcome, ScenarioError> {
     Registry::current().run_scenario(scenario, options)
-}
-
-pub(crate) use crate::spec::parse_params;
-
-pub(crate) fn check_variant(info: &AlgorithmInfo, variant: &str) -> Result<(), ScenarioError> {
-    if info.variants.iter().any(|v| v.name == variant) {
-        Ok(())
-    } else {
-        let known: Vec<_> = info.variants.iter().map(|v| v.name).collect();
-        Err(ScenarioError(format!(
-            "unknown variant `{variant}` of {}; known variants: {}",
-            info.name,
-            known.join(", ")
-        )))
-    }
 }
 
 /// Checkers for the properties the scenario asks for (default: all the algorithm declares);

@@ -11,7 +11,7 @@
 //! steps, and how many runs passed every check.
 
 use super::TableArgs;
-use crate::algorithms::omega::registered::{draw, prepare, run_prepared, Draw};
+use crate::algorithms::omega::{draw, prepare, run_prepared, Draw};
 use crate::harness::{Scenario, SimRng};
 
 /// Most runs per cell.

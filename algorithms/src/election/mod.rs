@@ -6,10 +6,10 @@
 //! `sincro_checkers::election`.
 
 //!
-//! Each algorithm's file holds its [`Process`](sincro_harness::Process), its
-//! [`Spec`](crate::spec::Spec) and its pinned tests. This module holds what the family
-//! shares: the promised properties and their checkers, the workloads, the topology checks
-//! and the liveness bound of the ring family.
+//! Each algorithm's file holds its [`Process`](sincro_harness::Process), its [`Spec`] and
+//! its pinned tests. This module holds what the family shares: the promised properties and
+//! their checkers, the workloads, the topology checks and the liveness bound of the ring
+//! family.
 
 pub mod adhoc;
 pub mod anel1;

@@ -29,8 +29,31 @@
 //! than the leader's (a newcomer demotes the elected stable leader: Lemma 4 caught);
 //! `never-punish` skips the writes of lines 17–18 (a crashed leader stays elected: Lemma 3
 //! and eventual leadership caught).
+//!
+//! **Running it** (`omega.khouri-greve`, [`OmegaKhouriGreve`]): it runs on the shared-memory
+//! model ([`sincro_harness::shm`]), not on the message-passing engines, so it is a
+//! hand-written [`Algorithm`] rather than a [`Spec`](crate::spec::Spec) (whose nodes are
+//! [`Process`](sincro_harness::Process)es run by `sincro_harness::engine::run`). Scenario
+//! mapping: `nodes` = processes present at step 0; `duration_ms` × 1000 = steps (one step is
+//! 1 µs of global time); everything else is in `params` ([`Params`]): α, the churn, the
+//! speeds, the timely process (when the memory-access-pattern property is arranged) and the
+//! judged suffix. `faults`, `network`, `clocks` and `workload` do not apply and must be
+//! empty. The shared-memory trace is converted to a harness trace (leader changes as `leader`
+//! observations, crashes as crash faults, the rest as notes) so `show` and `replay` work on
+//! it.
 
-use sincro_harness::shm::{Memory, Pid, Reg, ShmCtx, ShmProcess};
+use crate::spec::{parse_params, Variant as _};
+use crate::{Algorithm, AlgorithmInfo, VariantInfo};
+use serde::{Deserialize, Serialize};
+use sincro_checkers::omega::{self as check, OmegaReport, OMEGA_PROPERTIES};
+use sincro_harness::engine::{Outcome, RunOptions, Stats, Verdict};
+use sincro_harness::fault::{FaultClass, FaultModel};
+use sincro_harness::gen::{self, Draft, GenOptions};
+use sincro_harness::shm::{
+    Churn, ChurnEvent, Memory, Pid, Reg, ShmConfig, ShmCtx, ShmOutcome, ShmProcess, Speeds, Timely,
+    World, NS_PER_STEP,
+};
+use sincro_harness::{Scenario, ScenarioError, SimRng, Violation, WorkloadItem};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Register array `Alive` (index 0).
@@ -38,15 +61,13 @@ pub const ALIVE: u32 = 0;
 /// Register array `Punishments` (index: the punished process).
 pub const PUNISHMENTS: u32 = 1;
 
-/// Which version of the algorithm runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Variant {
-    /// Algorithm 1 as in the text.
-    Correct,
-    /// TASK 0 writes 0 instead of `Punishments[i][leader()] + 1`.
-    JoinZero,
-    /// TASK 2 never writes a punishment.
-    NeverPunish,
+crate::variants! {
+    /// Which version of the algorithm runs.
+    pub enum Variant {
+        Correct = "correct", "Algorithm 1 as in the text";
+        JoinZero = "join-zero" (buggy), "TASK 0 initializes the newcomer's punishments to 0: a newcomer demotes the stable leader (Lemma 4)";
+        NeverPunish = "never-punish" (buggy), "TASK 2 never writes a punishment: a crashed leader stays elected (Lemma 3)";
+    }
 }
 
 /// `Punishments[k][j]`.
@@ -262,5 +283,551 @@ impl ShmProcess for Omega {
 
     fn service(memory: &Memory, members: &[Pid]) -> Option<Pid> {
         leader_of(memory, members)
+    }
+}
+
+/// Parameters of an Ω scenario (`params`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Params {
+    /// α: lower bound on the number of stable processes, and how many processes a round
+    /// must find updated (itself included).
+    pub alpha: usize,
+    /// Joins, leaves and crashes.
+    pub churn: Vec<Churn>,
+    /// Process speeds.
+    pub speeds: Speeds,
+    /// A timely process from some step on (arranges the memory-access-pattern property);
+    /// `null`: none (the property may or may not hold).
+    pub timely: Option<Timely>,
+    /// Every how many TASK 2 slots a process queries `leader()`.
+    pub leader_every: u64,
+    /// Start of the judged suffix, step (default: three quarters of the run). When set, the
+    /// run is never extended.
+    pub judge_from_step: Option<u64>,
+    /// The run goes on past `duration_ms`, up to this many times it, until `leader()` of the
+    /// live processes has not changed in the last quarter of the run (0 or 1: fixed length).
+    pub max_extension: u64,
+    /// `join()` initializes a departed member's registers about the newcomer.
+    pub join_covers_departed: bool,
+    /// Record every read and write in the trace.
+    pub trace_ops: bool,
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        Params {
+            alpha: 2,
+            churn: Vec::new(),
+            speeds: Speeds::default(),
+            timely: None,
+            leader_every: 4,
+            judge_from_step: None,
+            max_extension: 8,
+            join_covers_departed: true,
+            trace_ops: false,
+        }
+    }
+}
+
+/// A checked Ω scenario, ready to run.
+pub struct Prepared {
+    /// The model's configuration.
+    pub config: ShmConfig,
+    /// The variant.
+    pub variant: Variant,
+    /// α.
+    pub alpha: usize,
+    /// `leader()` period.
+    pub leader_every: u64,
+    /// Nominal length of the run, steps.
+    pub nominal_steps: u64,
+    /// Start of the judged suffix, when fixed (else the last quarter of the run).
+    pub judge_from: Option<u64>,
+    /// Properties to check.
+    pub properties: Vec<&'static str>,
+}
+
+/// Checks a scenario of `omega.khouri-greve` and builds its model configuration.
+pub fn prepare(sc: &Scenario) -> Result<Prepared, ScenarioError> {
+    let variant = Variant::ALL
+        .iter()
+        .copied()
+        .find(|v| v.name() == sc.variant)
+        .ok_or_else(|| {
+            let known: Vec<_> = Variant::ALL.iter().map(|v| v.name()).collect();
+            ScenarioError(format!(
+                "unknown variant `{}` of {NAME}; known variants: {}",
+                sc.variant,
+                known.join(", ")
+            ))
+        })?;
+    sc.validate()?;
+    let p: Params = parse_params(sc)?;
+    let err = |m: String| Err(ScenarioError(m));
+    if !sc.faults.is_empty() || !sc.workload.is_empty() {
+        return err("omega.khouri-greve runs on the shared-memory model: put joins, leaves and crashes in params.churn; faults and workload must be empty".into());
+    }
+    if p.alpha == 0 {
+        return err("params.alpha must be at least 1".into());
+    }
+    if p.leader_every == 0 {
+        return err("params.leader_every must be at least 1".into());
+    }
+    let steps = sc.duration_ms.saturating_mul(1000);
+    let cap = if p.judge_from_step.is_some() {
+        steps
+    } else {
+        steps
+            .saturating_mul(p.max_extension.max(1))
+            .min(sincro_harness::shm::MAX_STEPS)
+            .max(steps)
+    };
+    let config = ShmConfig {
+        initial: sc.nodes,
+        churn: p.churn.clone(),
+        speeds: p.speeds.clone(),
+        timely: p.timely.clone(),
+        steps: cap,
+        join_covers_departed: p.join_covers_departed,
+        trace_ops: p.trace_ops,
+        seed: sc.seed,
+    };
+    config
+        .validate()
+        .map_err(|e| ScenarioError(format!("params: {e}")))?;
+    if let Some(judge_from) = p.judge_from_step.filter(|&j| j >= steps) {
+        return err(format!(
+            "params.judge_from_step = {judge_from} is not before the end of the run ({steps} steps)"
+        ));
+    }
+    let properties = match &sc.checks.properties {
+        None => OMEGA_PROPERTIES.to_vec(),
+        Some(ps) => ps
+            .iter()
+            .map(|p| {
+                OMEGA_PROPERTIES
+                    .iter()
+                    .copied()
+                    .find(|q| q == p)
+                    .ok_or_else(|| {
+                        ScenarioError(format!(
+                            "checks.properties names `{p}`, which omega.khouri-greve does not promise; it promises: {}",
+                            OMEGA_PROPERTIES.join(", ")
+                        ))
+                    })
+            })
+            .collect::<Result<_, _>>()?,
+    };
+    Ok(Prepared {
+        config,
+        variant,
+        alpha: p.alpha,
+        leader_every: p.leader_every,
+        nominal_steps: steps,
+        judge_from: p.judge_from_step,
+        properties,
+    })
+}
+
+/// Runs a prepared scenario: the model's outcome and the judgement (`None` when a process
+/// panicked). Unless the judged suffix is fixed, the run is extended past its nominal length
+/// (up to the configured cap) while `leader()` of a live process changed in its last quarter.
+pub fn run_prepared(p: &Prepared) -> (ShmOutcome, Option<Result<OmegaReport, Violation>>) {
+    let (variant, alpha, every) = (p.variant, p.alpha, p.leader_every);
+    let mut world = World::new(
+        p.config.clone(),
+        Box::new(move |_| Omega::new(variant, alpha, every)),
+    )
+    .expect("validated by prepare");
+    let mut end = p.nominal_steps;
+    loop {
+        world.run_until(end);
+        if world.is_done() || p.judge_from.is_some() {
+            break;
+        }
+        let change = last_live_leader_change(world.trace());
+        if change < end / 4 * 3 {
+            break;
+        }
+        end = (change.saturating_mul(4) / 3 + 1_000).max(end + 1);
+    }
+    let out = world.finish();
+    let judge_from = p.judge_from.unwrap_or(out.trace.steps / 4 * 3);
+    let judged = out
+        .panic
+        .is_none()
+        .then(|| check::judge(&out.trace, p.alpha, judge_from, &p.properties));
+    (out, judged)
+}
+
+/// The last step at which `leader()` of a process that is still there changed.
+fn last_live_leader_change(trace: &sincro_harness::shm::ShmTrace) -> u64 {
+    use sincro_harness::shm::ShmEventKind as K;
+    let gone: std::collections::BTreeSet<usize> = trace
+        .events
+        .iter()
+        .filter(|e| matches!(e.kind, K::Crash { .. } | K::Leave { .. }))
+        .filter_map(|e| e.pid)
+        .collect();
+    trace
+        .events
+        .iter()
+        .filter(|e| matches!(e.kind, K::Leader { .. }))
+        .filter(|e| e.pid.is_some_and(|p| !gone.contains(&p)))
+        .map(|e| e.step)
+        .max()
+        .unwrap_or(0)
+}
+
+/// Scheduler knobs drawn by the generator.
+pub struct Draw {
+    /// Initial processes.
+    pub nodes: usize,
+    /// α, or drawn when `None`.
+    pub alpha: Option<usize>,
+    /// Joins to draw at most.
+    pub joins_max: u64,
+    /// Departures on.
+    pub crashes: bool,
+    /// Speeds vary.
+    pub vary_speeds: bool,
+    /// Arrange the memory-access-pattern property with a timely process.
+    pub pam: bool,
+    /// Membership changes and the timely regime start within `[0, active_steps]`.
+    pub active_steps: u64,
+}
+
+/// Draws an Ω scenario's params and length (ms) from `rng`.
+pub fn draw(rng: &mut SimRng, d: &Draw) -> (Params, u64) {
+    let n = d.nodes.max(1);
+    let joins = rng.range_u64(0, d.joins_max) as usize;
+    let total = n + joins;
+    let alpha = d.alpha.unwrap_or_else(|| {
+        if total >= 2 {
+            rng.range_u64(2, (total / 2 + 1).max(2) as u64) as usize
+        } else {
+            1
+        }
+    });
+    let a = d.active_steps.max(10);
+    let mut join_steps: Vec<u64> = (0..joins).map(|_| rng.range_u64(1, a)).collect();
+    join_steps.sort_unstable();
+    let joined_at = |pid: usize| -> u64 {
+        if pid < n {
+            0
+        } else {
+            join_steps[pid - n]
+        }
+    };
+    let timely_pid = rng.index(total);
+    let mut churn: Vec<Churn> = join_steps
+        .iter()
+        .map(|&s| Churn {
+            at_step: s,
+            event: ChurnEvent::Join,
+        })
+        .collect();
+    let departures = if d.crashes && total > alpha {
+        rng.range_u64(1, (total - alpha).min(3) as u64) as usize
+    } else {
+        0
+    };
+    let mut gone = vec![false; total];
+    gone[timely_pid] = d.pam; // the timely process is stable
+    for _ in 0..departures {
+        let at = rng.range_u64(1, a);
+        let candidates: Vec<usize> = (0..total)
+            .filter(|&p| !gone[p] && joined_at(p) < at)
+            .collect();
+        if candidates.is_empty() {
+            continue;
+        }
+        // the initial leader is p0: make it a victim often
+        let victim = if candidates.contains(&0) && rng.chance(0.4) {
+            0
+        } else {
+            candidates[rng.index(candidates.len())]
+        };
+        gone[victim] = true;
+        let event = if rng.chance(0.5) {
+            ChurnEvent::Crash(victim)
+        } else {
+            ChurnEvent::Leave(victim)
+        };
+        churn.push(Churn { at_step: at, event });
+    }
+    let speeds = if d.vary_speeds {
+        Speeds {
+            min: 1,
+            max: [2, 4, 8, 16][rng.index(4)],
+            period_steps: [0, 100, 500, 2000][rng.index(4)],
+        }
+    } else {
+        Speeds {
+            min: 1,
+            max: 1,
+            period_steps: 0,
+        }
+    };
+    let timely = d.pam.then(|| Timely {
+        pid: timely_pid,
+        from_step: rng.range_u64(0, a).max(joined_at(timely_pid)),
+        lead_steps: 2,
+    });
+    let params = Params {
+        alpha,
+        churn,
+        speeds,
+        timely,
+        ..Params::default()
+    };
+    let settled = churn_settled(&params);
+    // The judged last quarter starts well after the system settles.
+    let steps = settled + (3 * settled).max(30_000);
+    (params, steps.div_ceil(1000))
+}
+
+fn churn_settled(p: &Params) -> u64 {
+    let c = p.churn.iter().map(|c| c.at_step).max().unwrap_or(0);
+    c.max(p.timely.as_ref().map_or(0, |t| t.from_step))
+}
+
+/// The registered name.
+const NAME: &str = "omega.khouri-greve";
+
+/// `omega.khouri-greve`: the algorithm's description for the registry, fuzzing and tests,
+/// written by hand (it runs on the shared-memory model, see the module documentation).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct OmegaKhouriGreve;
+
+impl Algorithm for OmegaKhouriGreve {
+    fn info(&self) -> AlgorithmInfo {
+        AlgorithmInfo {
+            name: NAME,
+            summary: "eventual leader Ω over shared 1WnR registers in a dynamic system: Alive counters, punishments, leader = min (Σ punishments, id)",
+            source: "seed 004 (Khouri & Greve), Algorithm 1, Lemmas 1–4",
+            variants: Variant::ALL
+                .iter()
+                .map(|&v| VariantInfo {
+                    name: v.name(),
+                    buggy: v.buggy(),
+                    summary: v.summary(),
+                })
+                .collect(),
+            properties: OMEGA_PROPERTIES.to_vec(),
+            fault_model: FaultModel {
+                tolerates: vec![FaultClass::Crashes, FaultClass::Pauses],
+                summary: "shared-memory model: asynchronous processes of varying speeds (pauses), finite arrival, crashes and departures, with |STABLE| >= α and the memory-access-pattern property; no network",
+            },
+        }
+    }
+
+    fn run(&self, sc: &Scenario, options: RunOptions) -> Result<Outcome, ScenarioError> {
+        let p = prepare(sc)?;
+        if p.config.steps > sc.limits.max_events {
+            return Ok(Outcome {
+                verdict: Verdict::LimitExceeded {
+                    limit: format!(
+                        "max_events = {} (the run has {} steps)",
+                        sc.limits.max_events, p.config.steps
+                    ),
+                },
+                trace: None,
+                stats: Stats::default(),
+            });
+        }
+        let (out, judged) = run_prepared(&p);
+        let verdict = match (&out.panic, judged) {
+            (Some((pid, step, message)), _) => Verdict::Panic {
+                node: *pid,
+                t_ns: step * NS_PER_STEP,
+                message: message.clone(),
+            },
+            (None, Some(Err(v))) => Verdict::Violation(v),
+            _ => Verdict::Pass,
+        };
+        let stats = Stats {
+            events: out.trace.steps,
+            end_t_ns: out.trace.steps * NS_PER_STEP,
+            ..Stats::default()
+        };
+        Ok(Outcome {
+            verdict,
+            trace: options.record_trace.then(|| out.trace.to_harness()),
+            stats,
+        })
+    }
+
+    fn workload(&self, _rng: &mut SimRng, _nodes: usize, _active_ms: u64) -> Vec<WorkloadItem> {
+        Vec::new()
+    }
+
+    fn liveness_bound_ms(&self, _scenario: &Scenario) -> u64 {
+        0
+    }
+
+    fn generate(&self, variant: &str, seed: u64, opts: &GenOptions) -> Scenario {
+        let info = self.info();
+        let draft = gen::generate(info.name, variant, seed, &info.fault_model, opts);
+        self.complete(draft, opts)
+    }
+
+    /// Churn, crashes (when the swarm has crashes), varying speeds (when it has pauses) and,
+    /// inside the model, a timely process; beyond the model half the runs have none.
+    fn complete(&self, draft: Draft, opts: &GenOptions) -> Scenario {
+        let Draft {
+            scenario: mut sc,
+            swarm,
+            workload_rng: mut rng,
+        } = draft;
+        let pam = !opts.beyond_model || rng.chance(0.5);
+        let (params, duration_ms) = draw(
+            &mut rng,
+            &Draw {
+                nodes: sc.nodes,
+                alpha: None,
+                joins_max: 3,
+                crashes: swarm.contains(&FaultClass::Crashes),
+                vary_speeds: swarm.contains(&FaultClass::Pauses),
+                pam,
+                active_steps: rng_active(opts),
+            },
+        );
+        sc.params = serde_json::to_value(params).expect("params serialize");
+        sc.faults.clear();
+        sc.workload.clear();
+        sc.network = Default::default();
+        sc.clocks = Default::default();
+        sc.duration_ms = duration_ms;
+        sc
+    }
+}
+
+/// Membership changes happen within the first `4 × active_ms` steps.
+fn rng_active(opts: &GenOptions) -> u64 {
+    opts.active_ms.clamp(10, 100_000) * 4
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::registry::find;
+    use crate::test_support::{assert_in_model_passes, first_failing_seed};
+    use sincro_harness::EngineKind;
+
+    fn judged(sc: &Scenario) -> Result<OmegaReport, Violation> {
+        run_prepared(&prepare(sc).unwrap()).1.unwrap()
+    }
+
+    #[test]
+    fn same_seed_gives_a_byte_identical_shared_memory_trace() {
+        let alg = find(NAME).unwrap();
+        for seed in 0..5 {
+            let mut sc = alg.generate("correct", seed, &GenOptions::default());
+            let mut p: Params = serde_json::from_value(sc.params.clone()).unwrap();
+            p.trace_ops = seed == 0;
+            sc.params = serde_json::to_value(p).unwrap();
+            let prep = prepare(&sc).unwrap();
+            let a = run_prepared(&prep).0.trace.to_jsonl();
+            let b = run_prepared(&prep).0.trace.to_jsonl();
+            assert!(
+                a.lines().count() > 5,
+                "seed {seed}: an empty run proves nothing"
+            );
+            assert_eq!(a, b, "seed {seed}");
+            let h1 = alg.run(&sc, RunOptions::default()).unwrap().trace.unwrap();
+            let h2 = alg.run(&sc, RunOptions::default()).unwrap().trace.unwrap();
+            assert_eq!(h1.to_jsonl(), h2.to_jsonl(), "seed {seed}");
+        }
+    }
+
+    #[test]
+    fn correct_variant_elects_a_stable_leader_inside_the_model() {
+        assert_in_model_passes(NAME, "correct", 60, EngineKind::Native);
+    }
+
+    #[test]
+    fn lemma_4_holds_for_the_text_and_fails_for_join_zero() {
+        let alg = find(NAME).unwrap();
+        let seed = first_failing_seed(NAME, "join-zero", 200, EngineKind::Native)
+            .expect("join-zero is caught");
+        let sc = alg.generate("join-zero", seed, &GenOptions::default());
+        let v = judged(&sc).unwrap_err();
+        assert_eq!(v.property, check::NEWCOMER_NEVER_DEMOTES, "{v}");
+        // the same run with the text's TASK 0 passes Lemma 4
+        let fixed = Scenario {
+            variant: "correct".into(),
+            ..sc
+        };
+        check::newcomer_never_demotes(&run_prepared(&prepare(&fixed).unwrap()).0.trace).unwrap();
+        judged(&fixed).unwrap();
+    }
+
+    #[test]
+    fn lemma_3_holds_for_the_text_and_fails_for_never_punish() {
+        let alg = find(NAME).unwrap();
+        let seed = first_failing_seed(NAME, "never-punish", 200, EngineKind::Native)
+            .expect("never-punish is caught");
+        let sc = alg.generate("never-punish", seed, &GenOptions::default());
+        let v = judged(&sc).unwrap_err();
+        assert_eq!(v.property, check::CRASHED_NEVER_ELECTED, "{v}");
+        let only_omega = Scenario {
+            checks: sincro_harness::scenario::CheckSpec {
+                properties: Some(vec![check::EVENTUAL_LEADERSHIP.into()]),
+                ..Default::default()
+            },
+            ..sc.clone()
+        };
+        let v = judged(&only_omega).unwrap_err();
+        assert_eq!(v.property, check::EVENTUAL_LEADERSHIP, "{v}");
+        let fixed = Scenario {
+            variant: "correct".into(),
+            ..sc
+        };
+        let r = judged(&fixed).unwrap();
+        assert!(r.stable.contains(&r.leader.unwrap()));
+    }
+
+    #[test]
+    fn runs_without_the_access_pattern_are_blamed_on_the_assumption() {
+        let alg = find(NAME).unwrap();
+        let opts = GenOptions {
+            beyond_model: true,
+            ..GenOptions::default()
+        };
+        let mut blamed = 0;
+        for seed in 0..40 {
+            let sc = alg.generate("correct", seed, &opts);
+            if let Err(v) = judged(&sc) {
+                assert_eq!(v.property, check::MEMORY_ACCESS_PATTERN, "seed {seed}: {v}");
+                assert!(v.explanation.starts_with("assumption not met"));
+                blamed += 1;
+            }
+        }
+        assert!(blamed > 0, "no generated run violated the assumption");
+    }
+
+    #[test]
+    fn bad_params_are_scenario_errors() {
+        let base = serde_json::json!({"algorithm": NAME, "nodes": 3, "seed": 1, "duration_ms": 10});
+        let with = |params: serde_json::Value| {
+            let mut doc = base.clone();
+            doc["params"] = params;
+            let sc = Scenario::from_json(&doc.to_string()).unwrap();
+            find(NAME)
+                .unwrap()
+                .run(&sc, RunOptions::default())
+                .unwrap_err()
+                .0
+        };
+        assert!(with(serde_json::json!({"alpha": 0})).contains("alpha"));
+        assert!(
+            with(serde_json::json!({"churn": [{"at_step": 5, "event": {"crash": 7}}]}))
+                .contains("process 7")
+        );
+        assert!(with(serde_json::json!({"speeds": {"min": 0, "max": 1}})).contains("speeds"));
+        assert!(with(serde_json::json!({"colour": 1})).contains("colour"));
+        assert!(with(serde_json::json!({"judge_from_step": 10000})).contains("judge_from_step"));
     }
 }

@@ -3,9 +3,9 @@
 //! crystals ([`lamport`]), totally ordered multicast with the replicated bank account
 //! ([`total`]), causally ordered multicast ([`causal`]), over a reliable link layer ([`link`]).
 //!
-//! Each algorithm's file holds its [`Process`](sincro_harness::Process), its
-//! [`Spec`](crate::spec::Spec) and its pinned tests. This module holds what the family
-//! shares: the node limit, the fault model of the reliable links and their liveness bound.
+//! Each algorithm's file holds its [`Process`](sincro_harness::Process), its [`Spec`] and
+//! its pinned tests. This module holds what the family shares: the node limit, the fault
+//! model of the reliable links and their liveness bound.
 
 pub mod causal;
 pub mod clocks;
