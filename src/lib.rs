@@ -159,6 +159,9 @@ pub mod exit {
     pub const LIMIT: i32 = 4;
     /// The same scenario gave two different traces (`--check-determinism`).
     pub const NONDETERMINISM: i32 = 5;
+    /// No property was violated, but a checker could not judge the run (it ended too early,
+    /// a checker's limit was reached): never a pass.
+    pub const UNJUDGED: i32 = 6;
     /// A campaign was interrupted (Ctrl-C); what it found was written and summarized.
     pub const INTERRUPTED: i32 = 130;
 }
@@ -170,5 +173,6 @@ pub fn exit_code(v: &harness::Verdict) -> i32 {
         harness::Verdict::Violation(_) => exit::VIOLATION,
         harness::Verdict::Panic { .. } => exit::PANIC,
         harness::Verdict::LimitExceeded { .. } => exit::LIMIT,
+        harness::Verdict::Unjudged { .. } => exit::UNJUDGED,
     }
 }

@@ -11,7 +11,7 @@
 //! (`{"sincro_trace": 1, ...}`); anything else is read as a scenario and run.
 
 use crate::exit;
-use sincro_harness::check::check_trace;
+use sincro_harness::check::judge_trace;
 use sincro_harness::diff::first_divergence;
 use sincro_harness::engine::RunOptions;
 use sincro_harness::trace::{Event, EventKind};
@@ -227,7 +227,7 @@ pub struct Judged {
 /// Judges `trace` offline against `properties` with the installed registry's checkers
 /// ([`Registry::checker`](crate::algorithms::Registry::checker): a user's, then the built-in
 /// ones) and
-/// [`check_trace`]: the verdict ([`Verdict::Pass`] or [`Verdict::Violation`]) and what it
+/// [`judge_trace`]: the verdict ([`Verdict::Pass`], [`Verdict::Violation`] or [`Verdict::Unjudged`]) and what it
 /// assumed. Errors name an unknown property (listing the known ones) or a missing bound.
 pub fn judge(
     trace: &Trace,
@@ -299,10 +299,7 @@ pub fn judge(
                 .ok_or_else(|| format!("no checker for property `{p}`"))
         })
         .collect::<Result<Vec<_>, String>>()?;
-    let verdict = match check_trace(trace, end_ns, &mut checkers) {
-        Ok(()) => Verdict::Pass,
-        Err(v) => Verdict::Violation(v),
-    };
+    let verdict = judge_trace(trace, end_ns, &mut checkers);
     Ok((
         verdict,
         Judged {

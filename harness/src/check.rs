@@ -51,9 +51,42 @@ pub trait Checker {
     fn on_event(&mut self, ev: &Event) -> Result<(), Violation>;
     /// The run ended at global time `end_t_ns`: judge what is still open.
     fn finish(&mut self, end_t_ns: u64) -> Result<(), Violation>;
+    /// Asked after [`finish`](Checker::finish) returned `Ok`: why the checker could not judge
+    /// the run (it ended before the property could be decided, a limit of the checker was
+    /// reached, an input it needs was missing), or `None` when it judged. "Could not judge" is
+    /// its own outcome ([`Verdict::Unjudged`](crate::Verdict::Unjudged)), never a pass.
+    fn could_not_judge(&self) -> Option<String> {
+        None
+    }
 }
 
-/// Runs checkers over a recorded trace (offline), returning the first violation.
+/// Runs checkers over a recorded trace (offline): the first violation, else
+/// [`Verdict::Unjudged`](crate::Verdict::Unjudged) when a checker could not judge, else
+/// [`Verdict::Pass`](crate::Verdict::Pass). The trace is not validated here; see
+/// [`Trace::validate`](crate::trace::Trace::validate).
+pub fn judge_trace(
+    trace: &Trace,
+    end_t_ns: u64,
+    checkers: &mut [Box<dyn Checker>],
+) -> crate::Verdict {
+    if let Err(v) = check_trace(trace, end_t_ns, checkers) {
+        return crate::Verdict::Violation(v);
+    }
+    unjudged(checkers).unwrap_or(crate::Verdict::Pass)
+}
+
+/// The first checker (in order) that could not judge, as a verdict.
+pub fn unjudged(checkers: &[Box<dyn Checker>]) -> Option<crate::Verdict> {
+    checkers.iter().find_map(|c| {
+        c.could_not_judge().map(|reason| crate::Verdict::Unjudged {
+            property: c.property().to_string(),
+            reason,
+        })
+    })
+}
+
+/// Runs checkers over a recorded trace (offline), returning the first violation (a checker
+/// that could not judge is not a violation: use [`judge_trace`] for the full verdict).
 pub fn check_trace(
     trace: &Trace,
     end_t_ns: u64,

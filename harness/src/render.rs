@@ -1277,6 +1277,7 @@ pub fn html(trace: &Trace, verdict: Option<&Verdict>, title: &str) -> String {
         Some(v @ Verdict::Violation(_)) => ("violation", format!("⚠ {v}")),
         Some(v @ Verdict::Panic { .. }) => ("panic", format!("⚠ {v}")),
         Some(v @ Verdict::LimitExceeded { .. }) => ("limit", format!("⚠ {v}")),
+        Some(v @ Verdict::Unjudged { .. }) => ("limit", format!("⚠ {v}")),
     };
     let end_ms = shown.last().map_or(0.0, |e| e.t_ns as f64 / 1e6);
     let mut out = String::new();

@@ -68,6 +68,14 @@ pub enum Verdict {
         /// Which limit and its value.
         limit: String,
     },
+    /// No property was violated, but a checker could not judge the run (it ended before the
+    /// property could be decided, or a limit of the checker was reached): never a pass.
+    Unjudged {
+        /// The property that could not be judged.
+        property: String,
+        /// Why.
+        reason: String,
+    },
 }
 
 impl Verdict {
@@ -78,6 +86,7 @@ impl Verdict {
             Verdict::Violation(v) => format!("violation:{}", v.property),
             Verdict::Panic { .. } => "panic".into(),
             Verdict::LimitExceeded { .. } => "limit_exceeded".into(),
+            Verdict::Unjudged { property, .. } => format!("unjudged:{property}"),
         }
     }
 
@@ -104,6 +113,9 @@ impl fmt::Display for Verdict {
                 )
             }
             Verdict::LimitExceeded { limit } => write!(f, "LIMIT EXCEEDED: {limit}"),
+            Verdict::Unjudged { property, reason } => {
+                write!(f, "COULD NOT JUDGE {property}: {reason}")
+            }
         }
     }
 }
@@ -352,6 +364,9 @@ impl Recorder {
                     break;
                 }
             }
+        }
+        if self.verdict.is_none() {
+            self.verdict = crate::check::unjudged(&self.checkers);
         }
         self.verdict.clone().unwrap_or(Verdict::Pass)
     }
