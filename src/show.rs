@@ -167,6 +167,9 @@ pub fn load(path: &Path, engine: Option<Engine>) -> Result<Input, String> {
     if is_trace(path, &text) {
         let trace = Trace::read_jsonl(text.as_bytes())
             .map_err(|e| format!("{}: not a trace: {e}", path.display()))?;
+        trace
+            .validate()
+            .map_err(|e| format!("{}: not a valid trace: {e}", path.display()))?;
         return Ok(Input::Trace(trace));
     }
     let mut scenario =
@@ -186,29 +189,16 @@ pub fn load(path: &Path, engine: Option<Engine>) -> Result<Input, String> {
     })
 }
 
-/// Rejects a trace whose events name a node outside `0..nodes`.
+/// Rejects a trace that no run could have produced ([`Trace::validate_with_nodes`]: node
+/// count, ids, time order, sends before their deliveries, node ids in `0..nodes`): a verdict
+/// over it would mean nothing.
 fn check_nodes(trace: &Trace, nodes: usize) -> Result<(), String> {
     if nodes == 0 {
         return Err("the trace has 0 nodes (give --nodes)".into());
     }
-    for (i, e) in trace.events.iter().enumerate() {
-        let mut named: Vec<usize> = e.node.into_iter().collect();
-        match &e.kind {
-            EventKind::Send { to, .. } => named.push(*to),
-            EventKind::Deliver { from, .. } => named.push(*from),
-            EventKind::Drop { from, to, .. } => named.extend([*from, *to]),
-            EventKind::Fault { fault } => named.extend(fault.node()),
-            _ => {}
-        }
-        if let Some(n) = named.into_iter().find(|&n| n >= nodes) {
-            return Err(format!(
-                "event {} (line {}) names node {n}, but the trace has {nodes} nodes",
-                e.id,
-                i + 2
-            ));
-        }
-    }
-    Ok(())
+    trace
+        .validate_with_nodes(nodes)
+        .map_err(|e| format!("not a valid trace: {e}"))
 }
 
 /// What an offline judgement used, for the report.
@@ -448,7 +438,11 @@ pub fn check(args: &CheckArgs) -> i32 {
                 println!("  >>{}", render::event_line(e));
             }
         }
-        _ => println!("PASS: {} held ({how})", args.properties.join(", ")),
+        Verdict::Pass => println!("PASS: {} held ({how})", args.properties.join(", ")),
+        other => {
+            println!("{other}");
+            println!("  {how}");
+        }
     }
     crate::exit_code(&verdict)
 }

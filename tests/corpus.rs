@@ -38,6 +38,9 @@ fn corpus_scenarios_reach_their_verdicts_and_snapshots() {
             path.display()
         );
         let trace = out.trace.expect("recorded");
+        trace
+            .validate()
+            .unwrap_or_else(|e| panic!("{}: the trace is not valid: {e}", path.display()));
         let again = run_scenario(&sc, RunOptions::default())
             .unwrap()
             .trace
@@ -70,6 +73,13 @@ fn corpus_scenarios_reach_their_verdicts_and_snapshots() {
             out2.verdict
         );
         let t2 = out2.trace.unwrap();
+        t2.validate().unwrap_or_else(|e| {
+            panic!(
+                "{} on {}: the trace is not valid: {e}",
+                path.display(),
+                other.name()
+            )
+        });
         let again2 = run_scenario(&sc2, RunOptions::default())
             .unwrap()
             .trace

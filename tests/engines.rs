@@ -59,6 +59,9 @@ fn every_corpus_scenario_reaches_the_same_verdict_on_every_engine() {
                 .unwrap_or_else(|e| panic!("{rel} on {}: {e}", engine.name()));
             let again = run_scenario(&sc, RunOptions::default()).unwrap();
             let (a, b) = (out.trace.unwrap(), again.trace.unwrap());
+            if let Err(e) = a.validate() {
+                failures.push(format!("{rel} on {}: invalid trace, {e}", engine.name()));
+            }
             if let Some(d) = a.first_difference(&b) {
                 failures.push(format!(
                     "{rel} on {}: replay not byte-identical, {d}",

@@ -160,10 +160,62 @@ fn show_rejects_bad_input_with_exit_2() {
     let o = sincro(&["show", p(&far), "--format", "html"]);
     assert_eq!(code(&o), 2);
     assert!(
-        stderr(&o).contains("names node 7, but the trace has 2 nodes"),
+        stderr(&o).contains("names node 7 (where it happened), but the trace has 2 nodes"),
         "{}",
         stderr(&o)
     );
+
+    // Time going back and a delivery before its send are not traces a run could produce:
+    // bad input naming the line, never a verdict.
+    let back = tmp("time-back.jsonl");
+    std::fs::write(
+        &back,
+        "{\"sincro_trace\": 1, \"nodes\": 2}\n\
+         {\"id\":0,\"t_ns\":5,\"node\":0,\"kind\":{\"type\":\"start\",\"incarnation\":0}}\n\
+         {\"id\":1,\"t_ns\":4,\"node\":1,\"kind\":{\"type\":\"start\",\"incarnation\":0}}\n",
+    )
+    .unwrap();
+    for cmd in [
+        vec!["show", p(&back)],
+        vec!["check", p(&back), "--properties", "mutual_exclusion"],
+    ] {
+        let o = sincro(&cmd);
+        assert_eq!(code(&o), 2, "{cmd:?}");
+        assert!(
+            stderr(&o).contains("line 3: time goes back"),
+            "{cmd:?}: {}",
+            stderr(&o)
+        );
+    }
+    let early = tmp("deliver-before-send.jsonl");
+    std::fs::write(
+        &early,
+        "{\"sincro_trace\": 1, \"nodes\": 2}\n\
+         {\"id\":0,\"t_ns\":1,\"node\":1,\"kind\":{\"type\":\"deliver\",\"msg_id\":0,\"from\":0,\"sent\":1,\"msg\":\"m\"}}\n\
+         {\"id\":1,\"t_ns\":2,\"node\":0,\"kind\":{\"type\":\"send\",\"msg_id\":0,\"to\":1,\"msg\":\"m\"}}\n",
+    )
+    .unwrap();
+    let o = sincro(&["check", p(&early), "--properties", "causal_delivery"]);
+    assert_eq!(code(&o), 2);
+    assert!(
+        stderr(&o).contains("line 2: event 0 delivers message 0, which no earlier event sends"),
+        "{}",
+        stderr(&o)
+    );
+    let huge = tmp("huge-header.jsonl");
+    std::fs::write(&huge, "{\"sincro_trace\": 1, \"nodes\": 1000000000}\n").unwrap();
+    for cmd in [
+        vec!["show", p(&huge)],
+        vec!["check", p(&huge), "--properties", "vector_causality"],
+    ] {
+        let o = sincro(&cmd);
+        assert_eq!(code(&o), 2, "{cmd:?}");
+        assert!(
+            stderr(&o).contains("declares 1000000000 nodes"),
+            "{cmd:?}: {}",
+            stderr(&o)
+        );
+    }
 
     let bad_scenario = tmp("bad-scenario.json");
     std::fs::write(
@@ -266,7 +318,7 @@ fn check_rejects_bad_input_with_exit_2() {
     ]);
     assert_eq!(code(&o), 2);
     assert!(
-        stderr(&o).contains("names node 2, but the trace has 2 nodes"),
+        stderr(&o).contains("names node 2 (where it happened), but the trace has 2 nodes"),
         "{}",
         stderr(&o)
     );

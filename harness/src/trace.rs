@@ -278,11 +278,180 @@ impl Trace {
     }
 }
 
+/// Largest node count a trace file may declare (the scenario limit).
+pub const MAX_TRACE_NODES: usize = 100_000;
+
+/// Why a trace is not a trace a run could have produced (see [`Trace::validate`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TraceError {
+    /// 1-based line of the JSON Lines text (line 1 is the header; event `i` is line `i + 2`).
+    pub line: usize,
+    /// What is wrong.
+    pub problem: String,
+}
+
+impl std::fmt::Display for TraceError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "line {}: {}", self.line, self.problem)
+    }
+}
+
+impl std::error::Error for TraceError {}
+
+impl Trace {
+    /// Checks that the trace is one a run could have produced, so that a verdict over it
+    /// means something: the header's node count is in `1..=`[`MAX_TRACE_NODES`]; event ids
+    /// are their positions (0, 1, 2, ...); global time never goes back; every node id an
+    /// event names is below the node count (a send to a non-existent node is allowed, and so
+    /// is its `no_such_node` drop); only drops and faults may lack a node; every delivery
+    /// names an earlier send of the same message, from its sender, addressed to the
+    /// delivering node; every drop names an earlier send of the same message and link; a
+    /// message id is sent once; faults name existing nodes. The first problem is returned,
+    /// naming its line.
+    pub fn validate(&self) -> Result<(), TraceError> {
+        self.validate_with_nodes(self.nodes)
+    }
+
+    /// [`Trace::validate`] for a trace judged as a run of `nodes` nodes (`--nodes` given on
+    /// the command line instead of the header's count).
+    pub fn validate_with_nodes(&self, nodes: usize) -> Result<(), TraceError> {
+        if nodes == 0 || nodes > MAX_TRACE_NODES {
+            return Err(TraceError {
+                line: 1,
+                problem: format!(
+                    "the header declares {nodes} nodes; a trace has 1 to {MAX_TRACE_NODES}"
+                ),
+            });
+        }
+        // msg_id -> (send event id, from, to)
+        let mut sends: std::collections::HashMap<u64, (u64, NodeId, NodeId)> =
+            std::collections::HashMap::new();
+        let mut last_t = 0;
+        for (i, e) in self.events.iter().enumerate() {
+            let err = |problem: String| TraceError {
+                line: i + 2,
+                problem,
+            };
+            if e.id != i as u64 {
+                return Err(err(format!(
+                    "event id {} where id {i} was expected (ids count events from 0, in order)",
+                    e.id
+                )));
+            }
+            if e.t_ns < last_t {
+                return Err(err(format!(
+                    "time goes back: event {} at {} ns comes after an event at {last_t} ns",
+                    e.id, e.t_ns
+                )));
+            }
+            last_t = e.t_ns;
+            let in_range = |what: &str, v: NodeId| {
+                if v < nodes {
+                    Ok(())
+                } else {
+                    Err(err(format!(
+                        "event {} names node {v} ({what}), but the trace has {nodes} nodes",
+                        e.id
+                    )))
+                }
+            };
+            match e.node {
+                Some(v) => in_range("where it happened", v)?,
+                None if matches!(e.kind, EventKind::Drop { .. } | EventKind::Fault { .. }) => {}
+                None => {
+                    return Err(err(format!(
+                        "event {} ({}) has no node; only drops and faults may lack one",
+                        e.id,
+                        kind_name(&e.kind)
+                    )))
+                }
+            }
+            match &e.kind {
+                EventKind::Send { msg_id, to, .. } => {
+                    let from = e.node.expect("checked above");
+                    if sends.insert(*msg_id, (e.id, from, *to)).is_some() {
+                        return Err(err(format!(
+                            "message {msg_id} is sent twice (event {})",
+                            e.id
+                        )));
+                    }
+                }
+                EventKind::Deliver {
+                    msg_id, from, sent, ..
+                } => {
+                    in_range("sender", *from)?;
+                    let me = e.node.expect("checked above");
+                    match sends.get(msg_id) {
+                        Some(&(s, f, t)) if s == *sent && f == *from && t == me => {}
+                        Some(&(s, f, t)) => {
+                            return Err(err(format!(
+                                "event {} delivers message {msg_id} as sent by event {sent} from node {from} to node {me}, but it was sent by event {s} from node {f} to node {t}",
+                                e.id
+                            )))
+                        }
+                        None => {
+                            return Err(err(format!(
+                                "event {} delivers message {msg_id}, which no earlier event sends",
+                                e.id
+                            )))
+                        }
+                    }
+                }
+                EventKind::Drop {
+                    msg_id,
+                    from,
+                    to,
+                    reason,
+                } => {
+                    in_range("sender", *from)?;
+                    if *reason != DropReason::NoSuchNode {
+                        in_range("destination", *to)?;
+                    }
+                    match sends.get(msg_id) {
+                        Some(&(_, f, t)) if f == *from && t == *to => {}
+                        _ => {
+                            return Err(err(format!(
+                                "event {} drops message {msg_id} from node {from} to node {to}, which no earlier event sends",
+                                e.id
+                            )))
+                        }
+                    }
+                }
+                EventKind::Fault { fault } => {
+                    fault
+                        .validate(nodes, f64::INFINITY)
+                        .map_err(|p| err(format!("event {}: {p}", e.id)))?;
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The JSON `type` of an event kind.
+fn kind_name(k: &EventKind) -> &'static str {
+    match k {
+        EventKind::Start { .. } => "start",
+        EventKind::Send { .. } => "send",
+        EventKind::Deliver { .. } => "deliver",
+        EventKind::Drop { .. } => "drop",
+        EventKind::Timer { .. } => "timer",
+        EventKind::Input { .. } => "input",
+        EventKind::Fault { .. } => "fault",
+        EventKind::ClockAdjust { .. } => "clock_adjust",
+        EventKind::Observe { .. } => "observe",
+        EventKind::Panic { .. } => "panic",
+    }
+}
+
 /// Online ground-truth happens-before: feed it every event in order, get vector clock stamps.
 #[derive(Clone, Debug)]
 pub struct HappensBefore {
     nodes: usize,
-    current: Vec<Vec<u32>>,
+    /// Each node's current stamp, allocated when the node first acts (memory grows with the
+    /// nodes that act, not with the node count squared).
+    current: Vec<Option<Vec<u32>>>,
     sends: std::collections::BTreeMap<u64, Vec<u32>>,
 }
 
@@ -291,7 +460,7 @@ impl HappensBefore {
     pub fn new(nodes: usize) -> Self {
         HappensBefore {
             nodes,
-            current: vec![vec![0; nodes]; nodes],
+            current: vec![None; nodes],
             sends: Default::default(),
         }
     }
@@ -302,19 +471,20 @@ impl HappensBefore {
         if node >= self.nodes {
             return None;
         }
+        let n = self.nodes;
+        let cur = self.current[node].get_or_insert_with(|| vec![0; n]);
         if let EventKind::Deliver { sent, .. } = e.kind {
             if let Some(vs) = self.sends.get(&sent) {
-                let cur = &mut self.current[node];
                 for (c, s) in cur.iter_mut().zip(vs) {
                     *c = (*c).max(*s);
                 }
             }
         }
-        self.current[node][node] += 1;
+        cur[node] += 1;
         if let EventKind::Send { .. } = e.kind {
-            self.sends.insert(e.id, self.current[node].clone());
+            self.sends.insert(e.id, cur.clone());
         }
-        Some(&self.current[node])
+        Some(cur)
     }
 }
 
@@ -387,6 +557,128 @@ mod tests {
             vc[3].as_ref().unwrap(),
             vc[1].as_ref().unwrap()
         ));
+    }
+
+    /// A valid 3-node trace: 0 sends to 1, 2 has an input, 1 delivers, 1 sends to 2.
+    fn valid() -> Trace {
+        Trace {
+            nodes: 3,
+            events: vec![
+                ev(
+                    0,
+                    0,
+                    EventKind::Send {
+                        msg_id: 0,
+                        to: 1,
+                        msg: "a".into(),
+                    },
+                ),
+                ev(1, 2, EventKind::Input { input: "x".into() }),
+                ev(
+                    2,
+                    1,
+                    EventKind::Deliver {
+                        msg_id: 0,
+                        from: 0,
+                        sent: 0,
+                        msg: "a".into(),
+                    },
+                ),
+                ev(
+                    3,
+                    1,
+                    EventKind::Send {
+                        msg_id: 1,
+                        to: 9,
+                        msg: "b".into(),
+                    },
+                ),
+                Event {
+                    id: 4,
+                    t_ns: 3,
+                    node: None,
+                    local_ns: None,
+                    kind: EventKind::Drop {
+                        msg_id: 1,
+                        from: 1,
+                        to: 9,
+                        reason: DropReason::NoSuchNode,
+                    },
+                },
+            ],
+        }
+    }
+
+    #[test]
+    fn validate_accepts_a_trace_a_run_could_produce() {
+        valid().validate().unwrap();
+    }
+
+    #[test]
+    fn validate_rejects_each_impossible_trace_naming_its_line() {
+        let problem = |f: &dyn Fn(&mut Trace)| {
+            let mut t = valid();
+            f(&mut t);
+            t.validate().expect_err("must be rejected")
+        };
+        let e = problem(&|t| t.events[2].t_ns = 0);
+        assert_eq!(e.line, 4);
+        assert!(e.problem.contains("time goes back"), "{e}");
+        // A delivery before its send.
+        let e = problem(&|t| {
+            t.events.swap(0, 2);
+            t.events[0].id = 0;
+            t.events[2].id = 2;
+            t.events[0].t_ns = 0;
+            t.events[2].t_ns = 2;
+        });
+        assert_eq!(e.line, 2);
+        assert!(e.problem.contains("which no earlier event sends"), "{e}");
+        let e = problem(&|t| t.events[1].node = Some(3));
+        assert!(
+            e.problem
+                .contains("names node 3 (where it happened), but the trace has 3 nodes"),
+            "{e}"
+        );
+        let e = problem(&|t| {
+            if let EventKind::Deliver { from, .. } = &mut t.events[2].kind {
+                *from = 2;
+            }
+        });
+        assert!(e.problem.contains("sent by event 0 from node 0"), "{e}");
+        let e = problem(&|t| t.events[1].id = 7);
+        assert!(e.problem.contains("event id 7"), "{e}");
+        let e = problem(&|t| t.events[1].node = None);
+        assert!(e.problem.contains("has no node"), "{e}");
+        let e = problem(&|t| {
+            if let EventKind::Drop { reason, .. } = &mut t.events[4].kind {
+                *reason = DropReason::Loss;
+            }
+        });
+        assert!(e.problem.contains("node 9 (destination)"), "{e}");
+        let e = problem(&|t| {
+            t.events[1].kind = EventKind::Fault {
+                fault: Fault::Crash { node: 5 },
+            }
+        });
+        assert!(e.problem.contains("node 5 does not exist"), "{e}");
+        let e = problem(&|t| t.nodes = 0);
+        assert_eq!(e.line, 1);
+        let e = problem(&|t| t.nodes = 1_000_000_000);
+        assert!(e.problem.contains("1000000000 nodes"), "{e}");
+    }
+
+    #[test]
+    fn a_header_claiming_a_billion_nodes_costs_nothing_until_nodes_act() {
+        let t =
+            Trace::read_jsonl("{\"sincro_trace\":1,\"nodes\":1000000000}\n".as_bytes()).unwrap();
+        assert!(t.validate().is_err());
+        // Stamping allocates only for the nodes that act.
+        let mut hb = HappensBefore::new(MAX_TRACE_NODES);
+        let stamp = hb
+            .stamp(&ev(0, 7, EventKind::Input { input: "x".into() }))
+            .unwrap();
+        assert_eq!(stamp[7], 1);
     }
 
     #[test]
