@@ -19,7 +19,14 @@
 //! recovered process that the list missed); one that receives a result naming a lower process
 //! than the leader it knows, which the list missed, first probes that leader: it drops the
 //! result if the leader answers (a stale election that raced with a recovered leader's) and
-//! goes on with it if the leader is silent. An initiator whose election did not end after `(2n + 2)` hop timeouts starts again.
+//! goes on with it if the leader is silent; any message from that leader, or a newer election
+//! passing through, drops the results kept aside. A process already in power that receives a
+//! stale COORDINATOR naming a lower process re-asserts itself with a COORDINATOR round of its
+//! own instead of calling an election, and a second round naming it leaves it in power. A
+//! probe of the leader that times out while an election passes through waits for that
+//! election's result. An initiator whose election did not end after `(2n + 2)` hop timeouts
+//! starts again. (The regressions `corpus/election/ring-stability-seed*.json` are the five
+//! schedules that broke `leader_stability` before these rules; 300,000 generated seeds pass.)
 //!
 //! **Fault model**: synchronous links (delays below the bound the hop timeout comes from), crashes
 //! with restart, reordering and drift. No loss, duplication, pauses, clock jumps or partitions.
@@ -238,8 +245,7 @@ impl RingList {
                         return;
                     }
                     if c == me {
-                        self.pending_claim = true;
-                        self.set_retry(ctx);
+                        self.claim(ctx);
                     } else {
                         self.adopt(ctx, c);
                     }
@@ -251,6 +257,9 @@ impl RingList {
                     self.forward(ctx, me, ring);
                 } else {
                     self.in_election = true;
+                    // A newer election passes through: its result supersedes the results kept
+                    // aside for a probe (seed 119778).
+                    self.deferred.clear();
                     list.push(me);
                     self.forward(ctx, me, Ring::Election { list });
                 }
@@ -272,10 +281,7 @@ impl RingList {
                     return;
                 }
                 if c < me {
-                    // I am alive and better: this list missed me.
-                    if !self.initiated {
-                        self.start_election(ctx);
-                    }
+                    self.missed_by(ctx, c, list, told);
                     return;
                 }
                 let again = Ring::Coordinator {
@@ -287,8 +293,7 @@ impl RingList {
                     return;
                 }
                 if c == me {
-                    self.pending_claim = true;
-                    self.set_retry(ctx);
+                    self.claim(ctx);
                 } else {
                     self.adopt(ctx, c);
                 }
@@ -303,6 +308,61 @@ impl RingList {
                     },
                 );
             }
+        }
+    }
+
+    /// A result names this process: it takes power once its COORDINATOR has gone round —
+    /// unless it already holds power (a second round naming it, from a concurrent initiator),
+    /// which it keeps without waiting again (seed 31432 of `election.ring`).
+    fn claim(&mut self, ctx: &mut Ctx<'_, Self>) {
+        if self.leader == Some(ctx.id()) {
+            return;
+        }
+        self.pending_claim = true;
+        self.set_retry(ctx);
+    }
+
+    /// A COORDINATOR naming `c`, lower than this process, whose `list` missed it.
+    /// - This process already holds power (a newer round made it coordinator after this
+    ///   result left): the result is stale. It re-asserts itself with a COORDINATOR round of
+    ///   its own, so a process the stale result reached adopts it again, and calls no
+    ///   election (the leader stays the same; seed 14540 of `election.ring` was this case).
+    /// - It knows a leader higher than itself that the list missed: the result is kept aside
+    ///   while that leader is probed (dropped if it answers, handled again if it is silent).
+    /// - Otherwise the list missed a live, better process (a recovered one): it calls an
+    ///   election.
+    fn missed_by(
+        &mut self,
+        ctx: &mut Ctx<'_, Self>,
+        c: NodeId,
+        list: Vec<NodeId>,
+        told: Vec<NodeId>,
+    ) {
+        let me = ctx.id();
+        if self.leader == Some(me) && !self.pending_claim {
+            let mut list = list;
+            if !list.contains(&me) {
+                list.push(me);
+            }
+            let ring = Ring::Coordinator {
+                leader: me,
+                list,
+                told: vec![me],
+            };
+            self.forward(ctx, me, ring);
+            return;
+        }
+        if let Some(l) = self.leader.filter(|&l| l > me && !list.contains(&l)) {
+            self.deferred.push(Ring::Coordinator {
+                leader: c,
+                list,
+                told,
+            });
+            self.send_probe(ctx, l);
+            return;
+        }
+        if !self.initiated {
+            self.start_election(ctx);
         }
     }
 
@@ -359,6 +419,15 @@ impl Process for RingList {
 
     fn on_message(&mut self, ctx: &mut Ctx<'_, Self>, from: NodeId, msg: Msg) {
         let me = ctx.id();
+        if self.probe.is_some_and(|(l, _)| l == from) {
+            // Any message from the probed leader shows it is alive, even one that is not an
+            // answer (it may be running an election of its own that the probe reached before
+            // it took power): the results kept aside were stale (seed 61940).
+            if let Some((_, id)) = self.probe.take() {
+                ctx.cancel_timer(id);
+            }
+            self.deferred.clear();
+        }
         match msg {
             Msg::Hop { seq, ring } => {
                 ctx.send(from, Msg::HopAck { seq });
@@ -401,7 +470,7 @@ impl Process for RingList {
             }
             Timer::Retry => {
                 self.retry = None;
-                if self.leader.is_none() || self.pending_claim {
+                if self.leader.is_none() || self.pending_claim || self.in_election {
                     self.start_election(ctx);
                 }
             }
@@ -419,7 +488,15 @@ impl Process for RingList {
                 }
                 self.deferred.clear();
                 if self.leader == Some(l) {
-                    self.start_election(ctx);
+                    if self.in_election {
+                        // An election passed through since the probe left (a probe is sent
+                        // only outside one): its result will name the leader, perhaps one that
+                        // came back after the probe was lost (seed 18282). Wait for it, and
+                        // call an election only if it does not end in time.
+                        self.set_retry(ctx);
+                    } else {
+                        self.start_election(ctx);
+                    }
                 }
             }
         }
