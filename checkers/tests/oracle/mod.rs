@@ -1,0 +1,1095 @@
+//! Reference oracles: one small, obviously correct (often quadratic) function per property,
+//! written from the property's *definition* over the whole trace — not from the checkers'
+//! code. `differential.rs` compares them with the online checkers on random and mutated
+//! traces; `adversarial.rs` uses them to double-check the hand-made corpus.
+//!
+//! Conventions shared by every oracle (they are the definitions the checkers' docs give):
+//! - Times are global ns. `end_ns` is the end of the run; a deadline `d` is *missed* when the
+//!   awaited thing is still outstanding at some instant `> d` that the run reached, and *not
+//!   judged* (→ `Unjudged`) when it is outstanding at the end and `d >= end_ns`.
+//! - `quiet_ms` is the scenario's quiet time (its last fault), `bound_ms` the liveness bound.
+//! - Happens-before is the ground truth: program order of each node in `0..nodes` plus an edge
+//!   from a `send` event to every later `deliver` naming it in `sent`.
+#![allow(dead_code)]
+// Index loops read closest to the definitions.
+#![allow(clippy::needless_range_loop)]
+
+use sincro_harness::process::ClockAdjust;
+use sincro_harness::trace::{Event, EventKind};
+use sincro_harness::{Fault, NodeId, Observation, Trace};
+use std::collections::{BTreeMap, BTreeSet};
+
+pub const MS: u64 = 1_000_000;
+
+/// What an oracle says about a trace.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum OracleVerdict {
+    Pass,
+    Violation(String),
+    Unjudged(String),
+}
+
+impl OracleVerdict {
+    /// `pass`, `violation` or `unjudged`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            OracleVerdict::Pass => "pass",
+            OracleVerdict::Violation(_) => "violation",
+            OracleVerdict::Unjudged(_) => "unjudged",
+        }
+    }
+}
+
+use OracleVerdict::{Pass, Unjudged, Violation};
+
+/// The settings a property may take.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Params {
+    pub quiet_ms: u64,
+    pub bound_ms: u64,
+    pub end_ns: u64,
+}
+
+/// The oracle for `property` (a name of `sincro_checkers::by_name`).
+pub fn judge(property: &str, trace: &Trace, p: &Params) -> OracleVerdict {
+    let n = trace.nodes;
+    let ev = &trace.events[..];
+    match property {
+        "mutual_exclusion" => mutual_exclusion(ev),
+        "lamport_condition" => lamport_condition(ev, n),
+        "vector_causality" => vector_causality(ev, n),
+        "causal_delivery" => causal_delivery(ev, n, true),
+        "total_order" => total_order(ev, n),
+        "deadlock_soundness" => deadlock_soundness(ev, n, true),
+        "monotonic_clock" => monotonic_clock(ev, false),
+        "leader_uniqueness" => leader_uniqueness(ev, n),
+        "leader_stability" => leader_stability(ev, n, p.quiet_ms),
+        "bounded_waiting" => bounded_waiting(ev, n.saturating_sub(1)),
+        "liveness" => liveness(ev, p),
+        "no_deadlock" => no_deadlock(ev, p),
+        "election_termination" => election_termination(ev, n, p),
+        "leader_agreement" => leader_agreement(ev, n, p),
+        "leader_validity" => leader_validity(ev, n, p),
+        "deadlock_completeness" => deadlock_completeness(ev, n, p),
+        "replica_agreement" => replica_agreement(ev, n, p),
+        other => panic!("no oracle for {other}"),
+    }
+}
+
+/// The verdict the checkers of `main` give if the oracle is right up to the known bugs being
+/// fixed on branch `checkers-trust` (for the traces of the "modulo known bugs" generators:
+/// leader ids in range, no same-instant hand-overs for mutual exclusion, small traces).
+pub fn judge_with_known_bugs(property: &str, trace: &Trace, p: &Params) -> OracleVerdict {
+    let (n, ev) = (trace.nodes, &trace.events[..]);
+    let v = match property {
+        "causal_delivery" => causal_delivery(ev, n, false),
+        "deadlock_soundness" => deadlock_soundness(ev, n, false),
+        "monotonic_clock" => monotonic_clock(ev, true),
+        _ => judge(property, trace, p),
+    };
+    match (property, v) {
+        // liveness-type checkers pass what they could not judge; replica_agreement judges
+        // whenever the run ends
+        ("replica_agreement", Unjudged(w)) => Violation(w),
+        (_, Unjudged(_)) => Pass,
+        (_, v) => v,
+    }
+}
+
+fn obs(e: &Event) -> Option<&Observation> {
+    match &e.kind {
+        EventKind::Observe { obs } => Some(obs),
+        _ => None,
+    }
+}
+
+/// The node a crash or restart fault is about.
+fn crash_or_restart(e: &Event) -> Option<NodeId> {
+    match &e.kind {
+        EventKind::Fault {
+            fault: Fault::Crash { node } | Fault::Restart { node },
+        } => Some(*node),
+        _ => None,
+    }
+}
+
+/// `a` is before `b` where `None` is +infinity.
+fn lt(a: u64, b: Option<u64>) -> bool {
+    b.is_none_or(|b| a < b)
+}
+
+/// Two half-open intervals `[s1, e1)`, `[s2, e2)` (`None`: open to the end) share an instant.
+/// Events of one instant are a set: `[t, t)` shares an instant with `[s, e)` only when
+/// `s < t < e`, and an exit and an entry at the same `t` are a hand-over.
+fn overlap(s1: u64, e1: Option<u64>, s2: u64, e2: Option<u64>) -> bool {
+    lt(s1, e2) && lt(s2, e1)
+}
+
+// ---------------------------------------------------------------------------------------
+// Happens-before (ground truth)
+
+/// `hb[i][j]`: event `i` happened before event `j` (both of a node in `0..nodes`).
+pub fn happens_before(ev: &[Event], nodes: usize) -> Vec<Vec<bool>> {
+    let len = ev.len();
+    let in_range = |e: &Event| e.node.is_some_and(|n| n < nodes);
+    let mut hb = vec![vec![false; len]; len];
+    for j in 0..len {
+        if !in_range(&ev[j]) {
+            continue;
+        }
+        let mut direct: Vec<usize> = Vec::new();
+        // program order: the previous event of the same node
+        if let Some(i) = (0..j)
+            .rev()
+            .find(|&i| in_range(&ev[i]) && ev[i].node == ev[j].node)
+        {
+            direct.push(i);
+        }
+        // message: every earlier send event named by the delivery
+        if let EventKind::Deliver { sent, .. } = ev[j].kind {
+            for i in 0..j {
+                if in_range(&ev[i])
+                    && ev[i].id == sent
+                    && matches!(ev[i].kind, EventKind::Send { .. })
+                {
+                    direct.push(i);
+                }
+            }
+        }
+        for i in direct {
+            hb[i][j] = true;
+            for k in 0..i {
+                if hb[k][i] {
+                    hb[k][j] = true;
+                }
+            }
+        }
+    }
+    hb
+}
+
+// ---------------------------------------------------------------------------------------
+// Safety properties
+
+/// No two nodes inside the critical section of one resource at the same global time; a node
+/// entering again without leaving is reported. A crash or restart ends the node's stay.
+pub fn mutual_exclusion(ev: &[Event]) -> OracleVerdict {
+    // (node, resource, enter t, exit t)
+    let mut stays: Vec<(NodeId, u32, u64, Option<u64>)> = Vec::new();
+    let mut open: BTreeMap<(NodeId, u32), usize> = BTreeMap::new();
+    for e in ev {
+        if let Some(x) = crash_or_restart(e) {
+            let keys: Vec<_> = open.keys().filter(|k| k.0 == x).copied().collect();
+            for k in keys {
+                let i = open.remove(&k).unwrap();
+                stays[i].3 = Some(e.t_ns);
+            }
+            continue;
+        }
+        let Some(n) = e.node else { continue };
+        match obs(e) {
+            Some(Observation::CsEnter { resource }) => {
+                if open.contains_key(&(n, *resource)) {
+                    return Violation(format!("node {n} entered resource {resource} twice"));
+                }
+                open.insert((n, *resource), stays.len());
+                stays.push((n, *resource, e.t_ns, None));
+            }
+            Some(Observation::CsExit { resource }) => {
+                if let Some(i) = open.remove(&(n, *resource)) {
+                    stays[i].3 = Some(e.t_ns);
+                }
+            }
+            _ => {}
+        }
+    }
+    for (i, a) in stays.iter().enumerate() {
+        for b in &stays[i + 1..] {
+            if a.0 != b.0 && a.1 == b.1 && overlap(a.2, a.3, b.2, b.3) {
+                return Violation(format!(
+                    "nodes {} and {} inside resource {} together",
+                    a.0, b.0, a.1
+                ));
+            }
+        }
+    }
+    Pass
+}
+
+fn logical(e: &Event, nodes: usize) -> Option<(u64, &Vec<u64>)> {
+    if e.node.is_none_or(|n| n >= nodes) {
+        return None;
+    }
+    match obs(e) {
+        Some(Observation::LogicalTime { lamport, vector }) => Some((*lamport, vector)),
+        _ => None,
+    }
+}
+
+/// a → b ⇒ C(a) < C(b) over the `logical_time` observations.
+pub fn lamport_condition(ev: &[Event], nodes: usize) -> OracleVerdict {
+    let hb = happens_before(ev, nodes);
+    for (i, a) in ev.iter().enumerate() {
+        let Some((ca, _)) = logical(a, nodes) else {
+            continue;
+        };
+        for (j, b) in ev.iter().enumerate() {
+            let Some((cb, _)) = logical(b, nodes) else {
+                continue;
+            };
+            if hb[i][j] && ca >= cb {
+                return Violation(format!("event {i} -> {j} but C {ca} >= {cb}"));
+            }
+        }
+    }
+    Pass
+}
+
+fn vless(a: &[u64], b: &[u64]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x <= y) && a != b
+}
+
+/// VC(a) < VC(b) ⇔ a → b over the `logical_time` observations; every vector has `nodes`
+/// entries. Judged over the whole trace, however long.
+pub fn vector_causality(ev: &[Event], nodes: usize) -> OracleVerdict {
+    let labelled: Vec<(usize, &Vec<u64>)> = ev
+        .iter()
+        .enumerate()
+        .filter_map(|(i, e)| logical(e, nodes).map(|(_, v)| (i, v)))
+        .collect();
+    if let Some((i, v)) = labelled.iter().find(|(_, v)| v.len() != nodes) {
+        return Violation(format!("event {i} has a vector of {} entries", v.len()));
+    }
+    let hb = happens_before(ev, nodes);
+    for &(i, vi) in &labelled {
+        for &(j, vj) in &labelled {
+            if i != j && hb[i][j] != vless(vi, vj) {
+                return Violation(format!(
+                    "events {i}, {j}: hb {} but VC< {}",
+                    hb[i][j],
+                    vless(vi, vj)
+                ));
+            }
+        }
+    }
+    Pass
+}
+
+/// If multicast(m) → multicast(m'), every node that delivers m' has delivered m before —
+/// except the sender of m, which need not deliver its own message at all (but if it does,
+/// then before m'). Happens-before over the application events only (program order of the
+/// `multicast` / `delivered` observations and multicast(m) → delivered(m)). A `delivered` of
+/// an id not multicast earlier in the trace is ignored; multicasting an id twice and
+/// delivering an id twice at one node are violations.
+/// `sender_exempt: false` emulates the known bug (the sender must deliver its own message).
+pub fn causal_delivery(ev: &[Event], nodes: usize, sender_exempt: bool) -> OracleVerdict {
+    // application events: (position, node, is_multicast, id)
+    let mut app: Vec<(usize, NodeId, bool, &str)> = Vec::new();
+    let mut sender: BTreeMap<&str, (NodeId, usize)> = BTreeMap::new(); // id -> (node, app index)
+    for (i, e) in ev.iter().enumerate() {
+        let Some(n) = e.node.filter(|&n| n < nodes) else {
+            continue;
+        };
+        match obs(e) {
+            Some(Observation::Multicast { id }) => {
+                if sender.contains_key(id.as_str()) {
+                    return Violation(format!("{id} multicast twice"));
+                }
+                sender.insert(id, (n, app.len()));
+                app.push((i, n, true, id));
+            }
+            Some(Observation::Delivered { id }) if sender.contains_key(id.as_str()) => {
+                if app.iter().any(|a| !a.2 && a.1 == n && a.3 == id) {
+                    return Violation(format!("node {n} delivered {id} twice"));
+                }
+                app.push((i, n, false, id));
+            }
+            _ => {}
+        }
+    }
+    // reach[a][b]: app event a happened before app event b
+    let len = app.len();
+    let mut reach = vec![vec![false; len]; len];
+    for b in 0..len {
+        let mut direct = Vec::new();
+        if let Some(a) = (0..b).rev().find(|&a| app[a].1 == app[b].1) {
+            direct.push(a);
+        }
+        if !app[b].2 {
+            direct.push(sender[app[b].3].1);
+        }
+        for a in direct {
+            reach[a][b] = true;
+            for k in 0..len {
+                if reach[k][a] {
+                    reach[k][b] = true;
+                }
+            }
+        }
+    }
+    let delivery =
+        |node: NodeId, id: &str| app.iter().position(|a| !a.2 && a.1 == node && a.3 == id);
+    for (m, &(sm, am)) in &sender {
+        for (m2, &(_, am2)) in &sender {
+            if m == m2 || !reach[am][am2] {
+                continue;
+            }
+            for j in 0..nodes {
+                let Some(d2) = delivery(j, m2) else { continue };
+                match delivery(j, m) {
+                    Some(d) if d < d2 => {}
+                    None if j == sm && sender_exempt => {}
+                    _ => {
+                        return Violation(format!(
+                            "node {j} delivered {m2} without having delivered {m} first"
+                        ))
+                    }
+                }
+            }
+        }
+    }
+    Pass
+}
+
+/// Any two messages delivered by two nodes are delivered by both in the same order; no node
+/// delivers a message twice.
+pub fn total_order(ev: &[Event], nodes: usize) -> OracleVerdict {
+    let mut seq: Vec<Vec<&str>> = vec![Vec::new(); nodes];
+    for e in ev {
+        let Some(n) = e.node.filter(|&n| n < nodes) else {
+            continue;
+        };
+        if let Some(Observation::Delivered { id }) = obs(e) {
+            if seq[n].contains(&id.as_str()) {
+                return Violation(format!("node {n} delivered {id} twice"));
+            }
+            seq[n].push(id);
+        }
+    }
+    for a in 0..nodes {
+        for b in 0..nodes {
+            let pos = |s: &Vec<&str>, x: &str| s.iter().position(|y| *y == x);
+            for (i, x) in seq[a].iter().enumerate() {
+                for y in &seq[a][i + 1..] {
+                    if let (Some(px), Some(py)) = (pos(&seq[b], x), pos(&seq[b], y)) {
+                        if py < px {
+                            return Violation(format!("nodes {a} and {b} disagree on {x}, {y}"));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Pass
+}
+
+/// The ground-truth wait-for graph after `ev`: edge -> the observers of its live
+/// observations (a `wait_for` adds one, a `wait_end` removes one — the ending node's own if
+/// any, else the oldest; a crash or restart of `x` removes every edge out of `x` and every
+/// observation made by `x`).
+pub fn wait_for_graph(ev: &[Event]) -> BTreeMap<(NodeId, NodeId), Vec<Option<NodeId>>> {
+    let mut g: BTreeMap<(NodeId, NodeId), Vec<Option<NodeId>>> = BTreeMap::new();
+    for e in ev {
+        if let Some(x) = crash_or_restart(e) {
+            g.retain(|&(w, _), obs| {
+                obs.retain(|o| *o != Some(x));
+                w != x && !obs.is_empty()
+            });
+            continue;
+        }
+        match obs(e) {
+            Some(Observation::WaitFor { waiter, on }) => {
+                g.entry((*waiter, *on)).or_default().push(e.node)
+            }
+            Some(Observation::WaitEnd { waiter, on }) => {
+                if let Some(obs) = g.get_mut(&(*waiter, *on)) {
+                    let k = obs.iter().position(|o| *o == e.node).unwrap_or(0);
+                    obs.remove(k);
+                    if obs.is_empty() {
+                        g.remove(&(*waiter, *on));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    g
+}
+
+/// Nodes reachable from `from` in one or more edges, over nodes in `0..nodes`.
+fn reachable_from(edges: &BTreeSet<(NodeId, NodeId)>, from: NodeId) -> BTreeSet<NodeId> {
+    let mut seen = BTreeSet::new();
+    let mut stack = vec![from];
+    while let Some(x) = stack.pop() {
+        for &(w, on) in edges {
+            if w == x && seen.insert(on) {
+                stack.push(on);
+            }
+        }
+    }
+    seen
+}
+
+fn edge_set(
+    g: &BTreeMap<(NodeId, NodeId), Vec<Option<NodeId>>>,
+    nodes: usize,
+) -> BTreeSet<(NodeId, NodeId)> {
+    g.keys()
+        .filter(|(w, on)| *w < nodes && *on < nodes)
+        .copied()
+        .collect()
+}
+
+/// Every `deadlock_detected` of node `r` names `r` as initiator, and at that point of the
+/// trace a cycle of the wait-for graph over existing nodes passes through `r`.
+/// `check_initiator: false` emulates the known bug (the initiator field is not read).
+pub fn deadlock_soundness(ev: &[Event], nodes: usize, check_initiator: bool) -> OracleVerdict {
+    for (i, e) in ev.iter().enumerate() {
+        let Some(Observation::DeadlockDetected { initiator }) = obs(e) else {
+            continue;
+        };
+        let Some(r) = e.node else { continue };
+        if check_initiator && *initiator != r {
+            return Violation(format!(
+                "node {r} reported a deadlock as initiator {initiator}"
+            ));
+        }
+        let edges = edge_set(&wait_for_graph(&ev[..=i]), nodes);
+        if !reachable_from(&edges, r).contains(&r) {
+            return Violation(format!("node {r} reported a phantom deadlock (event {i})"));
+        }
+    }
+    Pass
+}
+
+/// No software clock is set back by its algorithm: no negative `step`, and each reading of a
+/// node's clock (`local_ns` of its events) is at least its previous reading plus the clock
+/// jumps (faults) in between when their sum is negative. A jump's own event carries the
+/// reading before the jump.
+/// `forgive_after_jump: true` emulates `main`: any backward reading right after a jump is
+/// forgiven (known bug), and the reading the jump's own event carries is not judged (new
+/// finding).
+pub fn monotonic_clock(ev: &[Event], forgive_after_jump: bool) -> OracleVerdict {
+    let mut prev: BTreeMap<NodeId, i64> = BTreeMap::new();
+    let mut jumped: BTreeMap<NodeId, i64> = BTreeMap::new();
+    for e in ev {
+        let Some(n) = e.node else { continue };
+        if let EventKind::ClockAdjust {
+            how: ClockAdjust::Step,
+            delta_ns,
+        } = e.kind
+        {
+            if delta_ns < 0 {
+                return Violation(format!("node {n} stepped back by {delta_ns}"));
+            }
+        }
+        let is_jump = matches!(
+            &e.kind,
+            EventKind::Fault {
+                fault: Fault::ClockJump { .. }
+            }
+        );
+        if let (true, true) = (forgive_after_jump, is_jump) {
+            // emulated (main): the jump's own reading is not judged and no baseline follows it
+            prev.remove(&n);
+            continue;
+        }
+        if let Some(local) = e.local_ns {
+            if let Some(&p) = prev.get(&n) {
+                let allowed = jumped.get(&n).copied().unwrap_or(0).min(0);
+                let forgiven = forgive_after_jump && jumped.contains_key(&n);
+                if local < p + allowed && !forgiven {
+                    return Violation(format!("node {n}'s clock went back from {p} to {local}"));
+                }
+            }
+            prev.insert(n, local);
+            jumped.remove(&n);
+        }
+        if let EventKind::Fault {
+            fault: Fault::ClockJump { node, delta_ms },
+        } = &e.kind
+        {
+            *jumped.entry(*node).or_default() += (delta_ms * 1e6).round() as i64;
+        }
+    }
+    Pass
+}
+
+/// At any global time, at most one live node claims (`leader: Some(own id)`) a given term. A
+/// claim lasts from the report to the node's next report of anything else, or its crash or
+/// restart; claims are compared as intervals (same-instant events are a set).
+pub fn leader_uniqueness(ev: &[Event], nodes: usize) -> OracleVerdict {
+    // (node, term, from, to)
+    let mut claims: Vec<(NodeId, u64, u64, Option<u64>)> = Vec::new();
+    let mut open: BTreeMap<NodeId, usize> = BTreeMap::new();
+    for e in ev {
+        if let Some(x) = crash_or_restart(e) {
+            if let Some(i) = open.remove(&x) {
+                claims[i].3 = Some(e.t_ns);
+            }
+            continue;
+        }
+        let Some(n) = e.node.filter(|&n| n < nodes) else {
+            continue;
+        };
+        let Some(Observation::Leader { leader, term }) = obs(e) else {
+            continue;
+        };
+        let same_claim = open.get(&n).is_some_and(|&i| claims[i].1 == *term) && *leader == Some(n);
+        if same_claim {
+            continue;
+        }
+        if let Some(i) = open.remove(&n) {
+            claims[i].3 = Some(e.t_ns);
+        }
+        if *leader == Some(n) {
+            open.insert(n, claims.len());
+            claims.push((n, *term, e.t_ns, None));
+        }
+    }
+    for (i, a) in claims.iter().enumerate() {
+        for b in &claims[i + 1..] {
+            if a.0 != b.0 && a.1 == b.1 && overlap(a.2, a.3, b.2, b.3) {
+                return Violation(format!("nodes {} and {} both lead term {}", a.0, b.0, a.1));
+            }
+        }
+    }
+    Pass
+}
+
+/// The election state of a run: who is alive, what each node believes, which links are cut.
+#[derive(Clone, Debug)]
+pub struct World {
+    pub nodes: usize,
+    pub alive: Vec<bool>,
+    /// (leader, term) of each node's last report since it (re)started.
+    pub belief: Vec<Option<(Option<NodeId>, u64)>>,
+    /// cut[a][b]: a partition cuts a -> b.
+    pub cut: Vec<Vec<bool>>,
+}
+
+impl World {
+    pub fn new(nodes: usize) -> Self {
+        World {
+            nodes,
+            alive: vec![true; nodes],
+            belief: vec![None; nodes],
+            cut: vec![vec![false; nodes]; nodes],
+        }
+    }
+
+    /// A node that exists and has not crashed.
+    pub fn is_alive(&self, x: NodeId) -> bool {
+        x < self.nodes && self.alive[x]
+    }
+
+    pub fn reach(&self, a: NodeId, b: NodeId) -> bool {
+        a == b || (a < self.nodes && b < self.nodes && !self.cut[a][b] && !self.cut[b][a])
+    }
+
+    pub fn live(&self) -> impl Iterator<Item = NodeId> + '_ {
+        (0..self.nodes).filter(|&v| self.alive[v])
+    }
+
+    /// Applies `e`; true when it is a leader report of a node in range.
+    pub fn apply(&mut self, e: &Event) -> bool {
+        let n = self.nodes;
+        match &e.kind {
+            EventKind::Fault { fault } => match fault {
+                Fault::Crash { node } if *node < n => {
+                    self.alive[*node] = false;
+                    self.belief[*node] = None;
+                }
+                Fault::Restart { node } if *node < n => {
+                    self.alive[*node] = true;
+                    self.belief[*node] = None;
+                }
+                Fault::Partition { groups } => {
+                    let group = |x: NodeId| groups.iter().position(|g| g.contains(&x));
+                    for a in 0..n {
+                        for b in 0..n {
+                            if a != b && group(a) != group(b) {
+                                self.cut[a][b] = true;
+                            }
+                        }
+                    }
+                }
+                Fault::PartitionOneway { from, to } => {
+                    for &a in from {
+                        for &b in to {
+                            if a != b && a < n && b < n {
+                                self.cut[a][b] = true;
+                            }
+                        }
+                    }
+                }
+                Fault::Heal => self.cut = vec![vec![false; n]; n],
+                _ => {}
+            },
+            EventKind::Observe {
+                obs: Observation::Leader { leader, term },
+            } => {
+                if let Some(x) = e.node.filter(|&x| x < n) {
+                    self.belief[x] = Some((*leader, *term));
+                    return true;
+                }
+            }
+            _ => {}
+        }
+        false
+    }
+
+    /// Every live node names the same existing live leader (any terms); at least one live node.
+    pub fn agreed(&self) -> Option<NodeId> {
+        let mut names = BTreeSet::new();
+        for v in self.live() {
+            names.insert(self.belief[v]?.0?);
+        }
+        let l = *names.iter().next()?;
+        (names.len() == 1 && self.is_alive(l)).then_some(l)
+    }
+
+    /// Like `agreed`, and every live node reports the same term.
+    pub fn agreed_in_term(&self) -> Option<(NodeId, u64)> {
+        let l = self.agreed()?;
+        let terms: BTreeSet<u64> = self.live().map(|v| self.belief[v].unwrap().1).collect();
+        (terms.len() == 1).then(|| (l, *terms.iter().next().unwrap()))
+    }
+}
+
+/// Indices of the events grouped by instant: `(t, first, end)`.
+fn instants(ev: &[Event]) -> Vec<(u64, usize, usize)> {
+    let mut out: Vec<(u64, usize, usize)> = Vec::new();
+    for (i, e) in ev.iter().enumerate() {
+        match out.last_mut() {
+            Some(last) if last.0 == e.t_ns => last.2 = i + 1,
+            _ => out.push((e.t_ns, i, i + 1)),
+        }
+    }
+    out
+}
+
+/// Once the live nodes agree on a live leader L in one term t in a state that holds over an
+/// interval ending after quiet, no live node that already had a belief reports anything other
+/// than (L, t) while L is alive and reachable from every live node. A later agreement on
+/// another (leader, term) becomes the reference.
+pub fn leader_stability(ev: &[Event], nodes: usize, quiet_ms: u64) -> OracleVerdict {
+    let quiet = quiet_ms * MS;
+    let mut w = World::new(nodes);
+    let mut reference: Option<(NodeId, u64)> = None;
+    for (t, first, end) in instants(ev) {
+        // the state after the previous instant held over [previous instant, t)
+        if t > quiet {
+            if let Some(a) = w.agreed_in_term() {
+                reference = Some(a);
+            }
+        }
+        for e in &ev[first..end] {
+            let before = e.node.and_then(|x| w.belief.get(x).copied().flatten());
+            if w.apply(e) {
+                let x = e.node.unwrap();
+                let now = w.belief[x].unwrap();
+                if let (Some(_), Some((l, term))) = (before, reference) {
+                    let connected = w.live().all(|v| w.reach(v, l));
+                    if now != (Some(l), term) && w.is_alive(l) && connected {
+                        return Violation(format!(
+                            "node {x} left the agreed leader {l} (term {term})"
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    Pass
+}
+
+/// A request at the head of its node's queue (made, and the node not inside) is overtaken by
+/// at most `k` entries of other nodes into the same resource. Counted in entries, not time.
+pub fn bounded_waiting(ev: &[Event], k: usize) -> OracleVerdict {
+    // (node, resource) -> queue of request event indices
+    let mut queue: BTreeMap<(NodeId, u32), Vec<usize>> = BTreeMap::new();
+    let mut inside: BTreeSet<(NodeId, u32)> = BTreeSet::new();
+    let mut overtaken: BTreeMap<usize, usize> = BTreeMap::new();
+    for (i, e) in ev.iter().enumerate() {
+        if let Some(x) = crash_or_restart(e) {
+            queue.retain(|key, _| key.0 != x);
+            inside.retain(|key| key.0 != x);
+            continue;
+        }
+        let Some(n) = e.node else { continue };
+        match obs(e) {
+            Some(Observation::CsRequest { resource }) => {
+                queue.entry((n, *resource)).or_default().push(i)
+            }
+            Some(Observation::CsAbandon { resource }) => {
+                if let Some(q) = queue.get_mut(&(n, *resource)) {
+                    if !q.is_empty() {
+                        q.remove(0);
+                    }
+                }
+            }
+            Some(Observation::CsExit { resource }) => {
+                inside.remove(&(n, *resource));
+            }
+            Some(Observation::CsEnter { resource }) => {
+                if let Some(q) = queue.get_mut(&(n, *resource)) {
+                    if !q.is_empty() {
+                        q.remove(0);
+                    }
+                }
+                inside.insert((n, *resource));
+                for (&(m, r), q) in &queue {
+                    if m != n && r == *resource && !inside.contains(&(m, r)) {
+                        if let Some(&head) = q.first() {
+                            let c = overtaken.entry(head).or_default();
+                            *c += 1;
+                            if *c > k {
+                                return Violation(format!(
+                                    "request {head} of node {m} overtaken {c} times"
+                                ));
+                            }
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    Pass
+}
+
+// ---------------------------------------------------------------------------------------
+// Liveness properties
+
+/// Whether something outstanding from `start_t`, closed at `close_t` (`None`: still open at
+/// the end), with deadline `deadline`, missed it (`Some(true)`), met it (`Some(false)`), or
+/// cannot be judged (`None`).
+fn deadline_outcome(close_t: Option<u64>, deadline: u64, end_ns: u64) -> Option<bool> {
+    match close_t {
+        Some(t) => Some(t > deadline),
+        None if end_ns > deadline => Some(true),
+        None => None,
+    }
+}
+
+/// Folds outcomes: any miss is a violation, else any open item is unjudged.
+fn fold(outcomes: impl IntoIterator<Item = (Option<bool>, String)>) -> OracleVerdict {
+    let mut unjudged = None;
+    for (o, what) in outcomes {
+        match o {
+            Some(true) => return Violation(what),
+            None if unjudged.is_none() => unjudged = Some(what),
+            _ => {}
+        }
+    }
+    unjudged.map_or(Pass, Unjudged)
+}
+
+/// Requests (`cs_request`) and what closes them: the node's next `cs_enter` / `cs_abandon` on
+/// the resource (oldest request first), or its crash or restart. (request index, close time)
+fn requests(ev: &[Event]) -> Vec<(usize, Option<u64>)> {
+    let mut out: Vec<(usize, Option<u64>)> = Vec::new();
+    let mut queue: BTreeMap<(NodeId, u32), Vec<usize>> = BTreeMap::new();
+    for (i, e) in ev.iter().enumerate() {
+        if let Some(x) = crash_or_restart(e) {
+            for (_, q) in queue.iter_mut().filter(|(key, _)| key.0 == x) {
+                for r in q.drain(..) {
+                    out[r].1 = Some(e.t_ns);
+                }
+            }
+            continue;
+        }
+        let Some(n) = e.node else { continue };
+        match obs(e) {
+            Some(Observation::CsRequest { resource }) => {
+                queue.entry((n, *resource)).or_default().push(out.len());
+                out.push((i, None));
+            }
+            Some(Observation::CsEnter { resource } | Observation::CsAbandon { resource }) => {
+                if let Some(q) = queue.get_mut(&(n, *resource)) {
+                    if !q.is_empty() {
+                        let r = q.remove(0);
+                        out[r].1 = Some(e.t_ns);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Every request made at `t` is entered or abandoned by `max(t, quiet) + bound`.
+pub fn liveness(ev: &[Event], p: &Params) -> OracleVerdict {
+    let (quiet, bound) = (p.quiet_ms * MS, p.bound_ms * MS);
+    fold(requests(ev).into_iter().map(|(i, close)| {
+        let deadline = ev[i].t_ns.max(quiet) + bound;
+        (
+            deadline_outcome(close, deadline, p.end_ns),
+            format!("request at event {i} (deadline {deadline})"),
+        )
+    }))
+}
+
+/// While requests are pending, some node enters, exits or abandons a critical section
+/// within `bound` of the latest of: the last such progress, quiet, the oldest pending
+/// request. Judged on the state after each instant.
+pub fn no_deadlock(ev: &[Event], p: &Params) -> OracleVerdict {
+    let (quiet, bound) = (p.quiet_ms * MS, p.bound_ms * MS);
+    let reqs = requests(ev);
+    let inst = instants(ev);
+    let mut progress = 0u64;
+    for (k, &(t, first, end)) in inst.iter().enumerate() {
+        for e in &ev[first..end] {
+            if matches!(
+                obs(e),
+                Some(
+                    Observation::CsEnter { .. }
+                        | Observation::CsExit { .. }
+                        | Observation::CsAbandon { .. }
+                )
+            ) {
+                progress = t;
+            }
+        }
+        // pending after this instant: made at or before it, not closed at or before it
+        let oldest = reqs
+            .iter()
+            .filter(|(i, close)| *i < end && close.is_none_or(|c| c > t))
+            .map(|(i, _)| ev[*i].t_ns)
+            .min();
+        let Some(oldest) = oldest else { continue };
+        let deadline = progress.max(quiet).max(oldest) + bound;
+        let next = inst.get(k + 1).map_or(p.end_ns, |x| x.0);
+        if next > deadline {
+            return Violation(format!("standstill from {deadline}"));
+        }
+        if k + 1 == inst.len() {
+            return Unjudged(format!("pending at the end, deadline {deadline}"));
+        }
+    }
+    Pass
+}
+
+/// Every election a node starts (`leader: None` while it has none open) ends at its next
+/// report naming an existing node, by `max(start, quiet) + bound`; a crash or restart
+/// cancels it.
+pub fn election_termination(ev: &[Event], nodes: usize, p: &Params) -> OracleVerdict {
+    let (quiet, bound) = (p.quiet_ms * MS, p.bound_ms * MS);
+    let mut open: BTreeMap<NodeId, usize> = BTreeMap::new();
+    let mut items: Vec<(u64, Option<u64>)> = Vec::new(); // (start, close)
+    for e in ev {
+        if let Some(x) = crash_or_restart(e) {
+            if let Some(i) = open.remove(&x) {
+                items[i].1 = Some(e.t_ns);
+            }
+            continue;
+        }
+        let Some(n) = e.node else { continue };
+        let Some(Observation::Leader { leader, .. }) = obs(e) else {
+            continue;
+        };
+        match leader {
+            None => {
+                open.entry(n).or_insert_with(|| {
+                    items.push((e.t_ns, None));
+                    items.len() - 1
+                });
+            }
+            Some(l) if *l < nodes => {
+                if let Some(i) = open.remove(&n) {
+                    items[i].1 = Some(e.t_ns);
+                }
+            }
+            Some(_) => {}
+        }
+    }
+    fold(items.into_iter().map(|(start, close)| {
+        let deadline = start.max(quiet) + bound;
+        (
+            deadline_outcome(close, deadline, p.end_ns),
+            format!("election started at {start}, deadline {deadline}"),
+        )
+    }))
+}
+
+/// (1) Some state holding over an instant in [quiet, quiet + bound] has every live node
+/// naming the same existing live leader (run ending at or before quiet + bound without that:
+/// unjudged). (2) If the run ends disagreeing, its end is at most `bound` after both quiet
+/// and the last leader report (else a violation; if within, unjudged). A state holds over
+/// [its instant, the next instant) — the last over [its instant, end) — and counts only if
+/// that interval is not empty.
+pub fn leader_agreement(ev: &[Event], nodes: usize, p: &Params) -> OracleVerdict {
+    let (quiet, bound) = (p.quiet_ms * MS, p.bound_ms * MS);
+    let deadline = quiet + bound;
+    let mut w = World::new(nodes);
+    let inst = instants(ev);
+    let mut reached = false;
+    let mut last_report = 0u64;
+    // the initial state holds over [0, first instant)
+    let first_t = inst.first().map_or(p.end_ns, |x| x.0);
+    if w.agreed().is_some() && first_t > quiet && first_t > 0 {
+        reached = true;
+    }
+    for (k, &(t, first, end)) in inst.iter().enumerate() {
+        for e in &ev[first..end] {
+            if w.apply(e) {
+                last_report = t;
+            }
+        }
+        let next = inst.get(k + 1).map_or(p.end_ns, |x| x.0);
+        if next > t && t <= deadline && next > quiet && w.agreed().is_some() {
+            reached = true;
+        }
+    }
+    if !reached {
+        return if p.end_ns > deadline {
+            Violation("no agreement within the bound after quiet".into())
+        } else {
+            Unjudged("the run ended before quiet + bound without agreement".into())
+        };
+    }
+    if w.agreed().is_none() && w.live().next().is_some() {
+        let settled = last_report.max(quiet) + bound;
+        return if p.end_ns > settled {
+            Violation("the run ended disagreeing".into())
+        } else {
+            Unjudged("the run ended disagreeing within the bound of the last report".into())
+        };
+    }
+    Pass
+}
+
+/// From quiet + bound on (the state at that instant, then after every leader report of a
+/// live node later, then at the end), a live node that names a leader names an existing live
+/// node with no higher id among the live nodes it reaches. A run ending at or before
+/// quiet + bound is unjudged.
+pub fn leader_validity(ev: &[Event], nodes: usize, p: &Params) -> OracleVerdict {
+    let deadline = (p.quiet_ms + p.bound_ms) * MS;
+    if p.end_ns <= deadline {
+        return Unjudged("the run ended at or before quiet + bound".into());
+    }
+    let check = |w: &World, x: NodeId| -> Result<(), String> {
+        if let Some((Some(l), _)) = w.belief[x] {
+            if !w.is_alive(l) {
+                return Err(format!("node {x} names {l}, not alive"));
+            }
+            if let Some(best) = w.live().filter(|&v| w.reach(x, v)).max() {
+                if best > l {
+                    return Err(format!(
+                        "node {x} names {l} but {best} is live and reachable"
+                    ));
+                }
+            }
+        }
+        Ok(())
+    };
+    let check_all = |w: &World| w.live().try_for_each(|x| check(w, x));
+    let mut w = World::new(nodes);
+    let mut judged_deadline = false;
+    for e in ev {
+        if e.t_ns > deadline && !judged_deadline {
+            judged_deadline = true;
+            if let Err(v) = check_all(&w) {
+                return Violation(v);
+            }
+        }
+        if w.apply(e) && e.t_ns > deadline {
+            let x = e.node.unwrap();
+            if w.is_alive(x) {
+                if let Err(v) = check(&w, x) {
+                    return Violation(v);
+                }
+            }
+        }
+    }
+    match check_all(&w) {
+        Err(v) => Violation(v),
+        Ok(()) => Pass,
+    }
+}
+
+/// Every simple cycle of the wait-for graph (over existing nodes), from the point it forms,
+/// is reported (`deadlock_detected` by one of its members, after it formed) by
+/// `max(formed, quiet) + bound`, unless it is broken by then.
+pub fn deadlock_completeness(ev: &[Event], nodes: usize, p: &Params) -> OracleVerdict {
+    let (quiet, bound) = (p.quiet_ms * MS, p.bound_ms * MS);
+    // all simple cycles, as node lists starting at their smallest node
+    let mut cycles: Vec<Vec<NodeId>> = Vec::new();
+    fn extend(path: &mut Vec<NodeId>, nodes: usize, out: &mut Vec<Vec<NodeId>>) {
+        for x in path[0]..nodes {
+            if x == path[0] {
+                out.push(path.clone());
+            } else if x > path[0] && !path.contains(&x) {
+                path.push(x);
+                extend(path, nodes, out);
+                path.pop();
+            }
+        }
+    }
+    for s in 0..nodes {
+        extend(&mut vec![s], nodes, &mut cycles);
+    }
+    let graphs: Vec<BTreeSet<(NodeId, NodeId)>> = (0..ev.len())
+        .map(|i| edge_set(&wait_for_graph(&ev[..=i]), nodes))
+        .collect();
+    let exists = |c: &Vec<NodeId>, g: &BTreeSet<(NodeId, NodeId)>| {
+        (0..c.len()).all(|k| g.contains(&(c[k], c[(k + 1) % c.len()])))
+    };
+    let mut outcomes = Vec::new();
+    for c in &cycles {
+        // (formed at t, reported)
+        let mut open: Option<(u64, bool)> = None;
+        for (i, e) in ev.iter().enumerate() {
+            if let Some((formed, false)) = open {
+                if e.t_ns > formed.max(quiet) + bound {
+                    return Violation(format!("cycle {c:?} formed at {formed} was not reported"));
+                }
+            }
+            if exists(c, &graphs[i]) {
+                match &mut open {
+                    None => open = Some((e.t_ns, false)),
+                    Some((_, reported)) => {
+                        if let (Some(Observation::DeadlockDetected { .. }), Some(x)) =
+                            (obs(e), e.node)
+                        {
+                            *reported |= c.contains(&x);
+                        }
+                    }
+                }
+            } else {
+                open = None;
+            }
+        }
+        if let Some((formed, false)) = open {
+            let deadline = formed.max(quiet) + bound;
+            outcomes.push((
+                deadline_outcome(None, deadline, p.end_ns),
+                format!("cycle {c:?} formed at {formed}, open at the end"),
+            ));
+        }
+    }
+    fold(outcomes)
+}
+
+/// At the end of a run that lasted past quiet + bound, the nodes that reported a state all
+/// report the same last one; a disagreement in a run ending at or before quiet + bound is
+/// unjudged (an update may still be travelling).
+pub fn replica_agreement(ev: &[Event], nodes: usize, p: &Params) -> OracleVerdict {
+    let mut last: BTreeMap<NodeId, &str> = BTreeMap::new();
+    for e in ev {
+        if let (Some(n), Some(Observation::State { value })) = (e.node, obs(e)) {
+            if n < nodes {
+                last.insert(n, value);
+            }
+        }
+    }
+    let values: BTreeSet<&str> = last.values().copied().collect();
+    if values.len() <= 1 {
+        Pass
+    } else if p.end_ns > (p.quiet_ms + p.bound_ms) * MS {
+        Violation(format!("replicas end in {values:?}"))
+    } else {
+        Unjudged("replicas disagree, but the run ended at or before quiet + bound".into())
+    }
+}
