@@ -84,6 +84,11 @@ use sincro_harness::{Checker, Scenario};
 pub trait Property: Checker + Sized + 'static {
     /// The property's name, as scenarios, `sincro check` and `Spec::properties` write it.
     const NAME: &'static str;
+    /// True when the checker judges against the liveness bound passed to
+    /// [`for_scenario`](Property::for_scenario): it has no meaningful default (0 is taken
+    /// literally), so a caller that does not know the algorithm's bound (offline judging of a
+    /// trace) must ask for one rather than pass 0. See [`needs_liveness_bound`].
+    const NEEDS_BOUND: bool = false;
     /// The checker for `scenario`, with `liveness_bound_ms` for the properties that need a bound.
     fn for_scenario(scenario: &Scenario, liveness_bound_ms: u64) -> Self;
 }
@@ -97,6 +102,7 @@ impl Property for MutualExclusion {
 
 impl Property for Liveness {
     const NAME: &'static str = liveness::PROPERTY;
+    const NEEDS_BOUND: bool = true;
     fn for_scenario(scenario: &Scenario, liveness_bound_ms: u64) -> Self {
         Liveness::new(scenario.quiet_from_ms(), liveness_bound_ms)
     }
@@ -104,6 +110,7 @@ impl Property for Liveness {
 
 impl Property for NoDeadlock {
     const NAME: &'static str = no_deadlock::PROPERTY;
+    const NEEDS_BOUND: bool = true;
     fn for_scenario(scenario: &Scenario, liveness_bound_ms: u64) -> Self {
         NoDeadlock::new(scenario.quiet_from_ms(), liveness_bound_ms)
     }
@@ -161,6 +168,7 @@ impl Property for DeadlockSoundness {
 
 impl Property for DeadlockCompleteness {
     const NAME: &'static str = deadlock_completeness::PROPERTY;
+    const NEEDS_BOUND: bool = true;
     fn for_scenario(scenario: &Scenario, liveness_bound_ms: u64) -> Self {
         DeadlockCompleteness::new(scenario.quiet_from_ms(), liveness_bound_ms)
     }
@@ -191,6 +199,7 @@ impl Property for LeaderUniqueness {
 
 impl Property for LeaderAgreement {
     const NAME: &'static str = election::agreement::PROPERTY;
+    const NEEDS_BOUND: bool = true;
     fn for_scenario(scenario: &Scenario, liveness_bound_ms: u64) -> Self {
         LeaderAgreement::new(scenario.nodes, scenario.quiet_from_ms(), liveness_bound_ms)
     }
@@ -198,6 +207,7 @@ impl Property for LeaderAgreement {
 
 impl Property for ElectionTermination {
     const NAME: &'static str = election::termination::PROPERTY;
+    const NEEDS_BOUND: bool = true;
     fn for_scenario(scenario: &Scenario, liveness_bound_ms: u64) -> Self {
         ElectionTermination::new(scenario.quiet_from_ms(), liveness_bound_ms)
     }
@@ -205,6 +215,7 @@ impl Property for ElectionTermination {
 
 impl Property for LeaderValidity {
     const NAME: &'static str = election::validity::PROPERTY;
+    const NEEDS_BOUND: bool = true;
     /// [`LeaderValidity::new`]: the highest live id must win (an algorithm with another
     /// winner builds [`LeaderValidity::with_ranks`] itself).
     fn for_scenario(scenario: &Scenario, liveness_bound_ms: u64) -> Self {
@@ -243,6 +254,35 @@ pub const PROPERTIES: &[&str] = &[
     LeaderValidity::NAME,
     LeaderStability::NAME,
 ];
+
+/// True when the property `name` judges against a liveness bound
+/// ([`Property::NEEDS_BOUND`]): `liveness`, `no_deadlock`, `deadlock_completeness`,
+/// `leader_agreement`, `election_termination` and `leader_validity`. A caller without the
+/// algorithm's bound must refuse to judge these rather than pass 0 to [`by_name`]. False for
+/// every other name, unknown ones included.
+pub fn needs_liveness_bound(name: &str) -> bool {
+    match name {
+        MutualExclusion::NAME => MutualExclusion::NEEDS_BOUND,
+        Liveness::NAME => Liveness::NEEDS_BOUND,
+        NoDeadlock::NAME => NoDeadlock::NEEDS_BOUND,
+        BoundedWaiting::NAME => BoundedWaiting::NEEDS_BOUND,
+        LamportCondition::NAME => LamportCondition::NEEDS_BOUND,
+        VectorCausality::NAME => VectorCausality::NEEDS_BOUND,
+        CausalDelivery::NAME => CausalDelivery::NEEDS_BOUND,
+        TotalOrder::NAME => TotalOrder::NEEDS_BOUND,
+        ReplicaAgreement::NAME => ReplicaAgreement::NEEDS_BOUND,
+        DeadlockSoundness::NAME => DeadlockSoundness::NEEDS_BOUND,
+        DeadlockCompleteness::NAME => DeadlockCompleteness::NEEDS_BOUND,
+        BoundedSkew::NAME => BoundedSkew::NEEDS_BOUND,
+        MonotonicClock::NAME => MonotonicClock::NEEDS_BOUND,
+        LeaderUniqueness::NAME => LeaderUniqueness::NEEDS_BOUND,
+        LeaderAgreement::NAME => LeaderAgreement::NEEDS_BOUND,
+        ElectionTermination::NAME => ElectionTermination::NEEDS_BOUND,
+        LeaderValidity::NAME => LeaderValidity::NEEDS_BOUND,
+        LeaderStability::NAME => LeaderStability::NEEDS_BOUND,
+        _ => false,
+    }
+}
 
 /// `P::for_scenario(scenario, liveness_bound_ms)`, boxed.
 fn boxed<P: Property>(scenario: &Scenario, liveness_bound_ms: u64) -> Option<Box<dyn Checker>> {
@@ -290,8 +330,9 @@ mod tests {
     }
 
     /// `P::NAME` names the checker `P::for_scenario` builds, and `by_name(P::NAME)` builds one
-    /// of that name too. Returns the name.
+    /// of that name too; `needs_liveness_bound(P::NAME)` is `P::NEEDS_BOUND`. Returns the name.
     fn named<P: Property>() -> &'static str {
+        assert_eq!(needs_liveness_bound(P::NAME), P::NEEDS_BOUND, "{}", P::NAME);
         let sc = scenario();
         assert_eq!(P::for_scenario(&sc, 100).property(), P::NAME);
         assert_eq!(P::for_scenario(&sc, 0).property(), P::NAME);
@@ -336,6 +377,29 @@ mod tests {
             .filter(|n| !PROPERTIES.contains(n))
             .collect();
         assert_eq!(unlisted, vec![BoundedWaiting::NAME, BoundedSkew::NAME]);
+    }
+
+    #[test]
+    fn the_properties_judged_against_a_bound_are_the_documented_ones() {
+        let mut needing: Vec<&str> = PROPERTIES
+            .iter()
+            .chain(&[BoundedWaiting::NAME, BoundedSkew::NAME])
+            .copied()
+            .filter(|p| needs_liveness_bound(p))
+            .collect();
+        needing.sort_unstable();
+        assert_eq!(
+            needing,
+            vec![
+                "deadlock_completeness",
+                "election_termination",
+                "leader_agreement",
+                "leader_validity",
+                "liveness",
+                "no_deadlock",
+            ]
+        );
+        assert!(!needs_liveness_bound("no_such_property"));
     }
 
     #[test]
