@@ -16,7 +16,7 @@
 //! | `causal_delivery` (multicast(m) → multicast(m') ⇒ m delivered before m' everywhere) | [`causal_delivery`] | safety | n |
 //! | `total_order` (replicas deliver common messages in the same relative order) | [`total_order`] | safety | n |
 //! | `replica_agreement` (the replicas that reported a state end in the same one; judged once, at the end of the run) | [`replica_agreement`] | liveness | n |
-//! | `deadlock_soundness` (every reported deadlock is a cycle of the ground-truth wait-for graph through the reporter) | [`deadlock_soundness`] | safety | — |
+//! | `deadlock_soundness` (every reported deadlock is a cycle of the ground-truth wait-for graph through the reporter, who names itself as initiator) | [`deadlock_soundness`] | safety | n |
 //! | `deadlock_completeness` (every persistent wait-for cycle is reported by a member within a bound) | [`deadlock_completeness`] | liveness | quiet, bound |
 //! | `bounded_skew` (after convergence, clocks within a bound of each other and of real time) | [`bounded_skew`] | safety | the whole scenario (clocks, delays, faults, algorithm, `params.*`); no bound |
 //! | `monotonic_clock` (no software clock is ever set back) | [`monotonic_clock`] | safety | n |
@@ -161,8 +161,8 @@ impl Property for ReplicaAgreement {
 
 impl Property for DeadlockSoundness {
     const NAME: &'static str = deadlock_soundness::PROPERTY;
-    fn for_scenario(_scenario: &Scenario, _liveness_bound_ms: u64) -> Self {
-        DeadlockSoundness::new()
+    fn for_scenario(scenario: &Scenario, _liveness_bound_ms: u64) -> Self {
+        DeadlockSoundness::new(scenario.nodes)
     }
 }
 
