@@ -117,17 +117,14 @@ impl MutualExclusion {
                             inside.insert(node, id);
                             entered.entry(node).or_insert(id);
                         }
-                        Step::Exit(res) if res == r => {
-                            if inside.remove(&node).is_some() {
+                        Step::Enter(..) => {}
+                        Step::Exit(res) if res != r => {}
+                        Step::Exit(_) | Step::Leave => {
+                            let was_inside = inside.remove(&node).is_some();
+                            if was_inside {
                                 left.insert(node);
                             }
                         }
-                        Step::Leave => {
-                            if inside.remove(&node).is_some() {
-                                left.insert(node);
-                            }
-                        }
-                        _ => {}
                     }
                 }
             }
