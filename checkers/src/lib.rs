@@ -7,7 +7,7 @@
 //!
 //! | property | module | class | settings |
 //! |---|---|---|---|
-//! | `mutual_exclusion` (no two nodes inside the critical section of one resource at once) | [`mutual_exclusion`] | safety | — |
+//! | `mutual_exclusion` (no two nodes inside the critical section of one resource at once; the events of one instant are judged as a set) | [`mutual_exclusion`] | safety | — |
 //! | `liveness` (every request granted within a bound after the faults stop) | [`liveness`] | liveness | quiet, bound |
 //! | `bounded_waiting` (a waiting request is overtaken at most n − 1 times) | [`bounded_waiting`] | safety | n |
 //! | `no_deadlock` (while requests wait, someone enters within a bound after the faults stop) | [`no_deadlock`] | liveness | quiet, bound |
@@ -15,13 +15,13 @@
 //! | `vector_causality` (VC(a) < VC(b) ⇔ a → b) | [`vector_causality`] | safety | n |
 //! | `causal_delivery` (multicast(m) → multicast(m') ⇒ m delivered before m' everywhere) | [`causal_delivery`] | safety | n |
 //! | `total_order` (replicas deliver common messages in the same relative order) | [`total_order`] | safety | n |
-//! | `replica_agreement` (the replicas that reported a state end in the same one; judged once, at the end of the run) | [`replica_agreement`] | liveness | n |
+//! | `replica_agreement` (the replicas that reported a state, at least two, end in the same one; judged once, at the end of the run) | [`replica_agreement`] | liveness | n |
 //! | `deadlock_soundness` (every reported deadlock is a cycle of the ground-truth wait-for graph through the reporter, who names itself as initiator) | [`deadlock_soundness`] | safety | n |
 //! | `deadlock_completeness` (every persistent wait-for cycle is reported by a member within a bound) | [`deadlock_completeness`] | liveness | quiet, bound |
 //! | `bounded_skew` (after convergence, clocks within a bound of each other and of real time) | [`bounded_skew`] | safety | the whole scenario (clocks, delays, faults, algorithm, `params.*`); no bound |
-//! | `monotonic_clock` (no software clock is ever set back) | [`monotonic_clock`] | safety | n |
+//! | `monotonic_clock` (no software clock is ever set back; a backward clock jump excuses its own amount) | [`monotonic_clock`] | safety | n |
 //! | `leader_uniqueness` (at most one live node believes itself leader in a term, at any time) | [`election::uniqueness`] | safety | n |
-//! | `leader_agreement` (after the faults stop, every live node names the same live leader within a bound) | [`election::agreement`] | liveness | n, quiet, bound |
+//! | `leader_agreement` (after the faults stop, every live node names the same live leader within a bound; a run with no election at all is not judged) | [`election::agreement`] | liveness | n, quiet, bound |
 //! | `election_termination` (every election started ends with a leader within a bound after the faults stop) | [`election::termination`] | liveness | quiet, bound |
 //! | `leader_validity` (after quiet + bound, the named leader is alive and the best by rank among the live nodes the namer reaches; highest id from [`by_name`]) | [`election::validity`] | safety | n, quiet, bound |
 //! | `leader_stability` (after the live nodes agree on a leader in a term, no node starts an election or changes leader or term while that leader is alive and reachable) | [`election::stability`] | safety | n, quiet |
@@ -29,10 +29,22 @@
 //!
 //! *n* is the scenario's node count, *quiet* [`Scenario::quiet_from_ms`] (the time of the fault
 //! plan's last fault), *bound* the liveness bound passed to [`by_name`]; a bound of 0 is taken
-//! literally, never as "no bound". Every row but the last is a [`Property`], built by
-//! [`by_name`]; [`PROPERTIES`] lists them all but `bounded_waiting` and `bounded_skew`. Each
-//! module's `# Contract` states exactly which events it reads, what it takes from the scenario,
-//! what it does when the run ends before it can judge, and its class.
+//! literally, never as "no bound": the properties that read it ([`Property::NEEDS_BOUND`],
+//! [`needs_liveness_bound`]) have no default, so a caller that does not know the algorithm's
+//! bound must refuse to judge them (`sincro check` asks for `--liveness-bound-ms`). Every row
+//! but the last is a [`Property`], built by [`by_name`]; [`PROPERTIES`] lists them all but
+//! `bounded_skew`, which needs the recorded run's scenario (its clocks are rebuilt from the
+//! seed and the clock settings), not the minimal one an offline judgement has. Each module's
+//! `# Contract` states exactly which events it reads, what it takes from the scenario, what it
+//! does when the run ends before it can judge, and its class.
+//!
+//! **Could not judge.** A checker that cannot decide a run says so through
+//! [`Checker::could_not_judge`] (a [`sincro_harness::Verdict::Unjudged`], never a pass): the
+//! liveness properties when an item is still open at the end of the run with its deadline not
+//! past, `leader_agreement` also when no node reported anything (no election happened),
+//! `leader_validity` when the run ends by `quiet + bound`, `bounded_skew` when the run ends
+//! before convergence or its params are unusable, `replica_agreement` with fewer than two
+//! reporting replicas.
 
 #![warn(missing_docs)]
 
@@ -234,11 +246,13 @@ impl Property for LeaderStability {
 
 /// Names of the properties listed to users, in this order: `sincro check` accepts these
 /// (through `Registry::properties`). [`by_name`] builds every one of them, and also
-/// `bounded_waiting` and `bounded_skew`, which are not listed here (so `sincro check` refuses
-/// them, although algorithms may declare them).
+/// `bounded_skew`, which is not listed here: it rebuilds the clocks from the recorded run's
+/// scenario (seed, clock settings, params), which an offline judgement of a trace does not
+/// have, so `sincro check` refuses it (algorithms may still declare it).
 pub const PROPERTIES: &[&str] = &[
     MutualExclusion::NAME,
     Liveness::NAME,
+    BoundedWaiting::NAME,
     NoDeadlock::NAME,
     LamportCondition::NAME,
     VectorCausality::NAME,
@@ -367,7 +381,7 @@ mod tests {
         unique.sort_unstable();
         unique.dedup();
         assert_eq!(unique.len(), names.len(), "two properties share a name");
-        // every listed name is one of them; the two left out are the documented ones
+        // every listed name is one of them; the one left out is the documented one
         for p in PROPERTIES {
             assert!(names.contains(p), "{p}");
         }
@@ -376,14 +390,14 @@ mod tests {
             .copied()
             .filter(|n| !PROPERTIES.contains(n))
             .collect();
-        assert_eq!(unlisted, vec![BoundedWaiting::NAME, BoundedSkew::NAME]);
+        assert_eq!(unlisted, vec![BoundedSkew::NAME]);
     }
 
     #[test]
     fn the_properties_judged_against_a_bound_are_the_documented_ones() {
         let mut needing: Vec<&str> = PROPERTIES
             .iter()
-            .chain(&[BoundedWaiting::NAME, BoundedSkew::NAME])
+            .chain(&[BoundedSkew::NAME])
             .copied()
             .filter(|p| needs_liveness_bound(p))
             .collect();
