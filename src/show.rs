@@ -451,6 +451,10 @@ pub fn check(args: &CheckArgs) -> i32 {
                 println!("  >>{}", render::event_line(e));
             }
         }
+        Verdict::Unjudged { .. } => {
+            println!("{verdict}");
+            println!("  {how}");
+        }
         _ => println!("PASS: {} held ({how})", args.properties.join(", ")),
     }
     crate::exit_code(&verdict)
