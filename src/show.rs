@@ -62,7 +62,9 @@ pub struct JudgeArgs {
     /// Liveness is judged from this global time, ms (default: the trace's last fault).
     #[arg(long)]
     pub quiet_from_ms: Option<u64>,
-    /// Liveness bound, ms after the quiet time (required when checking `liveness`).
+    /// Liveness bound, ms after the quiet time (required when checking a property judged
+    /// against a bound: liveness, no_deadlock, deadlock_completeness, leader_agreement,
+    /// election_termination, leader_validity).
     #[arg(long)]
     pub liveness_bound_ms: Option<u64>,
     /// The run ended at this global time, ms (default: the trace's last event).
@@ -242,16 +244,17 @@ pub fn judge(
     }
     let nodes = args.nodes.unwrap_or(trace.nodes);
     check_nodes(trace, nodes)?;
-    let liveness = properties
+    // Every property judged against a bound needs one: 0 would be taken literally.
+    let needs_bound = properties
         .iter()
-        .any(|p| p == sincro_checkers::liveness::PROPERTY);
-    if liveness && args.liveness_bound_ms.is_none() {
-        return Err(
-            "checking `liveness` needs --liveness-bound-ms (the bound the algorithm promises; \
+        .find(|p| sincro_checkers::needs_liveness_bound(p));
+    if let (Some(p), None) = (needs_bound, args.liveness_bound_ms) {
+        return Err(format!(
+            "checking `{p}` needs --liveness-bound-ms (the bound the algorithm promises; \
              `sincro run` derives it from the scenario)"
-                .into(),
-        );
+        ));
     }
+    let liveness = needs_bound.is_some();
     let quiet_from_ms = args.quiet_from_ms.unwrap_or_else(|| {
         trace
             .events

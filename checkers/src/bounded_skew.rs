@@ -37,17 +37,30 @@
 //!   delays (`network.latency`, the links' latencies and those of `set_links` faults); the
 //!   fault plan (the quiet time `scenario.quiet_from_ms()`, clock jumps, pauses); the
 //!   `algorithm` name (`clock.cristian`, `clock.ntp-peers`, `clock.rbs`, anything else like
-//!   Berkeley); and `params.period_ms` (default [`DEFAULT_PERIOD_MS`]), `params.samples` or
-//!   `params.window` (default [`DEFAULT_SAMPLES`]), `params.server` (Cristian / NTP, default
-//!   0), `params.beacon` (RBS, default 0) and `params.mode` (RBS, `"regression"`). A numeric
-//!   param that is not a non-negative integer silently takes its default. Skew is judged from
-//!   `quiet + `[`convergence_ms`]; with the default params that is at least 48 s after the last
-//!   fault (11 periods of 4 s to refill the window, plus at least 4 s of slewing).
+//!   Berkeley); and these `params`:
+//!   - `params.period_ms`: the algorithm's resync period Δ, in ms of its local clock (the
+//!     bound grows with it: drift accumulates over a period, and the convergence time waits
+//!     for W + 3 periods). **Absent:** [`DEFAULT_PERIOD_MS`] (4000 ms), the period the
+//!     built-in clock algorithms use when it is absent (they read the same constant); the
+//!     derivation quoted in every violation then says `Δ = 4000 ms (params.period_ms absent:
+//!     the built-in algorithms' default)`, so an algorithm of one's own with another period
+//!     must set it.
+//!   - `params.samples` or `params.window`: samples (or rounds) W the algorithm keeps;
+//!     absent: [`DEFAULT_SAMPLES`], the built-in algorithms' default.
+//!   - `params.server` (Cristian / NTP, absent: node 0), `params.beacon` (RBS, absent: node 0)
+//!     and `params.mode` (RBS, `"regression"`; anything else averages).
+//!
+//!   A numeric param that is present but not a whole number (`period_ms`, `samples`,
+//!   `window`, `server`, `beacon`), or a `period_ms` or `samples` of 0, makes the bound
+//!   underivable: the run is **not judged** ([`BoundedSkew::param_problems`], reported by
+//!   [`Checker::could_not_judge`]), never judged with a default in its place. Skew is judged
+//!   from `quiet + `[`convergence_ms`]; with the default params that is at least 48 s after
+//!   the last fault (11 periods of 4 s to refill the window, plus at least 4 s of slewing).
 //! - **When the run ends before it can judge:** a run that ends before the convergence time is
-//!   **not judged at all and passes** (`finish` evaluates nothing before convergence;
-//!   [`BoundedSkew::max_internal_ns`] stays 0). Likewise, once the reference clock jumps or
-//!   changes drift, the external bound is **dropped silently** for the rest of the run, and a
-//!   moment when fewer than two members are alive judges no internal skew.
+//!   **not judged** ([`Checker::could_not_judge`] gives the end and the convergence time;
+//!   [`BoundedSkew::max_internal_ns`] stays 0). Once the reference clock jumps or changes
+//!   drift, the external bound is dropped for the rest of the run (the internal one is still
+//!   judged), and a moment when fewer than two members are alive judges no internal skew.
 //! - **Class:** safety (after convergence; stops at the first instant over a bound).
 
 use sincro_harness::clock::{SoftClock, SLEW_RATE_PPB};
@@ -112,7 +125,9 @@ impl Knobs {
             rho: sc.clocks.rho_ppm / 1e6,
             d_min_ns: d_min as f64,
             d_max_ns: d_max as f64,
-            period_ns: (p("period_ms").unwrap_or(DEFAULT_PERIOD_MS) * NS_PER_MS) as f64,
+            period_ns: (p("period_ms")
+                .unwrap_or(DEFAULT_PERIOD_MS)
+                .saturating_mul(NS_PER_MS)) as f64,
             samples: p("samples")
                 .or_else(|| p("window"))
                 .map_or(DEFAULT_SAMPLES, |v| v as usize)
@@ -234,14 +249,25 @@ impl SkewSpec {
                 .map_or(0, |v| v as usize)
         };
         let all: Vec<NodeId> = (0..sc.nodes).collect();
+        let absent = |key: &str| sc.params.get(key).is_none();
         let desc = format!(
-            "rho = {} ppm, delays {:.3}–{:.3} ms (spread s = {:.3} ms), resync period Δ = {} ms, W = {}",
+            "rho = {} ppm, delays {:.3}–{:.3} ms (spread s = {:.3} ms), resync period Δ = {} ms{}, W = {}{}",
             sc.clocks.rho_ppm,
             k.d_min_ns / 1e6,
             k.d_max_ns / 1e6,
             s / 1e6,
             k.period_ns / 1e6,
-            k.samples
+            if absent("period_ms") {
+                " (params.period_ms absent: the built-in algorithms' default)"
+            } else {
+                ""
+            },
+            k.samples,
+            if absent("samples") && absent("window") {
+                " (params.samples absent: the built-in algorithms' default)"
+            } else {
+                ""
+            }
         );
         let (members, reference, internal, external, formula) = match sc.algorithm.as_str() {
             "clock.cristian" | "clock.ntp-peers" => {
@@ -337,6 +363,9 @@ pub struct BoundedSkew {
     converge_done: bool,
     max_internal_ns: i64,
     max_external_ns: i64,
+    /// Why the bound cannot be derived from the scenario's params (nothing is judged).
+    problems: Vec<String>,
+    unjudged: Option<String>,
 }
 
 impl BoundedSkew {
@@ -358,8 +387,30 @@ impl BoundedSkew {
             converge_done: false,
             max_internal_ns: 0,
             max_external_ns: 0,
+            problems: Self::param_problems(sc),
+            unjudged: None,
             spec,
         }
+    }
+
+    /// The params of `sc` the bound reads but cannot use: a numeric one present but not a
+    /// whole number, or a period or sample count of 0. Empty when every one is usable or
+    /// absent.
+    pub fn param_problems(sc: &Scenario) -> Vec<String> {
+        let mut problems = Vec::new();
+        for key in ["period_ms", "samples", "window", "server", "beacon"] {
+            match sc.params.get(key) {
+                None => {}
+                Some(v) => match v.as_u64() {
+                    None => problems.push(format!("params.{key} = {v} is not a whole number")),
+                    Some(0) if matches!(key, "period_ms" | "samples" | "window") => {
+                        problems.push(format!("params.{key} = 0 is not a usable value"))
+                    }
+                    Some(_) => {}
+                },
+            }
+        }
+        problems
     }
 
     /// The checker for the algorithm `sc` names, with [`SkewSpec::for_scenario`].
@@ -391,7 +442,7 @@ impl BoundedSkew {
     }
 
     fn eval(&mut self, t_ns: u64) -> Result<(), Violation> {
-        if t_ns < self.spec.converge_from_ns {
+        if t_ns < self.spec.converge_from_ns || !self.problems.is_empty() {
             return Ok(());
         }
         let mut hi: Option<(NodeId, i64)> = None;
@@ -544,7 +595,26 @@ impl Checker for BoundedSkew {
 
     fn finish(&mut self, end_t_ns: u64) -> Result<(), Violation> {
         self.drain(end_t_ns.saturating_add(1))?;
-        self.eval(end_t_ns)
+        self.eval(end_t_ns)?;
+        self.unjudged = if !self.problems.is_empty() {
+            Some(format!(
+                "the skew bound cannot be derived: {}",
+                self.problems.join("; ")
+            ))
+        } else if end_t_ns < self.spec.converge_from_ns {
+            Some(format!(
+                "the run ended at {:.3} ms, before the clocks are judged (from {:.3} ms: the faults stop, then the convergence time): too short to judge",
+                end_t_ns as f64 / 1e6,
+                self.spec.converge_from_ns as f64 / 1e6
+            ))
+        } else {
+            None
+        };
+        Ok(())
+    }
+
+    fn could_not_judge(&self) -> Option<String> {
+        self.unjudged.clone()
     }
 }
 
@@ -638,6 +708,59 @@ mod tests {
             .unwrap();
         ok.finish(2 * NS_PER_MS).unwrap();
         assert_eq!(ok.max_external_ns(), 0);
+    }
+
+    #[test]
+    fn a_run_that_ends_before_convergence_is_not_judged() {
+        // the drifting clocks of the first test, but the run ends at 9 s, before judging
+        // starts at 10 s: could not judge, never a pass
+        let sc = scenario(
+            r#", "clocks": {"rho_ppm": 200, "nodes": [{"node": 0, "drift_ppm": 200},
+                {"node": 1, "drift_ppm": -200}, {"node": 2, "drift_ppm": 0}]}"#,
+        );
+        let mut spec = SkewSpec::for_scenario(&sc);
+        spec.converge_from_ns = 10_000 * NS_PER_MS;
+        let mut c = BoundedSkew::new(&sc, spec.clone());
+        c.finish(9_000 * NS_PER_MS).unwrap();
+        let why = c.could_not_judge().expect("not judged");
+        assert!(why.contains("10000.000 ms"), "{why}");
+        // judged (and caught) when it lasts long enough
+        let mut c = BoundedSkew::new(&sc, spec);
+        assert!(c.finish(10_000 * NS_PER_MS).is_err());
+        // perfect clocks, long enough: judged, and a pass
+        let sc = scenario("");
+        let mut spec = SkewSpec::for_scenario(&sc);
+        spec.converge_from_ns = 10_000 * NS_PER_MS;
+        let mut c = BoundedSkew::new(&sc, spec);
+        c.finish(20_000 * NS_PER_MS).unwrap();
+        assert_eq!(c.could_not_judge(), None);
+    }
+
+    #[test]
+    fn an_unusable_period_is_not_replaced_by_the_default() {
+        let sc = scenario(r#", "params": {"period_ms": "4000"}"#);
+        assert_eq!(
+            BoundedSkew::param_problems(&sc),
+            vec![r#"params.period_ms = "4000" is not a whole number"#.to_string()]
+        );
+        let mut c = BoundedSkew::for_scenario(&sc);
+        c.finish(1_000_000 * NS_PER_MS).unwrap();
+        let why = c.could_not_judge().expect("not judged");
+        assert!(why.contains("params.period_ms"), "{why}");
+        // absent: the default, and the derivation says so
+        let sc = scenario("");
+        assert!(BoundedSkew::param_problems(&sc).is_empty());
+        let spec = SkewSpec::for_scenario(&sc);
+        assert!(
+            spec.why.contains("Δ = 4000 ms (params.period_ms absent"),
+            "{}",
+            spec.why
+        );
+        // given: used as given
+        let sc = scenario(r#", "params": {"period_ms": 1000}"#);
+        assert!(BoundedSkew::param_problems(&sc).is_empty());
+        let spec = SkewSpec::for_scenario(&sc);
+        assert!(spec.why.contains("Δ = 1000 ms,"), "{}", spec.why);
     }
 
     #[test]

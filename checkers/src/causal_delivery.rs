@@ -10,11 +10,18 @@
 //! may deliver `m'` only when it has delivered every message of that past. Delivering a message
 //! twice is reported too.
 //!
+//! A sender's own multicasts are in its causal past by program order, whether or not it
+//! delivers them to itself: it need not self-deliver. When it does, the order rule holds for
+//! those deliveries too — delivering its own `m` after a message `m'` it already delivered,
+//! with `multicast(m) → multicast(m')`, is reported.
+//!
 //! # Contract
 //!
 //! - **Reads:** `multicast` and `delivered` observations of nodes in `0..nodes` (messages are
 //!   matched by their application id). Multicasting an id twice and delivering an id twice at
-//!   one node are reported. A `delivered` of an id never multicast (so far in the trace) is
+//!   one node are reported. A node delivering `m'` must first have delivered every message of
+//!   `m'`'s causal past sent by *other* nodes; its own multicasts are already in its past (it
+//!   may deliver them to itself, or not, but not after something they precede). A `delivered` of an id never multicast (so far in the trace) is
 //!   **ignored**: it creates no dependency and is not judged. Ignored: transport events
 //!   (`send`, `deliver`, drops), crashes and restarts (a restarted node keeps what it delivered
 //!   before, so delivering a message again after a restart is reported as delivered twice),
@@ -52,6 +59,9 @@ pub struct CausalDelivery {
     delivered: Vec<BTreeMap<String, u64>>,
     /// per node, per sender: length of the prefix of that sender's multicasts all delivered
     prefix: Vec<Vec<u32>>,
+    /// per node: of what it delivered, the message whose causal past holds the most of the
+    /// node's own multicasts — (that count, message id, delivery event)
+    own_in_past: Vec<Option<(u32, String, u64)>>,
 }
 
 impl CausalDelivery {
@@ -64,6 +74,7 @@ impl CausalDelivery {
             past: vec![vec![0; nodes]; nodes],
             delivered: vec![BTreeMap::new(); nodes],
             prefix: vec![vec![0; nodes]; nodes],
+            own_in_past: vec![None; nodes],
         }
     }
 
@@ -128,7 +139,26 @@ impl Checker for CausalDelivery {
                         vec![first, ev.id],
                     ));
                 }
+                if m.sender == node {
+                    // Its own multicast, delivered to itself: nothing it already delivered
+                    // may have this one in its causal past.
+                    let index = m.past[node]; // this message is the index-th of the node's
+                    if let Some((count, later, at)) = &self.own_in_past[node] {
+                        if *count >= index {
+                            return Err(fail(
+                                format!(
+                                    "node {node} delivered {later} before {id}, although the multicast of {id} (node {node}) happened before the multicast of {later}"
+                                ),
+                                vec![m.event, *at, ev.id],
+                            ));
+                        }
+                    }
+                }
                 for (k, (&past_k, &prefix_k)) in m.past.iter().zip(&self.prefix[node]).enumerate() {
+                    if k == node {
+                        // the node's own multicasts are in its past by program order
+                        continue;
+                    }
                     let need = if k == m.sender {
                         past_k.saturating_sub(1)
                     } else {
@@ -147,6 +177,14 @@ impl Checker for CausalDelivery {
                     }
                 }
                 self.delivered[node].insert(id.clone(), ev.id);
+                let own = m.past[node];
+                if own > 0
+                    && self.own_in_past[node]
+                        .as_ref()
+                        .is_none_or(|(count, _, _)| own > *count)
+                {
+                    self.own_in_past[node] = Some((own, id.clone(), ev.id));
+                }
                 for (c, s) in self.past[node].iter_mut().zip(&m.past) {
                     *c = (*c).max(*s);
                 }
@@ -206,6 +244,64 @@ mod tests {
         ])
         .unwrap_err();
         assert!(v.explanation.contains("before a"), "{}", v.explanation);
+    }
+
+    #[test]
+    fn a_sender_need_not_deliver_its_own_multicast() {
+        // P0 multicasts a and never delivers it to itself; P1 delivers a, multicasts b; P0
+        // delivers b: correct causal delivery
+        run(vec![
+            multicast(0, 0, "a"),
+            delivered(1, 1, "a"),
+            multicast(2, 1, "b"),
+            delivered(3, 1, "b"),
+            delivered(4, 0, "b"),
+            delivered(5, 2, "a"),
+            delivered(6, 2, "b"),
+        ])
+        .unwrap();
+        // two own multicasts, neither self-delivered, then another's that follows both
+        run(vec![
+            multicast(0, 0, "a"),
+            multicast(1, 0, "a2"),
+            delivered(2, 1, "a"),
+            delivered(3, 1, "a2"),
+            multicast(4, 1, "b"),
+            delivered(5, 0, "b"),
+        ])
+        .unwrap();
+    }
+
+    #[test]
+    fn a_late_self_delivery_is_still_out_of_order() {
+        // P0 delivers b (which follows its own a) and only then delivers a to itself
+        let v = run(vec![
+            multicast(0, 0, "a"),
+            delivered(1, 1, "a"),
+            multicast(2, 1, "b"),
+            delivered(3, 0, "b"),
+            delivered(4, 0, "a"),
+        ])
+        .unwrap_err();
+        assert!(
+            v.explanation.contains("node 0 delivered b before a"),
+            "{}",
+            v.explanation
+        );
+        assert_eq!(v.events, vec![0, 3, 4]);
+        // its own two multicasts self-delivered in reverse order
+        let v = run(vec![
+            multicast(0, 0, "a"),
+            multicast(1, 0, "a2"),
+            delivered(2, 0, "a2"),
+            delivered(3, 0, "a"),
+        ])
+        .unwrap_err();
+        assert!(
+            v.explanation.contains("node 0 delivered a2 before a"),
+            "{}",
+            v.explanation
+        );
     }
 
     #[test]

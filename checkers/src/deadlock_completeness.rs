@@ -4,7 +4,8 @@
 //!
 //! The cycle is found when its last edge appears (a shortest path back from the edge's head to
 //! its tail). It is done with when any of its edges ends (it was transient, or was resolved) or
-//! when a member reports a deadlock. Deadlines after the end of the run are not judged.
+//! when a member reports a deadlock. A cycle still unreported at the end of the run whose
+//! deadline is not past cannot be judged, and the checker says so.
 //!
 //! # Contract
 //!
@@ -17,10 +18,12 @@
 //!   partitions, pauses.
 //! - **Settings:** the quiet time (`scenario.quiet_from_ms()`) and the liveness bound; not the
 //!   node count. A cycle formed at `t` must be reported by `max(t, quiet) + bound`; a bound of
-//!   0 is taken literally (reported at that very instant), there is no "missing" bound.
+//!   0 is taken literally (reported at that very instant); the checker has no default bound
+//!   ([`crate::Property::NEEDS_BOUND`]).
 //! - **When the run ends before it can judge:** `finish` reports an unreported cycle whose
-//!   deadline is before the end of the run; one whose deadline is at or after the end **passes
-//!   silently**.
+//!   deadline is before the end of the run; if an unreported cycle is still open with its
+//!   deadline at or after the end, the run is **not judged** ([`Checker::could_not_judge`]
+//!   names the cycle, its deadline and the end).
 //! - **Class:** liveness.
 
 use crate::deadlock_graph::{cycle_text, Change, WaitForGraph};
@@ -54,6 +57,7 @@ pub struct DeadlockCompleteness {
     quiet_ns: u64,
     bound_ns: u64,
     open: Vec<Open>,
+    unjudged: Option<String>,
 }
 
 impl DeadlockCompleteness {
@@ -64,6 +68,7 @@ impl DeadlockCompleteness {
             quiet_ns: quiet_from_ms * NS_PER_MS,
             bound_ns: bound_ms * NS_PER_MS,
             open: Vec::new(),
+            unjudged: None,
         }
     }
 
@@ -135,15 +140,34 @@ impl Checker for DeadlockCompleteness {
     }
 
     fn finish(&mut self, end_t_ns: u64) -> Result<(), Violation> {
-        self.judge(end_t_ns)
+        self.judge(end_t_ns)?;
+        self.unjudged = self
+            .open
+            .iter()
+            .filter(|o| !o.reported)
+            .min_by_key(|o| o.deadline_ns)
+            .map(|o| {
+                format!(
+                    "the deadlock {} formed at {:.3} ms was not reported yet when the run ended at {:.3} ms, before its deadline {:.3} ms: too short to judge",
+                    cycle_text(&o.cycle),
+                    o.formed_ns as f64 / 1e6,
+                    end_t_ns as f64 / 1e6,
+                    o.deadline_ns as f64 / 1e6
+                )
+            });
+        Ok(())
+    }
+
+    fn could_not_judge(&self) -> Option<String> {
+        self.unjudged.clone()
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sincro_harness::check::check_trace;
-    use sincro_harness::Trace;
+    use sincro_harness::check::{check_trace, judge_trace};
+    use sincro_harness::{Trace, Verdict};
 
     use crate::test_events::observe_ms as obs;
 
@@ -204,7 +228,37 @@ mod tests {
         let mut transient = cycle();
         transient.push(obs(3, 50, 0, Observation::WaitEnd { waiter: 2, on: 0 }));
         run(transient, 1000).unwrap();
-        // the run ends before the deadline: not judged
+    }
+
+    #[test]
+    fn a_cycle_open_at_an_early_end_is_not_judged() {
+        // the run ends before the deadline (103 ms): could not judge, never a pass
         run(cycle(), 90).unwrap();
+        let trace = Trace {
+            nodes: 3,
+            events: cycle(),
+        };
+        let mut cs: Vec<Box<dyn Checker>> = vec![Box::new(DeadlockCompleteness::new(0, 100))];
+        match judge_trace(&trace, 90 * NS_PER_MS, &mut cs) {
+            Verdict::Unjudged { property, reason } => {
+                assert_eq!(property, PROPERTY);
+                assert!(reason.contains("103.000 ms"), "{reason}");
+            }
+            v => panic!("{v}"),
+        }
+        // reported in time: judged, a pass, even though the run is short
+        let mut reported = cycle();
+        reported.push(obs(
+            3,
+            50,
+            0,
+            Observation::DeadlockDetected { initiator: 0 },
+        ));
+        let trace = Trace {
+            nodes: 3,
+            events: reported,
+        };
+        let mut cs: Vec<Box<dyn Checker>> = vec![Box::new(DeadlockCompleteness::new(0, 100))];
+        assert_eq!(judge_trace(&trace, 90 * NS_PER_MS, &mut cs), Verdict::Pass);
     }
 }

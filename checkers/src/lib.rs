@@ -7,7 +7,7 @@
 //!
 //! | property | module | class | settings |
 //! |---|---|---|---|
-//! | `mutual_exclusion` (no two nodes inside the critical section of one resource at once) | [`mutual_exclusion`] | safety | — |
+//! | `mutual_exclusion` (no two nodes inside the critical section of one resource at once; the events of one instant are judged as a set) | [`mutual_exclusion`] | safety | — |
 //! | `liveness` (every request granted within a bound after the faults stop) | [`liveness`] | liveness | quiet, bound |
 //! | `bounded_waiting` (a waiting request is overtaken at most n − 1 times) | [`bounded_waiting`] | safety | n |
 //! | `no_deadlock` (while requests wait, someone enters within a bound after the faults stop) | [`no_deadlock`] | liveness | quiet, bound |
@@ -15,13 +15,13 @@
 //! | `vector_causality` (VC(a) < VC(b) ⇔ a → b) | [`vector_causality`] | safety | n |
 //! | `causal_delivery` (multicast(m) → multicast(m') ⇒ m delivered before m' everywhere) | [`causal_delivery`] | safety | n |
 //! | `total_order` (replicas deliver common messages in the same relative order) | [`total_order`] | safety | n |
-//! | `replica_agreement` (the replicas that reported a state end in the same one; judged once, at the end of the run) | [`replica_agreement`] | liveness | n |
-//! | `deadlock_soundness` (every reported deadlock is a cycle of the ground-truth wait-for graph through the reporter) | [`deadlock_soundness`] | safety | — |
+//! | `replica_agreement` (the replicas that reported a state, at least two, end in the same one; judged once, at the end of the run) | [`replica_agreement`] | liveness | n |
+//! | `deadlock_soundness` (every reported deadlock is a cycle of the ground-truth wait-for graph through the reporter, who names itself as initiator) | [`deadlock_soundness`] | safety | n |
 //! | `deadlock_completeness` (every persistent wait-for cycle is reported by a member within a bound) | [`deadlock_completeness`] | liveness | quiet, bound |
 //! | `bounded_skew` (after convergence, clocks within a bound of each other and of real time) | [`bounded_skew`] | safety | the whole scenario (clocks, delays, faults, algorithm, `params.*`); no bound |
-//! | `monotonic_clock` (no software clock is ever set back) | [`monotonic_clock`] | safety | n |
+//! | `monotonic_clock` (no software clock is ever set back; a backward clock jump excuses its own amount) | [`monotonic_clock`] | safety | n |
 //! | `leader_uniqueness` (at most one live node believes itself leader in a term, at any time) | [`election::uniqueness`] | safety | n |
-//! | `leader_agreement` (after the faults stop, every live node names the same live leader within a bound) | [`election::agreement`] | liveness | n, quiet, bound |
+//! | `leader_agreement` (after the faults stop, every live node names the same live leader within a bound; a run with no election at all is not judged) | [`election::agreement`] | liveness | n, quiet, bound |
 //! | `election_termination` (every election started ends with a leader within a bound after the faults stop) | [`election::termination`] | liveness | quiet, bound |
 //! | `leader_validity` (after quiet + bound, the named leader is alive and the best by rank among the live nodes the namer reaches; highest id from [`by_name`]) | [`election::validity`] | safety | n, quiet, bound |
 //! | `leader_stability` (after the live nodes agree on a leader in a term, no node starts an election or changes leader or term while that leader is alive and reachable) | [`election::stability`] | safety | n, quiet |
@@ -29,10 +29,22 @@
 //!
 //! *n* is the scenario's node count, *quiet* [`Scenario::quiet_from_ms`] (the time of the fault
 //! plan's last fault), *bound* the liveness bound passed to [`by_name`]; a bound of 0 is taken
-//! literally, never as "no bound". Every row but the last is a [`Property`], built by
-//! [`by_name`]; [`PROPERTIES`] lists them all but `bounded_waiting` and `bounded_skew`. Each
-//! module's `# Contract` states exactly which events it reads, what it takes from the scenario,
-//! what it does when the run ends before it can judge, and its class.
+//! literally, never as "no bound": the properties that read it ([`Property::NEEDS_BOUND`],
+//! [`needs_liveness_bound`]) have no default, so a caller that does not know the algorithm's
+//! bound must refuse to judge them (`sincro check` asks for `--liveness-bound-ms`). Every row
+//! but the last is a [`Property`], built by [`by_name`]; [`PROPERTIES`] lists them all but
+//! `bounded_skew`, which needs the recorded run's scenario (its clocks are rebuilt from the
+//! seed and the clock settings), not the minimal one an offline judgement has. Each module's
+//! `# Contract` states exactly which events it reads, what it takes from the scenario, what it
+//! does when the run ends before it can judge, and its class.
+//!
+//! **Could not judge.** A checker that cannot decide a run says so through
+//! [`Checker::could_not_judge`] (a [`sincro_harness::Verdict::Unjudged`], never a pass): the
+//! liveness properties when an item is still open at the end of the run with its deadline not
+//! past, `leader_agreement` also when no node reported anything (no election happened),
+//! `leader_validity` when the run ends by `quiet + bound`, `bounded_skew` when the run ends
+//! before convergence or its params are unusable, `replica_agreement` with fewer than two
+//! reporting replicas.
 
 #![warn(missing_docs)]
 
@@ -84,6 +96,11 @@ use sincro_harness::{Checker, Scenario};
 pub trait Property: Checker + Sized + 'static {
     /// The property's name, as scenarios, `sincro check` and `Spec::properties` write it.
     const NAME: &'static str;
+    /// True when the checker judges against the liveness bound passed to
+    /// [`for_scenario`](Property::for_scenario): it has no meaningful default (0 is taken
+    /// literally), so a caller that does not know the algorithm's bound (offline judging of a
+    /// trace) must ask for one rather than pass 0. See [`needs_liveness_bound`].
+    const NEEDS_BOUND: bool = false;
     /// The checker for `scenario`, with `liveness_bound_ms` for the properties that need a bound.
     fn for_scenario(scenario: &Scenario, liveness_bound_ms: u64) -> Self;
 }
@@ -97,6 +114,7 @@ impl Property for MutualExclusion {
 
 impl Property for Liveness {
     const NAME: &'static str = liveness::PROPERTY;
+    const NEEDS_BOUND: bool = true;
     fn for_scenario(scenario: &Scenario, liveness_bound_ms: u64) -> Self {
         Liveness::new(scenario.quiet_from_ms(), liveness_bound_ms)
     }
@@ -104,6 +122,7 @@ impl Property for Liveness {
 
 impl Property for NoDeadlock {
     const NAME: &'static str = no_deadlock::PROPERTY;
+    const NEEDS_BOUND: bool = true;
     fn for_scenario(scenario: &Scenario, liveness_bound_ms: u64) -> Self {
         NoDeadlock::new(scenario.quiet_from_ms(), liveness_bound_ms)
     }
@@ -154,13 +173,14 @@ impl Property for ReplicaAgreement {
 
 impl Property for DeadlockSoundness {
     const NAME: &'static str = deadlock_soundness::PROPERTY;
-    fn for_scenario(_scenario: &Scenario, _liveness_bound_ms: u64) -> Self {
-        DeadlockSoundness::new()
+    fn for_scenario(scenario: &Scenario, _liveness_bound_ms: u64) -> Self {
+        DeadlockSoundness::new(scenario.nodes)
     }
 }
 
 impl Property for DeadlockCompleteness {
     const NAME: &'static str = deadlock_completeness::PROPERTY;
+    const NEEDS_BOUND: bool = true;
     fn for_scenario(scenario: &Scenario, liveness_bound_ms: u64) -> Self {
         DeadlockCompleteness::new(scenario.quiet_from_ms(), liveness_bound_ms)
     }
@@ -191,6 +211,7 @@ impl Property for LeaderUniqueness {
 
 impl Property for LeaderAgreement {
     const NAME: &'static str = election::agreement::PROPERTY;
+    const NEEDS_BOUND: bool = true;
     fn for_scenario(scenario: &Scenario, liveness_bound_ms: u64) -> Self {
         LeaderAgreement::new(scenario.nodes, scenario.quiet_from_ms(), liveness_bound_ms)
     }
@@ -198,6 +219,7 @@ impl Property for LeaderAgreement {
 
 impl Property for ElectionTermination {
     const NAME: &'static str = election::termination::PROPERTY;
+    const NEEDS_BOUND: bool = true;
     fn for_scenario(scenario: &Scenario, liveness_bound_ms: u64) -> Self {
         ElectionTermination::new(scenario.quiet_from_ms(), liveness_bound_ms)
     }
@@ -205,6 +227,7 @@ impl Property for ElectionTermination {
 
 impl Property for LeaderValidity {
     const NAME: &'static str = election::validity::PROPERTY;
+    const NEEDS_BOUND: bool = true;
     /// [`LeaderValidity::new`]: the highest live id must win (an algorithm with another
     /// winner builds [`LeaderValidity::with_ranks`] itself).
     fn for_scenario(scenario: &Scenario, liveness_bound_ms: u64) -> Self {
@@ -223,11 +246,13 @@ impl Property for LeaderStability {
 
 /// Names of the properties listed to users, in this order: `sincro check` accepts these
 /// (through `Registry::properties`). [`by_name`] builds every one of them, and also
-/// `bounded_waiting` and `bounded_skew`, which are not listed here (so `sincro check` refuses
-/// them, although algorithms may declare them).
+/// `bounded_skew`, which is not listed here: it rebuilds the clocks from the recorded run's
+/// scenario (seed, clock settings, params), which an offline judgement of a trace does not
+/// have, so `sincro check` refuses it (algorithms may still declare it).
 pub const PROPERTIES: &[&str] = &[
     MutualExclusion::NAME,
     Liveness::NAME,
+    BoundedWaiting::NAME,
     NoDeadlock::NAME,
     LamportCondition::NAME,
     VectorCausality::NAME,
@@ -243,6 +268,35 @@ pub const PROPERTIES: &[&str] = &[
     LeaderValidity::NAME,
     LeaderStability::NAME,
 ];
+
+/// True when the property `name` judges against a liveness bound
+/// ([`Property::NEEDS_BOUND`]): `liveness`, `no_deadlock`, `deadlock_completeness`,
+/// `leader_agreement`, `election_termination` and `leader_validity`. A caller without the
+/// algorithm's bound must refuse to judge these rather than pass 0 to [`by_name`]. False for
+/// every other name, unknown ones included.
+pub fn needs_liveness_bound(name: &str) -> bool {
+    match name {
+        MutualExclusion::NAME => MutualExclusion::NEEDS_BOUND,
+        Liveness::NAME => Liveness::NEEDS_BOUND,
+        NoDeadlock::NAME => NoDeadlock::NEEDS_BOUND,
+        BoundedWaiting::NAME => BoundedWaiting::NEEDS_BOUND,
+        LamportCondition::NAME => LamportCondition::NEEDS_BOUND,
+        VectorCausality::NAME => VectorCausality::NEEDS_BOUND,
+        CausalDelivery::NAME => CausalDelivery::NEEDS_BOUND,
+        TotalOrder::NAME => TotalOrder::NEEDS_BOUND,
+        ReplicaAgreement::NAME => ReplicaAgreement::NEEDS_BOUND,
+        DeadlockSoundness::NAME => DeadlockSoundness::NEEDS_BOUND,
+        DeadlockCompleteness::NAME => DeadlockCompleteness::NEEDS_BOUND,
+        BoundedSkew::NAME => BoundedSkew::NEEDS_BOUND,
+        MonotonicClock::NAME => MonotonicClock::NEEDS_BOUND,
+        LeaderUniqueness::NAME => LeaderUniqueness::NEEDS_BOUND,
+        LeaderAgreement::NAME => LeaderAgreement::NEEDS_BOUND,
+        ElectionTermination::NAME => ElectionTermination::NEEDS_BOUND,
+        LeaderValidity::NAME => LeaderValidity::NEEDS_BOUND,
+        LeaderStability::NAME => LeaderStability::NEEDS_BOUND,
+        _ => false,
+    }
+}
 
 /// `P::for_scenario(scenario, liveness_bound_ms)`, boxed.
 fn boxed<P: Property>(scenario: &Scenario, liveness_bound_ms: u64) -> Option<Box<dyn Checker>> {
@@ -290,8 +344,9 @@ mod tests {
     }
 
     /// `P::NAME` names the checker `P::for_scenario` builds, and `by_name(P::NAME)` builds one
-    /// of that name too. Returns the name.
+    /// of that name too; `needs_liveness_bound(P::NAME)` is `P::NEEDS_BOUND`. Returns the name.
     fn named<P: Property>() -> &'static str {
+        assert_eq!(needs_liveness_bound(P::NAME), P::NEEDS_BOUND, "{}", P::NAME);
         let sc = scenario();
         assert_eq!(P::for_scenario(&sc, 100).property(), P::NAME);
         assert_eq!(P::for_scenario(&sc, 0).property(), P::NAME);
@@ -326,7 +381,7 @@ mod tests {
         unique.sort_unstable();
         unique.dedup();
         assert_eq!(unique.len(), names.len(), "two properties share a name");
-        // every listed name is one of them; the two left out are the documented ones
+        // every listed name is one of them; the one left out is the documented one
         for p in PROPERTIES {
             assert!(names.contains(p), "{p}");
         }
@@ -335,7 +390,30 @@ mod tests {
             .copied()
             .filter(|n| !PROPERTIES.contains(n))
             .collect();
-        assert_eq!(unlisted, vec![BoundedWaiting::NAME, BoundedSkew::NAME]);
+        assert_eq!(unlisted, vec![BoundedSkew::NAME]);
+    }
+
+    #[test]
+    fn the_properties_judged_against_a_bound_are_the_documented_ones() {
+        let mut needing: Vec<&str> = PROPERTIES
+            .iter()
+            .chain(&[BoundedSkew::NAME])
+            .copied()
+            .filter(|p| needs_liveness_bound(p))
+            .collect();
+        needing.sort_unstable();
+        assert_eq!(
+            needing,
+            vec![
+                "deadlock_completeness",
+                "election_termination",
+                "leader_agreement",
+                "leader_validity",
+                "liveness",
+                "no_deadlock",
+            ]
+        );
+        assert!(!needs_liveness_bound("no_such_property"));
     }
 
     #[test]

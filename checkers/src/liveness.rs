@@ -5,7 +5,8 @@
 //! withdrawn by `cs_abandon`. A request pending at time `t` must be served by
 //! `max(t, quiet) + bound`, where `quiet` is when the fault plan's last fault happened. A crash
 //! (or restart) of the requester cancels its requests: a crashed process asks for nothing.
-//! Deadlines after the end of the run are not judged (the run was too short to tell).
+//! A request still pending at the end of the run whose deadline is not past cannot be judged
+//! (the run was too short to tell), and the checker says so.
 //!
 //! # Contract
 //!
@@ -18,10 +19,12 @@
 //!   last fault of any kind) and the liveness bound; not the node count. A request made at `t`
 //!   must be served by `max(t, quiet) + bound`. The bound is taken as given: 0 is not "no
 //!   bound" but "served at that very instant", so with 0 almost every request that waits at
-//!   all is reported. There is no "missing" bound here; callers must pass the algorithm's.
+//!   all is reported. There is no "missing" bound here; callers must pass the algorithm's
+//!   ([`crate::Property::NEEDS_BOUND`]).
 //! - **When the run ends before it can judge:** `finish` reports a request whose deadline is
-//!   before the end of the run; a request still pending whose deadline is at or after the end
-//!   **passes silently** (not judged, and nothing says so).
+//!   before the end of the run; if a request is still pending with its deadline at or after
+//!   the end, the run is **not judged** ([`Checker::could_not_judge`] names the request, its
+//!   deadline and the end). A run that ends with nothing pending is judged.
 //! - **Class:** liveness (reported online, at the first event past a deadline, or at the end).
 
 use sincro_harness::trace::{Event, EventKind};
@@ -47,6 +50,7 @@ pub struct Liveness {
     pending: BTreeMap<(NodeId, u32), Vec<Pending>>,
     /// earliest deadline of any pending request (for a cheap online test)
     earliest_ns: u64,
+    unjudged: Option<String>,
 }
 
 impl Liveness {
@@ -57,6 +61,7 @@ impl Liveness {
             bound_ns: bound_ms * NS_PER_MS,
             pending: BTreeMap::new(),
             earliest_ns: u64::MAX,
+            unjudged: None,
         }
     }
 
@@ -143,15 +148,33 @@ impl Checker for Liveness {
     }
 
     fn finish(&mut self, end_t_ns: u64) -> Result<(), Violation> {
-        self.judge(end_t_ns)
+        self.judge(end_t_ns)?;
+        self.unjudged = self
+            .pending
+            .iter()
+            .flat_map(|(k, v)| v.iter().map(move |p| (k, p)))
+            .min_by_key(|(_, p)| p.deadline_ns)
+            .map(|(&(node, resource), p)| {
+                format!(
+                    "node {node}'s request for resource {resource} made at {:.3} ms was still pending when the run ended at {:.3} ms, before its deadline {:.3} ms: too short to judge",
+                    p.t_ns as f64 / 1e6,
+                    end_t_ns as f64 / 1e6,
+                    p.deadline_ns as f64 / 1e6
+                )
+            });
+        Ok(())
+    }
+
+    fn could_not_judge(&self) -> Option<String> {
+        self.unjudged.clone()
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sincro_harness::check::check_trace;
-    use sincro_harness::Trace;
+    use sincro_harness::check::{check_trace, judge_trace};
+    use sincro_harness::{Trace, Verdict};
 
     use crate::test_events::observe_ms as obs;
 
@@ -195,27 +218,51 @@ mod tests {
     }
 
     #[test]
-    fn timely_grants_crashes_and_short_runs_pass() {
-        run(
-            vec![
-                obs(0, 10, 1, Observation::CsRequest { resource: 0 }),
-                obs(1, 60, 1, Observation::CsEnter { resource: 0 }),
-                obs(2, 70, 2, Observation::CsRequest { resource: 0 }),
-                Event {
-                    id: 3,
-                    t_ns: 80 * NS_PER_MS,
-                    node: Some(2),
-                    local_ns: None,
-                    kind: EventKind::Fault {
-                        fault: Fault::Crash { node: 2 },
-                    },
+    fn a_request_pending_at_an_early_end_is_not_judged() {
+        let events = || vec![obs(0, 10, 1, Observation::CsRequest { resource: 0 })];
+        let judge = |end_ms: u64| {
+            let trace = Trace {
+                nodes: 3,
+                events: events(),
+            };
+            let mut cs: Vec<Box<dyn Checker>> = vec![Box::new(Liveness::new(50, 100))];
+            judge_trace(&trace, end_ms * NS_PER_MS, &mut cs)
+        };
+        match judge(120) {
+            Verdict::Unjudged { property, reason } => {
+                assert_eq!(property, PROPERTY);
+                assert!(reason.contains("node 1's request"), "{reason}");
+                assert!(reason.contains("150.000 ms"), "{reason}");
+            }
+            v => panic!("{v}"),
+        }
+        assert!(matches!(judge(151), Verdict::Violation(_)));
+    }
+
+    #[test]
+    fn timely_grants_and_crashes_pass() {
+        let mut events = vec![
+            obs(0, 10, 1, Observation::CsRequest { resource: 0 }),
+            obs(1, 60, 1, Observation::CsEnter { resource: 0 }),
+            obs(2, 70, 2, Observation::CsRequest { resource: 0 }),
+            Event {
+                id: 3,
+                t_ns: 80 * NS_PER_MS,
+                node: Some(2),
+                local_ns: None,
+                kind: EventKind::Fault {
+                    fault: Fault::Crash { node: 2 },
                 },
-                obs(4, 900, 0, Observation::CsRequest { resource: 0 }),
-            ],
-            0,
-            100,
-            950,
-        )
-        .unwrap();
+            },
+        ];
+        let judge = |events: Vec<Event>| {
+            let trace = Trace { nodes: 3, events };
+            let mut cs: Vec<Box<dyn Checker>> = vec![Box::new(Liveness::new(0, 100))];
+            judge_trace(&trace, 950 * NS_PER_MS, &mut cs)
+        };
+        assert_eq!(judge(events.clone()), Verdict::Pass);
+        // a request made within the bound of the end is not judged: not a pass
+        events.push(obs(4, 900, 0, Observation::CsRequest { resource: 0 }));
+        assert!(matches!(judge(events), Verdict::Unjudged { .. }));
     }
 }

@@ -7,16 +7,21 @@
 //! - the node's software clock (`local_ns` of its events) decreasing between two consecutive
 //!   events of that node.
 //!
-//! A hardware `clock_jump` fault is the environment, not the algorithm: the comparison across
-//! the jump is skipped (the node's next reading becomes the new baseline). Works offline on
-//! any trace: it only reads the events.
+//! A hardware `clock_jump` fault is the environment, not the algorithm: a jump back by `d`
+//! excuses a reading up to `d` below the previous one, and nothing more. A forward jump excuses
+//! nothing (a reading after it that is below the previous one was set back by someone else).
+//! Jumps between two readings add up: +5 ms then −3 ms is a net +2 ms and excuses nothing.
+//! Works offline on any trace: it only reads the events.
 //!
 //! # Contract
 //!
 //! - **Reads:** `clock_adjust` events (a step with a negative amount is a violation; slews are
 //!   not judged by their amount, only through the readings), the `local_ns` of every event of
-//!   a node (events without a node or without `local_ns` are skipped), and `clock_jump` faults
-//!   (the node's baseline is reset, in either direction). Ignored otherwise: `drift_change`
+//!   a node (events without a node or without `local_ns` are skipped; so is the reading
+//!   recorded with a `clock_jump` fault, taken before the jump), and `clock_jump` faults: the
+//!   signed sum `J` of the node's jumps since its previous reading (`delta_ms`, rounded to ns
+//!   as the engines apply it) lowers the floor of the next reading to `previous + min(J, 0)`.
+//!   Ignored otherwise: `drift_change`
 //!   faults, and crashes and restarts — the comparison carries on across a restart, as the
 //!   engine keeps a node's clock across it.
 //! - **Settings:** the node count (it grows if the trace names a larger id). No quiet time
@@ -35,6 +40,10 @@ pub const PROPERTY: &str = "monotonic_clock";
 struct Last {
     event: u64,
     local_ns: i64,
+    /// Signed sum of the hardware clock jumps since this reading, ns.
+    jumps_ns: i64,
+    /// The last of those jumps (for the explanation).
+    jump_event: Option<u64>,
 }
 
 /// The monotonic clock checker.
@@ -94,11 +103,17 @@ impl Checker for MonotonicClock {
             }
         }
         if let EventKind::Fault {
-            fault: Fault::ClockJump { .. },
+            fault: Fault::ClockJump { delta_ms, .. },
         } = ev.kind
         {
-            // The reading recorded with the fault is the one before the jump: start afresh.
-            *self.slot(node) = None;
+            // The reading recorded with the fault is the one before the jump: not compared.
+            // The jump excuses (when backwards) as much of the next reading's fall.
+            if let Some(prev) = self.slot(node) {
+                prev.jumps_ns = prev
+                    .jumps_ns
+                    .saturating_add((delta_ms * 1e6).round() as i64);
+                prev.jump_event = Some(ev.id);
+            }
             return Ok(());
         }
         let Some(local_ns) = ev.local_ns else {
@@ -106,22 +121,43 @@ impl Checker for MonotonicClock {
         };
         let slot = self.slot(node);
         if let Some(prev) = *slot {
-            if local_ns < prev.local_ns {
+            let floor = prev.local_ns.saturating_add(prev.jumps_ns.min(0));
+            if local_ns < floor {
+                let (excuse, mut events) = match prev.jump_event {
+                    Some(j) if prev.jumps_ns < 0 => (
+                        format!(
+                            "; the hardware clock jumped back by only {:.6} ms in between",
+                            -prev.jumps_ns as f64 / 1e6
+                        ),
+                        vec![prev.event, j, ev.id],
+                    ),
+                    Some(j) => (
+                        format!(
+                            "; the hardware clock jumped forward by {:.6} ms in between, which excuses no fall",
+                            prev.jumps_ns as f64 / 1e6
+                        ),
+                        vec![prev.event, j, ev.id],
+                    ),
+                    None => (String::new(), vec![prev.event, ev.id]),
+                };
+                events.sort_unstable();
                 return Err(violation(
                     ev,
                     format!(
-                        "node {node}'s software clock went back from {:.6} ms to {:.6} ms ({:.6} ms)",
+                        "node {node}'s software clock went back from {:.6} ms to {:.6} ms ({:.6} ms){excuse}",
                         prev.local_ns as f64 / 1e6,
                         local_ns as f64 / 1e6,
                         (prev.local_ns - local_ns) as f64 / 1e6
                     ),
-                    vec![prev.event, ev.id],
+                    events,
                 ));
             }
         }
         *slot = Some(Last {
             event: ev.id,
             local_ns,
+            jumps_ns: 0,
+            jump_event: None,
         });
         Ok(())
     }
@@ -182,6 +218,52 @@ mod tests {
         let v = run(vec![input(0, 0, 100), input(1, 1, 5), input(2, 0, 99)]).unwrap_err();
         assert!(v.explanation.contains("went back"), "{v}");
         assert_eq!(v.events, vec![0, 2]);
+    }
+
+    fn jump(id: u64, node: NodeId, local_ns: i64, delta_ms: f64) -> Event {
+        ev(
+            id,
+            node,
+            local_ns,
+            EventKind::Fault {
+                fault: Fault::ClockJump { node, delta_ms },
+            },
+        )
+    }
+
+    #[test]
+    fn a_forward_jump_does_not_excuse_a_backward_reading() {
+        // +1 ms jump, then a reading 50 ns below the previous one
+        let v = run(vec![
+            input(0, 0, 100),
+            jump(1, 0, 110, 1.0),
+            input(2, 0, 50),
+        ])
+        .unwrap_err();
+        assert!(v.explanation.contains("jumped forward"), "{v}");
+        assert_eq!(v.events, vec![0, 1, 2]);
+        // a backward jump excuses only its own amount (1 µs here), not 1 µs + 1 ns
+        let v = run(vec![
+            input(0, 0, 2_000),
+            jump(1, 0, 2_000, -0.001),
+            input(2, 0, 999),
+        ])
+        .unwrap_err();
+        assert!(v.explanation.contains("back by only 0.001000 ms"), "{v}");
+        run(vec![
+            input(0, 0, 2_000),
+            jump(1, 0, 2_000, -0.001),
+            input(2, 0, 1_000),
+        ])
+        .unwrap();
+        // jumps add up: -1 µs then +1 µs is no jump at all
+        assert!(run(vec![
+            input(0, 0, 2_000),
+            jump(1, 0, 2_000, -0.001),
+            jump(2, 0, 1_000, 0.001),
+            input(3, 0, 1_500),
+        ])
+        .is_err());
     }
 
     #[test]

@@ -5,29 +5,53 @@
 //! inside leaves the section with the crash (its process is gone); a node that enters twice
 //! without leaving is also reported, as the algorithm has lost track of its own state.
 //!
+//! **Events at one instant are judged as a set.** The trace lists events of the same global
+//! time in some order, but nothing orders two nodes' events at one instant, so the verdict must
+//! not depend on it. Each node's own events keep their order (program order); across nodes, an
+//! instant is fine when its events *can* be ordered so that no two nodes are ever inside at
+//! once. That comes down to: at the end of the instant at most one node is inside, and a node
+//! that was inside before the instant and does not leave during it (by `cs_exit` or a crash)
+//! sees nobody else enter. So an `cs_exit` of A and a `cs_enter` of B at the same instant are a
+//! hand-over (whichever line comes first), while two `cs_enter`s at one instant with no exit
+//! between them, or an entry while the holder stays, are violations.
+//!
 //! # Contract
 //!
 //! - **Reads:** `cs_enter` and `cs_exit` observations (per resource, on global time) and
 //!   `crash` / `restart` faults (the node leaves every section it was in). A `cs_exit` of a
 //!   node that is not inside is ignored. Everything else is ignored: `cs_request` and
 //!   `cs_abandon`, messages, pauses (a paused node inside stays inside), partitions, clocks.
+//!   Events of one instant are judged together, as above; events without a node are ignored.
 //! - **Settings:** none. The node count is accepted and unused; no quiet time, no bound.
-//! - **When the run ends before it can judge:** nothing is left to judge — `finish` passes; a
-//!   node still inside at the end is fine.
-//! - **Class:** safety (stops at the overlapping `cs_enter`).
+//! - **When the run ends before it can judge:** `finish` judges the last instant; a node
+//!   still inside at the end is fine.
+//! - **Class:** safety (reported at the instant of the overlapping `cs_enter`, once the
+//!   instant's events have all been seen: at the first later event, or at the end).
 
 use sincro_harness::trace::{Event, EventKind};
 use sincro_harness::{Checker, Fault, NodeId, Observation, PropertyClass, Violation};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Property name.
 pub const PROPERTY: &str = "mutual_exclusion";
 
+/// One node's event of the current instant, in its program order.
+#[derive(Clone, Copy, Debug)]
+enum Step {
+    Enter(u32, u64),
+    Exit(u32),
+    /// A crash or restart: leaves every section.
+    Leave,
+}
+
 /// The mutual exclusion checker.
 #[derive(Debug, Default)]
 pub struct MutualExclusion {
-    /// resource -> (holder, enter event id)
-    holders: BTreeMap<u32, Vec<(NodeId, u64)>>,
+    /// resource -> holders (node -> enter event id) at the end of the last judged instant
+    holders: BTreeMap<u32, BTreeMap<NodeId, u64>>,
+    /// the current instant and its events, per node in order
+    now_ns: u64,
+    steps: BTreeMap<NodeId, Vec<Step>>,
 }
 
 impl MutualExclusion {
@@ -36,14 +60,105 @@ impl MutualExclusion {
         MutualExclusion::default()
     }
 
-    fn violation(ev: &Event, explanation: String, events: Vec<u64>) -> Violation {
+    fn violation(t_ns: u64, explanation: String, mut events: Vec<u64>) -> Violation {
+        events.sort_unstable();
+        events.dedup();
         Violation {
             property: PROPERTY.into(),
             class: PropertyClass::Safety,
             explanation,
-            t_ns: ev.t_ns,
+            t_ns,
             events,
         }
+    }
+
+    /// Judges the instant `now_ns` from its events (in any order across nodes) and moves the
+    /// holders to its end.
+    fn close_instant(&mut self) -> Result<(), Violation> {
+        if self.steps.is_empty() {
+            return Ok(());
+        }
+        let steps = std::mem::take(&mut self.steps);
+        let t = self.now_ns;
+        let mut resources: BTreeSet<u32> = BTreeSet::new();
+        for (node, list) in &steps {
+            for step in list {
+                match *step {
+                    Step::Enter(r, _) | Step::Exit(r) => {
+                        resources.insert(r);
+                    }
+                    Step::Leave => resources.extend(
+                        self.holders
+                            .iter()
+                            .filter(|(_, h)| h.contains_key(node))
+                            .map(|(&r, _)| r),
+                    ),
+                }
+            }
+        }
+        for r in resources {
+            let before = self.holders.remove(&r).unwrap_or_default();
+            // each node's own events, in its order: who is inside at the end, who left, who
+            // entered (and a second entry without leaving)
+            let mut inside = before.clone();
+            let mut left: BTreeSet<NodeId> = BTreeSet::new();
+            let mut entered: BTreeMap<NodeId, u64> = BTreeMap::new();
+            for (&node, list) in &steps {
+                for step in list {
+                    match *step {
+                        Step::Enter(res, id) if res == r => {
+                            if let Some(&first) = inside.get(&node) {
+                                return Err(Self::violation(
+                                    t,
+                                    format!("node {node} entered the critical section of resource {r} again without leaving it"),
+                                    vec![first, id],
+                                ));
+                            }
+                            inside.insert(node, id);
+                            entered.entry(node).or_insert(id);
+                        }
+                        Step::Enter(..) => {}
+                        Step::Exit(res) if res != r => {}
+                        Step::Exit(_) | Step::Leave => {
+                            let was_inside = inside.remove(&node).is_some();
+                            if was_inside {
+                                left.insert(node);
+                            }
+                        }
+                    }
+                }
+            }
+            // a holder that stays through the instant sees nobody else enter
+            for (&holder, &held) in before.iter().filter(|(n, _)| !left.contains(n)) {
+                if let Some((&other, &id)) = entered.iter().find(|(&n, _)| n != holder) {
+                    return Err(Self::violation(
+                        t,
+                        format!(
+                            "node {other} entered the critical section of resource {r} while node {holder} was still inside"
+                        ),
+                        vec![held, id],
+                    ));
+                }
+            }
+            // at most one inside at the end of the instant
+            if inside.len() > 1 {
+                let mut it = inside.iter();
+                let (&a, &ea) = it.next().expect("two holders");
+                let (&b, &eb) = it.next().expect("two holders");
+                return Err(Self::violation(
+                    t,
+                    format!(
+                        "nodes {a} and {b} both entered the critical section of resource {r} at {:.6} ms and neither left",
+                        t as f64 / 1e6
+                    ),
+                    vec![ea, eb],
+                ));
+            }
+            if !inside.is_empty() {
+                self.holders.insert(r, inside);
+            }
+        }
+        Ok(())
     }
 }
 
@@ -53,45 +168,38 @@ impl Checker for MutualExclusion {
     }
 
     fn on_event(&mut self, ev: &Event) -> Result<(), Violation> {
-        match &ev.kind {
-            EventKind::Observe {
-                obs: Observation::CsEnter { resource },
-            } => {
-                let node = ev.node.unwrap_or(usize::MAX);
-                let inside = self.holders.entry(*resource).or_default();
-                if let Some(&(other, enter)) = inside.first() {
-                    let explanation = if other == node {
-                        format!("node {node} entered the critical section of resource {resource} again without leaving it")
-                    } else {
-                        format!(
-                            "node {node} entered the critical section of resource {resource} while node {other} was still inside"
-                        )
-                    };
-                    return Err(Self::violation(ev, explanation, vec![enter, ev.id]));
-                }
-                inside.push((node, ev.id));
-            }
-            EventKind::Observe {
-                obs: Observation::CsExit { resource },
-            } => {
-                if let Some(inside) = self.holders.get_mut(resource) {
-                    inside.retain(|&(n, _)| Some(n) != ev.node);
-                }
-            }
-            EventKind::Fault {
-                fault: Fault::Crash { node } | Fault::Restart { node },
-            } => {
-                for inside in self.holders.values_mut() {
-                    inside.retain(|&(n, _)| n != *node);
-                }
-            }
-            _ => {}
+        // Any event of a later time closes the instant (so a violation stops the run there).
+        if ev.t_ns != self.now_ns {
+            self.close_instant()?;
+            self.now_ns = ev.t_ns;
         }
+        let step = match (&ev.kind, ev.node) {
+            (
+                EventKind::Observe {
+                    obs: Observation::CsEnter { resource },
+                },
+                Some(node),
+            ) => (node, Step::Enter(*resource, ev.id)),
+            (
+                EventKind::Observe {
+                    obs: Observation::CsExit { resource },
+                },
+                Some(node),
+            ) => (node, Step::Exit(*resource)),
+            (
+                EventKind::Fault {
+                    fault: Fault::Crash { node } | Fault::Restart { node },
+                },
+                _,
+            ) => (*node, Step::Leave),
+            _ => return Ok(()),
+        };
+        self.steps.entry(step.0).or_default().push(step.1);
         Ok(())
     }
 
     fn finish(&mut self, _end_t_ns: u64) -> Result<(), Violation> {
-        Ok(())
+        self.close_instant()
     }
 }
 
@@ -139,6 +247,102 @@ mod tests {
             obs(1, 15, 2, Observation::CsEnter { resource: 1 }),
             obs(2, 20, 1, Observation::CsExit { resource: 0 }),
             obs(3, 20, 0, Observation::CsEnter { resource: 0 }),
+        ])
+        .unwrap();
+    }
+
+    /// The verdict of `events` and of the same events with the lines of each instant in
+    /// every order across nodes (ids kept): all must agree.
+    fn order_independent(events: Vec<Event>) -> Result<(), Violation> {
+        let first = run(events.clone());
+        // reversing the lines of each instant is enough to flip every cross-node order of
+        // two events, keeping one node's events in their order
+        let mut flipped: Vec<Event> = Vec::new();
+        let mut i = 0;
+        while i < events.len() {
+            let t = events[i].t_ns;
+            let mut group: Vec<Event> = events[i..]
+                .iter()
+                .take_while(|e| e.t_ns == t)
+                .cloned()
+                .collect();
+            i += group.len();
+            group.reverse();
+            // restore each node's own order inside the reversed group
+            let mut by_node: BTreeMap<Option<NodeId>, Vec<Event>> = BTreeMap::new();
+            for e in &group {
+                by_node.entry(e.node).or_default().push(e.clone());
+            }
+            for v in by_node.values_mut() {
+                v.sort_by_key(|e| e.id);
+            }
+            let mut cursor: BTreeMap<Option<NodeId>, usize> = BTreeMap::new();
+            for e in &group {
+                let k = cursor.entry(e.node).or_default();
+                flipped.push(by_node[&e.node][*k].clone());
+                *k += 1;
+            }
+        }
+        assert_eq!(
+            first,
+            run(flipped),
+            "the verdict depends on the order of one instant"
+        );
+        first
+    }
+
+    #[test]
+    fn a_hand_over_at_one_instant_passes_in_either_order() {
+        // node 1 leaves and node 2 enters at 20 ns: listed exit first, then enter first
+        let exit_first = vec![
+            obs(0, 10, 1, Observation::CsEnter { resource: 0 }),
+            obs(1, 20, 1, Observation::CsExit { resource: 0 }),
+            obs(2, 20, 2, Observation::CsEnter { resource: 0 }),
+        ];
+        order_independent(exit_first).unwrap();
+        let enter_first = vec![
+            obs(0, 10, 1, Observation::CsEnter { resource: 0 }),
+            obs(1, 20, 2, Observation::CsEnter { resource: 0 }),
+            obs(2, 20, 1, Observation::CsExit { resource: 0 }),
+        ];
+        order_independent(enter_first).unwrap();
+    }
+
+    #[test]
+    fn two_entries_at_one_instant_are_caught_in_either_order() {
+        let v = order_independent(vec![
+            obs(0, 20, 1, Observation::CsEnter { resource: 0 }),
+            obs(1, 20, 2, Observation::CsEnter { resource: 0 }),
+        ])
+        .unwrap_err();
+        assert!(v.explanation.contains("both entered"), "{}", v.explanation);
+        assert_eq!(v.events, vec![0, 1]);
+        assert_eq!(v.t_ns, 20);
+        // an entry and exit by node 2 at the instant node 1 holds on: caught
+        let v = order_independent(vec![
+            obs(0, 10, 1, Observation::CsEnter { resource: 0 }),
+            obs(1, 20, 2, Observation::CsEnter { resource: 0 }),
+            obs(2, 20, 2, Observation::CsExit { resource: 0 }),
+        ])
+        .unwrap_err();
+        assert!(
+            v.explanation.contains("node 1 was still inside"),
+            "{}",
+            v.explanation
+        );
+        // a crash of the holder at the instant another enters is a hand-over too
+        order_independent(vec![
+            obs(0, 10, 1, Observation::CsEnter { resource: 0 }),
+            obs(1, 20, 2, Observation::CsEnter { resource: 0 }),
+            Event {
+                id: 2,
+                t_ns: 20,
+                node: Some(1),
+                local_ns: None,
+                kind: EventKind::Fault {
+                    fault: Fault::Crash { node: 1 },
+                },
+            },
         ])
         .unwrap();
     }

@@ -5,24 +5,28 @@
 //! does not violate it, a system where everybody waits for everybody does. Requests, entries,
 //! abandons and crashes are read as the liveness checker reads them. The clock starts when a
 //! request becomes pending, at the quiet time, or at the last entry or exit, whichever is
-//! latest.
+//! latest. A request given up (`cs_abandon`) is no longer waited on, but giving up is not
+//! progress: nobody entered.
 //!
 //! # Contract
 //!
 //! - **Reads:** `cs_request` (pending), `cs_enter` and `cs_abandon` (remove the node's oldest
 //!   pending request on that resource), `cs_exit` observations, and `crash` / `restart` faults
 //!   (drop the node's pending requests). Progress — which restarts the clock — is *any*
-//!   `cs_enter`, `cs_exit` or `cs_abandon` of any node on any resource (one resource's progress
-//!   excuses another's standstill; an abandon counts as progress). Ignored: messages,
-//!   partitions, pauses (a paused requester's request stays pending).
+//!   `cs_enter` or `cs_exit` of any node on any resource (one resource's progress excuses
+//!   another's standstill). A `cs_abandon` withdraws the request but is not progress: while
+//!   others still wait, the clock runs on. Ignored: messages, partitions, pauses (a paused
+//!   requester's request stays pending).
 //! - **Settings:** the quiet time (`scenario.quiet_from_ms()`) and the liveness bound; not the
 //!   node count. While a request is pending, someone must make progress within `bound` of the
 //!   latest of: the last progress, the quiet time, the oldest pending request. A bound of 0 is
-//!   taken literally (any wait past that instant is reported as a deadlock); there is no
-//!   "missing" bound.
+//!   taken literally (any wait past that instant is reported as a deadlock); the checker has
+//!   no default bound ([`crate::Property::NEEDS_BOUND`]).
 //! - **When the run ends before it can judge:** `finish` reports a standstill whose deadline
-//!   is before the end of the run; one whose deadline is at or after the end **passes
-//!   silently**.
+//!   is before the end of the run; if requests are still pending at the end and the
+//!   standstill's deadline is at or after it, the run is **not judged**
+//!   ([`Checker::could_not_judge`] names the waiting requests, the deadline and the end). A
+//!   run that ends with no request pending is judged.
 //! - **Class:** liveness.
 
 use sincro_harness::trace::{Event, EventKind};
@@ -41,6 +45,7 @@ pub struct NoDeadlock {
     pending: BTreeMap<(NodeId, u32), Vec<(u64, u64)>>,
     /// last time someone made progress (entered or left)
     progress_ns: u64,
+    unjudged: Option<String>,
 }
 
 impl NoDeadlock {
@@ -51,29 +56,33 @@ impl NoDeadlock {
             bound_ns: bound_ms * NS_PER_MS,
             pending: BTreeMap::new(),
             progress_ns: 0,
+            unjudged: None,
         }
     }
 
-    fn judge(&self, now_ns: u64) -> Result<(), Violation> {
-        if self.pending.is_empty() {
-            return Ok(());
-        }
-        let oldest = self
-            .pending
-            .values()
-            .flatten()
-            .map(|&(_, t)| t)
-            .min()
-            .unwrap_or(0);
-        let since = self.progress_ns.max(self.quiet_ns).max(oldest);
-        if now_ns <= since + self.bound_ns {
-            return Ok(());
-        }
+    /// When the current standstill started: the latest of the last progress, the quiet time
+    /// and the oldest pending request (`None` when nothing is pending).
+    fn since_ns(&self) -> Option<u64> {
+        let oldest = self.pending.values().flatten().map(|&(_, t)| t).min()?;
+        Some(self.progress_ns.max(self.quiet_ns).max(oldest))
+    }
+
+    fn waiting(&self) -> String {
         let waiting: Vec<String> = self
             .pending
             .keys()
             .map(|(n, r)| format!("node {n} (resource {r})"))
             .collect();
+        waiting.join(", ")
+    }
+
+    fn judge(&self, now_ns: u64) -> Result<(), Violation> {
+        let Some(since) = self.since_ns() else {
+            return Ok(());
+        };
+        if now_ns <= since + self.bound_ns {
+            return Ok(());
+        }
         Err(Violation {
             property: PROPERTY.into(),
             class: PropertyClass::Liveness,
@@ -81,7 +90,7 @@ impl NoDeadlock {
                 "nobody entered a critical section for {} ms after {:.3} ms although {} waited: deadlock",
                 self.bound_ns / NS_PER_MS,
                 since as f64 / 1e6,
-                waiting.join(", ")
+                self.waiting()
             ),
             t_ns: since + self.bound_ns,
             events: self.pending.values().flatten().map(|&(id, _)| id).collect(),
@@ -117,7 +126,14 @@ impl Checker for NoDeadlock {
                         self.pending.remove(&(node, *resource));
                     }
                 }
-                self.progress_ns = ev.t_ns;
+                if matches!(
+                    ev.kind,
+                    EventKind::Observe {
+                        obs: Observation::CsEnter { .. }
+                    }
+                ) {
+                    self.progress_ns = ev.t_ns;
+                }
             }
             EventKind::Observe {
                 obs: Observation::CsExit { .. },
@@ -133,15 +149,29 @@ impl Checker for NoDeadlock {
     }
 
     fn finish(&mut self, end_t_ns: u64) -> Result<(), Violation> {
-        self.judge(end_t_ns)
+        self.judge(end_t_ns)?;
+        self.unjudged = self.since_ns().map(|since| {
+            format!(
+                "{} still waited when the run ended at {:.3} ms, with nobody having entered since {:.3} ms; the standstill deadline {:.3} ms is after the end: too short to judge",
+                self.waiting(),
+                end_t_ns as f64 / 1e6,
+                since as f64 / 1e6,
+                (since + self.bound_ns) as f64 / 1e6
+            )
+        });
+        Ok(())
+    }
+
+    fn could_not_judge(&self) -> Option<String> {
+        self.unjudged.clone()
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sincro_harness::check::check_trace;
-    use sincro_harness::Trace;
+    use sincro_harness::check::{check_trace, judge_trace};
+    use sincro_harness::{Trace, Verdict};
 
     use crate::test_events::observe_ms as obs;
 
@@ -170,6 +200,12 @@ mod tests {
         );
     }
 
+    fn verdict(events: Vec<Event>, end_ms: u64) -> Verdict {
+        let trace = Trace { nodes: 3, events };
+        let mut cs: Vec<Box<dyn Checker>> = vec![Box::new(NoDeadlock::new(0, 100))];
+        judge_trace(&trace, end_ms * NS_PER_MS, &mut cs)
+    }
+
     #[test]
     fn progress_by_someone_is_enough_even_if_one_starves() {
         let mut events = vec![obs(0, 10, 1, Observation::CsRequest { resource: 0 })];
@@ -180,20 +216,55 @@ mod tests {
             events.push(obs(id + 1, t + 10, 2, Observation::CsExit { resource: 0 }));
             id += 2;
         }
-        run(events, 500).unwrap();
+        // no standstill of 100 ms while node 1 waited: no violation; node 1 still waits at
+        // the end, 50 ms after the last exit, so the last stretch is undecided
+        run(events.clone(), 500).unwrap();
+        assert!(matches!(
+            verdict(events.clone(), 500),
+            Verdict::Unjudged { .. }
+        ));
+        // node 1 is served at last: a pass
+        events.push(obs(id, 480, 1, Observation::CsEnter { resource: 0 }));
+        assert_eq!(verdict(events, 500), Verdict::Pass);
     }
 
     #[test]
     fn the_clock_starts_when_the_request_is_made() {
-        // progress long ago, a request near the end: not yet a deadlock
-        run(
-            vec![
-                obs(0, 5, 2, Observation::CsEnter { resource: 0 }),
-                obs(1, 6, 2, Observation::CsExit { resource: 0 }),
-                obs(2, 450, 1, Observation::CsRequest { resource: 0 }),
-            ],
-            500,
-        )
-        .unwrap();
+        // progress long ago, a request near the end: not yet a deadlock, and not judged
+        let events = vec![
+            obs(0, 5, 2, Observation::CsEnter { resource: 0 }),
+            obs(1, 6, 2, Observation::CsExit { resource: 0 }),
+            obs(2, 450, 1, Observation::CsRequest { resource: 0 }),
+        ];
+        run(events.clone(), 500).unwrap();
+        match verdict(events.clone(), 500) {
+            Verdict::Unjudged { property, reason } => {
+                assert_eq!(property, PROPERTY);
+                assert!(reason.contains("node 1 (resource 0)"), "{reason}");
+                assert!(reason.contains("550.000 ms"), "{reason}");
+            }
+            v => panic!("{v}"),
+        }
+        assert!(matches!(verdict(events, 600), Verdict::Violation(_)));
+    }
+
+    #[test]
+    fn an_abandon_is_not_progress() {
+        // node 1 waits from 10 ms; node 2 asks and gives up at 80 ms; nobody ever enters
+        let events = vec![
+            obs(0, 10, 1, Observation::CsRequest { resource: 0 }),
+            obs(1, 20, 2, Observation::CsRequest { resource: 0 }),
+            obs(2, 80, 2, Observation::CsAbandon { resource: 0 }),
+        ];
+        let v = run(events, 150).unwrap_err();
+        assert_eq!(v.t_ns, 110 * NS_PER_MS, "{v}");
+        assert_eq!(v.events, vec![0]);
+        // an entry at 80 ms instead is progress: no deadlock by 150 ms
+        let events = vec![
+            obs(0, 10, 1, Observation::CsRequest { resource: 0 }),
+            obs(1, 20, 2, Observation::CsRequest { resource: 0 }),
+            obs(2, 80, 2, Observation::CsEnter { resource: 0 }),
+        ];
+        run(events, 150).unwrap();
     }
 }

@@ -18,7 +18,9 @@
 //! - **When the run ends before it can judge:** all the judging is in `finish`, at the end of
 //!   the run, whenever that is: two different last states are reported even if the run ended
 //!   before the faults stopped or while an update was still travelling. Nodes that never
-//!   reported a state are not judged (if at most one node reported, the run passes).
+//!   reported a state are not judged. With fewer than two reporting replicas there is nothing
+//!   to compare: the run is **not judged** ([`Checker::could_not_judge`]), except in a run of
+//!   one node whose one replica reported (it agrees with itself).
 //! - **Class:** liveness (an end state, judged once at the end).
 
 use sincro_harness::trace::{Event, EventKind};
@@ -33,6 +35,7 @@ pub const PROPERTY: &str = "replica_agreement";
 pub struct ReplicaAgreement {
     /// per node: (last state, its event)
     last: Vec<Option<(String, u64)>>,
+    unjudged: Option<String>,
 }
 
 impl ReplicaAgreement {
@@ -40,6 +43,7 @@ impl ReplicaAgreement {
     pub fn new(nodes: usize) -> Self {
         ReplicaAgreement {
             last: vec![None; nodes],
+            unjudged: None,
         }
     }
 }
@@ -69,6 +73,13 @@ impl Checker for ReplicaAgreement {
             }
         }
         if by_value.len() <= 1 {
+            let reporters = self.last.iter().flatten().count();
+            if reporters < self.last.len().min(2) {
+                self.unjudged = Some(format!(
+                    "{reporters} of the {} replicas reported a state: nothing to compare",
+                    self.last.len()
+                ));
+            }
             return Ok(());
         }
         let parts: Vec<String> = self
@@ -88,14 +99,18 @@ impl Checker for ReplicaAgreement {
             events: self.last.iter().flatten().map(|(_, e)| *e).collect(),
         })
     }
+
+    fn could_not_judge(&self) -> Option<String> {
+        self.unjudged.clone()
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::test_events::observe;
-    use sincro_harness::check::check_trace;
-    use sincro_harness::Trace;
+    use sincro_harness::check::{check_trace, judge_trace};
+    use sincro_harness::{Trace, Verdict};
 
     fn state(v: &str) -> Observation {
         Observation::State { value: v.into() }
@@ -121,6 +136,33 @@ mod tests {
         assert_eq!(
             v.explanation,
             "the replicas disagree at the end of the run: node 0 at $1111.00, node 1 at $1110.00"
+        );
+    }
+
+    #[test]
+    fn a_single_reporter_is_not_an_agreement() {
+        let judge = |nodes: usize, events: Vec<Event>| {
+            let trace = Trace { nodes, events };
+            let mut cs: Vec<Box<dyn Checker>> = vec![Box::new(ReplicaAgreement::new(nodes))];
+            judge_trace(&trace, 9_000, &mut cs)
+        };
+        match judge(3, vec![observe(0, 0, state("$1000.00"))]) {
+            Verdict::Unjudged { property, reason } => {
+                assert_eq!(property, PROPERTY);
+                assert!(reason.starts_with("1 of the 3 replicas"), "{reason}");
+            }
+            v => panic!("{v}"),
+        }
+        assert!(matches!(judge(3, vec![]), Verdict::Unjudged { .. }));
+        // two agreeing reporters: a pass; the one replica of a one-node run: a pass
+        let two = vec![
+            observe(0, 0, state("$1000.00")),
+            observe(1, 2, state("$1000.00")),
+        ];
+        assert_eq!(judge(3, two), Verdict::Pass);
+        assert_eq!(
+            judge(1, vec![observe(0, 0, state("$1000.00"))]),
+            Verdict::Pass
         );
     }
 

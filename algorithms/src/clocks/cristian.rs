@@ -236,7 +236,7 @@ mod tests {
     #[test]
     fn a_client_ahead_slews_and_one_behind_steps() {
         let sc = Scenario::from_json(
-            r#"{"algorithm": "clock.cristian", "nodes": 3, "seed": 7, "duration_ms": 120000,
+            r#"{"algorithm": "clock.cristian", "nodes": 3, "seed": 7, "duration_ms": 210000,
                 "network": {"latency": {"constant": {"ms": 5}}},
                 "clocks": {"rho_ppm": 0, "nodes": [{"node": 1, "offset_ms": 20}, {"node": 2, "offset_ms": -20}]}}"#,
         )

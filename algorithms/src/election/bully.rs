@@ -510,7 +510,7 @@ mod tests {
     #[test]
     fn fig_6_19_four_notices_and_six_wins() {
         let out = run(
-            r#"{"algorithm": "election.bully", "nodes": 8, "seed": 1, "duration_ms": 400,
+            r#"{"algorithm": "election.bully", "nodes": 8, "seed": 1, "duration_ms": 600,
                 "network": {"latency": {"constant": {"ms": 5}}},
                 "faults": [{"at_ms": 5, "fault": {"crash": {"node": 7}}}],
                 "workload": [{"at_ms": 10, "node": 4, "input": "probe"}]}"#,
@@ -548,7 +548,7 @@ mod tests {
         let sc = |variant: &str| {
             format!(
                 r#"{{"algorithm": "election.bully", "variant": "{variant}", "nodes": 3, "seed": 1,
-                    "duration_ms": 300, "network": {{"latency": {{"constant": {{"ms": 3}}}}}},
+                    "duration_ms": 400, "network": {{"latency": {{"constant": {{"ms": 3}}}}}},
                     "faults": [{{"at_ms": 10, "fault": {{"crash": {{"node": 0}}}}}},
                                {{"at_ms": 20, "fault": {{"restart": {{"node": 0}}}}}}]}}"#
             )
@@ -591,7 +591,7 @@ mod tests {
     #[test]
     fn the_recovered_highest_process_takes_over_without_two_coordinators() {
         let out = run(
-            r#"{"algorithm": "election.bully", "nodes": 4, "seed": 1, "duration_ms": 600,
+            r#"{"algorithm": "election.bully", "nodes": 4, "seed": 1, "duration_ms": 1900,
                 "network": {"latency": {"uniform": {"min_ms": 1, "max_ms": 20}}},
                 "faults": [{"at_ms": 5, "fault": {"crash": {"node": 3}}},
                            {"at_ms": 200, "fault": {"restart": {"node": 3}}}],

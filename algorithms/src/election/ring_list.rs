@@ -591,7 +591,7 @@ mod tests {
     #[test]
     fn fig_6_20_two_concurrent_initiators_same_result() {
         let sc = Scenario::from_json(
-            r#"{"algorithm": "election.ring", "nodes": 8, "seed": 1, "duration_ms": 600,
+            r#"{"algorithm": "election.ring", "nodes": 8, "seed": 1, "duration_ms": 1100,
                 "network": {"latency": {"constant": {"ms": 5}}},
                 "faults": [{"at_ms": 5, "fault": {"crash": {"node": 7}}}],
                 "workload": [{"at_ms": 10, "node": 2, "input": "probe"},

@@ -4,28 +4,43 @@
 //! Let `quiet` be the time of the fault plan's last fault. Some instant in
 //! `[quiet, quiet + bound]` must see every live node name the same live node (terms may
 //! differ). And at the end of the run, if no node has reported anything for `bound`, they must
-//! still agree (elections started by the workload after quiet must settle too). Deadlines after
-//! the end of the run are not judged.
+//! still agree (elections started by the workload after quiet must settle too).
+//!
+//! Agreement is owed once there is an election: by the election interface
+//! ([`crate::election`]) a node reports `leader: None` when it starts or joins one and
+//! `leader: Some(_)` when it knows a leader, and an algorithm that has a leader from the start
+//! (bully, ring with a list) reports it when its nodes start. A run in which **no node ever
+//! reports** had no election: the ring family (Chang–Roberts, Franklin, Anel 1 and 2, YoYo...)
+//! elects only when a node is asked to (a `start` input), so with no input nothing happens,
+//! rightly. That is not a disagreement, and the checker cannot tell it from an algorithm that
+//! should have elected and stayed silent: the run is **not judged** (could not judge), never a
+//! violation and never a pass.
 //!
 //! # Contract
 //!
 //! - **Reads:** `leader` observations (each node's current belief, and the time of the last
 //!   report of any node; terms are ignored) and `crash` / `restart` faults (a crashed node is
 //!   not live and its belief ends; a restarted node believes nothing until it reports again).
-//!   Partitions and pauses are ignored: a partitioned or paused node must agree too.
+//!   Partitions and pauses are ignored: a partitioned or paused node must agree too. A leader
+//!   named outside `0..nodes` is no node at all: never alive, so never agreed on.
 //! - **Settings:** the node count (every node of `0..nodes` is live from the start and must
 //!   have reported: one that never reports blocks agreement), the quiet time
-//!   (`scenario.quiet_from_ms()`) and the liveness bound. Agreement must hold in a state that
-//!   lasts over an interval ending after `quiet` and no later than `quiet + bound` (a state
-//!   between two events of the same instant does not count). A bound of 0 is taken literally
-//!   (agreement right after the last fault); there is no "missing" bound.
+//!   (`scenario.quiet_from_ms()`) and the liveness bound ([`crate::Property::NEEDS_BOUND`]).
+//!   Agreement must hold in a state that lasts over an interval ending after `quiet` and no
+//!   later than `quiet + bound` (a state between two events of the same instant does not
+//!   count). A bound of 0 is taken literally (agreement right after the last fault); the
+//!   checker has no default bound.
+//! - **When nothing was elected:** if no node has reported by `quiet + bound`, agreement is
+//!   not owed at that deadline (nothing had happened to agree on); elections started later are
+//!   judged by the end-of-run rule. If no node reports during the whole run, the run is **not
+//!   judged** ([`Checker::could_not_judge`]: no election was started and no leader named).
 //! - **When the run ends before it can judge:** `finish` reports when the run ends after
 //!   `quiet + bound` without agreement having been reached, and when the run ends disagreeing
 //!   more than `bound` after both the quiet time and the last leader report. A run that ends
 //!   at or before `quiet + bound` without agreement, or that ends disagreeing within `bound`
-//!   of the last report, **passes silently**. When every node has crashed, the first
-//!   judgement reports a violation (no live leader to agree on) while the end-of-run one is
-//!   excused.
+//!   of the last report, is **not judged** ([`Checker::could_not_judge`] says which). When
+//!   every node has crashed, the first judgement reports a violation (no live leader to agree
+//!   on) while the end-of-run one is excused.
 //! - **Class:** liveness.
 
 use super::ElectionView;
@@ -42,8 +57,13 @@ pub struct LeaderAgreement {
     quiet_ns: u64,
     bound_ns: u64,
     reached: bool,
+    /// The judgement at `quiet + bound` was made (or found nothing to judge).
+    deadline_judged: bool,
+    /// Some node reported a leader observation.
+    any_report: bool,
     last_report_ns: u64,
     last_t_ns: u64,
+    unjudged: Option<String>,
 }
 
 impl LeaderAgreement {
@@ -54,8 +74,11 @@ impl LeaderAgreement {
             quiet_ns: quiet_from_ms * NS_PER_MS,
             bound_ns: bound_ms * NS_PER_MS,
             reached: false,
+            deadline_judged: false,
+            any_report: false,
             last_report_ns: 0,
             last_t_ns: 0,
+            unjudged: None,
         }
     }
 
@@ -71,6 +94,9 @@ impl LeaderAgreement {
                 Some(b) => {
                     events.push(b.event);
                     match b.leader {
+                        Some(l) if !self.view.exists(l) => {
+                            parts.push(format!("n{v}: n{l} (no such node)"))
+                        }
                         Some(l) if !self.view.alive(l) => {
                             parts.push(format!("n{v}: n{l} (crashed)"))
                         }
@@ -98,6 +124,23 @@ impl LeaderAgreement {
     fn agreed(&self) -> Option<NodeId> {
         self.view.agreed()
     }
+
+    /// The judgement at `quiet + bound`, made once, at the first moment past it: agreement
+    /// must have been reached, unless no node had reported anything yet.
+    fn judge_deadline(&mut self) -> Result<(), Violation> {
+        self.deadline_judged = true;
+        if self.reached || !self.any_report {
+            return Ok(());
+        }
+        Err(self.violation(
+            self.deadline_ns(),
+            format!(
+                "the live nodes did not agree on a live leader within {} ms after the faults stopped (at {:.3} ms)",
+                self.bound_ns / NS_PER_MS,
+                self.quiet_ns as f64 / 1e6
+            ),
+        ))
+    }
 }
 
 impl Checker for LeaderAgreement {
@@ -116,18 +159,12 @@ impl Checker for LeaderAgreement {
         {
             self.reached = true;
         }
-        if !self.reached && ev.t_ns > self.deadline_ns() {
-            return Err(self.violation(
-                self.deadline_ns(),
-                format!(
-                    "the live nodes did not agree on a live leader within {} ms after the faults stopped (at {:.3} ms)",
-                    self.bound_ns / NS_PER_MS,
-                    self.quiet_ns as f64 / 1e6
-                ),
-            ));
+        if !self.deadline_judged && ev.t_ns > self.deadline_ns() {
+            self.judge_deadline()?;
         }
         if self.view.apply(ev).is_some() {
             self.last_report_ns = ev.t_ns;
+            self.any_report = true;
         }
         self.last_t_ns = ev.t_ns;
         Ok(())
@@ -138,21 +175,22 @@ impl Checker for LeaderAgreement {
         if !self.reached && agreed && end_t_ns > self.quiet_ns && end_t_ns > self.last_t_ns {
             self.reached = true;
         }
-        if !self.reached && end_t_ns > self.deadline_ns() {
-            return Err(self.violation(
-                self.deadline_ns(),
-                format!(
-                    "the live nodes did not agree on a live leader within {} ms after the faults stopped (at {:.3} ms)",
-                    self.bound_ns / NS_PER_MS,
-                    self.quiet_ns as f64 / 1e6
-                ),
-            ));
+        if !self.deadline_judged && end_t_ns > self.deadline_ns() {
+            self.judge_deadline()?;
         }
+        if !self.any_report {
+            self.unjudged = Some(format!(
+                "no node reported a leader or started an election in the whole run (to {:.3} ms): there was nothing to agree on, and an algorithm that elects only when asked was never asked",
+                end_t_ns as f64 / 1e6
+            ));
+            return Ok(());
+        }
+        let live = self.view.live_nodes().next().is_some();
         let settled_ns = self
             .last_report_ns
             .max(self.quiet_ns)
             .saturating_add(self.bound_ns);
-        if !agreed && end_t_ns > settled_ns && self.view.live_nodes().next().is_some() {
+        if !agreed && live && end_t_ns > settled_ns {
             return Err(self.violation(
                 end_t_ns,
                 format!(
@@ -161,7 +199,29 @@ impl Checker for LeaderAgreement {
                 ),
             ));
         }
+        if !self.reached && end_t_ns <= self.deadline_ns() {
+            let (state, _) = self.disagreement();
+            self.unjudged = Some(format!(
+                "the run ended at {:.3} ms, before the live nodes had agreed and before the deadline {:.3} ms (the faults stopped at {:.3} ms, bound {} ms): too short to judge; live nodes name: {state}",
+                end_t_ns as f64 / 1e6,
+                self.deadline_ns() as f64 / 1e6,
+                self.quiet_ns as f64 / 1e6,
+                self.bound_ns / NS_PER_MS
+            ));
+        } else if !agreed && live {
+            let (state, _) = self.disagreement();
+            self.unjudged = Some(format!(
+                "the run ended at {:.3} ms with the live nodes disagreeing, within {} ms of the last leader report (at {:.3} ms): too short to tell whether they settle; live nodes name: {state}",
+                end_t_ns as f64 / 1e6,
+                self.bound_ns / NS_PER_MS,
+                self.last_report_ns as f64 / 1e6
+            ));
+        }
         Ok(())
+    }
+
+    fn could_not_judge(&self) -> Option<String> {
+        self.unjudged.clone()
     }
 }
 
@@ -169,8 +229,8 @@ impl Checker for LeaderAgreement {
 mod tests {
     use super::*;
     use crate::election::test_util::T;
-    use sincro_harness::check::check_trace;
-    use sincro_harness::{Fault, Trace};
+    use sincro_harness::check::{check_trace, judge_trace};
+    use sincro_harness::{Fault, Trace, Verdict};
 
     fn run(t: T, quiet_ms: u64, bound_ms: u64, end_ms: u64) -> Result<(), Violation> {
         let trace = Trace {
@@ -180,6 +240,27 @@ mod tests {
         let mut cs: Vec<Box<dyn Checker>> =
             vec![Box::new(LeaderAgreement::new(3, quiet_ms, bound_ms))];
         check_trace(&trace, end_ms * NS_PER_MS, &mut cs)
+    }
+
+    /// The full verdict (pass, violation or could not judge).
+    fn verdict(t: T, quiet_ms: u64, bound_ms: u64, end_ms: u64) -> Verdict {
+        let trace = Trace {
+            nodes: 3,
+            events: t.events,
+        };
+        let mut cs: Vec<Box<dyn Checker>> =
+            vec![Box::new(LeaderAgreement::new(3, quiet_ms, bound_ms))];
+        judge_trace(&trace, end_ms * NS_PER_MS, &mut cs)
+    }
+
+    fn unjudged(v: Verdict) -> String {
+        match v {
+            Verdict::Unjudged { property, reason } => {
+                assert_eq!(property, PROPERTY);
+                reason
+            }
+            v => panic!("expected could not judge, got {v}"),
+        }
     }
 
     #[test]
@@ -207,16 +288,30 @@ mod tests {
     }
 
     #[test]
-    fn agreement_within_the_bound_and_short_runs_pass() {
+    fn agreement_within_the_bound_passes() {
         let t = T::default()
             .all(10, &[0, 1, 2], 2, 0)
             .fault(100, Fault::Crash { node: 2 })
             .leader(120, 1, Some(1), 0)
             .leader(150, 0, Some(1), 0);
-        run(t, 100, 200, 1000).unwrap();
-        // the deadline is after the end of the run: not judged
+        assert_eq!(verdict(t, 100, 200, 1000), Verdict::Pass);
+    }
+
+    #[test]
+    fn a_run_that_ends_before_the_deadline_is_not_judged() {
+        // the deadline (2100 ms) is after the end of the run: could not judge, never a pass
         let t = T::default().leader(10, 0, None, 0);
-        run(t, 100, 2000, 1000).unwrap();
+        let why = unjudged(verdict(t, 100, 2000, 1000));
+        assert!(why.contains("before the deadline 2100.000 ms"), "{why}");
+        // the same run long enough is a violation
+        let t = T::default().leader(10, 0, None, 0);
+        assert!(run(t, 100, 2000, 3000).is_err());
+        // ending while disagreeing, within the bound of the last report: not judged
+        let t = T::default()
+            .all(10, &[0, 1, 2], 2, 0)
+            .leader(950, 1, None, 0);
+        let why = unjudged(verdict(t, 0, 100, 1000));
+        assert!(why.contains("n1: none"), "{why}");
     }
 
     #[test]
@@ -227,5 +322,39 @@ mod tests {
             .leader(300, 1, None, 0);
         let v = run(t, 0, 100, 1000).unwrap_err();
         assert!(v.explanation.contains("n1: none"), "{}", v.explanation);
+    }
+
+    #[test]
+    fn a_leader_outside_the_nodes_is_never_agreed_on() {
+        // every node names node 7 in a run of 3: no such node, not a live leader
+        let t = T::default().all(10, &[0, 1, 2], 7, 0);
+        let v = run(t, 0, 100, 1000).unwrap_err();
+        assert!(
+            v.explanation.contains("n0: n7 (no such node)"),
+            "{}",
+            v.explanation
+        );
+        // naming node 2, which exists, passes
+        let t = T::default().all(10, &[0, 1, 2], 2, 0);
+        assert_eq!(verdict(t, 0, 100, 1000), Verdict::Pass);
+    }
+
+    #[test]
+    fn a_run_without_any_election_is_not_a_disagreement() {
+        // nobody started an election and nobody names a leader (a ring election with no
+        // input): not a violation, and not a pass either
+        let why = unjudged(verdict(T::default(), 0, 100, 1000));
+        assert!(why.contains("nothing to agree on"), "{why}");
+        let t = T::default().fault(50, Fault::Crash { node: 1 });
+        unjudged(verdict(t, 50, 100, 1000));
+        // an election started after the deadline must still settle by the end
+        let t = T::default().leader(500, 0, None, 0);
+        let v = run(t, 0, 100, 1000).unwrap_err();
+        assert!(v.explanation.contains("n0: none"), "{}", v.explanation);
+        // and one that does settle passes
+        let t = T::default()
+            .leader(500, 0, None, 0)
+            .all(520, &[0, 1, 2], 2, 0);
+        assert_eq!(verdict(t, 0, 100, 1000), Verdict::Pass);
     }
 }

@@ -6,7 +6,12 @@
 //! * A node reports `Observation::Leader { leader: Some(l), term }` whenever it comes to believe
 //!   that `l` leads (itself included: `l == own id` means "I am the leader"), and
 //!   `Observation::Leader { leader: None, term }` when it **starts or joins an election** (it no
-//!   longer knows a leader). Algorithms without terms report `term: 0`.
+//!   longer knows a leader). Algorithms without terms report `term: 0`. A leader is one of the
+//!   run's nodes, `0..nodes`: the checkers never count a leader named outside that range as
+//!   alive (`leader_validity` reports it at once, `leader_agreement` never agrees on it).
+//! * An algorithm that has a leader from the start reports it when its nodes start; one that
+//!   elects only when asked (the ring family) reports nothing until then. A run in which no
+//!   node ever reports is not judged by `leader_agreement` (see its module).
 //! * A crash ends every belief of the node; a restarted node believes nothing until it reports
 //!   again.
 //!
@@ -77,28 +82,23 @@ pub struct ElectionView {
 }
 
 impl ElectionView {
-    /// A view of `nodes` nodes, all alive and believing nothing (it grows if a trace names a
-    /// larger id).
+    /// A view of `nodes` nodes (ids `0..nodes`), all alive and believing nothing. The view
+    /// never grows: events of a node outside `0..nodes` are ignored (traces are validated
+    /// before they are judged), and a leader named outside `0..nodes` is never alive (see
+    /// [`ElectionView::exists`]).
     pub fn new(nodes: usize) -> Self {
-        let mut v = ElectionView::default();
-        v.grow(nodes);
-        v
+        ElectionView {
+            n: nodes,
+            alive: vec![true; nodes],
+            belief: vec![None; nodes],
+            blocked: vec![false; nodes * nodes],
+            ..ElectionView::default()
+        }
     }
 
-    fn grow(&mut self, n: usize) {
-        if n <= self.n {
-            return;
-        }
-        let mut blocked = vec![false; n * n];
-        for a in 0..self.n {
-            for b in 0..self.n {
-                blocked[a * n + b] = self.blocked[a * self.n + b];
-            }
-        }
-        self.blocked = blocked;
-        self.alive.resize(n, true);
-        self.belief.resize(n, None);
-        self.n = n;
+    /// True when `node` is one of the run's nodes (`0..nodes`).
+    pub fn exists(&self, node: NodeId) -> bool {
+        node < self.n
     }
 
     /// Number of nodes tracked.
@@ -106,7 +106,7 @@ impl ElectionView {
         self.n
     }
 
-    /// True when `node` is up (not crashed).
+    /// True when `node` is up (not crashed); false for a node outside `0..nodes`.
     pub fn alive(&self, node: NodeId) -> bool {
         self.alive.get(node).copied().unwrap_or(false)
     }
@@ -181,11 +181,7 @@ impl ElectionView {
             EventKind::Observe {
                 obs: Observation::Leader { leader, term },
             } => {
-                let node = ev.node?;
-                self.grow(node + 1);
-                if let Some(l) = leader {
-                    self.grow(l + 1);
-                }
+                let node = ev.node.filter(|&n| n < self.n)?;
                 let prev = self.belief[node];
                 self.belief[node] = Some(Belief {
                     leader: *leader,
@@ -196,14 +192,13 @@ impl ElectionView {
                 return Some(prev);
             }
             EventKind::Fault { fault } => match fault {
+                Fault::Crash { node } | Fault::Restart { node } if *node >= self.n => {}
                 Fault::Crash { node } => {
-                    self.grow(node + 1);
                     self.alive[*node] = false;
                     self.belief[*node] = None;
                     self.crashed.insert(*node, ev.id);
                 }
                 Fault::Restart { node } => {
-                    self.grow(node + 1);
                     self.alive[*node] = true;
                     self.belief[*node] = None;
                     self.crashed.remove(node);
@@ -215,13 +210,10 @@ impl ElectionView {
                     self.paused.remove(node);
                 }
                 Fault::Partition { groups } => {
-                    if let Some(&m) = groups.iter().flatten().max() {
-                        self.grow(m + 1);
-                    }
                     let n = self.n;
                     let mut group_of = vec![usize::MAX; n];
                     for (g, members) in groups.iter().enumerate() {
-                        for &m in members {
+                        for &m in members.iter().filter(|&&m| m < n) {
                             group_of[m] = g;
                         }
                     }
@@ -235,12 +227,9 @@ impl ElectionView {
                     self.partitions.push(ev.id);
                 }
                 Fault::PartitionOneway { from, to } => {
-                    if let Some(&m) = from.iter().chain(to).max() {
-                        self.grow(m + 1);
-                    }
                     let n = self.n;
-                    for &a in from {
-                        for &b in to {
+                    for &a in from.iter().filter(|&&a| a < n) {
+                        for &b in to.iter().filter(|&&b| b < n) {
                             if a != b {
                                 self.blocked[a * n + b] = true;
                             }

@@ -4,7 +4,8 @@
 //! A node starts (or joins) an election when it reports `Leader { leader: None, .. }`; the
 //! election ends for it at its next `Leader { leader: Some(_), .. }`. An election started at
 //! `t` must end by `max(t, quiet) + bound`. A crash (or restart) of the node cancels it.
-//! Deadlines after the end of the run are not judged.
+//! An election still open at the end of the run whose deadline is not past is not judged, and
+//! the checker says so (could not judge).
 //!
 //! # Contract
 //!
@@ -15,10 +16,12 @@
 //!   reports `leader: None` has no election to judge.
 //! - **Settings:** the quiet time (`scenario.quiet_from_ms()`) and the liveness bound; not the
 //!   node count. A bound of 0 is taken literally (an election must end at the instant it
-//!   starts, or at the quiet time); there is no "missing" bound.
+//!   starts, or at the quiet time); the checker has no default bound
+//!   ([`crate::Property::NEEDS_BOUND`]).
 //! - **When the run ends before it can judge:** `finish` reports an open election whose
-//!   deadline is before the end of the run; one whose deadline is at or after the end **passes
-//!   silently**.
+//!   deadline is before the end of the run; if one is still open with its deadline at or after
+//!   the end, the run is **not judged** ([`Checker::could_not_judge`] names the election, its
+//!   deadline and the end). A run in which no election is open at the end is judged.
 //! - **Class:** liveness.
 
 use sincro_harness::trace::{Event, EventKind};
@@ -41,6 +44,7 @@ pub struct ElectionTermination {
     quiet_ns: u64,
     bound_ns: u64,
     pending: BTreeMap<NodeId, Started>,
+    unjudged: Option<String>,
 }
 
 impl ElectionTermination {
@@ -50,6 +54,7 @@ impl ElectionTermination {
             quiet_ns: quiet_from_ms * NS_PER_MS,
             bound_ns: bound_ms * NS_PER_MS,
             pending: BTreeMap::new(),
+            unjudged: None,
         }
     }
 
@@ -123,7 +128,24 @@ impl Checker for ElectionTermination {
     }
 
     fn finish(&mut self, end_t_ns: u64) -> Result<(), Violation> {
-        self.judge(end_t_ns)
+        self.judge(end_t_ns)?;
+        self.unjudged = self
+            .pending
+            .iter()
+            .min_by_key(|(_, s)| s.deadline_ns)
+            .map(|(node, s)| {
+                format!(
+                    "the election node {node} started at {:.3} ms was still open when the run ended at {:.3} ms, before its deadline {:.3} ms: too short to judge",
+                    s.t_ns as f64 / 1e6,
+                    end_t_ns as f64 / 1e6,
+                    s.deadline_ns as f64 / 1e6
+                )
+            });
+        Ok(())
+    }
+
+    fn could_not_judge(&self) -> Option<String> {
+        self.unjudged.clone()
     }
 }
 
@@ -131,8 +153,8 @@ impl Checker for ElectionTermination {
 mod tests {
     use super::*;
     use crate::election::test_util::T;
-    use sincro_harness::check::check_trace;
-    use sincro_harness::Trace;
+    use sincro_harness::check::{check_trace, judge_trace};
+    use sincro_harness::{Trace, Verdict};
 
     fn run(t: T, quiet_ms: u64, bound_ms: u64, end_ms: u64) -> Result<(), Violation> {
         let trace = Trace {
@@ -158,6 +180,51 @@ mod tests {
     }
 
     #[test]
+    fn an_election_open_at_an_early_end_is_not_judged() {
+        let t = T::default()
+            .leader(10, 0, None, 0)
+            .leader(30, 1, Some(1), 0);
+        let trace = Trace {
+            nodes: 3,
+            events: t.events,
+        };
+        let judge = |end_ms: u64| {
+            let mut cs: Vec<Box<dyn Checker>> = vec![Box::new(ElectionTermination::new(50, 100))];
+            judge_trace(&trace, end_ms * NS_PER_MS, &mut cs)
+        };
+        // node 0's election (deadline 150 ms) is still open at 120 ms: could not judge
+        match judge(120) {
+            Verdict::Unjudged { property, reason } => {
+                assert_eq!(property, PROPERTY);
+                assert!(reason.contains("node 0"), "{reason}");
+                assert!(reason.contains("150.000 ms"), "{reason}");
+            }
+            v => panic!("{v}"),
+        }
+        // past its deadline: a violation
+        assert!(matches!(judge(200), Verdict::Violation(_)));
+        // ended in time, with node 1's late election still open at the end: not judged
+        let t = T::default()
+            .leader(10, 0, None, 0)
+            .leader(30, 0, Some(1), 0)
+            .leader(900, 1, None, 0);
+        let trace = Trace {
+            nodes: 3,
+            events: t.events,
+        };
+        let mut cs: Vec<Box<dyn Checker>> = vec![Box::new(ElectionTermination::new(50, 100))];
+        assert!(matches!(
+            judge_trace(&trace, 950 * NS_PER_MS, &mut cs),
+            Verdict::Unjudged { .. }
+        ));
+        let mut cs: Vec<Box<dyn Checker>> = vec![Box::new(ElectionTermination::new(50, 100))];
+        assert!(matches!(
+            judge_trace(&trace, 1100 * NS_PER_MS, &mut cs),
+            Verdict::Violation(_)
+        ));
+    }
+
+    #[test]
     fn ended_elections_crashed_candidates_and_short_runs_pass() {
         let t = T::default()
             .leader(10, 0, None, 0)
@@ -168,7 +235,13 @@ mod tests {
             .fault(125, Fault::Restart { node: 2 })
             .leader(130, 2, None, 0)
             .fault(140, Fault::Crash { node: 2 })
-            .leader(900, 1, None, 0);
-        run(t, 50, 100, 950).unwrap();
+            .leader(900, 1, None, 0)
+            .leader(940, 1, Some(1), 0);
+        let trace = Trace {
+            nodes: 3,
+            events: t.events,
+        };
+        let mut cs: Vec<Box<dyn Checker>> = vec![Box::new(ElectionTermination::new(50, 100))];
+        assert_eq!(judge_trace(&trace, 950 * NS_PER_MS, &mut cs), Verdict::Pass);
     }
 }

@@ -14,7 +14,7 @@
 //!   resumes are read only to name the faults in effect in the explanation: a paused or
 //!   partitioned node still counts as live, and its claim stands. Only claims of the same term
 //!   conflict. Ignored: messages, timers, clock faults.
-//! - **Settings:** the node count (it grows if the trace names a larger id). No quiet time
+//! - **Settings:** the node count (events of nodes outside `0..nodes` are ignored). No quiet time
 //!   (the faulty phase is judged too), no bound.
 //! - **When the run ends before it can judge:** nothing is pending — `finish` passes; every
 //!   claim was judged when made.

@@ -8,7 +8,8 @@
 //! `Some(ranks)` — the highest `ranks[node]` wins, ties broken by the higher id (e.g. ad-hoc
 //! election by capacity); with `None` — any live node is a valid leader (term-based elections
 //! promise no particular winner). A node that names no leader is not judged here (see
-//! `leader_agreement` and `election_termination`).
+//! `leader_agreement` and `election_termination`). A leader named outside `0..nodes` is no
+//! node at all: that is reported at once, whenever it is named (before `quiet + bound` too).
 //!
 //! # Contract
 //!
@@ -17,15 +18,17 @@
 //!   (the best is taken among the live nodes the judged node reaches with no cut in either
 //!   direction; the named leader itself need only be alive). Pauses are ignored: a paused node
 //!   is live and may be the best. A node that names no leader, or has not reported since it
-//!   (re)started, is not judged.
+//!   (re)started, is not judged. A leader outside `0..nodes` is a violation at any time, the
+//!   faulty phase included (no node can ever be it).
 //! - **Settings:** the node count, the quiet time (`scenario.quiet_from_ms()`), the liveness
 //!   bound and the rank policy. [`crate::by_name`] (and [`crate::Property`]) build
 //!   [`LeaderValidity::new`]: the highest live id must win, whatever the algorithm. Judged from
 //!   `quiet + bound`: once on every live node's belief, then on every leader report of a live
-//!   node, then once more at the end. A bound of 0 judges from the quiet time on; there is no
-//!   "missing" bound.
+//!   node, then once more at the end. A bound of 0 judges from the quiet time on; the checker
+//!   has no default bound ([`crate::Property::NEEDS_BOUND`]).
 //! - **When the run ends before it can judge:** a run that ends at or before `quiet + bound`
-//!   is **not judged at all and passes**.
+//!   is **not judged** ([`Checker::could_not_judge`] gives the end and the deadline), unless
+//!   it named a leader outside `0..nodes`, which is a violation.
 //! - **Class:** safety (from `quiet + bound` on).
 
 use super::ElectionView;
@@ -53,6 +56,7 @@ pub struct LeaderValidity {
     deadline_ns: u64,
     policy: RankPolicy,
     judged_all: bool,
+    unjudged: Option<String>,
 }
 
 impl LeaderValidity {
@@ -89,6 +93,7 @@ impl LeaderValidity {
                 .saturating_mul(NS_PER_MS),
             policy,
             judged_all: false,
+            unjudged: None,
         }
     }
 
@@ -124,6 +129,12 @@ impl LeaderValidity {
             t_ns,
             events: vec![b.event],
         };
+        if !self.view.exists(l) {
+            return Err(fail(format!(
+                "node {node} names node {l} as leader, but there is no node {l} (the run has {} nodes)",
+                self.view.nodes()
+            )));
+        }
         if !self.view.alive(l) {
             return Err(fail(format!(
                 "node {node} names node {l} as leader, but node {l} has crashed"
@@ -167,6 +178,19 @@ impl Checker for LeaderValidity {
             self.judge_all(self.deadline_ns)?;
         }
         self.view.apply(ev);
+        if let (
+            Some(node),
+            EventKind::Observe {
+                obs: Observation::Leader {
+                    leader: Some(l), ..
+                },
+            },
+        ) = (ev.node, &ev.kind)
+        {
+            if !self.view.exists(*l) && self.view.exists(node) {
+                self.judge_node(node, ev.t_ns)?;
+            }
+        }
         if ev.t_ns > self.deadline_ns {
             if let (
                 Some(node),
@@ -192,8 +216,18 @@ impl Checker for LeaderValidity {
                 self.deadline_ns
             };
             self.judge_all(t_ns)?;
+        } else {
+            self.unjudged = Some(format!(
+                "the run ended at {:.3} ms, at or before quiet + bound = {:.3} ms, from when the leaders are judged: too short to judge",
+                end_t_ns as f64 / 1e6,
+                self.deadline_ns as f64 / 1e6
+            ));
         }
         Ok(())
+    }
+
+    fn could_not_judge(&self) -> Option<String> {
+        self.unjudged.clone()
     }
 }
 
@@ -201,8 +235,8 @@ impl Checker for LeaderValidity {
 mod tests {
     use super::*;
     use crate::election::test_util::T;
-    use sincro_harness::check::check_trace;
-    use sincro_harness::{Fault, Trace};
+    use sincro_harness::check::{check_trace, judge_trace};
+    use sincro_harness::{Fault, Trace, Verdict};
 
     fn run(t: T, c: LeaderValidity, end_ms: u64) -> Result<(), Violation> {
         let trace = Trace {
@@ -259,8 +293,41 @@ mod tests {
             .fault(20, Fault::Crash { node: 3 })
             .all(60, &[0, 1, 2], 2, 0);
         run(t, LeaderValidity::new(4, 20, 100), 1000).unwrap();
-        // a stale belief before the deadline is not judged
+    }
+
+    #[test]
+    fn a_run_that_ends_before_the_deadline_is_not_judged() {
+        // a stale belief before the deadline is not judged, and the run is not a pass
         let t = T::default().all(10, &[0, 1, 2, 3], 0, 0);
-        run(t, LeaderValidity::new(4, 0, 2000), 1000).unwrap();
+        let trace = Trace {
+            nodes: 4,
+            events: t.events,
+        };
+        let mut cs: Vec<Box<dyn Checker>> = vec![Box::new(LeaderValidity::new(4, 0, 2000))];
+        match judge_trace(&trace, 1000 * NS_PER_MS, &mut cs) {
+            Verdict::Unjudged { property, reason } => {
+                assert_eq!(property, PROPERTY);
+                assert!(reason.contains("2000.000 ms"), "{reason}");
+            }
+            v => panic!("{v}"),
+        }
+        // judged once the run reaches the deadline: node 3 is live and higher
+        let mut cs: Vec<Box<dyn Checker>> = vec![Box::new(LeaderValidity::new(4, 0, 2000))];
+        assert!(matches!(
+            judge_trace(&trace, 3000 * NS_PER_MS, &mut cs),
+            Verdict::Violation(_)
+        ));
+    }
+
+    #[test]
+    fn a_leader_outside_the_nodes_is_caught_at_once() {
+        // node 9 in a run of 4, named during the faulty phase (before quiet + bound)
+        let t = T::default().all(10, &[0, 1, 2, 3], 9, 0);
+        let v = run(t, LeaderValidity::with_ranks(4, 500, 100, None), 1000).unwrap_err();
+        assert!(v.explanation.contains("no node 9"), "{}", v.explanation);
+        assert_eq!(v.t_ns, 10 * NS_PER_MS);
+        // a real node passes under the same policy
+        let t = T::default().all(10, &[0, 1, 2, 3], 1, 0);
+        run(t, LeaderValidity::with_ranks(4, 500, 100, None), 1000).unwrap();
     }
 }
