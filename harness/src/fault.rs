@@ -195,11 +195,16 @@ pub enum FaultClass {
     /// misfire: a token or a reply is late, not lost. (In a scenario file a spike is a
     /// `set_links` latency override; by itself such an override counts as [`FaultClass::Delays`].)
     DelaySpikes,
+    /// Crash-stop: a node crashes and never restarts (it stays dead to the end of the run).
+    /// A model that tolerates it promises its properties to the live nodes with some nodes
+    /// gone for good; [`FaultClass::Crashes`] alone promises them only once crashed nodes are
+    /// back.
+    CrashStop,
 }
 
 impl FaultClass {
     /// Every class, in a fixed order.
-    pub const ALL: [FaultClass; 11] = [
+    pub const ALL: [FaultClass; 12] = [
         FaultClass::Delays,
         FaultClass::Loss,
         FaultClass::Duplication,
@@ -211,6 +216,7 @@ impl FaultClass {
         FaultClass::ClockDrift,
         FaultClass::ClockJumps,
         FaultClass::DelaySpikes,
+        FaultClass::CrashStop,
     ];
 
     /// Snake-case name, as in JSON.
@@ -227,6 +233,7 @@ impl FaultClass {
             FaultClass::ClockDrift => "clock_drift",
             FaultClass::ClockJumps => "clock_jumps",
             FaultClass::DelaySpikes => "delay_spikes",
+            FaultClass::CrashStop => "crash_stop",
         }
     }
 }

@@ -72,11 +72,20 @@ pub fn generate(
     let swarm: Vec<FaultClass> = match opts.only {
         Some(FaultClass::Delays) => Vec::new(),
         Some(c) => vec![c],
-        None => FaultClass::ALL
-            .into_iter()
-            .filter(|&c| c != FaultClass::Delays && (opts.beyond_model || model.allows(c)))
-            .filter(|_| rng.chance(0.5))
-            .collect(),
+        None => {
+            let allowed = |c: FaultClass| opts.beyond_model || model.allows(c);
+            let mut swarm: Vec<FaultClass> = FaultClass::ALL
+                .into_iter()
+                .filter(|&c| c != FaultClass::Delays && c != FaultClass::CrashStop && allowed(c))
+                .filter(|_| rng.chance(0.5))
+                .collect();
+            // Crash-stop is drawn from a stream of its own, so that adding it left every other
+            // draw of a seed unchanged.
+            if allowed(FaultClass::CrashStop) && SimRng::derive(seed, 0xC5).chance(0.5) {
+                swarm.push(FaultClass::CrashStop);
+            }
+            swarm
+        }
     };
     let on = |c: FaultClass| swarm.contains(&c);
 
@@ -233,6 +242,24 @@ pub fn generate(
             });
         }
     }
+    if on(FaultClass::CrashStop) {
+        // One node crashes for good, at a time of the active phase, and is never restarted: a
+        // node the crashes above do not touch (so no restart of theirs brings it back).
+        let mut stop_rng = SimRng::derive(seed, 0xC6);
+        let touched: Vec<NodeId> = faults
+            .iter()
+            .filter(|f| matches!(f.fault, Fault::Crash { .. } | Fault::Restart { .. }))
+            .filter_map(|f| f.fault.node())
+            .collect();
+        let free: Vec<NodeId> = (0..nodes).filter(|n| !touched.contains(n)).collect();
+        if !free.is_empty() {
+            let node = free[stop_rng.index(free.len())];
+            faults.push(TimedFault {
+                at_ms: stop_rng.range_u64(0, active - 1),
+                fault: Fault::Crash { node },
+            });
+        }
+    }
     // Heal everything at the end of the active phase, so liveness can be judged after it.
     if on(FaultClass::Partitions) || on(FaultClass::OnewayPartitions) {
         faults.push(TimedFault {
@@ -343,6 +370,39 @@ mod tests {
     }
 
     #[test]
+    fn crash_stop_is_drawn_only_when_the_model_lets_a_node_stay_dead() {
+        let restart_only = model(vec![FaultClass::Crashes]);
+        let stop_too = model(vec![FaultClass::Crashes, FaultClass::CrashStop]);
+        let mut stopped = 0;
+        for seed in 0..200 {
+            let a = generate("x", "correct", seed, &restart_only, &GenOptions::default());
+            assert!(
+                !a.scenario.fault_classes().contains(&FaultClass::CrashStop),
+                "seed {seed}: a crash without restart outside the model"
+            );
+            let b = generate("x", "correct", seed, &stop_too, &GenOptions::default());
+            b.scenario.validate().unwrap();
+            let classes = b.scenario.fault_classes();
+            assert_eq!(
+                classes.contains(&FaultClass::CrashStop),
+                b.swarm.contains(&FaultClass::CrashStop),
+                "seed {seed}: {:?}",
+                b.scenario.faults
+            );
+            stopped += usize::from(classes.contains(&FaultClass::CrashStop));
+            // Switching crash-stop into the model leaves the other draws of the seed alone.
+            let mut without: Vec<_> = b.swarm.clone();
+            without.retain(|&c| c != FaultClass::CrashStop);
+            assert_eq!(without, a.swarm, "seed {seed}");
+            assert_eq!(a.scenario.nodes, b.scenario.nodes);
+        }
+        assert!(
+            (50..150).contains(&stopped),
+            "crash-stop in {stopped} of 200 seeds"
+        );
+    }
+
+    #[test]
     fn only_forces_a_single_class_even_outside_the_model() {
         let m = model(vec![FaultClass::Pauses]);
         for class in FaultClass::ALL {
@@ -361,8 +421,7 @@ mod tests {
                     assert_eq!(d.swarm, vec![class], "seed {seed}");
                 }
                 // Heals and restores at the end of the active phase belong to the class too.
-                assert!(d.scenario.faults.iter().all(|f| {
-                    let c = f.fault.class();
+                assert!(d.scenario.fault_classes().into_iter().all(|c| {
                     c == class
                         || (class == FaultClass::OnewayPartitions && c == FaultClass::Partitions)
                         || c == FaultClass::Delays

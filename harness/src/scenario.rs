@@ -369,6 +369,31 @@ impl Scenario {
         Ok(())
     }
 
+    /// The fault classes the plan uses: each fault's [`Fault::class`](crate::Fault::class),
+    /// except that a crash no later restart of its node undoes is
+    /// [`FaultClass::CrashStop`](crate::fault::FaultClass::CrashStop).
+    pub fn fault_classes(&self) -> std::collections::BTreeSet<crate::fault::FaultClass> {
+        use crate::fault::{Fault, FaultClass};
+        let mut classes = std::collections::BTreeSet::new();
+        for (i, f) in self.faults.iter().enumerate() {
+            let class = match f.fault {
+                Fault::Crash { node } => {
+                    let restarted = self.faults[i + 1..]
+                        .iter()
+                        .any(|g| g.fault == Fault::Restart { node });
+                    if restarted {
+                        FaultClass::Crashes
+                    } else {
+                        FaultClass::CrashStop
+                    }
+                }
+                _ => f.fault.class(),
+            };
+            classes.insert(class);
+        }
+        classes
+    }
+
     /// Global time (ms) after which the fault plan does nothing more: liveness is judged from
     /// here.
     pub fn quiet_from_ms(&self) -> u64 {

@@ -133,6 +133,7 @@ pub fn shrink(
         runs: 0,
         steps: 0,
         tried: BTreeSet::new(),
+        classes: original.fault_classes(),
     };
     s.tried.insert(key(original));
     while !s.exhausted() {
@@ -176,6 +177,8 @@ struct Shrinker<'a> {
     runs: usize,
     steps: usize,
     tried: BTreeSet<String>,
+    /// The fault classes of the original: candidates may use no other.
+    classes: BTreeSet<crate::fault::FaultClass>,
 }
 
 /// Which list of the scenario a ddmin pass works on.
@@ -222,6 +225,11 @@ impl Shrinker<'_> {
     /// Runs `cand` when it is new and valid; adopts it when it still fails.
     fn accept(&mut self, cand: Scenario) -> bool {
         if self.exhausted() || cand == self.best || cand.validate().is_err() {
+            return false;
+        }
+        // A smaller scenario must not use a fault class the original did not (dropping a
+        // restart alone turns a crash into a crash-stop, which the model may not tolerate).
+        if !cand.fault_classes().is_subset(&self.classes) {
             return false;
         }
         if !self.tried.insert(key(&cand)) {
@@ -905,12 +913,15 @@ mod tests {
             r#"{"name": "busy-shrunk", "algorithm": "x", "variant": "v", "params": {"p": 1},
                 "nodes": 3, "seed": 99, "duration_ms": 45,
                 "network": {"latency": {"constant": {"ms": 0}}},
-                "faults": [{"at_ms": 20, "fault": {"crash": {"node": 2}}}],
+                "faults": [{"at_ms": 20, "fault": {"crash": {"node": 2}}},
+                           {"at_ms": 20, "fault": {"restart": {"node": 2}}}],
                 "workload": [{"at_ms": 45, "node": 1, "input": {"acquire": {"hold_ms": 10}}}]}"#,
         )
         .unwrap();
+        // The restart stays: without it the crash would be a crash-stop, a fault class the
+        // original does not use (merged to the crash's time instead).
         want.description = "shrunk from 10 faults, 4 inputs, 5 nodes, 1000 ms \
-                            to 1 faults, 1 inputs, 3 nodes, 45 ms\ngenerated"
+                            to 2 faults, 1 inputs, 3 nodes, 45 ms\ngenerated"
             .into();
         assert_eq!(out.scenario, want, "{}", out.scenario.to_json());
         assert!(pred(&out.scenario));

@@ -68,7 +68,7 @@ pub fn fault_model() -> FaultModel {
             FaultClass::ClockDrift,
             FaultClass::ClockJumps,
         ],
-        summary: "any delay, loss, duplication, reordering, partitions, crashes, pauses; drift up to 100 ppm (generated rho capped: a clock faster than the 500 ppm slew rate cannot be held back without stepping it back); clock jumps (generated ones scaled down 10x, to at most 50 ms: a 500 ms jump ahead takes 1000 s to slew back); skew judged after the faults stop plus the time to slew away the worst offset",
+        summary: "any delay, loss, duplication, reordering, partitions, crashes with restart, pauses (not crash-stop: with its time source or master gone for good, nothing keeps the clocks together); drift up to 100 ppm (generated rho capped: a clock faster than the 500 ppm slew rate cannot be held back without stepping it back); clock jumps (generated ones scaled down 10x, to at most 50 ms: a 500 ms jump ahead takes 1000 s to slew back); skew judged after the faults stop plus the time to slew away the worst offset",
     }
 }
 

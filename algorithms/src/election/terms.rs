@@ -340,10 +340,11 @@ impl Spec for TermsSpec {
                 FaultClass::Partitions,
                 FaultClass::OnewayPartitions,
                 FaultClass::Crashes,
+                FaultClass::CrashStop,
                 FaultClass::Pauses,
                 FaultClass::ClockDrift,
             ],
-            summary: "safe under any delay, loss, duplication, reordering, partitions, crashes with restart, pauses and drift; a leader is elected once a majority is connected with delays below the timeouts; not clock jumps (a leader whose clock jumps back stops its heartbeats for that long: a needless election, unstable though still safe)",
+            summary: "safe under any delay, loss, duplication, reordering, partitions, crashes (with restart or for good), pauses and drift; a leader is elected once a majority is connected with delays below the timeouts; not clock jumps (a leader whose clock jumps back stops its heartbeats for that long: a needless election, unstable though still safe)",
         }
     }
     /// The heartbeat period and the election timeout default to values derived from the

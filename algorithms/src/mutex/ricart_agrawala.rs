@@ -116,9 +116,9 @@ enum State {
         stamp: Stamp,
         hold_ms: u64,
         oks: BTreeSet<NodeId>,
-        /// fault-tolerant: peers heard from since the request (any message) — alive
+        /// fault-tolerant: peers heard from (any message) since the last resend — alive
         answered: BTreeSet<NodeId>,
-        /// fault-tolerant: unanswered sends per peer
+        /// fault-tolerant: sends per peer since it last spoke
         unanswered: BTreeMap<NodeId, u32>,
         /// fault-tolerant: peers declared dead (their permission assumed)
         dead: BTreeSet<NodeId>,
@@ -359,7 +359,12 @@ impl RicartAgrawala {
                     if oks.contains(&peer) {
                         continue;
                     }
-                    if !answered.contains(&peer) && *sends >= max_retries {
+                    if answered.remove(&peer) {
+                        // It spoke since the last send (a DENY, a request): alive. Count its
+                        // silence afresh from this resend, so a peer that answered and then
+                        // crashed for good is still declared dead in time.
+                        *sends = 0;
+                    } else if *sends >= max_retries {
                         // Silent through every retry: declared dead, its permission assumed.
                         oks.insert(peer);
                         dead.insert(peer);
@@ -487,8 +492,13 @@ impl Spec for RicartAgrawalaFtSpec {
     }
     fn fault_model(&self) -> FaultModel {
         FaultModel {
-            tolerates: vec![FaultClass::Reordering, FaultClass::Crashes, FaultClass::ClockDrift],
-            summary: "crashes with restart, any delay and reordering, drifting clocks; loss only while fewer than max_retries sends in a row are lost; not pauses or partitions (a live peer would be declared dead)",
+            tolerates: vec![
+                FaultClass::Reordering,
+                FaultClass::Crashes,
+                FaultClass::CrashStop,
+                FaultClass::ClockDrift,
+            ],
+            summary: "crashes with restart or for good (crash-stop), any delay and reordering, drifting clocks; loss only while fewer than max_retries sends in a row are lost; not pauses or partitions (a live peer would be declared dead)",
         }
     }
     /// Resend period and retries default to values derived from the scenario's latencies.

@@ -215,11 +215,12 @@ impl Spec for LamportSpec {
                 FaultClass::Partitions,
                 FaultClass::OnewayPartitions,
                 FaultClass::Crashes,
+                FaultClass::CrashStop,
                 FaultClass::Pauses,
                 FaultClass::ClockDrift,
                 FaultClass::ClockJumps,
             ],
-            summary: "any network or clock fault; crashes with restart (clocks in stable storage)",
+            summary: "any network or clock fault; crashes with restart (clocks in stable storage) or for good",
         }
     }
     /// One crystal per node, if any; every `send` to an existing node; `step_ms` 10 by default.
