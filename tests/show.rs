@@ -408,3 +408,27 @@ fn a_liveness_violation_is_noted_at_its_deadline() {
     let o = sincro(&["show", CRASH, "--format", "html"]);
     assert!(stdout(&o).contains("<g class=\"span waiting violating\">"));
 }
+
+/// `single_acting_leader` judges any election trace offline: the shrunk bully split brain
+/// (two nodes acting in term 0) is caught; the term election under the same partition, whose
+/// old leader steps down, passes.
+#[test]
+fn single_acting_leader_catches_a_split_brain_and_passes_a_step_down() {
+    let bully = record(
+        "corpus/election/bully-partition-split-brain-shrunk.json",
+        "bully-split.jsonl",
+    );
+    let o = sincro(&["check", p(&bully), "--properties", "single_acting_leader"]);
+    assert_eq!(code(&o), 1, "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("2 nodes act as leader at 501.000 ms"),
+        "{}",
+        stdout(&o)
+    );
+    let terms = record(
+        "corpus/election/terms-partition-one-leader-per-term.json",
+        "terms-partition.jsonl",
+    );
+    let o = sincro(&["check", p(&terms), "--properties", "single_acting_leader"]);
+    assert_eq!(code(&o), 0, "{}", stdout(&o));
+}

@@ -21,6 +21,7 @@
 //! | `bounded_skew` (after convergence, clocks within a bound of each other and of real time) | [`bounded_skew`] | safety | the whole scenario (clocks, delays, faults, algorithm, `params.*`); no bound |
 //! | `monotonic_clock` (no software clock is ever set back; a backward clock jump excuses its own amount) | [`monotonic_clock`] | safety | n |
 //! | `leader_uniqueness` (at most one live node believes itself leader in a term, at any time) | [`election::uniqueness`] | safety | n |
+//! | `single_acting_leader` (at most one live node acts as leader at any instant, whatever the terms: a lease's promise) | [`election::single_acting`] | safety | n |
 //! | `leader_agreement` (after the faults stop, every live node names the same live leader within a bound; a run with no election at all is not judged) | [`election::agreement`] | liveness | n, quiet, bound |
 //! | `election_termination` (every election started ends with a leader within a bound after the faults stop) | [`election::termination`] | liveness | quiet, bound |
 //! | `leader_validity` (after quiet + bound, the named leader is alive and the best by rank among the live nodes the namer reaches; highest id from [`by_name`]) | [`election::validity`] | safety | n, quiet, bound |
@@ -74,6 +75,7 @@ pub use deadlock_completeness::DeadlockCompleteness;
 pub use deadlock_soundness::DeadlockSoundness;
 pub use election::{
     ElectionTermination, LeaderAgreement, LeaderStability, LeaderUniqueness, LeaderValidity,
+    SingleActingLeader,
 };
 pub use lamport_condition::LamportCondition;
 pub use liveness::Liveness;
@@ -209,6 +211,13 @@ impl Property for LeaderUniqueness {
     }
 }
 
+impl Property for SingleActingLeader {
+    const NAME: &'static str = election::single_acting::PROPERTY;
+    fn for_scenario(scenario: &Scenario, _liveness_bound_ms: u64) -> Self {
+        SingleActingLeader::new(scenario.nodes)
+    }
+}
+
 impl Property for LeaderAgreement {
     const NAME: &'static str = election::agreement::PROPERTY;
     const NEEDS_BOUND: bool = true;
@@ -267,6 +276,7 @@ pub const PROPERTIES: &[&str] = &[
     ElectionTermination::NAME,
     LeaderValidity::NAME,
     LeaderStability::NAME,
+    SingleActingLeader::NAME,
 ];
 
 /// True when the property `name` judges against a liveness bound
@@ -294,6 +304,7 @@ pub fn needs_liveness_bound(name: &str) -> bool {
         ElectionTermination::NAME => ElectionTermination::NEEDS_BOUND,
         LeaderValidity::NAME => LeaderValidity::NEEDS_BOUND,
         LeaderStability::NAME => LeaderStability::NEEDS_BOUND,
+        SingleActingLeader::NAME => SingleActingLeader::NEEDS_BOUND,
         _ => false,
     }
 }
@@ -331,6 +342,7 @@ pub fn by_name(
         ElectionTermination::NAME => boxed::<ElectionTermination>(sc, b),
         LeaderValidity::NAME => boxed::<LeaderValidity>(sc, b),
         LeaderStability::NAME => boxed::<LeaderStability>(sc, b),
+        SingleActingLeader::NAME => boxed::<SingleActingLeader>(sc, b),
         _ => None,
     }
 }
@@ -376,6 +388,7 @@ mod tests {
             named::<ElectionTermination>(),
             named::<LeaderValidity>(),
             named::<LeaderStability>(),
+            named::<SingleActingLeader>(),
         ];
         let mut unique = names.to_vec();
         unique.sort_unstable();

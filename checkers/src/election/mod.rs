@@ -24,6 +24,7 @@
 //! | `election_termination` | [`ElectionTermination`] | liveness | `new(quiet_from_ms, bound_ms)` |
 //! | `leader_validity` | [`LeaderValidity`] | safety after quiet + bound | `new(nodes, quiet_from_ms, bound_ms)` (highest id wins) or `with_ranks(nodes, quiet_from_ms, bound_ms, Option<Vec<u64>>)` |
 //! | `leader_stability` | [`LeaderStability`] | safety after quiet | `new(nodes, quiet_from_ms)` |
+//! | `single_acting_leader` | [`SingleActingLeader`] | safety | `new(nodes)` |
 //!
 //! `quiet_from_ms` is [`sincro_harness::Scenario::quiet_from_ms`] (when the fault plan's last
 //! fault happens); `bound_ms` is the algorithm's liveness bound. [`crate::by_name`] builds all
@@ -37,12 +38,14 @@
 //! run ends before it can judge.
 
 pub mod agreement;
+pub mod single_acting;
 pub mod stability;
 pub mod termination;
 pub mod uniqueness;
 pub mod validity;
 
 pub use agreement::LeaderAgreement;
+pub use single_acting::SingleActingLeader;
 pub use stability::LeaderStability;
 pub use termination::ElectionTermination;
 pub use uniqueness::LeaderUniqueness;
