@@ -28,10 +28,6 @@ const KNOWN_BUGS: &[(&str, &str)] = &[
         "a hand-over of a term's leadership at one instant depends on line order (as mutual_exclusion's did)",
     ),
     (
-        "monotonic_clock/violation-back-before-jump",
-        "the reading carried by a clock_jump event (the one before the jump) is never judged",
-    ),
-    (
         "deadlock_completeness/violation-second-cycle-of-closing-edge",
         "only the shortest cycle closed by an edge is tracked: a second cycle closed by the same edge that outlives the first is never required to be reported",
     ),

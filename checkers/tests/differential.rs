@@ -747,7 +747,7 @@ differential_tests! {
     causal_delivery;
     total_order;
     deadlock_soundness;
-    monotonic_clock #[ignore = "known bug: the reading carried by a clock_jump event is never judged"];
+    monotonic_clock;
     leader_uniqueness #[ignore = "known bug: a hand-over of a term's leadership at one instant depends on line order"];
     leader_stability;
     bounded_waiting;
