@@ -20,7 +20,7 @@
 //! | `deadlock_completeness` (every persistent wait-for cycle is reported by a member within a bound) | [`deadlock_completeness`] | liveness | quiet, bound |
 //! | `bounded_skew` (after convergence, clocks within a bound of each other and of real time) | [`bounded_skew`] | safety | the whole scenario (clocks, delays, faults, algorithm, `params.*`); no bound |
 //! | `monotonic_clock` (no software clock is ever set back; a backward clock jump excuses its own amount) | [`monotonic_clock`] | safety | n |
-//! | `leader_uniqueness` (at most one live node believes itself leader in a term, at any time) | [`election::uniqueness`] | safety | n |
+//! | `leader_uniqueness` (at most one live node believes itself leader in a term, at any time; the events of one instant are judged as a set) | [`election::uniqueness`] | safety | n |
 //! | `leader_agreement` (after the faults stop, every live node names the same live leader within a bound; a run with no election at all is not judged) | [`election::agreement`] | liveness | n, quiet, bound |
 //! | `election_termination` (every election started ends with a leader, one of the run's nodes, within a bound after the faults stop) | [`election::termination`] | liveness | n, quiet, bound |
 //! | `leader_validity` (after quiet + bound, the named leader is alive and the best by rank among the live nodes the namer reaches; highest id from [`by_name`]) | [`election::validity`] | safety | n, quiet, bound |

@@ -24,10 +24,6 @@ use std::path::{Path, PathBuf};
 /// items at an early end, the second cycle closed by one edge) are fixed.
 const KNOWN_BUGS: &[(&str, &str)] = &[
     (
-        "leader_uniqueness/pass-handover-same-instant-claim-line-first",
-        "a hand-over of a term's leadership at one instant depends on line order (as mutual_exclusion's did)",
-    ),
-    (
         "deadlock_completeness/violation-second-cycle-of-closing-edge",
         "only the shortest cycle closed by an edge is tracked: a second cycle closed by the same edge that outlives the first is never required to be reported",
     ),

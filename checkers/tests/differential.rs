@@ -748,7 +748,7 @@ differential_tests! {
     total_order;
     deadlock_soundness;
     monotonic_clock;
-    leader_uniqueness #[ignore = "known bug: a hand-over of a term's leadership at one instant depends on line order"];
+    leader_uniqueness;
     leader_stability;
     bounded_waiting;
     liveness;
