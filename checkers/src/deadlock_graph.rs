@@ -34,6 +34,8 @@ struct Edge {
     event: u64,
     /// The node that observed it.
     observer: Option<NodeId>,
+    /// [`WaitForGraph::seq`] of the event that made it appear (its count went from 0 to 1).
+    born: u64,
 }
 
 /// A wait-for graph.
@@ -42,6 +44,8 @@ pub struct WaitForGraph {
     edges: BTreeMap<(NodeId, NodeId), Edge>,
     /// waiter -> the last `wait_end` event of one of its edges
     last_end: BTreeMap<NodeId, u64>,
+    /// Events applied so far.
+    seq: u64,
 }
 
 impl WaitForGraph {
@@ -50,8 +54,16 @@ impl WaitForGraph {
         WaitForGraph::default()
     }
 
+    /// The number of events applied so far: the sequence number of the last one (1 for the
+    /// first), which orders the events whatever their ids.
+    pub fn seq(&self) -> u64 {
+        self.seq
+    }
+
     /// Applies one trace event.
     pub fn apply(&mut self, ev: &Event) -> Change {
+        self.seq += 1;
+        let seq = self.seq;
         match &ev.kind {
             EventKind::Observe {
                 obs: Observation::WaitFor { waiter, on },
@@ -60,6 +72,7 @@ impl WaitForGraph {
                     count: 0,
                     event: ev.id,
                     observer: ev.node,
+                    born: seq,
                 });
                 e.count += 1;
                 e.event = ev.id;
@@ -125,6 +138,12 @@ impl WaitForGraph {
         self.edges.get(&(waiter, on)).map(|e| e.event)
     }
 
+    /// When the edge `waiter -> on` appeared ([`WaitForGraph::seq`] of that event), if it
+    /// exists.
+    pub fn edge_born(&self, waiter: NodeId, on: NodeId) -> Option<u64> {
+        self.edges.get(&(waiter, on)).map(|e| e.born)
+    }
+
     /// The last `wait_end` event of an edge out of `waiter`.
     pub fn last_end(&self, waiter: NodeId) -> Option<u64> {
         self.last_end.get(&waiter).copied()
@@ -132,11 +151,30 @@ impl WaitForGraph {
 
     /// A shortest path `from -> ... -> to` (both included; at least one edge), if any.
     pub fn path(&self, from: NodeId, to: NodeId) -> Option<Vec<NodeId>> {
+        self.path_within(from, to, u64::MAX, |_| true)
+    }
+
+    /// A shortest path `from -> ... -> to` (both included; at least one edge) over the edges
+    /// that appeared at or before `born_by` ([`WaitForGraph::seq`]) and through nodes `via`
+    /// accepts (`from` and `to` are not asked), if any.
+    pub fn path_within(
+        &self,
+        from: NodeId,
+        to: NodeId,
+        born_by: u64,
+        via: impl Fn(NodeId) -> bool,
+    ) -> Option<Vec<NodeId>> {
+        let next = |n: NodeId| {
+            self.edges
+                .range((n, 0)..=(n, NodeId::MAX))
+                .filter(move |(_, e)| e.born <= born_by)
+                .map(|(&(_, on), _)| on)
+        };
         let mut parent: BTreeMap<NodeId, NodeId> = BTreeMap::new();
         let mut seen = BTreeSet::new();
         let mut queue = VecDeque::new();
-        for s in self.successors(from) {
-            if seen.insert(s) {
+        for s in next(from) {
+            if (s == to || via(s)) && seen.insert(s) {
                 parent.insert(s, from);
                 queue.push_back(s);
             }
@@ -156,8 +194,8 @@ impl WaitForGraph {
                 path.reverse();
                 return Some(path);
             }
-            for s in self.successors(n) {
-                if seen.insert(s) {
+            for s in next(n) {
+                if (s == to || via(s)) && seen.insert(s) {
                     parent.insert(s, n);
                     queue.push_back(s);
                 }

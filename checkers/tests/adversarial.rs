@@ -22,12 +22,7 @@ use std::path::{Path, PathBuf};
 /// bugs the oracles found (same-instant hand-overs of mutual exclusion and leadership, clock
 /// jumps, self-delivery, phantom and mislabelled deadlock reports, out-of-range leaders, open
 /// items at an early end, the second cycle closed by one edge) are fixed.
-const KNOWN_BUGS: &[(&str, &str)] = &[
-    (
-        "deadlock_completeness/violation-second-cycle-of-closing-edge",
-        "only the shortest cycle closed by an edge is tracked: a second cycle closed by the same edge that outlives the first is never required to be reported",
-    ),
-];
+const KNOWN_BUGS: &[(&str, &str)] = &[];
 
 fn corpus_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/adversarial")
