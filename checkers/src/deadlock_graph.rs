@@ -15,7 +15,7 @@
 
 use sincro_harness::trace::{Event, EventKind};
 use sincro_harness::{Fault, NodeId, Observation};
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 
 /// How the graph changed with one event.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -170,32 +170,22 @@ impl WaitForGraph {
                 .filter(move |(_, e)| e.born <= born_by)
                 .map(|(&(_, on), _)| on)
         };
-        let mut parent: BTreeMap<NodeId, NodeId> = BTreeMap::new();
-        let mut seen = BTreeSet::new();
-        let mut queue = VecDeque::new();
-        for s in next(from) {
-            if (s == to || via(s)) && seen.insert(s) {
-                parent.insert(s, from);
-                queue.push_back(s);
-            }
-        }
+        // breadth-first, stopping as soon as `to` is discovered (its distance is then known)
+        let mut parent: HashMap<NodeId, NodeId> = HashMap::new();
+        let mut queue = VecDeque::from([from]);
         while let Some(n) = queue.pop_front() {
-            if n == to {
-                let mut path = vec![to];
-                let mut cur = to;
-                loop {
-                    let p = parent[&cur];
-                    path.push(p);
-                    if p == from {
-                        break;
-                    }
-                    cur = p;
-                }
-                path.reverse();
-                return Some(path);
-            }
             for s in next(n) {
-                if (s == to || via(s)) && seen.insert(s) {
+                if s == to {
+                    let mut path = vec![to, n];
+                    let mut cur = n;
+                    while cur != from {
+                        cur = parent[&cur];
+                        path.push(cur);
+                    }
+                    path.reverse();
+                    return Some(path);
+                }
+                if s != from && via(s) && !parent.contains_key(&s) {
                     parent.insert(s, n);
                     queue.push_back(s);
                 }
