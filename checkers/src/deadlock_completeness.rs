@@ -1,25 +1,40 @@
-//! Deadlock completeness: every real deadlock is reported. A cycle of the ground-truth
+//! Deadlock completeness: every real deadlock is reported. Every cycle of the ground-truth
 //! wait-for graph that persists is reported (`deadlock_detected`) by one of its members within
 //! a bound after it formed, counted from when the faults stopped if that is later.
 //!
-//! The cycle is found when its last edge appears (a shortest path back from the edge's head to
-//! its tail). It is done with when any of its edges ends (it was transient, or was resolved) or
-//! when a member reports a deadlock. A cycle still unreported at the end of the run whose
+//! A cycle forms when the last of its edges appears; it is done with when any of its edges
+//! ends (it was transient, or was resolved) or when a member reports a deadlock after it
+//! formed. *Every* simple cycle is owed a report, not just the shortest one an edge closes:
+//! when edges 1→2, 2→0 and 1→0 exist, 0→1 closes both 0-1-0 and 0-1-2-0, and if 1→0 then ends,
+//! 0-1-2-0 is still a deadlock to report. A cycle still unreported at the end of the run whose
 //! deadline is not past cannot be judged, and the checker says so.
+//!
+//! **How, without listing the cycles** (there may be exponentially many): a cycle's deadline
+//! is set by its newest edge (the one that closed it). So the checker keeps, for each edge `e`
+//! that closed at least one cycle, one *obligation*: "some cycle through `e`, made of edges no
+//! newer than `e`, none of whose members has reported since `e` appeared" — with a witness
+//! cycle. Such a cycle exists exactly when the graph restricted to those edges and nodes has a
+//! path from `e`'s head back to its tail, so the obligation is re-checked (one breadth-first
+//! search) only when its witness breaks: an edge of it ends or a member reports. It is dropped
+//! when no such path is left (every cycle it stood for was broken or reported), or when `e`
+//! ends. An obligation still open at its deadline is an unreported persistent cycle: its
+//! witness is reported.
 //!
 //! # Contract
 //!
 //! - **Reads:** `wait_for` / `wait_end` observations and `crash` / `restart` faults (the
 //!   ground-truth graph, see [`crate::deadlock_graph`]), and `deadlock_detected` observations.
-//!   An edge that closes cycles opens *one* cycle: the shortest path back from its head to its
-//!   tail (other cycles closed by the same edge are not tracked). A `deadlock_detected` whose
-//!   node is a member of an open cycle marks that cycle reported, whatever cycle the report
-//!   was about; a report made before the cycle formed does not count. Ignored: messages,
-//!   partitions, pauses.
+//!   Every simple cycle of the graph is judged, from the event that closed it (the appearance
+//!   of its newest edge) for as long as all its edges last. A `deadlock_detected` whose node
+//!   is a member of a cycle marks that cycle reported, whatever cycle the report was about; a
+//!   report made before the cycle formed does not count. Ignored: messages, partitions,
+//!   pauses.
 //! - **Settings:** the quiet time (`scenario.quiet_from_ms()`) and the liveness bound; not the
 //!   node count. A cycle formed at `t` must be reported by `max(t, quiet) + bound`; a bound of
 //!   0 is taken literally (reported at that very instant); the checker has no default bound
 //!   ([`crate::Property::NEEDS_BOUND`]).
+//! - **Cost:** one breadth-first search of the graph when an edge appears, and one for each
+//!   open obligation whose witness an ending edge or a report breaks.
 //! - **When the run ends before it can judge:** `finish` reports an unreported cycle whose
 //!   deadline is before the end of the run; if an unreported cycle is still open with its
 //!   deadline at or after the end, the run is **not judged** ([`Checker::could_not_judge`]
@@ -29,24 +44,30 @@
 use crate::deadlock_graph::{cycle_text, Change, WaitForGraph};
 use sincro_harness::trace::{Event, EventKind};
 use sincro_harness::{Checker, NodeId, Observation, PropertyClass, Violation, NS_PER_MS};
+use std::collections::BTreeMap;
 
 /// Property name.
 pub const PROPERTY: &str = "deadlock_completeness";
 
+/// The cycles an edge closed, still unreported: some cycle through `edge`, of edges no newer
+/// than it and of members that have not reported since it appeared.
 #[derive(Debug, Clone)]
-struct Open {
-    /// `[a, b, ..., a]`
-    cycle: Vec<NodeId>,
-    /// The event that closed it.
+struct Obligation {
+    /// `(waiter, on)`: the newest edge of the cycles.
+    edge: (NodeId, NodeId),
+    /// When it appeared ([`WaitForGraph::seq`]).
+    born: u64,
+    /// The `wait_for` event that made it appear.
     event: u64,
     formed_ns: u64,
     deadline_ns: u64,
-    reported: bool,
+    /// One such cycle, `[waiter, on, ..., waiter]`.
+    witness: Vec<NodeId>,
 }
 
-impl Open {
+impl Obligation {
     fn has_edge(&self, w: NodeId, on: NodeId) -> bool {
-        self.cycle.windows(2).any(|p| p[0] == w && p[1] == on)
+        self.witness.windows(2).any(|p| p[0] == w && p[1] == on)
     }
 }
 
@@ -56,7 +77,9 @@ pub struct DeadlockCompleteness {
     graph: WaitForGraph,
     quiet_ns: u64,
     bound_ns: u64,
-    open: Vec<Open>,
+    /// node -> [`WaitForGraph::seq`] of its last `deadlock_detected`
+    last_report: BTreeMap<NodeId, u64>,
+    open: Vec<Obligation>,
     unjudged: Option<String>,
 }
 
@@ -67,16 +90,50 @@ impl DeadlockCompleteness {
             graph: WaitForGraph::new(),
             quiet_ns: quiet_from_ms * NS_PER_MS,
             bound_ns: bound_ms * NS_PER_MS,
+            last_report: BTreeMap::new(),
             open: Vec::new(),
             unjudged: None,
         }
+    }
+
+    /// A cycle through `(w, on)` of edges that appeared by `born` and of nodes that have not
+    /// reported since: `[w, on, ..., w]`.
+    fn witness(&self, (w, on): (NodeId, NodeId), born: u64) -> Option<Vec<NodeId>> {
+        let unreported = |x: NodeId| self.last_report.get(&x).is_none_or(|&r| r < born);
+        if !unreported(w) || !unreported(on) || self.graph.edge_born(w, on)? > born {
+            return None;
+        }
+        if w == on {
+            return Some(vec![w, w]);
+        }
+        let mut cycle = self.graph.path_within(on, w, born, unreported)?;
+        cycle.insert(0, w);
+        Some(cycle)
+    }
+
+    /// Re-checks the obligations `broken` says are hit; drops those left without a cycle.
+    fn recheck(&mut self, broken: impl Fn(&Obligation) -> bool) {
+        let mut open = std::mem::take(&mut self.open);
+        open.retain_mut(|o| {
+            if !broken(o) {
+                return true;
+            }
+            match self.witness(o.edge, o.born) {
+                Some(w) => {
+                    o.witness = w;
+                    true
+                }
+                None => false,
+            }
+        });
+        self.open = open;
     }
 
     fn judge(&self, now_ns: u64) -> Result<(), Violation> {
         let Some(late) = self
             .open
             .iter()
-            .filter(|o| !o.reported && o.deadline_ns < now_ns)
+            .filter(|o| o.deadline_ns < now_ns)
             .min_by_key(|o| o.deadline_ns)
         else {
             return Ok(());
@@ -86,7 +143,7 @@ impl DeadlockCompleteness {
             class: PropertyClass::Liveness,
             explanation: format!(
                 "the deadlock {} formed at {:.3} ms was not reported by any of its members within {} ms",
-                cycle_text(&late.cycle),
+                cycle_text(&late.witness),
                 late.formed_ns as f64 / 1e6,
                 self.bound_ns / NS_PER_MS
             ),
@@ -103,58 +160,51 @@ impl Checker for DeadlockCompleteness {
 
     fn on_event(&mut self, ev: &Event) -> Result<(), Violation> {
         self.judge(ev.t_ns)?;
-        match self.graph.apply(ev) {
+        let change = self.graph.apply(ev);
+        let seq = self.graph.seq();
+        match change {
             Change::Added(w, on) => {
-                if let Some(mut back) = self.graph.path(on, w) {
-                    back.insert(0, w);
-                    if !self.open.iter().any(|o| o.cycle == back) {
-                        self.open.push(Open {
-                            cycle: back,
-                            event: ev.id,
-                            formed_ns: ev.t_ns,
-                            deadline_ns: ev.t_ns.max(self.quiet_ns) + self.bound_ns,
-                            reported: false,
-                        });
-                    }
+                if let Some(witness) = self.witness((w, on), seq) {
+                    self.open.push(Obligation {
+                        edge: (w, on),
+                        born: seq,
+                        event: ev.id,
+                        formed_ns: ev.t_ns,
+                        deadline_ns: ev.t_ns.max(self.quiet_ns) + self.bound_ns,
+                        witness,
+                    });
                 }
             }
             Change::Removed(edges) => {
-                self.open
-                    .retain(|o| !edges.iter().any(|&(w, on)| o.has_edge(w, on)));
+                self.open.retain(|o| !edges.contains(&o.edge));
+                self.recheck(|o| edges.iter().any(|&(w, on)| o.has_edge(w, on)));
             }
             Change::None => {}
         }
-        if let EventKind::Observe {
-            obs: Observation::DeadlockDetected { .. },
-        } = &ev.kind
+        if let (
+            EventKind::Observe {
+                obs: Observation::DeadlockDetected { .. },
+            },
+            Some(node),
+        ) = (&ev.kind, ev.node)
         {
-            if let Some(node) = ev.node {
-                for o in &mut self.open {
-                    if o.cycle.contains(&node) {
-                        o.reported = true;
-                    }
-                }
-            }
+            self.last_report.insert(node, seq);
+            self.recheck(|o| o.witness.contains(&node));
         }
         Ok(())
     }
 
     fn finish(&mut self, end_t_ns: u64) -> Result<(), Violation> {
         self.judge(end_t_ns)?;
-        self.unjudged = self
-            .open
-            .iter()
-            .filter(|o| !o.reported)
-            .min_by_key(|o| o.deadline_ns)
-            .map(|o| {
-                format!(
-                    "the deadlock {} formed at {:.3} ms was not reported yet when the run ended at {:.3} ms, before its deadline {:.3} ms: too short to judge",
-                    cycle_text(&o.cycle),
-                    o.formed_ns as f64 / 1e6,
-                    end_t_ns as f64 / 1e6,
-                    o.deadline_ns as f64 / 1e6
-                )
-            });
+        self.unjudged = self.open.iter().min_by_key(|o| o.deadline_ns).map(|o| {
+            format!(
+                "the deadlock {} formed at {:.3} ms was not reported yet when the run ended at {:.3} ms, before its deadline {:.3} ms: too short to judge",
+                cycle_text(&o.witness),
+                o.formed_ns as f64 / 1e6,
+                end_t_ns as f64 / 1e6,
+                o.deadline_ns as f64 / 1e6
+            )
+        });
         Ok(())
     }
 
@@ -228,6 +278,73 @@ mod tests {
         let mut transient = cycle();
         transient.push(obs(3, 50, 0, Observation::WaitEnd { waiter: 2, on: 0 }));
         run(transient, 1000).unwrap();
+    }
+
+    /// Edges 1→2, 2→0, 1→0, then 0→1 closes both 0-1-0 and 0-1-2-0; 1→0 ends and 0-1-2-0
+    /// stays deadlocked: it must be reported (it used to pass: only the shortest cycle an edge
+    /// closed was tracked).
+    #[test]
+    fn every_cycle_an_edge_closes_is_owed_a_report() {
+        let events = |report: Option<NodeId>| {
+            let mut ev = vec![
+                obs(0, 1, 2, wf(1, 2)),
+                obs(1, 1, 0, wf(2, 0)),
+                obs(2, 1, 0, wf(1, 0)),
+                obs(3, 2, 1, wf(0, 1)),
+                obs(4, 3, 0, Observation::WaitEnd { waiter: 1, on: 0 }),
+            ];
+            if let Some(n) = report {
+                ev.push(obs(
+                    5,
+                    50,
+                    n,
+                    Observation::DeadlockDetected { initiator: n },
+                ));
+            }
+            ev
+        };
+        let v = run(events(None), 1000).unwrap_err();
+        assert_eq!(v.events, vec![3], "the edge that closed it");
+        assert_eq!(v.t_ns, 102 * NS_PER_MS);
+        assert!(
+            v.explanation.contains("n0 -> n1 -> n2 -> n0"),
+            "{}",
+            v.explanation
+        );
+        // a report by any member of 0-1-2-0 (here node 2, not in 0-1-0) settles it
+        run(events(Some(2)), 1000).unwrap();
+        // ... by a node outside it does not
+        let mut other = events(None);
+        other.push(obs(
+            5,
+            50,
+            3,
+            Observation::DeadlockDetected { initiator: 3 },
+        ));
+        assert!(run(other, 1000).is_err());
+    }
+
+    /// A report settles only the cycles formed before it: a cycle that forms later through
+    /// the same nodes is owed its own report.
+    #[test]
+    fn a_report_settles_the_cycles_formed_before_it() {
+        let ev = vec![
+            obs(0, 1, 1, wf(0, 1)),
+            obs(1, 1, 0, wf(1, 0)),
+            obs(2, 5, 0, Observation::DeadlockDetected { initiator: 0 }),
+            // 0-1-2-0 forms after the report, 0-1-0 persists (reported)
+            obs(3, 6, 2, wf(1, 2)),
+            obs(4, 6, 0, wf(2, 0)),
+        ];
+        let v = run(ev.clone(), 1000).unwrap_err();
+        assert!(
+            v.explanation.contains("n2 -> n0 -> n1 -> n2"),
+            "{}",
+            v.explanation
+        );
+        let mut reported = ev;
+        reported.push(obs(5, 7, 1, Observation::DeadlockDetected { initiator: 1 }));
+        run(reported, 1000).unwrap();
     }
 
     #[test]

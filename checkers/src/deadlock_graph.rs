@@ -4,16 +4,18 @@
 //! An edge `waiter -> on` is added by a `wait_for` observation and removed by the matching
 //! `wait_end` (an edge observed twice needs two ends). The node that observes an edge is the
 //! resource's owner, whose queue is the ground truth: when that node crashes or restarts its
-//! queue is gone, so the edges it observed go too; a crashed waiter waits for nothing.
+//! queue is gone, so the observations it made go too; a crashed waiter waits for nothing.
 //!
 //! Not a checker: it judges nothing. It reads `wait_for` / `wait_end` observations (a
-//! `wait_end` without a matching edge is ignored) and `crash` / `restart` faults, and ignores
-//! every other event. A crash or restart removes an edge only when the node is its waiter or
-//! its observer.
+//! `wait_end` without a matching edge is ignored; one that matches withdraws the ending
+//! node's own observation of the edge if it has one, else the oldest) and `crash` / `restart`
+//! faults, and ignores every other event. A crash or restart of a node removes every edge it
+//! waits on and its observations of the others: an edge goes when no observation of it is
+//! left.
 
 use sincro_harness::trace::{Event, EventKind};
 use sincro_harness::{Fault, NodeId, Observation};
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 
 /// How the graph changed with one event.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -28,12 +30,13 @@ pub enum Change {
 
 #[derive(Clone, Debug)]
 struct Edge {
-    /// Times observed minus times ended.
-    count: u32,
+    /// The nodes whose observations keep it (one entry per `wait_for` not yet ended), oldest
+    /// first.
+    observers: Vec<Option<NodeId>>,
     /// The `wait_for` event that (last) created it.
     event: u64,
-    /// The node that observed it.
-    observer: Option<NodeId>,
+    /// [`WaitForGraph::seq`] of the event that made it appear (its first observation not yet ended).
+    born: u64,
 }
 
 /// A wait-for graph.
@@ -42,6 +45,8 @@ pub struct WaitForGraph {
     edges: BTreeMap<(NodeId, NodeId), Edge>,
     /// waiter -> the last `wait_end` event of one of its edges
     last_end: BTreeMap<NodeId, u64>,
+    /// Events applied so far.
+    seq: u64,
 }
 
 impl WaitForGraph {
@@ -50,21 +55,28 @@ impl WaitForGraph {
         WaitForGraph::default()
     }
 
+    /// The number of events applied so far: the sequence number of the last one (1 for the
+    /// first), which orders the events whatever their ids.
+    pub fn seq(&self) -> u64 {
+        self.seq
+    }
+
     /// Applies one trace event.
     pub fn apply(&mut self, ev: &Event) -> Change {
+        self.seq += 1;
+        let seq = self.seq;
         match &ev.kind {
             EventKind::Observe {
                 obs: Observation::WaitFor { waiter, on },
             } => {
                 let e = self.edges.entry((*waiter, *on)).or_insert(Edge {
-                    count: 0,
+                    observers: Vec::new(),
                     event: ev.id,
-                    observer: ev.node,
+                    born: seq,
                 });
-                e.count += 1;
+                e.observers.push(ev.node);
                 e.event = ev.id;
-                e.observer = ev.node;
-                if e.count == 1 {
+                if e.observers.len() == 1 {
                     Change::Added(*waiter, *on)
                 } else {
                     Change::None
@@ -75,8 +87,9 @@ impl WaitForGraph {
             } => {
                 self.last_end.insert(*waiter, ev.id);
                 match self.edges.get_mut(&(*waiter, *on)) {
-                    Some(e) if e.count > 1 => {
-                        e.count -= 1;
+                    Some(e) if e.observers.len() > 1 => {
+                        let k = e.observers.iter().position(|&o| o == ev.node).unwrap_or(0);
+                        e.observers.remove(k);
                         Change::None
                     }
                     Some(_) => {
@@ -89,15 +102,15 @@ impl WaitForGraph {
             EventKind::Fault {
                 fault: Fault::Crash { node } | Fault::Restart { node },
             } => {
-                let gone: Vec<(NodeId, NodeId)> = self
-                    .edges
-                    .iter()
-                    .filter(|(&(w, _), e)| w == *node || e.observer == Some(*node))
-                    .map(|(&k, _)| k)
-                    .collect();
-                for k in &gone {
-                    self.edges.remove(k);
-                }
+                let mut gone: Vec<(NodeId, NodeId)> = Vec::new();
+                self.edges.retain(|&k, e| {
+                    e.observers.retain(|&o| o != Some(*node));
+                    let keep = k.0 != *node && !e.observers.is_empty();
+                    if !keep {
+                        gone.push(k);
+                    }
+                    keep
+                });
                 if gone.is_empty() {
                     Change::None
                 } else {
@@ -125,6 +138,12 @@ impl WaitForGraph {
         self.edges.get(&(waiter, on)).map(|e| e.event)
     }
 
+    /// When the edge `waiter -> on` appeared ([`WaitForGraph::seq`] of that event), if it
+    /// exists.
+    pub fn edge_born(&self, waiter: NodeId, on: NodeId) -> Option<u64> {
+        self.edges.get(&(waiter, on)).map(|e| e.born)
+    }
+
     /// The last `wait_end` event of an edge out of `waiter`.
     pub fn last_end(&self, waiter: NodeId) -> Option<u64> {
         self.last_end.get(&waiter).copied()
@@ -132,32 +151,41 @@ impl WaitForGraph {
 
     /// A shortest path `from -> ... -> to` (both included; at least one edge), if any.
     pub fn path(&self, from: NodeId, to: NodeId) -> Option<Vec<NodeId>> {
-        let mut parent: BTreeMap<NodeId, NodeId> = BTreeMap::new();
-        let mut seen = BTreeSet::new();
-        let mut queue = VecDeque::new();
-        for s in self.successors(from) {
-            if seen.insert(s) {
-                parent.insert(s, from);
-                queue.push_back(s);
-            }
-        }
+        self.path_within(from, to, u64::MAX, |_| true)
+    }
+
+    /// A shortest path `from -> ... -> to` (both included; at least one edge) over the edges
+    /// that appeared at or before `born_by` ([`WaitForGraph::seq`]) and through nodes `via`
+    /// accepts (`from` and `to` are not asked), if any.
+    pub fn path_within(
+        &self,
+        from: NodeId,
+        to: NodeId,
+        born_by: u64,
+        via: impl Fn(NodeId) -> bool,
+    ) -> Option<Vec<NodeId>> {
+        let next = |n: NodeId| {
+            self.edges
+                .range((n, 0)..=(n, NodeId::MAX))
+                .filter(move |(_, e)| e.born <= born_by)
+                .map(|(&(_, on), _)| on)
+        };
+        // breadth-first, stopping as soon as `to` is discovered (its distance is then known)
+        let mut parent: HashMap<NodeId, NodeId> = HashMap::new();
+        let mut queue = VecDeque::from([from]);
         while let Some(n) = queue.pop_front() {
-            if n == to {
-                let mut path = vec![to];
-                let mut cur = to;
-                loop {
-                    let p = parent[&cur];
-                    path.push(p);
-                    if p == from {
-                        break;
+            for s in next(n) {
+                if s == to {
+                    let mut path = vec![to, n];
+                    let mut cur = n;
+                    while cur != from {
+                        cur = parent[&cur];
+                        path.push(cur);
                     }
-                    cur = p;
+                    path.reverse();
+                    return Some(path);
                 }
-                path.reverse();
-                return Some(path);
-            }
-            for s in self.successors(n) {
-                if seen.insert(s) {
+                if s != from && via(s) && !parent.contains_key(&s) {
                     parent.insert(s, n);
                     queue.push_back(s);
                 }
@@ -200,4 +228,36 @@ pub fn cycle_text(cycle: &[NodeId]) -> String {
         .map(|n| format!("n{n}"))
         .collect::<Vec<_>>()
         .join(" -> ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_events::observe;
+
+    /// An edge observed by two nodes stays until both observations are gone: a crash of one
+    /// observer withdraws only its own (it used to remove the edge with its last observer).
+    #[test]
+    fn a_crash_withdraws_only_the_crashed_nodes_observations() {
+        let mut g = WaitForGraph::new();
+        let wf = Observation::WaitFor { waiter: 0, on: 2 };
+        assert_eq!(g.apply(&observe(0, 2, wf.clone())), Change::Added(0, 2));
+        assert_eq!(g.apply(&observe(1, 1, wf)), Change::None);
+        let crash = |id, node| Event {
+            id,
+            t_ns: id,
+            node: Some(node),
+            local_ns: None,
+            kind: EventKind::Fault {
+                fault: Fault::Crash { node },
+            },
+        };
+        assert_eq!(g.apply(&crash(2, 1)), Change::None);
+        assert!(g.has_edge(0, 2));
+        assert_eq!(g.apply(&crash(3, 2)), Change::Removed(vec![(0, 2)]));
+        // a crashed waiter waits for nothing, whoever observed its edges
+        g.apply(&observe(4, 2, Observation::WaitFor { waiter: 0, on: 2 }));
+        assert_eq!(g.apply(&crash(5, 0)), Change::Removed(vec![(0, 2)]));
+        assert_eq!(g.seq(), 6);
+    }
 }

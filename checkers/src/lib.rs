@@ -20,10 +20,10 @@
 //! | `deadlock_completeness` (every persistent wait-for cycle is reported by a member within a bound) | [`deadlock_completeness`] | liveness | quiet, bound |
 //! | `bounded_skew` (after convergence, clocks within a bound of each other and of real time) | [`bounded_skew`] | safety | the whole scenario (clocks, delays, faults, algorithm, `params.*`); no bound |
 //! | `monotonic_clock` (no software clock is ever set back; a backward clock jump excuses its own amount) | [`monotonic_clock`] | safety | n |
-//! | `leader_uniqueness` (at most one live node believes itself leader in a term, at any time) | [`election::uniqueness`] | safety | n |
+//! | `leader_uniqueness` (at most one live node believes itself leader in a term, at any time; the events of one instant are judged as a set) | [`election::uniqueness`] | safety | n |
 //! | `single_acting_leader` (at most one live node acts as leader at any instant, whatever the terms: a lease's promise) | [`election::single_acting`] | safety | n |
 //! | `leader_agreement` (after the faults stop, every live node names the same live leader within a bound; a run with no election at all is not judged) | [`election::agreement`] | liveness | n, quiet, bound |
-//! | `election_termination` (every election started ends with a leader within a bound after the faults stop) | [`election::termination`] | liveness | quiet, bound |
+//! | `election_termination` (every election started ends with a leader, one of the run's nodes, within a bound after the faults stop) | [`election::termination`] | liveness | n, quiet, bound |
 //! | `leader_validity` (after quiet + bound, the named leader is alive and the best by rank among the live nodes the namer reaches; highest id from [`by_name`]) | [`election::validity`] | safety | n, quiet, bound |
 //! | `leader_stability` (after the live nodes agree on a leader in a term, no node starts an election or changes leader or term while that leader is alive and reachable) | [`election::stability`] | safety | n, quiet |
 //! | `eventual_leadership`, `crashed_never_elected`, `newcomer_never_demotes` (Ω over a shared-memory trace, after checking the `memory_access_pattern` assumption) | [`omega`] | liveness, liveness, safety | α, start of the judged suffix |
@@ -230,7 +230,7 @@ impl Property for ElectionTermination {
     const NAME: &'static str = election::termination::PROPERTY;
     const NEEDS_BOUND: bool = true;
     fn for_scenario(scenario: &Scenario, liveness_bound_ms: u64) -> Self {
-        ElectionTermination::new(scenario.quiet_from_ms(), liveness_bound_ms)
+        ElectionTermination::new(scenario.nodes, scenario.quiet_from_ms(), liveness_bound_ms)
     }
 }
 

@@ -11,16 +11,19 @@
 //! excuses a reading up to `d` below the previous one, and nothing more. A forward jump excuses
 //! nothing (a reading after it that is below the previous one was set back by someone else).
 //! Jumps between two readings add up: +5 ms then −3 ms is a net +2 ms and excuses nothing.
-//! Works offline on any trace: it only reads the events.
+//! The reading recorded with a `clock_jump` fault is the node's clock just *before* the jump:
+//! it is judged like any other reading (against the previous one), and the jump then applies
+//! to the readings after it. Works offline on any trace: it only reads the events.
 //!
 //! # Contract
 //!
 //! - **Reads:** `clock_adjust` events (a step with a negative amount is a violation; slews are
 //!   not judged by their amount, only through the readings), the `local_ns` of every event of
-//!   a node (events without a node or without `local_ns` are skipped; so is the reading
-//!   recorded with a `clock_jump` fault, taken before the jump), and `clock_jump` faults: the
-//!   signed sum `J` of the node's jumps since its previous reading (`delta_ms`, rounded to ns
-//!   as the engines apply it) lowers the floor of the next reading to `previous + min(J, 0)`.
+//!   a node (events without a node or without `local_ns` are skipped; the reading recorded
+//!   with a `clock_jump` fault, taken before the jump, is one of the node's readings), and
+//!   `clock_jump` faults: the signed sum `J` of the node's jumps since its previous reading
+//!   (`delta_ms`, rounded to ns as the engines apply it; a jump counts after the reading of its
+//!   own event) lowers the floor of the next reading to `previous + min(J, 0)`.
 //!   Ignored otherwise: `drift_change`
 //!   faults, and crashes and restarts — the comparison carries on across a restart, as the
 //!   engine keeps a node's clock across it.
@@ -66,6 +69,63 @@ impl MonotonicClock {
         }
         &mut self.last[node]
     }
+
+    /// Compares `node`'s reading `local_ns` (of `ev`) with its previous one, then makes it the
+    /// previous one.
+    fn judge_reading(&mut self, ev: &Event, node: NodeId, local_ns: i64) -> Result<(), Violation> {
+        let slot = self.slot(node);
+        if let Some(prev) = *slot {
+            let floor = prev.local_ns.saturating_add(prev.jumps_ns.min(0));
+            if local_ns < floor {
+                let (excuse, mut events) = match prev.jump_event {
+                    Some(j) if prev.jumps_ns < 0 => (
+                        format!(
+                            "; the hardware clock jumped back by only {:.6} ms in between",
+                            -prev.jumps_ns as f64 / 1e6
+                        ),
+                        vec![prev.event, j, ev.id],
+                    ),
+                    Some(j) => (
+                        format!(
+                            "; the hardware clock jumped forward by {:.6} ms in between, which excuses no fall",
+                            prev.jumps_ns as f64 / 1e6
+                        ),
+                        vec![prev.event, j, ev.id],
+                    ),
+                    None => (String::new(), vec![prev.event, ev.id]),
+                };
+                events.sort_unstable();
+                events.dedup();
+                let before_jump = if matches!(
+                    ev.kind,
+                    EventKind::Fault {
+                        fault: Fault::ClockJump { .. }
+                    }
+                ) {
+                    " (the reading recorded with a clock jump, before the jump)"
+                } else {
+                    ""
+                };
+                return Err(violation(
+                    ev,
+                    format!(
+                        "node {node}'s software clock went back from {:.6} ms to {:.6} ms ({:.6} ms){before_jump}{excuse}",
+                        prev.local_ns as f64 / 1e6,
+                        local_ns as f64 / 1e6,
+                        (prev.local_ns - local_ns) as f64 / 1e6
+                    ),
+                    events,
+                ));
+            }
+        }
+        *slot = Some(Last {
+            event: ev.id,
+            local_ns,
+            jumps_ns: 0,
+            jump_event: None,
+        });
+        Ok(())
+    }
 }
 
 fn violation(ev: &Event, explanation: String, events: Vec<u64>) -> Violation {
@@ -102,63 +162,21 @@ impl Checker for MonotonicClock {
                 ));
             }
         }
-        if let EventKind::Fault {
-            fault: Fault::ClockJump { delta_ms, .. },
-        } = ev.kind
-        {
-            // The reading recorded with the fault is the one before the jump: not compared.
-            // The jump excuses (when backwards) as much of the next reading's fall.
-            if let Some(prev) = self.slot(node) {
-                prev.jumps_ns = prev
-                    .jumps_ns
-                    .saturating_add((delta_ms * 1e6).round() as i64);
-                prev.jump_event = Some(ev.id);
-            }
-            return Ok(());
-        }
-        let Some(local_ns) = ev.local_ns else {
-            return Ok(());
+        // A jump fault's own reading is taken before the jump: judged first, then the jump
+        // applies to what follows (when the fault carries no reading, to the previous one).
+        let jump_ns = match ev.kind {
+            EventKind::Fault {
+                fault: Fault::ClockJump { delta_ms, .. },
+            } => Some((delta_ms * 1e6).round() as i64),
+            _ => None,
         };
-        let slot = self.slot(node);
-        if let Some(prev) = *slot {
-            let floor = prev.local_ns.saturating_add(prev.jumps_ns.min(0));
-            if local_ns < floor {
-                let (excuse, mut events) = match prev.jump_event {
-                    Some(j) if prev.jumps_ns < 0 => (
-                        format!(
-                            "; the hardware clock jumped back by only {:.6} ms in between",
-                            -prev.jumps_ns as f64 / 1e6
-                        ),
-                        vec![prev.event, j, ev.id],
-                    ),
-                    Some(j) => (
-                        format!(
-                            "; the hardware clock jumped forward by {:.6} ms in between, which excuses no fall",
-                            prev.jumps_ns as f64 / 1e6
-                        ),
-                        vec![prev.event, j, ev.id],
-                    ),
-                    None => (String::new(), vec![prev.event, ev.id]),
-                };
-                events.sort_unstable();
-                return Err(violation(
-                    ev,
-                    format!(
-                        "node {node}'s software clock went back from {:.6} ms to {:.6} ms ({:.6} ms){excuse}",
-                        prev.local_ns as f64 / 1e6,
-                        local_ns as f64 / 1e6,
-                        (prev.local_ns - local_ns) as f64 / 1e6
-                    ),
-                    events,
-                ));
-            }
+        if let Some(local_ns) = ev.local_ns {
+            self.judge_reading(ev, node, local_ns)?;
         }
-        *slot = Some(Last {
-            event: ev.id,
-            local_ns,
-            jumps_ns: 0,
-            jump_event: None,
-        });
+        if let (Some(j), Some(prev)) = (jump_ns, self.slot(node)) {
+            prev.jumps_ns = prev.jumps_ns.saturating_add(j);
+            prev.jump_event = Some(ev.id);
+        }
         Ok(())
     }
 
@@ -241,7 +259,9 @@ mod tests {
         ])
         .unwrap_err();
         assert!(v.explanation.contains("jumped forward"), "{v}");
-        assert_eq!(v.events, vec![0, 1, 2]);
+        // the previous reading is the jump's own (110 ns, before the jump)
+        assert_eq!(v.events, vec![1, 2]);
+        assert!(v.explanation.contains("from 0.000110 ms"), "{v}");
         // a backward jump excuses only its own amount (1 µs here), not 1 µs + 1 ns
         let v = run(vec![
             input(0, 0, 2_000),
@@ -256,14 +276,56 @@ mod tests {
             input(2, 0, 1_000),
         ])
         .unwrap();
-        // jumps add up: -1 µs then +1 µs is no jump at all
+        // jumps between two readings add up: -1 µs then +1 µs is no jump at all
+        let unread = |mut e: Event| {
+            e.local_ns = None;
+            e
+        };
         assert!(run(vec![
+            input(0, 0, 2_000),
+            unread(jump(1, 0, 2_000, -0.001)),
+            unread(jump(2, 0, 1_000, 0.001)),
+            input(3, 0, 1_500),
+        ])
+        .is_err());
+        // a reading in between (the second jump's, at 1 µs) is the new previous reading
+        run(vec![
             input(0, 0, 2_000),
             jump(1, 0, 2_000, -0.001),
             jump(2, 0, 1_000, 0.001),
             input(3, 0, 1_500),
         ])
-        .is_err());
+        .unwrap();
+    }
+
+    /// The reading a `clock_jump` fault carries (the clock before the jump) is judged: 10 ms,
+    /// then a jump recorded at 7 ms, is a clock set back by 3 ms before any jump (it used to
+    /// pass: the jump's reading only reset the baseline).
+    #[test]
+    fn the_reading_recorded_with_a_jump_is_judged() {
+        const MS: i64 = 1_000_000;
+        let v = run(vec![input(0, 0, 10 * MS), jump(1, 0, 7 * MS, -5.0)]).unwrap_err();
+        assert_eq!(v.events, vec![0, 1]);
+        assert!(
+            v.explanation.contains("from 10.000000 ms to 7.000000 ms")
+                && v.explanation.contains("before the jump"),
+            "{v}"
+        );
+        // at or above the previous reading it passes, and the jump then excuses its amount
+        run(vec![
+            input(0, 0, 10 * MS),
+            jump(1, 0, 10 * MS, -5.0),
+            input(2, 0, 5 * MS),
+        ])
+        .unwrap();
+        // a second jump's reading is judged against the first jump's
+        let v = run(vec![
+            input(0, 0, 10 * MS),
+            jump(1, 0, 10 * MS, -5.0),
+            jump(2, 0, 4 * MS, -5.0),
+        ])
+        .unwrap_err();
+        assert!(v.explanation.contains("back by only 5.000000 ms"), "{v}");
     }
 
     #[test]

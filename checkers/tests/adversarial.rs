@@ -6,10 +6,11 @@
 //! traces are written by `tests/adversarial/make_corpus.py`.
 //!
 //! Every case is judged by the checker (`by_name` + `judge_trace`) and by the reference oracle;
-//! every mismatch is reported, not just the first. Cases `main`'s checkers get wrong are listed
-//! in [`KNOWN_BUGS`] (being fixed on branch `checkers-trust`) and [`NEW_FINDINGS`] (found by
-//! the oracles): `corpus_checkers` skips them, `corpus_checkers_on_listed_bugs` (ignored)
-//! expects them right.
+//! every mismatch is reported, not just the first. A case a checker gets wrong that cannot be
+//! fixed at once is listed in [`KNOWN_BUGS`] with the reason: `corpus_checkers` skips it,
+//! `corpus_checkers_on_listed_bugs` (ignored) expects it right, and
+//! `listed_cases_still_fail_here` makes sure a fixed case is taken off the list. The list is
+//! empty: every case of the corpus is judged right by its checker.
 
 mod oracle;
 
@@ -17,86 +18,11 @@ use oracle::{Params, MS};
 use sincro_harness::{Fault, Scenario, TimedFault, Trace, Verdict};
 use std::path::{Path, PathBuf};
 
-/// `property/case`: main's checker is wrong on it, a known bug being fixed on `checkers-trust`.
-const KNOWN_BUGS: &[(&str, &str)] = &[
-    (
-        "mutual_exclusion/pass-handover-same-instant-enter-line-first",
-        "a hand-over at one instant depends on line order",
-    ),
-    (
-        "causal_delivery/pass-sender-skips-own",
-        "a sender must deliver its own multicast",
-    ),
-    (
-        "deadlock_soundness/violation-initiator-is-not-reporter",
-        "initiator not checked against the reporter",
-    ),
-    (
-        "deadlock_soundness/violation-cycle-through-nonexistent-node",
-        "a cycle through a node that does not exist is accepted",
-    ),
-    (
-        "monotonic_clock/violation-back-after-forward-jump",
-        "any backward reading after a clock jump is forgiven",
-    ),
-    (
-        "monotonic_clock/violation-back-more-than-backward-jump",
-        "any backward reading after a clock jump is forgiven",
-    ),
-    (
-        "leader_stability/violation-after-out-of-range-name",
-        "a leader id outside 0..nodes is taken as an alive node (which never reports, so no agreement forms)",
-    ),
-    (
-        "leader_agreement/pass-after-out-of-range-name",
-        "a leader id outside 0..nodes is taken as an alive node (which never reports, so no agreement forms)",
-    ),
-    (
-        "leader_validity/pass-after-out-of-range-name",
-        "a leader id outside 0..nodes is taken as an alive node, which then outranks the real leader",
-    ),
-    (
-        "election_termination/violation-out-of-range-leader-does-not-end",
-        "a leader id outside 0..nodes ends an election",
-    ),
-    ("liveness/unjudged-open-at-end", "open items at the end pass"),
-    ("liveness/unjudged-deadline-at-end", "open items at the end pass"),
-    ("no_deadlock/unjudged-standstill-at-end", "open items at the end pass"),
-    ("election_termination/unjudged-open-at-end", "open items at the end pass"),
-    (
-        "leader_agreement/unjudged-ended-before-quiet-plus-bound",
-        "open items at the end pass",
-    ),
-    (
-        "leader_agreement/unjudged-ends-disagreeing-within-bound",
-        "open items at the end pass",
-    ),
-    (
-        "leader_validity/unjudged-ended-before-quiet-plus-bound",
-        "a run ending before quiet + bound passes",
-    ),
-    ("deadlock_completeness/unjudged-open-at-end", "open items at the end pass"),
-    (
-        "replica_agreement/unjudged-disagree-before-quiet-plus-bound",
-        "a disagreement when the run ends before quiet + bound is reported as a violation",
-    ),
-];
-
-/// `property/case`: main's checker is wrong on it, found by the oracles (not a known bug).
-const NEW_FINDINGS: &[(&str, &str)] = &[
-    (
-        "leader_uniqueness/pass-handover-same-instant-claim-line-first",
-        "a hand-over of a term's leadership at one instant depends on line order (as mutual_exclusion's)",
-    ),
-    (
-        "monotonic_clock/violation-back-before-jump",
-        "the reading carried by a clock_jump event (the one before the jump) is never judged",
-    ),
-    (
-        "deadlock_completeness/violation-second-cycle-of-closing-edge",
-        "only the shortest cycle closed by an edge is tracked: a second cycle closed by the same edge that outlives the first is never required to be reported",
-    ),
-];
+/// `property/case`: the checker is wrong on it (a known bug, with the reason). Empty: the
+/// bugs the oracles found (same-instant hand-overs of mutual exclusion and leadership, clock
+/// jumps, self-delivery, phantom and mislabelled deadlock reports, out-of-range leaders, open
+/// items at an early end, the second cycle closed by one edge) are fixed.
+const KNOWN_BUGS: &[(&str, &str)] = &[];
 
 fn corpus_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/adversarial")
@@ -188,7 +114,6 @@ fn checker_kind(c: &Case) -> String {
 fn listed(key: &str) -> Option<&'static str> {
     KNOWN_BUGS
         .iter()
-        .chain(NEW_FINDINGS)
         .find(|(k, _)| *k == key)
         .map(|(_, note)| *note)
 }
@@ -219,7 +144,7 @@ fn corpus_covers_every_property() {
             assert!(n >= 3, "{p}: {n} {kind} cases, want at least 3");
         }
     }
-    for (k, _) in KNOWN_BUGS.iter().chain(NEW_FINDINGS) {
+    for (k, _) in KNOWN_BUGS {
         assert!(
             cases.iter().any(|c| c.key == *k),
             "listed case {k} is not in the corpus"
@@ -259,7 +184,7 @@ fn corpus_checkers() {
 }
 
 #[test]
-#[ignore = "the cases of KNOWN_BUGS (fixed on branch checkers-trust) and NEW_FINDINGS"]
+#[ignore = "the cases of KNOWN_BUGS (none at present)"]
 fn corpus_checkers_on_listed_bugs() {
     let cases = load();
     let listed_cases: Vec<&Case> = cases.iter().filter(|c| listed(&c.key).is_some()).collect();
@@ -289,14 +214,13 @@ fn listed_cases_still_fail_here() {
         .collect();
     assert!(
         fixed.is_empty(),
-        "these listed cases now pass: take them off KNOWN_BUGS / NEW_FINDINGS: {fixed:?}"
+        "these listed cases now pass: take them off KNOWN_BUGS: {fixed:?}"
     );
 }
 
-/// vector_causality judges every labelled event, however many (the oracle does; main's
-/// checker stops comparing after 20 000).
+/// vector_causality judges every labelled event, however many (the oracle does; the checker
+/// used to stop comparing after 20 000).
 #[test]
-#[ignore = "known bug: vector_causality stops judging after 20,000 labelled events, fixed on branch checkers-trust"]
 fn vector_causality_judges_past_20000_events() {
     use sincro_harness::trace::{Event, EventKind};
     use sincro_harness::Observation;
@@ -339,10 +263,5 @@ fn vector_causality_judges_past_20000_events() {
             end_ns: n,
         },
     };
-    // an exhaustive checker says violation; one that gives up must at least not pass
-    let got = checker_kind(&case);
-    assert!(
-        got == "violation" || got == "unjudged",
-        "checker says {got}"
-    );
+    assert_eq!(checker_kind(&case), "violation");
 }

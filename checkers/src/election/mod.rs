@@ -8,7 +8,8 @@
 //!   `Observation::Leader { leader: None, term }` when it **starts or joins an election** (it no
 //!   longer knows a leader). Algorithms without terms report `term: 0`. A leader is one of the
 //!   run's nodes, `0..nodes`: the checkers never count a leader named outside that range as
-//!   alive (`leader_validity` reports it at once, `leader_agreement` never agrees on it).
+//!   alive (`leader_validity` reports it at once, `leader_agreement` never agrees on it,
+//!   `election_termination` does not count it as the end of an election).
 //! * An algorithm that has a leader from the start reports it when its nodes start; one that
 //!   elects only when asked (the ring family) reports nothing until then. A run in which no
 //!   node ever reports is not judged by `leader_agreement` (see its module).
@@ -21,7 +22,7 @@
 //! |---|---|---|---|
 //! | `leader_uniqueness` | [`LeaderUniqueness`] | safety | `new(nodes)` |
 //! | `leader_agreement` | [`LeaderAgreement`] | liveness | `new(nodes, quiet_from_ms, bound_ms)` |
-//! | `election_termination` | [`ElectionTermination`] | liveness | `new(quiet_from_ms, bound_ms)` |
+//! | `election_termination` | [`ElectionTermination`] | liveness | `new(nodes, quiet_from_ms, bound_ms)` |
 //! | `leader_validity` | [`LeaderValidity`] | safety after quiet + bound | `new(nodes, quiet_from_ms, bound_ms)` (highest id wins) or `with_ranks(nodes, quiet_from_ms, bound_ms, Option<Vec<u64>>)` |
 //! | `leader_stability` | [`LeaderStability`] | safety after quiet | `new(nodes, quiet_from_ms)` |
 //! | `single_acting_leader` | [`SingleActingLeader`] | safety | `new(nodes)` |

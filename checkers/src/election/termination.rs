@@ -2,7 +2,9 @@
 //! within a bound after the faults stop.
 //!
 //! A node starts (or joins) an election when it reports `Leader { leader: None, .. }`; the
-//! election ends for it at its next `Leader { leader: Some(_), .. }`. An election started at
+//! election ends for it at its next `Leader { leader: Some(l), .. }` naming one of the run's
+//! nodes (`l` in `0..nodes`: a leader named outside that range is no leader, and ends
+//! nothing). An election started at
 //! `t` must end by `max(t, quiet) + bound`. A crash (or restart) of the node cancels it.
 //! An election still open at the end of the run whose deadline is not past is not judged, and
 //! the checker says so (could not judge).
@@ -10,12 +12,13 @@
 //! # Contract
 //!
 //! - **Reads:** `leader` observations of a node (`leader: None` starts an election — a second
-//!   one while it is open keeps the first start; `leader: Some(_)` ends it; terms are ignored)
+//!   one while it is open keeps the first start; `leader: Some(l)` with `l` in `0..nodes` ends
+//!   it, one naming a leader outside `0..nodes` does not; terms are ignored)
 //!   and `crash` / `restart` faults (cancel the node's open election). Ignored: partitions and
 //!   pauses (a cut-off or paused node's election must still end), messages. A node that never
 //!   reports `leader: None` has no election to judge.
-//! - **Settings:** the quiet time (`scenario.quiet_from_ms()`) and the liveness bound; not the
-//!   node count. A bound of 0 is taken literally (an election must end at the instant it
+//! - **Settings:** the node count (which leaders exist), the quiet time
+//!   (`scenario.quiet_from_ms()`) and the liveness bound. A bound of 0 is taken literally (an election must end at the instant it
 //!   starts, or at the quiet time); the checker has no default bound
 //!   ([`crate::Property::NEEDS_BOUND`]).
 //! - **When the run ends before it can judge:** `finish` reports an open election whose
@@ -41,6 +44,7 @@ struct Started {
 /// The election termination checker.
 #[derive(Debug)]
 pub struct ElectionTermination {
+    nodes: usize,
     quiet_ns: u64,
     bound_ns: u64,
     pending: BTreeMap<NodeId, Started>,
@@ -48,9 +52,11 @@ pub struct ElectionTermination {
 }
 
 impl ElectionTermination {
-    /// Elections must end within `bound_ms` of `max(start, quiet_from_ms)`.
-    pub fn new(quiet_from_ms: u64, bound_ms: u64) -> Self {
+    /// Elections must end, with a leader in `0..nodes`, within `bound_ms` of
+    /// `max(start, quiet_from_ms)`.
+    pub fn new(nodes: usize, quiet_from_ms: u64, bound_ms: u64) -> Self {
         ElectionTermination {
+            nodes,
             quiet_ns: quiet_from_ms * NS_PER_MS,
             bound_ns: bound_ms * NS_PER_MS,
             pending: BTreeMap::new(),
@@ -107,11 +113,11 @@ impl Checker for ElectionTermination {
                 EventKind::Observe {
                     obs:
                         Observation::Leader {
-                            leader: Some(_), ..
+                            leader: Some(l), ..
                         },
                 },
                 Some(node),
-            ) => {
+            ) if *l < self.nodes => {
                 self.pending.remove(&node);
             }
             (
@@ -162,7 +168,7 @@ mod tests {
             events: t.events,
         };
         let mut cs: Vec<Box<dyn Checker>> =
-            vec![Box::new(ElectionTermination::new(quiet_ms, bound_ms))];
+            vec![Box::new(ElectionTermination::new(3, quiet_ms, bound_ms))];
         check_trace(&trace, end_ms * NS_PER_MS, &mut cs)
     }
 
@@ -189,7 +195,8 @@ mod tests {
             events: t.events,
         };
         let judge = |end_ms: u64| {
-            let mut cs: Vec<Box<dyn Checker>> = vec![Box::new(ElectionTermination::new(50, 100))];
+            let mut cs: Vec<Box<dyn Checker>> =
+                vec![Box::new(ElectionTermination::new(3, 50, 100))];
             judge_trace(&trace, end_ms * NS_PER_MS, &mut cs)
         };
         // node 0's election (deadline 150 ms) is still open at 120 ms: could not judge
@@ -212,16 +219,34 @@ mod tests {
             nodes: 3,
             events: t.events,
         };
-        let mut cs: Vec<Box<dyn Checker>> = vec![Box::new(ElectionTermination::new(50, 100))];
+        let mut cs: Vec<Box<dyn Checker>> = vec![Box::new(ElectionTermination::new(3, 50, 100))];
         assert!(matches!(
             judge_trace(&trace, 950 * NS_PER_MS, &mut cs),
             Verdict::Unjudged { .. }
         ));
-        let mut cs: Vec<Box<dyn Checker>> = vec![Box::new(ElectionTermination::new(50, 100))];
+        let mut cs: Vec<Box<dyn Checker>> = vec![Box::new(ElectionTermination::new(3, 50, 100))];
         assert!(matches!(
             judge_trace(&trace, 1100 * NS_PER_MS, &mut cs),
             Verdict::Violation(_)
         ));
+    }
+
+    /// A leader outside `0..nodes` is no leader: naming one does not end the election (it
+    /// used to, so the run passed).
+    #[test]
+    fn naming_a_leader_that_does_not_exist_ends_no_election() {
+        let t = T::default()
+            .leader(10, 0, None, 0)
+            .leader(20, 0, Some(7), 0);
+        let v = run(t, 0, 100, 1000).unwrap_err();
+        assert_eq!(v.events, vec![0]);
+        assert_eq!(v.t_ns, 110 * NS_PER_MS);
+        // naming node 2 (which exists) ends it
+        let t = T::default()
+            .leader(10, 0, None, 0)
+            .leader(20, 0, Some(7), 0)
+            .leader(30, 0, Some(2), 0);
+        run(t, 0, 100, 1000).unwrap();
     }
 
     #[test]
@@ -241,7 +266,7 @@ mod tests {
             nodes: 3,
             events: t.events,
         };
-        let mut cs: Vec<Box<dyn Checker>> = vec![Box::new(ElectionTermination::new(50, 100))];
+        let mut cs: Vec<Box<dyn Checker>> = vec![Box::new(ElectionTermination::new(3, 50, 100))];
         assert_eq!(judge_trace(&trace, 950 * NS_PER_MS, &mut cs), Verdict::Pass);
     }
 }

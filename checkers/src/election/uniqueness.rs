@@ -6,27 +6,59 @@
 //! does, the split brain is reported with both leaders, the term, and the partitions, crashes
 //! and pauses in effect at either claim (taken from the trace's fault events).
 //!
+//! **Events at one instant are judged as a set**, as [`crate::mutual_exclusion`] does: the
+//! trace lists the events of one global time in some order, but nothing orders two nodes'
+//! events at one instant, so the verdict must not depend on it. Each node's own events keep
+//! their order; an instant is fine when its events *can* be ordered so that no two nodes ever
+//! claim one term at once. That comes down to: at the end of the instant at most one node
+//! claims each term, and a node that claimed a term before the instant and does not give it
+//! up during it sees nobody else claim that term. So node 0 naming node 1 and node 1 claiming
+//! node 0's term at the same instant is a hand-over, whichever line comes first.
+//!
 //! # Contract
 //!
-//! - **Reads:** `leader` observations (a claim is `leader: Some(own id)`; any other report of
-//!   the node ends its claim; reports without a node are ignored) and `crash` / `restart`
-//!   faults (end the node's belief; a crashed node is not live). Partitions, heals, pauses and
-//!   resumes are read only to name the faults in effect in the explanation: a paused or
-//!   partitioned node still counts as live, and its claim stands. Only claims of the same term
-//!   conflict. Ignored: messages, timers, clock faults.
+//! - **Reads:** `leader` observations (a claim is `leader: Some(own id)`; a node repeating its
+//!   claim of the same term keeps it; any other report of the node ends its claim; reports
+//!   without a node are ignored) and `crash` / `restart` faults (end the node's belief; a
+//!   crashed node is not live). Partitions, heals, pauses and resumes are read only to name
+//!   the faults in effect in the explanation: a paused or partitioned node still counts as
+//!   live, and its claim stands. Only claims of the same term conflict. Events of one instant
+//!   are judged together, as above. Ignored: messages, timers, clock faults.
 //! - **Settings:** the node count (events of nodes outside `0..nodes` are ignored). No quiet time
 //!   (the faulty phase is judged too), no bound.
-//! - **When the run ends before it can judge:** nothing is pending — `finish` passes; every
-//!   claim was judged when made.
-//! - **Class:** safety.
+//! - **When the run ends before it can judge:** `finish` judges the last instant; nothing else
+//!   is pending.
+//! - **Class:** safety (reported at the instant of the conflicting claim, once the instant's
+//!   events have all been seen: at the first later event, or at the end).
 
 use super::{describe_faults, ElectionView};
 use sincro_harness::trace::{Event, EventKind};
 use sincro_harness::{Checker, Fault, NodeId, Observation, PropertyClass, Violation};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Property name.
 pub const PROPERTY: &str = "leader_uniqueness";
+
+/// A node's claim of a term.
+#[derive(Clone, Debug)]
+struct Claim {
+    term: u64,
+    /// The observation that made it.
+    event: u64,
+    t_ns: u64,
+    /// The faults in effect then, and the last fault seen before it.
+    faults: Vec<u64>,
+    last_fault: Option<u64>,
+}
+
+/// One node's event of the current instant, in its program order.
+#[derive(Clone, Debug)]
+enum Step {
+    /// It claims a term.
+    Claim(Claim),
+    /// Any other report, a crash or a restart: its claim (if any) ends.
+    End,
+}
 
 /// The leader uniqueness checker.
 #[derive(Debug)]
@@ -34,8 +66,11 @@ pub struct LeaderUniqueness {
     view: ElectionView,
     /// Every fault event seen, by id (to describe them).
     faults: BTreeMap<u64, Fault>,
-    /// node -> faults in effect when it claimed leadership.
-    claim_faults: BTreeMap<NodeId, Vec<u64>>,
+    /// node -> its claim at the end of the last judged instant.
+    claims: BTreeMap<NodeId, Claim>,
+    /// The current instant and its events, per node in order.
+    now_ns: u64,
+    steps: BTreeMap<NodeId, Vec<Step>>,
 }
 
 impl LeaderUniqueness {
@@ -44,8 +79,115 @@ impl LeaderUniqueness {
         LeaderUniqueness {
             view: ElectionView::new(nodes),
             faults: BTreeMap::new(),
-            claim_faults: BTreeMap::new(),
+            claims: BTreeMap::new(),
+            now_ns: 0,
+            steps: BTreeMap::new(),
         }
+    }
+
+    /// The split brain of `newcomer` claiming `c.term` while `holder` claims it since `held`.
+    fn split_brain(&self, newcomer: NodeId, c: &Claim, holder: NodeId, held: &Claim) -> Violation {
+        let mut involved: Vec<u64> = held.faults.iter().chain(&c.faults).copied().collect();
+        involved.sort_unstable();
+        involved.dedup();
+        let mut events = vec![held.event, c.event];
+        events.extend(involved.iter().copied());
+        let mut faults = describe_faults(&involved, &self.faults);
+        if involved.is_empty() {
+            if let Some((id, f)) = c
+                .last_fault
+                .and_then(|id| Some((id, self.faults.get(&id)?)))
+            {
+                faults = format!(
+                    "{faults}; last fault before it: {} (event {id})",
+                    sincro_harness::render::fault_text(f)
+                );
+                events.push(id);
+            }
+        }
+        Violation {
+            property: PROPERTY.into(),
+            class: PropertyClass::Safety,
+            explanation: if held.t_ns == c.t_ns {
+                format!(
+                    "split brain: nodes {holder} and {newcomer} both claimed to lead term {} at {:.3} ms and neither gave it up; {faults}",
+                    c.term,
+                    c.t_ns as f64 / 1e6,
+                )
+            } else {
+                format!(
+                    "split brain: node {newcomer} believes it leads term {} while node {holder} (since {:.3} ms) still does; {faults}",
+                    c.term,
+                    held.t_ns as f64 / 1e6,
+                )
+            },
+            t_ns: c.t_ns,
+            events,
+        }
+    }
+
+    /// Judges the instant `now_ns` from its events (in any order across nodes) and moves the
+    /// claims to its end.
+    fn close_instant(&mut self) -> Result<(), Violation> {
+        if self.steps.is_empty() {
+            return Ok(());
+        }
+        let steps = std::mem::take(&mut self.steps);
+        let before = self.claims.clone();
+        let mut now = before.clone();
+        // (node, term) whose claim ended during the instant
+        let mut left: BTreeSet<(NodeId, u64)> = BTreeSet::new();
+        // term -> node -> its first new claim of the term in the instant
+        let mut entered: BTreeMap<u64, BTreeMap<NodeId, Claim>> = BTreeMap::new();
+        for (&node, list) in &steps {
+            for step in list {
+                match step {
+                    Step::Claim(c) => {
+                        if now.get(&node).is_some_and(|h| h.term == c.term) {
+                            continue; // the same claim, repeated
+                        }
+                        if let Some(h) = now.insert(node, c.clone()) {
+                            left.insert((node, h.term));
+                        }
+                        entered
+                            .entry(c.term)
+                            .or_default()
+                            .entry(node)
+                            .or_insert_with(|| c.clone());
+                    }
+                    Step::End => {
+                        if let Some(h) = now.remove(&node) {
+                            left.insert((node, h.term));
+                        }
+                    }
+                }
+            }
+        }
+        // a claim that stays through the instant sees nobody else claim its term
+        for (&holder, held) in before.iter().filter(|(&n, h)| !left.contains(&(n, h.term))) {
+            if let Some((&other, c)) = entered
+                .get(&held.term)
+                .and_then(|m| m.iter().find(|(&n, _)| n != holder))
+            {
+                return Err(self.split_brain(other, c, holder, held));
+            }
+        }
+        // at most one claim of each term at the end of the instant
+        let mut by_term: BTreeMap<u64, Vec<NodeId>> = BTreeMap::new();
+        for (&n, c) in &now {
+            by_term.entry(c.term).or_default().push(n);
+        }
+        if let Some(nodes) = by_term.values().find(|v| v.len() > 1) {
+            // Both claims are new (a claim held through the instant was judged above): two
+            // nodes took the term at this instant and neither gave it up.
+            let (mut a, mut b) = (nodes[0], nodes[1]);
+            if now[&b].event < now[&a].event {
+                std::mem::swap(&mut a, &mut b);
+            }
+            return Err(self.split_brain(b, &now[&b], a, &now[&a]));
+        }
+        self.claims = now;
+        Ok(())
     }
 }
 
@@ -55,75 +197,49 @@ impl Checker for LeaderUniqueness {
     }
 
     fn on_event(&mut self, ev: &Event) -> Result<(), Violation> {
+        // Any event of a later time closes the instant (so a violation stops the run there).
+        if ev.t_ns != self.now_ns {
+            self.close_instant()?;
+            self.now_ns = ev.t_ns;
+        }
         if let EventKind::Fault { fault } = &ev.kind {
             self.faults.insert(ev.id, fault.clone());
         }
         self.view.apply(ev);
-        let (
-            Some(node),
-            EventKind::Observe {
-                obs:
-                    Observation::Leader {
-                        leader: Some(l),
-                        term,
-                    },
-            },
-        ) = (ev.node, &ev.kind)
-        else {
-            return Ok(());
-        };
-        if *l != node {
-            return Ok(());
-        }
-        let now_faults = self.view.faults_in_effect();
-        for other in self.view.live_nodes() {
-            if other == node {
-                continue;
-            }
-            let Some(b) = self.view.belief(other) else {
-                continue;
-            };
-            if b.leader == Some(other) && b.term == *term {
-                let mut involved: Vec<u64> = self
-                    .claim_faults
-                    .get(&other)
-                    .cloned()
-                    .unwrap_or_default()
-                    .into_iter()
-                    .chain(now_faults.iter().copied())
-                    .collect();
-                involved.sort_unstable();
-                involved.dedup();
-                let mut events = vec![b.event, ev.id];
-                events.extend(involved.iter().copied());
-                let mut faults = describe_faults(&involved, &self.faults);
-                if involved.is_empty() {
-                    if let Some((&id, f)) = self.faults.iter().next_back() {
-                        faults = format!(
-                            "{faults}; last fault before it: {} (event {id})",
-                            sincro_harness::render::fault_text(f)
-                        );
-                        events.push(id);
-                    }
+        let step = match (&ev.kind, ev.node) {
+            (
+                EventKind::Observe {
+                    obs: Observation::Leader { leader, term },
+                },
+                Some(node),
+            ) if self.view.exists(node) => {
+                if *leader == Some(node) {
+                    let c = Claim {
+                        term: *term,
+                        event: ev.id,
+                        t_ns: ev.t_ns,
+                        faults: self.view.faults_in_effect(),
+                        last_fault: self.faults.keys().next_back().copied(),
+                    };
+                    (node, Step::Claim(c))
+                } else {
+                    (node, Step::End)
                 }
-                return Err(Violation {
-                    property: PROPERTY.into(),
-                    class: PropertyClass::Safety,
-                    explanation: format!(
-                        "split brain: node {node} believes it leads term {term} while node {other} (since {:.3} ms) still does; {faults}",
-                        b.t_ns as f64 / 1e6,
-                    ),
-                    t_ns: ev.t_ns,
-                    events,
-                });
             }
-        }
-        self.claim_faults.insert(node, now_faults);
+            (
+                EventKind::Fault {
+                    fault: Fault::Crash { node } | Fault::Restart { node },
+                },
+                _,
+            ) if self.view.exists(*node) => (*node, Step::End),
+            _ => return Ok(()),
+        };
+        self.steps.entry(step.0).or_default().push(step.1);
         Ok(())
     }
 
     fn finish(&mut self, _end_t_ns: u64) -> Result<(), Violation> {
-        Ok(())
+        self.close_instant()
     }
 }
 
@@ -183,6 +299,99 @@ mod tests {
             .leader(90, 2, Some(1), 3)
             .leader(95, 1, Some(1), 3))
         .unwrap();
+    }
+
+    fn run_nodes(nodes: usize, t: T) -> Result<(), Violation> {
+        let trace = Trace {
+            nodes,
+            events: t.events,
+        };
+        let mut cs: Vec<Box<dyn Checker>> = vec![Box::new(LeaderUniqueness::new(nodes))];
+        check_trace(&trace, 10_000 * NS_PER_MS, &mut cs)
+    }
+
+    /// Node 0 claims term 0 at 1 ms; at 5 ms node 1 claims term 0 and node 0 names node 1: a
+    /// hand-over, whichever line comes first (with the claim first it used to be reported as
+    /// a split brain).
+    #[test]
+    fn a_handover_at_one_instant_passes_in_either_line_order() {
+        run_nodes(
+            2,
+            T::default()
+                .leader(1, 0, Some(0), 0)
+                .leader(5, 0, Some(1), 0)
+                .leader(5, 1, Some(1), 0),
+        )
+        .unwrap();
+        run_nodes(
+            2,
+            T::default()
+                .leader(1, 0, Some(0), 0)
+                .leader(5, 1, Some(1), 0)
+                .leader(5, 0, Some(1), 0),
+        )
+        .unwrap();
+        // stepping down by starting an election, or by crashing, hands over too
+        run_nodes(
+            2,
+            T::default()
+                .leader(1, 0, Some(0), 0)
+                .leader(5, 1, Some(1), 0)
+                .fault(5, Fault::Crash { node: 0 }),
+        )
+        .unwrap();
+    }
+
+    /// What no order of one instant's lines can excuse: two claims of one term that both
+    /// stand at the end of the instant, or a claim while the holder keeps its own.
+    #[test]
+    fn same_instant_claims_that_cannot_be_ordered_are_caught_in_either_line_order() {
+        for flip in [false, true] {
+            let (a, b) = if flip { (1, 0) } else { (0, 1) };
+            // both take term 0 at 5 ms and keep it
+            let v = run_nodes(
+                2,
+                T::default()
+                    .leader(5, a, Some(a), 0)
+                    .leader(5, b, Some(b), 0),
+            )
+            .unwrap_err();
+            assert_eq!(v.t_ns, 5 * NS_PER_MS);
+            assert!(
+                v.explanation
+                    .contains("both claimed to lead term 0 at 5.000 ms"),
+                "{}",
+                v.explanation
+            );
+            // node 0 holds term 0 since 1 ms and keeps it; node 1 claims it and gives it up
+            // at 5 ms: for a moment both claimed it
+            let t = T::default().leader(1, 0, Some(0), 0);
+            let t = if flip {
+                t.leader(5, 1, Some(1), 0)
+                    .leader(5, 1, Some(0), 0)
+                    .leader(5, 0, Some(0), 0)
+            } else {
+                t.leader(5, 0, Some(0), 0)
+                    .leader(5, 1, Some(1), 0)
+                    .leader(5, 1, Some(0), 0)
+            };
+            let v = run_nodes(2, t).unwrap_err();
+            assert!(
+                v.explanation
+                    .contains("node 1 believes it leads term 0 while node 0 (since 1.000 ms)"),
+                "{}",
+                v.explanation
+            );
+        }
+        // a node re-claiming its own term at the instant another takes it: still two leaders
+        assert!(run_nodes(
+            2,
+            T::default()
+                .leader(1, 0, Some(0), 0)
+                .leader(5, 1, Some(1), 0)
+                .leader(5, 0, Some(0), 0),
+        )
+        .is_err());
     }
 
     #[test]

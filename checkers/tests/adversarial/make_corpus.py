@@ -3,8 +3,9 @@
 (the trace, `Trace::read_jsonl` format) and <expected>-<name>.params.json (quiet_ms, bound_ms,
 end_ms or end_ns, note). Hand-made cases, written here compactly; rerun after editing:
     python3 checkers/tests/adversarial/make_corpus.py
-`expected` is what the property's *definition* says (pass, violation, unjudged); cases where
-main's checker disagrees are listed in checkers/tests/adversarial.rs (KNOWN_BUGS, NEW_FINDINGS).
+`expected` is what the property's definition, as the checker's `# Contract` states it, says
+(pass, violation, unjudged); cases a checker gets wrong are listed in
+checkers/tests/adversarial.rs (KNOWN_BUGS).
 """
 import json, os, shutil
 
@@ -175,6 +176,8 @@ t = T(3); t.dd(1, 0)
 case(P, "violation-no-edges", t, "")
 t = T(3); t.wf(1, 0, 1); t.wf(2, 1, 0); t.crash(3, 1); t.restart(4, 1); t.dd(5, 0)
 case(P, "violation-crash-removes-edges", t, "the crash of 1 removes 1 -> 0 and what 1 observed")
+t = T(3); t.wf(1, 0, 1); t.wf(1, 1, 0); t.wf(1, 1, 0, observer=2); t.crash(2, 2); t.dd(3, 0)
+case(P, "pass-edge-kept-by-its-other-observer", t, "1 -> 0 observed by 0 and by 2: the crash of 2 withdraws only its own observation")
 t = T(3); t.wf(1, 0, 1); t.wf(2, 1, 0); t.we(5, 1, 0); t.dd(5, 0)
 case(P, "violation-edge-ended-earlier-same-instant", t, "an edge ended at the same instant earlier in the trace is gone")
 t = T(3); t.wf(1, 0, 1); t.wf(2, 1, 0); t.dd(5, 0, initiator=1)
@@ -302,6 +305,8 @@ t = T(2); t.req(1, 0); t.crash(10, 1); t.enter(16, 0)
 case(P, "violation-after-quiet", t, "", quiet_ms=10, bound_ms=5, end_ms=100)
 t = T(2); t.req(1, 0)
 case(P, "unjudged-standstill-at-end", t, "deadline 6 ms, run ends at 6 ms", quiet_ms=0, bound_ms=5, end_ms=6)
+t = T(2); t.req(1, 0); t.req(2, 1); t.abandon(4, 1)
+case(P, "violation-abandon-is-not-progress", t, "1 gives up at 4 ms, but nobody entered: 0 still waits past 1 + 5 ms", quiet_ms=0, bound_ms=5, end_ms=100)
 
 # ---------------------------------------------------------------- election_termination
 P = "election_termination"
@@ -344,6 +349,10 @@ t = T(3); t.leader(1, 0, 2); t.leader(1, 1, 2); t.leader(1, 2, 1)
 case(P, "unjudged-ended-before-quiet-plus-bound", t, "", quiet_ms=0, bound_ms=10, end_ms=5)
 t = T(3); t.all(1, [0, 1, 2], 2); t.leader(95, 0, None, 1)
 case(P, "unjudged-ends-disagreeing-within-bound", t, "", quiet_ms=0, bound_ms=10, end_ms=100)
+t = T(3); t.crash(1, 2)
+case(P, "unjudged-no-report-at-all", t, "no node ever reports: no election happened, nothing to agree on", quiet_ms=1, bound_ms=10, end_ms=100)
+t = T(3); t.all(50, [0, 1, 2], 2)
+case(P, "pass-first-report-after-quiet-plus-bound", t, "nobody had reported by quiet + bound = 10 ms: agreement is owed only at the end", quiet_ms=0, bound_ms=10, end_ms=100)
 
 # ---------------------------------------------------------------- leader_validity (highest id)
 P = "leader_validity"
@@ -362,9 +371,11 @@ case(P, "violation-later-report", t, "", quiet_ms=0, bound_ms=10, end_ms=100)
 t = T(3); t.all(1, [0, 1, 2], 2); t.leader(50, 0, 7)
 case(P, "violation-out-of-range-leader", t, "nodes = 3: node 7 does not exist (main's checker says violation too, but because phantom node 7 then outranks node 2)", quiet_ms=0, bound_ms=10, end_ms=100)
 t = T(3); t.leader(1, 0, 7); t.all(2, [0, 1, 2], 2)
-case(P, "pass-after-out-of-range-name", t, "nodes = 3: 0 once names node 7 (does not exist) before quiet + bound, then all name 2", quiet_ms=0, bound_ms=10, end_ms=100)
+case(P, "violation-out-of-range-name-before-quiet-plus-bound", t, "nodes = 3: 0 names node 7 (does not exist) before quiet + bound, then all name 2: no node can ever be node 7, reported at any time", quiet_ms=0, bound_ms=10, end_ms=100)
 t = T(3); t.all(1, [0, 1, 2], 1)
 case(P, "unjudged-ended-before-quiet-plus-bound", t, "", quiet_ms=0, bound_ms=10, end_ms=5)
+t = T(3); t.all(1, [0, 1, 2], 1); t.crash(4, 2)
+case(P, "pass-best-crashed", t, "all name 1 below 2, then 2 crashes: 1 is the best live node at quiet + bound", quiet_ms=4, bound_ms=10, end_ms=100)
 
 # ---------------------------------------------------------------- deadlock_completeness
 P = "deadlock_completeness"
@@ -392,7 +403,9 @@ P = "replica_agreement"
 t = T(3); t.state(1, 0, "a"); t.state(1, 1, "a"); t.state(1, 2, "a")
 case(P, "pass-agree", t, "", quiet_ms=0, bound_ms=10, end_ms=100)
 t = T(3); t.state(1, 0, "a")
-case(P, "pass-one-reporter", t, "", quiet_ms=0, bound_ms=10, end_ms=100)
+case(P, "unjudged-one-reporter", t, "one of three replicas reported: nothing to compare", quiet_ms=0, bound_ms=10, end_ms=100)
+t = T(1); t.state(1, 0, "a")
+case(P, "pass-one-node-run", t, "a one-node run's replica agrees with itself", quiet_ms=0, bound_ms=10, end_ms=100)
 t = T(3); t.state(1, 0, "a"); t.state(2, 1, "b"); t.state(3, 0, "b")
 case(P, "pass-last-state-counts", t, "", quiet_ms=0, bound_ms=10, end_ms=100)
 t = T(3); t.state(1, 0, "a"); t.state(1, 1, "b")
@@ -402,7 +415,7 @@ case(P, "violation-crashed-replica-stale", t, "", quiet_ms=2, bound_ms=10, end_m
 t = T(3); t.state(1, 0, "a"); t.state(1, 1, "a"); t.crash(2, 1); t.restart(3, 1); t.state(4, 0, "b")
 case(P, "violation-restarted-keeps-old", t, "", quiet_ms=3, bound_ms=10, end_ms=100)
 t = T(3); t.state(1, 0, "a"); t.state(1, 1, "b")
-case(P, "unjudged-disagree-before-quiet-plus-bound", t, "", quiet_ms=0, bound_ms=10, end_ms=5)
+case(P, "violation-disagree-before-quiet-plus-bound", t, "judged at the end whenever it comes (the checker takes no quiet time nor bound: the scenario must last until the replicas settle)", quiet_ms=0, bound_ms=10, end_ms=5)
 
 def main():
     for d in os.listdir(HERE):

@@ -58,10 +58,10 @@ pub fn judge(property: &str, trace: &Trace, p: &Params) -> OracleVerdict {
         "mutual_exclusion" => mutual_exclusion(ev),
         "lamport_condition" => lamport_condition(ev, n),
         "vector_causality" => vector_causality(ev, n),
-        "causal_delivery" => causal_delivery(ev, n, true),
+        "causal_delivery" => causal_delivery(ev, n),
         "total_order" => total_order(ev, n),
-        "deadlock_soundness" => deadlock_soundness(ev, n, true),
-        "monotonic_clock" => monotonic_clock(ev, false),
+        "deadlock_soundness" => deadlock_soundness(ev, n),
+        "monotonic_clock" => monotonic_clock(ev),
         "leader_uniqueness" => leader_uniqueness(ev, n),
         "leader_stability" => leader_stability(ev, n, p.quiet_ms),
         "bounded_waiting" => bounded_waiting(ev, n.saturating_sub(1)),
@@ -71,28 +71,8 @@ pub fn judge(property: &str, trace: &Trace, p: &Params) -> OracleVerdict {
         "leader_agreement" => leader_agreement(ev, n, p),
         "leader_validity" => leader_validity(ev, n, p),
         "deadlock_completeness" => deadlock_completeness(ev, n, p),
-        "replica_agreement" => replica_agreement(ev, n, p),
+        "replica_agreement" => replica_agreement(ev, n),
         other => panic!("no oracle for {other}"),
-    }
-}
-
-/// The verdict the checkers of `main` give if the oracle is right up to the known bugs being
-/// fixed on branch `checkers-trust` (for the traces of the "modulo known bugs" generators:
-/// leader ids in range, no same-instant hand-overs for mutual exclusion, small traces).
-pub fn judge_with_known_bugs(property: &str, trace: &Trace, p: &Params) -> OracleVerdict {
-    let (n, ev) = (trace.nodes, &trace.events[..]);
-    let v = match property {
-        "causal_delivery" => causal_delivery(ev, n, false),
-        "deadlock_soundness" => deadlock_soundness(ev, n, false),
-        "monotonic_clock" => monotonic_clock(ev, true),
-        _ => judge(property, trace, p),
-    };
-    match (property, v) {
-        // liveness-type checkers pass what they could not judge; replica_agreement judges
-        // whenever the run ends
-        ("replica_agreement", Unjudged(w)) => Violation(w),
-        (_, Unjudged(_)) => Pass,
-        (_, v) => v,
     }
 }
 
@@ -281,8 +261,7 @@ pub fn vector_causality(ev: &[Event], nodes: usize) -> OracleVerdict {
 /// `multicast` / `delivered` observations and multicast(m) → delivered(m)). A `delivered` of
 /// an id not multicast earlier in the trace is ignored; multicasting an id twice and
 /// delivering an id twice at one node are violations.
-/// `sender_exempt: false` emulates the known bug (the sender must deliver its own message).
-pub fn causal_delivery(ev: &[Event], nodes: usize, sender_exempt: bool) -> OracleVerdict {
+pub fn causal_delivery(ev: &[Event], nodes: usize) -> OracleVerdict {
     // application events: (position, node, is_multicast, id)
     let mut app: Vec<(usize, NodeId, bool, &str)> = Vec::new();
     let mut sender: BTreeMap<&str, (NodeId, usize)> = BTreeMap::new(); // id -> (node, app index)
@@ -338,7 +317,7 @@ pub fn causal_delivery(ev: &[Event], nodes: usize, sender_exempt: bool) -> Oracl
                 let Some(d2) = delivery(j, m2) else { continue };
                 match delivery(j, m) {
                     Some(d) if d < d2 => {}
-                    None if j == sm && sender_exempt => {}
+                    None if j == sm => {}
                     _ => {
                         return Violation(format!(
                             "node {j} delivered {m2} without having delivered {m} first"
@@ -442,14 +421,13 @@ fn edge_set(
 
 /// Every `deadlock_detected` of node `r` names `r` as initiator, and at that point of the
 /// trace a cycle of the wait-for graph over existing nodes passes through `r`.
-/// `check_initiator: false` emulates the known bug (the initiator field is not read).
-pub fn deadlock_soundness(ev: &[Event], nodes: usize, check_initiator: bool) -> OracleVerdict {
+pub fn deadlock_soundness(ev: &[Event], nodes: usize) -> OracleVerdict {
     for (i, e) in ev.iter().enumerate() {
         let Some(Observation::DeadlockDetected { initiator }) = obs(e) else {
             continue;
         };
         let Some(r) = e.node else { continue };
-        if check_initiator && *initiator != r {
+        if *initiator != r {
             return Violation(format!(
                 "node {r} reported a deadlock as initiator {initiator}"
             ));
@@ -465,11 +443,8 @@ pub fn deadlock_soundness(ev: &[Event], nodes: usize, check_initiator: bool) -> 
 /// No software clock is set back by its algorithm: no negative `step`, and each reading of a
 /// node's clock (`local_ns` of its events) is at least its previous reading plus the clock
 /// jumps (faults) in between when their sum is negative. A jump's own event carries the
-/// reading before the jump.
-/// `forgive_after_jump: true` emulates `main`: any backward reading right after a jump is
-/// forgiven (known bug), and the reading the jump's own event carries is not judged (new
-/// finding).
-pub fn monotonic_clock(ev: &[Event], forgive_after_jump: bool) -> OracleVerdict {
+/// reading before the jump, judged like any other.
+pub fn monotonic_clock(ev: &[Event]) -> OracleVerdict {
     let mut prev: BTreeMap<NodeId, i64> = BTreeMap::new();
     let mut jumped: BTreeMap<NodeId, i64> = BTreeMap::new();
     for e in ev {
@@ -483,22 +458,10 @@ pub fn monotonic_clock(ev: &[Event], forgive_after_jump: bool) -> OracleVerdict 
                 return Violation(format!("node {n} stepped back by {delta_ns}"));
             }
         }
-        let is_jump = matches!(
-            &e.kind,
-            EventKind::Fault {
-                fault: Fault::ClockJump { .. }
-            }
-        );
-        if let (true, true) = (forgive_after_jump, is_jump) {
-            // emulated (main): the jump's own reading is not judged and no baseline follows it
-            prev.remove(&n);
-            continue;
-        }
         if let Some(local) = e.local_ns {
             if let Some(&p) = prev.get(&n) {
                 let allowed = jumped.get(&n).copied().unwrap_or(0).min(0);
-                let forgiven = forgive_after_jump && jumped.contains_key(&n);
-                if local < p + allowed && !forgiven {
+                if local < p + allowed {
                     return Violation(format!("node {n}'s clock went back from {p} to {local}"));
                 }
             }
@@ -831,9 +794,10 @@ pub fn liveness(ev: &[Event], p: &Params) -> OracleVerdict {
     }))
 }
 
-/// While requests are pending, some node enters, exits or abandons a critical section
-/// within `bound` of the latest of: the last such progress, quiet, the oldest pending
-/// request. Judged on the state after each instant.
+/// While requests are pending, some node enters or exits a critical section within `bound`
+/// of the latest of: the last such progress, quiet, the oldest pending request. An abandon
+/// withdraws its request but is not progress (nobody entered). Judged on the state after each
+/// instant.
 pub fn no_deadlock(ev: &[Event], p: &Params) -> OracleVerdict {
     let (quiet, bound) = (p.quiet_ms * MS, p.bound_ms * MS);
     let reqs = requests(ev);
@@ -843,11 +807,7 @@ pub fn no_deadlock(ev: &[Event], p: &Params) -> OracleVerdict {
         for e in &ev[first..end] {
             if matches!(
                 obs(e),
-                Some(
-                    Observation::CsEnter { .. }
-                        | Observation::CsExit { .. }
-                        | Observation::CsAbandon { .. }
-                )
+                Some(Observation::CsEnter { .. } | Observation::CsExit { .. })
             ) {
                 progress = t;
             }
@@ -913,15 +873,24 @@ pub fn election_termination(ev: &[Event], nodes: usize, p: &Params) -> OracleVer
     }))
 }
 
-/// (1) Some state holding over an instant in [quiet, quiet + bound] has every live node
-/// naming the same existing live leader (run ending at or before quiet + bound without that:
-/// unjudged). (2) If the run ends disagreeing, its end is at most `bound` after both quiet
-/// and the last leader report (else a violation; if within, unjudged). A state holds over
-/// [its instant, the next instant) — the last over [its instant, end) — and counts only if
-/// that interval is not empty.
+/// A run in which no node (of `0..nodes`) ever reports a leader observation had no election:
+/// unjudged. Otherwise: (1) if some node reported by quiet + bound (at a time `<=` it), some
+/// state holding over an instant in [quiet, quiet + bound] has every live node naming the
+/// same existing live leader (run ending at or before quiet + bound without that: unjudged).
+/// (2) If the run ends disagreeing, its end is at most `bound` after both quiet and the last
+/// leader report (else a violation; if within, unjudged). A state holds over [its instant, the
+/// next instant) — the last over [its instant, end) — and counts only if that interval is not
+/// empty.
 pub fn leader_agreement(ev: &[Event], nodes: usize, p: &Params) -> OracleVerdict {
     let (quiet, bound) = (p.quiet_ms * MS, p.bound_ms * MS);
     let deadline = quiet + bound;
+    let report_at = |e: &Event| {
+        e.node.is_some_and(|x| x < nodes) && matches!(obs(e), Some(Observation::Leader { .. }))
+    };
+    if !ev.iter().any(report_at) {
+        return Unjudged("no node ever reported: no election to agree on".into());
+    }
+    let owed_at_deadline = ev.iter().any(|e| report_at(e) && e.t_ns <= deadline);
     let mut w = World::new(nodes);
     let inst = instants(ev);
     let mut reached = false;
@@ -942,7 +911,7 @@ pub fn leader_agreement(ev: &[Event], nodes: usize, p: &Params) -> OracleVerdict
             reached = true;
         }
     }
-    if !reached {
+    if !reached && owed_at_deadline {
         return if p.end_ns > deadline {
             Violation("no agreement within the bound after quiet".into())
         } else {
@@ -960,12 +929,26 @@ pub fn leader_agreement(ev: &[Event], nodes: usize, p: &Params) -> OracleVerdict
     Pass
 }
 
-/// From quiet + bound on (the state at that instant, then after every leader report of a
-/// live node later, then at the end), a live node that names a leader names an existing live
-/// node with no higher id among the live nodes it reaches. A run ending at or before
-/// quiet + bound is unjudged.
+/// A node (of `0..nodes`) naming a leader outside `0..nodes` is a violation at any time (no
+/// node can ever be it). From quiet + bound on (the state at that instant, then after every
+/// leader report of a live node later, then at the end), a live node that names a leader
+/// names an existing live node with no higher id among the live nodes it reaches. A run
+/// ending at or before quiet + bound is otherwise unjudged.
 pub fn leader_validity(ev: &[Event], nodes: usize, p: &Params) -> OracleVerdict {
     let deadline = (p.quiet_ms + p.bound_ms) * MS;
+    for e in ev {
+        if let (
+            Some(x),
+            Some(Observation::Leader {
+                leader: Some(l), ..
+            }),
+        ) = (e.node, obs(e))
+        {
+            if x < nodes && *l >= nodes {
+                return Violation(format!("node {x} names {l}, which does not exist"));
+            }
+        }
+    }
     if p.end_ns <= deadline {
         return Unjudged("the run ended at or before quiet + bound".into());
     }
@@ -1072,10 +1055,11 @@ pub fn deadlock_completeness(ev: &[Event], nodes: usize, p: &Params) -> OracleVe
     fold(outcomes)
 }
 
-/// At the end of a run that lasted past quiet + bound, the nodes that reported a state all
-/// report the same last one; a disagreement in a run ending at or before quiet + bound is
-/// unjudged (an update may still be travelling).
-pub fn replica_agreement(ev: &[Event], nodes: usize, p: &Params) -> OracleVerdict {
+/// At the end of the run (whenever it ends: the scenario is responsible for lasting until the
+/// replicas have settled), the nodes of `0..nodes` that reported a state all report the same
+/// last one. Fewer than two reporting replicas (one, in a one-node run) is unjudged: nothing to
+/// compare.
+pub fn replica_agreement(ev: &[Event], nodes: usize) -> OracleVerdict {
     let mut last: BTreeMap<NodeId, &str> = BTreeMap::new();
     for e in ev {
         if let (Some(n), Some(Observation::State { value })) = (e.node, obs(e)) {
@@ -1085,11 +1069,14 @@ pub fn replica_agreement(ev: &[Event], nodes: usize, p: &Params) -> OracleVerdic
         }
     }
     let values: BTreeSet<&str> = last.values().copied().collect();
-    if values.len() <= 1 {
-        Pass
-    } else if p.end_ns > (p.quiet_ms + p.bound_ms) * MS {
+    if values.len() > 1 {
         Violation(format!("replicas end in {values:?}"))
+    } else if last.len() < nodes.min(2) {
+        Unjudged(format!(
+            "{} replicas reported: nothing to compare",
+            last.len()
+        ))
     } else {
-        Unjudged("replicas disagree, but the run ended at or before quiet + bound".into())
+        Pass
     }
 }
