@@ -749,6 +749,7 @@ differential_tests! {
     deadlock_soundness;
     monotonic_clock;
     leader_uniqueness;
+    single_acting_leader;
     leader_stability;
     bounded_waiting;
     liveness;

@@ -19,7 +19,9 @@
 //! - **Instants:** the events of one instant are judged as a set, after the last of them, so a
 //!   hand-over at one instant (the old leader's step-down and the new leader's claim, in either
 //!   line order) is not a violation; two nodes still acting once the instant's events are all
-//!   applied are. The verdict never depends on the order of lines with equal time.
+//!   applied are, and so is a node claiming during an instant through which another node kept
+//!   acting (even if it steps down again within the instant). The verdict never depends on the
+//!   order of lines with equal time.
 //! - **Settings:** the node count. No quiet time (the faulty phase is judged too), no bound.
 //! - **When the run ends before it can judge:** the last instant is judged at the end; nothing
 //!   else is pending, so a run is never left unjudged.
@@ -27,7 +29,7 @@
 
 use sincro_harness::trace::{Event, EventKind};
 use sincro_harness::{Checker, Fault, NodeId, Observation, PropertyClass, Violation};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Property name.
 pub const PROPERTY: &str = "single_acting_leader";
@@ -40,8 +42,12 @@ pub struct SingleActingLeader {
     acting: BTreeMap<NodeId, (u64, u64, u64)>,
     /// The instant whose events are being applied, ns (`None` before the first event).
     instant: Option<u64>,
-    /// The last event id of the current instant.
-    last_event: u64,
+    /// Nodes acting when the current instant began.
+    held_before: BTreeSet<NodeId>,
+    /// Nodes that stopped acting during the current instant.
+    dropped: BTreeSet<NodeId>,
+    /// Nodes that started acting during the current instant (their claim events).
+    claimed: BTreeMap<NodeId, u64>,
 }
 
 impl SingleActingLeader {
@@ -51,15 +57,46 @@ impl SingleActingLeader {
             nodes,
             acting: BTreeMap::new(),
             instant: None,
-            last_event: 0,
+            held_before: BTreeSet::new(),
+            dropped: BTreeSet::new(),
+            claimed: BTreeMap::new(),
         }
     }
 
-    /// Judges the instant just closed: at most one node may act once all its events applied.
+    /// Judges the instant just closed: at most one node may act once all its events applied,
+    /// and no node may claim during it while another kept acting through it.
     fn close_instant(&self) -> Result<(), Violation> {
-        let (Some(t_ns), true) = (self.instant, self.acting.len() >= 2) else {
+        let Some(t_ns) = self.instant else {
             return Ok(());
         };
+        let through: Vec<NodeId> = self
+            .held_before
+            .iter()
+            .copied()
+            .filter(|n| self.acting.contains_key(n) && !self.dropped.contains(n))
+            .collect();
+        if let Some((&c, &claim)) = self
+            .claimed
+            .iter()
+            .find(|(c, _)| through.iter().any(|h| h != *c))
+        {
+            let h = *through.iter().find(|&&h| h != c).expect("found above");
+            let (since, e, term) = self.acting[&h];
+            return Err(Violation {
+                property: PROPERTY.into(),
+                class: PropertyClass::Safety,
+                explanation: format!(
+                    "node {c} acted as leader at {:.3} ms while node {h} (term {term}, since {:.3} ms) kept acting",
+                    t_ns as f64 / 1e6,
+                    since as f64 / 1e6
+                ),
+                t_ns,
+                events: vec![e.min(claim), e.max(claim)],
+            });
+        }
+        if self.acting.len() < 2 {
+            return Ok(());
+        }
         let mut claims: Vec<(NodeId, (u64, u64, u64))> =
             self.acting.iter().map(|(&n, &c)| (n, c)).collect();
         claims.sort_by_key(|&(n, (since, _, _))| (since, n));
@@ -88,16 +125,22 @@ impl SingleActingLeader {
         })
     }
 
+    fn stop(&mut self, n: NodeId) {
+        if self.acting.remove(&n).is_some() {
+            self.dropped.insert(n);
+        }
+    }
+
     fn apply(&mut self, ev: &Event) {
         match &ev.kind {
             EventKind::Fault {
-                fault: Fault::Crash { node },
+                fault: Fault::Crash { node } | Fault::Restart { node },
             } => {
-                self.acting.remove(node);
+                self.stop(*node);
             }
             EventKind::Start { incarnation } if *incarnation > 0 => {
                 if let Some(n) = ev.node {
-                    self.acting.remove(&n);
+                    self.stop(n);
                 }
             }
             EventKind::Observe {
@@ -107,9 +150,12 @@ impl SingleActingLeader {
                     return;
                 };
                 if *leader == Some(n) {
-                    self.acting.entry(n).or_insert((ev.t_ns, ev.id, *term));
+                    if !self.acting.contains_key(&n) {
+                        self.acting.insert(n, (ev.t_ns, ev.id, *term));
+                        self.claimed.insert(n, ev.id);
+                    }
                 } else {
-                    self.acting.remove(&n);
+                    self.stop(n);
                 }
             }
             _ => {}
@@ -123,11 +169,13 @@ impl Checker for SingleActingLeader {
     }
 
     fn on_event(&mut self, ev: &Event) -> Result<(), Violation> {
-        if self.instant.is_some_and(|t| ev.t_ns > t) {
+        if self.instant != Some(ev.t_ns) {
             self.close_instant()?;
+            self.instant = Some(ev.t_ns);
+            self.held_before = self.acting.keys().copied().collect();
+            self.dropped.clear();
+            self.claimed.clear();
         }
-        self.instant = Some(ev.t_ns);
-        self.last_event = ev.id;
         self.apply(ev);
         Ok(())
     }
@@ -161,8 +209,11 @@ mod tests {
             .leader(10, 1, Some(1), 2);
         let v = run(t).unwrap_err();
         assert_eq!(v.t_ns, 10 * NS_PER_MS);
-        assert!(v.explanation.contains("node 0 (term 1"), "{v}");
-        assert!(v.explanation.contains("node 1 (term 2"), "{v}");
+        assert!(
+            v.explanation
+                .contains("node 1 acted as leader at 10.000 ms while node 0 (term 1"),
+            "{v}"
+        );
     }
 
     #[test]
@@ -187,6 +238,24 @@ mod tests {
             };
             let t = t.leader(20, 2, Some(1), 2);
             run(t).unwrap_or_else(|v| panic!("claim first: {claim_first}: {v}"));
+        }
+    }
+
+    #[test]
+    fn a_momentary_claim_while_another_keeps_acting_is_caught() {
+        for claim_first in [false, true] {
+            let t = T::default().leader(0, 0, Some(0), 1);
+            let t = if claim_first {
+                t.leader(10, 1, Some(1), 2).leader(10, 1, None, 2)
+            } else {
+                t.leader(10, 1, Some(1), 2).leader(10, 1, Some(0), 1)
+            };
+            let v = run(t).unwrap_err();
+            assert!(
+                v.explanation
+                    .contains("node 1 acted as leader at 10.000 ms while node 0"),
+                "{v}"
+            );
         }
     }
 

@@ -63,6 +63,7 @@ pub fn judge(property: &str, trace: &Trace, p: &Params) -> OracleVerdict {
         "deadlock_soundness" => deadlock_soundness(ev, n),
         "monotonic_clock" => monotonic_clock(ev),
         "leader_uniqueness" => leader_uniqueness(ev, n),
+        "single_acting_leader" => single_acting_leader(ev, n),
         "leader_stability" => leader_stability(ev, n, p.quiet_ms),
         "bounded_waiting" => bounded_waiting(ev, n.saturating_sub(1)),
         "liveness" => liveness(ev, p),
@@ -514,6 +515,54 @@ pub fn leader_uniqueness(ev: &[Event], nodes: usize) -> OracleVerdict {
         for b in &claims[i + 1..] {
             if a.0 != b.0 && a.1 == b.1 && overlap(a.2, a.3, b.2, b.3) {
                 return Violation(format!("nodes {} and {} both lead term {}", a.0, b.0, a.1));
+            }
+        }
+    }
+    Pass
+}
+
+/// At most one node acts as leader at any instant, whatever the terms: a node acts from its
+/// `leader: Some(own id)` report (any term) until any other report of it, or a crash or
+/// restart of it; two acting intervals of different nodes must not share an instant (same
+/// instant rule as [`overlap`]).
+pub fn single_acting_leader(ev: &[Event], nodes: usize) -> OracleVerdict {
+    // (node, from, to)
+    let mut acting: Vec<(NodeId, u64, Option<u64>)> = Vec::new();
+    let mut open: BTreeMap<NodeId, usize> = BTreeMap::new();
+    for e in ev {
+        if let Some(x) = crash_or_restart(e) {
+            if let Some(i) = open.remove(&x) {
+                acting[i].2 = Some(e.t_ns);
+            }
+            continue;
+        }
+        let Some(n) = e.node.filter(|&n| n < nodes) else {
+            continue;
+        };
+        if let EventKind::Start { incarnation } = e.kind {
+            if incarnation > 0 {
+                if let Some(i) = open.remove(&n) {
+                    acting[i].2 = Some(e.t_ns);
+                }
+            }
+            continue;
+        }
+        let Some(Observation::Leader { leader, .. }) = obs(e) else {
+            continue;
+        };
+        if *leader == Some(n) {
+            if !open.contains_key(&n) {
+                open.insert(n, acting.len());
+                acting.push((n, e.t_ns, None));
+            }
+        } else if let Some(i) = open.remove(&n) {
+            acting[i].2 = Some(e.t_ns);
+        }
+    }
+    for (i, a) in acting.iter().enumerate() {
+        for b in &acting[i + 1..] {
+            if a.0 != b.0 && overlap(a.1, a.2, b.1, b.2) {
+                return Violation(format!("nodes {} and {} both act as leader", a.0, b.0));
             }
         }
     }
