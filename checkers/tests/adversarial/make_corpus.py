@@ -229,6 +229,21 @@ case(P, "violation-paused-still-live", t, "")
 t = T(3); t.leader(5, 0, 0, 0); t.leader(5, 1, 1, 0)
 case(P, "violation-same-instant-both-claim", t, "")
 
+# ---------------------------------------------------------------- single_acting_leader
+P = "single_acting_leader"
+t = T(3); t.leader(1, 0, 0, 1); t.leader(5, 0, None, 1); t.leader(6, 1, 1, 2)
+case(P, "pass-lease-expires-before-new-leader", t, "0 steps down at 5 ms, 1 acts from 6 ms")
+t = T(3); t.leader(1, 0, 0, 1); t.crash(2, 0); t.leader(3, 1, 1, 2)
+case(P, "pass-crash-ends-acting", t, "")
+t = T(3); t.leader(1, 0, 0, 1); t.leader(5, 1, 1, 2); t.leader(5, 0, 1, 2)
+case(P, "pass-handover-same-instant-claim-line-first", t, "same-instant events are a set")
+t = T(3); t.leader(1, 0, 0, 1); t.leader(2, 1, 1, 2)
+case(P, "violation-old-term-still-acting", t, "terms differ, yet two nodes act: leader_uniqueness passes this")
+t = T(3); t.leader(1, 0, 0, 1); t.partition(2, [[0]]); t.leader(3, 1, 1, 2)
+case(P, "violation-partitioned-old-leader", t, "the old leader keeps acting behind the partition")
+t = T(3); t.leader(1, 0, 0, 1); t.leader(5, 1, 1, 2); t.leader(5, 1, None, 2)
+case(P, "violation-momentary-claim", t, "1 claims and steps down at 5 ms while 0 acts through the instant")
+
 # ---------------------------------------------------------------- leader_stability
 P = "leader_stability"
 t = T(3); t.all(1, [0, 1, 2], 2); t.leader(50, 0, 2)
