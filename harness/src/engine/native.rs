@@ -146,7 +146,7 @@ impl<P: Process> Sim<P> {
             inputs: Vec::new(),
             fx: Effects::default(),
             factory,
-            rec: Recorder::new(n, checkers, options),
+            rec: Recorder::new(n, checkers, options, scenario.limits.max_trace_bytes),
             next_msg_id: 0,
             in_flight: 0,
             limits: scenario.limits.clone(),
