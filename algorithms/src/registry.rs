@@ -254,7 +254,9 @@ impl Registry {
         scenario: &Scenario,
         options: RunOptions,
     ) -> Result<Outcome, ScenarioError> {
-        self.find(&scenario.algorithm)?.run(scenario, options)
+        let alg = self.find(&scenario.algorithm)?;
+        check_expect(&alg.info(), scenario)?;
+        alg.run(scenario, options)
     }
 
     /// The checker of `property` for `scenario`: a registered user checker first, then the
@@ -314,6 +316,7 @@ pub(crate) fn checkers_with(
     bound_ms: u64,
     custom: impl Fn(&str) -> Result<Option<Box<dyn Checker>>, ScenarioError>,
 ) -> Result<Vec<Box<dyn Checker>>, ScenarioError> {
+    check_expect(info, sc)?;
     let wanted: Vec<String> = match &sc.checks.properties {
         Some(p) => p.clone(),
         None => info.properties.iter().map(|p| p.to_string()).collect(),
@@ -336,6 +339,30 @@ pub(crate) fn checkers_with(
                 .ok_or_else(|| ScenarioError(format!("no checker for property `{p}`")))
         })
         .collect()
+}
+
+/// Rejects an `expect` (or an engine exception's verdict) that names a property the
+/// algorithm does not promise: it could never be met.
+pub fn check_expect(info: &AlgorithmInfo, sc: &Scenario) -> Result<(), ScenarioError> {
+    let expects = sc.expect.iter().map(|e| ("expect".to_string(), e)).chain(
+        sc.engine_exceptions
+            .iter()
+            .enumerate()
+            .map(|(i, x)| (format!("engine_exceptions[{i}].verdict"), &x.verdict)),
+    );
+    for (field, e) in expects {
+        if let sincro_harness::Expect::Violation(p) = e {
+            if !info.properties.contains(&p.as_str()) {
+                return Err(ScenarioError(format!(
+                    "{field} names the violation of `{p}`, which {} does not promise; it \
+                     promises: {}",
+                    info.name,
+                    info.properties.join(", ")
+                )));
+            }
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
