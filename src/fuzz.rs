@@ -356,6 +356,7 @@ pub fn write_output(path: &Path, text: &str) -> std::io::Result<()> {
             let is_file = std::fs::metadata(path).is_ok_and(|m| m.is_file());
             let mut f = std::fs::OpenOptions::new()
                 .write(true)
+                .create(true)
                 .truncate(is_file)
                 .open(path)?;
             f.write_all(text.as_bytes())?;
@@ -1146,19 +1147,7 @@ pub fn summary(c: &CampaignReport, rss: Rss) -> String {
             );
         }
     }
-    for r in &c.targets {
-        if let Some((seed, msg)) = &r.bad_input {
-            let _ = writeln!(
-                s,
-                "error: {} / {} seed {seed}: the generated scenario was refused (bad input, \
-                 not a verdict): {msg}",
-                r.algorithm, r.variant
-            );
-        }
-        for e in &r.write_errors {
-            let _ = writeln!(s, "error: {e}");
-        }
-    }
+
     for r in &c.targets {
         // The first failure, and the first nondeterministic seed when it is another one.
         let nd = r
@@ -1441,6 +1430,133 @@ mod tests {
             text.contains(&format!("seed {FLAKY_SEED}: the same scenario")),
             "{text}"
         );
+    }
+
+    /// `mutex.centralized`, except that every scenario above 3 nodes is refused, as an engine
+    /// missing from the build or a node count the algorithm rejects.
+    struct Refusing;
+
+    impl Algorithm for Refusing {
+        fn info(&self) -> crate::algorithms::AlgorithmInfo {
+            inner().info()
+        }
+        fn run(
+            &self,
+            sc: &Scenario,
+            options: RunOptions,
+        ) -> Result<crate::harness::engine::Outcome, crate::harness::ScenarioError> {
+            if sc.nodes > 3 {
+                return Err(crate::harness::ScenarioError(format!(
+                    "nodes = {} is not supported",
+                    sc.nodes
+                )));
+            }
+            inner().run(sc, options)
+        }
+        fn workload(
+            &self,
+            rng: &mut crate::harness::SimRng,
+            nodes: usize,
+            active_ms: u64,
+        ) -> Vec<crate::harness::WorkloadItem> {
+            inner().workload(rng, nodes, active_ms)
+        }
+        fn liveness_bound_ms(&self, sc: &Scenario) -> u64 {
+            inner().liveness_bound_ms(sc)
+        }
+    }
+
+    static REFUSING: Refusing = Refusing;
+
+    #[test]
+    fn a_refused_scenario_is_bad_input_never_a_verdict() {
+        for name in ["correct", "lease-timeout"] {
+            let variant = inner()
+                .info()
+                .variants
+                .into_iter()
+                .find(|v| v.name == name)
+                .expect("the variant");
+            let target = Target {
+                algorithm: &REFUSING,
+                variant,
+            };
+            let out_dir =
+                std::env::temp_dir().join(format!("sincro-refused-{}", std::process::id()));
+            let cfg = FuzzConfig {
+                seeds: 50,
+                gen: GenOptions {
+                    nodes_min: 4,
+                    nodes_max: 5,
+                    ..GenOptions::default()
+                },
+                out_dir: out_dir.clone(),
+                ..FuzzConfig::default()
+            };
+            let report = campaign(
+                &[target.clone(), target],
+                &cfg,
+                &CampaignOptions::default(),
+                None,
+                &AtomicBool::new(false),
+                &Live::default(),
+            );
+            let _ = std::fs::remove_dir_all(&out_dir);
+            let r = &report.targets[0];
+            assert!(r.first.is_none(), "{name}: a refusal is not a failure");
+            let (seed, msg) = r.bad_input.as_ref().expect("reported as bad input");
+            assert_eq!(*seed, 0);
+            assert!(msg.contains("is not supported"), "{msg}");
+            assert_eq!(r.executed, 1, "{name}: the target stops at the refusal");
+            assert_eq!(report.targets[1].executed, 0, "the campaign stops there");
+            let (ok, text) = outcome(r, false);
+            assert!(!ok && text.contains("BAD INPUT"), "{text}");
+            assert_eq!(exit_code(&report), crate::exit::BAD_INPUT);
+        }
+    }
+
+    #[test]
+    fn reports_are_written_through_symlinks_and_devices() {
+        let dir = std::env::temp_dir().join(format!("sincro-output-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        // A new file and a regular file: written (atomically).
+        let plain = dir.join("plain.xml");
+        write_output(&plain, "one").unwrap();
+        write_output(&plain, "two").unwrap();
+        assert_eq!(std::fs::read_to_string(&plain).unwrap(), "two");
+        #[cfg(unix)]
+        {
+            // A symlink stays a symlink; its target gets the text (created if missing).
+            let link = dir.join("link.xml");
+            std::os::unix::fs::symlink("target.xml", &link).unwrap();
+            write_output(&link, "through").unwrap();
+            assert!(std::fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink());
+            assert_eq!(
+                std::fs::read_to_string(dir.join("target.xml")).unwrap(),
+                "through"
+            );
+            // A device is written to, never replaced; a full one is an error.
+            write_output(Path::new("/dev/null"), "x").unwrap();
+            assert!(!std::fs::metadata("/dev/null").unwrap().is_file());
+            if Path::new("/dev/full").exists() {
+                assert!(write_output(Path::new("/dev/full"), "x").is_err());
+            }
+        }
+        // Stale temporaries of a process that is gone are removed, others kept.
+        std::fs::write(dir.join(".a.json.tmp999999999"), "").unwrap();
+        let mine = dir.join(format!(".b.json.tmp{}", std::process::id()));
+        std::fs::write(&mine, "").unwrap();
+        if Path::new("/proc/self").exists() {
+            assert_eq!(remove_stale_temporaries(&dir), 1);
+            assert!(mine.exists());
+        }
+        assert!(probe_dir(&dir.join("new/sub")).is_ok());
+        assert!(probe_dir(&plain.join("x")).is_err());
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
