@@ -341,9 +341,15 @@ pub(crate) fn checkers_with(
         .collect()
 }
 
-/// Rejects an `expect` (or an engine exception's verdict) that names a property the
-/// algorithm does not promise: it could never be met.
+/// Rejects an `expect` (or an engine exception's verdict) that names a property no checker of
+/// the algorithm can report (those it promises, a registered checker's, or an assumption a
+/// checker verifies first such as `memory_access_pattern`): it could never be met.
 pub fn check_expect(info: &AlgorithmInfo, sc: &Scenario) -> Result<(), ScenarioError> {
+    let known = |p: &str| {
+        info.properties.contains(&p)
+            || Registry::current().properties().contains(&p)
+            || p == sincro_checkers::omega::MEMORY_ACCESS_PATTERN
+    };
     let expects = sc.expect.iter().map(|e| ("expect".to_string(), e)).chain(
         sc.engine_exceptions
             .iter()
@@ -352,7 +358,7 @@ pub fn check_expect(info: &AlgorithmInfo, sc: &Scenario) -> Result<(), ScenarioE
     );
     for (field, e) in expects {
         if let sincro_harness::Expect::Violation(p) = e {
-            if !info.properties.contains(&p.as_str()) {
+            if !known(p) {
                 return Err(ScenarioError(format!(
                     "{field} names the violation of `{p}`, which {} does not promise; it \
                      promises: {}",
