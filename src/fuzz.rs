@@ -1190,7 +1190,7 @@ fn write_failure(s: &mut String, r: &TargetReport, f: &Failure) {
                 sp.display(),
                 sh.runs,
                 sh.steps,
-                if sh.interrupted { ", interrupted" } else { "" }
+                if sh.interrupted { ", cut short" } else { "" }
             );
             let _ = writeln!(
                 s,

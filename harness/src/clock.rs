@@ -256,4 +256,20 @@ mod tests {
             );
         }
     }
+
+    #[test]
+    fn huge_jumps_and_steps_saturate_instead_of_wrapping() {
+        let mut c = SoftClock::new(HwClock::new(0, 0));
+        for _ in 0..20 {
+            c.hw_jump(10, i64::MAX / 4);
+        }
+        assert_eq!(c.read(20), i64::MAX);
+        c.step(30, i64::MAX);
+        assert_eq!(c.read(40), i64::MAX, "never wraps to a negative reading");
+        let mut d = SoftClock::new(HwClock::new(0, 100_000));
+        d.hw_jump(0, i64::MIN);
+        d.step(0, i64::MIN);
+        assert_eq!(d.read(0), i64::MIN);
+        assert!(d.read(u64::MAX) < 0, "no overflow far in the future either");
+    }
 }

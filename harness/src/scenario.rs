@@ -554,6 +554,103 @@ mod tests {
     }
 
     #[test]
+    fn times_and_sizes_out_of_range_are_named() {
+        let with = |extra: &str| {
+            Scenario::from_json(&format!(
+                r#"{{"algorithm": "x", "nodes": 3, "seed": 1, "duration_ms": 100{extra}}}"#
+            ))
+        };
+        let cases = [
+            (
+                r#", "network": {"latency": {"constant": {"ms": 1e300}}}"#,
+                "latency 1e300 ms",
+            ),
+            (
+                r#", "network": {"links": [{"to": 1, "loss": 2}]}"#,
+                "network: links[0]: loss",
+            ),
+            (
+                r#", "network": {"links": [{"to": 5}]}"#,
+                "to = 5 is not a node",
+            ),
+            (
+                r#", "network": {"topology": {"graph": {"edges": [[0, 9]]}}}"#,
+                "edges[0] = [0, 9]",
+            ),
+            (
+                r#", "clocks": {"offset_ms_max": 1e10}"#,
+                "clocks.offset_ms_max",
+            ),
+            (
+                r#", "clocks": {"nodes": [{"node": 1, "offset_ms": -2e9}]}"#,
+                "clocks.nodes[0].offset_ms",
+            ),
+            (
+                r#", "faults": [{"at_ms": 1, "fault": {"clock_jump": {"node": 0, "delta_ms": -1e12}}}]"#,
+                "faults[0]: clock_jump.delta_ms = -1e12",
+            ),
+            (
+                r#", "faults": [{"at_ms": 1, "fault": {"set_links": {"latency": {"constant": {"ms": 2e9}}}}}]"#,
+                "faults[0]: set_links: latency",
+            ),
+            (
+                r#", "params": {"timeout_ms": -5}"#,
+                "params.timeout_ms = -5",
+            ),
+            (
+                r#", "params": {"nested": [{"lease_ms": 1e10}]}"#,
+                "params.nested[0].lease_ms",
+            ),
+            (
+                r#", "workload": [{"at_ms": 1, "node": 0, "input": {"acquire": {"hold_ms": 9300000000000}}}]"#,
+                "workload[0].input.acquire.hold_ms",
+            ),
+            (
+                r#", "checks": {"liveness_bound_ms": 1000000000001}"#,
+                "checks.liveness_bound_ms",
+            ),
+            (
+                r#", "limits": {"max_trace_bytes": 0}"#,
+                "limits.max_trace_bytes",
+            ),
+            (
+                r#", "engine": "turmoil", "limits": {"max_ticks": 50}"#,
+                "limits.max_ticks = 50",
+            ),
+        ];
+        for (extra, needle) in cases {
+            let e = with(extra).unwrap_err();
+            assert!(e.0.contains(needle), "{extra}: {e}");
+        }
+        let e = Scenario::from_json(
+            r#"{"algorithm": "x", "nodes": 100000, "seed": 1, "duration_ms": 10}"#,
+        )
+        .unwrap_err();
+        assert!(e.0.contains("above the limit of 2048"), "{e}");
+        // At the limits, accepted; 100000 nodes are refused without building their network.
+        assert!(with(r#", "network": {"latency": {"constant": {"ms": 1000000000}}}"#).is_ok());
+        assert!(with(r#", "params": {"hold_ms": 1000000000, "count": 1e300}"#).is_ok());
+    }
+
+    #[test]
+    fn scenario_files_are_read_with_a_size_limit() {
+        let dir = std::env::temp_dir().join(format!("sincro-load-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let big = dir.join("big.json");
+        std::fs::write(&big, vec![b' '; 2000]).unwrap();
+        let e = read_limited(&big, 1000).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("larger than the limit of 1000 bytes"),
+            "{e}"
+        );
+        assert_eq!(read_limited(&big, 2000).unwrap().len(), 2000);
+        let e = Scenario::load(&dir).unwrap_err();
+        assert!(e.0.contains("it is a directory"), "{e}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
     fn engine_exceptions_need_a_reason_and_one_entry_per_engine() {
         let base = r#"{"algorithm": "x", "nodes": 2, "seed": 1, "duration_ms": 100,
                        "expect": "pass", "engine_exceptions": "#;
