@@ -39,9 +39,11 @@ mod matrix;
 /// Sincro: deterministic simulation, fault injection and property checking for distributed
 /// synchronization algorithms.
 ///
-/// Exit codes: 0 pass, 1 property violated (fuzz: unexpected verdict), 2 bad input,
-/// 3 the algorithm panicked, 4 a run limit was hit, 5 nondeterminism detected,
-/// 130 interrupted by Ctrl-C (fuzz, matrix: what was found is written).
+/// Exit codes: 0 pass (run: the scenario's `expect` met), 1 property violated (fuzz:
+/// unexpected verdict), 2 bad input (a value out of range, an output that cannot be written,
+/// a generated scenario the engine refuses), 3 the algorithm panicked, 4 a run limit was hit,
+/// 5 nondeterminism detected, 6 a checker could not judge, 130 interrupted by Ctrl-C (fuzz,
+/// matrix: what was found is written).
 #[derive(Parser)]
 #[command(name = "sincro", version, about, long_about)]
 struct Cli {
@@ -81,7 +83,8 @@ enum Render {
 enum Command {
     /// List the algorithms, their variants, properties and fault models.
     List,
-    /// Run a scenario file and print its verdict.
+    /// Run a scenario file and print its verdict. A scenario with `expect` is judged against
+    /// it: exit 0 when the verdict meets it; else the verdict's code (1 for an unexpected pass).
     Run(RunArgs),
     /// Replay a scenario file (e.g. a fuzz failure) and print its trace as a timeline.
     Replay(RunArgs),
@@ -150,7 +153,8 @@ struct FuzzArgs {
     /// Engine for the generated scenarios.
     #[arg(long, value_enum, default_value = "native")]
     engine: Engine,
-    /// Worker threads: one run per thread, each run single-threaded and deterministic.
+    /// Worker threads (at most 256): one run per thread, each run single-threaded and
+    /// deterministic.
     #[arg(long, short, default_value_t = 1)]
     jobs: usize,
     /// Count every failure instead of stopping a target at its first one.
@@ -171,7 +175,8 @@ struct FuzzArgs {
     /// Largest node count.
     #[arg(long, default_value_t = 6)]
     nodes_max: usize,
-    /// Directory for failing scenarios (`<alg>.<variant>.seed<N>.json` and `.shrunk.json`).
+    /// Directory for failing scenarios (`<alg>.<variant>.seed<N>.json` and `.shrunk.json`);
+    /// created and probed for writing before the campaign starts.
     #[arg(long, default_value = "failures")]
     out: PathBuf,
     /// With --keep-going, write (and shrink) at most this many failures per target.
