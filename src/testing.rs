@@ -506,9 +506,9 @@ impl<S: Spec> Check<S> {
             properties: self.properties.clone(),
             ..Default::default()
         };
-        let mut run = TargetRun::new(&target, &cfg, &opts);
-        let stop = AtomicBool::new(false);
         let deadline = self.time.map(|t| Instant::now() + t);
+        let mut run = TargetRun::new(&target, &cfg, &opts).with_deadline(deadline);
+        let stop = AtomicBool::new(false);
         run.run(&stop, deadline, &Live::default(), &|_| {});
         let report = run.report();
         if let Some((seed, msg)) = &report.bad_input {
