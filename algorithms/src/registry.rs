@@ -316,7 +316,6 @@ pub(crate) fn checkers_with(
     bound_ms: u64,
     custom: impl Fn(&str) -> Result<Option<Box<dyn Checker>>, ScenarioError>,
 ) -> Result<Vec<Box<dyn Checker>>, ScenarioError> {
-    check_expect(info, sc)?;
     let wanted: Vec<String> = match &sc.checks.properties {
         Some(p) => p.clone(),
         None => info.properties.iter().map(|p| p.to_string()).collect(),
@@ -342,7 +341,8 @@ pub(crate) fn checkers_with(
 }
 
 /// Rejects an `expect` (or an engine exception's verdict) that names a property no checker of
-/// the algorithm can report (those it promises, a registered checker's, or an assumption a
+/// the algorithm can report ([`Registry::run_scenario`] calls it, so every scenario file is
+/// checked; a test's own extra checkers, given to [`Algorithm::run_with`], are not known here) (those it promises, a registered checker's, or an assumption a
 /// checker verifies first such as `memory_access_pattern`): it could never be met.
 pub fn check_expect(info: &AlgorithmInfo, sc: &Scenario) -> Result<(), ScenarioError> {
     let known = |p: &str| {
