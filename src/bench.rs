@@ -24,7 +24,8 @@
 use crate::checkers::MutualExclusion;
 use crate::harness::engine::{self, native, RunOptions};
 use crate::harness::{
-    Checker, Ctx, EngineKind, NodeId, Observation, Process, Scenario, SimRng, NS_PER_MS,
+    Checker, Ctx, EngineKind, NodeId, Observation, Process, Scenario, SimRng, MAX_TIME_MS,
+    NS_PER_MS,
 };
 use serde::{Deserialize, Serialize};
 use std::cmp::Reverse;
@@ -133,7 +134,12 @@ fn scenario(name: &str, engine: EngineKind, messages: u64) -> Scenario {
     .expect("bench scenario is valid");
     sc.engine = engine;
     // Enough simulated time for `messages` deliveries at <= 2 ms each.
-    sc.duration_ms = (messages * 2 + 10).min(1_000_000_000);
+    sc.duration_ms = messages
+        .saturating_mul(2)
+        .saturating_add(10)
+        .min(MAX_TIME_MS);
+    // The benchmark asks turmoil for every tick of that time on purpose.
+    sc.limits.max_ticks = sc.duration_ms;
     sc
 }
 
@@ -141,7 +147,11 @@ fn scenario(name: &str, engine: EngineKind, messages: u64) -> Scenario {
 /// hop takes at least 2 ms (see `engine::madsim`) where the bench's latency is 1–2 ms.
 fn comparison_scenario(name: &str, engine: EngineKind, messages: u64) -> Scenario {
     let mut sc = scenario(name, engine, messages);
-    sc.duration_ms = (messages * 3 + 10).min(1_000_000_000);
+    sc.duration_ms = messages
+        .saturating_mul(3)
+        .saturating_add(10)
+        .min(MAX_TIME_MS);
+    sc.limits.max_ticks = sc.duration_ms;
     sc
 }
 
@@ -619,6 +629,15 @@ pub fn engines_table(rows: &[EngineRow]) -> String {
 pub fn main(args: &BenchArgs) -> i32 {
     if args.messages == 0 || args.turmoil_messages == 0 {
         eprintln!("error: --messages and --turmoil-messages must be at least 1");
+        return crate::exit::BAD_INPUT;
+    }
+    // Each message takes up to 3 ms of simulated time, within the limit on any time.
+    let max = MAX_TIME_MS / 3 - 10;
+    if let Some(m) = [args.messages, args.turmoil_messages]
+        .into_iter()
+        .find(|&m| m > max)
+    {
+        eprintln!("error: --messages and --turmoil-messages must be at most {max}, got {m}");
         return crate::exit::BAD_INPUT;
     }
     eprintln!(

@@ -24,6 +24,10 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+/// The internal label of a generated scenario the engine or the algorithm refused: reported
+/// as bad input ([`TargetReport::bad_input`]), never as a verdict.
+const BAD_SCENARIO: &str = "bad_scenario";
+
 /// `FuzzConfig::seeds` value for "no bound": run until the time budget ends or Ctrl-C.
 pub const UNBOUNDED: u64 = u64::MAX;
 
@@ -206,7 +210,8 @@ pub struct ShrunkFile {
     pub runs: usize,
     /// Accepted shrinking steps.
     pub steps: usize,
-    /// Shrinking was cut short by Ctrl-C (the result still fails the same way).
+    /// Shrinking was cut short by Ctrl-C or by the campaign's time budget (the result still
+    /// fails the same way).
     pub interrupted: bool,
 }
 
@@ -279,6 +284,15 @@ pub struct TargetReport {
     /// The smallest seed whose two runs gave different traces (with `--check-determinism`),
     /// even when `first` is a smaller, expected failure of a buggy variant.
     pub nondeterministic: Option<Failure>,
+    /// The engine or the algorithm refused a generated scenario (e.g. an engine missing from
+    /// this build, a node count the algorithm rejects): bad input, never a verdict. The seed
+    /// and the message; the target stopped there.
+    pub bad_input: Option<(u64, String)>,
+    /// Files that could not be written (the failure scenario or its shrunk form), each with
+    /// the error: the campaign fails loudly on any.
+    pub write_errors: Vec<String>,
+    /// Shrinks cut short by the time budget.
+    pub shrinks_cut: u64,
 }
 
 /// Live counters of a campaign, for a progress display polling from another thread.
@@ -329,6 +343,85 @@ pub fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
         return Err(e);
     }
     Ok(())
+}
+
+/// Writes a report (`--junit`, `--markdown`, `show --out`) to `path` without replacing what
+/// is not a regular file: a symlink is written through (the link stays, its target gets the
+/// text), a device or a FIFO (`/dev/stdout`, `/dev/null`) is written to directly. A regular
+/// file, or a new one, is written atomically ([`write_atomically`]). Every error, flushing
+/// included, is returned.
+pub fn write_output(path: &Path, text: &str) -> std::io::Result<()> {
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() || !m.file_type().is_file() => {
+            let is_file = std::fs::metadata(path).is_ok_and(|m| m.is_file());
+            let mut f = std::fs::OpenOptions::new()
+                .write(true)
+                .create(true)
+                .truncate(is_file)
+                .open(path)?;
+            f.write_all(text.as_bytes())?;
+            f.flush()?;
+            if is_file {
+                f.sync_all()?;
+            }
+            Ok(())
+        }
+        _ => write_atomically(path, text),
+    }
+}
+
+/// Checks, before a campaign runs, that failure files can be written to `dir`: creates it and
+/// writes (then removes) a probe file. The error says why not.
+pub fn probe_dir(dir: &Path) -> Result<(), String> {
+    let fail = |e: std::io::Error| format!("cannot write to {}: {e}", dir.display());
+    std::fs::create_dir_all(dir).map_err(fail)?;
+    if !dir.is_dir() {
+        return Err(format!("{} is not a directory", dir.display()));
+    }
+    let probe = dir.join(format!(".sincro-probe{}", std::process::id()));
+    let written = std::fs::File::create(&probe).and_then(|mut f| {
+        f.write_all(b"probe")?;
+        f.sync_all()
+    });
+    let _ = std::fs::remove_file(&probe);
+    written.map_err(fail)
+}
+
+/// Removes the temporary files (`.<name>.tmp<pid>`) that [`write_atomically`] left in `dir`
+/// when a campaign was killed before its rename: those of processes that no longer run (on
+/// Linux, by `/proc/<pid>`; elsewhere, those older than one hour). Returns how many were
+/// removed. `sincro fuzz` and `sincro matrix` call it on their output directory at start.
+pub fn remove_stale_temporaries(dir: &Path) -> usize {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    let proc_fs = Path::new("/proc/self").exists();
+    let mut removed = 0;
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(name) = name.to_str() else { continue };
+        let Some(pid) = name
+            .strip_prefix('.')
+            .and_then(|n| n.rsplit_once(".tmp"))
+            .map(|(_, pid)| pid)
+            .filter(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+        else {
+            continue;
+        };
+        let stale = if proc_fs {
+            pid != std::process::id().to_string() && !Path::new("/proc").join(pid).exists()
+        } else {
+            e.metadata()
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| t.elapsed().ok())
+                .is_some_and(|age| age > Duration::from_secs(3600))
+        };
+        if stale && std::fs::remove_file(e.path()).is_ok() {
+            removed += 1;
+        }
+    }
+    removed
 }
 
 /// The process's peak resident set size in KiB (`VmHWM` of /proc/self/status), if known.
@@ -384,6 +477,12 @@ pub struct TargetRun<'a> {
     /// The smallest nondeterministic seed, kept apart from `found`: with `keep_going`, an
     /// expected violation of a buggy variant at a smaller seed must not hide it.
     nondeterministic: Mutex<Option<Failure>>,
+    /// The smallest seed whose scenario was refused, and why (see [`TargetReport::bad_input`]).
+    bad_input: Mutex<Option<(u64, String)>>,
+    write_errors: Mutex<Vec<String>>,
+    shrinks_cut: AtomicU64,
+    /// The campaign's hard deadline: shrinking stops there too.
+    hard_deadline: Option<Instant>,
     wall: Duration,
 }
 
@@ -403,8 +502,28 @@ impl<'a> TargetRun<'a> {
             delivered: AtomicU64::new(0),
             found: Mutex::new((None, None)),
             nondeterministic: Mutex::new(None),
+            bad_input: Mutex::new(None),
+            write_errors: Mutex::new(Vec::new()),
+            shrinks_cut: AtomicU64::new(0),
+            hard_deadline: None,
             wall: Duration::ZERO,
         }
+    }
+
+    /// Shrinking (and new runs) also stop at `deadline`: the campaign's time budget is a hard
+    /// cap, not only a cap on starting seeds.
+    pub fn with_deadline(mut self, deadline: Option<Instant>) -> Self {
+        self.hard_deadline = deadline;
+        self
+    }
+
+    fn refused(&self) -> bool {
+        self.bad_input.lock().expect("no poisoning").is_some()
+    }
+
+    fn write_error(&self, live: &Live, what: String) {
+        live.note(what.clone());
+        self.write_errors.lock().expect("no poisoning").push(what);
     }
 
     /// Seeds of this shard for this target ([`UNBOUNDED`] when unbounded).
@@ -415,7 +534,9 @@ impl<'a> TargetRun<'a> {
     /// True while seeds are left and the target has not stopped at a failure.
     pub fn is_open(&self) -> bool {
         let next = self.next.load(Ordering::Relaxed);
-        next < self.limit && (self.cfg.keep_going || self.best.load(Ordering::Relaxed) == u64::MAX)
+        next < self.limit
+            && (self.cfg.keep_going || self.best.load(Ordering::Relaxed) == u64::MAX)
+            && !self.refused()
     }
 
     fn seed_of(&self, j: u64) -> Option<u64> {
@@ -465,7 +586,7 @@ impl<'a> TargetRun<'a> {
         };
         let out = match t.algorithm.run(&sc, opts) {
             Ok(o) => o,
-            Err(e) => return fail(sc, "bad_scenario".into(), e.0),
+            Err(e) => return fail(sc, BAD_SCENARIO.into(), e.0),
         };
         if self.cfg.check_determinism {
             let again = t.algorithm.run(&sc, opts).expect("ran once already");
@@ -495,12 +616,17 @@ impl<'a> TargetRun<'a> {
         label: &str,
         stop: &AtomicBool,
         opts: &ShrinkOptions,
+        live: &Live,
     ) -> ShrunkFile {
         let alg = self.target.algorithm;
         let mut interrupted = false;
+        let mut cut = false;
         let result = {
             let mut still_fails = |c: &Scenario| {
-                if stop.load(Ordering::Relaxed) {
+                if self.hard_deadline.is_some_and(|d| Instant::now() >= d) {
+                    cut = true;
+                }
+                if cut || stop.load(Ordering::Relaxed) {
                     // Reject every further candidate: the shrinker ends quickly with the
                     // smallest scenario verified so far.
                     interrupted = true;
@@ -535,9 +661,19 @@ impl<'a> TargetRun<'a> {
                 " (the shrunk scenario did not reproduce; this is the original)"
             }
         );
+        if cut {
+            self.shrinks_cut.fetch_add(1, Ordering::Relaxed);
+        }
         let path = self.file_path(sc.seed, true);
+        let written = match write_atomically(&path, &out.to_json()) {
+            Ok(()) => Some(path),
+            Err(e) => {
+                self.write_error(live, format!("cannot write {}: {e}", path.display()));
+                None
+            }
+        };
         ShrunkFile {
-            path: write_atomically(&path, &out.to_json()).ok().map(|()| path),
+            path: written,
             size: after,
             runs: result.runs,
             steps: result.steps,
@@ -576,7 +712,12 @@ impl<'a> TargetRun<'a> {
         progress: &(dyn Fn(u64) + Sync),
     ) {
         loop {
-            if stop.load(Ordering::Relaxed) || deadline.is_some_and(|d| Instant::now() >= d) {
+            let now = Instant::now();
+            if stop.load(Ordering::Relaxed)
+                || deadline.is_some_and(|d| now >= d)
+                || self.hard_deadline.is_some_and(|d| now >= d)
+                || self.refused()
+            {
                 return;
             }
             let j = self.next.fetch_add(1, Ordering::Relaxed);
@@ -591,6 +732,13 @@ impl<'a> TargetRun<'a> {
                 Ok((e, d)) => {
                     self.events.fetch_add(e, Ordering::Relaxed);
                     self.delivered.fetch_add(d, Ordering::Relaxed);
+                }
+                Err(failure) if failure.1.label == BAD_SCENARIO => {
+                    let f = failure.1;
+                    let mut bad = self.bad_input.lock().expect("no poisoning");
+                    if bad.as_ref().is_none_or(|(s, _)| f.seed < *s) {
+                        *bad = Some((f.seed, f.detail));
+                    }
                 }
                 Err(failure) => {
                     let (mut sc, mut f) = *failure;
@@ -618,16 +766,19 @@ impl<'a> TargetRun<'a> {
                                 ));
                                 f.path = Some(path);
                             }
-                            Err(e) => live.note(format!(
-                                "{} seed {seed}: {}; cannot write {}: {e}",
-                                self.target.name(),
-                                f.label,
-                                path.display()
-                            )),
+                            Err(e) => self.write_error(
+                                live,
+                                format!(
+                                    "{} seed {seed}: {}; cannot write {}: {e}",
+                                    self.target.name(),
+                                    f.label,
+                                    path.display()
+                                ),
+                            ),
                         }
-                        let shrinkable = f.label != "nondeterministic" && f.label != "bad_scenario";
+                        let shrinkable = f.label != "nondeterministic";
                         if let (Some(opts), true) = (&self.opts.shrink, shrinkable) {
-                            f.shrunk = Some(self.shrink_failure(&sc, &f.label, stop, opts));
+                            f.shrunk = Some(self.shrink_failure(&sc, &f.label, stop, opts, live));
                         }
                     }
                     if f.label == "nondeterministic" {
@@ -704,6 +855,9 @@ impl<'a> TargetRun<'a> {
             complete: (seeds_to_find.is_some() && !self.cfg.keep_going)
                 || (self.limit != UNBOUNDED && next >= self.limit && runs >= self.limit),
             nondeterministic,
+            bad_input: self.bad_input.lock().expect("no poisoning").clone(),
+            write_errors: self.write_errors.lock().expect("no poisoning").clone(),
+            shrinks_cut: self.shrinks_cut.load(Ordering::Relaxed),
         }
     }
 }
@@ -763,7 +917,7 @@ pub fn campaign(
     let deadline = budget.map(|b| started + b);
     let mut runs: Vec<TargetRun> = targets
         .iter()
-        .map(|t| TargetRun::new(t, cfg, opts))
+        .map(|t| TargetRun::new(t, cfg, opts).with_deadline(deadline))
         .collect();
     'rounds: loop {
         let open: Vec<usize> = (0..runs.len()).filter(|&i| runs[i].is_open()).collect();
@@ -781,6 +935,10 @@ pub fn campaign(
             live.target_runs
                 .store(runs[i].executed.load(Ordering::Relaxed), Ordering::Relaxed);
             runs[i].run(stop, slice, live, &|_| {});
+            if runs[i].refused() {
+                // Bad input: the campaign stops here, whatever the other targets would do.
+                break 'rounds;
+            }
         }
         if deadline.is_none() {
             break;
@@ -803,6 +961,12 @@ pub fn campaign(
 /// Whether a target's outcome is as expected, and a one-line description of it.
 pub fn outcome(r: &TargetReport, beyond_model: bool) -> (bool, String) {
     let caught = r.seeds_to_find.unwrap_or(0);
+    if let Some((seed, msg)) = &r.bad_input {
+        return (
+            false,
+            format!("BAD INPUT: seed {seed}'s scenario was refused: {msg}"),
+        );
+    }
     if r.executed == 0 {
         return (
             true,
@@ -841,9 +1005,16 @@ pub fn outcome(r: &TargetReport, beyond_model: bool) -> (bool, String) {
     }
 }
 
-/// The exit code of a campaign: 130 after Ctrl-C, 5 on nondeterminism, 1 on an unexpected
+/// The exit code of a campaign: 2 when a generated scenario was refused (bad input) or a
+/// failure file could not be written, 130 after Ctrl-C, 5 on nondeterminism, 1 on an unexpected
 /// outcome (not counted with `beyond_model`), else 0.
 pub fn exit_code(c: &CampaignReport) -> i32 {
+    if c.targets
+        .iter()
+        .any(|r| r.bad_input.is_some() || !r.write_errors.is_empty())
+    {
+        return crate::exit::BAD_INPUT;
+    }
     if c.interrupted {
         return INTERRUPTED_EXIT;
     }
@@ -964,6 +1135,19 @@ pub fn summary(c: &CampaignReport, rss: Rss) -> String {
             "interrupted (Ctrl-C): runs in flight finished, every failure found is written"
         );
     }
+    if let Some(b) = c.budget {
+        let cut: u64 = c.targets.iter().map(|r| r.shrinks_cut).sum();
+        let left = c.targets.iter().filter(|r| !r.complete).count();
+        if c.wall_s >= b.as_secs_f64() || cut > 0 {
+            let _ = writeln!(
+                s,
+                "time budget reached: no run started after it; {left} target(s) cut short, \
+                 {cut} shrink(s) cut short (the smallest scenario verified so far was written); \
+                 runs in flight finished"
+            );
+        }
+    }
+
     for r in &c.targets {
         // The first failure, and the first nondeterministic seed when it is another one.
         let nd = r
@@ -1006,7 +1190,7 @@ fn write_failure(s: &mut String, r: &TargetReport, f: &Failure) {
                 sp.display(),
                 sh.runs,
                 sh.steps,
-                if sh.interrupted { ", interrupted" } else { "" }
+                if sh.interrupted { ", cut short" } else { "" }
             );
             let _ = writeln!(
                 s,
@@ -1246,6 +1430,133 @@ mod tests {
             text.contains(&format!("seed {FLAKY_SEED}: the same scenario")),
             "{text}"
         );
+    }
+
+    /// `mutex.centralized`, except that every scenario above 3 nodes is refused, as an engine
+    /// missing from the build or a node count the algorithm rejects.
+    struct Refusing;
+
+    impl Algorithm for Refusing {
+        fn info(&self) -> crate::algorithms::AlgorithmInfo {
+            inner().info()
+        }
+        fn run(
+            &self,
+            sc: &Scenario,
+            options: RunOptions,
+        ) -> Result<crate::harness::engine::Outcome, crate::harness::ScenarioError> {
+            if sc.nodes > 3 {
+                return Err(crate::harness::ScenarioError(format!(
+                    "nodes = {} is not supported",
+                    sc.nodes
+                )));
+            }
+            inner().run(sc, options)
+        }
+        fn workload(
+            &self,
+            rng: &mut crate::harness::SimRng,
+            nodes: usize,
+            active_ms: u64,
+        ) -> Vec<crate::harness::WorkloadItem> {
+            inner().workload(rng, nodes, active_ms)
+        }
+        fn liveness_bound_ms(&self, sc: &Scenario) -> u64 {
+            inner().liveness_bound_ms(sc)
+        }
+    }
+
+    static REFUSING: Refusing = Refusing;
+
+    #[test]
+    fn a_refused_scenario_is_bad_input_never_a_verdict() {
+        for name in ["correct", "lease-timeout"] {
+            let variant = inner()
+                .info()
+                .variants
+                .into_iter()
+                .find(|v| v.name == name)
+                .expect("the variant");
+            let target = Target {
+                algorithm: &REFUSING,
+                variant,
+            };
+            let out_dir =
+                std::env::temp_dir().join(format!("sincro-refused-{}", std::process::id()));
+            let cfg = FuzzConfig {
+                seeds: 50,
+                gen: GenOptions {
+                    nodes_min: 4,
+                    nodes_max: 5,
+                    ..GenOptions::default()
+                },
+                out_dir: out_dir.clone(),
+                ..FuzzConfig::default()
+            };
+            let report = campaign(
+                &[target.clone(), target],
+                &cfg,
+                &CampaignOptions::default(),
+                None,
+                &AtomicBool::new(false),
+                &Live::default(),
+            );
+            let _ = std::fs::remove_dir_all(&out_dir);
+            let r = &report.targets[0];
+            assert!(r.first.is_none(), "{name}: a refusal is not a failure");
+            let (seed, msg) = r.bad_input.as_ref().expect("reported as bad input");
+            assert_eq!(*seed, 0);
+            assert!(msg.contains("is not supported"), "{msg}");
+            assert_eq!(r.executed, 1, "{name}: the target stops at the refusal");
+            assert_eq!(report.targets[1].executed, 0, "the campaign stops there");
+            let (ok, text) = outcome(r, false);
+            assert!(!ok && text.contains("BAD INPUT"), "{text}");
+            assert_eq!(exit_code(&report), crate::exit::BAD_INPUT);
+        }
+    }
+
+    #[test]
+    fn reports_are_written_through_symlinks_and_devices() {
+        let dir = std::env::temp_dir().join(format!("sincro-output-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        // A new file and a regular file: written (atomically).
+        let plain = dir.join("plain.xml");
+        write_output(&plain, "one").unwrap();
+        write_output(&plain, "two").unwrap();
+        assert_eq!(std::fs::read_to_string(&plain).unwrap(), "two");
+        #[cfg(unix)]
+        {
+            // A symlink stays a symlink; its target gets the text (created if missing).
+            let link = dir.join("link.xml");
+            std::os::unix::fs::symlink("target.xml", &link).unwrap();
+            write_output(&link, "through").unwrap();
+            assert!(std::fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink());
+            assert_eq!(
+                std::fs::read_to_string(dir.join("target.xml")).unwrap(),
+                "through"
+            );
+            // A device is written to, never replaced; a full one is an error.
+            write_output(Path::new("/dev/null"), "x").unwrap();
+            assert!(!std::fs::metadata("/dev/null").unwrap().is_file());
+            if Path::new("/dev/full").exists() {
+                assert!(write_output(Path::new("/dev/full"), "x").is_err());
+            }
+        }
+        // Stale temporaries of a process that is gone are removed, others kept.
+        std::fs::write(dir.join(".a.json.tmp999999999"), "").unwrap();
+        let mine = dir.join(format!(".b.json.tmp{}", std::process::id()));
+        std::fs::write(&mine, "").unwrap();
+        if Path::new("/proc/self").exists() {
+            assert_eq!(remove_stale_temporaries(&dir), 1);
+            assert!(mine.exists());
+        }
+        assert!(probe_dir(&dir.join("new/sub")).is_ok());
+        assert!(probe_dir(&plain.join("x")).is_err());
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

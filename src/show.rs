@@ -164,7 +164,10 @@ fn is_trace(path: &Path, text: &str) -> bool {
 
 /// Reads `path` as a trace or as a scenario (run with trace recording, on `engine` if given).
 pub fn load(path: &Path, engine: Option<Engine>) -> Result<Input, String> {
-    let text = std::fs::read_to_string(path)
+    // A recorded trace may exceed a scenario file's limit, but not `limits.max_trace_bytes`
+    // by much: its JSON Lines take a few times its size in memory at most.
+    const MAX_INPUT_BYTES: u64 = 1 << 30;
+    let text = crate::harness::scenario::read_limited(path, MAX_INPUT_BYTES)
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     if is_trace(path, &text) {
         let trace = Trace::read_jsonl(text.as_bytes())

@@ -506,11 +506,18 @@ impl<S: Spec> Check<S> {
             properties: self.properties.clone(),
             ..Default::default()
         };
-        let mut run = TargetRun::new(&target, &cfg, &opts);
-        let stop = AtomicBool::new(false);
         let deadline = self.time.map(|t| Instant::now() + t);
+        let mut run = TargetRun::new(&target, &cfg, &opts).with_deadline(deadline);
+        let stop = AtomicBool::new(false);
         run.run(&stop, deadline, &Live::default(), &|_| {});
         let report = run.report();
+        if let Some((seed, msg)) = &report.bad_input {
+            let _ = std::fs::remove_dir_all(&scratch);
+            return Err(Failure::headline(format!(
+                "{}: the scenario of seed {seed} was refused (bad input, not a verdict): {msg}",
+                target.name()
+            )));
+        }
         let result = match report.first.or(report.nondeterministic) {
             None => Ok(Found::None { runs: report.runs }),
             Some(f) => self.failure(alg, &target, f, persist).map(Found::Failure),

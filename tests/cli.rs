@@ -125,9 +125,14 @@ fn fuzz_finds_the_lease_bug_and_its_file_replays_to_the_same_violation() {
     let file = line
         .trim_start()
         .trim_start_matches("replay: sincro replay ");
+    // The written file expects this violation: `run` meets it (0), `replay` shows it (1).
     let replay = sincro(&["run", file]);
     let (rs, _) = text(&replay);
-    assert_eq!(replay.status.code(), Some(1), "{rs}");
+    assert_eq!(replay.status.code(), Some(0), "{rs}");
+    assert_eq!(
+        sincro(&["replay", file, "--render", "none"]).status.code(),
+        Some(1)
+    );
     assert!(
         rs.contains("mutual_exclusion violated") && rs.contains("as expected"),
         "{rs}"
@@ -167,4 +172,293 @@ fn fuzz_of_the_correct_variant_passes_and_list_shows_it() {
         "1",
     ]);
     assert_eq!(bad.status.code(), Some(2));
+}
+
+/// Writes `body` to a scratch file and runs `sincro run` on it: exit code and stderr.
+fn run_body(name: &str, body: &str, extra: &[&str]) -> (Option<i32>, String) {
+    let path = tmp(name);
+    std::fs::write(&path, body).unwrap();
+    let mut args = vec!["run", path.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    let out = sincro(&args);
+    let err = text(&out).1;
+    assert!(!err.contains("panicked"), "{name}: {err}");
+    (out.status.code(), err)
+}
+
+#[test]
+fn huge_times_and_sizes_are_bad_input_never_a_wrapped_verdict() {
+    let mutex = |extra: &str| {
+        format!(
+            r#"{{"algorithm": "mutex.centralized", "nodes": 3, "seed": 1, "duration_ms": 400{extra}}}"#
+        )
+    };
+    let cases = [
+        (
+            "latency.json",
+            mutex(r#", "network": {"latency": {"constant": {"ms": 1e300}}}"#),
+            "latency 1e300 ms is outside [0, 1000000000] ms",
+        ),
+        (
+            "override.json",
+            mutex(r#", "network": {"links": [{"from": 0, "latency": {"uniform": {"min_ms": 1, "max_ms": 1e13}}}]}"#),
+            "network: links[0]: latency 1e13 ms is outside",
+        ),
+        (
+            "hold.json",
+            mutex(
+                r#", "workload": [{"at_ms": 10, "node": 1, "input": {"acquire": {"hold_ms": 9300000000000}}}]"#,
+            ),
+            "workload[0].input.acquire.hold_ms = 9300000000000 is outside [0, 1000000000] ms",
+        ),
+        (
+            "param.json",
+            r#"{"algorithm": "mutex.centralized", "variant": "lease-timeout", "nodes": 3, "seed": 1, "duration_ms": 400, "params": {"lease_ms": 18446744073709551615}}"#.to_string(),
+            "params.lease_ms = 18446744073709551615 is outside",
+        ),
+        (
+            "jump.json",
+            r#"{"algorithm": "clock.cristian", "nodes": 3, "seed": 1, "duration_ms": 30,
+                "faults": [{"at_ms": 5, "fault": {"clock_jump": {"node": 1, "delta_ms": 9.2e12}}}]}"#
+                .to_string(),
+            "faults[0]: clock_jump.delta_ms = 9.2e12 is outside [-1000000000, 1000000000] ms",
+        ),
+        (
+            "offset.json",
+            mutex(r#", "clocks": {"nodes": [{"node": 0, "offset_ms": -1e18}]}"#),
+            "clocks.nodes[0].offset_ms = -1e18 is outside",
+        ),
+        (
+            "bound.json",
+            mutex(r#", "checks": {"liveness_bound_ms": 18446744073709551615}"#),
+            "checks.liveness_bound_ms = 18446744073709551615 is above the limit",
+        ),
+        (
+            "nodes.json",
+            r#"{"algorithm": "mutex.centralized", "nodes": 100000, "seed": 1, "duration_ms": 10}"#
+                .to_string(),
+            "nodes = 100000 is above the limit of 2048",
+        ),
+        (
+            "ticks.json",
+            r#"{"algorithm": "mutex.centralized", "nodes": 3, "seed": 1, "duration_ms": 1000000000, "engine": "turmoil"}"#
+                .to_string(),
+            "above limits.max_ticks = 1000000",
+        ),
+        (
+            "expect.json",
+            mutex(r#", "expect": {"violation": "nonsense"}"#),
+            "expect names the violation of `nonsense`, which mutex.centralized does not promise; it promises: mutual_exclusion, liveness",
+        ),
+    ];
+    for (file, body, needle) in cases {
+        let (code, err) = run_body(file, &body, &[]);
+        assert_eq!(code, Some(2), "{file}: {err}");
+        assert!(err.contains(needle), "{file}: stderr was {err:?}");
+    }
+    // The engine's own limits, when --engine overrides the scenario's.
+    let (code, err) = run_body(
+        "turmoil-nodes.json",
+        r#"{"algorithm": "mutex.centralized", "nodes": 1000, "seed": 1, "duration_ms": 10}"#,
+        &["--engine", "turmoil"],
+    );
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("turmoil engine's limit of 256"), "{err}");
+    // No size cap used to let /dev/zero take 4 GB before failing.
+    if std::path::Path::new("/dev/zero").exists() {
+        let out = sincro(&["run", "/dev/zero"]);
+        assert_eq!(out.status.code(), Some(2));
+        assert!(
+            text(&out)
+                .1
+                .contains("larger than the limit of 67108864 bytes"),
+            "{}",
+            text(&out).1
+        );
+    }
+}
+
+#[test]
+fn huge_command_line_values_are_bad_input() {
+    let cases: [(&[&str], &str); 4] = [
+        (
+            &["table", "mutex", "--n", "100000"],
+            "--n = 100000 is above the limit of 2048",
+        ),
+        (
+            &["fuzz", "--jobs", "100000000", "--seeds", "1"],
+            "--jobs = 100000000 is above the limit of 256",
+        ),
+        (
+            &["fuzz", "--nodes-max", "100000", "--seeds", "1"],
+            "--nodes-max = 100000 is above the limit of 2048",
+        ),
+        (
+            &["matrix", "--jobs", "100000000", "--seeds", "1"],
+            "--jobs = 100000000 is above the limit of 256",
+        ),
+    ];
+    for (args, needle) in cases {
+        let out = sincro(args);
+        let err = text(&out).1;
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(needle), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn outputs_that_cannot_be_written_fail_loudly() {
+    let corpus = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/corpus/mutex/centralized-lease-timeout-overlap.json"
+    );
+    if std::path::Path::new("/dev/full").exists() {
+        let out = sincro(&["run", corpus, "--trace", "/dev/full"]);
+        assert_eq!(out.status.code(), Some(2));
+        assert!(
+            text(&out).1.contains("cannot write trace /dev/full"),
+            "{}",
+            text(&out).1
+        );
+        let out = sincro(&[
+            "fuzz",
+            "-a",
+            "mutex.centralized",
+            "--variant",
+            "correct",
+            "--seeds",
+            "2",
+            "-q",
+            "--junit",
+            "/dev/full",
+        ]);
+        assert_eq!(out.status.code(), Some(2), "{}", text(&out).1);
+        assert!(
+            text(&out).1.contains("cannot write /dev/full"),
+            "{}",
+            text(&out).1
+        );
+    }
+    let file = tmp("not-a-dir");
+    std::fs::write(&file, "").unwrap();
+    let out_dir = file.join("failures");
+    for cmd in ["fuzz", "matrix"] {
+        let out = sincro(&[
+            cmd,
+            "-a",
+            "mutex.centralized",
+            "--seeds",
+            "2",
+            "-q",
+            "--out",
+            out_dir.to_str().unwrap(),
+        ]);
+        let err = text(&out).1;
+        assert_eq!(out.status.code(), Some(2), "{cmd}: {err}");
+        assert!(err.contains("--out: cannot write to"), "{cmd}: {err}");
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn reports_do_not_replace_symlinks_or_devices() {
+    let target = tmp("junit-target.xml");
+    let link = tmp("junit-link.xml");
+    let _ = std::fs::remove_file(&target);
+    let _ = std::fs::remove_file(&link);
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    let out = sincro(&[
+        "fuzz",
+        "-a",
+        "mutex.centralized",
+        "--variant",
+        "correct",
+        "--seeds",
+        "2",
+        "-q",
+        "--junit",
+        link.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out).1);
+    assert!(std::fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert!(std::fs::read_to_string(&target)
+        .unwrap()
+        .contains("<testsuite"));
+    let out = sincro(&[
+        "matrix",
+        "-a",
+        "mutex.centralized",
+        "--seeds",
+        "2",
+        "-q",
+        "--out",
+        tmp("matrix-out").to_str().unwrap(),
+        "--markdown",
+        "/dev/null",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out).1);
+    assert!(!std::fs::metadata("/dev/null").unwrap().is_file());
+}
+
+#[cfg(not(madsim))]
+#[test]
+fn a_scenario_the_engine_refuses_is_bad_input_in_fuzz_not_a_verdict() {
+    for variant in ["correct", "lease-timeout"] {
+        let out = sincro(&[
+            "fuzz",
+            "-a",
+            "mutex.centralized",
+            "--variant",
+            variant,
+            "--seeds",
+            "3",
+            "-q",
+            "--engine",
+            "madsim",
+            "--out",
+            tmp("madsim-out").to_str().unwrap(),
+        ]);
+        let (stdout, err) = text(&out);
+        assert_eq!(out.status.code(), Some(2), "{variant}: {stdout}{err}");
+        assert!(
+            err.contains("the engine refused the generated scenario"),
+            "{err}"
+        );
+        assert!(err.contains("madsim engine is not in this build"), "{err}");
+        assert!(
+            !stdout.contains("ok: caught") && !stdout.contains("UNEXPECTED"),
+            "{stdout}"
+        );
+    }
+}
+
+#[test]
+fn run_judges_expect_and_replay_reports_the_verdict() {
+    let corpus = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/corpus/mutex/centralized-lease-timeout-overlap.json"
+    );
+    // The scenario expects this violation: `run` exits 0, `replay` shows the violation (1).
+    let out = sincro(&["run", corpus]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out).0);
+    assert!(text(&out).0.contains("as expected"));
+    assert_eq!(
+        sincro(&["replay", corpus, "--render", "none"])
+            .status
+            .code(),
+        Some(1)
+    );
+    // Expecting a pass where the run violates: 1, and said so.
+    let body = std::fs::read_to_string(corpus)
+        .unwrap()
+        .replace(r#"{ "violation": "mutual_exclusion" }"#, r#""pass""#);
+    assert!(body.contains(r#""expect": "pass""#), "{body}");
+    let path = tmp("expect-pass.json");
+    std::fs::write(&path, body).unwrap();
+    let out = sincro(&["run", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out).0.contains("NOT as expected"));
 }

@@ -254,7 +254,9 @@ impl Registry {
         scenario: &Scenario,
         options: RunOptions,
     ) -> Result<Outcome, ScenarioError> {
-        self.find(&scenario.algorithm)?.run(scenario, options)
+        let alg = self.find(&scenario.algorithm)?;
+        check_expect(&alg.info(), scenario)?;
+        alg.run(scenario, options)
     }
 
     /// The checker of `property` for `scenario`: a registered user checker first, then the
@@ -336,6 +338,37 @@ pub(crate) fn checkers_with(
                 .ok_or_else(|| ScenarioError(format!("no checker for property `{p}`")))
         })
         .collect()
+}
+
+/// Rejects an `expect` (or an engine exception's verdict) that names a property no checker of
+/// the algorithm can report ([`Registry::run_scenario`] calls it, so every scenario file is
+/// checked; a test's own extra checkers, given to [`Algorithm::run_with`], are not known here) (those it promises, a registered checker's, or an assumption a
+/// checker verifies first such as `memory_access_pattern`): it could never be met.
+pub fn check_expect(info: &AlgorithmInfo, sc: &Scenario) -> Result<(), ScenarioError> {
+    let known = |p: &str| {
+        info.properties.contains(&p)
+            || Registry::current().properties().contains(&p)
+            || p == sincro_checkers::omega::MEMORY_ACCESS_PATTERN
+    };
+    let expects = sc.expect.iter().map(|e| ("expect".to_string(), e)).chain(
+        sc.engine_exceptions
+            .iter()
+            .enumerate()
+            .map(|(i, x)| (format!("engine_exceptions[{i}].verdict"), &x.verdict)),
+    );
+    for (field, e) in expects {
+        if let sincro_harness::Expect::Violation(p) = e {
+            if !known(p) {
+                return Err(ScenarioError(format!(
+                    "{field} names the violation of `{p}`, which {} does not promise; it \
+                     promises: {}",
+                    info.name,
+                    info.properties.join(", ")
+                )));
+            }
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -322,7 +322,8 @@ impl<S: Spec> Algorithm for S {
         let bound = sc
             .checks
             .liveness_bound_ms
-            .unwrap_or_else(|| self.liveness_bound_ms(&setup));
+            .unwrap_or_else(|| self.liveness_bound_ms(&setup))
+            .min(MAX_LIVENESS_BOUND_MS);
         let mut checkers = crate::registry::checkers_with(&self.info(), sc, bound, |p| {
             self.checker(p, &setup, bound).map_err(ScenarioError)
         })?;
@@ -360,6 +361,12 @@ impl<S: Spec> Algorithm for S {
         Spec::complete(self, draft, opts)
     }
 }
+
+/// The largest liveness bound a run uses, ms (1e12): an algorithm's own bound can grow with
+/// the node count and the times of the scenario; past every run's end (at most
+/// [`MAX_TIME_MS`](sincro_harness::MAX_TIME_MS)) a larger one changes nothing, and in ns this
+/// one keeps the checkers' sums inside `u64`.
+pub const MAX_LIVENESS_BOUND_MS: u64 = 1_000_000_000_000;
 
 /// The usual completion of a scenario skeleton (the default of [`Algorithm::complete`] and
 /// [`Spec::complete`]): `alg`'s workload inside the active phase, and a duration that leaves

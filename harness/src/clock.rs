@@ -46,18 +46,22 @@ impl HwClock {
     #[inline]
     pub fn read(&self, t_ns: u64) -> i64 {
         let dt = t_ns.saturating_sub(self.base_t_ns);
+        let dt_i = i64::try_from(dt).unwrap_or(i64::MAX);
         if self.drift_ppb == 0 {
-            return self.base_local_ns.wrapping_add(dt as i64);
+            return self.base_local_ns.saturating_add(dt_i);
         }
         // i64 arithmetic when it cannot overflow (the common case), i128 otherwise: the same
         // exact result either way.
         let drift = match (dt as i64).checked_mul(self.drift_ppb) {
             Some(p) if dt <= i64::MAX as u64 => p / BILLION as i64,
-            _ => (dt as i128 * self.drift_ppb as i128 / BILLION) as i64,
+            _ => (dt as i128 * self.drift_ppb as i128 / BILLION)
+                .clamp(i64::MIN as i128, i64::MAX as i128) as i64,
         };
+        // Saturating: times from a scenario are bounded (`MAX_TIME_MS`), so this only guards
+        // against wrap-around when an algorithm's own steps are absurd.
         self.base_local_ns
-            .wrapping_add(dt as i64)
-            .wrapping_add(drift)
+            .saturating_add(dt_i)
+            .saturating_add(drift)
     }
 
     /// Rebase at `t_ns` so later changes start from the current reading.
@@ -86,7 +90,9 @@ impl Slew {
     }
     fn end_t_ns(&self) -> u64 {
         let need = self.delta_ns.unsigned_abs() as i128;
-        self.start_t_ns + ceil_div(need * BILLION, SLEW_RATE_PPB as i128) as u64
+        let dt = ceil_div(need * BILLION, SLEW_RATE_PPB as i128);
+        self.start_t_ns
+            .saturating_add(u64::try_from(dt).unwrap_or(u64::MAX))
     }
 }
 
@@ -112,13 +118,16 @@ impl SoftClock {
     /// The software clock reading at global time `t_ns`.
     pub fn read(&self, t_ns: u64) -> i64 {
         let slew = self.slew.as_ref().map_or(0, |s| s.applied(t_ns));
-        self.hw.read(t_ns) + self.step_ns + slew
+        self.hw
+            .read(t_ns)
+            .saturating_add(self.step_ns)
+            .saturating_add(slew)
     }
 
     /// Steps the software clock by `delta_ns` at `t_ns` (may go backwards).
     pub fn step(&mut self, t_ns: u64, delta_ns: i64) {
         self.fold_slew(t_ns);
-        self.step_ns += delta_ns;
+        self.step_ns = self.step_ns.saturating_add(delta_ns);
     }
 
     /// Starts slewing by `delta_ns` from `t_ns`, replacing any unfinished slew (as `adjtime`).
@@ -141,14 +150,14 @@ impl SoftClock {
 
     fn fold_slew(&mut self, t_ns: u64) {
         if let Some(s) = self.slew.take() {
-            self.step_ns += s.applied(t_ns);
+            self.step_ns = self.step_ns.saturating_add(s.applied(t_ns));
         }
     }
 
     /// The hardware clock jumps by `delta_ns` at `t_ns` (a fault).
     pub fn hw_jump(&mut self, t_ns: u64, delta_ns: i64) {
         self.hw.rebase(t_ns);
-        self.hw.base_local_ns += delta_ns;
+        self.hw.base_local_ns = self.hw.base_local_ns.saturating_add(delta_ns);
     }
 
     /// The hardware drift becomes `drift_ppb` from `t_ns` (a fault).
@@ -173,7 +182,7 @@ impl SoftClock {
             }
             lo = hi;
             let rate_ppb = (BILLION as i64 + self.hw.drift_ppb + self.slew_rate_ppb_at(hi)).max(1);
-            let dt = ceil_div((local_ns - cur) as i128 * BILLION, rate_ppb as i128).max(1);
+            let dt = ceil_div((local_ns as i128 - cur as i128) * BILLION, rate_ppb as i128).max(1);
             hi = hi.saturating_add(dt.min(u64::MAX as i128) as u64);
         }
         // Then bisect to the earliest instant (the reading is monotone between discontinuities).
@@ -246,5 +255,21 @@ mod tests {
                 "earliest instant for {target}"
             );
         }
+    }
+
+    #[test]
+    fn huge_jumps_and_steps_saturate_instead_of_wrapping() {
+        let mut c = SoftClock::new(HwClock::new(0, 0));
+        for _ in 0..20 {
+            c.hw_jump(10, i64::MAX / 4);
+        }
+        assert_eq!(c.read(20), i64::MAX);
+        c.step(30, i64::MAX);
+        assert_eq!(c.read(40), i64::MAX, "never wraps to a negative reading");
+        let mut d = SoftClock::new(HwClock::new(0, 100_000));
+        d.hw_jump(0, i64::MIN);
+        d.step(0, i64::MIN);
+        assert_eq!(d.read(0), i64::MIN);
+        assert!(d.read(u64::MAX) < 0, "no overflow far in the future either");
     }
 }

@@ -102,11 +102,13 @@ impl Fault {
             Fault::Heal => Ok(()),
             Fault::ClockJump { node, delta_ms } => {
                 check(*node)?;
-                if delta_ms.is_finite() {
+                let max = crate::MAX_TIME_MS as f64;
+                if delta_ms.is_finite() && delta_ms.abs() <= max {
                     Ok(())
                 } else {
                     Err(format!(
-                        "clock_jump.delta_ms must be finite, got {delta_ms}"
+                        "clock_jump.delta_ms = {} is outside [-{max}, {max}] ms (the limit on any time)",
+                        crate::show_f64(*delta_ms)
                     ))
                 }
             }
@@ -118,20 +120,7 @@ impl Fault {
                     Err(format!("drift_change.drift_ppm = {drift_ppm} exceeds the bound clocks.rho_ppm = {rho_ppm}"))
                 }
             }
-            Fault::SetLinks(o) => {
-                for v in [o.from, o.to].into_iter().flatten() {
-                    check(v)?;
-                }
-                if let Some(l) = &o.latency {
-                    l.validate()?;
-                }
-                for p in [o.loss, o.duplicate, o.reorder].into_iter().flatten() {
-                    if !(0.0..=1.0).contains(&p) {
-                        return Err(format!("set_links probability {p} is outside [0, 1]"));
-                    }
-                }
-                Ok(())
-            }
+            Fault::SetLinks(o) => o.validate(n).map_err(|e| format!("set_links: {e}")),
             Fault::Crash { node }
             | Fault::Restart { node }
             | Fault::Pause { node }

@@ -46,6 +46,22 @@ pub type NodeId = usize;
 /// Nanoseconds per millisecond: global simulated time and local clocks are kept in nanoseconds.
 pub const NS_PER_MS: u64 = 1_000_000;
 
+/// The largest time a scenario may give, in ms (1e9 ms, about 11.6 days): `duration_ms`, every
+/// `at_ms`, latencies, clock offsets and jumps, `checks.liveness_bound_ms`, and every `*_ms`
+/// number of `params` and of workload inputs. In ns it is 1e15, so sums and products of such
+/// times stay far inside `u64` and `i64`.
+pub const MAX_TIME_MS: u64 = 1_000_000_000;
+
+/// A number from a scenario as an error message shows it: large ones in scientific notation
+/// (`1e300`, not three hundred digits).
+pub(crate) fn show_f64(v: f64) -> String {
+    if v.is_finite() && v.abs() >= 1e12 {
+        format!("{v:e}")
+    } else {
+        format!("{v}")
+    }
+}
+
 /// Converts milliseconds (possibly fractional) to nanoseconds, rounding to the nearest.
 pub fn ms_to_ns(ms: f64) -> u64 {
     (ms * NS_PER_MS as f64).round().max(0.0) as u64

@@ -49,9 +49,16 @@ impl Default for Latency {
 impl Latency {
     /// Checks the parameters; the error names the problem.
     pub fn validate(&self) -> Result<(), String> {
-        let ok = |v: f64| v.is_finite() && v >= 0.0;
+        let max = crate::MAX_TIME_MS as f64;
+        let ok = |v: f64| v.is_finite() && (0.0..=max).contains(&v);
+        if let Some(v) = self.values().into_iter().find(|&v| !ok(v)) {
+            return Err(format!(
+                "latency {} ms is outside [0, {}] ms (the limit on any time)",
+                crate::show_f64(v),
+                crate::MAX_TIME_MS
+            ));
+        }
         match *self {
-            Latency::Constant { ms } if !ok(ms) => Err(format!("latency {ms} ms must be finite and >= 0")),
             Latency::Uniform { min_ms, max_ms } if !ok(min_ms) || !ok(max_ms) || min_ms > max_ms => Err(format!(
                 "uniform latency needs 0 <= min_ms <= max_ms, got min_ms={min_ms} max_ms={max_ms}"
             )),
@@ -63,6 +70,19 @@ impl Latency {
                 ))
             }
             _ => Ok(()),
+        }
+    }
+
+    /// Every number of the distribution, ms.
+    fn values(&self) -> Vec<f64> {
+        match *self {
+            Latency::Constant { ms } => vec![ms],
+            Latency::Uniform { min_ms, max_ms } => vec![min_ms, max_ms],
+            Latency::Exponential {
+                min_ms,
+                mean_ms,
+                max_ms,
+            } => vec![min_ms, mean_ms, max_ms],
         }
     }
 
@@ -230,6 +250,35 @@ pub struct LinkOverride {
     pub reorder: Option<f64>,
 }
 
+impl LinkOverride {
+    /// Checks the override against a run of `n` nodes: the nodes exist, the latency and the
+    /// probabilities are valid (each field on its own, as it replaces that field of a link).
+    pub fn validate(&self, n: usize) -> Result<(), String> {
+        for (what, v) in [("from", self.from), ("to", self.to)] {
+            if let Some(v) = v {
+                if v >= n {
+                    return Err(format!("{what} = {v} is not a node (nodes = {n})"));
+                }
+            }
+        }
+        if let Some(l) = &self.latency {
+            l.validate()?;
+        }
+        for (name, p) in [
+            ("loss", self.loss),
+            ("duplicate", self.duplicate),
+            ("reorder", self.reorder),
+        ] {
+            if let Some(p) = p {
+                if !(0.0..=1.0).contains(&p) {
+                    return Err(format!("{name} probability must be within [0, 1], got {p}"));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
 /// The network part of a scenario.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -255,6 +304,30 @@ pub struct NetworkSpec {
 }
 
 impl NetworkSpec {
+    /// Checks the spec for a run of `n` nodes without building the network (which is O(n²)):
+    /// the link parameters, the graph's edges and every override. The error names the field.
+    pub fn validate(&self, n: usize) -> Result<(), String> {
+        self.link().validate()?;
+        if let Topology::Graph { edges } = &self.topology {
+            for (i, &[a, b]) in edges.iter().enumerate() {
+                if a >= n || b >= n {
+                    return Err(format!(
+                        "topology.graph.edges[{i}] = [{a}, {b}] names a node >= nodes ({n})"
+                    ));
+                }
+                if a == b {
+                    return Err(format!(
+                        "topology.graph.edges[{i}] is a self-loop on node {a}"
+                    ));
+                }
+            }
+        }
+        for (i, o) in self.links.iter().enumerate() {
+            o.validate(n).map_err(|e| format!("links[{i}]: {e}"))?;
+        }
+        Ok(())
+    }
+
     /// The default behaviour of every link.
     pub fn link(&self) -> LinkSpec {
         LinkSpec {
@@ -483,7 +556,7 @@ impl Network {
         let dup = rng.chance(link.duplicate);
         let mut arrival = |rng: &mut SimRng| {
             let lat = link.latency.sample(rng);
-            let mut at = now_ns + lat;
+            let mut at = now_ns.saturating_add(lat);
             if !rng.chance(link.reorder) {
                 at = at.max(self.last_arrival_ns[i]);
                 self.last_arrival_ns[i] = at;

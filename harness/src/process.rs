@@ -247,7 +247,8 @@ impl<P: Process> Ctx<'_, P> {
 
     /// Sets a timer that fires when the local clock has advanced by `after_ns`.
     pub fn set_timer(&mut self, after_ns: u64, timer: P::Timer) -> TimerId {
-        let deadline = self.now().saturating_add(after_ns as i64);
+        let after = i64::try_from(after_ns).unwrap_or(i64::MAX);
+        let deadline = self.now().saturating_add(after);
         self.set_timer_at(deadline, timer)
     }
 

@@ -17,8 +17,8 @@
 //! message naming the field.
 
 use crate::fault::TimedFault;
-use crate::net::{Network, NetworkSpec};
-use crate::NodeId;
+use crate::net::NetworkSpec;
+use crate::{NodeId, MAX_TIME_MS};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::path::Path;
@@ -103,7 +103,8 @@ pub struct CheckSpec {
     pub properties: Option<Vec<String>>,
 }
 
-/// Limits of a run; hitting one ends the run with a `limit_exceeded` verdict.
+/// Limits of a run; hitting one ends the run with a `limit_exceeded` verdict (or, for
+/// `max_ticks`, refuses the scenario before it runs).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Limits {
@@ -113,6 +114,16 @@ pub struct Limits {
     /// Maximum number of messages in flight at once.
     #[serde(default = "Limits::default_max_in_flight")]
     pub max_in_flight: usize,
+    /// Maximum size of a recorded trace in memory, bytes (estimated: each event's fixed size
+    /// plus its texts). Only runs that record a trace (`replay`, `run --trace`, `show`) count
+    /// it. Default 256 MiB.
+    #[serde(default = "Limits::default_max_trace_bytes")]
+    pub max_trace_bytes: u64,
+    /// Maximum number of 1 ms ticks the turmoil engine steps (it steps every tick, busy or
+    /// not): a turmoil scenario longer than this many ms is refused before it runs. Default
+    /// 1,000,000 (1000 s of simulated time).
+    #[serde(default = "Limits::default_max_ticks")]
+    pub max_ticks: u64,
 }
 
 impl Limits {
@@ -122,6 +133,12 @@ impl Limits {
     fn default_max_in_flight() -> usize {
         100_000
     }
+    fn default_max_trace_bytes() -> u64 {
+        256 << 20
+    }
+    fn default_max_ticks() -> u64 {
+        1_000_000
+    }
 }
 
 impl Default for Limits {
@@ -129,9 +146,24 @@ impl Default for Limits {
         Limits {
             max_events: Self::default_max_events(),
             max_in_flight: Self::default_max_in_flight(),
+            max_trace_bytes: Self::default_max_trace_bytes(),
+            max_ticks: Self::default_max_ticks(),
         }
     }
 }
+
+/// The largest node count a scenario may have. The network keeps state per ordered pair of
+/// nodes (O(n²) memory, about 130 bytes a pair), so this bounds a run's network to about
+/// 540 MB; above it a run would exhaust memory instead of failing cleanly.
+pub const MAX_NODES: usize = 2048;
+
+/// The largest node count the turmoil engine runs: it steps every host at every 1 ms tick, at
+/// a cost that grows faster than n² (256 nodes: 3 s for 30 ms of simulated time here), so a
+/// larger run would look like a hang.
+pub const MAX_TURMOIL_NODES: usize = 256;
+
+/// The largest scenario file [`Scenario::load`] reads, bytes (64 MiB).
+pub const MAX_SCENARIO_BYTES: u64 = 64 << 20;
 
 /// The verdict a corpus scenario must reach.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -228,6 +260,64 @@ pub struct EngineException {
     pub reason: String,
 }
 
+/// Rejects any number of `v` under a key ending in `_ms` (or named `ms`) that is negative or
+/// above [`MAX_TIME_MS`]: times in `params` and in workload inputs, whatever the algorithm.
+/// `path` names the place (`workload[3].input.acquire`) and is extended while walking.
+fn check_times(v: &serde_json::Value, path: &mut String) -> Result<(), ScenarioError> {
+    use serde_json::Value;
+    match v {
+        Value::Object(m) => {
+            for (k, x) in m {
+                let len = path.len();
+                path.push('.');
+                path.push_str(k);
+                if k == "ms" || k.ends_with("_ms") {
+                    if let Value::Number(n) = x {
+                        let ok = n.as_u64().is_some_and(|t| t <= MAX_TIME_MS)
+                            || n.as_f64()
+                                .is_some_and(|t| (0.0..=MAX_TIME_MS as f64).contains(&t));
+                        if !ok {
+                            return Err(ScenarioError(format!(
+                                "{path} = {n} is outside [0, {MAX_TIME_MS}] ms (the limit on any time)"
+                            )));
+                        }
+                    }
+                }
+                check_times(x, path)?;
+                path.truncate(len);
+            }
+        }
+        Value::Array(a) => {
+            for (i, x) in a.iter().enumerate() {
+                let len = path.len();
+                path.push_str(&format!("[{i}]"));
+                check_times(x, path)?;
+                path.truncate(len);
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// Reads at most `max` bytes of `path` as UTF-8; a longer file is an error saying so (the whole
+/// file is never read: `/dev/zero` fails at once).
+pub fn read_limited(path: &Path, max: u64) -> std::io::Result<String> {
+    use std::io::Read;
+    let f = std::fs::File::open(path)?;
+    if f.metadata()?.is_dir() {
+        return Err(std::io::Error::other("it is a directory"));
+    }
+    let mut buf = Vec::new();
+    f.take(max + 1).read_to_end(&mut buf)?;
+    if buf.len() as u64 > max {
+        return Err(std::io::Error::other(format!(
+            "larger than the limit of {max} bytes"
+        )));
+    }
+    String::from_utf8(buf).map_err(|_| std::io::Error::other("not UTF-8 text"))
+}
+
 /// Written scenario files leave out what is default.
 fn is_default<T: Default + PartialEq>(v: &T) -> bool {
     *v == T::default()
@@ -258,9 +348,9 @@ impl Scenario {
         Ok(sc)
     }
 
-    /// Reads, parses and validates a scenario file.
+    /// Reads, parses and validates a scenario file (at most [`MAX_SCENARIO_BYTES`]).
     pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
-        let text = std::fs::read_to_string(path)
+        let text = read_limited(path, MAX_SCENARIO_BYTES)
             .map_err(|e| ScenarioError(format!("cannot read scenario {}: {e}", path.display())))?;
         Scenario::from_json(&text)
             .map_err(|e| ScenarioError(format!("{}: {}", path.display(), e.0)))
@@ -291,34 +381,37 @@ impl Scenario {
                 ));
             }
         }
-        if self.nodes > 100_000 {
+        if self.nodes > MAX_NODES {
             return err(format!(
-                "nodes = {} is above the limit of 100000",
+                "nodes = {} is above the limit of {MAX_NODES} (the network keeps state per \
+                 pair of nodes)",
                 self.nodes
             ));
         }
         if self.duration_ms == 0 {
             return err("duration_ms must be at least 1".into());
         }
-        if self.duration_ms > 1_000_000_000 {
+        if self.duration_ms > MAX_TIME_MS {
             return err(format!(
-                "duration_ms = {} is above the limit of 1e9 ms",
+                "duration_ms = {} is above the limit of {MAX_TIME_MS} ms",
                 self.duration_ms
             ));
         }
-        Network::new(self.nodes, &self.network)
+        self.network
+            .validate(self.nodes)
             .map_err(|e| ScenarioError(format!("network: {e}")))?;
         let c = &self.clocks;
+        let max_ms = MAX_TIME_MS as f64;
         if !(c.rho_ppm.is_finite() && (0.0..=1_000_000.0).contains(&c.rho_ppm)) {
             return err(format!(
                 "clocks.rho_ppm must be within [0, 1e6], got {}",
                 c.rho_ppm
             ));
         }
-        if !(c.offset_ms_max.is_finite() && c.offset_ms_max >= 0.0) {
+        if !(c.offset_ms_max.is_finite() && (0.0..=max_ms).contains(&c.offset_ms_max)) {
             return err(format!(
-                "clocks.offset_ms_max must be finite and >= 0, got {}",
-                c.offset_ms_max
+                "clocks.offset_ms_max must be within [0, {MAX_TIME_MS}] ms, got {}",
+                crate::show_f64(c.offset_ms_max)
             ));
         }
         for (i, nc) in c.nodes.iter().enumerate() {
@@ -328,8 +421,11 @@ impl Scenario {
                     nc.node, self.nodes
                 ));
             }
-            if !nc.offset_ms.is_finite() {
-                return err(format!("clocks.nodes[{i}].offset_ms must be finite"));
+            if !(nc.offset_ms.is_finite() && nc.offset_ms.abs() <= max_ms) {
+                return err(format!(
+                    "clocks.nodes[{i}].offset_ms = {} is outside [-{MAX_TIME_MS}, {MAX_TIME_MS}] ms",
+                    crate::show_f64(nc.offset_ms)
+                ));
             }
             if !(nc.drift_ppm.is_finite() && nc.drift_ppm.abs() <= c.rho_ppm) {
                 return err(format!(
@@ -362,9 +458,37 @@ impl Scenario {
                     w.at_ms, self.duration_ms
                 ));
             }
+            check_times(&w.input, &mut format!("workload[{i}].input"))?;
         }
-        if self.limits.max_events == 0 || self.limits.max_in_flight == 0 {
-            return err("limits.max_events and limits.max_in_flight must be at least 1".into());
+        check_times(&self.params, &mut "params".to_string())?;
+        if let Some(b) = self.checks.liveness_bound_ms {
+            if b > MAX_TIME_MS {
+                return err(format!(
+                    "checks.liveness_bound_ms = {b} is above the limit of {MAX_TIME_MS} ms"
+                ));
+            }
+        }
+        let l = &self.limits;
+        if l.max_events == 0 || l.max_in_flight == 0 || l.max_trace_bytes == 0 || l.max_ticks == 0 {
+            return err(
+                "limits.max_events, limits.max_in_flight, limits.max_trace_bytes and \
+                 limits.max_ticks must be at least 1"
+                    .into(),
+            );
+        }
+        if self.engine == EngineKind::Turmoil && self.nodes > MAX_TURMOIL_NODES {
+            return err(format!(
+                "nodes = {} is above the turmoil engine's limit of {MAX_TURMOIL_NODES} (it runs \
+                 every host at every 1 ms tick; use the native engine)",
+                self.nodes
+            ));
+        }
+        if self.engine == EngineKind::Turmoil && self.duration_ms > l.max_ticks {
+            return err(format!(
+                "duration_ms = {} needs {} turmoil ticks of 1 ms, above limits.max_ticks = {} \
+                 (raise limits.max_ticks, or run on the native engine)",
+                self.duration_ms, self.duration_ms, l.max_ticks
+            ));
         }
         Ok(())
     }
@@ -452,6 +576,103 @@ mod tests {
         assert!(e.0.contains("exceeds the bound"), "{e}");
         let e = Scenario::from_json("{ not json").unwrap_err();
         assert!(e.0.starts_with("invalid scenario"), "{e}");
+    }
+
+    #[test]
+    fn times_and_sizes_out_of_range_are_named() {
+        let with = |extra: &str| {
+            Scenario::from_json(&format!(
+                r#"{{"algorithm": "x", "nodes": 3, "seed": 1, "duration_ms": 100{extra}}}"#
+            ))
+        };
+        let cases = [
+            (
+                r#", "network": {"latency": {"constant": {"ms": 1e300}}}"#,
+                "latency 1e300 ms",
+            ),
+            (
+                r#", "network": {"links": [{"to": 1, "loss": 2}]}"#,
+                "network: links[0]: loss",
+            ),
+            (
+                r#", "network": {"links": [{"to": 5}]}"#,
+                "to = 5 is not a node",
+            ),
+            (
+                r#", "network": {"topology": {"graph": {"edges": [[0, 9]]}}}"#,
+                "edges[0] = [0, 9]",
+            ),
+            (
+                r#", "clocks": {"offset_ms_max": 1e10}"#,
+                "clocks.offset_ms_max",
+            ),
+            (
+                r#", "clocks": {"nodes": [{"node": 1, "offset_ms": -2e9}]}"#,
+                "clocks.nodes[0].offset_ms",
+            ),
+            (
+                r#", "faults": [{"at_ms": 1, "fault": {"clock_jump": {"node": 0, "delta_ms": -1e12}}}]"#,
+                "faults[0]: clock_jump.delta_ms = -1e12",
+            ),
+            (
+                r#", "faults": [{"at_ms": 1, "fault": {"set_links": {"latency": {"constant": {"ms": 2e9}}}}}]"#,
+                "faults[0]: set_links: latency",
+            ),
+            (
+                r#", "params": {"timeout_ms": -5}"#,
+                "params.timeout_ms = -5",
+            ),
+            (
+                r#", "params": {"nested": [{"lease_ms": 1e10}]}"#,
+                "params.nested[0].lease_ms",
+            ),
+            (
+                r#", "workload": [{"at_ms": 1, "node": 0, "input": {"acquire": {"hold_ms": 9300000000000}}}]"#,
+                "workload[0].input.acquire.hold_ms",
+            ),
+            (
+                r#", "checks": {"liveness_bound_ms": 1000000000001}"#,
+                "checks.liveness_bound_ms",
+            ),
+            (
+                r#", "limits": {"max_trace_bytes": 0}"#,
+                "limits.max_trace_bytes",
+            ),
+            (
+                r#", "engine": "turmoil", "limits": {"max_ticks": 50}"#,
+                "limits.max_ticks = 50",
+            ),
+        ];
+        for (extra, needle) in cases {
+            let e = with(extra).unwrap_err();
+            assert!(e.0.contains(needle), "{extra}: {e}");
+        }
+        let e = Scenario::from_json(
+            r#"{"algorithm": "x", "nodes": 100000, "seed": 1, "duration_ms": 10}"#,
+        )
+        .unwrap_err();
+        assert!(e.0.contains("above the limit of 2048"), "{e}");
+        // At the limits, accepted; 100000 nodes are refused without building their network.
+        assert!(with(r#", "network": {"latency": {"constant": {"ms": 1000000000}}}"#).is_ok());
+        assert!(with(r#", "params": {"hold_ms": 1000000000, "count": 1e300}"#).is_ok());
+    }
+
+    #[test]
+    fn scenario_files_are_read_with_a_size_limit() {
+        let dir = std::env::temp_dir().join(format!("sincro-load-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let big = dir.join("big.json");
+        std::fs::write(&big, vec![b' '; 2000]).unwrap();
+        let e = read_limited(&big, 1000).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("larger than the limit of 1000 bytes"),
+            "{e}"
+        );
+        assert_eq!(read_limited(&big, 2000).unwrap().len(), 2000);
+        let e = Scenario::load(&dir).unwrap_err();
+        assert!(e.0.contains("it is a directory"), "{e}");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

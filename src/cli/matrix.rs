@@ -172,6 +172,10 @@ pub fn main(a: &MatrixArgs) -> i32 {
         eprintln!("error: --shrink-runs must be at least 1");
         return exit::BAD_INPUT;
     }
+    if let Err(e) = super::check_jobs(a.jobs) {
+        eprintln!("error: {e}");
+        return exit::BAD_INPUT;
+    }
     let algs: Vec<&'static dyn Algorithm> = match algorithms::select(&a.algorithm) {
         Ok(algs) => algs,
         Err(e) => {
@@ -197,8 +201,14 @@ pub fn main(a: &MatrixArgs) -> i32 {
             .expect("valid template")
             .progress_chars("=> "),
     );
+    if let Err(e) = super::prepare_out_dir(&a.out) {
+        eprintln!("error: --out: {e}");
+        return exit::BAD_INPUT;
+    }
     let stop = interrupt_flag();
     let started = std::time::Instant::now();
+    let mut refused: Option<String> = None;
+    let mut write_errors: Vec<String> = Vec::new();
     let mut tables = Vec::new();
     let mut runs = 0u64;
     'algs: for alg in algs {
@@ -261,7 +271,18 @@ pub fn main(a: &MatrixArgs) -> i32 {
                 let mut run = TargetRun::new(&target, &cfg, &opts);
                 run.run(stop, None, &live, &|_| {});
                 runs += live.runs.load(Ordering::Relaxed);
-                row.cells.push(run.report());
+                let report = run.report();
+                write_errors.extend(report.write_errors.iter().cloned());
+                if let Some((seed, msg)) = &report.bad_input {
+                    refused = Some(format!(
+                        "{} / {} / {property} seed {seed}: the engine refused the generated \
+                         scenario: {msg}",
+                        info.name,
+                        class.name()
+                    ));
+                    break 'algs;
+                }
+                row.cells.push(report);
                 bar.inc(1);
                 if stop.load(Ordering::Relaxed) {
                     table.rows.push(row);
@@ -274,6 +295,11 @@ pub fn main(a: &MatrixArgs) -> i32 {
         tables.push(table);
     }
     bar.finish_and_clear();
+    if let Some(msg) = refused {
+        // Bad input, never a cell of the matrix: nothing is rendered from a partial matrix.
+        eprintln!("error: {msg}");
+        return exit::BAD_INPUT;
+    }
     let interrupted = stop.load(Ordering::Relaxed);
     let mut doc = String::from("# Fault-tolerance matrix\n\n");
     let _ = writeln!(
@@ -303,7 +329,7 @@ pub fn main(a: &MatrixArgs) -> i32 {
         fuzz::format_kib(fuzz::peak_rss_kib())
     );
     if let Some(path) = &a.markdown {
-        match fuzz::write_atomically(path, &doc) {
+        match fuzz::write_output(path, &doc) {
             Ok(()) => println!("Markdown written to {}", path.display()),
             Err(e) => {
                 eprintln!("error: cannot write {}: {e}", path.display());
@@ -312,6 +338,12 @@ pub fn main(a: &MatrixArgs) -> i32 {
                 }
             }
         }
+    }
+    if !write_errors.is_empty() {
+        for e in &write_errors {
+            eprintln!("error: {e}");
+        }
+        return exit::BAD_INPUT;
     }
     if interrupted {
         println!("interrupted (Ctrl-C): the matrix above is partial");

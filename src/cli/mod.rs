@@ -23,8 +23,9 @@ use crate::exit;
 use crate::fuzz::{self, CampaignOptions, FuzzConfig, Live, Rss, Shard, Target};
 use crate::harness::engine::{install_panic_hook, RunOptions};
 use crate::harness::gen::GenOptions;
+use crate::harness::scenario::MAX_NODES;
 use crate::harness::shrink::ShrinkOptions;
-use crate::harness::{render, EngineKind, Scenario};
+use crate::harness::{render, EngineKind, Scenario, MAX_TIME_MS};
 use clap::{Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::IsTerminal;
@@ -38,9 +39,11 @@ mod matrix;
 /// Sincro: deterministic simulation, fault injection and property checking for distributed
 /// synchronization algorithms.
 ///
-/// Exit codes: 0 pass, 1 property violated (fuzz: unexpected verdict), 2 bad input,
-/// 3 the algorithm panicked, 4 a run limit was hit, 5 nondeterminism detected,
-/// 130 interrupted by Ctrl-C (fuzz, matrix: what was found is written).
+/// Exit codes: 0 pass (run: the scenario's `expect` met), 1 property violated (fuzz:
+/// unexpected verdict), 2 bad input (a value out of range, an output that cannot be written,
+/// a generated scenario the engine refuses), 3 the algorithm panicked, 4 a run limit was hit,
+/// 5 nondeterminism detected, 6 a checker could not judge, 130 interrupted by Ctrl-C (fuzz,
+/// matrix: what was found is written).
 #[derive(Parser)]
 #[command(name = "sincro", version, about, long_about)]
 struct Cli {
@@ -80,7 +83,8 @@ enum Render {
 enum Command {
     /// List the algorithms, their variants, properties and fault models.
     List,
-    /// Run a scenario file and print its verdict.
+    /// Run a scenario file and print its verdict. A scenario with `expect` is judged against
+    /// it: exit 0 when the verdict meets it; else the verdict's code (1 for an unexpected pass).
     Run(RunArgs),
     /// Replay a scenario file (e.g. a fuzz failure) and print its trace as a timeline.
     Replay(RunArgs),
@@ -149,7 +153,8 @@ struct FuzzArgs {
     /// Engine for the generated scenarios.
     #[arg(long, value_enum, default_value = "native")]
     engine: Engine,
-    /// Worker threads: one run per thread, each run single-threaded and deterministic.
+    /// Worker threads (at most 256): one run per thread, each run single-threaded and
+    /// deterministic.
     #[arg(long, short, default_value_t = 1)]
     jobs: usize,
     /// Count every failure instead of stopping a target at its first one.
@@ -170,7 +175,8 @@ struct FuzzArgs {
     /// Largest node count.
     #[arg(long, default_value_t = 6)]
     nodes_max: usize,
-    /// Directory for failing scenarios (`<alg>.<variant>.seed<N>.json` and `.shrunk.json`).
+    /// Directory for failing scenarios (`<alg>.<variant>.seed<N>.json` and `.shrunk.json`);
+    /// created and probed for writing before the campaign starts.
     #[arg(long, default_value = "failures")]
     out: PathBuf,
     /// With --keep-going, write (and shrink) at most this many failures per target.
@@ -309,9 +315,7 @@ fn run(a: RunArgs, default_render: Render) -> i32 {
         Err(e) => return bad_input(format!("{}: {e}", a.scenario.display())),
     };
     if let (Some(path), Some(trace)) = (&a.trace, &out.trace) {
-        let written =
-            std::fs::File::create(path).and_then(|f| trace.write_jsonl(std::io::BufWriter::new(f)));
-        if let Err(e) = written {
+        if let Err(e) = write_trace(path, trace) {
             return bad_input(format!("cannot write trace {}: {e}", path.display()));
         }
     }
@@ -343,15 +347,13 @@ fn run(a: RunArgs, default_render: Render) -> i32 {
         out.stats.dropped,
         out.stats.end_t_ns as f64 / 1e6
     );
+    let mut matched = None;
     if let Some(expect) = &sc.expect {
-        let matched = expect.matches(&out.verdict);
+        let m = expect.matches(&out.verdict);
+        matched = Some(m);
         println!(
             "  expected {expect:?}: {}",
-            if matched {
-                "as expected"
-            } else {
-                "NOT as expected"
-            }
+            if m { "as expected" } else { "NOT as expected" }
         );
     }
     if !out.verdict.is_pass() {
@@ -361,7 +363,29 @@ fn run(a: RunArgs, default_render: Render) -> i32 {
             a.scenario.display()
         );
     }
-    crate::exit_code(&out.verdict)
+    match (default_render, matched) {
+        // `run` of a scenario with `expect` judges the expectation: 0 when met; when not, the
+        // verdict's own code (1 for a pass where a violation or a panic was expected).
+        (Render::None, Some(true)) => exit::PASS,
+        (Render::None, Some(false)) if out.verdict.is_pass() => exit::VIOLATION,
+        _ => crate::exit_code(&out.verdict),
+    }
+}
+
+/// Writes `trace` as JSON Lines to `path`, flushing and syncing: a full disk is an error,
+/// never a silently truncated trace.
+fn write_trace(path: &std::path::Path, trace: &crate::harness::Trace) -> std::io::Result<()> {
+    use std::io::Write;
+    let f = std::fs::File::create(path)?;
+    let mut w = std::io::BufWriter::new(f);
+    trace.write_jsonl(&mut w)?;
+    w.flush()?;
+    let f = w.into_inner().map_err(|e| e.into_error())?;
+    // A device (`/dev/stdout`) cannot be synced; a regular file must be.
+    if f.metadata().is_ok_and(|m| m.is_file()) {
+        f.sync_all()?;
+    }
+    Ok(())
 }
 
 fn targets(algorithm: &str, variant: &str) -> Result<Vec<Target>, String> {
@@ -411,6 +435,21 @@ fn fuzz(a: FuzzArgs) -> i32 {
     if a.shrink_runs == Some(0) {
         return bad_input("--shrink-runs must be at least 1");
     }
+    if let Err(e) = check_jobs(a.jobs) {
+        return bad_input(e);
+    }
+    if a.nodes_max > MAX_NODES {
+        return bad_input(format!(
+            "--nodes-max = {} is above the limit of {MAX_NODES}",
+            a.nodes_max
+        ));
+    }
+    if a.active_ms > MAX_TIME_MS {
+        return bad_input(format!(
+            "--active-ms = {} is above the limit of {MAX_TIME_MS} ms",
+            a.active_ms
+        ));
+    }
     let targets = match targets(&a.algorithm, &a.variant) {
         Ok(t) => t,
         Err(e) => return bad_input(e),
@@ -437,6 +476,9 @@ fn fuzz(a: FuzzArgs) -> i32 {
         out_dir: a.out.clone(),
         max_files: a.max_files,
     };
+    if let Err(e) = prepare_out_dir(&a.out) {
+        return bad_input(format!("--out: {e}"));
+    }
     let opts = CampaignOptions {
         shard: a.shard,
         shrink: (!a.no_shrink).then(|| shrink_options(a.shrink_runs)),
@@ -459,8 +501,19 @@ fn fuzz(a: FuzzArgs) -> i32 {
         end_kib: fuzz::peak_rss_kib(),
     };
     print!("{}", fuzz::summary(&report, rss));
+    for r in &report.targets {
+        if let Some((seed, msg)) = &r.bad_input {
+            eprintln!(
+                "error: {} / {} seed {seed}: the engine refused the generated scenario: {msg}",
+                r.algorithm, r.variant
+            );
+        }
+        for e in &r.write_errors {
+            eprintln!("error: {e}");
+        }
+    }
     if let Some(path) = &a.junit {
-        match fuzz::write_atomically(path, &fuzz::junit(&report)) {
+        match fuzz::write_output(path, &fuzz::junit(&report)) {
             Ok(()) => println!("\nJUnit report: {}", path.display()),
             Err(e) => {
                 eprintln!("error: cannot write {}: {e}", path.display());
@@ -471,6 +524,31 @@ fn fuzz(a: FuzzArgs) -> i32 {
         }
     }
     fuzz::exit_code(&report)
+}
+
+/// The most worker threads `--jobs` accepts.
+pub const MAX_JOBS: usize = 256;
+
+/// `--jobs` within `1..=MAX_JOBS` (0 means 1).
+fn check_jobs(jobs: usize) -> Result<(), String> {
+    if jobs > MAX_JOBS {
+        return Err(format!("--jobs = {jobs} is above the limit of {MAX_JOBS}"));
+    }
+    Ok(())
+}
+
+/// Creates the output directory of a campaign, checks it can be written (a probe file), and
+/// removes the temporary files a killed campaign left there.
+fn prepare_out_dir(dir: &std::path::Path) -> Result<(), String> {
+    fuzz::probe_dir(dir)?;
+    let stale = fuzz::remove_stale_temporaries(dir);
+    if stale > 0 {
+        eprintln!(
+            "note: removed {stale} temporary file(s) a killed campaign left in {}",
+            dir.display()
+        );
+    }
+    Ok(())
 }
 
 /// The shrinker's defaults, with `--shrink-runs` if given.

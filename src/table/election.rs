@@ -163,8 +163,9 @@ fn row(alg: &str, case: &str, n: usize, elect: String, formula: String, extra: S
 /// Runs `sincro table election`; returns the exit code.
 pub fn main(args: &TableArgs) -> i32 {
     let ns = args.n_or(DEFAULT_N);
-    if ns.iter().any(|&n| n == 0 || n > 5000) {
-        eprintln!("error: --n values must be within 1..=5000");
+    let max = crate::harness::scenario::MAX_NODES;
+    if ns.iter().any(|&n| n == 0 || n > max) {
+        eprintln!("error: --n values must be within 1..={max}");
         return crate::exit::BAD_INPUT;
     }
     let mut code = crate::exit::PASS;

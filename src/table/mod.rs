@@ -70,6 +70,11 @@ impl TableArgs {
 
 /// Runs `sincro table`; returns the exit code.
 pub fn main(args: &TableArgs) -> i32 {
+    let max = crate::harness::scenario::MAX_NODES;
+    if let Some(n) = args.n.iter().find(|&&n| n > max) {
+        eprintln!("error: --n = {n} is above the limit of {max} nodes a scenario may have");
+        return crate::exit::BAD_INPUT;
+    }
     match args.which.as_str() {
         "mutex" => mutex::main(args),
         "positioning" => positioning::main(args),

@@ -251,6 +251,22 @@ pub(crate) struct Recorder {
     pub verdict: Option<Verdict>,
     /// Reused buffer for rendering messages.
     buf: String,
+    /// `limits.max_trace_bytes`, and the estimated size of the trace so far.
+    max_trace_bytes: u64,
+    trace_bytes: u64,
+}
+
+/// The estimated heap size of an event's texts (its fixed size is counted apart). A message
+/// text is counted once, at its send (deliveries share it).
+fn text_bytes(kind: &EventKind) -> usize {
+    match kind {
+        EventKind::Send { msg, .. } => msg.len(),
+        EventKind::Timer { timer, .. } => timer.len(),
+        EventKind::Input { input, .. } => input.len(),
+        EventKind::Panic { message, .. } => message.len(),
+        EventKind::Observe { .. } => 64,
+        _ => 0,
+    }
 }
 
 impl Recorder {
@@ -267,7 +283,12 @@ impl Recorder {
         std::sync::Arc::from(self.buf.as_str())
     }
 
-    pub fn new(nodes: usize, checkers: Vec<Box<dyn Checker>>, options: RunOptions) -> Self {
+    pub fn new(
+        nodes: usize,
+        checkers: Vec<Box<dyn Checker>>,
+        options: RunOptions,
+        max_trace_bytes: u64,
+    ) -> Self {
         let observing = options.record_trace || !checkers.is_empty();
         Recorder {
             record: options.record_trace,
@@ -279,6 +300,8 @@ impl Recorder {
             checkers,
             verdict: None,
             buf: String::new(),
+            max_trace_bytes,
+            trace_bytes: 0,
         }
     }
 
@@ -334,6 +357,17 @@ impl Recorder {
             }
         }
         if let Some(t) = &mut self.trace {
+            self.trace_bytes += (std::mem::size_of::<Event>() + text_bytes(&ev.kind)) as u64;
+            if self.trace_bytes > self.max_trace_bytes && self.verdict.is_none() {
+                self.verdict = Some(Verdict::LimitExceeded {
+                    limit: format!(
+                        "limits.max_trace_bytes = {} reached at {:.3} ms (the recorded trace \
+                         would grow past it)",
+                        self.max_trace_bytes,
+                        t_ns as f64 / 1e6
+                    ),
+                });
+            }
             t.events.push(ev);
         }
         id

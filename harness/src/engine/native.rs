@@ -146,7 +146,7 @@ impl<P: Process> Sim<P> {
             inputs: Vec::new(),
             fx: Effects::default(),
             factory,
-            rec: Recorder::new(n, checkers, options),
+            rec: Recorder::new(n, checkers, options, scenario.limits.max_trace_bytes),
             next_msg_id: 0,
             in_flight: 0,
             limits: scenario.limits.clone(),
@@ -869,6 +869,17 @@ mod tests {
         assert!(
             matches!(&out.verdict, Verdict::LimitExceeded { limit } if limit.contains("max_in_flight = 10"))
         );
+        // The recorded trace is bounded in bytes too: a long run cannot take gigabytes.
+        let out = run(
+            r#"{"algorithm": "probe", "nodes": 3, "seed": 1, "duration_ms": 1000,
+            "limits": {"max_trace_bytes": 2000}}"#,
+        );
+        assert!(
+            matches!(&out.verdict, Verdict::LimitExceeded { limit } if limit.contains("max_trace_bytes = 2000")),
+            "{:?}",
+            out.verdict
+        );
+        assert!(out.trace.expect("recorded").events.len() < 2000 / 32);
     }
 
     #[test]

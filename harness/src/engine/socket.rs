@@ -224,7 +224,7 @@ impl<P: Process, E: Engine<P>> World<P, E> {
             cuts: BTreeMap::new(),
             fx: Effects::default(),
             factory,
-            rec: Recorder::new(n, checkers, options),
+            rec: Recorder::new(n, checkers, options, sc.limits.max_trace_bytes),
             next_msg_id: 0,
             in_flight: 0,
             limits: sc.limits.clone(),
