@@ -162,11 +162,13 @@ fn is_trace(path: &Path, text: &str) -> bool {
         .is_some_and(|v| v.get("sincro_trace").is_some())
 }
 
+/// Largest trace or scenario file `show`, `diff` and `check` read: a recorded trace may exceed a
+/// scenario file's limit, but not `limits.max_trace_bytes` by much (its JSON Lines take a few
+/// times its size in memory at most).
+const MAX_INPUT_BYTES: u64 = 1 << 30;
+
 /// Reads `path` as a trace or as a scenario (run with trace recording, on `engine` if given).
 pub fn load(path: &Path, engine: Option<Engine>) -> Result<Input, String> {
-    // A recorded trace may exceed a scenario file's limit, but not `limits.max_trace_bytes`
-    // by much: its JSON Lines take a few times its size in memory at most.
-    const MAX_INPUT_BYTES: u64 = 1 << 30;
     let text = crate::harness::scenario::read_limited(path, MAX_INPUT_BYTES)
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     if is_trace(path, &text) {
@@ -404,7 +406,7 @@ pub fn show(args: &ShowArgs) -> i32 {
 
 /// Runs `sincro check`; returns the exit code (0 pass, 1 violation, 2 bad input).
 pub fn check(args: &CheckArgs) -> i32 {
-    let text = match std::fs::read_to_string(&args.trace) {
+    let text = match crate::harness::scenario::read_limited(&args.trace, MAX_INPUT_BYTES) {
         Ok(t) => t,
         Err(e) => return bad_input(format!("cannot read {}: {e}", args.trace.display())),
     };

@@ -278,8 +278,8 @@ impl Trace {
     }
 }
 
-/// Largest node count a trace file may declare (the scenario limit).
-pub const MAX_TRACE_NODES: usize = 100_000;
+/// Largest node count a trace file may declare: the scenario limit, [`crate::scenario::MAX_NODES`].
+pub const MAX_TRACE_NODES: usize = crate::scenario::MAX_NODES;
 
 /// Why a trace is not a trace a run could have produced (see [`Trace::validate`]).
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -150,8 +150,8 @@ impl SingleActingLeader {
                     return;
                 };
                 if *leader == Some(n) {
-                    if !self.acting.contains_key(&n) {
-                        self.acting.insert(n, (ev.t_ns, ev.id, *term));
+                    if let std::collections::btree_map::Entry::Vacant(v) = self.acting.entry(n) {
+                        v.insert((ev.t_ns, ev.id, *term));
                         self.claimed.insert(n, ev.id);
                     }
                 } else {

@@ -551,8 +551,8 @@ pub fn single_acting_leader(ev: &[Event], nodes: usize) -> OracleVerdict {
             continue;
         };
         if *leader == Some(n) {
-            if !open.contains_key(&n) {
-                open.insert(n, acting.len());
+            if let std::collections::btree_map::Entry::Vacant(v) = open.entry(n) {
+                v.insert(acting.len());
                 acting.push((n, e.t_ns, None));
             }
         } else if let Some(i) = open.remove(&n) {
