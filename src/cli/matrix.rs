@@ -66,6 +66,10 @@ struct Table {
 }
 
 fn cell_text(r: &TargetReport, seeds: u64) -> String {
+    if let Some((seed, msg)) = &r.bad_input {
+        // Only outside the model (inside, a refusal ends the matrix as bad input).
+        return format!("cannot run: the algorithm refuses such scenarios (seed {seed}: {msg})");
+    }
     match &r.first {
         None if r.runs >= seeds => format!("holds ({} seeds)", r.runs),
         None => format!("holds ({} of {seeds} seeds, interrupted)", r.runs),
@@ -273,7 +277,10 @@ pub fn main(a: &MatrixArgs) -> i32 {
                 runs += live.runs.load(Ordering::Relaxed);
                 let report = run.report();
                 write_errors.extend(report.write_errors.iter().cloned());
-                if let Some((seed, msg)) = &report.bad_input {
+                // A class forced outside the model may make the generated scenarios ones the
+                // algorithm cannot run at all (a delay spike longer than its resync period):
+                // the cell says so. Inside the model such a refusal is bad input.
+                if let Some((seed, msg)) = report.bad_input.as_ref().filter(|_| row.in_model) {
                     refused = Some(format!(
                         "{} / {} / {property} seed {seed}: the engine refused the generated \
                          scenario: {msg}",
