@@ -120,6 +120,7 @@ impl Spec for ReplicatedCounter {
         FaultModel {
             tolerates: vec![Loss, Duplication, Reordering, Partitions, Crashes],
             summary: "loss, duplication, reordering, partitions, crashes with restart",
+            ..FaultModel::default()
         }
     }
     fn node(&self, variant: Variant, (): &(), _id: NodeId) -> Replica {

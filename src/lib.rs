@@ -74,6 +74,7 @@
 //!         FaultModel {
 //!             tolerates: vec![FaultClass::Reordering, FaultClass::Duplication],
 //!             summary: "reliable links with any delay, reordering and duplication",
+//!             ..FaultModel::default()
 //!         }
 //!     }
 //!     fn node(&self, merge: Merge, _: &(), _id: NodeId) -> Replica {

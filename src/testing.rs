@@ -791,6 +791,8 @@ impl Algorithm for Tested {
             info.fault_model = FaultModel {
                 tolerates: classes.clone(),
                 summary: "the fault classes this test chose",
+                // the model's clock caps still hold for the classes the test chose
+                ..info.fault_model
             };
         }
         info

@@ -50,6 +50,7 @@ impl Algorithm for FragileAlg {
             fault_model: FaultModel {
                 tolerates: vec![],
                 summary: "",
+                ..FaultModel::default()
             },
         }
     }

@@ -45,7 +45,7 @@
 //!     fn name(&self) -> &'static str { "demo.ping" }
 //!     fn properties(&self) -> Vec<&'static str> { vec![] }
 //!     fn fault_model(&self) -> FaultModel {
-//!         FaultModel { tolerates: vec![FaultClass::Reordering], summary: "any delay" }
+//!         FaultModel { tolerates: vec![FaultClass::Reordering], summary: "any delay", ..FaultModel::default() }
 //!     }
 //!     fn node(&self, _: Correct, _: &(), _id: NodeId) -> Pinger { Pinger }
 //!     fn workload(&self, rng: &mut SimRng, nodes: usize, active_ms: u64) -> Vec<Timed<Input>> {

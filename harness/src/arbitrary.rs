@@ -397,6 +397,7 @@ impl FuzzInput {
         sc.faults.extend(plan);
         sc.faults.sort_by_key(|f| f.at_ms); // stable: a window keeps its order at equal times
         sc.duration_ms = sc.duration_ms.max(active);
+        model.fit_clocks(sc);
         debug_assert!(sc.validate().is_ok(), "{:?}", sc.validate());
         draft
     }
@@ -417,6 +418,7 @@ mod tests {
         FaultModel {
             tolerates: t.to_vec(),
             summary: "",
+            ..FaultModel::default()
         }
     }
 

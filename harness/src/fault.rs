@@ -2,6 +2,7 @@
 //! changes, and each algorithm's declared fault model.
 
 use crate::net::{Latency, LinkOverride};
+use crate::scenario::Scenario;
 use crate::NodeId;
 use serde::{Deserialize, Serialize};
 
@@ -229,18 +230,81 @@ impl FaultClass {
 
 /// The faults an algorithm declares it tolerates: fuzzing inside this model must never find a
 /// violation of a declared property.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+///
+/// Write it as a struct literal ending in `..FaultModel::default()`, so the optional caps
+/// keep their defaults unless the model names them:
+///
+/// ```
+/// use sincro_harness::fault::{FaultClass, FaultModel};
+/// let model = FaultModel {
+///     tolerates: vec![FaultClass::Loss, FaultClass::ClockDrift],
+///     summary: "loss, and drift up to 100 ppm",
+///     drift_ppm_max: Some(100),
+///     ..FaultModel::default()
+/// };
+/// assert!(model.allows(FaultClass::ClockDrift));
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct FaultModel {
     /// Tolerated fault classes.
     pub tolerates: Vec<FaultClass>,
     /// One sentence on the assumptions (for `sincro list` and the docs).
     pub summary: &'static str,
+    /// The largest clock drift the model tolerates, ppm (`None`: whatever the generator
+    /// draws, at most [`GEN_DRIFT_PPM_MAX`]). Generated scenarios are brought inside it
+    /// ([`FaultModel::fit_clocks`]): the drift bound `clocks.rho_ppm` is lowered to it and
+    /// every drift scaled with it.
+    pub drift_ppm_max: Option<u32>,
+    /// The largest clock jump the model tolerates, ms (`None`: whatever the generator draws,
+    /// at most [`GEN_CLOCK_JUMP_MS_MAX`]). Generated jumps are scaled by
+    /// `clock_jump_ms_max / GEN_CLOCK_JUMP_MS_MAX` (so small and large ones stay apart) and
+    /// clamped to it.
+    pub clock_jump_ms_max: Option<u32>,
 }
+
+/// The largest drift bound the generator draws, ppm (it draws 10, 100 or 1000).
+pub const GEN_DRIFT_PPM_MAX: u32 = 1_000;
+/// The largest clock jump the generator draws, ms (it draws 1 to 500, either sign).
+pub const GEN_CLOCK_JUMP_MS_MAX: u32 = 500;
 
 impl FaultModel {
     /// True when `class` is inside the model.
     pub fn allows(&self, class: FaultClass) -> bool {
         class == FaultClass::Delays || self.tolerates.contains(&class)
+    }
+
+    /// Brings a generated scenario's clocks inside the model's caps: a drift bound above
+    /// [`FaultModel::drift_ppm_max`] is lowered to it, and every per-node drift and drift
+    /// change scaled by the same factor; clock jumps are scaled by
+    /// `clock_jump_ms_max / GEN_CLOCK_JUMP_MS_MAX` and clamped to the cap. Without caps it
+    /// changes nothing. The generator calls it on every scenario it draws (the workload and
+    /// the algorithm's own completion come after), so a generated scenario never holds a
+    /// clock fault larger than the model tolerates.
+    pub fn fit_clocks(&self, sc: &mut Scenario) {
+        if let Some(cap) = self.drift_ppm_max {
+            let cap = f64::from(cap);
+            if sc.clocks.rho_ppm > cap {
+                let scale = cap / sc.clocks.rho_ppm;
+                sc.clocks.rho_ppm = cap;
+                for nc in &mut sc.clocks.nodes {
+                    nc.drift_ppm = (nc.drift_ppm * scale).clamp(-cap, cap);
+                }
+                for f in &mut sc.faults {
+                    if let Fault::DriftChange { drift_ppm, .. } = &mut f.fault {
+                        *drift_ppm = (*drift_ppm * scale).clamp(-cap, cap);
+                    }
+                }
+            }
+        }
+        if let Some(cap) = self.clock_jump_ms_max {
+            let cap = f64::from(cap);
+            let scale = (cap / f64::from(GEN_CLOCK_JUMP_MS_MAX)).min(1.0);
+            for f in &mut sc.faults {
+                if let Fault::ClockJump { delta_ms, .. } = &mut f.fault {
+                    *delta_ms = (*delta_ms * scale).clamp(-cap, cap);
+                }
+            }
+        }
     }
 }
 

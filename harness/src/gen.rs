@@ -6,7 +6,9 @@
 //! crashed nodes restarted, paused ones resumed, loss and duplication switched off) and the run
 //! goes on long enough for liveness to be judged. The algorithm supplies the workload.
 
-use crate::fault::{Fault, FaultClass, FaultModel, TimedFault};
+use crate::fault::{
+    Fault, FaultClass, FaultModel, TimedFault, GEN_CLOCK_JUMP_MS_MAX, GEN_DRIFT_PPM_MAX,
+};
 use crate::net::{Latency, LinkOverride, NetworkSpec};
 use crate::rng::SimRng;
 use crate::scenario::{CheckSpec, ClockSpec, EngineKind, Limits, Scenario};
@@ -129,7 +131,7 @@ pub fn generate(
     }
     let mut clocks = ClockSpec::default();
     if on(FaultClass::ClockDrift) {
-        clocks.rho_ppm = [10.0, 100.0, 1000.0][rng.index(3)];
+        clocks.rho_ppm = [10.0, 100.0, f64::from(GEN_DRIFT_PPM_MAX)][rng.index(3)];
         clocks.offset_ms_max = rng.range_u64(0, 50) as f64;
         for _ in 0..rng.range_u64(0, 3) {
             let node = rng.index(nodes);
@@ -210,7 +212,7 @@ pub fn generate(
     if on(FaultClass::ClockJumps) {
         for _ in 0..rng.range_u64(1, 3) {
             let node = rng.index(nodes);
-            let size = rng.range_u64(1, 500) as f64;
+            let size = rng.range_u64(1, u64::from(GEN_CLOCK_JUMP_MS_MAX)) as f64;
             let delta_ms = if rng.chance(0.5) { size } else { -size };
             faults.push(TimedFault {
                 at_ms: rng.range_u64(0, active),
@@ -275,7 +277,7 @@ pub fn generate(
     }
     faults.sort_by_key(|f| f.at_ms); // stable: a pair keeps its order at equal times
 
-    let scenario = Scenario {
+    let mut scenario = Scenario {
         name: format!("{algorithm}-{variant}-seed{seed}"),
         description: format!(
             "generated from seed {seed}; swarm: {}",
@@ -305,6 +307,7 @@ pub fn generate(
         expect: None,
         engine_exceptions: Vec::new(),
     };
+    model.fit_clocks(&mut scenario);
     Draft {
         scenario,
         swarm,
@@ -320,6 +323,7 @@ mod tests {
         FaultModel {
             tolerates: t,
             summary: "",
+            ..FaultModel::default()
         }
     }
 
@@ -437,5 +441,61 @@ mod tests {
                 "{class:?} never drawn"
             );
         }
+    }
+
+    /// The largest drift and clock jump of a scenario: the drift bound, every per-node drift
+    /// and drift change, every jump.
+    fn clock_extremes(sc: &Scenario) -> (f64, f64, f64) {
+        let drift = sc
+            .faults
+            .iter()
+            .filter_map(|f| match f.fault {
+                Fault::DriftChange { drift_ppm, .. } => Some(drift_ppm.abs()),
+                _ => None,
+            })
+            .chain(sc.clocks.nodes.iter().map(|n| n.drift_ppm.abs()))
+            .fold(0.0, f64::max);
+        let jump = sc
+            .faults
+            .iter()
+            .filter_map(|f| match f.fault {
+                Fault::ClockJump { delta_ms, .. } => Some(delta_ms.abs()),
+                _ => None,
+            })
+            .fold(0.0, f64::max);
+        (sc.clocks.rho_ppm, drift, jump)
+    }
+
+    #[test]
+    fn clock_caps_of_the_model_bound_every_generated_clock_fault() {
+        let open = model(vec![FaultClass::ClockDrift, FaultClass::ClockJumps]);
+        let capped = FaultModel {
+            drift_ppm_max: Some(40),
+            clock_jump_ms_max: Some(20),
+            ..open.clone()
+        };
+        let (mut over_rho, mut over_jump) = (false, false);
+        for seed in 0..300 {
+            let o = generate("x", "correct", seed, &open, &GenOptions::default()).scenario;
+            let c = generate("x", "correct", seed, &capped, &GenOptions::default()).scenario;
+            let (rho_o, drift_o, jump_o) = clock_extremes(&o);
+            let (rho_c, drift_c, jump_c) = clock_extremes(&c);
+            over_rho |= rho_o > 40.0;
+            over_jump |= jump_o > 20.0;
+            // Without caps the generator draws up to 1000 ppm and 500 ms; with them never more.
+            assert!(rho_o <= f64::from(GEN_DRIFT_PPM_MAX) && jump_o <= 500.0);
+            assert!(
+                rho_c <= 40.0 && drift_c <= rho_c && jump_c <= 20.0,
+                "seed {seed}"
+            );
+            // Scaled, not redrawn: the same faults at the same times, smaller.
+            assert_eq!(o.faults.len(), c.faults.len());
+            assert!(drift_c <= drift_o && jump_c <= jump_o);
+            if jump_o > 0.0 {
+                assert!((jump_c - (jump_o * 20.0 / 500.0).min(20.0)).abs() < 1e-9);
+            }
+            c.validate().unwrap();
+        }
+        assert!(over_rho && over_jump, "300 seeds never drew past the caps");
     }
 }

@@ -16,7 +16,7 @@
 //! use sincro_harness::gen::GenOptions;
 //! use sincro_harness::strategy::scenario_strategy;
 //!
-//! let model = FaultModel { tolerates: vec![FaultClass::Pauses], summary: "pauses only" };
+//! let model = FaultModel { tolerates: vec![FaultClass::Pauses], summary: "pauses only", ..FaultModel::default() };
 //! let strategy = scenario_strategy("mutex.centralized", "correct", model, GenOptions::default());
 //! proptest!(|(sc in strategy)| {
 //!     prop_assert!(sc.validate().is_ok());
@@ -60,7 +60,7 @@ mod tests {
             sc in scenario_strategy(
                 "x",
                 "v",
-                FaultModel { tolerates: vec![FaultClass::Pauses, FaultClass::Partitions], summary: "" },
+                FaultModel { tolerates: vec![FaultClass::Pauses, FaultClass::Partitions], summary: "", ..FaultModel::default() },
                 GenOptions::default(),
             )
         ) {

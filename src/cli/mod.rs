@@ -282,6 +282,16 @@ fn list() -> i32 {
             if tol.is_empty() { "" } else { ", " },
             tol.join(", ")
         );
+        let m = &i.fault_model;
+        if m.drift_ppm_max.is_some() || m.clock_jump_ms_max.is_some() {
+            let cap =
+                |c: Option<u32>, unit: &str| c.map_or("any".into(), |c| format!("{c} {unit}"));
+            println!(
+                "    clock caps:  drift up to {}, jumps up to {} (generated scenarios are scaled inside)",
+                cap(m.drift_ppm_max, "ppm"),
+                cap(m.clock_jump_ms_max, "ms")
+            );
+        }
         for v in &i.variants {
             println!(
                 "    variant {:<16}{}{}",

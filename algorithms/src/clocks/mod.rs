@@ -26,7 +26,7 @@ use sincro_harness::clock::SLEW_RATE_PPB;
 use sincro_harness::fault::{FaultClass, FaultModel};
 use sincro_harness::gen::{Draft, GenOptions};
 use sincro_harness::scenario::NodeClock;
-use sincro_harness::{Ctx, Fault, NodeId, Process, Scenario};
+use sincro_harness::{Ctx, NodeId, Process, Scenario};
 
 pub use samples::{Filter, Sample};
 
@@ -38,11 +38,14 @@ pub(crate) const ALGORITHMS: &[&dyn Algorithm] = &[
     &rbs::RbsSpec,
 ];
 
-/// Largest drift of generated scenarios, ppm: a fifth of the 500 ppm slew rate.
-pub const MAX_RHO_PPM: f64 = 100.0;
+/// Largest drift of the family's model, ppm: a fifth of the 500 ppm slew rate (the fault
+/// model's [`FaultModel::drift_ppm_max`]).
+pub const MAX_RHO_PPM: u32 = 100;
 
-/// Largest clock jump of generated scenarios, ms.
-pub const MAX_JUMP_MS: f64 = 50.0;
+/// Largest clock jump of the family's model, ms (the fault model's
+/// [`FaultModel::clock_jump_ms_max`]: generated jumps of up to 500 ms are scaled down ten
+/// times).
+pub const MAX_JUMP_MS: u32 = 50;
 
 /// The properties every clock synchronization algorithm promises.
 pub const PROPERTIES: [&str; 2] = [bounded_skew::PROPERTY, "monotonic_clock"];
@@ -69,6 +72,8 @@ pub fn fault_model() -> FaultModel {
             FaultClass::ClockJumps,
         ],
         summary: "any delay, loss, duplication, reordering, partitions, crashes with restart, pauses (not crash-stop: with its time source or master gone for good, nothing keeps the clocks together); drift up to 100 ppm (generated rho capped: a clock faster than the 500 ppm slew rate cannot be held back without stepping it back); clock jumps (generated ones scaled down 10x, to at most 50 ms: a 500 ms jump ahead takes 1000 s to slew back); skew judged after the faults stop plus the time to slew away the worst offset",
+        drift_ppm_max: Some(MAX_RHO_PPM),
+        clock_jump_ms_max: Some(MAX_JUMP_MS),
     }
 }
 
@@ -140,25 +145,11 @@ pub fn complete(draft: Draft, opts: &GenOptions, reference: bool) -> Scenario {
     sc
 }
 
-/// Brings a generated scenario inside the family's clock model: drift at most
-/// [`MAX_RHO_PPM`] (drift changes scaled with it), clock jumps at most [`MAX_JUMP_MS`], and,
-/// with `reference`, node 0's clock a perfect reference.
+/// Gives a generated scenario a perfect reference clock at node 0 when `reference` and the
+/// clocks can drift or start apart. (The generator has already brought drift and jumps inside
+/// the family's caps, [`MAX_RHO_PPM`] and [`MAX_JUMP_MS`], through
+/// [`FaultModel::fit_clocks`].)
 pub fn fit_clocks(sc: &mut Scenario, reference: bool) {
-    if sc.clocks.rho_ppm > MAX_RHO_PPM {
-        let scale = MAX_RHO_PPM / sc.clocks.rho_ppm;
-        sc.clocks.rho_ppm = MAX_RHO_PPM;
-        for f in &mut sc.faults {
-            if let Fault::DriftChange { drift_ppm, .. } = &mut f.fault {
-                *drift_ppm *= scale;
-            }
-        }
-    }
-    for f in &mut sc.faults {
-        if let Fault::ClockJump { delta_ms, .. } = &mut f.fault {
-            // the generator draws 1..500 ms: scaled down ten times
-            *delta_ms = (*delta_ms / 10.0).clamp(-MAX_JUMP_MS, MAX_JUMP_MS);
-        }
-    }
     if reference && (sc.clocks.rho_ppm > 0.0 || sc.clocks.offset_ms_max > 0.0) {
         sc.clocks.nodes.push(NodeClock {
             node: 0,
@@ -269,7 +260,7 @@ mod tests {
                     );
                     judged += 1;
                 }
-                assert!(sc.clocks.rho_ppm <= MAX_RHO_PPM);
+                assert!(sc.clocks.rho_ppm <= f64::from(MAX_RHO_PPM));
             }
             assert!(judged > 0, "{name}: no generated run had drifting clocks");
         }

@@ -445,6 +445,7 @@ impl Spec for CmhSpec {
         FaultModel {
             tolerates: vec![FaultClass::Reordering, FaultClass::Pauses, FaultClass::ClockDrift],
             summary: "reliable channels with any delay and reordering, slow processes, drifting clocks; no loss, duplication, partitions or crashes",
+            ..FaultModel::default()
         }
     }
     /// No params; every workload input is a `lock` of distinct, existing resources.

@@ -147,6 +147,7 @@ impl Spec for Anel1Spec {
         FaultModel {
             tolerates: vec![FaultClass::ClockDrift],
             summary: "reliable FIFO links with any delay; no timers",
+            ..FaultModel::default()
         }
     }
     /// At least one node, on a topology that carries the logical ring.

@@ -447,6 +447,7 @@ impl Spec for BullySpec {
                 FaultClass::ClockDrift,
             ],
             summary: "synchronous: delays below the bound the timeouts come from, crashes with restart, duplication, reordering, drifting clocks; no loss, pauses, clock jumps or partitions (a live process would look dead: split brain)",
+            ..FaultModel::default()
         }
     }
     fn prepare(&self, setup: &mut Setup<'_, Self>) -> Result<(), String> {

@@ -154,6 +154,7 @@ pub fn ring_model(summary: &'static str) -> FaultModel {
             FaultClass::ClockJumps,
         ],
         summary,
+        ..FaultModel::default()
     }
 }
 

@@ -544,6 +544,7 @@ impl Spec for RingListSpec {
         FaultModel {
             tolerates: vec![FaultClass::Reordering, FaultClass::Crashes, FaultClass::ClockDrift],
             summary: "synchronous: delays below the bound the hop timeout comes from, crashes with restart, reordering, drifting clocks; no loss, duplication, pauses, clock jumps or partitions",
+            ..FaultModel::default()
         }
     }
     fn prepare(&self, setup: &mut Setup<'_, Self>) -> Result<(), String> {

@@ -345,6 +345,7 @@ impl Spec for TermsSpec {
                 FaultClass::ClockDrift,
             ],
             summary: "safe under any delay, loss, duplication, reordering, partitions, crashes (with restart or for good), pauses and drift; a leader is elected once a majority is connected with delays below the timeouts; not clock jumps (a leader whose clock jumps back stops its heartbeats for that long: a needless election, unstable though still safe)",
+            ..FaultModel::default()
         }
     }
     /// The heartbeat period and the election timeout default to values derived from the

@@ -250,6 +250,7 @@ impl Spec for CentralizedSpec {
         FaultModel {
             tolerates: vec![FaultClass::Reordering, FaultClass::Pauses, FaultClass::ClockDrift],
             summary: "reliable links with any delay and reordering, slow processes, drifting clocks; no crashes",
+            ..FaultModel::default()
         }
     }
     fn prepare(&self, setup: &mut Setup<'_, Self>) -> Result<(), String> {

@@ -453,6 +453,7 @@ impl Spec for RicartAgrawalaSpec {
         FaultModel {
             tolerates: vec![FaultClass::Reordering, FaultClass::Pauses, FaultClass::ClockDrift],
             summary: "reliable channels with any delay and reordering, slow processes, drifting clocks; no crashes",
+            ..FaultModel::default()
         }
     }
     fn prepare(&self, setup: &mut Setup<'_, Self>) -> Result<(), String> {
@@ -499,6 +500,7 @@ impl Spec for RicartAgrawalaFtSpec {
                 FaultClass::ClockDrift,
             ],
             summary: "crashes with restart or for good (crash-stop), any delay and reordering, drifting clocks; loss only while fewer than max_retries sends in a row are lost; not pauses or partitions (a live peer would be declared dead)",
+            ..FaultModel::default()
         }
     }
     /// Resend period and retries default to values derived from the scenario's latencies.

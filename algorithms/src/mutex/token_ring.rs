@@ -321,6 +321,7 @@ impl Spec for TokenRingSpec {
         FaultModel {
             tolerates: vec![FaultClass::Reordering, FaultClass::ClockDrift],
             summary: "reliable links with any delay and reordering, drifting clocks; timeouts misfire under pauses, crashes and loss",
+            ..FaultModel::default()
         }
     }
     /// Zeros are replaced by defaults derived from the scenario: the ACK timeout covers a round

@@ -356,6 +356,7 @@ impl Spec for VotingSpec {
         FaultModel {
             tolerates: vec![FaultClass::Reordering, FaultClass::Pauses, FaultClass::ClockDrift],
             summary: "reliable links with any delay and reordering, slow processes, drifting clocks; coordinator crashes (amnesia) break safety with a computable probability",
+            ..FaultModel::default()
         }
     }
     fn prepare(&self, setup: &mut Setup<'_, Self>) -> Result<(), String> {

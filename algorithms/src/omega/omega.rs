@@ -619,6 +619,7 @@ impl Algorithm for OmegaKhouriGreve {
             fault_model: FaultModel {
                 tolerates: vec![FaultClass::Crashes, FaultClass::Pauses],
                 summary: "shared-memory model: asynchronous processes of varying speeds (pauses), finite arrival, crashes and departures, with |STABLE| >= α and the memory-access-pattern property; no network",
+                ..FaultModel::default()
             },
         }
     }

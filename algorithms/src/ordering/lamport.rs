@@ -221,6 +221,7 @@ impl Spec for LamportSpec {
                 FaultClass::ClockJumps,
             ],
             summary: "any network or clock fault; crashes with restart (clocks in stable storage) or for good",
+            ..FaultModel::default()
         }
     }
     /// One crystal per node, if any; every `send` to an existing node; `step_ms` 10 by default.

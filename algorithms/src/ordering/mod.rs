@@ -54,6 +54,7 @@ pub fn reliable_link_model(summary: &'static str) -> FaultModel {
             FaultClass::ClockJumps,
         ],
         summary,
+        ..FaultModel::default()
     }
 }
 

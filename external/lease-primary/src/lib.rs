@@ -201,6 +201,7 @@ impl Spec for LeasePrimary {
         FaultModel {
             tolerates: vec![Partitions, Crashes, Loss, Duplication, Reordering, ClockDrift],
             summary: "partitions, crashes with restart, loss, duplication, reordering, drift; not pauses or clock jumps",
+            ..FaultModel::default()
         }
     }
     fn prepare(&self, setup: &mut Setup<'_, Self>) -> Result<(), String> {
