@@ -112,7 +112,7 @@ impl Checker for Liveness {
             EventKind::Observe {
                 obs: Observation::CsRequest { resource },
             } => {
-                let deadline_ns = ev.t_ns.max(self.quiet_ns) + self.bound_ns;
+                let deadline_ns = ev.t_ns.max(self.quiet_ns).saturating_add(self.bound_ns);
                 self.pending
                     .entry((node, *resource))
                     .or_default()

@@ -155,7 +155,7 @@ impl Checker for MonotonicClock {
                     ev,
                     format!(
                         "node {node} stepped its clock back by {:.6} ms at local time {:.6} ms",
-                        -delta_ns as f64 / 1e6,
+                        -(delta_ns as f64) / 1e6,
                         ev.local_ns.unwrap_or(0) as f64 / 1e6
                     ),
                     vec![ev.id],

@@ -281,6 +281,16 @@ impl Trace {
 /// Largest node count a trace file may declare: the scenario limit, [`crate::scenario::MAX_NODES`].
 pub const MAX_TRACE_NODES: usize = crate::scenario::MAX_NODES;
 
+/// Latest global time an event of a trace may have, ns: the end of the longest run a scenario
+/// may ask for ([`crate::MAX_TIME_MS`]). Checkers add bounds to event times; past this a
+/// trace is not one a run could have produced.
+pub const MAX_TRACE_TIME_NS: u64 = crate::MAX_TIME_MS * crate::NS_PER_MS;
+
+/// Largest software clock reading (either sign) an event of a trace may carry, ns: 2^61
+/// (73 years), far past any run's clocks, and small enough that checkers may subtract two
+/// readings or add a bound to one without overflow.
+pub const MAX_TRACE_LOCAL_NS: i64 = 1 << 61;
+
 /// Why a trace is not a trace a run could have produced (see [`Trace::validate`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TraceError {
@@ -343,6 +353,26 @@ impl Trace {
                     "time goes back: event {} at {} ns comes after an event at {last_t} ns",
                     e.id, e.t_ns
                 )));
+            }
+            if e.t_ns > MAX_TRACE_TIME_NS {
+                return Err(err(format!(
+                    "event {} at {} ns is past the end of the longest possible run ({MAX_TRACE_TIME_NS} ns)",
+                    e.id, e.t_ns
+                )));
+            }
+            if let Some(l) = e.local_ns.filter(|l| l.unsigned_abs() > MAX_TRACE_LOCAL_NS as u64) {
+                return Err(err(format!(
+                    "event {} reads the software clock at {l} ns, past the ±{MAX_TRACE_LOCAL_NS} ns any run's clocks stay within",
+                    e.id
+                )));
+            }
+            if let EventKind::ClockAdjust { delta_ns, .. } = e.kind {
+                if delta_ns.unsigned_abs() > MAX_TRACE_LOCAL_NS as u64 {
+                    return Err(err(format!(
+                        "event {} adjusts the clock by {delta_ns} ns, past the ±{MAX_TRACE_LOCAL_NS} ns any run's clocks stay within",
+                        e.id
+                    )));
+                }
             }
             last_t = e.t_ns;
             let in_range = |what: &str, v: NodeId| {
@@ -592,6 +622,13 @@ mod tests {
         let e = problem(&|t| t.events[2].t_ns = 0);
         assert_eq!(e.line, 4);
         assert!(e.problem.contains("time goes back"), "{e}");
+        let e = problem(&|t| {
+            let last = t.events.len() - 1;
+            t.events[last].t_ns = MAX_TRACE_TIME_NS + 1;
+        });
+        assert!(e.problem.contains("past the end of the longest"), "{e}");
+        let e = problem(&|t| t.events[1].local_ns = Some(i64::MIN));
+        assert!(e.problem.contains("software clock at"), "{e}");
         // A delivery before its send.
         let e = problem(&|t| {
             t.events.swap(0, 2);

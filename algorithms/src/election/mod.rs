@@ -17,6 +17,7 @@ pub mod anel2;
 pub mod bully;
 pub mod chang_roberts;
 pub mod franklin;
+pub mod lease;
 pub mod ring_list;
 pub mod rings_common;
 pub mod superpeer;
@@ -41,6 +42,7 @@ pub(crate) const ALGORITHMS: &[&dyn Algorithm] = &[
     &bully::BullySpec,
     &ring_list::RingListSpec,
     &terms::TermsSpec,
+    &lease::LeaseSpec,
     &anel1::Anel1Spec,
     &anel2::Anel2Spec,
     &chang_roberts::ChangRobertsSpec,
