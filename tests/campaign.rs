@@ -384,3 +384,34 @@ fn the_matrix_shows_which_properties_break_under_which_faults() {
         "{rs}"
     );
 }
+
+#[test]
+fn a_matrix_out_of_time_says_which_cells_it_cut_short() {
+    let out = dir("matrix-time");
+    let o = sincro(&[
+        "matrix",
+        "-a",
+        "mutex.centralized",
+        "--seeds",
+        "1000000000",
+        "--time",
+        "300ms",
+        "--out",
+        s(&out),
+        "--quiet",
+    ]);
+    let (stdout, stderr) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{stdout}{stderr}");
+    // No cell can run a billion seeds in 300 ms: every one is cut short or not run, and the
+    // summary says so instead of claiming the whole matrix.
+    let pauses = row(&stdout, "pauses");
+    assert!(
+        pauses[3].contains("cut short") || pauses[3] == "not run (out of time)",
+        "{stdout}"
+    );
+    assert!(stdout.contains("cells cut short"), "{stdout}");
+    assert!(
+        stdout.contains("every property held in the seeds run"),
+        "{stdout}"
+    );
+}

@@ -246,6 +246,16 @@ fn huge_times_and_sizes_are_bad_input_never_a_wrapped_verdict() {
             "above limits.max_ticks = 1000000",
         ),
         (
+            "lamport-start.json",
+            r#"{"algorithm": "mutex.ricart-agrawala", "nodes": 3, "seed": 1, "duration_ms": 40, "params": {"initial_clocks": [18446744073709551615, 0, 5]}}"#.to_string(),
+            "params.initial_clocks[0] = 18446744073709551615 is past 9007199254740992",
+        ),
+        (
+            "lamport-ticks.json",
+            r#"{"algorithm": "order.lamport", "nodes": 3, "seed": 1, "duration_ms": 40, "params": {"ticks": [6, 18446744073709551615, 10]}}"#.to_string(),
+            "params.ticks[1] = 18446744073709551615 is past 1000000",
+        ),
+        (
             "expect.json",
             mutex(r#", "expect": {"violation": "nonsense"}"#),
             "expect names the violation of `nonsense`, which mutex.centralized does not promise; it promises: mutual_exclusion, liveness",

@@ -360,7 +360,10 @@ impl Trace {
                     e.id, e.t_ns
                 )));
             }
-            if let Some(l) = e.local_ns.filter(|l| l.unsigned_abs() > MAX_TRACE_LOCAL_NS as u64) {
+            if let Some(l) = e
+                .local_ns
+                .filter(|l| l.unsigned_abs() > MAX_TRACE_LOCAL_NS as u64)
+            {
                 return Err(err(format!(
                     "event {} reads the software clock at {l} ns, past the ±{MAX_TRACE_LOCAL_NS} ns any run's clocks stay within",
                     e.id

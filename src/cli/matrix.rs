@@ -44,6 +44,12 @@ pub struct MatrixArgs {
     /// At most this many candidate runs when shrinking one counterexample.
     #[arg(long, value_name = "N")]
     shrink_runs: Option<usize>,
+    /// Wall-clock budget for the whole matrix, e.g. 90s, 5m. The time left is split evenly
+    /// among the cells still to run (a cell that ends early hands its leftover on); a cell cut
+    /// short says how many of its seeds ran, and cells never reached are listed. A partial
+    /// matrix still fails (exit 1) on a break inside a declared fault model.
+    #[arg(long, value_name = "DURATION", value_parser = fuzz::parse_duration)]
+    time: Option<std::time::Duration>,
     /// No progress display on stderr.
     #[arg(long, short)]
     quiet: bool,
@@ -72,7 +78,8 @@ fn cell_text(r: &TargetReport, seeds: u64) -> String {
     }
     match &r.first {
         None if r.runs >= seeds => format!("holds ({} seeds)", r.runs),
-        None => format!("holds ({} of {seeds} seeds, interrupted)", r.runs),
+        None if r.runs == 0 => "not run (out of time)".to_string(),
+        None => format!("holds ({} of {seeds} seeds, cut short)", r.runs),
         Some(f) => {
             let what = f.label.strip_prefix("violation:").unwrap_or(&f.label);
             let size = match (&f.shrunk, &f.size) {
@@ -211,6 +218,9 @@ pub fn main(a: &MatrixArgs) -> i32 {
     }
     let stop = interrupt_flag();
     let started = std::time::Instant::now();
+    let deadline = a.time.map(|t| started + t);
+    let mut cells_left = cells;
+    let mut out_of_time = 0u64;
     let mut refused: Option<String> = None;
     let mut write_errors: Vec<String> = Vec::new();
     let mut tables = Vec::new();
@@ -273,7 +283,17 @@ pub fn main(a: &MatrixArgs) -> i32 {
                 };
                 let live = Live::default();
                 let mut run = TargetRun::new(&target, &cfg, &opts);
-                run.run(stop, None, &live, &|_| {});
+                // This cell's share of the time left.
+                let cell_deadline = deadline.map(|d| {
+                    let now = std::time::Instant::now();
+                    now + d.saturating_duration_since(now) / (cells_left.max(1) as u32)
+                });
+                cells_left = cells_left.saturating_sub(1);
+                if cell_deadline.is_some_and(|d| d <= std::time::Instant::now()) {
+                    out_of_time += 1; // reported as a cell not run
+                } else {
+                    run.run(stop, cell_deadline, &live, &|_| {});
+                }
                 runs += live.runs.load(Ordering::Relaxed);
                 let report = run.report();
                 write_errors.extend(report.write_errors.iter().cloned());
@@ -356,8 +376,27 @@ pub fn main(a: &MatrixArgs) -> i32 {
         println!("interrupted (Ctrl-C): the matrix above is partial");
         return fuzz::INTERRUPTED_EXIT;
     }
+    let mut partial = false;
+    if let Some(t) = a.time {
+        let short = tables
+            .iter()
+            .flat_map(|t| &t.rows)
+            .flat_map(|r| &r.cells)
+            .filter(|c| c.first.is_none() && c.runs > 0 && c.runs < a.seeds)
+            .count();
+        if short > 0 || out_of_time > 0 {
+            partial = true;
+            println!(
+                "--time {:.0}s: {short} cells cut short, {out_of_time} not run (give more time or fewer --seeds for the full matrix)",
+                t.as_secs_f64()
+            );
+        }
+    }
     if regressions.is_empty() {
-        println!("inside the declared fault models: every property held");
+        println!(
+            "inside the declared fault models: every property held{}",
+            if partial { " in the seeds run" } else { "" }
+        );
         exit::PASS
     } else {
         for r in &regressions {

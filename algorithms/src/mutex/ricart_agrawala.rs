@@ -411,11 +411,26 @@ pub struct RicartAgrawalaSpec;
 pub struct RicartAgrawalaFtSpec;
 
 /// The parameters both specs check: one initial clock per node, if any.
+/// Largest `params.initial_clocks` entry: 2^53, the largest integer every JSON reader keeps
+/// exact; a run's ticks (at most `limits.max_events`) then stay far below `u64::MAX`, where a
+/// Lamport clock would stop advancing.
+pub const MAX_INITIAL_CLOCK: u64 = 1 << 53;
+
 fn check_initial_clocks(p: &Params, nodes: usize) -> Result<(), String> {
     if !p.initial_clocks.is_empty() && p.initial_clocks.len() != nodes {
         return Err(format!(
             "params.initial_clocks has {} entries for {nodes} nodes",
             p.initial_clocks.len()
+        ));
+    }
+    if let Some((i, c)) = p
+        .initial_clocks
+        .iter()
+        .enumerate()
+        .find(|(_, &c)| c > MAX_INITIAL_CLOCK)
+    {
+        return Err(format!(
+            "params.initial_clocks[{i}] = {c} is past {MAX_INITIAL_CLOCK} (2^53)"
         ));
     }
     Ok(())

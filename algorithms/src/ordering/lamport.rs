@@ -73,6 +73,10 @@ pub struct Params {
     pub nodes: usize,
 }
 
+/// Largest `params.ticks` entry: a million per step, so that a run's clocks (at most
+/// `limits.max_events` steps and events) stay far below `u64::MAX`.
+pub const MAX_TICK: u64 = 1_000_000;
+
 crate::variants! {
     /// Which behaviour.
     pub enum Variant {
@@ -232,6 +236,17 @@ impl Spec for LamportSpec {
             return Err(format!(
                 "params.ticks has {} entries for {n} nodes",
                 setup.params.ticks.len()
+            ));
+        }
+        if let Some((i, t)) = setup
+            .params
+            .ticks
+            .iter()
+            .enumerate()
+            .find(|(_, &t)| t > MAX_TICK)
+        {
+            return Err(format!(
+                "params.ticks[{i}] = {t} is past {MAX_TICK} (a clock advancing that much a step would saturate)"
             ));
         }
         // Read from the raw workload (as the engine has not parsed it yet): an item that is
