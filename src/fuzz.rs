@@ -449,6 +449,7 @@ pub fn format_size(s: &ScenarioSize) -> String {
 fn expect_of(label: &str) -> Option<Expect> {
     match label.split_once(':') {
         Some(("violation", p)) => Some(Expect::Violation(p.to_string())),
+        Some(("unjudged", p)) => Some(Expect::Unjudged(p.to_string())),
         _ if label == "panic" => Some(Expect::Panic),
         _ => None,
     }

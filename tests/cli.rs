@@ -258,7 +258,7 @@ fn huge_times_and_sizes_are_bad_input_never_a_wrapped_verdict() {
         (
             "expect.json",
             mutex(r#", "expect": {"violation": "nonsense"}"#),
-            "expect names the violation of `nonsense`, which mutex.centralized does not promise; it promises: mutual_exclusion, liveness",
+            "expect names the property `nonsense`, which mutex.centralized does not promise; it promises: mutual_exclusion, liveness",
         ),
     ];
     for (file, body, needle) in cases {
@@ -471,4 +471,37 @@ fn run_judges_expect_and_replay_reports_the_verdict() {
     let out = sincro(&["run", path.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     assert!(text(&out).0.contains("NOT as expected"));
+    assert!(
+        text(&out).0.contains("expected pass: NOT as expected"),
+        "the expectation in words, not in Rust's Debug form: {}",
+        text(&out).0
+    );
+    // A run too short to judge liveness can say so: `expect: {"unjudged": P}` is met by the
+    // could-not-judge verdict (exit 0) and by nothing else (a pass would be exit 1, and the
+    // verdict's own code, 6, when expecting a pass).
+    let short = |expect: &str| {
+        format!(
+            r#"{{"algorithm": "mutex.centralized", "nodes": 3, "seed": 1, "duration_ms": 100,
+                "workload": [{{"at_ms": 99, "node": 1, "input": {{"acquire": {{"hold_ms": 50}}}}}}],
+                "expect": {expect}}}"#
+        )
+    };
+    let path = tmp("expect-unjudged.json");
+    std::fs::write(&path, short(r#"{"unjudged": "liveness"}"#)).unwrap();
+    let out = sincro(&["run", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out).0);
+    assert!(text(&out)
+        .0
+        .contains("expected liveness left unjudged: as expected"));
+    std::fs::write(&path, short(r#""pass""#)).unwrap();
+    assert_eq!(
+        sincro(&["run", path.to_str().unwrap()]).status.code(),
+        Some(6)
+    );
+    std::fs::write(&path, short(r#"{"unjudged": "nonsense"}"#)).unwrap();
+    let out = sincro(&["run", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out)
+        .1
+        .contains("expect names the property `nonsense`"));
 }

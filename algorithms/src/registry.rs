@@ -357,10 +357,10 @@ pub fn check_expect(info: &AlgorithmInfo, sc: &Scenario) -> Result<(), ScenarioE
             .map(|(i, x)| (format!("engine_exceptions[{i}].verdict"), &x.verdict)),
     );
     for (field, e) in expects {
-        if let sincro_harness::Expect::Violation(p) = e {
+        if let sincro_harness::Expect::Violation(p) | sincro_harness::Expect::Unjudged(p) = e {
             if !known(p) {
                 return Err(ScenarioError(format!(
-                    "{field} names the violation of `{p}`, which {} does not promise; it \
+                    "{field} names the property `{p}`, which {} does not promise; it \
                      promises: {}",
                     info.name,
                     info.properties.join(", ")

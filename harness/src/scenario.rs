@@ -173,20 +173,36 @@ pub enum Expect {
     Pass,
     /// This property is violated.
     Violation(String),
+    /// This property could not be judged (the run ends before it can be: `Verdict::Unjudged`,
+    /// exit 6), e.g. a scenario that shows a liveness bound the run is too short for.
+    Unjudged(String),
     /// The algorithm panics.
     Panic,
 }
 
 impl Expect {
-    /// Whether `verdict` is this expectation: a pass, a violation of this very property, or a
-    /// panic.
+    /// Whether `verdict` is this expectation: a pass, a violation of this very property, this
+    /// very property left unjudged, or a panic.
     pub fn matches(&self, verdict: &crate::engine::Verdict) -> bool {
         use crate::engine::Verdict;
         match (self, verdict) {
             (Expect::Pass, Verdict::Pass) => true,
             (Expect::Violation(p), Verdict::Violation(v)) => *p == v.property,
+            (Expect::Unjudged(p), Verdict::Unjudged { property, .. }) => p == property,
             (Expect::Panic, Verdict::Panic { .. }) => true,
             _ => false,
+        }
+    }
+}
+
+impl std::fmt::Display for Expect {
+    /// `pass`, `a violation of P`, `P left unjudged`, `a panic`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Expect::Pass => write!(f, "pass"),
+            Expect::Violation(p) => write!(f, "a violation of {p}"),
+            Expect::Unjudged(p) => write!(f, "{p} left unjudged"),
+            Expect::Panic => write!(f, "a panic"),
         }
     }
 }

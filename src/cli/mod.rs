@@ -362,7 +362,7 @@ fn run(a: RunArgs, default_render: Render) -> i32 {
         let m = expect.matches(&out.verdict);
         matched = Some(m);
         println!(
-            "  expected {expect:?}: {}",
+            "  expected {expect}: {}",
             if m { "as expected" } else { "NOT as expected" }
         );
     }
