@@ -300,8 +300,11 @@ pub struct TargetReport {
 pub struct Live {
     /// Runs done in the whole campaign.
     pub runs: AtomicU64,
-    /// Failures found in the whole campaign.
+    /// Failures of correct variants found in the whole campaign (unexpected inside the
+    /// fault model).
     pub failures: AtomicU64,
+    /// Failures of buggy variants found in the whole campaign: the expected catches.
+    pub caught: AtomicU64,
     /// Runs done on the current target.
     pub target_runs: AtomicU64,
     /// The current target (`alg / variant`) and its seed count on this shard.
@@ -752,7 +755,9 @@ impl<'a> TargetRun<'a> {
                         !self.cfg.keep_going && earlier < j && f.label != "nondeterministic";
                     f.found_after_s = (wall_before + started.elapsed()).as_secs_f64();
                     let n = self.failures.fetch_add(1, Ordering::Relaxed) + 1;
-                    live.failures.fetch_add(1, Ordering::Relaxed);
+                    let buggy = self.target.variant.buggy;
+                    if buggy { &live.caught } else { &live.failures }
+                        .fetch_add(1, Ordering::Relaxed);
                     if !superseded && ((n as usize) <= self.cfg.max_files || !self.cfg.keep_going) {
                         sc.expect = expect_of(&f.label);
                         f.size = Some(ScenarioSize::of(&sc));
@@ -760,7 +765,8 @@ impl<'a> TargetRun<'a> {
                         match write_atomically(&path, &sc.to_json()) {
                             Ok(()) => {
                                 live.note(format!(
-                                    "{} seed {seed}: {} -> {}",
+                                    "{} {} seed {seed}: {} -> {}",
+                                    if buggy { "caught:" } else { "FAILURE:" },
                                     self.target.name(),
                                     f.label,
                                     path.display()
@@ -992,12 +998,18 @@ pub fn outcome(r: &TargetReport, beyond_model: bool) -> (bool, String) {
         (false, false) => (
             true,
             if r.complete {
-                "ok: no violation".into()
+                "no violation".into()
             } else {
-                format!("ok: no violation in {} seeds (cut short)", r.runs)
+                format!("no violation in {} seeds (cut short)", r.runs)
             },
         ),
-        (true, true) => (true, format!("ok: caught after {caught} seeds")),
+        (true, true) => (
+            true,
+            format!(
+                "caught after {caught} seed{}",
+                if caught == 1 { "" } else { "s" }
+            ),
+        ),
         (false, true) => (
             false,
             "UNEXPECTED: a correct variant failed inside its fault model".into(),
@@ -1063,56 +1075,50 @@ pub struct Rss {
     pub end_kib: Option<u64>,
 }
 
-/// The summary table and the failures with their replay commands.
+/// The summary: one row per target (sized to the longest target name, about 100 columns),
+/// the totals, the expected catches of buggy variants with their replay commands, then the
+/// unexpected outcomes, last and loud, and a closing line (`9/9 targets as expected`).
 pub fn summary(c: &CampaignReport, rss: Rss) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "campaign: {}", describe_range(c));
-    let _ = writeln!(
-        s,
-        "{:<20} {:<14} {:>5} {:>8} {:>7} {:>8} {:>7} {:>7} {:>7} {:>9}  {:<24} {:<26} outcome",
-        "algorithm",
-        "variant",
-        "buggy",
-        "seeds",
-        "failing",
-        "first",
-        "to-find",
-        "find s",
-        "wall s",
-        "runs/s",
-        "size (orig -> shrunk)",
-        "verdict"
-    );
-    for r in &c.targets {
-        let size = r
-            .first
-            .as_ref()
-            .and_then(|f| f.size)
-            .map_or("-".into(), |o| {
-                match r.first.as_ref().and_then(|f| f.shrunk.as_ref()) {
-                    Some(sh) => format!("{} -> {}", format_size(&o), format_size(&sh.size)),
-                    None => format_size(&o),
-                }
-            });
-        let opt = |v: Option<String>| v.unwrap_or_else(|| "-".into());
-        let _ = writeln!(
-            s,
-            "{:<20} {:<14} {:>5} {:>8} {:>7} {:>8} {:>7} {:>7} {:>7.2} {:>9.0}  {:<24} {:<26} {}",
+    let name = |r: &TargetReport| {
+        format!(
+            "{} / {}{}",
             r.algorithm,
             r.variant,
-            if r.buggy { "yes" } else { "no" },
-            r.runs,
-            r.failures,
-            opt(r.first.as_ref().map(|f| f.seed.to_string())),
-            opt(r.seeds_to_find.map(|n| n.to_string())),
-            opt(r.time_to_find_s.map(|t| format!("{t:.3}"))),
-            r.wall_s,
-            r.executed as f64 / r.wall_s.max(1e-9),
-            size,
-            r.first.as_ref().map_or("pass".into(), |f| f.label.clone()),
-            outcome(r, c.beyond_model).1
-        );
+            if r.buggy { " [bug]" } else { "" }
+        )
+    };
+    let mut rows = vec![[
+        "target", "seeds", "fail", "first", "runs/s", "shrunk", "outcome",
+    ]
+    .map(String::from)
+    .to_vec()];
+    for r in &c.targets {
+        let shrunk = r
+            .first
+            .as_ref()
+            .and_then(|f| {
+                f.shrunk
+                    .as_ref()
+                    .map(|sh| format_size(&sh.size))
+                    .or(f.size.as_ref().map(format_size))
+            })
+            .unwrap_or_else(|| "-".into());
+        rows.push(vec![
+            name(r),
+            r.runs.to_string(),
+            r.failures.to_string(),
+            r.first.as_ref().map_or("-".into(), |f| f.seed.to_string()),
+            format!("{:.0}", r.executed as f64 / r.wall_s.max(1e-9)),
+            shrunk,
+            outcome(r, c.beyond_model).1,
+        ]);
     }
+    s.push_str(&aligned(
+        &rows,
+        &[false, true, true, true, true, false, false],
+    ));
     let _ = writeln!(
         s,
         "total: {} runs in {:.2} s wall, {:.0} runs/s{}; peak RSS {}{}",
@@ -1149,17 +1155,98 @@ pub fn summary(c: &CampaignReport, rss: Rss) -> String {
         }
     }
 
-    for r in &c.targets {
-        // The first failure, and the first nondeterministic seed when it is another one.
-        let nd = r
-            .nondeterministic
-            .as_ref()
-            .filter(|nd| r.first.as_ref().is_none_or(|f| f.seed != nd.seed));
-        for f in r.first.iter().chain(nd) {
-            write_failure(&mut s, r, f);
+    // Expected catches first, then what is not as expected (loud, last).
+    let (expected, unexpected): (Vec<&TargetReport>, Vec<&TargetReport>) =
+        c.targets.iter().partition(|r| outcome(r, c.beyond_model).0);
+    let heading = |s: &mut String, rs: &[&TargetReport], title: &str| {
+        if rs
+            .iter()
+            .any(|r| r.first.is_some() || r.nondeterministic.is_some())
+        {
+            let _ = writeln!(s, "\n{title}");
         }
+        for r in rs {
+            // The first failure, and the first nondeterministic seed when it is another one.
+            let nd = r
+                .nondeterministic
+                .as_ref()
+                .filter(|nd| r.first.as_ref().is_none_or(|f| f.seed != nd.seed));
+            for f in r.first.iter().chain(nd) {
+                write_failure(s, r, f);
+            }
+        }
+    };
+    let caught_title = if c.beyond_model {
+        "== what fuzzing outside the fault models found (explored, not a failure) =="
+    } else {
+        "== caught as expected: the planted bugs of buggy variants =="
+    };
+    heading(&mut s, &expected, caught_title);
+    heading(
+        &mut s,
+        &unexpected,
+        "== NOT AS EXPECTED: a correct variant failed, a bug was missed, or a run was refused ==",
+    );
+    for r in &unexpected {
+        let _ = writeln!(
+            s,
+            "NOT AS EXPECTED: {}: {}",
+            name(r),
+            outcome(r, c.beyond_model).1
+        );
     }
+    let run: Vec<&TargetReport> = c.targets.iter().filter(|r| r.executed > 0).collect();
+    let caught = run.iter().filter(|r| r.buggy && r.first.is_some()).count();
+    let held = run.iter().filter(|r| !r.buggy && r.first.is_none()).count();
+    let _ = writeln!(
+        s,
+        "\n{}/{} targets as expected ({caught} bugs caught, {held} correct variants held{})",
+        c.targets.len() - unexpected.len(),
+        c.targets.len(),
+        match c.targets.len() - run.len() {
+            0 => String::new(),
+            n => format!(", {n} not run"),
+        }
+    );
     s
+}
+
+/// `rows` as text columns as wide as their widest cell, two spaces apart, right-aligned where
+/// `right` says so; the last column is not padded.
+fn aligned(rows: &[Vec<String>], right: &[bool]) -> String {
+    let cols = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let widths: Vec<usize> = (0..cols)
+        .map(|i| {
+            rows.iter()
+                .filter_map(|r| r.get(i))
+                .map(|c| c.chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut out = String::new();
+    for r in rows {
+        let mut line = String::new();
+        for (i, cell) in r.iter().enumerate() {
+            if i > 0 {
+                line.push_str("  ");
+            }
+            let pad = widths[i].saturating_sub(cell.chars().count());
+            let last = i + 1 == r.len();
+            if right.get(i).copied().unwrap_or(false) {
+                line.push_str(&" ".repeat(pad));
+                line.push_str(cell);
+            } else {
+                line.push_str(cell);
+                if !last {
+                    line.push_str(&" ".repeat(pad));
+                }
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
 }
 
 /// One failure of `r` in the summary: its verdict, its files and how to replay them.
@@ -1296,6 +1383,9 @@ pub fn junit(c: &CampaignReport) -> String {
             r.wall_s
         );
         let mut out = format!("{text}; {} seeds judged, {} runs", r.runs, r.executed);
+        if let (Some(n), Some(t)) = (r.seeds_to_find, r.time_to_find_s) {
+            let _ = write!(out, "; first failure after {n} seeds, {t:.3} s");
+        }
         if let Some(f) = &r.first {
             let _ = write!(out, "\ncaught at {}", failure_text(f));
         }

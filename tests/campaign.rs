@@ -216,7 +216,7 @@ fn a_buggy_variant_is_written_and_shrunk_and_the_shrunk_file_replays() {
     ]);
     let (stdout, stderr) = text(&o);
     assert_eq!(o.status.code(), Some(0), "{stdout}{stderr}");
-    assert!(stdout.contains("ok: caught after"), "{stdout}");
+    assert!(stdout.contains("caught after"), "{stdout}");
     let files: Vec<String> = std::fs::read_dir(&out)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())

@@ -618,11 +618,12 @@ fn monitor(
     loop {
         let finished = done();
         for note in live.take_notes() {
-            say(format!("failure: {note}"));
+            say(note);
         }
         let current = live.current.lock().expect("no poisoning").clone();
         let runs = live.runs.load(Ordering::Relaxed);
         let failures = live.failures.load(Ordering::Relaxed);
+        let caught = live.caught.load(Ordering::Relaxed);
         let elapsed = started.elapsed();
         let rate = runs as f64 / elapsed.as_secs_f64().max(1e-9);
         if let Some((name, seeds)) = &current {
@@ -649,13 +650,13 @@ fn monitor(
                 bar.set_position(elapsed.as_millis() as u64);
             }
             bar.set_message(format!(
-                "{runs} runs  {rate:.0} runs/s  {failures} failures  {:.0} s",
+                "{runs} runs  {rate:.0} runs/s  {caught} bugs caught  {failures} failures of correct variants  {:.0} s",
                 elapsed.as_secs_f64()
             ));
             if !quiet && !tty && last_line.elapsed() >= Duration::from_secs(5) && !finished {
                 last_line = Instant::now();
                 eprintln!(
-                    "[{:>5.0} s] {name}: {runs} runs, {rate:.0} runs/s, {failures} failures",
+                    "[{:>5.0} s] {name}: {runs} runs, {rate:.0} runs/s; campaign so far: {caught} bugs caught, {failures} failures of correct variants",
                     elapsed.as_secs_f64()
                 );
             }

@@ -43,10 +43,11 @@
 //! term), `leader_agreement`, `election_termination`, `leader_validity` (the leader is alive),
 //! `leader_stability`.
 //!
-//! **Variant `no-step-down`** (buggy): the leader keeps acting when its lease runs out, as in
-//! `election.terms`. A leader cut off from the majority goes on acting beside the one the
-//! majority elects: `single_acting_leader` fails (and `leader_uniqueness`, judged per term,
-//! still passes).
+//! **Variant `no-step-down`** (buggy): the leader goes on acting until it hears a heartbeat of
+//! another leader: neither its lease running out nor a higher term stops it (the behaviour of
+//! `election.terms`, seen from a primary that serves reads). Cut off by a partition, or simply
+//! outvoted after lost heartbeats, the old leader acts beside the new one:
+//! `single_acting_leader` fails, while `leader_uniqueness`, judged per term, still passes.
 
 use crate::spec::{Setup, Spec, Timed};
 use serde::{Deserialize, Serialize};
@@ -158,7 +159,7 @@ crate::variants! {
     /// Which behaviour.
     pub enum Variant {
         Correct = "correct", "the leader acts only while a majority's promises cover it";
-        NoStepDown = "no-step-down" (buggy), "the leader keeps acting when its lease runs out: two act at once";
+        NoStepDown = "no-step-down" (buggy), "the leader keeps acting, lease run out or term lost, until it hears another leader: two act at once";
     }
 }
 
@@ -225,6 +226,13 @@ impl Lease {
     }
 
     fn report(&mut self, ctx: &mut Ctx<'_, Self>) {
+        let me = ctx.id();
+        if self.variant == Variant::NoStepDown
+            && self.leader.is_none()
+            && self.reported.is_some_and(|(l, _)| l == Some(me))
+        {
+            return; // the bug: it goes on acting until it hears of another leader
+        }
         let now = (self.leader, ctx.stable().term);
         if self.reported != Some(now) {
             self.reported = Some(now);
