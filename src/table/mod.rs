@@ -24,7 +24,7 @@ pub const TABLES: &[(&str, &str)] = &[
     ),
     (
         "clocks",
-        "physical clock sync: max skew vs bound over rho, delay spread, period; 2ρΔt; problem 2; RBS avg vs regression",
+        "physical clock sync: max skew vs bound over rho, delay spread, period; 2ρΔt; problem 2; RBS avg vs regression under drift and jitter; resync every δ/2ρ run",
     ),
     (
         "election",
