@@ -16,15 +16,15 @@ pub use mutex::{
 pub const TABLES: &[(&str, &str)] = &[
     (
         "mutex",
-        "Table 6.1: messages per entry/exit and delay before entry, measured vs the book",
+        "Table 6.1: messages per entry/exit and delay before entry, measured vs the book, with the decentralized row",
     ),
     (
         "positioning",
-        "node positioning (§6.4): GNP and Vivaldi relative error percentiles at 2, 3, 5 dimensions; Vivaldi over time",
+        "node positioning (§6.4): GNP and Vivaldi relative error percentiles and pairs within a factor of 2 at 2, 3, 5, 7 dimensions; Vivaldi over time",
     ),
     (
         "clocks",
-        "physical clock sync: max skew vs bound over rho, delay spread, period; 2ρΔt; problem 2; RBS avg vs regression",
+        "physical clock sync: max skew vs bound over rho, delay spread, period; 2ρΔt; problem 2; RBS avg vs regression under drift and jitter; resync every δ/2ρ run",
     ),
     (
         "election",
@@ -36,7 +36,7 @@ pub const TABLES: &[(&str, &str)] = &[
     ),
     (
         "voting",
-        "decentralized voting: violation probability computed vs measured; utilization",
+        "decentralized voting: violation probability computed vs measured; the text's n = 32, m = 24 example (< 1e-40); utilization",
     ),
 ];
 

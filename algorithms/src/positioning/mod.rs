@@ -260,6 +260,32 @@ pub fn error_summary(m: &LatencyMatrix, coords: &[Vec<f64>]) -> (f64, f64) {
     (percentile(&e, 0.5), percentile(&e, 0.9))
 }
 
+/// How far a prediction is from the real latency as a factor, `max(d̂/d, d/d̂)` (1 is exact;
+/// a predicted distance of 0 is infinitely far).
+pub fn ratio_error(actual: f64, predicted: f64) -> f64 {
+    if predicted <= 0.0 {
+        return f64::INFINITY;
+    }
+    (predicted / actual).max(actual / predicted)
+}
+
+/// Over every pair `i < j`: the fraction predicted within a factor `factor` of the real
+/// latency (`d̂/d` in `[1/factor, factor]`), and the worst pair's [`ratio_error`]. §6.4 (after
+/// Szymaniak et al.): with well-chosen landmarks, 6 or 7 dimensions predict every pair within
+/// a factor of 2.
+pub fn within_factor(m: &LatencyMatrix, coords: &[Vec<f64>], factor: f64) -> (f64, f64) {
+    let (mut inside, mut all, mut worst) = (0u64, 0u64, 1.0f64);
+    for i in 0..m.len() {
+        for j in i + 1..m.len() {
+            let r = ratio_error(m.get(i, j), dist(&coords[i], &coords[j]));
+            all += 1;
+            inside += u64::from(r <= factor);
+            worst = worst.max(r);
+        }
+    }
+    (inside as f64 / all.max(1) as f64, worst)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -305,5 +331,19 @@ mod tests {
         assert_eq!(percentile(&v, 0.5), 5.0);
         assert_eq!(percentile(&v, 0.9), 9.0);
         assert_eq!(percentile(&[], 0.5), 0.0);
+    }
+
+    #[test]
+    fn within_a_factor_counts_both_sides() {
+        // three nodes on a line at 0, 1, 3: predicted from coordinates 0, 2, 3
+        let m = LatencyMatrix::from_points(&[vec![0.0], vec![1.0], vec![3.0]]).unwrap();
+        let coords = [vec![0.0], vec![2.0], vec![3.0]];
+        // pairs: (0,1) 1 -> 2: factor 2 (inside); (0,2) 3 -> 3: 1; (1,2) 2 -> 1: factor 2
+        let (frac, worst) = within_factor(&m, &coords, 2.0);
+        assert_eq!((frac, worst), (1.0, 2.0));
+        let (frac, _) = within_factor(&m, &coords, 1.5);
+        assert!((frac - 1.0 / 3.0).abs() < 1e-12);
+        assert_eq!(ratio_error(2.0, 0.0), f64::INFINITY);
+        assert_eq!(ratio_error(2.0, 0.5), 4.0);
     }
 }
