@@ -5,7 +5,9 @@
 //! family), or a crash of the leader noticed by process 0 (bully and ring-with-list, when
 //! those algorithms are registered). Message counts are [`Stats::sent`](crate::harness::Stats::sent)
 //! (`sincro_harness::Stats`): for Chang–Roberts and Franklin the `n` messages of the final
-//! `Elected` round are shown apart.
+//! `Elected` round are shown apart. The counts of ring-with-list ([`ring_messages`], `5n − 2`)
+//! and Anel 2 ([`anel2_messages`], `n² + n`) are exact for these runs, and the table exits 1
+//! when a measurement departs from them.
 
 use super::TableArgs;
 use crate::algorithms::election::superpeer::SuperpeerRing;
@@ -146,6 +148,21 @@ pub fn halving(n: usize) -> Vec<u64> {
     }
     ids.extend(high as u64..low);
     ids
+}
+
+/// Messages of `election.ring` when the coordinator `n − 1` crashed and process 0 notices
+/// (every latency equal): the textbook's `4n` — 0's probe, two circulations of `n` hops (one
+/// to the dead coordinator each), `2(n − 1)` ACKs, one READY — plus one probe of the old
+/// coordinator by each of the `n − 2` processes `1 ..= n − 2` before it adopts a lower one.
+pub fn ring_messages(n: u64) -> u64 {
+    5 * n - 2
+}
+
+/// Messages of `election.anel2` when every process starts at once over equal latencies: `n`
+/// lists of `n` hops, then each of the `n` deciders sends one `Elected`, which the next process
+/// (already decided) drops.
+pub fn anel2_messages(n: u64) -> u64 {
+    n * n + n
 }
 
 fn log2_ceil(n: usize) -> u32 {
@@ -294,44 +311,75 @@ pub fn main(args: &TableArgs) -> i32 {
     if let Ok(a2) = find("election.anel2") {
         for &n in ns.iter().filter(|&&n| n <= ANEL2_MAX_N) {
             match measure(a2, n, serde_json::Value::Null, &all_start(n), None, false) {
-                Ok(m) if m.verdict == "pass" => row(
-                    "election.anel2",
-                    "everyone starts",
-                    n,
-                    m.messages.to_string(),
-                    format!("n² lists (+ ≤ n Elected) = {}", n * n),
-                    "lists grow to n ids".into(),
-                ),
+                Ok(m) if m.verdict == "pass" => {
+                    if m.messages != anel2_messages(n as u64) {
+                        fail(format!(
+                            "anel2 n={n}: {} messages, the formula says {}",
+                            m.messages,
+                            anel2_messages(n as u64)
+                        ));
+                    }
+                    row(
+                        "election.anel2",
+                        "everyone starts",
+                        n,
+                        m.messages.to_string(),
+                        format!(
+                            "n² lists + n Elected (one per decider, each stopped by the next) = {}",
+                            anel2_messages(n as u64)
+                        ),
+                        "lists grow to n ids".into(),
+                    )
+                }
                 Ok(m) => fail(format!("anel2 n={n}: {}", m.verdict)),
                 Err(e) => fail(e),
             }
         }
     }
     type Formula = fn(u64) -> String;
-    let others: [(&str, Formula); 2] = [
-        ("election.ring", |n| {
-            format!("ELECTION + COORDINATOR rounds, hops acked: 4n = {}", 4 * n)
-        }),
-        ("election.bully", |n| {
-            format!("O(n²) when the lowest notices: n² = {}", n * n)
-        }),
+    type Exact = Option<fn(u64) -> u64>;
+    let others: [(&str, Formula, Exact); 2] = [
+        (
+            "election.ring",
+            |n| {
+                format!(
+                    "4n (probe, 2 × (n hops + n−1 ACKs), READY) + n−2 probes of the old leader: 5n − 2 = {}",
+                    ring_messages(n)
+                )
+            },
+            Some(ring_messages),
+        ),
+        (
+            "election.bully",
+            |n| format!("O(n²) when the lowest notices: n² = {}", n * n),
+            None,
+        ),
     ];
-    for (name, formula) in others {
+    for (name, formula, exact) in others {
         let Ok(alg) = find(name) else { continue };
         for &n in ns.iter().filter(|&&n| n >= 2) {
             match measure(alg, n, serde_json::Value::Null, &[0], Some(n - 1), false) {
-                Ok(m) => row(
-                    name,
-                    "leader n−1 crashed, 0 notices",
-                    n,
-                    m.messages.to_string(),
-                    formula(n as u64),
-                    if m.verdict == "pass" {
-                        String::new()
-                    } else {
-                        format!("verdict {}", m.verdict)
-                    },
-                ),
+                Ok(m) => {
+                    if let Some(f) = exact.filter(|f| f(n as u64) != m.messages) {
+                        fail(format!(
+                            "{name} n={n}: {} messages, the formula says {}",
+                            m.messages,
+                            f(n as u64)
+                        ));
+                    }
+                    row(
+                        name,
+                        "leader n−1 crashed, 0 notices",
+                        n,
+                        m.messages.to_string(),
+                        formula(n as u64),
+                        if m.verdict == "pass" {
+                            String::new()
+                        } else {
+                            format!("verdict {}", m.verdict)
+                        },
+                    )
+                }
                 Err(e) => row(
                     name,
                     "leader n−1 crashed, 0 notices",
@@ -424,6 +472,27 @@ mod tests {
         assert_eq!(m.verdict, "pass");
         assert!(m.rounds.unwrap() <= log2_ceil(n) + 1);
         assert!(m.messages as usize <= 2 * n * (log2_ceil(n) as usize + 1) + n);
+    }
+
+    #[test]
+    fn ring_and_anel2_counts_match_their_formulas_for_small_n() {
+        let ring = find("election.ring").unwrap();
+        let a2 = find("election.anel2").unwrap();
+        for n in [3usize, 5, 8] {
+            let m = measure(ring, n, serde_json::Value::Null, &[0], Some(n - 1), true).unwrap();
+            assert_eq!(m.verdict, "pass");
+            assert_eq!(m.leader, Some(n - 2), "n = {n}: the highest live id");
+            assert_eq!(m.messages, ring_messages(n as u64), "ring, n = {n}");
+            let all: Vec<usize> = (0..n).collect();
+            let m = measure(a2, n, serde_json::Value::Null, &all, None, true).unwrap();
+            assert_eq!(m.verdict, "pass");
+            assert_eq!(m.messages, anel2_messages(n as u64), "anel2, n = {n}");
+        }
+        assert_eq!(
+            [3, 5, 8].map(ring_messages),
+            [13, 23, 38],
+            "5n − 2, not the textbook's 4n"
+        );
     }
 
     #[test]

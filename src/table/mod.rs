@@ -32,7 +32,7 @@ pub const TABLES: &[(&str, &str)] = &[
     ),
     (
         "omega",
-        "Ω (seed 004): stabilization time in steps, p50/p90/max, against α and n",
+        "Ω (seed 004): stabilization time in steps and leader changes, p50/p90/max, against α and n; where α binds (|STABLE| = α)",
     ),
     (
         "voting",

@@ -28,6 +28,13 @@
 //! starts again. (The regressions `corpus/election/ring-stability-seed*.json` are the five
 //! schedules that broke `leader_stability` before these rules; 300,000 generated seeds pass.)
 //!
+//! **Messages** (the coordinator `n − 1` crashed, process 0 notices, no other fault): the
+//! textbook's part is `4n` — 0's probe of the coordinator, two circulations of `n` hops each
+//! (the hop to the dead `n − 1` included), `2(n − 1)` ACKs and one READY. On top of it each of
+//! the `n − 2` processes `1 ..= n − 2` receives a COORDINATOR naming `n − 2`, lower than the
+//! coordinator `n − 1` it knows and missing from the list, and probes `n − 1` once before
+//! adopting it (the stale-result rule above): `5n − 2` in all (`sincro table election`).
+//!
 //! **Fault model**: synchronous links (delays below the bound the hop timeout comes from), crashes
 //! with restart, reordering and drift. No loss, duplication, pauses, clock jumps or partitions.
 //!
@@ -617,6 +624,45 @@ mod tests {
         }
         // 6 skipped its dead successor 7 and went on to 0
         assert!(s.iter().any(|(f, t, _)| *f == 6 && *t == 0));
+    }
+
+    #[test]
+    fn a_crashed_coordinator_noticed_by_0_costs_5n_minus_2_messages() {
+        for n in [3usize, 5, 8] {
+            let sc = Scenario::from_json(
+                &serde_json::json!({"algorithm": "election.ring", "nodes": n, "seed": 65,
+                    "duration_ms": 1000,
+                    "network": {"latency": {"constant": {"ms": 1}}},
+                    "faults": [{"at_ms": 0, "fault": {"crash": {"node": n - 1}}}],
+                    "workload": [{"at_ms": 1, "node": 0, "input": "probe"}]})
+                .to_string(),
+            )
+            .unwrap();
+            let out = find("election.ring")
+                .unwrap()
+                .run(&sc, RunOptions::default())
+                .unwrap();
+            assert_eq!(out.verdict, Verdict::Pass, "n = {n}");
+            assert_eq!(
+                &final_leaders(&out, n)[..n - 1],
+                &vec![Some(n - 2); n - 1][..]
+            );
+            let s = sends(&out);
+            let count = |f: &dyn Fn(&str) -> bool| s.iter().filter(|(_, _, m)| f(m)).count();
+            // the textbook's two acked circulations, each with one hop to the dead n − 1
+            assert_eq!(count(&|m| m.contains("ring: Election")), n, "n = {n}");
+            assert_eq!(count(&|m| m.contains("ring: Coordinator")), n, "n = {n}");
+            assert_eq!(count(&|m| m.starts_with("HopAck")), 2 * (n - 1), "n = {n}");
+            assert_eq!(count(&|m| m == "Ready"), 1, "n = {n}");
+            // 0's probe, and one probe of the old coordinator by each of 1 ..= n − 2
+            let probes: Vec<usize> = s
+                .iter()
+                .filter(|(_, to, m)| m == "Probe" && *to == n - 1)
+                .map(|(from, _, _)| *from)
+                .collect();
+            assert_eq!(probes, (0..n - 1).collect::<Vec<_>>(), "n = {n}");
+            assert_eq!(s.len(), 5 * n - 2, "n = {n}: {s:?}");
+        }
     }
 
     #[test]

@@ -25,10 +25,21 @@
 //! next iteration's value before this iteration ends) waits until the process gets there.
 //!
 //! **Topology**: the scenario's network (`graph` edges, a ring, or complete); it must be
-//! connected. Identifiers are the node ids.
+//! connected. Identifiers are the node ids. `params.down_links` lists links the processes
+//! know to be down from the start (a link layer that reports a dead link): phase 1 and the
+//! flood run without them.
 //!
 //! **Fault model**: reliable links, any delay, slow processes; no timers. No crashes, no loss,
-//! no partitions: the seed itself shows that a cut link (2–10) makes two leaders.
+//! no partitions. A cut link breaks it in one of two ways (seed 002 asks "suppose the link
+//! between 2 and 10 stops working"; both runs are in `corpus/election/`):
+//! - *noticed* (`down_links` plus the partition): each side runs its own election on its own
+//!   component and elects its own smallest id, the seed's two leaders (split brain,
+//!   `leader_uniqueness`);
+//! - *silent* (the partition alone): with no timers a process cannot tell a cut link from a
+//!   slow one, so the phase or iteration waiting on it never ends and nobody is elected
+//!   (`leader_agreement`). Silent cuts never give two leaders: a winner needs every edge of
+//!   its component removed by a vote, and a vote lost on the cut link leaves its receiver
+//!   waiting.
 //!
 //! **Promises**: uniqueness, agreement, termination; the leader is the smallest node id.
 
@@ -39,6 +50,18 @@ use sincro_harness::fault::FaultModel;
 use sincro_harness::gen::{Draft, GenOptions};
 use sincro_harness::{Checker, Ctx, NodeId, Observation, Process, Scenario, SimRng};
 use std::collections::{BTreeMap, BTreeSet};
+
+/// Parameters (`params` in the scenario).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Params {
+    /// Links of the topology the processes know to be down from the start, as `[a, b]`
+    /// pairs: phase 1, the iterations and the `Leader` flood ignore them (a link layer that
+    /// reports a dead link, the seed's premise for "the link between 2 and 10 stops
+    /// working"). Default: none. When the rest of the graph is disconnected the run is
+    /// outside the fault model: each component elects its own leader.
+    pub down_links: Vec<[NodeId; 2]>,
+}
 
 /// Messages.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -78,6 +101,8 @@ crate::variants! {
 /// One process.
 #[derive(Debug, Default)]
 pub struct YoYo {
+    /// Neighbours across links known to be down (`params.down_links`): ignored.
+    down: BTreeSet<NodeId>,
     started: bool,
     ids_heard: BTreeSet<NodeId>,
     oriented: bool,
@@ -104,6 +129,23 @@ impl YoYo {
         Self::default()
     }
 
+    /// A process that knows its links to `down` are down and runs without them.
+    pub fn with_down_links(down: BTreeSet<NodeId>) -> Self {
+        YoYo {
+            down,
+            ..Self::default()
+        }
+    }
+
+    /// The neighbours over links that work (as far as this process knows).
+    fn neighbours(&self, ctx: &Ctx<'_, Self>) -> Vec<NodeId> {
+        ctx.neighbours()
+            .iter()
+            .copied()
+            .filter(|q| !self.down.contains(q))
+            .collect()
+    }
+
     /// Iterations of phase 2 this process took part in.
     pub fn iterations(&self) -> u32 {
         self.iterations_run
@@ -118,20 +160,20 @@ impl YoYo {
             leader: None,
             term: 0,
         });
-        let neighbours = ctx.neighbours().to_vec();
-        for &q in &neighbours {
+        for q in self.neighbours(ctx) {
             ctx.send(q, Msg::Id);
         }
         self.try_orient(ctx);
     }
 
     fn try_orient(&mut self, ctx: &mut Ctx<'_, Self>) {
-        if self.oriented || self.ids_heard.len() < ctx.neighbours().len() {
+        let neighbours = self.neighbours(ctx);
+        if self.oriented || self.ids_heard.len() < neighbours.len() {
             return;
         }
         self.oriented = true;
         let me = ctx.id();
-        for &q in ctx.neighbours() {
+        for q in neighbours {
             if q < me {
                 self.in_edges.insert(q);
             } else {
@@ -172,10 +214,9 @@ impl YoYo {
             leader: Some(leader),
             term: 0,
         });
-        let to: Vec<NodeId> = ctx
-            .neighbours()
-            .iter()
-            .copied()
+        let to: Vec<NodeId> = self
+            .neighbours(ctx)
+            .into_iter()
             .filter(|&q| Some(q) != except)
             .collect();
         for q in to {
@@ -298,6 +339,9 @@ impl Process for YoYo {
     fn on_start(&mut self, _ctx: &mut Ctx<'_, Self>) {}
 
     fn on_message(&mut self, ctx: &mut Ctx<'_, Self>, from: NodeId, msg: Msg) {
+        if self.down.contains(&from) {
+            return; // a link this process takes as down
+        }
         self.start(ctx);
         self.handle(ctx, from, msg);
     }
@@ -307,7 +351,7 @@ impl Process for YoYo {
     fn on_input(&mut self, ctx: &mut Ctx<'_, Self>, input: Input) {
         let Input::Start = input;
         self.start(ctx);
-        if ctx.neighbours().is_empty() && self.leader.is_none() {
+        if self.neighbours(ctx).is_empty() && self.leader.is_none() {
             self.finished = true;
             self.announce(ctx, ctx.id(), None);
         }
@@ -320,8 +364,7 @@ pub struct YoYoSpec;
 
 impl Spec for YoYoSpec {
     type Node = YoYo;
-    /// No parameters: whatever `params` holds is ignored.
-    type Params = serde_json::Value;
+    type Params = Params;
     type Variant = Variant;
 
     fn name(&self) -> &'static str {
@@ -337,14 +380,32 @@ impl Spec for YoYoSpec {
         super::RING_PROPERTIES.to_vec()
     }
     fn fault_model(&self) -> FaultModel {
-        super::ring_model("reliable FIFO links with any delay on the scenario's (connected) topology, slow processes; no timers; no partitions (the seed's cut link 2–10 makes two leaders), crashes or loss")
+        super::ring_model("reliable FIFO links with any delay on the scenario's (connected) topology, slow processes; no timers; no partitions (a silent cut link stalls it; a noticed one, params.down_links, splits it into two elections and two leaders: the seed's link 2–10), crashes or loss")
     }
-    /// At least one node, on a connected topology.
+    /// At least one node, on a connected topology; every down link is a link of it.
     fn prepare(&self, setup: &mut Setup<'_, Self>) -> Result<(), String> {
-        super::check_ring_topology(self, setup, true, false)
+        super::check_ring_topology(self, setup, true, false)?;
+        let adj = super::adjacency(setup.scenario);
+        for &[a, b] in &setup.params.down_links {
+            if !adj.get(a).is_some_and(|s| s.contains(&b)) {
+                return Err(format!(
+                    "params.down_links: [{a}, {b}] is not a link of network.topology"
+                ));
+            }
+        }
+        Ok(())
     }
-    fn node(&self, _: Variant, _: &serde_json::Value, _id: NodeId) -> YoYo {
-        YoYo::new()
+    fn node(&self, _: Variant, params: &Params, id: NodeId) -> YoYo {
+        let down = params
+            .down_links
+            .iter()
+            .filter_map(|&[a, b]| match id {
+                _ if a == id => Some(b),
+                _ if b == id => Some(a),
+                _ => None,
+            })
+            .collect();
+        YoYo::with_down_links(down)
     }
     fn workload(&self, rng: &mut SimRng, nodes: usize, active_ms: u64) -> Vec<Timed<Input>> {
         super::start_workload(rng, nodes, active_ms)
@@ -421,6 +482,80 @@ mod tests {
             assert_eq!(self_declared(&out), vec![0], "n={n} {edges:?}");
             assert_eq!(final_leaders(&out, n), vec![Some(0); n]);
         }
+    }
+
+    /// Two random connected components `a` (the smallest ids first, shuffled) and `b`
+    /// joined by one link, the bridge: (n, edges, side a, bridge).
+    fn bridged(rng: &mut SimRng) -> (usize, Vec<[usize; 2]>, Vec<usize>, [usize; 2]) {
+        let (na, nb) = (2 + rng.index(5), 2 + rng.index(5));
+        let n = na + nb;
+        let mut perm: Vec<usize> = (0..n).collect();
+        for i in (1..n).rev() {
+            perm.swap(i, rng.index(i + 1));
+        }
+        let mut edges: Vec<[usize; 2]> = Vec::new();
+        for [x, y] in random_connected_edges(rng, na) {
+            edges.push([perm[x], perm[y]]);
+        }
+        for [x, y] in random_connected_edges(rng, nb) {
+            edges.push([perm[na + x], perm[na + y]]);
+        }
+        let bridge = [perm[rng.index(na)], perm[na + rng.index(nb)]];
+        edges.push(bridge);
+        (n, edges, perm[..na].to_vec(), bridge)
+    }
+
+    #[test]
+    fn a_noticed_cut_link_elects_two_leaders_and_a_silent_one_none() {
+        let mut rng = SimRng::new(2010);
+        for case in 0..60 {
+            let (n, edges, side_a, bridge) = bridged(&mut rng);
+            let cut_at = rng.range_u64(0, 30);
+            let mut doc = scenario("election.yoyo", n, &[(bridge[0], 0), (bridge[1], 0)]);
+            doc["network"]["topology"] = serde_json::json!({ "graph": { "edges": edges } });
+            doc["network"]["latency"] = serde_json::json!({"uniform": {"min_ms": 1, "max_ms": 5}});
+            doc["faults"] = serde_json::json!([{"at_ms": cut_at, "fault": {"partition": {"groups": [side_a]}}}]);
+            // silent: the election waits on the cut link (or had ended before it): never two
+            // leaders
+            let out = run(doc.clone());
+            assert!(
+                !out.verdict.label().contains("leader_uniqueness"),
+                "case {case}: a silent cut made two leaders: {}",
+                out.verdict
+            );
+            assert!(self_declared(&out).len() <= 1, "case {case}");
+            // noticed from the start: each side elects its own smallest id
+            doc["faults"][0]["at_ms"] = serde_json::json!(0);
+            doc["params"] = serde_json::json!({ "down_links": [bridge] });
+            let out = run(doc);
+            assert_eq!(
+                out.verdict.label(),
+                "violation:leader_uniqueness",
+                "case {case}"
+            );
+            let min_a = *side_a.iter().min().unwrap();
+            let min_b = (0..n).filter(|v| !side_a.contains(v)).min().unwrap();
+            let mut leaders = self_declared(&out);
+            leaders.sort_unstable();
+            assert_eq!(
+                leaders,
+                vec![min_a.min(min_b), min_a.max(min_b)],
+                "case {case}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_down_link_must_be_a_link_of_the_topology() {
+        let mut doc = scenario("election.yoyo", 3, &[(0, 0)]);
+        doc["params"] = serde_json::json!({ "down_links": [[0, 1]] });
+        doc["network"]["topology"] = serde_json::json!({"graph": {"edges": [[0, 2], [2, 1]]}});
+        let sc = sincro_harness::Scenario::from_json(&doc.to_string()).unwrap();
+        let e = crate::registry::find("election.yoyo")
+            .unwrap()
+            .run(&sc, sincro_harness::engine::RunOptions::default())
+            .unwrap_err();
+        assert!(e.0.contains("[0, 1] is not a link"), "{e}");
     }
 
     #[test]

@@ -14,6 +14,16 @@
 //!   updated is punished (read `Punishments[i][j]`, write it + 1).
 //! - `leader()` (lines 19–25): the member `j` with the least `(Σ_k Punishments[k][j], j)`.
 //!
+//! **What α changes.** Line 9 tests `|updated| < α` only between full passes, so α changes a
+//! round only when a full pass finds fewer than `α − 1` other members updated (slow, crashed
+//! or departed ones). When every pass finds more, any smaller α gives the same reads,
+//! punishments and trace, step for step: at equal speeds, α = 2 and α = 6 of 8 processes
+//! run alike. With α = |STABLE| a round waits until every stable process has moved, so no
+//! stable process is punished any more and the leadership settles within a few rounds of the
+//! last crash; a smaller α punishes slow stable processes and the leadership wanders longer;
+//! α > |STABLE| ends no round once too few processes are left (`sincro table omega`
+//! measures all three).
+//!
 //! Steps: a process alternates TASK 1 (even local steps) with TASK 2 (odd ones); every
 //! `leader_every`-th odd step is a `leader()` query instead, reported to the trace. Each step
 //! is one memory operation; `leader()` is modelled as one atomic snapshot (the text reads the
@@ -807,6 +817,129 @@ mod tests {
             }
         }
         assert!(blamed > 0, "no generated run violated the assumption");
+    }
+
+    /// A static run of `n` processes with `params`, judged: the trace (JSON Lines), the
+    /// report, and the changes of `leader()` results of processes that never crash.
+    fn alpha_run(n: usize, seed: u64, params: &Params) -> (String, OmegaReport, usize) {
+        let doc = serde_json::json!({"algorithm": NAME, "nodes": n, "seed": seed,
+            "duration_ms": 40, "params": params});
+        let sc = Scenario::from_json(&doc.to_string()).unwrap();
+        let (out, judged) = run_prepared(&prepare(&sc).unwrap());
+        let report = judged
+            .unwrap()
+            .unwrap_or_else(|v| panic!("seed {seed}: {v}"));
+        let crashed: BTreeSet<Pid> = params
+            .churn
+            .iter()
+            .filter_map(|c| match c.event {
+                ChurnEvent::Crash(p) | ChurnEvent::Leave(p) => Some(p),
+                ChurnEvent::Join => None,
+            })
+            .collect();
+        let reports = out
+            .trace
+            .events
+            .iter()
+            .filter(|e| matches!(e.kind, sincro_harness::shm::ShmEventKind::Leader { .. }))
+            .filter(|e| e.pid.is_some_and(|p| !crashed.contains(&p)))
+            .count();
+        (out.trace.to_jsonl(), report, reports - (n - crashed.len()))
+    }
+
+    #[test]
+    fn alpha_matters_exactly_when_a_full_pass_finds_fewer_than_alpha_updated() {
+        // Lines 9-15 test |updated| < α between full passes. With every process at the same
+        // speed a pass finds every other process updated, so any α up to n - 2 runs alike
+        // (the pattern behind "α = 2 and α = 6 give the same trace").
+        let even = Params {
+            speeds: Speeds {
+                min: 1,
+                max: 1,
+                period_steps: 0,
+            },
+            ..Params::default()
+        };
+        for seed in 0..3 {
+            let (a, _, _) = alpha_run(
+                8,
+                seed,
+                &Params {
+                    alpha: 2,
+                    ..even.clone()
+                },
+            );
+            let (b, _, _) = alpha_run(
+                8,
+                seed,
+                &Params {
+                    alpha: 6,
+                    ..even.clone()
+                },
+            );
+            assert_eq!(a, b, "seed {seed}: α = 2 and 6 differ at equal speeds");
+        }
+        // Slow processes, the first leader p0 crashing at step 2000, p4 timely: |STABLE| = 4.
+        // With α = |STABLE| a round waits for every stable process, so none is punished
+        // again and the leadership settles within a few rounds of the crash; with α = 2
+        // slow stable processes are punished and the leadership wanders for longer.
+        let base = Params {
+            churn: vec![Churn {
+                at_step: 2_000,
+                event: ChurnEvent::Crash(0),
+            }],
+            speeds: Speeds {
+                min: 1,
+                max: 8,
+                period_steps: 500,
+            },
+            timely: Some(Timely {
+                pid: 4,
+                from_step: 1_000,
+                lead_steps: 2,
+            }),
+            ..Params::default()
+        };
+        let (mut changes_small, mut changes_exact) = (0, 0);
+        let mut slower = 0;
+        for seed in 0..6 {
+            let (t2, r2, c2) = alpha_run(
+                5,
+                seed,
+                &Params {
+                    alpha: 2,
+                    ..base.clone()
+                },
+            );
+            let (t4, r4, c4) = alpha_run(
+                5,
+                seed,
+                &Params {
+                    alpha: 4,
+                    ..base.clone()
+                },
+            );
+            assert_ne!(t2, t4, "seed {seed}: α = 2 and α = |STABLE| = 4 ran alike");
+            let (s2, s4) = (
+                r2.stabilized_at_step.unwrap(),
+                r4.stabilized_at_step.unwrap(),
+            );
+            assert!(
+                s4 < 2_000 + 1_000,
+                "seed {seed}: α = 4 settled only at step {s4}"
+            );
+            slower += usize::from(s2 > s4);
+            changes_small += c2;
+            changes_exact += c4;
+        }
+        assert!(
+            slower >= 4,
+            "α = 2 settled later in only {slower} of 6 runs"
+        );
+        assert!(
+            changes_exact < changes_small,
+            "leader changes: α = 4 {changes_exact}, α = 2 {changes_small}"
+        );
     }
 
     #[test]
