@@ -1200,9 +1200,11 @@ pub fn summary(c: &CampaignReport, rss: Rss) -> String {
     let held = run.iter().filter(|r| !r.buggy && r.first.is_none()).count();
     let _ = writeln!(
         s,
-        "\n{}/{} targets as expected ({caught} bugs caught, {held} correct variants held{})",
+        "\n{}/{} targets as expected ({caught} {} caught, {held} correct {} held{})",
         c.targets.len() - unexpected.len(),
         c.targets.len(),
+        if caught == 1 { "bug" } else { "bugs" },
+        if held == 1 { "variant" } else { "variants" },
         match c.targets.len() - run.len() {
             0 => String::new(),
             n => format!(", {n} not run"),
