@@ -120,13 +120,9 @@ pub enum Timer {
     Expire,
 }
 
-/// Workload commands: none (elections start by themselves when heartbeats stop).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Input {
-    /// Does nothing (present so workloads can name the algorithm's input type).
-    Nothing,
-}
+/// Workload commands: none, as in `election.terms` (elections start by themselves when
+/// heartbeats stop).
+pub use super::terms::Input;
 
 /// Stable storage: the term, the vote given in it and the running promise.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
