@@ -229,17 +229,11 @@ impl Checker for LeaderAgreement {
 mod tests {
     use super::*;
     use crate::election::test_util::T;
-    use sincro_harness::check::{check_trace, judge_trace};
+    use sincro_harness::check::judge_trace;
     use sincro_harness::{Fault, Trace, Verdict};
 
     fn run(t: T, quiet_ms: u64, bound_ms: u64, end_ms: u64) -> Result<(), Violation> {
-        let trace = Trace {
-            nodes: 3,
-            events: t.events,
-        };
-        let mut cs: Vec<Box<dyn Checker>> =
-            vec![Box::new(LeaderAgreement::new(3, quiet_ms, bound_ms))];
-        check_trace(&trace, end_ms * NS_PER_MS, &mut cs)
+        t.check(3, end_ms, LeaderAgreement::new(3, quiet_ms, bound_ms))
     }
 
     /// The full verdict (pass, violation or could not judge).

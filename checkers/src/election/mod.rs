@@ -281,6 +281,21 @@ pub(crate) mod test_util {
     }
 
     impl T {
+        /// Judges the events as a trace of `nodes` nodes ending at `end_ms` with `checker` alone.
+        pub fn check(
+            self,
+            nodes: usize,
+            end_ms: u64,
+            checker: impl sincro_harness::Checker + 'static,
+        ) -> Result<(), sincro_harness::Violation> {
+            let trace = sincro_harness::Trace {
+                nodes,
+                events: self.events,
+            };
+            let mut cs: Vec<Box<dyn sincro_harness::Checker>> = vec![Box::new(checker)];
+            sincro_harness::check::check_trace(&trace, end_ms * NS_PER_MS, &mut cs)
+        }
+
         pub fn leader(
             mut self,
             t_ms: u64,

@@ -189,16 +189,11 @@ impl Checker for SingleActingLeader {
 mod tests {
     use super::*;
     use crate::election::test_util::T;
-    use sincro_harness::check::check_trace;
-    use sincro_harness::{Trace, NS_PER_MS};
+
+    use sincro_harness::NS_PER_MS;
 
     fn run(t: T) -> Result<(), Violation> {
-        let trace = Trace {
-            nodes: 3,
-            events: t.events,
-        };
-        let mut cs: Vec<Box<dyn Checker>> = vec![Box::new(SingleActingLeader::new(3))];
-        check_trace(&trace, 10_000 * NS_PER_MS, &mut cs)
+        t.check(3, 10_000, SingleActingLeader::new(3))
     }
 
     #[test]

@@ -128,12 +128,7 @@ mod tests {
     use sincro_harness::{Fault, Trace};
 
     fn run(t: T, quiet_ms: u64) -> Result<(), Violation> {
-        let trace = Trace {
-            nodes: 3,
-            events: t.events,
-        };
-        let mut cs: Vec<Box<dyn Checker>> = vec![Box::new(LeaderStability::new(3, quiet_ms))];
-        check_trace(&trace, 10_000 * NS_PER_MS, &mut cs)
+        t.check(3, 10_000, LeaderStability::new(3, quiet_ms))
     }
 
     #[test]

@@ -251,12 +251,7 @@ mod tests {
     use sincro_harness::{Trace, NS_PER_MS};
 
     fn run(t: T) -> Result<(), Violation> {
-        let trace = Trace {
-            nodes: 5,
-            events: t.events,
-        };
-        let mut cs: Vec<Box<dyn Checker>> = vec![Box::new(LeaderUniqueness::new(5))];
-        check_trace(&trace, 10_000 * NS_PER_MS, &mut cs)
+        t.check(5, 10_000, LeaderUniqueness::new(5))
     }
 
     #[test]

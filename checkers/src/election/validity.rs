@@ -235,16 +235,11 @@ impl Checker for LeaderValidity {
 mod tests {
     use super::*;
     use crate::election::test_util::T;
-    use sincro_harness::check::{check_trace, judge_trace};
+    use sincro_harness::check::judge_trace;
     use sincro_harness::{Fault, Trace, Verdict};
 
     fn run(t: T, c: LeaderValidity, end_ms: u64) -> Result<(), Violation> {
-        let trace = Trace {
-            nodes: 4,
-            events: t.events,
-        };
-        let mut cs: Vec<Box<dyn Checker>> = vec![Box::new(c)];
-        check_trace(&trace, end_ms * NS_PER_MS, &mut cs)
+        t.check(4, end_ms, c)
     }
 
     #[test]
