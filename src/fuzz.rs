@@ -257,6 +257,9 @@ pub struct TargetReport {
     pub variant: String,
     /// Whether the variant is a known-buggy one (a failure is then expected).
     pub buggy: bool,
+    /// Whether its bug is a deep one: expected only within
+    /// [`DEEP_BUG_SEEDS`](crate::algorithms::DEEP_BUG_SEEDS) seeds.
+    pub deep: bool,
     /// Seeds judged: every seed run, or (stopping at the first failure) the seeds of this shard
     /// up to and including the first failing one.
     pub runs: u64,
@@ -849,9 +852,12 @@ impl<'a> TargetRun<'a> {
             algorithm: self.target.algorithm.info().name.to_string(),
             variant: self.target.variant.name.to_string(),
             buggy: self.target.variant.buggy,
+            deep: self.target.variant.deep,
             runs,
             failures,
-            as_expected: first.is_some() == self.target.variant.buggy && nondeterministic.is_none(),
+            as_expected: (first.is_some() == self.target.variant.buggy
+                || self.target.variant.deep && runs < crate::algorithms::DEEP_BUG_SEEDS)
+                && nondeterministic.is_none(),
             first,
             delivered: self.delivered.load(Ordering::Relaxed),
             events: self.events.load(Ordering::Relaxed),
@@ -1013,6 +1019,14 @@ pub fn outcome(r: &TargetReport, beyond_model: bool) -> (bool, String) {
         (false, true) => (
             false,
             "UNEXPECTED: a correct variant failed inside its fault model".into(),
+        ),
+        (true, false) if r.deep && r.runs < crate::algorithms::DEEP_BUG_SEEDS => (
+            true,
+            format!(
+                "deep bug, not reached in {} seeds (needs up to {})",
+                r.runs,
+                crate::algorithms::DEEP_BUG_SEEDS
+            ),
         ),
         (true, false) => (false, "UNEXPECTED: the bug was not caught".into()),
     }

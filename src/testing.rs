@@ -56,7 +56,7 @@ use crate::checkers::Property;
 use crate::fuzz::{self, CampaignOptions, FuzzConfig, Live, Target, TargetRun};
 use crate::harness::engine::{Outcome, RunOptions};
 use crate::harness::fault::{FaultClass, FaultModel};
-use crate::harness::gen::{Draft, GenOptions};
+use crate::harness::gen::{Draft, GenOptions, Strategy};
 use crate::harness::render::event_line;
 use crate::harness::shrink::{ScenarioSize, ShrinkOptions};
 use crate::harness::{
@@ -83,6 +83,7 @@ pub fn check<S: Spec>(spec: S) -> Check<S> {
         seed_start: 0,
         time: None,
         engine: EngineKind::Native,
+        strategy: Strategy::Mix,
         check_determinism: false,
         jobs: 1,
         regressions: Regressions::Default,
@@ -114,6 +115,7 @@ pub struct Check<S: Spec> {
     seed_start: u64,
     time: Option<Duration>,
     engine: EngineKind,
+    strategy: Strategy,
     check_determinism: bool,
     jobs: usize,
     regressions: Regressions,
@@ -189,6 +191,12 @@ impl<S: Spec> Check<S> {
     /// The engine of generated scenarios (default native).
     pub fn engine(mut self, engine: EngineKind) -> Self {
         self.engine = engine;
+        self
+    }
+    /// The search strategy (default [`Strategy::Mix`]: each seed draws random delays, PCT
+    /// priorities, partial-order sampling or faults at protocol moments).
+    pub fn strategy(mut self, strategy: Strategy) -> Self {
+        self.strategy = strategy;
         self
     }
     /// Run every seed twice and compare the traces.
@@ -495,6 +503,7 @@ impl<S: Spec> Check<S> {
                 beyond_model: false,
                 engine: self.engine,
                 only: None,
+                strategy: self.strategy,
             },
             out_dir: scratch.clone(),
             max_files: 1,

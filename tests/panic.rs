@@ -44,6 +44,7 @@ impl Algorithm for FragileAlg {
             variants: vec![VariantInfo {
                 name: "correct",
                 buggy: false,
+                deep: false,
                 summary: "",
             }],
             properties: vec![],

@@ -11,6 +11,7 @@
 pub mod clocks;
 pub mod deadlock;
 pub mod election;
+pub mod moments;
 pub mod mutex;
 pub mod omega;
 pub mod ordering;
@@ -24,7 +25,7 @@ mod test_support;
 
 pub use registry::{
     find, registry, run_scenario, select, Algorithm, AlgorithmInfo, CheckerFactory, Registry,
-    VariantInfo,
+    VariantInfo, DEEP_BUG_SEEDS,
 };
 pub use spec::{Correct, Setup, Spec, Timed, Variant};
 

@@ -13,9 +13,16 @@ pub struct VariantInfo {
     pub name: &'static str,
     /// True for a deliberately broken variant (fuzzing must find its violation).
     pub buggy: bool,
+    /// True for a deep planted bug (see [`Variant::deep`](crate::spec::Variant::deep)): a
+    /// campaign must catch it only with [`DEEP_BUG_SEEDS`] seeds or more.
+    pub deep: bool,
     /// What it does differently.
     pub summary: &'static str,
 }
+
+/// The seeds a campaign needs before it must catch a deep planted bug
+/// ([`VariantInfo::deep`]); a shorter campaign that misses one says so, and is not failed.
+pub const DEEP_BUG_SEEDS: u64 = 100_000;
 
 /// What `sincro list` shows about an algorithm.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -74,12 +81,18 @@ pub trait Algorithm: Sync {
 
     /// A complete scenario from `seed`: swarm faults (inside the fault model unless
     /// `opts.beyond_model`), this algorithm's workload, and a duration long enough to judge
-    /// liveness after the faults stop.
+    /// liveness after the faults stop; then the schedule and the faults at protocol moments
+    /// that `opts.strategy` draws for this seed (see [`crate::moments`]: a pilot run finds the
+    /// moments).
     fn generate(&self, variant: &str, seed: u64, opts: &GenOptions) -> Scenario {
         let info = self.info();
         let mut model = info.fault_model.clone();
         model.tolerates.extend(self.bug_classes(variant));
-        let draft = gen::generate(info.name, variant, seed, &model, opts);
+        let mut draft = gen::generate(info.name, variant, seed, &model, opts);
+        if draft.moments > 0 {
+            let rounds = draft.moments;
+            crate::moments::add_moment_faults(self, &mut draft, &model, seed, rounds, opts);
+        }
         self.complete(draft, opts)
     }
 

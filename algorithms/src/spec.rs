@@ -82,6 +82,13 @@ pub trait Variant: Copy + Eq + Debug + Send + Sync + 'static {
     fn summary(self) -> &'static str;
     /// True for a deliberately broken variant (fuzzing must find its violation).
     fn buggy(self) -> bool;
+    /// True for a *deep* planted bug: one that needs several events in a particular order, so
+    /// a campaign must catch it only when it runs at least
+    /// [`DEEP_BUG_SEEDS`](crate::registry::DEEP_BUG_SEEDS) seeds (`sincro table search`
+    /// measures how soon each strategy finds it). Marked `(deep)` in [`variants!`].
+    fn deep(self) -> bool {
+        false
+    }
 
     /// The variant called `name`, or an error listing the known names.
     fn from_name(name: &str) -> Result<Self, String> {
@@ -142,10 +149,16 @@ macro_rules! variants {
             fn buggy(self) -> bool {
                 match self { $($name::$var => $crate::variants!(@buggy $($buggy)?),)+ }
             }
+            fn deep(self) -> bool {
+                match self { $($name::$var => $crate::variants!(@deep $($buggy)?),)+ }
+            }
         }
     };
     (@buggy buggy) => { true };
+    (@buggy deep) => { true };
     (@buggy) => { false };
+    (@deep deep) => { true };
+    (@deep $($x:ident)?) => { false };
 }
 
 variants! {
@@ -300,6 +313,7 @@ impl<S: Spec> Algorithm for S {
                 .map(|&v| VariantInfo {
                     name: v.name(),
                     buggy: v.buggy(),
+                    deep: v.deep(),
                     summary: v.summary(),
                 })
                 .collect(),

@@ -59,6 +59,7 @@ impl Scenario {
                 engine: EngineKind::Native,
                 duration_ms: 1_000,
                 network: Default::default(),
+                schedule: Default::default(),
                 clocks: Default::default(),
                 faults: Vec::new(),
                 workload: Vec::new(),
@@ -120,6 +121,12 @@ impl ScenarioBuilder {
     /// Latency of every link, any distribution.
     pub fn latency(mut self, latency: Latency) -> Self {
         self.sc.network.latency = latency;
+        self
+    }
+    /// How concurrent deliveries are ordered inside the latency bounds (PCT priorities, POS;
+    /// see [`crate::schedule`]).
+    pub fn schedule(mut self, schedule: crate::schedule::Schedule) -> Self {
+        self.sc.schedule = schedule;
         self
     }
     /// Loss, duplication and reordering probabilities of every link.

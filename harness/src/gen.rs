@@ -12,6 +12,7 @@ use crate::fault::{
 use crate::net::{Latency, LinkOverride, NetworkSpec};
 use crate::rng::SimRng;
 use crate::scenario::{CheckSpec, ClockSpec, EngineKind, Limits, Scenario};
+use crate::schedule::Schedule;
 use crate::NodeId;
 
 /// Knobs of scenario generation.
@@ -31,6 +32,89 @@ pub struct GenOptions {
     /// fault-tolerance matrix). `Some(FaultClass::Delays)` means no fault class beyond the
     /// always-on delays. `None`: the usual swarm draw.
     pub only: Option<FaultClass>,
+    /// How each seed's schedule and moment faults are chosen ([`Strategy::Mix`] by default).
+    pub strategy: Strategy,
+}
+
+/// A campaign's search strategy: what shapes each seed's scenario beyond the swarm of fault
+/// classes. Every choice is drawn from the seed (a stream of its own, so the swarm, network,
+/// clocks, faults and workload of a seed are the same under every strategy) and recorded in
+/// the scenario, so a failure replays exactly.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Strategy {
+    /// Each seed draws one of the others, swarm style: random 1/4, PCT 1/4, POS 1/8, moments
+    /// 1/4, PCT with moments 1/8.
+    #[default]
+    Mix,
+    /// Every delay drawn from its link's latency law, faults at drawn times only (the
+    /// generation of Sincro before the other strategies).
+    Random,
+    /// PCT-style node priorities of depth 1 to 3 ([`crate::schedule::Schedule::Pct`]).
+    Pct,
+    /// Partial-order sampling ([`crate::schedule::Schedule::Pos`]).
+    Pos,
+    /// Random delays, plus one or two faults injected right after a protocol moment a pilot
+    /// run shows (a node enters the critical section, becomes leader, restarts and sends…);
+    /// added by the algorithm's `generate` (it can run the scenario), inside the fault model.
+    Moments,
+}
+
+impl Strategy {
+    /// Every strategy, `mix` first.
+    pub const ALL: [Strategy; 5] = [
+        Strategy::Mix,
+        Strategy::Random,
+        Strategy::Pct,
+        Strategy::Pos,
+        Strategy::Moments,
+    ];
+
+    /// The name used on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Strategy::Mix => "mix",
+            Strategy::Random => "random",
+            Strategy::Pct => "pct",
+            Strategy::Pos => "pos",
+            Strategy::Moments => "moments",
+        }
+    }
+
+    /// What this strategy does to `seed`'s scenario: its schedule, and how many moment faults
+    /// rounds the algorithm adds (0 to 3).
+    pub fn draw(
+        self,
+        seed: u64,
+        nodes: usize,
+        active_ms: u64,
+        engine: EngineKind,
+    ) -> (Schedule, usize) {
+        let mut rng = SimRng::derive(seed, 0x5C4E);
+        let concrete = match self {
+            Strategy::Mix => match rng.index(8) {
+                0 | 1 => Strategy::Random,
+                2 | 3 => Strategy::Pct,
+                4 => Strategy::Pos,
+                5 | 6 => Strategy::Moments,
+                _ => Strategy::Mix, // PCT with moments
+            },
+            s => s,
+        };
+        let moments = match concrete {
+            Strategy::Moments | Strategy::Mix => 1 + rng.index(3),
+            _ => 0,
+        };
+        let schedule = match concrete {
+            _ if engine == EngineKind::Turmoil => Schedule::Random, // turmoil draws its own
+            Strategy::Pct | Strategy::Mix => {
+                let depth = 1 + rng.index(3);
+                Schedule::draw_pct(&mut rng, nodes, depth, active_ms)
+            }
+            Strategy::Pos => Schedule::Pos,
+            Strategy::Random | Strategy::Moments => Schedule::Random,
+        };
+        (schedule, moments)
+    }
 }
 
 impl Default for GenOptions {
@@ -42,6 +126,7 @@ impl Default for GenOptions {
             beyond_model: false,
             engine: EngineKind::Native,
             only: None,
+            strategy: Strategy::Mix,
         }
     }
 }
@@ -55,6 +140,8 @@ pub struct Draft {
     pub swarm: Vec<FaultClass>,
     /// Generator for the workload (derived from the seed, independent of the fault draws).
     pub workload_rng: SimRng,
+    /// How many faults at protocol moments the algorithm should add ([`Strategy::Moments`]).
+    pub moments: usize,
 }
 
 /// Draws a scenario skeleton for `algorithm`/`variant` from `seed`.
@@ -276,11 +363,12 @@ pub fn generate(
         });
     }
     faults.sort_by_key(|f| f.at_ms); // stable: a pair keeps its order at equal times
+    let (schedule, moments) = opts.strategy.draw(seed, nodes, active, opts.engine);
 
     let mut scenario = Scenario {
         name: format!("{algorithm}-{variant}-seed{seed}"),
         description: format!(
-            "generated from seed {seed}; swarm: {}",
+            "generated from seed {seed}; swarm: {}{}",
             if swarm.is_empty() {
                 "delays only".to_string()
             } else {
@@ -289,6 +377,11 @@ pub fn generate(
                     .map(|c| c.name())
                     .collect::<Vec<_>>()
                     .join(", ")
+            },
+            if schedule.is_random() {
+                String::new()
+            } else {
+                format!("; schedule: {}", schedule.label())
             }
         ),
         algorithm: algorithm.into(),
@@ -299,6 +392,7 @@ pub fn generate(
         engine: opts.engine,
         duration_ms: active,
         network,
+        schedule,
         clocks,
         faults,
         workload: Vec::new(),
@@ -312,6 +406,7 @@ pub fn generate(
         scenario,
         swarm,
         workload_rng: SimRng::derive(seed, 0x3011),
+        moments,
     }
 }
 

@@ -25,6 +25,7 @@ pub mod process;
 pub mod render;
 pub mod rng;
 pub mod scenario;
+pub mod schedule;
 pub mod shm;
 pub mod shrink;
 #[cfg(feature = "proptest")]
@@ -38,6 +39,7 @@ pub use fault::{Fault, FaultModel, TimedFault};
 pub use process::{Ctx, Observation, Process, TimerId};
 pub use rng::SimRng;
 pub use scenario::{EngineException, EngineKind, Expect, Scenario, ScenarioError, WorkloadItem};
+pub use schedule::Schedule;
 pub use trace::{Event, EventKind, Trace, TraceDifference};
 
 /// Identifies a node (process) in a run: `0..nodes`.

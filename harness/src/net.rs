@@ -146,6 +146,15 @@ impl From<&Latency> for LatencyNs {
 }
 
 impl LatencyNs {
+    /// The smallest and largest delay, ns.
+    fn bounds(&self) -> (u64, u64) {
+        match *self {
+            LatencyNs::Constant(ns) => (ns, ns),
+            LatencyNs::Uniform(lo, hi) => (lo, hi),
+            LatencyNs::Exponential { min_ms, max_ms, .. } => (ms_to_ns(min_ms), ms_to_ns(max_ms)),
+        }
+    }
+
     #[inline]
     fn sample(&self, rng: &mut SimRng) -> u64 {
         match *self {
@@ -387,6 +396,7 @@ pub struct Network {
     blocked: Vec<bool>,
     last_arrival_ns: Vec<u64>,
     neighbours: Vec<Vec<NodeId>>,
+    schedule: crate::schedule::ScheduleRt,
 }
 
 impl Network {
@@ -438,6 +448,7 @@ impl Network {
             blocked: vec![false; n * n],
             last_arrival_ns: vec![0; n * n],
             neighbours,
+            schedule: Default::default(),
         };
         for (i, o) in spec.links.iter().enumerate() {
             net.apply_override(o)
@@ -478,6 +489,11 @@ impl Network {
             }
         }
         Ok(())
+    }
+
+    /// Orders deliveries with `schedule` from now on (validated with the scenario).
+    pub fn set_schedule(&mut self, schedule: &crate::schedule::Schedule) {
+        self.schedule = crate::schedule::ScheduleRt::new(schedule, self.n);
     }
 
     /// Number of nodes.
@@ -554,12 +570,16 @@ impl Network {
             return Route::Dropped(DropReason::Loss);
         }
         let dup = rng.chance(link.duplicate);
+        let schedule = &mut self.schedule;
+        let last_arrival_ns = &mut self.last_arrival_ns;
         let mut arrival = |rng: &mut SimRng| {
-            let lat = link.latency.sample(rng);
+            let lat = schedule.delay_ns(a, now_ns, link.latency.bounds(), rng, |rng| {
+                link.latency.sample(rng)
+            });
             let mut at = now_ns.saturating_add(lat);
             if !rng.chance(link.reorder) {
-                at = at.max(self.last_arrival_ns[i]);
-                self.last_arrival_ns[i] = at;
+                at = at.max(last_arrival_ns[i]);
+                last_arrival_ns[i] = at;
             }
             at
         };

@@ -237,6 +237,10 @@ pub struct Scenario {
     /// Network model.
     #[serde(default, skip_serializing_if = "is_default")]
     pub network: NetworkSpec,
+    /// How concurrent deliveries are ordered inside the links' latency bounds (see
+    /// [`crate::schedule`]); `random` (every delay drawn from its link's law) by default.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub schedule: crate::schedule::Schedule,
     /// Clocks.
     #[serde(default, skip_serializing_if = "is_default")]
     pub clocks: ClockSpec,
@@ -416,6 +420,14 @@ impl Scenario {
         self.network
             .validate(self.nodes)
             .map_err(|e| ScenarioError(format!("network: {e}")))?;
+        self.schedule.validate(self.nodes).map_err(ScenarioError)?;
+        if self.engine == EngineKind::Turmoil && !self.schedule.is_random() {
+            return err(format!(
+                "schedule {} needs the native or madsim engine: turmoil draws every latency \
+                 itself (use schedule random, or another engine)",
+                self.schedule.label()
+            ));
+        }
         let c = &self.clocks;
         let max_ms = MAX_TIME_MS as f64;
         if !(c.rho_ppm.is_finite() && (0.0..=1_000_000.0).contains(&c.rho_ppm)) {

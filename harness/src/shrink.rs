@@ -672,6 +672,9 @@ fn without_node(sc: &Scenario, k: NodeId) -> Scenario {
             ..w.clone()
         })
         .collect();
+    if let crate::schedule::Schedule::Pct(p) = &mut c.schedule {
+        p.priorities = map_list(&p.priorities);
+    }
     c.clocks.nodes.retain(|nc| nc.node != k);
     for nc in &mut c.clocks.nodes {
         nc.node = map(nc.node);

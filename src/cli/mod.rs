@@ -22,7 +22,7 @@ use crate::algorithms::{self, Registry};
 use crate::exit;
 use crate::fuzz::{self, CampaignOptions, FuzzConfig, Live, Rss, Shard, Target};
 use crate::harness::engine::{install_panic_hook, RunOptions};
-use crate::harness::gen::GenOptions;
+use crate::harness::gen::{GenOptions, Strategy};
 use crate::harness::scenario::MAX_NODES;
 use crate::harness::shrink::ShrinkOptions;
 use crate::harness::{render, EngineKind, Scenario, MAX_TIME_MS};
@@ -67,6 +67,36 @@ impl From<Engine> for EngineKind {
             Engine::Native => EngineKind::Native,
             Engine::Turmoil => EngineKind::Turmoil,
             Engine::Madsim => EngineKind::Madsim,
+        }
+    }
+}
+
+/// `--strategy`: how each seed's scenario is shaped beyond the swarm of fault classes.
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub(crate) enum StrategyArg {
+    /// Each seed draws one of the others (random 1/4, pct 1/4, pos 1/8, moments 1/4, pct with
+    /// moments 1/8).
+    Mix,
+    /// Every delay drawn from its link's latency law; faults at drawn times only.
+    Random,
+    /// PCT: node priorities with 0 to 2 change points; a message takes its link's minimum
+    /// delay for the top node, its maximum for the bottom one, in between for the others.
+    Pct,
+    /// Partial-order sampling: every delay uniform over its link's bounds.
+    Pos,
+    /// Random delays plus one or two faults right after protocol moments a pilot run shows
+    /// (a node enters the critical section, becomes leader, restarts and sends…).
+    Moments,
+}
+
+impl From<StrategyArg> for Strategy {
+    fn from(s: StrategyArg) -> Self {
+        match s {
+            StrategyArg::Mix => Strategy::Mix,
+            StrategyArg::Random => Strategy::Random,
+            StrategyArg::Pct => Strategy::Pct,
+            StrategyArg::Pos => Strategy::Pos,
+            StrategyArg::Moments => Strategy::Moments,
         }
     }
 }
@@ -153,6 +183,11 @@ struct FuzzArgs {
     /// Engine for the generated scenarios.
     #[arg(long, value_enum, default_value = "native")]
     engine: Engine,
+    /// Search strategy: how each seed orders racing messages (the schedule, recorded in the
+    /// scenario) and whether faults are injected at protocol moments. Turmoil draws its own
+    /// latencies, so there every schedule is random.
+    #[arg(long, value_enum, default_value = "mix")]
+    strategy: StrategyArg,
     /// Worker threads (at most 256): one run per thread, each run single-threaded and
     /// deterministic.
     #[arg(long, short, default_value_t = 1)]
@@ -296,7 +331,11 @@ fn list() -> i32 {
             println!(
                 "    variant {:<16}{}{}",
                 v.name,
-                if v.buggy { "[buggy] " } else { "" },
+                match (v.buggy, v.deep) {
+                    (_, true) => "[buggy, deep] ",
+                    (true, false) => "[buggy] ",
+                    _ => "",
+                },
                 v.summary
             );
         }
@@ -482,6 +521,7 @@ fn fuzz(a: FuzzArgs) -> i32 {
             beyond_model: a.beyond_model,
             engine: a.engine.into(),
             only: None,
+            strategy: a.strategy.into(),
         },
         out_dir: a.out.clone(),
         max_files: a.max_files,

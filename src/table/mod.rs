@@ -7,6 +7,7 @@ pub mod election;
 pub mod mutex;
 pub mod omega;
 pub mod positioning;
+pub mod search;
 
 pub use mutex::{
     measure, utilization, violation_probability, voting_experiment, voting_table, wilson, Measure,
@@ -35,6 +36,10 @@ pub const TABLES: &[(&str, &str)] = &[
         "Ω (seed 004): stabilization time in steps and leader changes, p50/p90/max, against α and n; where α binds (|STABLE| = α)",
     ),
     (
+        "search",
+        "search strategies against every planted bug: failing-seed rate and median seeds to find, random vs the default mix (--strategy for others)",
+    ),
+    (
         "voting",
         "decentralized voting: violation probability computed vs measured; the text's n = 32, m = 24 example (< 1e-40); utilization",
     ),
@@ -44,7 +49,7 @@ pub const TABLES: &[(&str, &str)] = &[
 #[derive(clap::Args, Clone, Debug)]
 pub struct TableArgs {
     /// Which table: mutex (Table 6.1), voting (decentralized voting's violation probability
-    /// and utilization), clocks, election, omega, positioning.
+    /// and utilization), clocks, election, omega, positioning, search (how each search strategy finds the planted bugs).
     pub which: String,
     /// `voting`: seeded runs per (n, m, p).
     #[arg(long, default_value_t = 2000)]
@@ -55,6 +60,18 @@ pub struct TableArgs {
     /// Node counts to measure (each table has its own default).
     #[arg(long, value_delimiter = ',')]
     pub n: Vec<usize>,
+    /// `search`: seeds per (buggy variant, strategy) [default: 20000].
+    #[arg(long)]
+    pub seeds: Option<u64>,
+    /// `search`: strategies to compare (mix, random, pct, pos, moments) [default: random,mix].
+    #[arg(long, value_delimiter = ',')]
+    pub strategy: Vec<String>,
+    /// `search`: algorithms whose buggy variants to measure (`all`, a name, a glob, a list).
+    #[arg(long, short)]
+    pub algorithm: Option<String>,
+    /// `search`: worker threads.
+    #[arg(long, short, default_value_t = 1)]
+    pub jobs: usize,
 }
 
 impl TableArgs {
@@ -81,6 +98,7 @@ pub fn main(args: &TableArgs) -> i32 {
         "clocks" => clocks::main(args),
         "election" => election::main(args),
         "omega" => omega::main(args),
+        "search" => search::main(args),
         "voting" => {
             if args.runs == 0 || args.p.iter().any(|p| !(0.0..=1.0).contains(p)) {
                 eprintln!("error: --runs must be at least 1 and every --p within [0, 1]");

@@ -28,6 +28,13 @@
 //! starts again. (The regressions `corpus/election/ring-stability-seed*.json` are the five
 //! schedules that broke `leader_stability` before these rules; 300,000 generated seeds pass.)
 //!
+//! **Buggy variant `stale-coordinator`**: the seed-14540 bug put back. A leader that a stale
+//! COORDINATOR naming a lower process reaches — a result of an election that raced with the
+//! newer round that made it leader — takes it for a list that missed it and calls an election,
+//! so the leadership moves with no fault in effect (`leader_stability`). It needs a crash that
+//! starts two elections and a result that overtakes the other: a deep bug, the calibration of
+//! the search strategies (issue 14) measures it.
+//!
 //! **Messages** (the coordinator `n − 1` crashed, process 0 notices, no other fault): the
 //! textbook's part is `4n` — 0's probe of the coordinator, two circulations of `n` hops each
 //! (the hop to the dead `n − 1` included), `2(n − 1)` ACKs and one READY. On top of it each of
@@ -124,6 +131,7 @@ crate::variants! {
     /// Which behaviour.
     pub enum Variant {
         Correct = "correct", "the textbook algorithm, taking power once the COORDINATOR went round";
+        StaleCoordinator = "stale-coordinator" (deep), "a leader that a stale COORDINATOR naming a lower process reaches calls an election instead of re-asserting itself (the seed-14540 bug): leadership changes with no fault in effect";
     }
 }
 
@@ -147,6 +155,8 @@ pub struct RingList {
     /// Results waiting for the probe of the leader we know.
     deferred: Vec<Ring>,
     retry: Option<TimerId>,
+    /// The `stale-coordinator` variant's bug.
+    bug_stale_coordinator: bool,
 }
 
 impl RingList {
@@ -166,6 +176,7 @@ impl RingList {
             probe: None,
             deferred: Vec::new(),
             retry: None,
+            bug_stale_coordinator: false,
         }
     }
 
@@ -346,7 +357,7 @@ impl RingList {
         told: Vec<NodeId>,
     ) {
         let me = ctx.id();
-        if self.leader == Some(me) && !self.pending_claim {
+        if self.leader == Some(me) && !self.pending_claim && !self.bug_stale_coordinator {
             let mut list = list;
             if !list.contains(&me) {
                 list.push(me);
@@ -559,8 +570,10 @@ impl Spec for RingListSpec {
         setup.params.hop_ms = Self::hop_ms(setup);
         Ok(())
     }
-    fn node(&self, _: Variant, params: &Params, _id: NodeId) -> RingList {
-        RingList::new(params.hop_ms, params.initial_leader)
+    fn node(&self, variant: Variant, params: &Params, _id: NodeId) -> RingList {
+        let mut node = RingList::new(params.hop_ms, params.initial_leader);
+        node.bug_stale_coordinator = variant == Variant::StaleCoordinator;
+        node
     }
     fn workload(&self, rng: &mut SimRng, nodes: usize, active_ms: u64) -> Vec<Timed<Input>> {
         super::probe_workload(rng, nodes, active_ms)

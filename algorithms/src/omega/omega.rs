@@ -622,6 +622,7 @@ impl Algorithm for OmegaKhouriGreve {
                 .map(|&v| VariantInfo {
                     name: v.name(),
                     buggy: v.buggy(),
+                    deep: v.deep(),
                     summary: v.summary(),
                 })
                 .collect(),
@@ -691,6 +692,7 @@ impl Algorithm for OmegaKhouriGreve {
             scenario: mut sc,
             swarm,
             workload_rng: mut rng,
+            moments: _,
         } = draft;
         let pam = !opts.beyond_model || rng.chance(0.5);
         let (params, duration_ms) = draw(

@@ -112,8 +112,9 @@ impl<P: Process> Sim<P> {
     ) -> Result<Self, ScenarioError> {
         let prep = Prepared::<P>::new(scenario)?;
         let n = scenario.nodes;
-        let net = Network::new(n, &scenario.network)
+        let mut net = Network::new(n, &scenario.network)
             .map_err(|e| ScenarioError(format!("network: {e}")))?;
+        net.set_schedule(&scenario.schedule);
         let nodes = prep
             .clocks
             .into_iter()

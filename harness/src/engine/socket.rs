@@ -187,8 +187,9 @@ impl<P: Process, E: Engine<P>> World<P, E> {
         mut node: impl FnMut() -> E::Node,
     ) -> Result<Self, ScenarioError> {
         let n = sc.nodes;
-        let net =
+        let mut net =
             Network::new(n, &sc.network).map_err(|e| ScenarioError(format!("network: {e}")))?;
+        net.set_schedule(&sc.schedule);
         let mut inputs: Vec<Vec<(u64, P::Input)>> = (0..n).map(|_| Vec::new()).collect();
         for (at, node, input) in prep.inputs {
             inputs[node].push((at, input));

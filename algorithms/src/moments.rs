@@ -1,0 +1,546 @@
+//! Faults at protocol moments: crash, pause, cut off, slow down or jump the clock of a node
+//! right after something happens in the protocol — it enters the critical section, becomes
+//! leader, grants, restarts and sends its first message — in the spirit of FoundationDB's
+//! BUGGIFY and Antithesis' fault injection at interesting points.
+//!
+//! A generated scenario is a plan of faults at fixed times, and so is one with moment faults:
+//! [`add_moment_faults`] runs a *pilot* of the scenario, picks a moment from its trace (a kind
+//! of event first, uniformly among the kinds the run shows, then one event of that kind), and
+//! adds a fault of a class of the fault model right after it (the next millisecond, or a
+//! little later), with its end (restart, resume, heal, restored latency) inside the active
+//! phase. A second round, when drawn, runs the new scenario as its pilot, so moments chain: a
+//! node crashed at one moment can be hit again right after its restart. The scenario's
+//! description names each moment; the scenario file holds plain timed faults, so it replays
+//! exactly on every engine and shrinks like any other.
+//!
+//! Every fault stays inside the fault model the generator uses (the declared model, the buggy
+//! variant's [`bug_classes`](crate::registry::Algorithm::bug_classes), everything with
+//! `beyond_model`, only the forced class in the matrix), never touches a node another fault
+//! already holds down over the same window, and adds no second crash-stop: moment faults
+//! reach new states of the protocol without leaving the model.
+
+use crate::registry::Algorithm;
+use sincro_harness::fault::{Fault, FaultClass, FaultModel, TimedFault, GEN_CLOCK_JUMP_MS_MAX};
+use sincro_harness::gen::{Draft, GenOptions};
+use sincro_harness::net::{Latency, LinkOverride};
+use sincro_harness::{EventKind, NodeId, RunOptions, Scenario, SimRng, Trace, Verdict};
+use std::collections::BTreeMap;
+
+/// The fault classes a moment fault can take, in the order they are drawn from.
+pub const MOMENT_CLASSES: [FaultClass; 7] = [
+    FaultClass::Crashes,
+    FaultClass::CrashStop,
+    FaultClass::Pauses,
+    FaultClass::Partitions,
+    FaultClass::OnewayPartitions,
+    FaultClass::ClockJumps,
+    FaultClass::DelaySpikes,
+];
+
+/// How many moments of one run a round tries before it gives up (a fault that would clash
+/// with the plan is skipped, and another moment drawn).
+const TRIES: usize = 8;
+
+/// A moment of a pilot run: an event of `node` at `t_ns`, of a `kind` such as `cs_enter`,
+/// `leader`, `send:Request`, `deliver:Grant`, `timer:Retry`, `restart` or
+/// `first_send_after_restart`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Moment {
+    /// The kind of event.
+    pub kind: String,
+    /// The node it happened at.
+    pub node: NodeId,
+    /// The other node it involves, if any: a message's destination or sender, the leader an
+    /// observation names.
+    pub peer: Option<NodeId>,
+    /// Its global time, ns.
+    pub t_ns: u64,
+    /// Its number among the events of this kind at this node (1 for the first).
+    pub nth: usize,
+}
+
+/// The moments of `trace` before `before_ns`, grouped by kind (in name order). Messages and
+/// timers are told apart by their type (the first word of their rendering, `Request` of
+/// `Request { ts: 3 }`), so a rare message type is drawn as often as a common one.
+pub fn moments(trace: &Trace, before_ns: u64) -> BTreeMap<String, Vec<Moment>> {
+    let mut by_kind: BTreeMap<String, Vec<Moment>> = BTreeMap::new();
+    let mut counts: BTreeMap<(String, NodeId), usize> = BTreeMap::new();
+    let mut restarted = vec![false; trace.nodes];
+    for e in &trace.events {
+        let Some(node) = e.node else { continue };
+        if e.t_ns >= before_ns || node >= trace.nodes {
+            continue;
+        }
+        let mut kinds: Vec<(String, Option<NodeId>)> = Vec::with_capacity(2);
+        match &e.kind {
+            EventKind::Start { incarnation } if *incarnation > 0 => {
+                restarted[node] = true;
+                kinds.push(("restart".into(), None));
+            }
+            EventKind::Send { to, msg, .. } => {
+                kinds.push((format!("send:{}", type_word(msg)), Some(*to)));
+                if std::mem::take(&mut restarted[node]) {
+                    kinds.push(("first_send_after_restart".into(), Some(*to)));
+                }
+            }
+            EventKind::Deliver { from, msg, .. } => {
+                kinds.push((format!("deliver:{}", type_word(msg)), Some(*from)));
+            }
+            EventKind::Timer { timer, .. } => {
+                kinds.push((format!("timer:{}", type_word(timer)), None));
+            }
+            EventKind::Input { .. } => kinds.push(("input".into(), None)),
+            EventKind::Observe { obs } => {
+                let peer = match obs {
+                    sincro_harness::Observation::Leader { leader, .. } => *leader,
+                    _ => None,
+                };
+                kinds.push((observation_kind(obs), peer));
+            }
+            _ => {}
+        }
+        for (kind, peer) in kinds {
+            let nth = counts.entry((kind.clone(), node)).or_default();
+            *nth += 1;
+            by_kind.entry(kind.clone()).or_default().push(Moment {
+                kind,
+                node,
+                peer: peer.filter(|&p| p < trace.nodes && p != node),
+                t_ns: e.t_ns,
+                nth: *nth,
+            });
+        }
+    }
+    by_kind
+}
+
+/// The type of a rendered message or timer: its first word (`Hop` of `Hop { seq: 0 }`).
+fn type_word(rendered: &str) -> &str {
+    let end = rendered
+        .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .unwrap_or(rendered.len());
+    &rendered[..end.min(40)]
+}
+
+/// The name of an observation's kind: its JSON tag (`cs_enter`, `leader`…), `user:<kind>`
+/// for a user's own.
+fn observation_kind(obs: &sincro_harness::Observation) -> String {
+    if let sincro_harness::Observation::User { kind, .. } = obs {
+        return format!("user:{kind}");
+    }
+    match serde_json::to_value(obs) {
+        Ok(serde_json::Value::Object(m)) => m.keys().next().cloned().unwrap_or_default(),
+        Ok(serde_json::Value::String(s)) => s,
+        _ => "observation".into(),
+    }
+}
+
+/// Adds up to `rounds` faults at protocol moments to the scenario skeleton `draft` (see the
+/// [module](self) documentation), drawn from `seed`; `model` is the fault model generation
+/// used. The faults go into the skeleton, so the algorithm's
+/// [`complete`](Algorithm::complete) then sizes the run with them (as it does for the
+/// generator's own faults). Returns the moments' descriptions (also appended to the
+/// scenario's description). A pilot that already breaks a property, a run the engine refuses,
+/// or a model with no class to draw from adds nothing.
+pub fn add_moment_faults<A: Algorithm + ?Sized>(
+    alg: &A,
+    draft: &mut Draft,
+    model: &FaultModel,
+    seed: u64,
+    rounds: usize,
+    opts: &GenOptions,
+) -> Vec<String> {
+    let classes: Vec<FaultClass> = MOMENT_CLASSES
+        .into_iter()
+        .filter(|&c| match opts.only {
+            Some(only) => only == c,
+            None => opts.beyond_model || model.allows(c),
+        })
+        .collect();
+    let mut added = Vec::new();
+    if classes.is_empty() {
+        return added;
+    }
+    let active_ms = opts.active_ms.max(10);
+    for round in 0..rounds {
+        let mut rng = SimRng::derive(seed, 0x3043_0000 + round as u64);
+        let Some(trace) = pilot(alg, draft, opts, active_ms) else {
+            break;
+        };
+        let by_kind = moments(&trace, active_ms.saturating_sub(1) * 1_000_000);
+        if by_kind.is_empty() {
+            break;
+        }
+        let kinds: Vec<&Vec<Moment>> = by_kind.values().collect();
+        for _ in 0..TRIES {
+            let events = kinds[rng.index(kinds.len())];
+            let m = &events[rng.index(events.len())];
+            let class = classes[rng.index(classes.len())];
+            let sc = &draft.scenario;
+            let proposal = if rng.chance(0.5) {
+                end_window(sc, m, &mut rng)
+            } else {
+                plan(sc, m, class, active_ms, model, &mut rng).map(|(faults, what)| {
+                    let mut all = sc.faults.clone();
+                    all.extend(faults);
+                    (all, what)
+                })
+            };
+            if let Some((faults, what)) = proposal {
+                let mut cand = draft.clone();
+                cand.scenario.faults = faults;
+                cand.scenario.faults.sort_by_key(|f| f.at_ms); // stable
+                if alg.complete(cand.clone(), opts).validate().is_ok() {
+                    *draft = cand;
+                    added.push(what);
+                    break;
+                }
+            }
+        }
+    }
+    if !added.is_empty() {
+        let sc = &mut draft.scenario;
+        sc.description = format!("{}; moments: {}", sc.description, added.join("; "));
+    }
+    added
+}
+
+/// The trace of the active phase of the scenario `draft` completes to, or `None` when there
+/// is nothing to add: the run is refused, panics, hits a limit, or already breaks a property
+/// there (then it fails without moments).
+fn pilot<A: Algorithm + ?Sized>(
+    alg: &A,
+    draft: &Draft,
+    opts: &GenOptions,
+    active_ms: u64,
+) -> Option<Trace> {
+    let mut sc = alg.complete(draft.clone(), opts);
+    // The moments come from the active phase, and a run is the same up to any time whatever
+    // its end: the pilot stops there (the rest of a clock run is 1,000 s of convergence).
+    sc.duration_ms = sc.duration_ms.min(active_ms);
+    let out = alg.run(&sc, RunOptions { record_trace: true }).ok()?;
+    match out.verdict {
+        Verdict::Pass | Verdict::Unjudged { .. } => out.trace,
+        _ => None,
+    }
+}
+
+/// The faults of `class` right after moment `m`, and their description; `None` when they
+/// would clash with the plan or leave the active phase.
+fn plan(
+    sc: &Scenario,
+    m: &Moment,
+    class: FaultClass,
+    active_ms: u64,
+    model: &FaultModel,
+    rng: &mut SimRng,
+) -> Option<(Vec<TimedFault>, String)> {
+    // The fault hits the moment's node (1/2), the other node it involves (1/3: a message's
+    // destination or sender, the leader it names), or any other node.
+    let node = match (rng.index(6), m.peer) {
+        (0..=2, _) => m.node,
+        (3 | 4, Some(peer)) => peer,
+        _ if sc.nodes > 1 => (m.node + 1 + rng.index(sc.nodes - 1)) % sc.nodes,
+        _ => m.node,
+    };
+    let after_ms = if rng.chance(0.5) {
+        0
+    } else {
+        rng.range_u64(1, 20)
+    };
+    let at = m.t_ns / 1_000_000 + 1 + after_ms;
+    if at >= active_ms {
+        return None;
+    }
+    // Window lengths are log-uniform from 1 ms to `max_len`: as likely to end within the
+    // protocol's reaction to the fault (a few latencies) as long after it.
+    let until = |rng: &mut SimRng, max_len: u64| {
+        let len = (rng.unit() * (max_len.max(1) as f64).ln()).exp().round() as u64;
+        (at + len.clamp(1, max_len.max(1))).min(active_ms)
+    };
+    let tf = |at_ms, fault| TimedFault { at_ms, fault };
+    let (faults, what) = match class {
+        FaultClass::Crashes => {
+            let end = until(rng, active_ms / 2);
+            if !node_free(sc, node, at, end) {
+                return None;
+            }
+            let f = vec![
+                tf(at, Fault::Crash { node }),
+                tf(end, Fault::Restart { node }),
+            ];
+            (f, format!("crash n{node} at {at} ms, restart at {end} ms"))
+        }
+        FaultClass::CrashStop => {
+            let stopped = sc.fault_classes().contains(&FaultClass::CrashStop);
+            if stopped || !node_free(sc, node, at, u64::MAX) {
+                return None;
+            }
+            (
+                vec![tf(at, Fault::Crash { node })],
+                format!("crash-stop n{node} at {at} ms"),
+            )
+        }
+        FaultClass::Pauses => {
+            let end = until(rng, 300);
+            if !node_free(sc, node, at, end) {
+                return None;
+            }
+            let f = vec![
+                tf(at, Fault::Pause { node }),
+                tf(end, Fault::Resume { node }),
+            ];
+            (f, format!("pause n{node} at {at} ms, resume at {end} ms"))
+        }
+        FaultClass::Partitions => {
+            let end = until(rng, active_ms / 2);
+            let f = vec![
+                tf(
+                    at,
+                    Fault::Partition {
+                        groups: vec![vec![node]],
+                    },
+                ),
+                tf(end, Fault::Heal),
+            ];
+            (f, format!("isolate n{node} at {at} ms, heal at {end} ms"))
+        }
+        FaultClass::OnewayPartitions => {
+            let end = until(rng, active_ms / 2);
+            let others: Vec<NodeId> = (0..sc.nodes).filter(|&v| v != node).collect();
+            if others.is_empty() {
+                return None;
+            }
+            let (from, to, dir) = if rng.chance(0.5) {
+                (vec![node], others, "from")
+            } else {
+                (others, vec![node], "to")
+            };
+            let f = vec![
+                tf(at, Fault::PartitionOneway { from, to }),
+                tf(end, Fault::Heal),
+            ];
+            (
+                f,
+                format!("cut the links {dir} n{node} at {at} ms, heal at {end} ms"),
+            )
+        }
+        FaultClass::ClockJumps => {
+            let cap = model
+                .clock_jump_ms_max
+                .unwrap_or(GEN_CLOCK_JUMP_MS_MAX)
+                .clamp(1, GEN_CLOCK_JUMP_MS_MAX);
+            let size = rng.range_u64(1, u64::from(cap)) as f64;
+            let delta_ms = if rng.chance(0.5) { size } else { -size };
+            let f = vec![tf(at, Fault::ClockJump { node, delta_ms })];
+            (
+                f,
+                format!("jump n{node}'s clock by {delta_ms} ms at {at} ms"),
+            )
+        }
+        FaultClass::DelaySpikes => {
+            let end = until(rng, active_ms / 4);
+            let spike_ms = [100.0, 300.0, 1000.0, 3000.0][rng.index(4)];
+            let over = |latency: Latency| {
+                Fault::SetLinks(Box::new(LinkOverride {
+                    from: Some(node),
+                    to: None,
+                    latency: Some(latency),
+                    loss: None,
+                    duplicate: None,
+                    reorder: None,
+                }))
+            };
+            let f = vec![
+                tf(at, over(Latency::Constant { ms: spike_ms })),
+                tf(end, over(sc.network.latency.clone())),
+            ];
+            (
+                f,
+                format!("slow n{node}'s links to {spike_ms} ms at {at} ms, restore at {end} ms"),
+            )
+        }
+        _ => return None,
+    };
+    let what = format!(
+        "after n{}'s {} #{} ({:.3} ms): {what}",
+        m.node,
+        m.kind,
+        m.nth,
+        m.t_ns as f64 / 1e6
+    );
+    Some((faults, what))
+}
+
+/// The plan with one fault window that is open at moment `m` (a crashed or paused node, a
+/// partition) ended right after it: the node restarts or resumes, the partition heals. `None`
+/// when no window is open then.
+fn end_window(sc: &Scenario, m: &Moment, rng: &mut SimRng) -> Option<(Vec<TimedFault>, String)> {
+    let at = m.t_ns / 1_000_000 + 1;
+    let f = &sc.faults;
+    // (index of the fault that ends the window, what it does)
+    let mut open: Vec<(usize, String)> = Vec::new();
+    for (i, start) in f.iter().enumerate() {
+        if start.at_ms >= at {
+            break;
+        }
+        let ends = |g: &TimedFault| match (&start.fault, &g.fault) {
+            (Fault::Crash { node }, Fault::Restart { node: v }) => node == v,
+            (Fault::Pause { node }, Fault::Resume { node: v }) => node == v,
+            (Fault::Partition { .. } | Fault::PartitionOneway { .. }, Fault::Heal) => true,
+            _ => false,
+        };
+        if let Some(j) = (i + 1..f.len()).find(|&j| ends(&f[j])) {
+            if f[j].at_ms > at && !open.iter().any(|(k, _)| *k == j) {
+                let what = match &f[j].fault {
+                    Fault::Restart { node } => format!("restart n{node}"),
+                    Fault::Resume { node } => format!("resume n{node}"),
+                    _ => "heal".to_string(),
+                };
+                open.push((j, what));
+            }
+        }
+    }
+    if open.is_empty() {
+        return None;
+    }
+    let (j, what) = &open[rng.index(open.len())];
+    let mut faults = f.clone();
+    let was = faults[*j].at_ms;
+    faults[*j].at_ms = at;
+    let what = format!(
+        "after n{}'s {} #{} ({:.3} ms): {what} at {at} ms instead of {was} ms",
+        m.node,
+        m.kind,
+        m.nth,
+        m.t_ns as f64 / 1e6
+    );
+    Some((faults, what))
+}
+
+/// True when `node` is up and running at `from_ms` under `sc`'s plan, and no crash, restart,
+/// pause or resume of it falls in `[from_ms, to_ms]`.
+fn node_free(sc: &Scenario, node: NodeId, from_ms: u64, to_ms: u64) -> bool {
+    let (mut crashed, mut paused) = (false, false);
+    for f in &sc.faults {
+        let touches = matches!(
+            f.fault,
+            Fault::Crash { node: v } | Fault::Restart { node: v } | Fault::Pause { node: v } | Fault::Resume { node: v }
+                if v == node
+        );
+        if !touches {
+            continue;
+        }
+        if f.at_ms >= from_ms {
+            if f.at_ms <= to_ms {
+                return false;
+            }
+            continue;
+        }
+        match f.fault {
+            Fault::Crash { .. } => crashed = true,
+            Fault::Restart { .. } => crashed = false,
+            Fault::Pause { .. } => paused = true,
+            Fault::Resume { .. } => paused = false,
+            _ => {}
+        }
+    }
+    !crashed && !paused
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::registry::find;
+
+    #[test]
+    fn moments_group_events_by_kind_and_count_them_per_node() {
+        let alg = find("mutex.centralized").unwrap();
+        let opts = GenOptions {
+            strategy: sincro_harness::gen::Strategy::Random,
+            ..GenOptions::default()
+        };
+        let sc = alg.generate("correct", 3, &opts);
+        let trace = alg.run(&sc, RunOptions::default()).unwrap().trace.unwrap();
+        let m = moments(&trace, u64::MAX);
+        for kind in ["cs_enter", "cs_exit", "cs_request"] {
+            assert!(m.contains_key(kind), "no {kind} moment in {:?}", m.keys());
+        }
+        assert!(m.keys().any(|k| k.starts_with("send:")), "{:?}", m.keys());
+        assert!(
+            m.keys().any(|k| k.starts_with("deliver:")),
+            "{:?}",
+            m.keys()
+        );
+        assert_eq!(type_word("Request { ts: 3 }"), "Request");
+        assert_eq!(type_word("Grant"), "Grant");
+        let enters = &m["cs_enter"];
+        let first = enters.iter().find(|x| x.nth == 1).unwrap();
+        assert!(enters
+            .iter()
+            .filter(|x| x.node == first.node)
+            .all(|x| x.t_ns >= first.t_ns));
+        assert!(moments(&trace, 0).is_empty());
+    }
+
+    #[test]
+    fn moment_faults_come_right_after_their_moment_inside_the_model() {
+        let alg = find("election.terms").unwrap();
+        let model = alg.info().fault_model;
+        let opts = GenOptions {
+            strategy: sincro_harness::gen::Strategy::Random,
+            ..GenOptions::default()
+        };
+        let mut hit = 0;
+        for seed in 0..30 {
+            let draft =
+                sincro_harness::gen::generate("election.terms", "correct", seed, &model, &opts);
+            let base = alg.complete(draft.clone(), &opts);
+            let mut with = draft.clone();
+            let added = add_moment_faults(alg, &mut with, &model, seed, 2, &opts);
+            let sc = alg.complete(with, &opts);
+            assert!(sc.validate().is_ok());
+            assert_eq!(sc.faults.len() > base.faults.len(), !added.is_empty());
+            for c in sc.fault_classes() {
+                assert!(model.allows(c), "seed {seed}: {c:?} is outside the model");
+            }
+            let stops = sc.faults.iter().enumerate().filter(|(i, f)| {
+                matches!(f.fault, Fault::Crash { node } if !sc.faults[i + 1..].iter().any(|g| g.fault == Fault::Restart { node }))
+            });
+            assert!(stops.count() <= 1, "seed {seed}: two crash-stops");
+            assert!(
+                sc.quiet_from_ms() <= opts.active_ms,
+                "seed {seed}: past the active phase"
+            );
+            hit += added.len();
+            // The same seed adds the same moments.
+            let mut again = draft.clone();
+            add_moment_faults(alg, &mut again, &model, seed, 2, &opts);
+            assert_eq!(alg.complete(again, &opts), sc);
+        }
+        assert!(
+            hit >= 30,
+            "only {hit} moment faults in 30 seeds of two rounds"
+        );
+    }
+
+    #[test]
+    fn no_class_in_the_model_adds_nothing() {
+        let alg = find("order.lamport").unwrap();
+        let opts = GenOptions {
+            only: Some(FaultClass::Loss),
+            strategy: sincro_harness::gen::Strategy::Random,
+            ..GenOptions::default()
+        };
+        let mut draft = sincro_harness::gen::generate(
+            "order.lamport",
+            "correct",
+            1,
+            &FaultModel::default(),
+            &opts,
+        );
+        let before = draft.scenario.clone();
+        assert!(add_moment_faults(alg, &mut draft, &FaultModel::default(), 1, 2, &opts).is_empty());
+        assert_eq!(draft.scenario, before);
+    }
+}

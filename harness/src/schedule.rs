@@ -1,0 +1,350 @@
+//! Schedule strategies: how a run orders the deliveries of concurrent messages.
+//!
+//! A scenario's [`Schedule`] decides each delivered message's delay *inside its link's latency
+//! bounds* (never outside them: a strategy reorders, it does not invent slower links than the
+//! scenario declares). It is recorded in the scenario, so a run replays exactly.
+//!
+//! * [`Schedule::Random`] (the default): every delay is drawn from the link's latency law.
+//! * [`Schedule::Pct`]: PCT-style priorities (Burckhardt et al., *A randomized scheduler with
+//!   probabilistic guarantees of finding bugs*, ASPLOS 2010), carried over to timed
+//!   deliveries. Every node has a priority; a message sent by the node of rank `r` (0 the
+//!   highest, `n - 1` the lowest) takes `min + (max - min) · r / (n - 1)` of its link's
+//!   bounds, so the messages of high-priority nodes overtake those of low-priority ones
+//!   whenever they race. At each of the `d - 1` change points the node then on top drops
+//!   below every node not yet demoted (the `i`-th demoted node takes priority `i` of PCT,
+//!   under all the initial ones). A bug of depth `d` — `d` orderings that must all go one
+//!   way — then shows with a probability that does not shrink with the run's length, where
+//!   independent random delays make it exponentially unlikely.
+//! * [`Schedule::Pos`]: partial-order sampling (Yuan et al., CAV 2018), carried over the same
+//!   way: every delivery gets an independent priority, uniform over the link's bounds, whatever
+//!   the shape of the latency law. Where a law puts most of its mass near the minimum (the
+//!   exponential one), random delays rarely reorder racing messages; here every order of
+//!   racing messages is as likely as any other.
+//!
+//! Node-level strategies (faults injected at protocol moments) live with the algorithms,
+//! which can run a pilot of the scenario: see `sincro_algorithms::moments`.
+
+use crate::rng::SimRng;
+use crate::NodeId;
+use serde::{Deserialize, Serialize};
+
+/// How a run orders concurrent deliveries (see the [module](self) documentation).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum Schedule {
+    /// Every delay drawn from its link's latency law.
+    #[default]
+    Random,
+    /// PCT-style node priorities with change points.
+    Pct(Pct),
+    /// Partial-order sampling: every delay uniform over its link's bounds.
+    Pos,
+}
+
+/// The parameters of a [`Schedule::Pct`] run, all recorded so the run replays exactly.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Pct {
+    /// Nodes from the highest priority down. Nodes not listed come after the listed ones, in
+    /// id order (so removing a node, as the shrinker does, keeps the others' order).
+    pub priorities: Vec<NodeId>,
+    /// Global times (ms) at which the node then on top is demoted (the PCT change points:
+    /// `d - 1` of them for depth `d`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub change_points_ms: Vec<u64>,
+}
+
+/// The most change points a [`Pct`] schedule may name.
+pub const MAX_CHANGE_POINTS: usize = 64;
+
+impl Schedule {
+    /// Checks the schedule against a run of `nodes` nodes; the error names the field.
+    pub fn validate(&self, nodes: usize) -> Result<(), String> {
+        let Schedule::Pct(p) = self else {
+            return Ok(());
+        };
+        let mut seen = vec![false; nodes];
+        for (i, &v) in p.priorities.iter().enumerate() {
+            if v >= nodes {
+                return Err(format!(
+                    "schedule.pct.priorities[{i}] = {v} is not a node (nodes = {nodes})"
+                ));
+            }
+            if std::mem::replace(&mut seen[v], true) {
+                return Err(format!(
+                    "schedule.pct.priorities[{i}] = {v} names node {v} twice"
+                ));
+            }
+        }
+        if p.change_points_ms.len() > MAX_CHANGE_POINTS {
+            return Err(format!(
+                "schedule.pct.change_points_ms has {} entries, above the limit of {MAX_CHANGE_POINTS}",
+                p.change_points_ms.len()
+            ));
+        }
+        if let Some(&t) = p.change_points_ms.iter().find(|&&t| t > crate::MAX_TIME_MS) {
+            return Err(format!(
+                "schedule.pct.change_points_ms has {t}, above the longest run ({} ms)",
+                crate::MAX_TIME_MS
+            ));
+        }
+        Ok(())
+    }
+
+    /// A short name for summaries: `random`, `pct(d=3)`, `pos`.
+    pub fn label(&self) -> String {
+        match self {
+            Schedule::Random => "random".into(),
+            Schedule::Pct(p) => format!("pct(d={})", p.change_points_ms.len() + 1),
+            Schedule::Pos => "pos".into(),
+        }
+    }
+
+    /// True for the default [`Schedule::Random`].
+    pub fn is_random(&self) -> bool {
+        *self == Schedule::Random
+    }
+
+    /// A PCT schedule of depth `depth` (at least 1) for `nodes` nodes: a random priority
+    /// order and `depth - 1` change points inside `[0, active_ms)`, drawn from `rng`.
+    pub fn draw_pct(rng: &mut SimRng, nodes: usize, depth: usize, active_ms: u64) -> Schedule {
+        let mut priorities: Vec<NodeId> = (0..nodes).collect();
+        for i in (1..priorities.len()).rev() {
+            priorities.swap(i, rng.index(i + 1));
+        }
+        let mut change_points_ms: Vec<u64> = (1..depth.max(1))
+            .map(|_| rng.range_u64(0, active_ms.max(1) - 1))
+            .collect();
+        change_points_ms.sort_unstable();
+        Schedule::Pct(Pct {
+            priorities,
+            change_points_ms,
+        })
+    }
+}
+
+/// The runtime form of a schedule, kept by the network.
+#[derive(Clone, Debug, Default)]
+pub(crate) enum ScheduleRt {
+    /// Delays from the latency law.
+    #[default]
+    Random,
+    /// PCT: the current order and the change points still to come.
+    Pct {
+        /// Nodes from the highest priority down.
+        order: Vec<NodeId>,
+        /// `rank[v]`: position of `v` in `order`.
+        rank: Vec<usize>,
+        /// Change points, ns, ascending.
+        change_points_ns: Vec<u64>,
+        /// How many change points were applied.
+        applied: usize,
+    },
+    /// Uniform over the link's bounds.
+    Pos,
+}
+
+impl ScheduleRt {
+    /// The runtime state of `schedule` for `nodes` nodes (the schedule was validated).
+    pub(crate) fn new(schedule: &Schedule, nodes: usize) -> Self {
+        match schedule {
+            Schedule::Random => ScheduleRt::Random,
+            Schedule::Pos => ScheduleRt::Pos,
+            Schedule::Pct(p) => {
+                let mut order: Vec<NodeId> = p
+                    .priorities
+                    .iter()
+                    .copied()
+                    .filter(|&v| v < nodes)
+                    .collect();
+                let listed = order.clone();
+                order.extend((0..nodes).filter(|v| !listed.contains(v)));
+                let mut change_points_ns: Vec<u64> = p
+                    .change_points_ms
+                    .iter()
+                    .map(|&ms| ms.saturating_mul(1_000_000))
+                    .collect();
+                change_points_ns.sort_unstable();
+                let mut rt = ScheduleRt::Pct {
+                    rank: vec![0; nodes],
+                    order,
+                    change_points_ns,
+                    applied: 0,
+                };
+                rt.rerank();
+                rt
+            }
+        }
+    }
+
+    fn rerank(&mut self) {
+        if let ScheduleRt::Pct { order, rank, .. } = self {
+            for (r, &v) in order.iter().enumerate() {
+                rank[v] = r;
+            }
+            debug_assert_eq!(order.len(), rank.len());
+        }
+    }
+
+    /// The delay of a message from `from` sent at `now_ns` over a link with latency bounds
+    /// `[lo, hi]` ns; `sample` draws from the link's law (the random schedule).
+    #[inline]
+    pub(crate) fn delay_ns(
+        &mut self,
+        from: NodeId,
+        now_ns: u64,
+        (lo, hi): (u64, u64),
+        rng: &mut SimRng,
+        sample: impl FnOnce(&mut SimRng) -> u64,
+    ) -> u64 {
+        match self {
+            ScheduleRt::Random => sample(rng),
+            ScheduleRt::Pos => rng.range_u64(lo, hi),
+            ScheduleRt::Pct { .. } => {
+                self.advance(now_ns);
+                let ScheduleRt::Pct { rank, .. } = self else {
+                    unreachable!("matched above")
+                };
+                let n = rank.len();
+                let r = rank.get(from).copied().unwrap_or(n.saturating_sub(1));
+                let span = hi - lo;
+                let d = lo + ((u128::from(span) * r as u128) / (n.max(2) - 1) as u128) as u64;
+                debug_assert!((lo..=hi).contains(&d), "a PCT delay left the link's bounds");
+                d
+            }
+        }
+    }
+
+    /// Applies the change points at or before `now_ns`.
+    fn advance(&mut self, now_ns: u64) {
+        let mut changed = false;
+        if let ScheduleRt::Pct {
+            order,
+            change_points_ns,
+            applied,
+            ..
+        } = self
+        {
+            while *applied < change_points_ns.len() && change_points_ns[*applied] <= now_ns {
+                // PCT: the i-th change point gives the running (top) node priority i, below
+                // every initial priority and above the nodes demoted before it.
+                let top = order.remove(0);
+                let at = order.len().saturating_sub(*applied);
+                order.insert(at, top);
+                *applied += 1;
+                changed = true;
+            }
+        }
+        if changed {
+            self.rerank();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pct(priorities: Vec<NodeId>, cps: Vec<u64>) -> Schedule {
+        Schedule::Pct(Pct {
+            priorities,
+            change_points_ms: cps,
+        })
+    }
+
+    #[test]
+    fn pct_delays_follow_the_priorities_inside_the_bounds() {
+        let mut rt = ScheduleRt::new(&pct(vec![2, 0, 1], vec![]), 3);
+        let mut rng = SimRng::new(1);
+        let d = |rt: &mut ScheduleRt, v, rng: &mut SimRng| {
+            rt.delay_ns(v, 0, (1_000, 3_000), rng, |_| panic!("PCT never samples"))
+        };
+        assert_eq!(d(&mut rt, 2, &mut rng), 1_000);
+        assert_eq!(d(&mut rt, 0, &mut rng), 2_000);
+        assert_eq!(d(&mut rt, 1, &mut rng), 3_000);
+    }
+
+    #[test]
+    fn change_points_demote_the_top_node_below_the_initial_priorities() {
+        // Order 0 > 1 > 2 > 3; at 10 ms node 0 drops to the bottom; at 20 ms node 1 drops
+        // just above it (PCT's priority 2 above priority 1).
+        let mut rt = ScheduleRt::new(&pct(vec![0, 1, 2, 3], vec![20, 10]), 4);
+        let mut rng = SimRng::new(1);
+        let ranks = |rt: &mut ScheduleRt, t_ms: u64, rng: &mut SimRng| -> Vec<u64> {
+            (0..4)
+                .map(|v| rt.delay_ns(v, t_ms * 1_000_000, (0, 3), rng, |_| unreachable!()))
+                .collect()
+        };
+        assert_eq!(ranks(&mut rt, 0, &mut rng), vec![0, 1, 2, 3]);
+        assert_eq!(ranks(&mut rt, 10, &mut rng), vec![3, 0, 1, 2]);
+        assert_eq!(ranks(&mut rt, 20, &mut rng), vec![3, 2, 0, 1]);
+    }
+
+    #[test]
+    fn unlisted_nodes_come_last_in_id_order_and_bad_lists_are_refused() {
+        let mut rt = ScheduleRt::new(&pct(vec![3], vec![]), 4);
+        let mut rng = SimRng::new(1);
+        let got: Vec<u64> = (0..4)
+            .map(|v| rt.delay_ns(v, 0, (0, 3), &mut rng, |_| unreachable!()))
+            .collect();
+        assert_eq!(got, vec![1, 2, 3, 0]);
+        assert!(pct(vec![0, 4], vec![])
+            .validate(4)
+            .unwrap_err()
+            .contains("priorities[1] = 4"));
+        assert!(pct(vec![1, 1], vec![])
+            .validate(4)
+            .unwrap_err()
+            .contains("twice"));
+        assert!(pct(vec![], vec![0; 65]).validate(4).is_err());
+        assert!(pct(vec![1, 0], vec![5]).validate(2).is_ok());
+    }
+
+    #[test]
+    fn pos_is_uniform_over_the_bounds_and_random_samples_the_law() {
+        let mut rt = ScheduleRt::new(&Schedule::Pos, 2);
+        let mut rng = SimRng::new(7);
+        let xs: Vec<u64> = (0..4000)
+            .map(|_| rt.delay_ns(0, 0, (0, 100), &mut rng, |_| unreachable!()))
+            .collect();
+        let high = xs.iter().filter(|&&x| x > 50).count();
+        assert!(
+            (1800..2200).contains(&high),
+            "{high} of 4000 above the middle"
+        );
+        let mut rt = ScheduleRt::new(&Schedule::Random, 2);
+        assert_eq!(rt.delay_ns(0, 0, (0, 100), &mut rng, |_| 42), 42);
+    }
+
+    #[test]
+    fn schedules_round_trip_through_json() {
+        for s in [Schedule::Random, Schedule::Pos, pct(vec![1, 0], vec![3])] {
+            let text = serde_json::to_string(&s).unwrap();
+            assert_eq!(
+                serde_json::from_str::<Schedule>(&text).unwrap(),
+                s,
+                "{text}"
+            );
+        }
+        assert_eq!(
+            serde_json::to_string(&pct(vec![1, 0], vec![3])).unwrap(),
+            r#"{"pct":{"priorities":[1,0],"change_points_ms":[3]}}"#
+        );
+    }
+
+    #[test]
+    fn drawn_pct_schedules_are_valid_permutations() {
+        let mut rng = SimRng::new(3);
+        for depth in 1..5 {
+            let s = Schedule::draw_pct(&mut rng, 5, depth, 1000);
+            s.validate(5).unwrap();
+            let Schedule::Pct(p) = &s else { panic!() };
+            let mut sorted = p.priorities.clone();
+            sorted.sort_unstable();
+            assert_eq!(sorted, vec![0, 1, 2, 3, 4]);
+            assert_eq!(p.change_points_ms.len(), depth - 1);
+            assert!(p.change_points_ms.iter().all(|&t| t < 1000));
+            assert_eq!(s.label(), format!("pct(d={depth})"));
+        }
+    }
+}
