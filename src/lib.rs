@@ -121,6 +121,7 @@
 pub mod bench;
 #[cfg(feature = "cli")]
 pub mod cli;
+pub mod explore;
 pub mod fuzz;
 #[cfg(feature = "cli")]
 pub mod show;

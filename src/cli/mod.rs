@@ -90,6 +90,10 @@ enum Command {
     Replay(RunArgs),
     /// Fuzz: generate scenarios from seeds, run them, write every failure as a replayable file.
     Fuzz(FuzzArgs),
+    /// Bounded exhaustive exploration of a small scenario: every order of its events (and
+    /// bounded loss, duplication, crashes) up to a depth; a shortest counterexample or "no
+    /// violation within the bound".
+    Explore(crate::explore::ExploreArgs),
     /// Fault-tolerance matrix: for each algorithm and fault class, which declared properties
     /// hold, and a shrunk counterexample for each that breaks.
     Matrix(matrix::MatrixArgs),
@@ -254,6 +258,7 @@ where
         Command::Run(a) => run(a, Render::None),
         Command::Replay(a) => run(a, Render::Text),
         Command::Fuzz(a) => fuzz(a),
+        Command::Explore(a) => crate::explore::main(&a),
         Command::Matrix(a) => matrix::main(&a),
         Command::Bench(a) => crate::bench::main(&a),
         Command::Table(a) => crate::table::main(&a),

@@ -7,6 +7,7 @@
 pub mod bare;
 #[cfg(madsim)]
 pub mod madsim;
+pub mod explore;
 pub mod native;
 #[cfg(any(feature = "turmoil", madsim))]
 mod socket;
