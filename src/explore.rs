@@ -89,6 +89,29 @@ pub struct ExploreArgs {
     replay: Option<PathBuf>,
 }
 
+/// The small scenario `sincro explore -a ALG` explores: generated from `seed` for `nodes`
+/// nodes with no fault beyond delays, an active phase of `active_ms`, and only its first
+/// `inputs` workload inputs.
+pub fn small_scenario(
+    alg: &dyn Algorithm,
+    variant: &str,
+    nodes: usize,
+    seed: u64,
+    inputs: usize,
+    active_ms: u64,
+) -> Scenario {
+    let opts = GenOptions {
+        nodes_min: nodes,
+        nodes_max: nodes,
+        active_ms,
+        only: Some(FaultClass::Delays),
+        ..GenOptions::default()
+    };
+    let mut sc = alg.generate(variant, seed, &opts);
+    sc.workload.truncate(inputs);
+    sc
+}
+
 fn bad_input(msg: impl std::fmt::Display) -> i32 {
     eprintln!("error: {msg}");
     exit::BAD_INPUT
@@ -129,15 +152,7 @@ pub fn main(a: &ExploreArgs) -> i32 {
             if a.active_ms == 0 || a.active_ms > crate::harness::MAX_TIME_MS {
                 return bad_input(format!("--active-ms {} is out of range", a.active_ms));
             }
-            let opts = GenOptions {
-                nodes_min: a.nodes,
-                nodes_max: a.nodes,
-                active_ms: a.active_ms,
-                only: Some(FaultClass::Delays),
-                ..GenOptions::default()
-            };
-            let mut sc = alg.generate(&a.variant, a.seed, &opts);
-            sc.workload.truncate(a.inputs);
+            let sc = small_scenario(alg, &a.variant, a.nodes, a.seed, a.inputs, a.active_ms);
             (alg, sc)
         }
         (None, None) => return bad_input("give --algorithm, --scenario or --replay"),
