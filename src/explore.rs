@@ -173,7 +173,8 @@ pub fn main(a: &ExploreArgs) -> i32 {
             (dup, FaultClass::Duplication, "--dup"),
             (a.crashes, FaultClass::CrashStop, "--crashes"),
         ] {
-            let ok = allows(class) || (class == FaultClass::CrashStop && allows(FaultClass::Crashes));
+            let ok =
+                allows(class) || (class == FaultClass::CrashStop && allows(FaultClass::Crashes));
             if n > 0 && !ok {
                 return bad_input(format!(
                     "{flag} {n}: {} does not tolerate {} ({}); add --beyond-model to explore \

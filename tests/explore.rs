@@ -2,7 +2,7 @@
 //! built-in bugs with short counterexamples that replay, it finds nothing in their correct
 //! twins, its fingerprints merge states, and sleep sets prune executions but not states.
 
-use sincro::algorithms::{find, Algorithm};
+use sincro::algorithms::find;
 use sincro::explore::small_scenario;
 use sincro::harness::engine::explore::Bounds;
 use sincro::harness::explore::{ExploreOptions, ExploreReport, Stop};
@@ -47,12 +47,19 @@ fn finds_bug_and_not_in_correct(alg: &str, bug: &str, seed: u64, property: &str,
     let out = a
         .replay_schedule(&sc, &options().bounds, &cx.schedule)
         .unwrap();
-    assert_eq!(out.verdict, cx.verdict, "the schedule replays to the same verdict");
+    assert_eq!(
+        out.verdict, cx.verdict,
+        "the schedule replays to the same verdict"
+    );
     assert!(out.trace.is_some_and(|t| !t.events.is_empty()));
     // Breadth first: no shorter schedule exists, so the prefix one shorter does not violate.
     let short = &cx.schedule[..cx.schedule.len() - 1];
     let out = a.replay_schedule(&sc, &options().bounds, short).unwrap();
-    assert!(!matches!(out.verdict, Verdict::Violation(_)), "{:?}", out.verdict);
+    assert!(
+        !matches!(out.verdict, Verdict::Violation(_)),
+        "{:?}",
+        out.verdict
+    );
 
     // The correct variant: nothing within (at least) the depth where the bug shows.
     let a = find(alg).unwrap();
@@ -135,7 +142,10 @@ fn bounds_end_the_search_and_say_so() {
         .unwrap();
     assert_eq!(r.stop, Stop::StateBound);
     assert_eq!(r.states, 100);
-    assert!(r.to_string().contains("no violation within the bound"), "{r}");
+    assert!(
+        r.to_string().contains("no violation within the bound"),
+        "{r}"
+    );
     let r = a
         .explore(
             &sc,
@@ -163,7 +173,10 @@ fn loss_is_a_bounded_choice_inside_the_fault_model() {
     o.bounds.loss = 1;
     o.bounds.faults_until_ns = 20_000_000;
     let lossy = a.explore(&sc, &o).unwrap();
-    assert!(plain.counterexample.is_none() && lossy.counterexample.is_none(), "{lossy}");
+    assert!(
+        plain.counterexample.is_none() && lossy.counterexample.is_none(),
+        "{lossy}"
+    );
     assert_eq!(plain.stop, Stop::DepthBound, "{plain}");
     assert_eq!(lossy.stop, Stop::DepthBound, "{lossy}");
     assert!(lossy.states > plain.states, "{plain}\n{lossy}");

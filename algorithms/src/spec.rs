@@ -56,6 +56,13 @@
 //! let sc = PingSpec.generate("correct", 7, &Default::default());
 //! let out = PingSpec.run(&sc, Default::default()).unwrap();
 //! assert!(out.verdict.is_pass());
+//!
+//! // The same spec explores every delivery order (bounded), with no adapter code.
+//! use sincro_harness::explore::ExploreOptions;
+//! let mut small = sc.clone();
+//! small.workload.truncate(1);
+//! let report = PingSpec.explore(&small, &ExploreOptions::default()).unwrap();
+//! assert!(report.counterexample.is_none() && report.states > 1);
 //! ```
 
 use crate::registry::{Algorithm, AlgorithmInfo, VariantInfo};

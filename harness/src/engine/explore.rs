@@ -132,10 +132,16 @@ impl fmt::Display for Choice {
             Choice::Fault { index } => write!(f, "fault plan entry {index}"),
             Choice::Input { index } => write!(f, "workload input {index}"),
             Choice::Timer { node, id, .. } => write!(f, "timer {id} of node {node} fires"),
-            Choice::Deliver(k) => write!(f, "deliver {}->{} (send {}.{})", k.from, k.to, k.call, k.op),
+            Choice::Deliver(k) => {
+                write!(f, "deliver {}->{} (send {}.{})", k.from, k.to, k.call, k.op)
+            }
             Choice::Lose(k) => write!(f, "lose {}->{} (send {}.{})", k.from, k.to, k.call, k.op),
             Choice::Duplicate(k) => {
-                write!(f, "duplicate {}->{} (send {}.{})", k.from, k.to, k.call, k.op)
+                write!(
+                    f,
+                    "duplicate {}->{} (send {}.{})",
+                    k.from, k.to, k.call, k.op
+                )
             }
             Choice::Crash { node } => write!(f, "crash node {node}"),
             Choice::Restart { node } => write!(f, "restart node {node}"),
@@ -573,7 +579,11 @@ impl<P: Process> World<P> {
             .map(|m| {
                 let fifo = self.net.link(m.key.from, m.key.to).reorder == 0.0;
                 // On a FIFO link the order matters: key by the sender's callback count.
-                let order = if fifo { m.key.call << 20 | m.key.op as u64 } else { 0 };
+                let order = if fifo {
+                    m.key.call << 20 | m.key.op as u64
+                } else {
+                    0
+                };
                 (m.key.from, m.key.to, order, m.content, m.earliest, m.latest)
             })
             .collect();
@@ -635,14 +645,20 @@ impl<P: Process> World<P> {
                     if crashed {
                         label.push_str(" (ignored: node is crashed)");
                     }
-                    self.rec
-                        .emit(self.now, Some(id), Some(local), EventKind::Input { input: label });
+                    self.rec.emit(
+                        self.now,
+                        Some(id),
+                        Some(local),
+                        EventKind::Input { input: label },
+                    );
                 }
                 if !crashed {
                     self.call(id, Call::Input(input));
                 }
             }
-            Choice::Timer { node: id, id: tid, .. } => {
+            Choice::Timer {
+                node: id, id: tid, ..
+            } => {
                 self.now = earliest;
                 let node = &mut self.nodes[id];
                 let timer = node
@@ -675,7 +691,11 @@ impl<P: Process> World<P> {
             }
             Choice::Deliver(k) => {
                 self.now = earliest;
-                let pos = self.msgs.iter().position(|m| m.key == k).expect("in flight");
+                let pos = self
+                    .msgs
+                    .iter()
+                    .position(|m| m.key == k)
+                    .expect("in flight");
                 let m = self.msgs.remove(pos);
                 let node = &mut self.nodes[k.to];
                 if node.proc.is_none() {
@@ -705,7 +725,11 @@ impl<P: Process> World<P> {
                 self.call(k.to, Call::Message(k.from, m.msg));
             }
             Choice::Lose(k) => {
-                let pos = self.msgs.iter().position(|m| m.key == k).expect("in flight");
+                let pos = self
+                    .msgs
+                    .iter()
+                    .position(|m| m.key == k)
+                    .expect("in flight");
                 let m = self.msgs.remove(pos);
                 self.lost += 1;
                 self.drop_msg(m.msg_id, k.from, k.to, DropReason::Loss);
@@ -715,7 +739,12 @@ impl<P: Process> World<P> {
                 let copies = self
                     .msgs
                     .iter()
-                    .filter(|o| o.key.to == k.to && o.key.from == k.from && o.key.call == k.call && o.key.op == k.op)
+                    .filter(|o| {
+                        o.key.to == k.to
+                            && o.key.from == k.from
+                            && o.key.call == k.call
+                            && o.key.op == k.op
+                    })
                     .map(|o| o.key.copy)
                     .max()
                     .unwrap_or(0);
@@ -908,7 +937,10 @@ impl<P: Process> World<P> {
         if self.msgs.len() as u64 + 1 > self.limits.max_in_flight as u64 {
             self.drop_msg(msg_id, from, to, DropReason::InFlightLimit);
             self.rec.verdict.get_or_insert(Verdict::LimitExceeded {
-                limit: format!("limits.max_in_flight = {} reached", self.limits.max_in_flight),
+                limit: format!(
+                    "limits.max_in_flight = {} reached",
+                    self.limits.max_in_flight
+                ),
             });
             return;
         }

@@ -5,9 +5,9 @@
 //! (traces may differ in timing; properties do not).
 
 pub mod bare;
+pub mod explore;
 #[cfg(madsim)]
 pub mod madsim;
-pub mod explore;
 pub mod native;
 #[cfg(any(feature = "turmoil", madsim))]
 mod socket;
