@@ -1,5 +1,5 @@
 //! The `sincro` command line as a library: [`main_with`] runs every command (`list`, `run`,
-//! `replay`, `fuzz`, `matrix`, `show`, `check`, `diff`, `bench`, `table`) over a
+//! `replay`, `fuzz`, `explore`, `matrix`, `show`, `check`, `diff`, `bench`, `table`) over a
 //! [`Registry`], so a user's own binary has every command for their algorithms too:
 //!
 //! ```no_run
