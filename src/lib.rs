@@ -121,6 +121,8 @@
 pub mod bench;
 #[cfg(feature = "cli")]
 pub mod cli;
+#[cfg(feature = "cli")]
+pub mod explore;
 pub mod fuzz;
 #[cfg(feature = "cli")]
 pub mod show;

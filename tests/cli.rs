@@ -505,3 +505,69 @@ fn run_judges_expect_and_replay_reports_the_verdict() {
         .1
         .contains("expect names the property `nonsense`"));
 }
+
+#[test]
+fn explore_exits_1_with_a_replayable_counterexample_0_without_and_2_on_bad_input() {
+    let dir = tmp("explore-out");
+    let _ = std::fs::remove_dir_all(&dir);
+    let d = dir.to_str().unwrap();
+    let o = sincro(&[
+        "explore",
+        "-a",
+        "order.total",
+        "--variant",
+        "unordered",
+        "--out",
+        d,
+    ]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}{err}");
+    assert!(out.contains("VIOLATION after 4 choices"), "{out}");
+    let file = dir.join("order.total.unordered.explore.json");
+    assert!(file.exists(), "{out}");
+    let o = sincro(&["explore", "--replay", file.to_str().unwrap()]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}{err}");
+    assert!(out.contains("total_order violated"), "{out}");
+    assert!(out.contains("deliver"), "the trace is printed: {out}");
+
+    let o = sincro(&[
+        "explore",
+        "-a",
+        "mutex.ricart-agrawala",
+        "--depth",
+        "8",
+        "--out",
+        d,
+    ]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    assert!(out.contains("no violation"), "{out}");
+
+    for (args, msg) in [
+        (
+            vec![
+                "explore",
+                "-a",
+                "mutex.ricart-agrawala",
+                "--variant",
+                "nope",
+            ],
+            "unknown variant `nope`",
+        ),
+        (vec!["explore", "-a", "mutex.nope"], "unknown algorithm"),
+        (
+            vec!["explore", "-a", "mutex.ricart-agrawala", "--loss", "1"],
+            "does not tolerate loss",
+        ),
+        (
+            vec!["explore", "-a", "mutex.ricart-agrawala", "--nodes", "0"],
+            "out of range",
+        ),
+    ] {
+        let o = sincro(&args);
+        let (out, err) = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {out}{err}");
+        assert!(err.contains(msg), "{args:?}: {err}");
+    }
+}

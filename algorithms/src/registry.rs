@@ -1,7 +1,9 @@
 //! The registry: every algorithm runnable by name, with its variants, properties and fault
 //! model.
 
+use sincro_harness::engine::explore::{Bounds, Choice};
 use sincro_harness::engine::{Outcome, RunOptions};
+use sincro_harness::explore::{ExploreOptions, ExploreReport};
 use sincro_harness::fault::{FaultClass, FaultModel};
 use sincro_harness::gen::{self, Draft, GenOptions};
 use sincro_harness::{Checker, Scenario, ScenarioError, SimRng, WorkloadItem};
@@ -64,6 +66,35 @@ pub trait Algorithm: Sync {
                 self.info().name
             )))
         }
+    }
+    /// Explores `scenario` exhaustively within `options`' bounds: every order of its events
+    /// (and the faults the bounds allow), judged by the same checkers as a run (see
+    /// [`sincro_harness::explore`]). The default refuses; every [`Spec`](crate::spec::Spec)
+    /// explores.
+    fn explore(
+        &self,
+        scenario: &Scenario,
+        options: &ExploreOptions,
+    ) -> Result<ExploreReport, ScenarioError> {
+        let _ = (scenario, options);
+        Err(ScenarioError(format!(
+            "{} cannot be explored (describe it with a Spec)",
+            self.info().name
+        )))
+    }
+    /// Replays a schedule found by [`Algorithm::explore`], recording the trace. The default
+    /// refuses; every [`Spec`](crate::spec::Spec) replays.
+    fn replay_schedule(
+        &self,
+        scenario: &Scenario,
+        bounds: &Bounds,
+        schedule: &[Choice],
+    ) -> Result<Outcome, ScenarioError> {
+        let _ = (scenario, bounds, schedule);
+        Err(ScenarioError(format!(
+            "{} cannot be explored (describe it with a Spec)",
+            self.info().name
+        )))
     }
     /// A workload for a generated scenario: inputs inside `[0, active_ms]`.
     fn workload(&self, rng: &mut SimRng, nodes: usize, active_ms: u64) -> Vec<WorkloadItem>;

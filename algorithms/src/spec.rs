@@ -56,12 +56,21 @@
 //! let sc = PingSpec.generate("correct", 7, &Default::default());
 //! let out = PingSpec.run(&sc, Default::default()).unwrap();
 //! assert!(out.verdict.is_pass());
+//!
+//! // The same spec explores every delivery order (bounded), with no adapter code.
+//! use sincro_harness::explore::ExploreOptions;
+//! let mut small = sc.clone();
+//! small.workload.truncate(1);
+//! let report = PingSpec.explore(&small, &ExploreOptions::default()).unwrap();
+//! assert!(report.counterexample.is_none() && report.states > 1);
 //! ```
 
 use crate::registry::{Algorithm, AlgorithmInfo, VariantInfo};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
+use sincro_harness::engine::explore::{Bounds, Choice};
 use sincro_harness::engine::{self, Factory, Outcome, RunOptions};
+use sincro_harness::explore::{ExploreOptions, ExploreReport};
 use sincro_harness::fault::{FaultClass, FaultModel};
 use sincro_harness::gen::{Draft, GenOptions};
 use sincro_harness::{Checker, NodeId, Process, Scenario, ScenarioError, SimRng, WorkloadItem};
@@ -332,19 +341,29 @@ impl<S: Spec> Algorithm for S {
         options: RunOptions,
         extra: Vec<Box<dyn Checker>>,
     ) -> Result<Outcome, ScenarioError> {
-        let setup = self.setup(sc)?;
-        let bound = sc
-            .checks
-            .liveness_bound_ms
-            .unwrap_or_else(|| self.liveness_bound_ms(&setup))
-            .min(MAX_LIVENESS_BOUND_MS);
-        let mut checkers = crate::registry::checkers_with(&self.info(), sc, bound, |p| {
-            self.checker(p, &setup, bound).map_err(ScenarioError)
-        })?;
+        let (factory, checkers) = self.parts(sc)?;
+        let mut checkers = checkers()?;
         checkers.extend(extra);
-        let (spec, variant, params) = (self.clone(), setup.variant, setup.params);
-        let factory: Factory<S::Node> = Rc::new(move |id| spec.node(variant, &params, id));
         engine::run(sc, factory, checkers, options)
+    }
+
+    fn explore(
+        &self,
+        sc: &Scenario,
+        options: &ExploreOptions,
+    ) -> Result<ExploreReport, ScenarioError> {
+        let (factory, checkers) = self.parts(sc)?;
+        sincro_harness::explore::explore(sc, factory, &checkers, options)
+    }
+
+    fn replay_schedule(
+        &self,
+        sc: &Scenario,
+        bounds: &Bounds,
+        schedule: &[Choice],
+    ) -> Result<Outcome, ScenarioError> {
+        let (factory, checkers) = self.parts(sc)?;
+        sincro_harness::explore::replay(sc, factory, checkers()?, *bounds, schedule)
     }
 
     fn workload(&self, rng: &mut SimRng, nodes: usize, active_ms: u64) -> Vec<WorkloadItem> {
@@ -427,6 +446,35 @@ trait SetupExt: Spec {
 }
 
 impl<S: Spec> SetupExt for S {}
+
+/// The node factory and a source of fresh checkers for a scenario: what a run and an
+/// exploration (which needs fresh checkers for every execution) share.
+type Parts<'a, N> = (
+    Factory<N>,
+    Box<dyn Fn() -> Result<Vec<Box<dyn Checker>>, ScenarioError> + 'a>,
+);
+
+trait PartsExt: Spec {
+    fn parts<'a>(&'a self, sc: &'a Scenario) -> Result<Parts<'a, Self::Node>, ScenarioError> {
+        let setup = self.setup(sc)?;
+        let bound = sc
+            .checks
+            .liveness_bound_ms
+            .unwrap_or_else(|| self.liveness_bound_ms(&setup))
+            .min(MAX_LIVENESS_BOUND_MS);
+        let (spec, variant, params) = (self.clone(), setup.variant, setup.params.clone());
+        let factory: Factory<Self::Node> = Rc::new(move |id| spec.node(variant, &params, id));
+        let info = self.info();
+        let checkers = Box::new(move || {
+            crate::registry::checkers_with(&info, sc, bound, |p| {
+                self.checker(p, &setup, bound).map_err(ScenarioError)
+            })
+        });
+        Ok((factory, checkers))
+    }
+}
+
+impl<S: Spec> PartsExt for S {}
 
 /// Parses a scenario's `params` (null: the defaults); the error names the algorithm.
 pub fn parse_params<T: DeserializeOwned + Default>(sc: &Scenario) -> Result<T, ScenarioError> {

@@ -18,6 +18,7 @@ pub mod check;
 pub mod clock;
 pub mod diff;
 pub mod engine;
+pub mod explore;
 pub mod fault;
 pub mod gen;
 pub mod net;

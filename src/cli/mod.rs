@@ -1,5 +1,5 @@
 //! The `sincro` command line as a library: [`main_with`] runs every command (`list`, `run`,
-//! `replay`, `fuzz`, `matrix`, `show`, `check`, `diff`, `bench`, `table`) over a
+//! `replay`, `fuzz`, `explore`, `matrix`, `show`, `check`, `diff`, `bench`, `table`) over a
 //! [`Registry`], so a user's own binary has every command for their algorithms too:
 //!
 //! ```no_run
@@ -120,6 +120,10 @@ enum Command {
     Replay(RunArgs),
     /// Fuzz: generate scenarios from seeds, run them, write every failure as a replayable file.
     Fuzz(FuzzArgs),
+    /// Bounded exhaustive exploration of a small scenario: every order of its events (and
+    /// bounded loss, duplication, crashes) up to a depth; a shortest counterexample or "no
+    /// violation within the bound".
+    Explore(crate::explore::ExploreArgs),
     /// Fault-tolerance matrix: for each algorithm and fault class, which declared properties
     /// hold, and a shrunk counterexample for each that breaks.
     Matrix(matrix::MatrixArgs),
@@ -289,6 +293,7 @@ where
         Command::Run(a) => run(a, Render::None),
         Command::Replay(a) => run(a, Render::Text),
         Command::Fuzz(a) => fuzz(a),
+        Command::Explore(a) => crate::explore::main(&a),
         Command::Matrix(a) => matrix::main(&a),
         Command::Bench(a) => crate::bench::main(&a),
         Command::Table(a) => crate::table::main(&a),

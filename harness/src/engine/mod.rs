@@ -5,6 +5,7 @@
 //! (traces may differ in timing; properties do not).
 
 pub mod bare;
+pub mod explore;
 #[cfg(madsim)]
 pub mod madsim;
 pub mod native;

@@ -1,0 +1,1020 @@
+//! The exploration engine: one execution of a scenario in which every nondeterministic choice
+//! is taken from outside, one [`Choice`] at a time ([`World::step`]), for the bounded
+//! exhaustive search of [`crate::explore`].
+//!
+//! The native engine draws a latency for every message from the seed; here a message is
+//! instead *in flight* with a delivery window `[sent + min latency, sent + max latency]` of its
+//! link, and the search decides which pending event happens next:
+//!
+//! - **Timed semantics** (the default): an event is *enabled* when its earliest time is not
+//!   after the *horizon*, the smallest latest time of all pending events (so taking it cannot
+//!   make another event late), and not after the scenario's end. Taking it moves global time
+//!   to `max(now, earliest)`. Timers fire exactly at their deadline (window of one instant),
+//!   workload inputs and the fault plan's entries exactly at their `at_ms`. Every explored
+//!   path is therefore a run the native engine could produce with some latency draw (each
+//!   event at the earliest instant its window and the order allow): a counterexample is
+//!   real. Not every timed run is explored (an event is never taken later than that instant).
+//! - **Untimed semantics** (`timed = false`): messages and timers have no latest time; any
+//!   pending message or timer may be taken next, after any others (asynchrony: timeouts can
+//!   misfire). Inputs and the fault plan stay at their times. Use it only for algorithms whose
+//!   fault model is asynchronous, else it finds violations outside the model.
+//!
+//! Links with `reorder = 0` are FIFO (as on the native engine): only the oldest message in
+//! flight on a link is deliverable. Nodes start at time 0, in id order, before anything else.
+//!
+//! Besides the schedule, the search may choose faults, each bounded by a count in
+//! [`Bounds`] and only before `Bounds::faults_until_ns`: lose a message in flight, duplicate
+//! one, crash a node, restart a node it crashed.
+//!
+//! The fault plan of the scenario may hold crashes, restarts, clock jumps, drift changes and
+//! heals (a no-op: the explorer has no partitions); other faults are refused.
+
+use super::{invoke, Call, Factory, Outcome, Prepared, Recorder, RunOptions, Stats, Verdict};
+use crate::check::Checker;
+use crate::clock::SoftClock;
+use crate::fault::Fault;
+use crate::net::{DropReason, Network};
+use crate::process::{Ctx, Effects, Op, Process, TimerId};
+use crate::rng::SimRng;
+use crate::scenario::{Limits, Scenario, ScenarioError};
+use crate::trace::EventKind;
+use crate::{NodeId, NS_PER_MS};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// One nondeterministic choice: what happens next. Every field names the event in a way that
+/// does not depend on how concurrent events were interleaved before it (a message by its
+/// sender and the sender's own count of callbacks), so a choice also names "the same event"
+/// in another state (sleep sets rely on it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Choice {
+    /// The scenario's fault plan entry `index` happens (at its time).
+    Fault {
+        /// Index in `faults`.
+        index: usize,
+    },
+    /// The workload input `index` is given (at its time).
+    Input {
+        /// Index in `workload`.
+        index: usize,
+    },
+    /// Timer `id` of `node` fires.
+    Timer {
+        /// The node.
+        node: NodeId,
+        /// Its incarnation (a restart forgets timers).
+        incarnation: u32,
+        /// The timer.
+        id: u64,
+    },
+    /// A message is delivered.
+    Deliver(MsgKey),
+    /// A message in flight is lost.
+    Lose(MsgKey),
+    /// A message in flight is duplicated (one more copy in flight, same window).
+    Duplicate(MsgKey),
+    /// The search crashes `node`.
+    Crash {
+        /// The node.
+        node: NodeId,
+    },
+    /// The search restarts `node`, which it crashed.
+    Restart {
+        /// The node.
+        node: NodeId,
+    },
+}
+
+/// Names a message in flight independently of the interleaving: its link, the sender's
+/// callback count when it was sent, its position among that callback's sends, and a copy
+/// number (duplicates).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct MsgKey {
+    /// Destination.
+    pub to: NodeId,
+    /// Sender.
+    pub from: NodeId,
+    /// The sender's callback count at the send.
+    pub call: u64,
+    /// The send's position in that callback's sends.
+    pub op: u32,
+    /// 0 for the original, k for the k-th duplicate.
+    pub copy: u32,
+}
+
+impl Choice {
+    /// The node whose state the choice changes (`None`: only the network).
+    fn node(&self) -> Option<NodeId> {
+        match *self {
+            Choice::Timer { node, .. } | Choice::Crash { node } | Choice::Restart { node } => {
+                Some(node)
+            }
+            Choice::Deliver(k) => Some(k.to),
+            Choice::Lose(_) | Choice::Duplicate(_) => None,
+            Choice::Input { .. } | Choice::Fault { .. } => None, // resolved by the world
+        }
+    }
+
+    /// A fault the search injects (not the schedule, not the scenario).
+    fn is_injected_fault(&self) -> bool {
+        matches!(
+            self,
+            Choice::Lose(_) | Choice::Duplicate(_) | Choice::Crash { .. } | Choice::Restart { .. }
+        )
+    }
+}
+
+impl fmt::Display for Choice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Choice::Fault { index } => write!(f, "fault plan entry {index}"),
+            Choice::Input { index } => write!(f, "workload input {index}"),
+            Choice::Timer { node, id, .. } => write!(f, "timer {id} of node {node} fires"),
+            Choice::Deliver(k) => {
+                write!(f, "deliver {}->{} (send {}.{})", k.from, k.to, k.call, k.op)
+            }
+            Choice::Lose(k) => write!(f, "lose {}->{} (send {}.{})", k.from, k.to, k.call, k.op),
+            Choice::Duplicate(k) => {
+                write!(
+                    f,
+                    "duplicate {}->{} (send {}.{})",
+                    k.from, k.to, k.call, k.op
+                )
+            }
+            Choice::Crash { node } => write!(f, "crash node {node}"),
+            Choice::Restart { node } => write!(f, "restart node {node}"),
+        }
+    }
+}
+
+/// What the search may do beyond choosing the order of events.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Bounds {
+    /// Timed semantics (see the module documentation); false: untimed.
+    pub timed: bool,
+    /// Messages the search may lose.
+    pub loss: u32,
+    /// Messages the search may duplicate.
+    pub duplicate: u32,
+    /// Crashes the search may inject.
+    pub crashes: u32,
+    /// Whether a crashed node may be restarted (crash-recovery rather than crash-stop).
+    pub restarts: bool,
+    /// Injected faults only strictly before this global time, ns.
+    pub faults_until_ns: u64,
+}
+
+impl Default for Bounds {
+    fn default() -> Self {
+        Bounds {
+            timed: true,
+            loss: 0,
+            duplicate: 0,
+            crashes: 0,
+            restarts: false,
+            faults_until_ns: 0,
+        }
+    }
+}
+
+/// A small deterministic 128-bit hasher (two multiply-xorshift lanes): fingerprints and
+/// histories. Not cryptographic; a collision merges two states (probability about
+/// `states² / 2^129`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub(crate) struct H(pub u64, pub u64);
+
+impl H {
+    #[inline]
+    pub fn u(&mut self, x: u64) {
+        self.0 = mix(self.0 ^ x, 0x9E37_79B9_7F4A_7C15);
+        self.1 = mix(self.1.wrapping_add(x), 0xC2B2_AE3D_27D4_EB4F);
+    }
+    pub fn get(self) -> u128 {
+        ((self.0 as u128) << 64) | self.1 as u128
+    }
+}
+
+#[inline]
+fn mix(x: u64, k: u64) -> u64 {
+    let mut z = x.wrapping_mul(k);
+    z ^= z >> 29;
+    z = z.wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z ^ (z >> 32)
+}
+
+impl fmt::Write for H {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        for chunk in s.as_bytes().chunks(8) {
+            let mut b = [0u8; 8];
+            b[..chunk.len()].copy_from_slice(chunk);
+            self.u(u64::from_le_bytes(b));
+        }
+        Ok(())
+    }
+}
+
+fn hash_debug(v: &dyn fmt::Debug) -> u64 {
+    use fmt::Write as _;
+    let mut h = H::default();
+    let _ = write!(h, "{v:?}");
+    h.0 ^ h.1.rotate_left(17)
+}
+
+struct InFlight<P: Process> {
+    key: MsgKey,
+    msg: P::Msg,
+    msg_id: u64,
+    sent: u64,
+    /// Global send order (FIFO links deliver in it; duplicates share it).
+    seq: u64,
+    earliest: u64,
+    latest: u64,
+    content: u64,
+}
+
+struct XTimer<T> {
+    at: u64,
+    deadline_local_ns: i64,
+    timer: T,
+}
+
+struct XNode<P: Process> {
+    proc: Option<P>,
+    stable: P::Stable,
+    clock: SoftClock,
+    rng: SimRng,
+    timers: BTreeMap<TimerId, XTimer<P::Timer>>,
+    next_timer: u64,
+    incarnation: u32,
+    /// Callbacks run so far (all incarnations).
+    calls: u64,
+    /// Hash of every event this node took part in (all incarnations, with global times): a
+    /// deterministic process's state, stable storage, RNG and timers are a function of it.
+    history: H,
+    crashed_by_search: bool,
+}
+
+/// One execution of a scenario driven by explicit choices.
+pub struct World<P: Process> {
+    n: usize,
+    now: u64,
+    end_ns: u64,
+    nodes: Vec<XNode<P>>,
+    net: Network,
+    msgs: Vec<InFlight<P>>,
+    inputs: Vec<(u64, NodeId, Option<P::Input>)>,
+    faults: Vec<(u64, Fault, bool)>,
+    fx: Effects<P>,
+    factory: Factory<P>,
+    rec: Recorder,
+    next_msg_id: u64,
+    next_seq: u64,
+    limits: Limits,
+    stats: Stats,
+    bounds: Bounds,
+    lost: u32,
+    duplicated: u32,
+    crashed: u32,
+    /// The node of the callback running now (for [`Choice`] keys of its sends).
+    sending: (NodeId, u64, u32),
+}
+
+const NEVER: u64 = u64::MAX;
+
+impl<P: Process> World<P> {
+    /// Prepares `scenario` and starts every node (time 0, id order).
+    pub fn new(
+        scenario: &Scenario,
+        factory: Factory<P>,
+        checkers: Vec<Box<dyn Checker>>,
+        bounds: Bounds,
+        options: RunOptions,
+    ) -> Result<Self, ScenarioError> {
+        let prep = Prepared::<P>::new(scenario)?;
+        let n = scenario.nodes;
+        for (i, f) in scenario.faults.iter().enumerate() {
+            match f.fault {
+                Fault::Crash { .. }
+                | Fault::Restart { .. }
+                | Fault::ClockJump { .. }
+                | Fault::DriftChange { .. }
+                | Fault::Heal => {}
+                ref other => {
+                    return Err(ScenarioError(format!(
+                        "faults[{i}]: the explorer does not model {} faults (it models crash, \
+                         restart, clock_jump, drift_change and heal; loss, duplication and \
+                         crashes it can inject itself)",
+                        other.class().name()
+                    )))
+                }
+            }
+        }
+        let net = Network::new(n, &scenario.network)
+            .map_err(|e| ScenarioError(format!("network: {e}")))?;
+        let nodes = prep
+            .clocks
+            .into_iter()
+            .zip(prep.rngs)
+            .map(|(clock, rng)| XNode {
+                proc: None,
+                stable: P::Stable::default(),
+                clock,
+                rng,
+                timers: BTreeMap::new(),
+                next_timer: 0,
+                incarnation: 0,
+                calls: 0,
+                history: H::default(),
+                crashed_by_search: false,
+            })
+            .collect();
+        let mut w = World {
+            n,
+            now: 0,
+            end_ns: prep.end_ns,
+            nodes,
+            net,
+            msgs: Vec::new(),
+            inputs: prep
+                .inputs
+                .into_iter()
+                .map(|(at, node, i)| (at, node, Some(i)))
+                .collect(),
+            faults: scenario
+                .faults
+                .iter()
+                .map(|f| (f.at_ms * NS_PER_MS, f.fault.clone(), false))
+                .collect(),
+            fx: Effects::default(),
+            factory,
+            rec: Recorder::new(n, checkers, options, scenario.limits.max_trace_bytes),
+            next_msg_id: 0,
+            next_seq: 0,
+            limits: scenario.limits.clone(),
+            stats: Stats::default(),
+            bounds,
+            lost: 0,
+            duplicated: 0,
+            crashed: 0,
+            sending: (0, 0, 0),
+        };
+        for id in 0..n {
+            if w.rec.verdict.is_some() {
+                break;
+            }
+            w.start(id);
+        }
+        Ok(w)
+    }
+
+    /// Global time now, ns.
+    pub fn now_ns(&self) -> u64 {
+        self.now
+    }
+
+    /// The verdict so far (`None` while nothing went wrong).
+    pub fn verdict(&self) -> Option<&Verdict> {
+        self.rec.verdict.as_ref()
+    }
+
+    /// Ends the execution at the scenario's end (checkers judge what is open) and returns the
+    /// outcome. Call it only on a complete execution (no choice left) for a judgement of
+    /// liveness; the explorer does not call it on paths cut by a bound.
+    pub fn finish(mut self) -> Outcome {
+        let end = if self.rec.verdict.is_some() {
+            self.now
+        } else {
+            self.end_ns.max(self.now)
+        };
+        let verdict = self.rec.finish(end);
+        self.stats.end_t_ns = end;
+        Outcome {
+            verdict,
+            trace: self.rec.trace.take(),
+            stats: self.stats,
+        }
+    }
+
+    /// Ends an execution cut before it was complete: a violation or panic found on the way
+    /// stands; otherwise nothing at the end is judged (liveness could still be met), so the
+    /// verdict is [`Verdict::Unjudged`], never a pass.
+    pub fn finish_cut(mut self, why: &str) -> Outcome {
+        let verdict = match self.rec.verdict.take() {
+            Some(v) => v,
+            None => Verdict::Unjudged {
+                property: "exploration".into(),
+                reason: why.into(),
+            },
+        };
+        self.stats.end_t_ns = self.now;
+        Outcome {
+            verdict,
+            trace: self.rec.trace.take(),
+            stats: self.stats,
+        }
+    }
+
+    /// The trace recorded so far (when recording).
+    pub fn trace(&self) -> Option<&crate::Trace> {
+        self.rec.trace.as_ref()
+    }
+
+    fn window(&self, c: &Choice) -> (u64, u64) {
+        match *c {
+            Choice::Fault { index } => (self.faults[index].0, self.faults[index].0),
+            Choice::Input { index } => (self.inputs[index].0, self.inputs[index].0),
+            Choice::Timer { node, id, .. } => {
+                let at = self.nodes[node].timers[&TimerId(id)].at.max(self.now);
+                (at, if self.bounds.timed { at } else { NEVER })
+            }
+            Choice::Deliver(k) => {
+                let m = self.msg(&k).expect("a pending message");
+                (m.earliest.max(self.now), m.latest)
+            }
+            _ => (self.now, NEVER),
+        }
+    }
+
+    fn msg(&self, k: &MsgKey) -> Option<&InFlight<P>> {
+        self.msgs.iter().find(|m| m.key == *k)
+    }
+
+    /// Every choice enabled now, in a canonical order (empty: the execution is complete).
+    pub fn enabled(&self) -> Vec<Choice> {
+        if self.rec.verdict.is_some() {
+            return Vec::new();
+        }
+        let mut events: Vec<Choice> = Vec::new();
+        for (i, f) in self.faults.iter().enumerate() {
+            if !f.2 {
+                events.push(Choice::Fault { index: i });
+            }
+        }
+        for (i, inp) in self.inputs.iter().enumerate() {
+            if inp.2.is_some() {
+                events.push(Choice::Input { index: i });
+            }
+        }
+        for (id, node) in self.nodes.iter().enumerate() {
+            for tid in node.timers.keys() {
+                events.push(Choice::Timer {
+                    node: id,
+                    incarnation: node.incarnation,
+                    id: tid.0,
+                });
+            }
+        }
+        let mut keys: Vec<(MsgKey, u64)> = self.msgs.iter().map(|m| (m.key, m.seq)).collect();
+        keys.sort();
+        for &(k, seq) in &keys {
+            let fifo = self.net.link(k.from, k.to).reorder == 0.0 && k.from != k.to;
+            if fifo
+                && self
+                    .msgs
+                    .iter()
+                    .any(|m| m.key.from == k.from && m.key.to == k.to && m.seq < seq)
+            {
+                continue;
+            }
+            events.push(Choice::Deliver(k));
+        }
+        // The horizon: nothing may be taken later than some pending event's latest time.
+        let mut horizon = self.end_ns;
+        for c in &events {
+            horizon = horizon.min(self.window(c).1);
+        }
+        for m in &self.msgs {
+            horizon = horizon.min(m.latest);
+        }
+        events.retain(|c| self.window(c).0 <= horizon);
+        if self.now < self.bounds.faults_until_ns {
+            if self.lost < self.bounds.loss || self.duplicated < self.bounds.duplicate {
+                for &(k, _) in &keys {
+                    if k.from == k.to {
+                        continue;
+                    }
+                    if self.lost < self.bounds.loss {
+                        events.push(Choice::Lose(k));
+                    }
+                    if self.duplicated < self.bounds.duplicate {
+                        events.push(Choice::Duplicate(k));
+                    }
+                }
+            }
+            for (id, node) in self.nodes.iter().enumerate() {
+                if node.proc.is_some() && self.crashed < self.bounds.crashes {
+                    events.push(Choice::Crash { node: id });
+                }
+                if node.proc.is_none() && node.crashed_by_search && self.bounds.restarts {
+                    events.push(Choice::Restart { node: id });
+                }
+            }
+        }
+        events
+    }
+
+    /// The node a choice changes, if any.
+    fn node_of(&self, c: &Choice) -> Option<NodeId> {
+        match *c {
+            Choice::Input { index } => Some(self.inputs[index].1),
+            Choice::Fault { index } => self.faults[index].1.node(),
+            _ => c.node(),
+        }
+    }
+
+    /// True when `a` and `b` (both enabled now) commute and neither disables the other: they
+    /// change different nodes (or only the network, on different messages), and neither moves
+    /// time (both are due now), so either order reaches the same state. A fault of the plan
+    /// without a node (a heal) and a message's loss, duplication or delivery of the same
+    /// message are dependent.
+    pub fn independent(&self, a: &Choice, b: &Choice) -> bool {
+        let msg_of = |c: &Choice| match *c {
+            Choice::Deliver(k) | Choice::Lose(k) | Choice::Duplicate(k) => Some(k),
+            _ => None,
+        };
+        if let (Some(x), Some(y)) = (msg_of(a), msg_of(b)) {
+            if x == y {
+                return false;
+            }
+        }
+        // Injected faults spend a shared budget: two of the same kind do not commute
+        // (one may use up what the other needs).
+        if a.is_injected_fault()
+            && b.is_injected_fault()
+            && std::mem::discriminant(a) == std::mem::discriminant(b)
+        {
+            return false;
+        }
+        // A crash or restart changes whether a node takes events, and a crashed sender still
+        // has its messages in flight, so only the destination's events conflict.
+        let (na, nb) = (self.node_of(a), self.node_of(b));
+        let global = |c: &Choice| matches!(c, Choice::Fault { .. }) && self.node_of(c).is_none();
+        if global(a) || global(b) {
+            return false;
+        }
+        if na.is_some() && na == nb {
+            return false;
+        }
+        let due = |c: &Choice| self.window(c).0 <= self.now;
+        due(a) && due(b)
+    }
+
+    /// A fingerprint of the global state: time, each node's history hash and liveness, the
+    /// messages in flight (link, content, window; in send order on FIFO links), the inputs and
+    /// plan entries done, and the fault budgets spent.
+    pub fn fingerprint(&self) -> u128 {
+        let mut h = H::default();
+        h.u(self.now);
+        for node in &self.nodes {
+            h.u(node.history.0);
+            h.u(node.history.1);
+            h.u(node.proc.is_some() as u64);
+            h.u(node.crashed_by_search as u64);
+        }
+        let mut msgs: Vec<(NodeId, NodeId, u64, u64, u64, u64)> = self
+            .msgs
+            .iter()
+            .map(|m| {
+                let fifo = self.net.link(m.key.from, m.key.to).reorder == 0.0;
+                // On a FIFO link the order matters: key by the sender's callback count.
+                let order = if fifo {
+                    m.key.call << 20 | m.key.op as u64
+                } else {
+                    0
+                };
+                (m.key.from, m.key.to, order, m.content, m.earliest, m.latest)
+            })
+            .collect();
+        msgs.sort_unstable();
+        h.u(msgs.len() as u64);
+        for m in msgs {
+            h.u(m.0 as u64);
+            h.u(m.1 as u64);
+            h.u(m.2);
+            h.u(m.3);
+            h.u(m.4);
+            h.u(m.5);
+        }
+        for i in &self.inputs {
+            h.u(i.2.is_some() as u64);
+        }
+        for f in &self.faults {
+            h.u(f.2 as u64);
+        }
+        h.u(self.lost as u64);
+        h.u(self.duplicated as u64);
+        h.u(self.crashed as u64);
+        h.get()
+    }
+
+    /// Takes `choice`, which must be enabled (see [`World::enabled`]).
+    pub fn step(&mut self, choice: Choice) {
+        let (earliest, _) = self.window(&choice);
+        self.stats.events += 1;
+        if self.stats.events > self.limits.max_events {
+            self.rec.verdict = Some(Verdict::LimitExceeded {
+                limit: format!("limits.max_events = {} reached", self.limits.max_events),
+            });
+            return;
+        }
+        match choice {
+            Choice::Fault { index } => {
+                self.now = earliest;
+                self.faults[index].2 = true;
+                let fault = self.faults[index].1.clone();
+                self.apply_fault(fault);
+            }
+            Choice::Input { index } => {
+                self.now = earliest;
+                let (_, id, input) = &mut self.inputs[index];
+                let (id, input) = (*id, input.take().expect("enabled inputs are pending"));
+                let node = &mut self.nodes[id];
+                let crashed = node.proc.is_none();
+                let local = node.clock.read(self.now);
+                node.history.u(0x11);
+                node.history.u(self.now);
+                node.history.u(hash_debug(&input));
+                if self.rec.observing {
+                    let mut label = if self.rec.record {
+                        format!("{input:?}")
+                    } else {
+                        String::new()
+                    };
+                    if crashed {
+                        label.push_str(" (ignored: node is crashed)");
+                    }
+                    self.rec.emit(
+                        self.now,
+                        Some(id),
+                        Some(local),
+                        EventKind::Input { input: label },
+                    );
+                }
+                if !crashed {
+                    self.call(id, Call::Input(input));
+                }
+            }
+            Choice::Timer {
+                node: id, id: tid, ..
+            } => {
+                self.now = earliest;
+                let node = &mut self.nodes[id];
+                let timer = node
+                    .timers
+                    .remove(&TimerId(tid))
+                    .expect("enabled timers are pending")
+                    .timer;
+                let local = node.clock.read(self.now);
+                node.history.u(0x22);
+                node.history.u(self.now);
+                node.history.u(tid);
+                self.stats.timers += 1;
+                if self.rec.observing {
+                    let label = if self.rec.record {
+                        format!("{timer:?}")
+                    } else {
+                        String::new()
+                    };
+                    self.rec.emit(
+                        self.now,
+                        Some(id),
+                        Some(local),
+                        EventKind::Timer {
+                            timer_id: tid,
+                            timer: label,
+                        },
+                    );
+                }
+                self.call(id, Call::Timer(timer));
+            }
+            Choice::Deliver(k) => {
+                self.now = earliest;
+                let pos = self
+                    .msgs
+                    .iter()
+                    .position(|m| m.key == k)
+                    .expect("in flight");
+                let m = self.msgs.remove(pos);
+                let node = &mut self.nodes[k.to];
+                if node.proc.is_none() {
+                    self.drop_msg(m.msg_id, k.from, k.to, DropReason::DestinationCrashed);
+                    return;
+                }
+                node.history.u(0x33);
+                node.history.u(self.now);
+                node.history.u(k.from as u64);
+                node.history.u(m.content);
+                self.stats.delivered += 1;
+                if self.rec.observing {
+                    let msg = self.rec.sent_text(m.sent);
+                    let local = node.clock.read(self.now);
+                    self.rec.emit(
+                        self.now,
+                        Some(k.to),
+                        Some(local),
+                        EventKind::Deliver {
+                            msg_id: m.msg_id,
+                            from: k.from,
+                            sent: m.sent,
+                            msg,
+                        },
+                    );
+                }
+                self.call(k.to, Call::Message(k.from, m.msg));
+            }
+            Choice::Lose(k) => {
+                let pos = self
+                    .msgs
+                    .iter()
+                    .position(|m| m.key == k)
+                    .expect("in flight");
+                let m = self.msgs.remove(pos);
+                self.lost += 1;
+                self.drop_msg(m.msg_id, k.from, k.to, DropReason::Loss);
+            }
+            Choice::Duplicate(k) => {
+                let m = self.msg(&k).expect("in flight");
+                let copies = self
+                    .msgs
+                    .iter()
+                    .filter(|o| {
+                        o.key.to == k.to
+                            && o.key.from == k.from
+                            && o.key.call == k.call
+                            && o.key.op == k.op
+                    })
+                    .map(|o| o.key.copy)
+                    .max()
+                    .unwrap_or(0);
+                let copy = InFlight {
+                    key: MsgKey {
+                        copy: copies + 1,
+                        ..k
+                    },
+                    msg: m.msg.clone(),
+                    msg_id: m.msg_id,
+                    sent: m.sent,
+                    seq: m.seq,
+                    earliest: m.earliest,
+                    latest: m.latest,
+                    content: m.content,
+                };
+                self.duplicated += 1;
+                self.msgs.push(copy);
+            }
+            Choice::Crash { node } => {
+                self.crashed += 1;
+                self.nodes[node].crashed_by_search = true;
+                self.apply_fault(Fault::Crash { node });
+            }
+            Choice::Restart { node } => {
+                self.nodes[node].crashed_by_search = false;
+                self.apply_fault(Fault::Restart { node });
+            }
+        }
+    }
+
+    fn start(&mut self, id: NodeId) {
+        let node = &mut self.nodes[id];
+        node.proc = Some((self.factory)(id));
+        node.history.u(0x44);
+        node.history.u(self.now);
+        if self.rec.observing {
+            let local = node.clock.read(self.now);
+            let incarnation = node.incarnation;
+            self.rec.emit(
+                self.now,
+                Some(id),
+                Some(local),
+                EventKind::Start { incarnation },
+            );
+        }
+        self.call(id, Call::Start);
+    }
+
+    fn call(&mut self, id: NodeId, call: Call<P>) {
+        let node = &mut self.nodes[id];
+        let Some(proc) = node.proc.as_mut() else {
+            return;
+        };
+        node.calls += 1;
+        self.sending = (id, node.calls, 0);
+        let mut ctx = Ctx {
+            id,
+            nodes: self.n,
+            t_ns: self.now,
+            clock: &mut node.clock,
+            rng: &mut node.rng,
+            stable: &mut node.stable,
+            fx: &mut self.fx,
+            neighbours: self.net.neighbours(id),
+            next_timer: &mut node.next_timer,
+        };
+        if let Err(message) = invoke(proc, &mut ctx, call) {
+            self.fx.ops.clear();
+            let local = self.nodes[id].clock.read(self.now);
+            self.rec.emit(
+                self.now,
+                Some(id),
+                Some(local),
+                EventKind::Panic {
+                    message: message.clone(),
+                },
+            );
+            self.rec.verdict = Some(Verdict::Panic {
+                node: id,
+                t_ns: self.now,
+                message,
+            });
+            return;
+        }
+        if !self.fx.ops.is_empty() {
+            self.apply(id);
+        }
+    }
+
+    fn apply(&mut self, id: NodeId) {
+        let mut ops = std::mem::take(&mut self.fx.ops);
+        let mut clock_changed = false;
+        for op in ops.drain(..) {
+            match op {
+                Op::Send(to, msg) => self.send(id, to, msg),
+                Op::SetTimer {
+                    id: tid,
+                    deadline_local_ns,
+                    timer,
+                } => {
+                    let node = &mut self.nodes[id];
+                    let at = node.clock.global_time_at(self.now, deadline_local_ns);
+                    node.timers.insert(
+                        tid,
+                        XTimer {
+                            at,
+                            deadline_local_ns,
+                            timer,
+                        },
+                    );
+                }
+                Op::CancelTimer(tid) => {
+                    self.nodes[id].timers.remove(&tid);
+                }
+                Op::Observe(obs) => {
+                    if self.rec.observing {
+                        let local = self.nodes[id].clock.read(self.now);
+                        self.rec
+                            .emit(self.now, Some(id), Some(local), EventKind::Observe { obs });
+                    }
+                }
+                Op::Clock(how, delta_ns) => {
+                    clock_changed = true;
+                    if self.rec.observing {
+                        let local = self.nodes[id].clock.read(self.now);
+                        self.rec.emit(
+                            self.now,
+                            Some(id),
+                            Some(local),
+                            EventKind::ClockAdjust { how, delta_ns },
+                        );
+                    }
+                }
+            }
+        }
+        self.fx.ops = ops;
+        if clock_changed {
+            self.reschedule_timers(id);
+        }
+    }
+
+    fn reschedule_timers(&mut self, id: NodeId) {
+        let now = self.now;
+        let node = &mut self.nodes[id];
+        for t in node.timers.values_mut() {
+            t.at = node.clock.global_time_at(now, t.deadline_local_ns);
+        }
+    }
+
+    fn send(&mut self, from: NodeId, to: NodeId, msg: P::Msg) {
+        let msg_id = self.next_msg_id;
+        self.next_msg_id += 1;
+        self.stats.sent += 1;
+        let (_, call, op) = self.sending;
+        self.sending.2 += 1;
+        let content = hash_debug(&msg);
+        let mut sent = 0;
+        if self.rec.observing {
+            let rendered = self.rec.render(&msg);
+            let local = self.nodes[from].clock.read(self.now);
+            sent = self.rec.emit(
+                self.now,
+                Some(from),
+                Some(local),
+                EventKind::Send {
+                    msg_id,
+                    to,
+                    msg: rendered,
+                },
+            );
+        }
+        let (earliest, latest) = if to >= self.n {
+            self.drop_msg(msg_id, from, to, DropReason::NoSuchNode);
+            return;
+        } else if to == from {
+            (self.now, self.now)
+        } else if !self.net.adjacent(from, to) {
+            self.drop_msg(msg_id, from, to, DropReason::NoLink);
+            return;
+        } else {
+            let lat = &self.net.link(from, to).latency;
+            let latest = if self.bounds.timed {
+                self.now.saturating_add(lat.max_ns())
+            } else {
+                NEVER
+            };
+            (self.now.saturating_add(lat.min_ns()), latest)
+        };
+        if self.msgs.len() as u64 + 1 > self.limits.max_in_flight as u64 {
+            self.drop_msg(msg_id, from, to, DropReason::InFlightLimit);
+            self.rec.verdict.get_or_insert(Verdict::LimitExceeded {
+                limit: format!(
+                    "limits.max_in_flight = {} reached",
+                    self.limits.max_in_flight
+                ),
+            });
+            return;
+        }
+        self.next_seq += 1;
+        self.msgs.push(InFlight {
+            key: MsgKey {
+                to,
+                from,
+                call,
+                op,
+                copy: 0,
+            },
+            msg,
+            msg_id,
+            sent,
+            seq: self.next_seq,
+            earliest,
+            latest,
+            content,
+        });
+        self.stats.max_in_flight = self.stats.max_in_flight.max(self.msgs.len() as u64);
+    }
+
+    fn drop_msg(&mut self, msg_id: u64, from: NodeId, to: NodeId, reason: DropReason) {
+        self.stats.dropped += 1;
+        self.rec.drop_msg(self.now, msg_id, from, to, reason);
+    }
+
+    fn apply_fault(&mut self, fault: Fault) {
+        let node = fault.node();
+        let local = node.map(|id| self.nodes[id].clock.read(self.now));
+        if let Some(id) = node {
+            let h = &mut self.nodes[id].history;
+            h.u(0x55);
+            h.u(self.now);
+            h.u(hash_debug(&fault));
+        }
+        if self.rec.observing {
+            self.rec.emit(
+                self.now,
+                node,
+                local,
+                EventKind::Fault {
+                    fault: fault.clone(),
+                },
+            );
+        }
+        match fault {
+            Fault::Crash { node } => self.crash(node),
+            Fault::Restart { node } => {
+                if self.nodes[node].proc.is_some() {
+                    self.crash(node);
+                }
+                self.nodes[node].incarnation += 1;
+                self.start(node);
+            }
+            Fault::ClockJump { node, delta_ms } => {
+                let delta = (delta_ms * 1e6).round() as i64;
+                self.nodes[node].clock.hw_jump(self.now, delta);
+                self.reschedule_timers(node);
+            }
+            Fault::DriftChange { node, drift_ppm } => {
+                self.nodes[node]
+                    .clock
+                    .set_drift(self.now, (drift_ppm * 1000.0).round() as i64);
+                self.reschedule_timers(node);
+            }
+            _ => {} // heal: no partition to heal (others are refused in `new`)
+        }
+    }
+
+    fn crash(&mut self, id: NodeId) {
+        let node = &mut self.nodes[id];
+        node.proc = None;
+        node.timers.clear();
+    }
+}

@@ -1,0 +1,433 @@
+//! Bounded exhaustive exploration of one scenario: every order of its events (and, within
+//! [`Bounds`], every loss, duplication and crash) up to a depth, breadth first, so the first
+//! violation found has a shortest schedule.
+//!
+//! **What is explored.** The exploration engine ([`crate::engine::explore`]) runs the
+//! scenario with every message in flight over a delivery window of its link's latencies;
+//! a *choice* is which enabled event happens next (see that module for the timed and untimed
+//! semantics). A path is a sequence of choices from the start; its length is its *depth*.
+//!
+//! **Stateless search.** A [`Process`] cannot be cloned or hashed, so every path is
+//! re-executed from the start (stateless model checking). A global state is *fingerprinted*
+//! as: global time; for each node, a hash of every event it took part in (starts, inputs,
+//! timers, deliveries with sender and content, faults, each with its global time: a
+//! deterministic process's fields, stable storage, RNG and timers are a function of that
+//! history), whether it is up; the messages in flight (link, content, window, and send order
+//! on FIFO links); which inputs and plan entries are done; the fault budgets spent. Two paths
+//! that reach one fingerprint continue identically, so the second is not expanded. This is
+//! sound for checkers whose judgement of what follows depends only on each node's own events
+//! (every built-in checker: they judge per-node observations, and happens-before, which is a
+//! function of the per-node histories), not on how concurrent events of different nodes were
+//! interleaved. Fingerprints are 128-bit hashes: a collision (probability about states² /
+//! 2^129) would merge two states.
+//!
+//! **Reduction: sleep sets** (Godefroid 1996), with the state-caching rule that keeps them
+//! sound (a revisited state is expanded again for the choices its stored sleep set held and
+//! the new one does not). Two choices are *independent* when both are due now (taking either
+//! does not move time), they change different nodes, and they are not the same message nor
+//! two injected faults drawing on one budget: either order reaches the same state. After a
+//! state's choice `a` is explored, a sibling `b` independent of `a` carries `a` in its sleep
+//! set: the path `b, a` is not re-executed, as `a, b` reached the same state. Sleep sets
+//! prune transitions (re-executions), never states: every reachable state within the depth is
+//! still visited, and, since equivalent paths have equal lengths, at its smallest depth.
+//!
+//! **Judgement.** Checkers run online on every path, exactly as in a run (the same checkers
+//! the algorithm's run builds); a safety violation or a panic anywhere is a counterexample.
+//! A path with no enabled choice left (quiescent, or at the scenario's end) is *complete*: the
+//! checkers' end-of-run judgement (liveness) applies to it as in a run. A path cut by the depth
+//! bound is judged only for what happened on it, never for liveness, and never counts as a
+//! pass.
+//!
+//! **Bounds.** Depth, distinct states and wall time ([`ExploreOptions`]): the search always
+//! ends, and the report says which bound ended it.
+
+use crate::check::Checker;
+use crate::engine::explore::{Bounds, Choice, World};
+use crate::engine::{Factory, Outcome, RunOptions, Verdict};
+use crate::process::Process;
+use crate::scenario::{Scenario, ScenarioError};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+use std::time::{Duration, Instant};
+
+pub use crate::engine::explore::MsgKey;
+
+/// How far to search.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExploreOptions {
+    /// Semantics and injected faults.
+    pub bounds: Bounds,
+    /// Longest path, in choices.
+    pub max_depth: usize,
+    /// Most distinct states.
+    pub max_states: u64,
+    /// Wall-time budget (`None`: none). It only decides where the search stops: the states
+    /// explored before it are the same on every run.
+    pub max_time: Option<Duration>,
+    /// Use sleep sets (a partial-order reduction; see the module documentation).
+    pub sleep_sets: bool,
+}
+
+impl Default for ExploreOptions {
+    fn default() -> Self {
+        ExploreOptions {
+            bounds: Bounds::default(),
+            max_depth: 40,
+            max_states: 1_000_000,
+            max_time: Some(Duration::from_secs(60)),
+            sleep_sets: true,
+        }
+    }
+}
+
+/// Why the search ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Stop {
+    /// Every state reachable within the depth bound was visited, and no path was cut by it:
+    /// the whole (finite) state space.
+    Exhausted,
+    /// Every state within the depth bound was visited; some paths were cut by it.
+    DepthBound,
+    /// The state bound was reached first.
+    StateBound,
+    /// The time budget ran out first.
+    TimeBound,
+    /// A counterexample was found.
+    Violation,
+}
+
+/// A shortest failing schedule.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Counterexample {
+    /// The choices, from the start.
+    pub schedule: Vec<Choice>,
+    /// The verdict at its end.
+    pub verdict: Verdict,
+}
+
+/// What a search found.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ExploreReport {
+    /// Distinct states visited.
+    pub states: u64,
+    /// Paths executed (each from the start): one per transition explored.
+    pub executions: u64,
+    /// Transitions that reached a state already visited (not expanded again).
+    pub revisits: u64,
+    /// Transitions not executed thanks to sleep sets.
+    pub slept: u64,
+    /// Complete paths judged, by verdict label (`pass`, `unjudged:<property>` ...).
+    pub complete: BTreeMap<String, u64>,
+    /// Paths cut by the depth bound.
+    pub cut: u64,
+    /// Paths ended by a run limit of the scenario (`limits`).
+    pub limited: u64,
+    /// Deepest level reached.
+    pub max_depth: usize,
+    /// Every state reachable within this many choices was visited (the last level searched
+    /// to its end).
+    pub depth_complete: usize,
+    /// Why the search ended.
+    pub stop: Stop,
+    /// Wall time, ms.
+    pub elapsed_ms: u64,
+    /// The shortest counterexample, if one was found.
+    pub counterexample: Option<Counterexample>,
+}
+
+impl ExploreReport {
+    /// Distinct states per wall second.
+    pub fn states_per_s(&self) -> f64 {
+        self.states as f64 / (self.elapsed_ms.max(1) as f64 / 1000.0)
+    }
+}
+
+impl fmt::Display for ExploreReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let complete: Vec<String> = self
+            .complete
+            .iter()
+            .map(|(k, v)| format!("{v} {k}"))
+            .collect();
+        writeln!(
+            f,
+            "explored {} states ({:.0} states/s), {} executions, {} revisits, {} slept; depth {} \
+             (every state within {} visited); {} complete paths ({}), {} cut by the depth bound, {} by a \
+             run limit; {:.2} s",
+            self.states,
+            self.states_per_s(),
+            self.executions,
+            self.revisits,
+            self.slept,
+            self.max_depth,
+            self.depth_complete,
+            self.complete.values().sum::<u64>(),
+            if complete.is_empty() {
+                "none".to_string()
+            } else {
+                complete.join(", ")
+            },
+            self.cut,
+            self.limited,
+            self.elapsed_ms as f64 / 1000.0
+        )?;
+        match (&self.counterexample, self.stop) {
+            (Some(c), _) => write!(
+                f,
+                "VIOLATION after {} choices: {}",
+                c.schedule.len(),
+                c.verdict
+            ),
+            (None, Stop::Exhausted) => write!(
+                f,
+                "no violation: the whole state space ({} states, depth {}) was explored",
+                self.states, self.max_depth
+            ),
+            (None, stop) => write!(
+                f,
+                "no violation within the bound (depth {}, {} states; stopped by the {})",
+                self.depth_complete,
+                self.states,
+                match stop {
+                    Stop::DepthBound => "depth bound",
+                    Stop::StateBound => "state bound",
+                    _ => "time bound",
+                }
+            ),
+        }
+    }
+}
+
+/// A replayable counterexample file: the scenario, the semantics and the schedule.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScheduleFile {
+    /// The explored scenario.
+    pub scenario: Scenario,
+    /// Semantics and injected-fault bounds of the exploration.
+    pub bounds: Bounds,
+    /// The choices, from the start.
+    pub schedule: Vec<Choice>,
+    /// The verdict the explorer saw at its end.
+    pub verdict: Verdict,
+}
+
+/// Builds a fresh set of checkers for one execution.
+pub type CheckerSource<'a> = &'a dyn Fn() -> Result<Vec<Box<dyn Checker>>, ScenarioError>;
+
+struct Entry {
+    /// Index of the last transition in `tree` (`u32::MAX`: the root).
+    at: u32,
+    depth: usize,
+    sleep: Vec<Choice>,
+}
+
+/// Explores `scenario` breadth first (see the module documentation).
+pub fn explore<P: Process>(
+    scenario: &Scenario,
+    factory: Factory<P>,
+    checkers: CheckerSource<'_>,
+    options: &ExploreOptions,
+) -> Result<ExploreReport, ScenarioError> {
+    let started = Instant::now();
+    let opts = RunOptions {
+        record_trace: false,
+    };
+    let new_world = || -> Result<World<P>, ScenarioError> {
+        World::new(scenario, factory.clone(), checkers()?, options.bounds, opts)
+    };
+    new_world()?; // bad input is reported before the search starts
+    let mut report = ExploreReport {
+        states: 0,
+        executions: 0,
+        revisits: 0,
+        slept: 0,
+        complete: BTreeMap::new(),
+        cut: 0,
+        limited: 0,
+        max_depth: 0,
+        depth_complete: 0,
+        stop: Stop::Exhausted,
+        elapsed_ms: 0,
+        counterexample: None,
+    };
+    // The search tree: (parent, choice) per transition taken.
+    let mut tree: Vec<(u32, Choice)> = Vec::new();
+    let mut visited: HashMap<u128, Vec<Choice>> = HashMap::new();
+    let mut level = vec![Entry {
+        at: u32::MAX,
+        depth: 0,
+        sleep: Vec::new(),
+    }];
+    let path_of = |tree: &Vec<(u32, Choice)>, mut at: u32| {
+        let mut path = Vec::new();
+        while at != u32::MAX {
+            let (parent, c) = tree[at as usize];
+            path.push(c);
+            at = parent;
+        }
+        path.reverse();
+        path
+    };
+    let mut stopped = None;
+    'levels: while !level.is_empty() {
+        let mut next = Vec::new();
+        for entry in level.drain(..) {
+            if let Some(limit) = options.max_time {
+                if report.executions % 64 == 0 && started.elapsed() >= limit {
+                    stopped = Some(Stop::TimeBound);
+                    break 'levels;
+                }
+            }
+            report.max_depth = report.max_depth.max(entry.depth);
+            let path = path_of(&tree, entry.at);
+            let mut w = new_world()?;
+            report.executions += 1;
+            for &c in &path {
+                if w.verdict().is_some() {
+                    break;
+                }
+                w.step(c);
+            }
+            match w.verdict() {
+                Some(Verdict::Violation(_) | Verdict::Panic { .. }) => {
+                    let verdict = w.verdict().cloned().expect("matched");
+                    report.counterexample = Some(Counterexample {
+                        schedule: path,
+                        verdict,
+                    });
+                    stopped = Some(Stop::Violation);
+                    break 'levels;
+                }
+                Some(_) => {
+                    report.limited += 1;
+                    continue;
+                }
+                None => {}
+            }
+            let fp = w.fingerprint();
+            let enabled = w.enabled();
+            let to_explore: Vec<Choice> = match visited.get_mut(&fp) {
+                None => {
+                    if report.states >= options.max_states {
+                        stopped = Some(Stop::StateBound);
+                        break 'levels;
+                    }
+                    report.states += 1;
+                    visited.insert(fp, entry.sleep.clone());
+                    enabled
+                        .iter()
+                        .copied()
+                        .filter(|c| !entry.sleep.contains(c))
+                        .collect()
+                }
+                Some(stored) => {
+                    // Expanded before with sleep set `stored`: only what it skipped and this
+                    // path does not.
+                    let missing: Vec<Choice> = stored
+                        .iter()
+                        .copied()
+                        .filter(|c| !entry.sleep.contains(c))
+                        .collect();
+                    if missing.is_empty() {
+                        report.revisits += 1;
+                        continue;
+                    }
+                    stored.retain(|c| entry.sleep.contains(c));
+                    enabled
+                        .iter()
+                        .copied()
+                        .filter(|c| missing.contains(c))
+                        .collect()
+                }
+            };
+            if enabled.is_empty() {
+                // Complete: judged as at the end of a run (liveness included).
+                let out: Outcome = w.finish();
+                if let Verdict::Violation(_) | Verdict::Panic { .. } = out.verdict {
+                    report.counterexample = Some(Counterexample {
+                        schedule: path,
+                        verdict: out.verdict,
+                    });
+                    stopped = Some(Stop::Violation);
+                    break 'levels;
+                }
+                *report.complete.entry(out.verdict.label()).or_default() += 1;
+                continue;
+            }
+            if entry.depth >= options.max_depth {
+                report.cut += 1;
+                continue;
+            }
+            report.slept += (enabled.len() - to_explore.len()) as u64;
+            let mut done: Vec<Choice> = Vec::new();
+            for &c in &to_explore {
+                let sleep: Vec<Choice> = if options.sleep_sets {
+                    entry
+                        .sleep
+                        .iter()
+                        .chain(done.iter())
+                        .copied()
+                        .filter(|z| w.independent(z, &c))
+                        .collect()
+                } else {
+                    Vec::new()
+                };
+                done.push(c);
+                tree.push((entry.at, c));
+                next.push(Entry {
+                    at: (tree.len() - 1) as u32,
+                    depth: entry.depth + 1,
+                    sleep,
+                });
+            }
+        }
+        report.depth_complete = report.max_depth;
+        level = next;
+    }
+    report.stop = match stopped {
+        Some(s) => s,
+        None if report.cut > 0 => Stop::DepthBound,
+        None => Stop::Exhausted,
+    };
+    report.elapsed_ms = started.elapsed().as_millis() as u64;
+    Ok(report)
+}
+
+/// Replays `schedule` on the exploration engine, recording the trace: the verdict at its end
+/// (a complete path is judged as a run's end; a path stopped short without a violation is
+/// [`Verdict::Unjudged`]). An error names the first choice that is not enabled where the
+/// schedule takes it (the scenario or the algorithm changed).
+pub fn replay<P: Process>(
+    scenario: &Scenario,
+    factory: Factory<P>,
+    checkers: Vec<Box<dyn Checker>>,
+    bounds: Bounds,
+    schedule: &[Choice],
+) -> Result<Outcome, ScenarioError> {
+    let mut w = World::new(
+        scenario,
+        factory,
+        checkers,
+        bounds,
+        RunOptions { record_trace: true },
+    )?;
+    for (i, c) in schedule.iter().enumerate() {
+        if w.verdict().is_some() {
+            break;
+        }
+        if !w.enabled().contains(c) {
+            return Err(ScenarioError(format!(
+                "schedule[{i}] ({c}) is not enabled at this point: the scenario, the bounds \
+                 or the algorithm differ from those explored"
+            )));
+        }
+        w.step(*c);
+    }
+    if w.verdict().is_none() && !w.enabled().is_empty() {
+        return Ok(w.finish_cut("the schedule ends before the execution is complete"));
+    }
+    Ok(w.finish())
+}

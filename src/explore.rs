@@ -1,0 +1,317 @@
+//! `sincro explore`: bounded exhaustive exploration of one small scenario (see
+//! [`sincro_harness::explore`]), and `sincro explore --replay FILE` to print a counterexample's
+//! trace.
+
+use crate::algorithms::{self, Algorithm};
+use crate::exit;
+use crate::harness::engine::explore::Bounds;
+use crate::harness::explore::{ExploreOptions, ScheduleFile, Stop};
+use crate::harness::fault::{FaultClass, TimedFault};
+use crate::harness::gen::GenOptions;
+use crate::harness::{render, Fault, Scenario};
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Arguments of `sincro explore`.
+#[derive(clap::Args, Debug)]
+#[command(after_help = "\
+What is explored: the scenario's messages are in flight over a delivery window [min, max] \
+of their link's latency; every order of the events the windows allow is tried (timers at \
+their deadline, inputs at their time; --untimed drops the windows), plus up to --loss lost \
+and --dup duplicated messages and --crashes crashes before --faults-until-ms. States are \
+fingerprinted (per-node event histories + messages in flight) and sleep sets skip \
+re-executing commuting orders. The search is breadth first: a counterexample is a shortest \
+one. Paths cut by --depth are never counted as passing.
+
+Exit codes: 0 no violation within the bounds, 1 a violation (or a panic) was found and \
+written to --out, 2 bad input.
+
+Example: sincro explore -a mutex.ricart-agrawala --variant no-tiebreak --nodes 3")]
+pub struct ExploreArgs {
+    /// The algorithm (its scenario is generated from --seed, --nodes, --inputs, --active-ms).
+    #[arg(long, short, required_unless_present_any = ["scenario", "replay"])]
+    algorithm: Option<String>,
+    /// Variant to explore.
+    #[arg(long, default_value = "correct")]
+    variant: String,
+    /// Node count of the generated scenario.
+    #[arg(long, default_value_t = 3)]
+    nodes: usize,
+    /// Seed of the generated scenario (its workload and latencies' clocks).
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Keep only the first K workload inputs of the generated scenario.
+    #[arg(long, value_name = "K", default_value_t = 2)]
+    inputs: usize,
+    /// Length of the generated scenario's active phase (the workload falls in it), ms.
+    #[arg(long, default_value_t = 20)]
+    active_ms: u64,
+    /// Explore this scenario file instead of a generated one.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["algorithm", "replay"])]
+    scenario: Option<PathBuf>,
+    /// Longest path explored, in choices (events).
+    #[arg(long, default_value_t = 40)]
+    depth: usize,
+    /// Most distinct states.
+    #[arg(long, value_name = "N", default_value_t = 1_000_000)]
+    max_states: u64,
+    /// Wall-time budget, e.g. 60s, 5m.
+    #[arg(long, value_name = "DURATION", value_parser = crate::fuzz::parse_duration, default_value = "60s")]
+    time: Duration,
+    /// Untimed semantics: any message or timer may come next (asynchrony; timeouts misfire,
+    /// so only for algorithms whose fault model allows that).
+    #[arg(long)]
+    untimed: bool,
+    /// Messages the search may lose [default: 1 if the fault model tolerates loss, else 0].
+    #[arg(long, value_name = "N")]
+    loss: Option<u32>,
+    /// Messages the search may duplicate [default: 1 if the model tolerates duplication, else 0].
+    #[arg(long, value_name = "N")]
+    dup: Option<u32>,
+    /// Crashes the search may inject (restarts too when the model has crash-recovery).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    crashes: u32,
+    /// Injected faults only before this time, ms [default: --active-ms]; liveness is judged
+    /// from it (a heal is added to the scenario's fault plan there).
+    #[arg(long, value_name = "MS")]
+    faults_until_ms: Option<u64>,
+    /// Allow injected faults outside the algorithm's fault model.
+    #[arg(long)]
+    beyond_model: bool,
+    /// Disable the sleep-set reduction (for measuring it).
+    #[arg(long)]
+    no_sleep_sets: bool,
+    /// Directory for the counterexample (`<alg>.<variant>.explore.json`).
+    #[arg(long, default_value = "failures")]
+    out: PathBuf,
+    /// Replay a counterexample file written by explore and print its trace.
+    #[arg(long, value_name = "FILE")]
+    replay: Option<PathBuf>,
+}
+
+/// The small scenario `sincro explore -a ALG` explores: generated from `seed` for `nodes`
+/// nodes with no fault beyond delays, an active phase of `active_ms`, and only its first
+/// `inputs` workload inputs.
+pub fn small_scenario(
+    alg: &dyn Algorithm,
+    variant: &str,
+    nodes: usize,
+    seed: u64,
+    inputs: usize,
+    active_ms: u64,
+) -> Scenario {
+    let opts = GenOptions {
+        nodes_min: nodes,
+        nodes_max: nodes,
+        active_ms,
+        only: Some(FaultClass::Delays),
+        ..GenOptions::default()
+    };
+    let mut sc = alg.generate(variant, seed, &opts);
+    sc.workload.truncate(inputs);
+    sc
+}
+
+fn bad_input(msg: impl std::fmt::Display) -> i32 {
+    eprintln!("error: {msg}");
+    exit::BAD_INPUT
+}
+
+/// Runs `sincro explore`.
+pub fn main(a: &ExploreArgs) -> i32 {
+    if let Some(path) = &a.replay {
+        return replay(path);
+    }
+    let (alg, mut sc): (&dyn Algorithm, Scenario) = match (&a.scenario, &a.algorithm) {
+        (Some(path), _) => match Scenario::load(path) {
+            Ok(sc) => match algorithms::find(&sc.algorithm) {
+                Ok(alg) => (alg, sc),
+                Err(e) => return bad_input(format!("{}: {e}", path.display())),
+            },
+            Err(e) => return bad_input(e),
+        },
+        (None, Some(name)) => {
+            let alg = match algorithms::find(name) {
+                Ok(alg) => alg,
+                Err(e) => return bad_input(e),
+            };
+            if !alg.info().variants.iter().any(|v| v.name == a.variant) {
+                let known: Vec<_> = alg.info().variants.iter().map(|v| v.name).collect();
+                return bad_input(format!(
+                    "unknown variant `{}` of {name}; known variants: {}",
+                    a.variant,
+                    known.join(", ")
+                ));
+            }
+            if a.nodes == 0 || a.nodes > 16 {
+                return bad_input(format!(
+                    "--nodes {} is out of range: exploration is for small configurations (1..=16)",
+                    a.nodes
+                ));
+            }
+            if a.active_ms == 0 || a.active_ms > crate::harness::MAX_TIME_MS {
+                return bad_input(format!("--active-ms {} is out of range", a.active_ms));
+            }
+            let sc = small_scenario(alg, &a.variant, a.nodes, a.seed, a.inputs, a.active_ms);
+            (alg, sc)
+        }
+        (None, None) => return bad_input("give --algorithm, --scenario or --replay"),
+    };
+    if a.depth == 0 || a.max_states == 0 {
+        return bad_input("--depth and --max-states must be at least 1");
+    }
+    let info = alg.info();
+    let mut model = info.fault_model.tolerates.clone();
+    model.extend(alg.bug_classes(&sc.variant));
+    let allows = |c: FaultClass| model.contains(&c);
+    let auto = |c: FaultClass| u32::from(allows(c));
+    let loss = a.loss.unwrap_or_else(|| auto(FaultClass::Loss));
+    let dup = a.dup.unwrap_or_else(|| auto(FaultClass::Duplication));
+    if !a.beyond_model {
+        for (n, class, flag) in [
+            (loss, FaultClass::Loss, "--loss"),
+            (dup, FaultClass::Duplication, "--dup"),
+            (a.crashes, FaultClass::CrashStop, "--crashes"),
+        ] {
+            let ok =
+                allows(class) || (class == FaultClass::CrashStop && allows(FaultClass::Crashes));
+            if n > 0 && !ok {
+                return bad_input(format!(
+                    "{flag} {n}: {} does not tolerate {} ({}); add --beyond-model to explore \
+                     outside its fault model",
+                    info.name,
+                    class.name(),
+                    info.fault_model.summary
+                ));
+            }
+        }
+    }
+    let injected = loss + dup + a.crashes > 0;
+    let faults_until_ms = a.faults_until_ms.unwrap_or(a.active_ms);
+    if injected {
+        // Liveness is judged from the end of the faults: tell the checkers where that is.
+        if faults_until_ms > crate::harness::MAX_TIME_MS {
+            return bad_input("--faults-until-ms is out of range");
+        }
+        sc.faults.push(TimedFault {
+            at_ms: faults_until_ms,
+            fault: Fault::Heal,
+        });
+        sc.duration_ms = sc.duration_ms.max(faults_until_ms + 1);
+    }
+    let options = ExploreOptions {
+        bounds: Bounds {
+            timed: !a.untimed,
+            loss,
+            duplicate: dup,
+            crashes: a.crashes,
+            restarts: allows(FaultClass::Crashes) || a.beyond_model,
+            faults_until_ns: if injected {
+                faults_until_ms * crate::harness::NS_PER_MS
+            } else {
+                0
+            },
+        },
+        max_depth: a.depth,
+        max_states: a.max_states,
+        max_time: Some(a.time),
+        sleep_sets: !a.no_sleep_sets,
+    };
+    println!(
+        "exploring {} / {}: {} nodes, {} inputs, {} semantics, loss {} dup {} crashes {}, \
+         depth {}, {} states, {:?}",
+        sc.algorithm,
+        sc.variant,
+        sc.nodes,
+        sc.workload.len(),
+        if a.untimed { "untimed" } else { "timed" },
+        loss,
+        dup,
+        a.crashes,
+        a.depth,
+        a.max_states,
+        a.time
+    );
+    let report = match alg.explore(&sc, &options) {
+        Ok(r) => r,
+        Err(e) => return bad_input(e),
+    };
+    println!("{report}");
+    let Some(cx) = &report.counterexample else {
+        return exit::PASS;
+    };
+    for (i, c) in cx.schedule.iter().enumerate() {
+        println!("  {:>3}. {c}", i + 1);
+    }
+    if let Err(e) = std::fs::create_dir_all(&a.out) {
+        return bad_input(format!("cannot create {}: {e}", a.out.display()));
+    }
+    let path = a
+        .out
+        .join(format!("{}.{}.explore.json", sc.algorithm, sc.variant));
+    let file = ScheduleFile {
+        scenario: sc,
+        bounds: options.bounds,
+        schedule: cx.schedule.clone(),
+        verdict: cx.verdict.clone(),
+    };
+    let text = serde_json::to_string_pretty(&file).expect("a schedule file serializes");
+    if let Err(e) = std::fs::write(&path, text) {
+        return bad_input(format!("cannot write {}: {e}", path.display()));
+    }
+    println!(
+        "  counterexample: {} (replay: {} explore --replay {})",
+        path.display(),
+        crate::program_name(),
+        path.display()
+    );
+    debug_assert_eq!(report.stop, Stop::Violation);
+    exit::VIOLATION
+}
+
+fn replay(path: &std::path::Path) -> i32 {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) => return bad_input(format!("cannot read {}: {e}", path.display())),
+    };
+    let file: ScheduleFile = match serde_json::from_str(&text) {
+        Ok(f) => f,
+        Err(e) => {
+            return bad_input(format!(
+                "{} is not a schedule file of explore: {e}",
+                path.display()
+            ))
+        }
+    };
+    if let Err(e) = file.scenario.validate() {
+        return bad_input(format!("{}: {e}", path.display()));
+    }
+    let alg = match algorithms::find(&file.scenario.algorithm) {
+        Ok(a) => a,
+        Err(e) => return bad_input(format!("{}: {e}", path.display())),
+    };
+    let out = match alg.replay_schedule(&file.scenario, &file.bounds, &file.schedule) {
+        Ok(o) => o,
+        Err(e) => return bad_input(format!("{}: {e}", path.display())),
+    };
+    if let Some(trace) = &out.trace {
+        use std::io::Write;
+        let written = std::io::stdout()
+            .lock()
+            .write_all(render::text(trace, Some(&out.verdict)).as_bytes());
+        if written.is_err() {
+            return crate::exit_code(&out.verdict);
+        }
+    }
+    println!(
+        "{} / {} (explore schedule of {} choices): {}",
+        file.scenario.algorithm,
+        file.scenario.variant,
+        file.schedule.len(),
+        out.verdict
+    );
+    if out.verdict != file.verdict {
+        println!("  note: the explorer recorded {}", file.verdict.label());
+    }
+    crate::exit_code(&out.verdict)
+}
