@@ -107,3 +107,23 @@ pub fn enters(out: &Outcome) -> Vec<usize> {
         .map(|e| e.node.expect("observations have a node"))
         .collect()
 }
+
+/// A buggy twin's pinned schedule (a corpus scenario, `json`) violates `property` for the
+/// twin, and the same schedule keeps `property` for the correct variant (whose run may stay
+/// unjudged on other properties, or break liveness when the schedule leaves a node paused):
+/// the planted bug, not the schedule, breaks the property.
+pub fn assert_only_the_twin_breaks(json: &str, property: &str) {
+    let mut sc = sincro_harness::Scenario::from_json(json).unwrap();
+    let alg = find(&sc.algorithm).unwrap();
+    let twin = alg.run(&sc, RunOptions::default()).unwrap().verdict;
+    assert_eq!(twin.label(), format!("violation:{property}"), "{twin}");
+    sc.variant = "correct".into();
+    sc.expect = None;
+    let correct = alg.run(&sc, RunOptions::default()).unwrap().verdict;
+    let label = correct.label();
+    assert!(
+        label != twin.label() && label != "panic" && label != "limit_exceeded",
+        "{} correct: {correct}",
+        sc.algorithm
+    );
+}

@@ -48,6 +48,20 @@
 //! `election.terms`, seen from a primary that serves reads). Cut off by a partition, or simply
 //! outvoted after lost heartbeats, the old leader acts beside the new one:
 //! `single_acting_leader` fails, while `leader_uniqueness`, judged per term, still passes.
+//!
+//! **Variant `forget-promise`** (buggy, a deep one: it needs a node cut off and brought back
+//! at the right moment): a node that moves to a higher term clears its promise together with
+//! its vote, as if the promise belonged to the old term ("new term, fresh state"). Raft's
+//! thesis warns of exactly this (§4.2.3: a server that heard from a current leader within the
+//! minimum election timeout neither updates its term nor grants its vote). Nothing goes wrong
+//! while the cluster is connected: a node that hears the leader's heartbeats never starts a
+//! candidacy. The sequence that breaks it: a node `X` is cut off from the leader `L` (a
+//! partition, or heartbeats lost in a row) long enough for its election timer to fire, so it
+//! moves to a higher term, while `L` keeps its lease with the others' promises; then `X`'s vote
+//! request of the higher term reaches a majority (after the heal) before it reaches `L`;
+//! those followers adopt the term, forget their promise to `L` and vote for `X`; `X` acts
+//! while `L`'s lease, which their promises were covering, still runs, until `L` hears of the
+//! higher term: `single_acting_leader`.
 
 use crate::spec::{Setup, Spec, Timed};
 use serde::{Deserialize, Serialize};
@@ -156,6 +170,7 @@ crate::variants! {
     pub enum Variant {
         Correct = "correct", "the leader acts only while a majority's promises cover it";
         NoStepDown = "no-step-down" (buggy), "the leader keeps acting, lease run out or term lost, until it hears another leader: two act at once";
+        ForgetPromise = "forget-promise" (buggy), "a node moving to a higher term clears its promise with its vote: a node back from a partition with a higher term is voted in while the old leader's lease runs";
     }
 }
 
@@ -260,9 +275,13 @@ impl Lease {
     /// Becomes a follower (of `term`, when higher than ours, with no vote): stops acting.
     fn step_down(&mut self, ctx: &mut Ctx<'_, Self>, term: Option<u64>) {
         if let Some(term) = term {
+            let forget = self.variant == Variant::ForgetPromise;
             let st = ctx.stable_mut();
             st.term = term;
             st.voted_for = None;
+            if forget {
+                st.promise = None; // the bug: the promise outlives terms, not this node's memory
+            }
         }
         let was_leader = matches!(self.role, Role::Leader { .. });
         self.role = Role::Follower;
@@ -625,6 +644,16 @@ mod tests {
             "violation:single_acting_leader",
             "{}",
             out.verdict
+        );
+    }
+
+    /// `forget-promise`: after the heal, the node that was cut off is voted in by a follower
+    /// that forgot its promise to the leader, which still acts; the correct follower refuses.
+    #[test]
+    fn a_promise_forgotten_with_the_term_lets_two_act_after_a_heal() {
+        crate::test_support::assert_only_the_twin_breaks(
+            include_str!("../../../corpus/election/lease-forget-promise-after-heal.json"),
+            "single_acting_leader",
         );
     }
 }

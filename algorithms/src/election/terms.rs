@@ -24,6 +24,17 @@
 //!
 //! **Promises**: `leader_uniqueness` (per term), `leader_agreement`, `election_termination`,
 //! `leader_validity` (the leader is alive; no promise of which one), `leader_stability`.
+//!
+//! **Variant `volatile-vote`** (buggy, a deep one: it needs a restart at the right moment):
+//! the implementer wrote the term to stable storage but kept the vote given in it in memory
+//! (Raft's `votedFor` not persisted, a classic slip: the term "is the state", the vote looks
+//! like a detail of the election in progress). Nothing goes wrong until this sequence: two
+//! candidates `A` and `B` ask for votes in the same term `t` (their election timers fired
+//! within a message time of each other); a voter `C` grants its vote to `A`, which wins `t`;
+//! `C` then crashes and restarts (term `t` kept, vote forgotten) before `B`'s request of term
+//! `t` reaches it, late or duplicated; `C` grants it too and `B` wins the same term:
+//! `leader_uniqueness` reports two leaders of term `t`. Without the restart, or with the
+//! restart anywhere outside that window, every run is correct.
 
 use crate::spec::{Setup, Spec, Timed};
 use serde::{Deserialize, Serialize};
@@ -119,6 +130,7 @@ crate::variants! {
     /// Which behaviour.
     pub enum Variant {
         Correct = "correct", "majority votes, one per term";
+        VolatileVote = "volatile-vote" (buggy), "the vote of the current term is kept in memory, not stable storage: a voter that restarts between two candidates' requests of one term votes twice, two leaders of one term";
     }
 }
 
@@ -132,6 +144,7 @@ enum Role {
 /// One process.
 #[derive(Debug)]
 pub struct Terms {
+    variant: Variant,
     heartbeat_ms: u64,
     election_ms: u64,
     role: Role,
@@ -145,7 +158,13 @@ impl Terms {
     /// A process with heartbeat period `heartbeat_ms` and election timeouts drawn in
     /// `[election_ms, 3 election_ms)`.
     pub fn new(heartbeat_ms: u64, election_ms: u64) -> Self {
+        Self::with_variant(Variant::Correct, heartbeat_ms, election_ms)
+    }
+
+    /// A process of `variant`, otherwise as [`Terms::new`].
+    pub fn with_variant(variant: Variant, heartbeat_ms: u64, election_ms: u64) -> Self {
         Terms {
+            variant,
             heartbeat_ms: heartbeat_ms.max(1),
             election_ms: election_ms.max(1),
             role: Role::Follower,
@@ -231,6 +250,11 @@ impl Process for Terms {
     type Stable = Stable;
 
     fn on_start(&mut self, ctx: &mut Ctx<'_, Self>) {
+        if self.variant == Variant::VolatileVote {
+            // The bug: the vote lived in memory only, so a restart forgets it (the term, in
+            // stable storage, survives).
+            ctx.stable_mut().voted_for = None;
+        }
         self.role = Role::Follower;
         self.leader = None;
         self.report(ctx);
@@ -356,8 +380,8 @@ impl Spec for TermsSpec {
         setup.params.election_timeout_ms = el;
         Ok(())
     }
-    fn node(&self, _: Variant, params: &Params, _id: NodeId) -> Terms {
-        Terms::new(params.heartbeat_ms, params.election_timeout_ms)
+    fn node(&self, variant: Variant, params: &Params, _id: NodeId) -> Terms {
+        Terms::with_variant(variant, params.heartbeat_ms, params.election_timeout_ms)
     }
     /// No workload: elections start by themselves when heartbeats stop.
     fn workload(&self, _rng: &mut SimRng, _nodes: usize, _active_ms: u64) -> Vec<Timed<Input>> {
@@ -418,5 +442,16 @@ mod tests {
     fn deterministic_and_passes_in_model() {
         assert_replays_exactly("election.terms", &["correct"], 2);
         assert_in_model_passes("election.terms", "correct", 150, EngineKind::Native);
+    }
+
+    /// `volatile-vote`: the corpus schedule (crash before the election, then a restart of the
+    /// voter and of the lagging node while the leader is paused) gives two leaders of term 1;
+    /// the correct variant, whose vote survives the restart, refuses the second vote.
+    #[test]
+    fn a_vote_forgotten_in_a_restart_elects_two_leaders_of_one_term() {
+        crate::test_support::assert_only_the_twin_breaks(
+            include_str!("../../../corpus/election/terms-volatile-vote-restart-votes-twice.json"),
+            "leader_uniqueness",
+        );
     }
 }

@@ -25,6 +25,21 @@
 //! processes enter — the text's "circumstances where even this is insufficient" (problem 11),
 //! measured by `sincro matrix`.
 //!
+//! **Variant `clock-fresh-ok`** of `mutex.ricart-agrawala-ft` (buggy, a deep one: it needs
+//! a resend to cross an OK, then a release and a new request before the second OK lands, from
+//! a peer whose clock ran ahead): the requester tells an answer to its current request from
+//! a stale one by the OK's Lamport clock instead of the request it names: an OK whose clock is
+//! above the current request's must have been sent after that request arrived. That reads
+//! the clock condition backwards (a → b ⇒ C(a) < C(b), seed `000` §6.2.1, but not the
+//! converse). The fix's resends make OKs to one request arrive twice: `P` asks `Q` (request
+//! `c1`); `Q` answers (at once, or when it leaves the section) while `P`'s resend of `c1` is
+//! on its way; the resend reaches `Q` after it answered, and `Q` answers OK again. `P` enters
+//! on the first OK, leaves, and asks again (`c2`) before the second OK of `c1` arrives;
+//! meanwhile `Q` wants the resource again with a lower stamp, so it defers `c2`. The stale OK
+//! carries `Q`'s clock, above `c2` when `Q`'s clock ran ahead of `P`'s, so it passes for a
+//! fresh answer: `P` enters while `Q` holds, `mutual_exclusion`. The correct fix matches the
+//! request the OK names ("an answer to an older request").
+//!
 //! **Variant `no-tiebreak`** (buggy): stamps are compared by clock value only, and a receiver
 //! answers OK when the incoming stamp is not higher than its own. Two processes that request
 //! with equal clocks both answer OK to each other and both enter: the total order of events
@@ -107,6 +122,8 @@ pub enum Variant {
     /// The text's fix: always answer (OK or DENY), resend after a timeout, and declare a peer
     /// dead after `max_retries` unanswered sends.
     FaultTolerant,
+    /// The fault-tolerant variant judging an OK fresh by its Lamport clock (`clock-fresh-ok`).
+    FaultTolerantClockFreshOk,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -172,7 +189,7 @@ impl RicartAgrawala {
         for to in peers {
             ctx.send(to, Msg::Request { clock });
         }
-        if self.variant == Variant::FaultTolerant {
+        if self.fault_tolerant() {
             ctx.set_timer_ms(self.retry_ms, Timer::Retry { request: clock });
         }
         self.maybe_enter(ctx);
@@ -195,11 +212,21 @@ impl RicartAgrawala {
             State::Released => false,
             State::Held => true,
             State::Wanted { stamp, .. } => match self.variant {
-                Variant::Correct | Variant::FaultTolerant => *stamp < theirs,
+                Variant::Correct | Variant::FaultTolerant | Variant::FaultTolerantClockFreshOk => {
+                    *stamp < theirs
+                }
                 // The bug: equal clocks count as "theirs is not higher", so both sides yield.
                 Variant::NoTiebreak => stamp.time < theirs.time,
             },
         }
+    }
+
+    /// The text's fix (always answer, resend, declare the silent dead), buggy twin included.
+    fn fault_tolerant(&self) -> bool {
+        matches!(
+            self.variant,
+            Variant::FaultTolerant | Variant::FaultTolerantClockFreshOk
+        )
     }
 
     /// The clock of our pending request, if we want the resource.
@@ -246,7 +273,7 @@ impl Process for RicartAgrawala {
 
 impl RicartAgrawala {
     fn handle_message(&mut self, ctx: &mut Ctx<'_, Self>, from: NodeId, msg: Msg) {
-        let ft = self.variant == Variant::FaultTolerant;
+        let ft = self.fault_tolerant();
         // Whoever speaks is alive: never declare it dead for this request (it may just have
         // restarted, and asked us while we waited for its answer). If we had already declared
         // it dead, its assumed permission is void: ask it again.
@@ -298,7 +325,15 @@ impl RicartAgrawala {
             }
             Msg::Ok { clock, to_request } => {
                 self.clock.receive(clock);
-                if ft && self.wanted_clock() != Some(to_request) {
+                let stale = match self.variant {
+                    Variant::FaultTolerant => self.wanted_clock() != Some(to_request),
+                    // The bug: "sent after my request, since its clock is higher".
+                    Variant::FaultTolerantClockFreshOk => {
+                        self.wanted_clock().is_none_or(|wanted| clock <= wanted)
+                    }
+                    Variant::Correct | Variant::NoTiebreak => false,
+                };
+                if stale {
                     return; // an answer to an older request
                 }
                 if let State::Wanted { oks, answered, .. } = &mut self.state {
@@ -325,7 +360,7 @@ impl RicartAgrawala {
                 self.state = State::Released;
                 ctx.observe(Observation::CsExit { resource: 0 });
                 let clock = self.clock.tick().time;
-                let ft = self.variant == Variant::FaultTolerant;
+                let ft = self.fault_tolerant();
                 for (to, theirs) in std::mem::take(&mut self.deferred) {
                     ctx.send(
                         to,
@@ -396,9 +431,10 @@ crate::variants! {
 }
 
 crate::variants! {
-    /// The variant of `mutex.ricart-agrawala-ft`.
+    /// The variants of `mutex.ricart-agrawala-ft`.
     pub enum FtVariant {
         Correct = "correct", "the text's fix";
+        ClockFreshOk = "clock-fresh-ok" (buggy), "an OK counts for the current request when its Lamport clock is above the request's (C(a) < C(b) read as a -> b): a resend's second OK from a peer whose clock ran ahead, landing after a release and a new request, lets two in";
     }
 }
 
@@ -531,8 +567,12 @@ impl Spec for RicartAgrawalaFtSpec {
         }
         Ok(())
     }
-    fn node(&self, _: FtVariant, params: &Params, id: NodeId) -> RicartAgrawala {
-        build(Variant::FaultTolerant, params, id)
+    fn node(&self, variant: FtVariant, params: &Params, id: NodeId) -> RicartAgrawala {
+        let variant = match variant {
+            FtVariant::Correct => Variant::FaultTolerant,
+            FtVariant::ClockFreshOk => Variant::FaultTolerantClockFreshOk,
+        };
+        build(variant, params, id)
     }
     fn workload(&self, rng: &mut SimRng, nodes: usize, active_ms: u64) -> Vec<Timed<Input>> {
         super::workload(rng, nodes, active_ms)
@@ -729,5 +769,17 @@ mod tests {
             EngineKind::Native,
         );
         assert_replays_exactly("mutex.ricart-agrawala-ft", &["correct"], 3);
+    }
+
+    /// `clock-fresh-ok`: the second OK of a resent request, landing after a release and a new
+    /// request with a clock above it, lets two in; the correct fix drops it by `to_request`.
+    #[test]
+    fn a_stale_ok_with_a_high_clock_lets_two_in() {
+        crate::test_support::assert_only_the_twin_breaks(
+            include_str!(
+                "../../../corpus/mutex/ricart-agrawala-ft-clock-fresh-ok-two-holders.json"
+            ),
+            "mutual_exclusion",
+        );
     }
 }
