@@ -51,30 +51,15 @@ grep -q primary_on target/ci-external/a.jsonl
 step "feature arbitrary: every fuzzer input gives a valid scenario"
 cargo test -p sincro-harness --features arbitrary --lib arbitrary::
 
-# The deep buggy variants planted to calibrate the search (issue 14: election.terms volatile-vote,
-# election.lease forget-promise, mutex.ricart-agrawala-ft clock-fresh-ok) fail in well under 1 %
-# of today's seeds (volatile-vote in none of the first 30,000), so a short campaign cannot be
-# required to catch them. fuzz_gate runs every other target as before, and the correct
-# variants plus the shallow buggy variant (no-step-down) of those three algorithms.
-deep_algs='election.terms,election.lease,mutex.ricart-agrawala-ft'
-fuzz_gate() {
-  local sel=$1; shift
-  cargo run --release --quiet -- fuzz --algorithm "$sel,!election.terms,!election.lease,!mutex.ricart-agrawala-ft" "$@"
-  cargo run --release --quiet -- fuzz --algorithm "$deep_algs" --variant correct "$@"
-  cargo run --release --quiet -- fuzz --algorithm election.lease --variant no-step-down "$@"
-}
-
 step "determinism sweep: every seed run twice, traces compared byte for byte, on both engines (failures of buggy variants are expected; not shrunk here)"
-fuzz_gate all --seeds 300 --jobs 2 --check-determinism --keep-going --no-shrink --out target/ci-failures
+cargo run --release --quiet -- fuzz --algorithm all --seeds 300 --jobs 2 --check-determinism --keep-going --no-shrink --out target/ci-failures
 # clock.* runs last hundreds of simulated seconds (slewing at 500 ppm): on turmoil's 1 ms ticks
 # that is ~16 s a run, so they get one seed there and the rest get 50.
-fuzz_gate 'all,!clock.*' --seeds 50 --jobs 2 --engine turmoil --check-determinism --keep-going --no-shrink --out target/ci-failures
+cargo run --release --quiet -- fuzz --algorithm 'all,!clock.*' --seeds 50 --jobs 2 --engine turmoil --check-determinism --keep-going --no-shrink --out target/ci-failures
 cargo run --release --quiet -- fuzz --algorithm 'clock.*' --seeds 1 --jobs 2 --engine turmoil --check-determinism --keep-going --no-shrink --out target/ci-failures
 
-step "fuzz campaign: correct variants must pass, buggy variants must be caught (the deep ones of issue 14 apart, above)"
-cargo run --release --quiet -- fuzz --algorithm 'all,!election.terms,!election.lease,!mutex.ricart-agrawala-ft' --seeds 2000 --jobs 2 --out target/ci-failures --junit target/ci-fuzz.xml
-cargo run --release --quiet -- fuzz --algorithm "$deep_algs" --variant correct --seeds 2000 --jobs 2 --out target/ci-failures --junit target/ci-fuzz-deep-correct.xml
-cargo run --release --quiet -- fuzz --algorithm election.lease --variant no-step-down --seeds 2000 --jobs 2 --out target/ci-failures --junit target/ci-fuzz-lease.xml
+step "fuzz campaign: correct variants must pass, buggy variants must be caught"
+cargo run --release --quiet -- fuzz --algorithm all --seeds 2000 --jobs 2 --out target/ci-failures --junit target/ci-fuzz.xml
 
 step "fault-tolerance matrix: inside each declared fault model every property holds"
 cargo run --release --quiet -- matrix --seeds 30 --jobs 2 --out target/ci-failures/matrix

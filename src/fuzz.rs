@@ -1023,7 +1023,7 @@ pub fn outcome(r: &TargetReport, beyond_model: bool) -> (bool, String) {
         (true, false) if r.deep && r.runs < crate::algorithms::DEEP_BUG_SEEDS => (
             true,
             format!(
-                "deep bug, not reached in {} seeds (needs up to {})",
+                "deep bug, not reached in {} seeds (required from {})",
                 r.runs,
                 crate::algorithms::DEEP_BUG_SEEDS
             ),
@@ -1212,12 +1212,23 @@ pub fn summary(c: &CampaignReport, rss: Rss) -> String {
     let run: Vec<&TargetReport> = c.targets.iter().filter(|r| r.executed > 0).collect();
     let caught = run.iter().filter(|r| r.buggy && r.first.is_some()).count();
     let held = run.iter().filter(|r| !r.buggy && r.first.is_none()).count();
+    let unreached = run
+        .iter()
+        .filter(|r| r.deep && r.first.is_none() && r.as_expected)
+        .count();
     let _ = writeln!(
         s,
-        "\n{}/{} targets as expected ({caught} {} caught, {held} correct {} held{})",
+        "\n{}/{} targets as expected ({caught} {} caught, {}{held} correct {} held{})",
         c.targets.len() - unexpected.len(),
         c.targets.len(),
         if caught == 1 { "bug" } else { "bugs" },
+        match unreached {
+            0 => String::new(),
+            n => format!(
+                "{n} deep {} not reached, ",
+                if n == 1 { "bug" } else { "bugs" }
+            ),
+        },
         if held == 1 { "variant" } else { "variants" },
         match c.targets.len() - run.len() {
             0 => String::new(),

@@ -500,7 +500,8 @@ mod tests {
             let added = add_moment_faults(alg, &mut with, &model, seed, 2, &opts);
             let sc = alg.complete(with, &opts);
             assert!(sc.validate().is_ok());
-            assert_eq!(sc.faults.len() > base.faults.len(), !added.is_empty());
+            // A moment adds a fault window, or moves the end of one (same count, other times).
+            assert_eq!(sc.faults != base.faults, !added.is_empty());
             for c in sc.fault_classes() {
                 assert!(model.allows(c), "seed {seed}: {c:?} is outside the model");
             }

@@ -170,7 +170,7 @@ crate::variants! {
     pub enum Variant {
         Correct = "correct", "the leader acts only while a majority's promises cover it";
         NoStepDown = "no-step-down" (buggy), "the leader keeps acting, lease run out or term lost, until it hears another leader: two act at once";
-        ForgetPromise = "forget-promise" (buggy), "a node moving to a higher term clears its promise with its vote: a node back from a partition with a higher term is voted in while the old leader's lease runs";
+        ForgetPromise = "forget-promise" (deep), "a node moving to a higher term clears its promise with its vote: a node back from a partition with a higher term is voted in while the old leader's lease runs";
     }
 }
 

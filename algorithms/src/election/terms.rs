@@ -130,7 +130,7 @@ crate::variants! {
     /// Which behaviour.
     pub enum Variant {
         Correct = "correct", "majority votes, one per term";
-        VolatileVote = "volatile-vote" (buggy), "the vote of the current term is kept in memory, not stable storage: a voter that restarts between two candidates' requests of one term votes twice, two leaders of one term";
+        VolatileVote = "volatile-vote" (deep), "the vote of the current term is kept in memory, not stable storage: a voter that restarts between two candidates' requests of one term votes twice, two leaders of one term";
     }
 }
 

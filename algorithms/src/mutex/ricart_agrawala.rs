@@ -434,7 +434,7 @@ crate::variants! {
     /// The variants of `mutex.ricart-agrawala-ft`.
     pub enum FtVariant {
         Correct = "correct", "the text's fix";
-        ClockFreshOk = "clock-fresh-ok" (buggy), "an OK counts for the current request when its Lamport clock is above the request's (C(a) < C(b) read as a -> b): a resend's second OK from a peer whose clock ran ahead, landing after a release and a new request, lets two in";
+        ClockFreshOk = "clock-fresh-ok" (deep), "an OK counts for the current request when its Lamport clock is above the request's (C(a) < C(b) read as a -> b): a resend's second OK from a peer whose clock ran ahead, landing after a release and a new request, lets two in";
     }
 }
 
