@@ -94,7 +94,7 @@ pub trait Variant: Copy + Eq + Debug + Send + Sync + 'static {
     /// True for a *deep* planted bug: one that needs several events in a particular order, so
     /// a campaign must catch it only when it runs at least
     /// [`DEEP_BUG_SEEDS`](crate::registry::DEEP_BUG_SEEDS) seeds (`sincro table search`
-    /// measures how soon each strategy finds it). Marked `(deep)` in [`variants!`].
+    /// measures how soon each strategy finds it). Marked `(deep)` in the `variants!` macro.
     fn deep(self) -> bool {
         false
     }
