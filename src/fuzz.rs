@@ -14,8 +14,9 @@
 use crate::algorithms::{Algorithm, VariantInfo};
 use crate::harness::engine::RunOptions;
 use crate::harness::gen::GenOptions;
+use crate::harness::schedule::Schedule;
 use crate::harness::shrink::{self, ScenarioSize, ShrinkOptions};
-use crate::harness::{Expect, Scenario, Verdict};
+use crate::harness::{EngineKind, Expect, Scenario, Verdict};
 use std::fmt::{self, Write as _};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -628,7 +629,12 @@ impl<'a> TargetRun<'a> {
         let alg = self.target.algorithm;
         let mut interrupted = false;
         let mut cut = false;
-        let result = {
+        // Shrink twice: with the failing run's schedule pinned (removing an input or a fault
+        // keeps the delays, losses and duplicates of every message still sent), and with
+        // delays redrawn from the seed (which sometimes finds another, smaller failing
+        // schedule); keep the smaller result.
+        let pinned = pin_schedule(alg, sc, label);
+        let mut shrink_from = |from: &Scenario| {
             let mut still_fails = |c: &Scenario| {
                 if self.hard_deadline.is_some_and(|d| Instant::now() >= d) {
                     cut = true;
@@ -641,13 +647,32 @@ impl<'a> TargetRun<'a> {
                 }
                 alg.run(c, QUICK).is_ok_and(|o| o.verdict.label() == label)
             };
-            shrink::shrink(sc, &mut still_fails, opts)
+            shrink::shrink(from, &mut still_fails, opts)
         };
+        let mut result = shrink_from(sc);
+        if let Some(p) = &pinned {
+            let other = shrink_from(p);
+            let size = |s: &Scenario| {
+                let z = ScenarioSize::of(s);
+                (z.faults + z.inputs + z.nodes, z.nodes, z.duration_ms)
+            };
+            let runs = result.runs + other.runs;
+            if size(&other.scenario) < size(&result.scenario) {
+                result = other;
+            }
+            result.runs = runs;
+        }
         let verified = alg
             .run(&result.scenario, QUICK)
             .is_ok_and(|o| o.verdict.label() == label);
         let mut out = if verified {
-            result.scenario
+            // A recorded schedule keeps only the messages the shrunk run sends.
+            match result.scenario.schedule {
+                Schedule::Recorded(_) => {
+                    pin_schedule(alg, &result.scenario, label).unwrap_or(result.scenario)
+                }
+                _ => result.scenario,
+            }
         } else {
             sc.clone()
         };
@@ -873,6 +898,23 @@ impl<'a> TargetRun<'a> {
             shrinks_cut: self.shrinks_cut.load(Ordering::Relaxed),
         }
     }
+}
+
+/// `sc` with its schedule replaced by the record of its own run
+/// ([`Schedule::record`](crate::harness::schedule::Schedule::record)), when that replays to the
+/// same verdict `label`; `None` for a PCT schedule (already fixed by the priorities), on
+/// turmoil (it draws its own latencies), or when the record does not reproduce the failure.
+pub fn pin_schedule(alg: &dyn Algorithm, sc: &Scenario, label: &str) -> Option<Scenario> {
+    if matches!(sc.schedule, Schedule::Pct(_)) || sc.engine == EngineKind::Turmoil {
+        return None;
+    }
+    let trace = alg.run(sc, RunOptions { record_trace: true }).ok()?.trace?;
+    let mut pinned = sc.clone();
+    pinned.schedule = Schedule::record(&trace);
+    let same = alg
+        .run(&pinned, QUICK)
+        .is_ok_and(|o| o.verdict.label() == label);
+    (same && pinned.validate().is_ok()).then_some(pinned)
 }
 
 /// Fuzzes one target to the end of its seed range (no shard, no shrinking); `progress` is

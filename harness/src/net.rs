@@ -558,13 +558,55 @@ impl Network {
     /// otherwise the arrival times (two when duplicated).
     #[inline]
     pub fn route(&mut self, a: NodeId, b: NodeId, now_ns: u64, rng: &mut SimRng) -> Route {
+        self.route_text(a, b, now_ns, rng, None)
+    }
+
+    /// True when the schedule replays recorded messages: then the engine passes each
+    /// message's rendering to [`Network::route_text`].
+    #[inline]
+    pub fn wants_text(&self) -> bool {
+        self.schedule.wants_text()
+    }
+
+    /// [`Network::route`], with the message's rendering (`Some` when [`Network::wants_text`]):
+    /// a message a [recorded schedule](crate::schedule::Schedule::Recorded) lists gets its
+    /// recorded fate (lost, or its arrivals' delays).
+    pub fn route_text(
+        &mut self,
+        a: NodeId,
+        b: NodeId,
+        now_ns: u64,
+        rng: &mut SimRng,
+        text: Option<&str>,
+    ) -> Route {
         let i = a * self.n + b;
+        // Counted first, so the occurrences match the record's whatever happens to them.
+        let recorded = text.and_then(|t| self.schedule.recorded(a, b, t));
         if !self.adjacent[i] {
             return Route::Dropped(DropReason::NoLink);
         }
         if self.blocked[i] {
             return Route::Dropped(DropReason::Partitioned);
         }
+        // Drawn even for a recorded message, so the random stream, and with it the delays of
+        // the messages the record does not list, stay those of the recorded run.
+        let sampled = self.sample_route(i, a, now_ns, rng);
+        let Some(delays) = recorded else {
+            return sampled;
+        };
+        // The run's own delays (a FIFO link may have held one past its law's maximum).
+        let at = |d: u64| now_ns.saturating_add(d);
+        match delays[..] {
+            [] => Route::Dropped(DropReason::Loss),
+            [d] => Route::Once(at(d)),
+            [d, e, ..] => Route::Twice(at(d), at(e)),
+        }
+    }
+
+    /// Loss, duplication and arrival times of a message on link `i` from the link's law and
+    /// the schedule.
+    #[inline]
+    fn sample_route(&mut self, i: usize, a: NodeId, now_ns: u64, rng: &mut SimRng) -> Route {
         let link = self.rt[i];
         if rng.chance(link.loss) {
             return Route::Dropped(DropReason::Loss);

@@ -39,7 +39,37 @@ pub enum Schedule {
     Pct(Pct),
     /// Partial-order sampling: every delay uniform over its link's bounds.
     Pos,
+    /// The fates of a recorded run's messages, replayed where the same message is sent
+    /// again (see [`Recorded`]); other messages get delays from their link's law. The
+    /// shrinker pins a failure's schedule this way, so removing an input or a fault does not
+    /// redraw every other delay.
+    Recorded(Vec<Recorded>),
 }
+
+/// One recorded message: the `nth` (from 0) message with this exact rendering sent `from` ->
+/// `to`, and the delays after which its copies arrived (none: lost; two: duplicated).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Recorded {
+    /// Sender.
+    pub from: NodeId,
+    /// Destination.
+    pub to: NodeId,
+    /// The message as rendered in traces (`Debug`).
+    pub msg: String,
+    /// Its number among the messages `from` sent `to` with this rendering (0 first).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub nth: u32,
+    /// Delay of each arrival, ns, as the recorded run had it.
+    pub delays_ns: Vec<u64>,
+}
+
+fn is_zero(x: &u32) -> bool {
+    *x == 0
+}
+
+/// The most messages a [`Schedule::Recorded`] may list.
+pub const MAX_RECORDED: usize = 1_000_000;
 
 /// The parameters of a [`Schedule::Pct`] run, all recorded so the run replays exactly.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -60,6 +90,38 @@ pub const MAX_CHANGE_POINTS: usize = 64;
 impl Schedule {
     /// Checks the schedule against a run of `nodes` nodes; the error names the field.
     pub fn validate(&self, nodes: usize) -> Result<(), String> {
+        if let Schedule::Recorded(list) = self {
+            if list.len() > MAX_RECORDED {
+                return Err(format!(
+                    "schedule.recorded lists {} messages, above the limit of {MAX_RECORDED}",
+                    list.len()
+                ));
+            }
+            for (i, r) in list.iter().enumerate() {
+                if r.from >= nodes || r.to >= nodes {
+                    return Err(format!(
+                        "schedule.recorded[{i}] names a node >= nodes ({nodes}): {} -> {}",
+                        r.from, r.to
+                    ));
+                }
+                if r.delays_ns.len() > 2 {
+                    return Err(format!(
+                        "schedule.recorded[{i}] has {} arrivals (at most 2: a duplicate)",
+                        r.delays_ns.len()
+                    ));
+                }
+                if let Some(d) = r
+                    .delays_ns
+                    .iter()
+                    .find(|&&d| d > crate::MAX_TIME_MS * 1_000_000)
+                {
+                    return Err(format!(
+                        "schedule.recorded[{i}] has a delay of {d} ns, above the longest run"
+                    ));
+                }
+            }
+            return Ok(());
+        }
         let Schedule::Pct(p) = self else {
             return Ok(());
         };
@@ -97,7 +159,72 @@ impl Schedule {
             Schedule::Random => "random".into(),
             Schedule::Pct(p) => format!("pct(d={})", p.change_points_ms.len() + 1),
             Schedule::Pos => "pos".into(),
+            Schedule::Recorded(list) => format!("recorded({} messages)", list.len()),
         }
+    }
+
+    /// The schedule of `trace`'s run: every message that arrived (its delays) or was lost by
+    /// its link, keyed by sender, destination, rendering and occurrence. Messages dropped for
+    /// another reason at send time (no link, a partition, the in-flight limit), sent to
+    /// themselves, or still in flight at the end are left to the network.
+    pub fn record(trace: &crate::Trace) -> Schedule {
+        use crate::net::DropReason;
+        use crate::EventKind;
+        use std::collections::BTreeMap;
+        // msg_id -> (index in `out`, send time)
+        let mut sent: BTreeMap<u64, (usize, u64)> = BTreeMap::new();
+        let mut seen: BTreeMap<(NodeId, NodeId, &str), u32> = BTreeMap::new();
+        let mut out: Vec<(Recorded, bool)> = Vec::new(); // (entry, fate known)
+        for e in &trace.events {
+            match &e.kind {
+                EventKind::Send { msg_id, to, msg } => {
+                    let Some(from) = e.node else { continue };
+                    if from == *to {
+                        continue;
+                    }
+                    let nth = seen.entry((from, *to, msg)).or_default();
+                    sent.insert(*msg_id, (out.len(), e.t_ns));
+                    out.push((
+                        Recorded {
+                            from,
+                            to: *to,
+                            msg: msg.to_string(),
+                            nth: *nth,
+                            delays_ns: Vec::new(),
+                        },
+                        false,
+                    ));
+                    *nth += 1;
+                }
+                EventKind::Deliver { msg_id, .. } => {
+                    if let Some(&(i, t)) = sent.get(msg_id) {
+                        out[i].0.delays_ns.push(e.t_ns.saturating_sub(t));
+                        out[i].1 = true;
+                    }
+                }
+                EventKind::Drop { msg_id, reason, .. } => {
+                    let Some(&(i, t)) = sent.get(msg_id) else {
+                        continue;
+                    };
+                    match reason {
+                        DropReason::Loss => out[i].1 = true,
+                        DropReason::DestinationCrashed | DropReason::Partitioned if e.t_ns > t => {
+                            // Dropped on arrival: it did arrive after this delay.
+                            out[i].0.delays_ns.push(e.t_ns - t);
+                            out[i].1 = true;
+                        }
+                        _ => {}
+                    }
+                }
+                _ => {}
+            }
+        }
+        Schedule::Recorded(
+            out.into_iter()
+                .filter(|(r, known)| *known && r.delays_ns.len() <= 2)
+                .map(|(r, _)| r)
+                .collect(),
+        )
     }
 
     /// True for the default [`Schedule::Random`].
@@ -142,14 +269,44 @@ pub(crate) enum ScheduleRt {
     },
     /// Uniform over the link's bounds.
     Pos,
+    /// Recorded fates by (from, to, rendering, nth), and how many of each were sent so far.
+    Recorded {
+        fates: std::collections::BTreeMap<(NodeId, NodeId, String, u32), Vec<u64>>,
+        sent: std::collections::BTreeMap<(NodeId, NodeId, String), u32>,
+    },
 }
 
 impl ScheduleRt {
+    /// True when routing needs each message's rendering ([`ScheduleRt::recorded`]).
+    pub(crate) fn wants_text(&self) -> bool {
+        matches!(self, ScheduleRt::Recorded { .. })
+    }
+
+    /// The recorded arrivals' delays of the message `text` sent `from` -> `to`, if this
+    /// schedule recorded it (counts it as sent either way).
+    pub(crate) fn recorded(&mut self, from: NodeId, to: NodeId, text: &str) -> Option<Vec<u64>> {
+        let ScheduleRt::Recorded { fates, sent } = self else {
+            return None;
+        };
+        let key = (from, to, text.to_string());
+        let nth = sent.entry(key.clone()).or_default();
+        let k = *nth;
+        *nth += 1;
+        fates.remove(&(key.0, key.1, key.2, k))
+    }
+
     /// The runtime state of `schedule` for `nodes` nodes (the schedule was validated).
     pub(crate) fn new(schedule: &Schedule, nodes: usize) -> Self {
         match schedule {
             Schedule::Random => ScheduleRt::Random,
             Schedule::Pos => ScheduleRt::Pos,
+            Schedule::Recorded(list) => ScheduleRt::Recorded {
+                fates: list
+                    .iter()
+                    .map(|r| ((r.from, r.to, r.msg.clone(), r.nth), r.delays_ns.clone()))
+                    .collect(),
+                sent: Default::default(),
+            },
             Schedule::Pct(p) => {
                 let mut order: Vec<NodeId> = p
                     .priorities
@@ -198,7 +355,7 @@ impl ScheduleRt {
         sample: impl FnOnce(&mut SimRng) -> u64,
     ) -> u64 {
         match self {
-            ScheduleRt::Random => sample(rng),
+            ScheduleRt::Random | ScheduleRt::Recorded { .. } => sample(rng),
             ScheduleRt::Pos => rng.range_u64(lo, hi),
             ScheduleRt::Pct { .. } => {
                 self.advance(now_ns);

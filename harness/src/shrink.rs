@@ -443,6 +443,11 @@ impl Shrinker<'_> {
     }
 
     fn smaller_latencies(&mut self) -> bool {
+        if matches!(self.best.schedule, crate::schedule::Schedule::Recorded(_)) {
+            // The recorded messages keep their own delays: smaller bounds would only describe
+            // the messages that are not recorded, and misdescribe the others.
+            return false;
+        }
         let mut progress = false;
         let mut slot = 0;
         // Slots: the network's latency, then each link override's, then each set_links fault's.
@@ -672,8 +677,15 @@ fn without_node(sc: &Scenario, k: NodeId) -> Scenario {
             ..w.clone()
         })
         .collect();
-    if let crate::schedule::Schedule::Pct(p) = &mut c.schedule {
-        p.priorities = map_list(&p.priorities);
+    match &mut c.schedule {
+        crate::schedule::Schedule::Pct(p) => p.priorities = map_list(&p.priorities),
+        crate::schedule::Schedule::Recorded(list) => {
+            list.retain(|r| r.from != k && r.to != k);
+            for r in list.iter_mut() {
+                (r.from, r.to) = (map(r.from), map(r.to));
+            }
+        }
+        _ => {}
     }
     c.clocks.nodes.retain(|nc| nc.node != k);
     for nc in &mut c.clocks.nodes {

@@ -462,6 +462,10 @@ impl<P: Process> World<P> {
             Route::Dropped(DropReason::NoSuchNode)
         } else if to == from {
             Route::Once(now)
+        } else if self.net.wants_text() {
+            let text = format!("{msg:?}");
+            self.net
+                .route_text(from, to, now, &mut self.net_rng, Some(&text))
         } else {
             self.net.route(from, to, now, &mut self.net_rng)
         };

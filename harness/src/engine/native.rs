@@ -537,6 +537,10 @@ impl<P: Process> Sim<P> {
             Route::Dropped(DropReason::NoSuchNode)
         } else if to == from {
             Route::Once(self.now_ns)
+        } else if self.net.wants_text() {
+            let text = format!("{msg:?}");
+            self.net
+                .route_text(from, to, self.now_ns, &mut self.net_rng, Some(&text))
         } else {
             self.net.route(from, to, self.now_ns, &mut self.net_rng)
         };
