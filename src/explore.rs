@@ -8,7 +8,7 @@ use crate::harness::engine::explore::Bounds;
 use crate::harness::explore::{ExploreOptions, ScheduleFile, Stop};
 use crate::harness::fault::{FaultClass, TimedFault};
 use crate::harness::gen::GenOptions;
-use crate::harness::{render, Fault, Scenario};
+use crate::harness::{Fault, Scenario};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -294,14 +294,8 @@ fn replay(path: &std::path::Path) -> i32 {
         Ok(o) => o,
         Err(e) => return bad_input(format!("{}: {e}", path.display())),
     };
-    if let Some(trace) = &out.trace {
-        use std::io::Write;
-        let written = std::io::stdout()
-            .lock()
-            .write_all(render::text(trace, Some(&out.verdict)).as_bytes());
-        if written.is_err() {
-            return crate::exit_code(&out.verdict);
-        }
+    if !crate::cli::print_timeline(&out) {
+        return crate::exit_code(&out.verdict);
     }
     println!(
         "{} / {} (explore schedule of {} choices): {}",

@@ -342,14 +342,7 @@ fn plan(
             let end = until(rng, active_ms / 4);
             let spike_ms = [100.0, 300.0, 1000.0, 3000.0][rng.index(4)];
             let over = |latency: Latency| {
-                Fault::SetLinks(Box::new(LinkOverride {
-                    from: Some(node),
-                    to: None,
-                    latency: Some(latency),
-                    loss: None,
-                    duplicate: None,
-                    reorder: None,
-                }))
+                Fault::SetLinks(Box::new(LinkOverride::latency_from(node, latency)))
             };
             let f = vec![
                 tf(at, over(Latency::Constant { ms: spike_ms })),

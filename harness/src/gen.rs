@@ -313,14 +313,7 @@ pub fn generate(
             let (a, b) = window(&mut rng, active / 4);
             let node = rng.index(nodes);
             let spike_ms = [100.0, 300.0, 1000.0, 3000.0][rng.index(4)];
-            let over = |latency: Latency| LinkOverride {
-                from: Some(node),
-                to: None,
-                latency: Some(latency),
-                loss: None,
-                duplicate: None,
-                reorder: None,
-            };
+            let over = |latency: Latency| LinkOverride::latency_from(node, latency);
             faults.push(TimedFault {
                 at_ms: a,
                 fault: Fault::SetLinks(Box::new(over(Latency::Constant { ms: spike_ms }))),

@@ -386,6 +386,20 @@ impl From<&LinkSpec> for LinkRt {
     }
 }
 
+impl LinkOverride {
+    /// Every link out of `node` takes `latency` (a delay spike, and its restore).
+    pub fn latency_from(node: NodeId, latency: Latency) -> Self {
+        LinkOverride {
+            from: Some(node),
+            to: None,
+            latency: Some(latency),
+            loss: None,
+            duplicate: None,
+            reorder: None,
+        }
+    }
+}
+
 /// Runtime network state: per-link parameters, partitions and FIFO bookkeeping.
 #[derive(Clone, Debug)]
 pub struct Network {

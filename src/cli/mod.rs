@@ -71,6 +71,19 @@ impl From<Engine> for EngineKind {
     }
 }
 
+/// Prints `out`'s trace as a text timeline on stdout; false when stdout is closed (`| head`:
+/// not an error worth a panic, the caller exits with the verdict's code).
+pub(crate) fn print_timeline(out: &crate::harness::Outcome) -> bool {
+    use std::io::Write;
+    let Some(trace) = &out.trace else {
+        return true;
+    };
+    std::io::stdout()
+        .lock()
+        .write_all(render::text(trace, Some(&out.verdict)).as_bytes())
+        .is_ok()
+}
+
 /// `--strategy`: how each seed's scenario is shaped beyond the swarm of fault classes.
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
 pub(crate) enum StrategyArg {
@@ -373,17 +386,8 @@ fn run(a: RunArgs, default_render: Render) -> i32 {
             return bad_input(format!("cannot write trace {}: {e}", path.display()));
         }
     }
-    if render == Render::Text {
-        if let Some(trace) = &out.trace {
-            use std::io::Write;
-            // A closed pipe (`| head`) is not an error worth a panic.
-            let written = std::io::stdout()
-                .lock()
-                .write_all(render::text(trace, Some(&out.verdict)).as_bytes());
-            if written.is_err() {
-                return crate::exit_code(&out.verdict);
-            }
-        }
+    if render == Render::Text && !print_timeline(&out) {
+        return crate::exit_code(&out.verdict);
     }
     println!(
         "{} / {} ({} engine, seed {}): {}",
