@@ -12,11 +12,13 @@
 //! (`….seed<N>.shrunk.json`).
 
 use crate::algorithms::{Algorithm, VariantInfo};
+use crate::guide::{CoverageReport, Guide, Observed};
 use crate::harness::engine::RunOptions;
 use crate::harness::gen::GenOptions;
+use crate::harness::gen::Strategy;
 use crate::harness::schedule::Schedule;
 use crate::harness::shrink::{self, ScenarioSize, ShrinkOptions};
-use crate::harness::{EngineKind, Expect, Scenario, Verdict};
+use crate::harness::{EngineKind, Expect, Scenario, Trace, Verdict};
 use std::fmt::{self, Write as _};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -54,12 +56,17 @@ pub struct FuzzConfig {
     pub out_dir: PathBuf,
     /// At most this many failure files per target.
     pub max_files: usize,
+    /// Coverage guidance (see [`crate::guide`]): runs are traced, the scenarios that reach
+    /// something new kept, and half the later seeds mutate one of them; the report lists the
+    /// algorithm's goals reached and never reached. Off with the `random` strategy (which
+    /// generates exactly Sincro's first scenarios).
+    pub coverage: bool,
 }
 
 impl Default for FuzzConfig {
     /// What `sincro fuzz` does without options: seeds `0..1000`, one job, stop a target at its
     /// first failure, no determinism check, the generator's defaults, failures written to
-    /// `failures/` (at most 20 files per target with `keep_going`).
+    /// `failures/` (at most 20 files per target with `keep_going`), coverage guidance on.
     fn default() -> Self {
         FuzzConfig {
             seed_start: 0,
@@ -70,6 +77,7 @@ impl Default for FuzzConfig {
             gen: GenOptions::default(),
             out_dir: PathBuf::from("failures"),
             max_files: 20,
+            coverage: true,
         }
     }
 }
@@ -86,6 +94,9 @@ pub struct CampaignOptions {
     pub properties: Option<Vec<String>>,
     /// Inserted in failure file names: `<alg>.<variant>.<tag>.seed<N>.json`.
     pub file_tag: Option<String>,
+    /// At most this long shrinking one failure (`None`: bounded only by the shrink's run
+    /// count and the campaign's deadline); the smallest scenario verified by then is written.
+    pub shrink_time: Option<Duration>,
 }
 
 /// One shard `k/n` of a seed range: the seeds `s` with `(s - seed_start) % n == k - 1`, so `n`
@@ -297,6 +308,8 @@ pub struct TargetReport {
     pub write_errors: Vec<String>,
     /// Shrinks cut short by the time budget.
     pub shrinks_cut: u64,
+    /// What coverage guidance reached (`None` when it was off).
+    pub coverage: Option<CoverageReport>,
 }
 
 /// Live counters of a campaign, for a progress display polling from another thread.
@@ -492,6 +505,8 @@ pub struct TargetRun<'a> {
     /// The campaign's hard deadline: shrinking stops there too.
     hard_deadline: Option<Instant>,
     wall: Duration,
+    /// Coverage guidance, when on ([`FuzzConfig::coverage`]).
+    guide: Option<Guide>,
 }
 
 impl<'a> TargetRun<'a> {
@@ -515,6 +530,16 @@ impl<'a> TargetRun<'a> {
             shrinks_cut: AtomicU64::new(0),
             hard_deadline: None,
             wall: Duration::ZERO,
+            guide: (cfg.coverage && cfg.gen.strategy != Strategy::Random).then(|| {
+                let alg = target.algorithm;
+                let model = crate::algorithms::coverage::generation_model(alg, target.variant.name);
+                let goals = alg.goals().into_iter();
+                Guide::new(
+                    goals
+                        .filter(|g| cfg.gen.beyond_model || g.possible_under(&model))
+                        .collect(),
+                )
+            }),
         }
     }
 
@@ -568,10 +593,47 @@ impl<'a> TargetRun<'a> {
         ))
     }
 
-    /// Generates and runs one seed; `Err` on a failing verdict or a determinism mismatch.
-    fn run_seed(&self, seed: u64) -> Result<(u64, u64), Box<(Scenario, Failure)>> {
+    /// Generates (or, guided, draws) and runs the seed of index `j`; `Err` on a failing
+    /// verdict or a determinism mismatch.
+    fn run_seed(
+        &self,
+        j: u64,
+        seed: u64,
+        give_up: &dyn Fn() -> bool,
+    ) -> Result<(u64, u64), Box<(Scenario, Failure)>> {
         let t = self.target;
-        let mut sc = t.algorithm.generate(t.variant.name, seed, &self.cfg.gen);
+        let Some(guide) = &self.guide else {
+            let sc = t.algorithm.generate(t.variant.name, seed, &self.cfg.gen);
+            return self.run_scenario(seed, sc, None);
+        };
+        let drawn = guide.draw(t.algorithm, t.variant.name, j, seed, &self.cfg.gen, give_up);
+        let sc = t.algorithm.complete(drawn.draft.clone(), &self.cfg.gen);
+        let mut measured = None;
+        let result = self.run_scenario(
+            seed,
+            sc,
+            Some(&mut |trace: &Trace| measured = Some(guide.measure(trace))),
+        );
+        let observed = measured.map(|(features, goals)| Observed {
+            seed,
+            draft: drawn.draft,
+            features,
+            goals,
+            mutated: drawn.mutated,
+        });
+        guide.record(j, observed);
+        result
+    }
+
+    /// Runs `sc`, the scenario of `seed`; `on_trace` (when given, the run is traced) sees the
+    /// trace of a run that completes.
+    fn run_scenario(
+        &self,
+        seed: u64,
+        mut sc: Scenario,
+        on_trace: Option<&mut dyn FnMut(&Trace)>,
+    ) -> Result<(u64, u64), Box<(Scenario, Failure)>> {
+        let t = self.target;
         if let Some(p) = &self.opts.properties {
             sc.checks.properties = Some(p.clone());
         }
@@ -590,12 +652,15 @@ impl<'a> TargetRun<'a> {
             )))
         };
         let opts = RunOptions {
-            record_trace: self.cfg.check_determinism,
+            record_trace: self.cfg.check_determinism || on_trace.is_some(),
         };
         let out = match t.algorithm.run(&sc, opts) {
             Ok(o) => o,
             Err(e) => return fail(sc, BAD_SCENARIO.into(), e.0),
         };
+        if let (Some(f), Some(trace)) = (on_trace, &out.trace) {
+            f(trace);
+        }
         if self.cfg.check_determinism {
             let again = t.algorithm.run(&sc, opts).expect("ran once already");
             let diff = match (&out.trace, &again.trace) {
@@ -634,9 +699,13 @@ impl<'a> TargetRun<'a> {
         // delays redrawn from the seed (which sometimes finds another, smaller failing
         // schedule); keep the smaller result.
         let pinned = pin_schedule(alg, sc, label);
+        let own_deadline = self.opts.shrink_time.map(|t| Instant::now() + t);
         let mut shrink_from = |from: &Scenario| {
             let mut still_fails = |c: &Scenario| {
-                if self.hard_deadline.is_some_and(|d| Instant::now() >= d) {
+                let now = Instant::now();
+                if self.hard_deadline.is_some_and(|d| now >= d)
+                    || own_deadline.is_some_and(|d| now >= d)
+                {
                     cut = true;
                 }
                 if cut || stop.load(Ordering::Relaxed) {
@@ -732,6 +801,9 @@ impl<'a> TargetRun<'a> {
             }
         });
         self.wall += started.elapsed();
+        if let (Some(g), false) = (&self.guide, self.is_open()) {
+            g.close();
+        }
     }
 
     fn worker(
@@ -757,10 +829,18 @@ impl<'a> TargetRun<'a> {
                 return;
             }
             let Some(seed) = self.seed_of(j) else {
+                if let Some(g) = &self.guide {
+                    g.record(j, None);
+                }
                 return;
             };
             self.executed.fetch_add(1, Ordering::Relaxed);
-            match self.run_seed(seed) {
+            let give_up = || {
+                stop.load(Ordering::Relaxed)
+                    || deadline.is_some_and(|d| Instant::now() >= d)
+                    || (!self.cfg.keep_going && self.best.load(Ordering::Relaxed) < j)
+            };
+            match self.run_seed(j, seed, &give_up) {
                 Ok((e, d)) => {
                     self.events.fetch_add(e, Ordering::Relaxed);
                     self.delivered.fetch_add(d, Ordering::Relaxed);
@@ -896,6 +976,7 @@ impl<'a> TargetRun<'a> {
             bad_input: self.bad_input.lock().expect("no poisoning").clone(),
             write_errors: self.write_errors.lock().expect("no poisoning").clone(),
             shrinks_cut: self.shrinks_cut.load(Ordering::Relaxed),
+            coverage: self.guide.as_ref().map(Guide::report),
         }
     }
 }
@@ -1211,6 +1292,15 @@ pub fn summary(c: &CampaignReport, rss: Rss) -> String {
         }
     }
 
+    let cut: u64 = c.targets.iter().map(|r| r.shrinks_cut).sum();
+    if c.budget.is_none() && cut > 0 {
+        let _ = writeln!(
+            s,
+            "{cut} shrink(s) stopped at the shrink time limit (--shrink-time): the smallest \
+             scenario verified by then was written"
+        );
+    }
+
     // Expected catches first, then what is not as expected (loud, last).
     let (expected, unexpected): (Vec<&TargetReport>, Vec<&TargetReport>) =
         c.targets.iter().partition(|r| outcome(r, c.beyond_model).0);
@@ -1251,6 +1341,7 @@ pub fn summary(c: &CampaignReport, rss: Rss) -> String {
             outcome(r, c.beyond_model).1
         );
     }
+    write_coverage(&mut s, &c.targets, &name);
     let run: Vec<&TargetReport> = c.targets.iter().filter(|r| r.executed > 0).collect();
     let caught = run.iter().filter(|r| r.buggy && r.first.is_some()).count();
     let held = run.iter().filter(|r| !r.buggy && r.first.is_none()).count();
@@ -1278,6 +1369,51 @@ pub fn summary(c: &CampaignReport, rss: Rss) -> String {
         }
     );
     s
+}
+
+/// The coverage lines of a summary: features and corpus over the guided targets, the goals
+/// reached, and each goal never reached.
+fn write_coverage(
+    s: &mut String,
+    targets: &[TargetReport],
+    name: &dyn Fn(&TargetReport) -> String,
+) {
+    let guided: Vec<(&TargetReport, &CoverageReport)> = targets
+        .iter()
+        .filter_map(|r| r.coverage.as_ref().filter(|c| c.runs > 0).map(|c| (r, c)))
+        .collect();
+    if guided.is_empty() {
+        return;
+    }
+    let sum = |f: &dyn Fn(&CoverageReport) -> u64| guided.iter().map(|(_, c)| f(c)).sum::<u64>();
+    let _ = writeln!(
+        s,
+        "\ncoverage guidance: {} features reached, {} scenarios kept, {} of {} runs were mutations",
+        sum(&|c| c.features as u64),
+        sum(&|c| c.corpus as u64),
+        sum(&|c| c.mutated),
+        sum(&|c| c.runs),
+    );
+    let goals = sum(&|c| c.goals.len() as u64);
+    if goals == 0 {
+        return;
+    }
+    let reached = sum(&|c| c.goals.iter().filter(|g| g.runs > 0).count() as u64);
+    let _ = writeln!(
+        s,
+        "goals (sometimes): {reached}/{goals} reached over {} targets{}",
+        guided.len(),
+        if reached < goals {
+            "; never reached:"
+        } else {
+            ""
+        }
+    );
+    for (r, c) in &guided {
+        for g in c.goals.iter().filter(|g| g.runs == 0) {
+            let _ = writeln!(s, "  {}: {} ({})", name(r), g.name, g.description);
+        }
+    }
 }
 
 /// `rows` as text columns as wide as their widest cell, two spaces apart, right-aligned where
@@ -1555,6 +1691,7 @@ mod tests {
             gen: GenOptions::default(),
             out_dir: out_dir.clone(),
             max_files: 100,
+            coverage: true,
         };
         let opts = CampaignOptions::default();
         let mut run = TargetRun::new(&target, &cfg, &opts);

@@ -124,6 +124,7 @@ pub mod cli;
 #[cfg(feature = "cli")]
 pub mod explore;
 pub mod fuzz;
+pub mod guide;
 #[cfg(feature = "cli")]
 pub mod show;
 #[cfg(feature = "cli")]

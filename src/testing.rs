@@ -84,6 +84,7 @@ pub fn check<S: Spec>(spec: S) -> Check<S> {
         time: None,
         engine: EngineKind::Native,
         strategy: Strategy::Mix,
+        coverage: true,
         check_determinism: false,
         jobs: 1,
         regressions: Regressions::Default,
@@ -116,6 +117,7 @@ pub struct Check<S: Spec> {
     time: Option<Duration>,
     engine: EngineKind,
     strategy: Strategy,
+    coverage: bool,
     check_determinism: bool,
     jobs: usize,
     regressions: Regressions,
@@ -197,6 +199,12 @@ impl<S: Spec> Check<S> {
     /// priorities, partial-order sampling or faults at protocol moments).
     pub fn strategy(mut self, strategy: Strategy) -> Self {
         self.strategy = strategy;
+        self
+    }
+    /// Coverage guidance (default on; off with [`Strategy::Random`]): scenarios that reach
+    /// something new are kept and mutated, see [`crate::guide`].
+    pub fn coverage(mut self, on: bool) -> Self {
+        self.coverage = on;
         self
     }
     /// Run every seed twice and compare the traces.
@@ -507,6 +515,7 @@ impl<S: Spec> Check<S> {
             },
             out_dir: scratch.clone(),
             max_files: 1,
+            coverage: self.coverage,
         };
         let opts = CampaignOptions {
             shrink: Some(ShrinkOptions {

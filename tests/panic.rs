@@ -93,6 +93,7 @@ fn a_panicking_algorithm_is_reported_and_its_scenario_written() {
         },
         out_dir: dir.clone(),
         max_files: 5,
+        coverage: true,
     };
     let target = Target {
         algorithm: &FRAGILE,

@@ -9,6 +9,7 @@
 #![warn(missing_docs)]
 
 pub mod clocks;
+pub mod coverage;
 pub mod deadlock;
 pub mod election;
 pub mod moments;

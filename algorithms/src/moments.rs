@@ -95,7 +95,7 @@ pub fn moments(trace: &Trace, before_ns: u64) -> BTreeMap<String, Vec<Moment>> {
                     sincro_harness::Observation::Leader { leader, .. } => *leader,
                     _ => None,
                 };
-                kinds.push((observation_kind(obs), peer));
+                kinds.push((observation_kind_of(obs).into_owned(), peer));
             }
             _ => {}
         }
@@ -115,11 +115,36 @@ pub fn moments(trace: &Trace, before_ns: u64) -> BTreeMap<String, Vec<Moment>> {
 }
 
 /// The type of a rendered message or timer: its first word (`Hop` of `Hop { seq: 0 }`).
-fn type_word(rendered: &str) -> &str {
+pub(crate) fn type_word(rendered: &str) -> &str {
     let end = rendered
         .find(|c: char| !(c.is_alphanumeric() || c == '_'))
         .unwrap_or(rendered.len());
     &rendered[..end.min(40)]
+}
+
+/// The name of an observation's kind, without serializing the common ones (see
+/// [`observation_kind`]).
+pub(crate) fn observation_kind_of(
+    obs: &sincro_harness::Observation,
+) -> std::borrow::Cow<'static, str> {
+    use sincro_harness::Observation as O;
+    use std::borrow::Cow::Borrowed;
+    match obs {
+        O::CsRequest { .. } => Borrowed("cs_request"),
+        O::CsEnter { .. } => Borrowed("cs_enter"),
+        O::CsExit { .. } => Borrowed("cs_exit"),
+        O::CsAbandon { .. } => Borrowed("cs_abandon"),
+        O::Leader { .. } => Borrowed("leader"),
+        O::Delivered { .. } => Borrowed("delivered"),
+        O::Multicast { .. } => Borrowed("multicast"),
+        O::State { .. } => Borrowed("state"),
+        O::LogicalTime { .. } => Borrowed("logical_time"),
+        O::WaitFor { .. } => Borrowed("wait_for"),
+        O::WaitEnd { .. } => Borrowed("wait_end"),
+        O::DeadlockDetected { .. } => Borrowed("deadlock_detected"),
+        O::Note { .. } => Borrowed("note"),
+        other => std::borrow::Cow::Owned(observation_kind(other)),
+    }
 }
 
 /// The name of an observation's kind: its JSON tag (`cs_enter`, `leader`…), `user:<kind>`

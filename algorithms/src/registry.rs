@@ -116,15 +116,27 @@ pub trait Algorithm: Sync {
     /// that `opts.strategy` draws for this seed (see [`crate::moments`]: a pilot run finds the
     /// moments).
     fn generate(&self, variant: &str, seed: u64, opts: &GenOptions) -> Scenario {
-        let info = self.info();
-        let mut model = info.fault_model.clone();
-        model.tolerates.extend(self.bug_classes(variant));
-        let mut draft = gen::generate(info.name, variant, seed, &model, opts);
+        self.complete(self.draft(variant, seed, opts), opts)
+    }
+
+    /// The skeleton [`Algorithm::generate`] completes: swarm faults, schedule and faults at
+    /// protocol moments, no workload yet. A guided campaign keeps skeletons in its corpus and
+    /// [mutates](crate::coverage::mutate) them.
+    fn draft(&self, variant: &str, seed: u64, opts: &GenOptions) -> Draft {
+        let model = crate::coverage::generation_model(self, variant);
+        let mut draft = gen::generate(self.info().name, variant, seed, &model, opts);
         if draft.moments > 0 {
             let rounds = draft.moments;
             crate::moments::add_moment_faults(self, &mut draft, &model, seed, rounds, opts);
         }
-        self.complete(draft, opts)
+        draft
+    }
+
+    /// States a campaign should reach (`sometimes` goals, see [`crate::coverage`]): reported
+    /// as reached or never reached by a guided campaign. By default, the goals of the
+    /// properties the algorithm promises ([`crate::coverage::goals_for_properties`]).
+    fn goals(&self) -> Vec<crate::coverage::Goal> {
+        crate::coverage::goals_for_properties(&self.info().properties)
     }
 
     /// Completes a scenario skeleton (from [`gen::generate`], or from fuzzer bytes through

@@ -309,6 +309,13 @@ pub trait Spec: Clone + Send + Sync + 'static {
     fn complete(&self, draft: Draft, opts: &GenOptions) -> Scenario {
         complete_default(self, draft, opts)
     }
+    /// States a guided campaign should reach (`sometimes` goals, e.g. "a primary paused
+    /// while it serves"), beside those the promised properties bring
+    /// ([`goals_for_properties`](crate::coverage::goals_for_properties)); the campaign
+    /// reports which were reached and which never were. None by default.
+    fn goals(&self) -> Vec<crate::coverage::Goal> {
+        Vec::new()
+    }
 }
 
 impl<S: Spec> Algorithm for S {
@@ -392,6 +399,12 @@ impl<S: Spec> Algorithm for S {
 
     fn complete(&self, draft: Draft, opts: &GenOptions) -> Scenario {
         Spec::complete(self, draft, opts)
+    }
+
+    fn goals(&self) -> Vec<crate::coverage::Goal> {
+        let mut goals = crate::coverage::goals_for_properties(&self.properties());
+        goals.extend(Spec::goals(self));
+        goals
     }
 }
 

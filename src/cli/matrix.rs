@@ -274,6 +274,8 @@ pub fn main(a: &MatrixArgs) -> i32 {
                     },
                     out_dir: a.out.clone(),
                     max_files: 1,
+                    // The matrix judges each class alone, from plain generated scenarios.
+                    coverage: false,
                 };
                 let opts = CampaignOptions {
                     shrink: Some(shrink_options(a.shrink_runs)),

@@ -205,6 +205,13 @@ struct FuzzArgs {
     /// latencies, so there every schedule is random.
     #[arg(long, value_enum, default_value = "mix")]
     strategy: StrategyArg,
+    /// No coverage guidance: every seed's scenario is generated fresh. By default runs are
+    /// traced, the scenarios that reach something new (a new pair of events at a node, a
+    /// fault in a new state, one of the algorithm's goals) are kept, and half the later
+    /// seeds mutate one of them; the summary lists the goals never reached. `--strategy
+    /// random` implies it.
+    #[arg(long)]
+    no_coverage: bool,
     /// Worker threads (at most 256): one run per thread, each run single-threaded and
     /// deterministic.
     #[arg(long, short, default_value_t = 1)]
@@ -240,6 +247,10 @@ struct FuzzArgs {
     /// At most this many candidate runs when shrinking one failure [default: the shrinker's].
     #[arg(long, value_name = "N")]
     shrink_runs: Option<usize>,
+    /// At most this long shrinking one failure (e.g. `30s`, `2m`); the smallest scenario
+    /// verified by then is written.
+    #[arg(long, value_name = "DURATION", value_parser = fuzz::parse_duration, default_value = "60s")]
+    shrink_time: Duration,
     /// Also write a JUnit XML report to this file.
     #[arg(long, value_name = "FILE")]
     junit: Option<PathBuf>,
@@ -534,6 +545,7 @@ fn fuzz(a: FuzzArgs) -> i32 {
         },
         out_dir: a.out.clone(),
         max_files: a.max_files,
+        coverage: !a.no_coverage,
     };
     if let Err(e) = prepare_out_dir(&a.out) {
         return bad_input(format!("--out: {e}"));
@@ -543,6 +555,7 @@ fn fuzz(a: FuzzArgs) -> i32 {
         shrink: (!a.no_shrink).then(|| shrink_options(a.shrink_runs)),
         properties: None,
         file_tag: None,
+        shrink_time: Some(a.shrink_time),
     };
     let stop = interrupt_flag();
     let live = Live::default();

@@ -1,0 +1,137 @@
+//! Coverage guidance of campaigns: deterministic whatever the job count, goals reported as
+//! reached or never reached, goals a fault model rules out left out, and the CLI's summary.
+
+use sincro::algorithms::{find, Algorithm};
+use sincro::fuzz::{fuzz_target, FuzzConfig, Target, TargetReport};
+use sincro::harness::gen::GenOptions;
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::atomic::AtomicBool;
+
+fn out_dir(name: &str) -> PathBuf {
+    let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join("coverage-tests")
+        .join(name);
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn campaign(alg: &str, variant: &str, seeds: u64, jobs: usize, coverage: bool) -> TargetReport {
+    let algorithm: &'static dyn Algorithm = find(alg).unwrap();
+    let target = Target {
+        algorithm,
+        variant: algorithm
+            .info()
+            .variants
+            .into_iter()
+            .find(|v| v.name == variant)
+            .unwrap(),
+    };
+    let cfg = FuzzConfig {
+        seeds,
+        jobs,
+        keep_going: true,
+        coverage,
+        gen: GenOptions {
+            nodes_min: 3,
+            nodes_max: 4,
+            active_ms: 400,
+            ..GenOptions::default()
+        },
+        out_dir: out_dir(&format!("{alg}.{variant}.{jobs}.{coverage}")),
+        max_files: 0,
+        ..FuzzConfig::default()
+    };
+    fuzz_target(&target, &cfg, &AtomicBool::new(false), &|_| {})
+}
+
+#[test]
+fn a_guided_campaign_is_the_same_on_one_job_and_on_two() {
+    let one = campaign("mutex.ricart-agrawala", "no-tiebreak", 150, 1, true);
+    let two = campaign("mutex.ricart-agrawala", "no-tiebreak", 150, 2, true);
+    let cov = one.coverage.clone().expect("guided");
+    assert_eq!(one.coverage, two.coverage);
+    assert_eq!(one.failures, two.failures);
+    assert_eq!(one.first.map(|f| f.seed), two.first.map(|f| f.seed));
+    // Guidance did something: a corpus, and mutations once the first batches were merged.
+    assert!(cov.corpus > 0 && cov.features > cov.corpus, "{cov:?}");
+    assert!(cov.mutated > 20 && cov.mutated < 130, "{cov:?}");
+    assert_eq!(cov.runs, 150);
+    // Off, there is no report and no mutation.
+    assert!(
+        campaign("mutex.ricart-agrawala", "no-tiebreak", 20, 1, false)
+            .coverage
+            .is_none()
+    );
+}
+
+#[test]
+fn goals_are_reported_and_those_the_fault_model_rules_out_are_left_out() {
+    // mutex.centralized tolerates pauses but not crashes: of the three mutual exclusion
+    // goals only the pause is in, and within 300 seeds a holder is paused inside the
+    // critical section.
+    let r = campaign("mutex.centralized", "correct", 300, 2, true);
+    let goals = r.coverage.expect("guided").goals;
+    let names: Vec<String> = goals.iter().map(|g| g.name.clone()).collect();
+    let alg = find("mutex.centralized").unwrap();
+    let model = alg.info().fault_model;
+    let expected: Vec<String> = alg
+        .goals()
+        .into_iter()
+        .filter(|g| g.possible_under(&model))
+        .map(|g| g.name)
+        .collect();
+    assert_eq!(alg.goals().len(), 3);
+    assert_eq!(names, expected);
+    assert_eq!(names, ["paused_in_cs"]);
+    let paused = goals
+        .iter()
+        .find(|g| g.name == "paused_in_cs")
+        .expect("allowed");
+    assert!(paused.runs > 0, "{goals:?}");
+    assert!(paused.first_seed.is_some_and(|s| s < 300));
+    // The fault-tolerant Ricart-Agrawala tolerates crashes: its crash goals are in.
+    let ft = campaign("mutex.ricart-agrawala-ft", "correct", 20, 1, true);
+    let ft_goals: Vec<String> = ft
+        .coverage
+        .unwrap()
+        .goals
+        .into_iter()
+        .map(|g| g.name)
+        .collect();
+    assert!(
+        ft_goals.iter().any(|g| g == "crashed_in_cs"),
+        "{ft_goals:?}"
+    );
+}
+
+#[test]
+fn the_summary_lists_goals_and_random_turns_guidance_off() {
+    let dir = out_dir("cli");
+    let run = |extra: &[&str]| {
+        let o = Command::new(env!("CARGO_BIN_EXE_sincro"))
+            .args([
+                "fuzz",
+                "-a",
+                "election.bully",
+                "--variant",
+                "correct",
+                "--seeds",
+                "120",
+            ])
+            .args(["--out", dir.to_str().unwrap()])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{o:?}");
+        String::from_utf8(o.stdout).unwrap()
+    };
+    let guided = run(&[]);
+    assert!(guided.contains("coverage guidance: "), "{guided}");
+    assert!(guided.contains("goals (sometimes): "), "{guided}");
+    for off in [&["--no-coverage"][..], &["--strategy", "random"][..]] {
+        let plain = run(off);
+        assert!(!plain.contains("coverage guidance"), "{plain}");
+    }
+}
