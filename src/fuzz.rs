@@ -479,6 +479,8 @@ const QUICK: RunOptions = RunOptions {
     record_trace: false,
 };
 
+const TRACED: RunOptions = RunOptions { record_trace: true };
+
 /// Fuzzing state of one target; [`TargetRun::run`] can be called several times (time slices),
 /// each call going on from the next seed.
 pub struct TargetRun<'a> {
@@ -699,6 +701,14 @@ impl<'a> TargetRun<'a> {
         // delays redrawn from the seed (which sometimes finds another, smaller failing
         // schedule); keep the smaller result.
         let pinned = pin_schedule(alg, sc, label);
+        // A candidate must fail the same way: the same verdict through comparable events.
+        let want = alg
+            .run(sc, TRACED)
+            .map_or_else(|_| label.to_string(), |o| failure_signature(&o));
+        let same = |c: &Scenario| {
+            alg.run(c, TRACED)
+                .is_ok_and(|o| failure_signature(&o) == want)
+        };
         let own_deadline = self.opts.shrink_time.map(|t| Instant::now() + t);
         let mut shrink_from = |from: &Scenario| {
             let mut still_fails = |c: &Scenario| {
@@ -714,7 +724,7 @@ impl<'a> TargetRun<'a> {
                     interrupted = true;
                     return false;
                 }
-                alg.run(c, QUICK).is_ok_and(|o| o.verdict.label() == label)
+                same(c)
             };
             shrink::shrink(from, &mut still_fails, opts)
         };
@@ -731,9 +741,7 @@ impl<'a> TargetRun<'a> {
             }
             result.runs = runs;
         }
-        let verified = alg
-            .run(&result.scenario, QUICK)
-            .is_ok_and(|o| o.verdict.label() == label);
+        let verified = same(&result.scenario);
         let mut out = if verified {
             // A recorded schedule keeps only the messages the shrunk run sends.
             match result.scenario.schedule {
@@ -978,6 +986,34 @@ impl<'a> TargetRun<'a> {
             shrinks_cut: self.shrinks_cut.load(Ordering::Relaxed),
             coverage: self.guide.as_ref().map(Guide::report),
         }
+    }
+}
+
+/// What a failure is, as shrinking compares them: the verdict's label and, for a violation,
+/// the kinds of the events it names (`cs_enter`, `deliver:Coordinator`; faults left out, and
+/// node ids too, as shrinking renumbers nodes), sorted; for a limit, which limit. A candidate
+/// that fails with the same label through other events (a bug that first showed as a
+/// mutual exclusion violation between two grants, shrunk into one between a grant and a
+/// restart) is not the same failure. Needs a traced run; without a trace, the label.
+pub fn failure_signature(out: &crate::harness::engine::Outcome) -> String {
+    let label = out.verdict.label();
+    match (&out.verdict, &out.trace) {
+        (Verdict::Violation(v), Some(trace)) => {
+            let mut kinds: Vec<String> = v
+                .events
+                .iter()
+                .filter_map(|&id| trace.events.get(usize::try_from(id).ok()?))
+                .filter(|e| !matches!(e.kind, crate::harness::EventKind::Fault { .. }))
+                .map(crate::algorithms::coverage::event_kind)
+                .collect();
+            kinds.sort();
+            format!("{label} [{}]", kinds.join(", "))
+        }
+        (Verdict::LimitExceeded { limit }, _) => {
+            let which: String = limit.chars().take_while(|c| !c.is_ascii_digit()).collect();
+            format!("{label} {}", which.trim())
+        }
+        _ => label,
     }
 }
 

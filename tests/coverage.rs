@@ -135,3 +135,46 @@ fn the_summary_lists_goals_and_random_turns_guidance_off() {
         assert!(!plain.contains("coverage guidance"), "{plain}");
     }
 }
+
+#[test]
+fn a_failure_signature_names_the_violating_events_and_tells_other_events_apart() {
+    use sincro::fuzz::failure_signature;
+    use sincro::harness::{EventKind, RunOptions, Scenario, Verdict};
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/corpus/mutex/centralized-lease-timeout-overlap.json"
+    ))
+    .unwrap();
+    let sc = Scenario::from_json(&text).unwrap();
+    let alg = find(&sc.algorithm).unwrap();
+    let out = alg.run(&sc, RunOptions { record_trace: true }).unwrap();
+    let sig = failure_signature(&out);
+    assert!(sig.starts_with("violation:mutual_exclusion ["), "{sig}");
+    assert!(sig.contains("cs_enter"), "{sig}");
+    // The same label through other events is another failure.
+    let mut other = alg.run(&sc, RunOptions { record_trace: true }).unwrap();
+    let Verdict::Violation(v) = &mut other.verdict else {
+        panic!("a violation")
+    };
+    let trace = other.trace.as_ref().unwrap();
+    let input = trace
+        .events
+        .iter()
+        .find(|e| matches!(e.kind, EventKind::Input { .. }))
+        .unwrap()
+        .id;
+    v.events = vec![input];
+    assert_eq!(other.verdict.label(), out.verdict.label());
+    assert_ne!(failure_signature(&other), sig);
+    // Without a trace, only the label is known.
+    let bare = alg
+        .run(
+            &sc,
+            RunOptions {
+                record_trace: false,
+            },
+        )
+        .unwrap();
+    assert!(bare.trace.is_none());
+    assert_eq!(failure_signature(&bare), out.verdict.label());
+}

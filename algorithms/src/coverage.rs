@@ -11,6 +11,8 @@
 //! - each fault by class, with the last observation of the node it hits (a pause of a node
 //!   whose last observation is `cs_enter`);
 //! - each message type delivered, with the last observation of the receiving node;
+//! - how many times a run shows each kind of fault, restart and observation, in buckets
+//!   (1, 2, 3, 4–7, 8–15…), so a second crash window or a third change of leader is new;
 //! - each [goal](Goal) reached.
 //!
 //! Goals are `sometimes`/`reachable` assertions in the sense of Antithesis and FoundationDB:
@@ -112,6 +114,8 @@ pub fn features(trace: &Trace) -> Vec<u64> {
     let mut last = vec![NONE; n];
     let mut state = vec![NONE; n];
     let mut out = Vec::with_capacity(256);
+    // Kinds of the rarer events (faults, restarts, observations), to count per run.
+    let mut counted = Vec::new();
     for e in &trace.events {
         let kind = kind_hash(e);
         let Some(node) = e.node.filter(|&v| v < n) else {
@@ -122,14 +126,38 @@ pub fn features(trace: &Trace) -> Vec<u64> {
         let b = |x: u64| x.to_le_bytes();
         out.push(hash(&[b"pair", &b(last[node]), &b(kind)]));
         match &e.kind {
-            EventKind::Fault { .. } | EventKind::Deliver { .. } => {
+            EventKind::Fault { .. } => {
+                out.push(hash(&[b"in", &b(kind), &b(state[node])]));
+                counted.push(kind);
+            }
+            EventKind::Deliver { .. } => {
                 out.push(hash(&[b"in", &b(kind), &b(state[node])]));
             }
-            EventKind::Observe { .. } => state[node] = kind,
-            EventKind::Start { incarnation } if *incarnation > 0 => state[node] = RESTARTED,
+            EventKind::Observe { .. } => {
+                state[node] = kind;
+                counted.push(kind);
+            }
+            EventKind::Start { incarnation } if *incarnation > 0 => {
+                state[node] = RESTARTED;
+                counted.push(kind);
+            }
             _ => {}
         }
         last[node] = kind;
+    }
+    // How many times a run shows each of them, in AFL's buckets (1, 2, 3, 4-7, 8-15, ...):
+    // a second crash window, a third leader change are new.
+    counted.sort_unstable();
+    for run in counted.chunk_by(|a, b| a == b) {
+        let bucket = match run.len() {
+            n @ 1..=3 => n as u64,
+            n => 2 + u64::from(n.ilog2()),
+        };
+        out.push(hash(&[
+            b"count",
+            &run[0].to_le_bytes(),
+            &bucket.to_le_bytes(),
+        ]));
     }
     out.sort_unstable();
     out.dedup();
