@@ -63,7 +63,8 @@ pub struct TableArgs {
     /// `search`: seeds per (buggy variant, strategy) [default: 20000].
     #[arg(long)]
     pub seeds: Option<u64>,
-    /// `search`: strategies to compare (mix, random, pct, pos, moments) [default: random,mix].
+    /// `search`: strategies to compare (mix, random, pct, pos, moments, and `guided`: the mix
+    /// with coverage guidance, as `fuzz` runs it) [default: random,mix].
     #[arg(long, value_delimiter = ',')]
     pub strategy: Vec<String>,
     /// `search`: algorithms whose buggy variants to measure (`all`, a name, a glob, a list).

@@ -8,6 +8,11 @@
 //! a violation of any property; a run that passes, could not be judged or hit a limit is not.
 //! The target is a rate of at least 1 % with the default mix; rows below it are
 //! flagged.
+//!
+//! `guided` is the default mix with coverage guidance, as `sincro fuzz` runs it: seeds are no
+//! longer independent, so its rate is that of one campaign of `N` seeds (every failure
+//! counted), and its median is over 20 campaigns started at the same offsets, each stopping at
+//! its first failure (or at seed `N`).
 
 use super::TableArgs;
 use crate::algorithms::{self, Algorithm};
@@ -94,6 +99,44 @@ pub fn median_text(xs: &[Option<u64>], seeds: u64) -> String {
     }
 }
 
+/// A guided campaign's view of `variant`: the failing seeds of one campaign over `0..seeds`,
+/// and the seeds to the first failure of campaigns started at each of the [`OFFSETS`].
+fn guided(
+    alg: &'static dyn Algorithm,
+    variant: &algorithms::VariantInfo,
+    seeds: u64,
+    jobs: usize,
+) -> (u64, Option<u64>, Vec<Option<u64>>) {
+    use crate::fuzz::{fuzz_target, FuzzConfig, Target};
+    let out_dir = std::env::temp_dir().join(format!("sincro-table-search-{}", std::process::id()));
+    let target = Target {
+        algorithm: alg,
+        variant: variant.clone(),
+    };
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let campaign = |seed_start: u64, seeds: u64, keep_going: bool| {
+        let cfg = FuzzConfig {
+            seed_start,
+            seeds,
+            jobs,
+            keep_going,
+            out_dir: out_dir.clone(),
+            max_files: 0,
+            ..FuzzConfig::default()
+        };
+        fuzz_target(&target, &cfg, &stop, &|_| {})
+    };
+    let all = campaign(0, seeds, true);
+    let to_find = (0..OFFSETS)
+        .map(|k| {
+            let start = k * seeds / OFFSETS;
+            campaign(start, seeds - start, false).seeds_to_find
+        })
+        .collect();
+    let _ = std::fs::remove_dir_all(&out_dir);
+    (all.failures, all.first.map(|f| f.seed), to_find)
+}
+
 /// Runs `sincro table search`; returns the exit code.
 pub fn main(args: &TableArgs) -> i32 {
     let seeds = args.seeds.unwrap_or(SEEDS_DEFAULT);
@@ -101,10 +144,15 @@ pub fn main(args: &TableArgs) -> i32 {
         eprintln!("error: --seeds must be at least {OFFSETS} (the offsets of the median)");
         return crate::exit::BAD_INPUT;
     }
-    let strategies: Result<Vec<Strategy>, String> =
-        args.strategy.iter().map(|s| strategy_named(s)).collect();
+    let want_guided = args.strategy.iter().any(|s| s == "guided");
+    let strategies: Result<Vec<Strategy>, String> = args
+        .strategy
+        .iter()
+        .filter(|s| *s != "guided")
+        .map(|s| strategy_named(s))
+        .collect();
     let strategies = match strategies {
-        Ok(s) if !s.is_empty() => s,
+        Ok(s) if !s.is_empty() || want_guided => s,
         Ok(_) => vec![Strategy::Random, Strategy::Mix],
         Err(e) => {
             eprintln!("error: --strategy: {e}");
@@ -148,6 +196,19 @@ pub fn main(args: &TableArgs) -> i32 {
                     t0.elapsed().as_secs_f64()
                 );
             }
+            if want_guided {
+                let t0 = Instant::now();
+                let (failures, first, to_find) = guided(alg, v, seeds, jobs);
+                println!(
+                    "| {} / {} | guided | {failures} | {:.2} % | {} | {} | {:.1} |",
+                    info.name,
+                    v.name,
+                    failures as f64 / seeds as f64 * 100.0,
+                    first.map_or("-".into(), |s| s.to_string()),
+                    median_text(&to_find, seeds),
+                    t0.elapsed().as_secs_f64()
+                );
+            }
         }
     }
     if !below.is_empty() {
@@ -166,7 +227,10 @@ fn strategy_named(name: &str) -> Result<Strategy, String> {
         .find(|s| s.name() == name)
         .ok_or_else(|| {
             let known: Vec<_> = Strategy::ALL.iter().map(|s| s.name()).collect();
-            format!("unknown strategy `{name}`; known: {}", known.join(", "))
+            format!(
+                "unknown strategy `{name}`; known: {}, guided",
+                known.join(", ")
+            )
         })
 }
 
