@@ -10,7 +10,7 @@ use crate::check::Checker;
 use crate::clock::SoftClock;
 use crate::fault::{Fault, TimedFault};
 use crate::net::{DropReason, Network, Route};
-use crate::process::{Ctx, Effects, Op, Process, TimerId};
+use crate::process::{Ctx, Effects, Op, Peers, Process, TimerId};
 use crate::rng::{stream, SimRng};
 use crate::scenario::{Limits, Scenario, ScenarioError};
 use crate::trace::EventKind;
@@ -88,8 +88,6 @@ pub struct Sim<P: Process> {
     seq: u64,
     nodes: Vec<Node<P>>,
     net: Network,
-    /// Incremented on a link each time it is cut: messages in flight across a cut are lost.
-    cuts: Vec<u32>,
     net_rng: SimRng,
     faults: Vec<TimedFault>,
     inputs: Vec<Option<(NodeId, P::Input)>>,
@@ -141,7 +139,6 @@ impl<P: Process> Sim<P> {
             seq: 0,
             nodes,
             net,
-            cuts: vec![0; n * n],
             net_rng: SimRng::derive(scenario.seed, stream::NETWORK),
             faults: scenario.faults.clone(),
             inputs: Vec::new(),
@@ -278,7 +275,7 @@ impl<P: Process> Sim<P> {
                 self.in_flight -= 1;
                 let reason = if node.proc.is_none() {
                     Some(DropReason::DestinationCrashed)
-                } else if from != to && self.cuts[from * self.n + to] != cut {
+                } else if from != to && self.net.cut_since(from, to, cut) {
                     Some(DropReason::Partitioned)
                 } else {
                     None
@@ -423,7 +420,7 @@ impl<P: Process> Sim<P> {
             rng: &mut node.rng,
             stable: &mut node.stable,
             fx: &mut self.fx,
-            neighbours: self.net.neighbours(id),
+            neighbours: Peers::Topology(self.net.adjacency()),
             next_timer: &mut node.next_timer,
         };
         if let Err(message) = invoke(proc, &mut ctx, call) {
@@ -565,11 +562,7 @@ impl<P: Process> Sim<P> {
         }
         self.in_flight += copies;
         self.stats.max_in_flight = self.stats.max_in_flight.max(self.in_flight);
-        let cut = if to < self.n {
-            self.cuts[from * self.n + to]
-        } else {
-            0
-        };
+        let cut = self.net.cut_epoch();
         match route {
             Route::Once(at) => self.push(
                 at,
@@ -640,13 +633,6 @@ impl<P: Process> Sim<P> {
         }
     }
 
-    fn cut_link(&mut self, a: NodeId, b: NodeId) {
-        if !self.net.blocked(a, b) {
-            self.net.set_blocked(a, b, true);
-            self.cuts[a * self.n + b] += 1;
-        }
-    }
-
     fn apply_fault(&mut self, fault: Fault) {
         let node = fault.node();
         let local = node.map(|id| self.nodes[id].clock.read(self.now_ns));
@@ -661,30 +647,8 @@ impl<P: Process> Sim<P> {
             );
         }
         match fault {
-            Fault::Partition { groups } => {
-                let mut group_of = vec![usize::MAX; self.n];
-                for (g, members) in groups.iter().enumerate() {
-                    for &m in members {
-                        group_of[m] = g;
-                    }
-                }
-                for a in 0..self.n {
-                    for b in 0..self.n {
-                        if a != b && group_of[a] != group_of[b] {
-                            self.cut_link(a, b);
-                        }
-                    }
-                }
-            }
-            Fault::PartitionOneway { from, to } => {
-                for &a in &from {
-                    for &b in &to {
-                        if a != b {
-                            self.cut_link(a, b);
-                        }
-                    }
-                }
-            }
+            Fault::Partition { groups } => self.net.partition(&groups),
+            Fault::PartitionOneway { from, to } => self.net.partition_oneway(&from, &to),
             Fault::Heal => self.net.heal(),
             Fault::Crash { node } => self.crash(node),
             Fault::Restart { node } => {
