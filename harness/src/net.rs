@@ -590,9 +590,10 @@ impl std::hash::Hasher for LinkHasher {
     }
 }
 
-/// Up to this many nodes the FIFO table is a dense `n × n` array (128 KiB at most); above,
-/// a hash table holding only the links that carried a message.
-const DENSE_FIFO_MAX_NODES: usize = 128;
+/// Up to this many nodes the FIFO table is a dense `n × n` array (8 MiB at most, allocated
+/// zeroed, so only the pages of links that carried a message are ever touched); above, a
+/// hash table holding only those links.
+const DENSE_FIFO_MAX_NODES: usize = 1024;
 
 /// The latest arrival time scheduled on each directed link (FIFO links deliver no earlier).
 #[derive(Clone, Debug)]
