@@ -13,7 +13,7 @@
 //! the ratio to the bare loop. Wall time is measured here, outside the simulations.
 //!
 //! A second table, in the same run, compares the engines on the same scenarios (the
-//! `--turmoil-messages` size: turmoil and madsim are far slower): the bare loop, the native
+//! `--turmoil-messages` size: turmoil and madsim are far slower): the hand-inlined loop, the native
 //! engine, turmoil and madsim, all with the trace off and no checker, reporting runs per wall
 //! second, delivered messages per wall second, simulated seconds per wall second and peak
 //! memory (the rise of the resident set over the run: `VmHWM` after resetting it through
@@ -438,7 +438,7 @@ pub fn measure(args: &BenchArgs) -> Vec<Row> {
 pub struct EngineRow {
     /// Workload name.
     pub workload: &'static str,
-    /// `bare loop`, `native`, `turmoil` or `madsim`.
+    /// `hand-inlined loop`, `native`, `turmoil` or `madsim`.
     pub engine: &'static str,
     /// Messages delivered.
     pub delivered: u64,
@@ -542,7 +542,8 @@ fn run_any<P: Process>(sc: &Scenario, factory: engine::Factory<P>) -> Result<(u6
 }
 
 /// Measures the engine comparison: the same two scenarios (`messages` deliveries each) on the
-/// bare loop, native, turmoil and madsim.
+/// hand-inlined loop (the workload written against a `BinaryHeap`, no `Process`: not the
+/// bare loop of the first table, which runs the node code), native, turmoil and madsim.
 pub fn measure_engines(args: &BenchArgs, messages: u64) -> Vec<EngineRow> {
     let m = messages;
     let ring = move || -> engine::Factory<TokenRing> { Rc::new(move |_| TokenRing { limit: m }) };
@@ -557,7 +558,7 @@ pub fn measure_engines(args: &BenchArgs, messages: u64) -> Vec<EngineRow> {
     // Every engine reports the scenario's duration as its simulated time; so does the bare
     // loop's row (its own last event comes earlier: it stops when the work is done).
     let span_ns = comparison_scenario("ring", EngineKind::Native, m).duration_ms * NS_PER_MS;
-    rows.push(engine_row(args, "token ring", "bare loop", || {
+    rows.push(engine_row(args, "token ring", "hand-inlined loop", || {
         Ok((bare_token_ring_timed(m).0, span_ns))
     }));
     for (name, kind) in [
@@ -569,7 +570,7 @@ pub fn measure_engines(args: &BenchArgs, messages: u64) -> Vec<EngineRow> {
             run_any(&comparison_scenario("ring", kind, m), ring())
         }));
     }
-    rows.push(engine_row(args, "broadcast", "bare loop", || {
+    rows.push(engine_row(args, "broadcast", "hand-inlined loop", || {
         Ok((bare_broadcast_timed(m).0, span_ns))
     }));
     for (name, kind) in [

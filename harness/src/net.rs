@@ -996,7 +996,7 @@ mod tests {
                         }),
                         loss: rng.chance(0.5).then(|| rng.index(3) as f64 / 4.0),
                         duplicate: None,
-                        reorder: rng.chance(0.3).then(|| 0.5),
+                        reorder: rng.chance(0.3).then_some(0.5),
                     };
                     net.apply_override(&o).unwrap();
                     for a in 0..n {
