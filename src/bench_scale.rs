@@ -146,7 +146,7 @@ pub fn line(p: &Point) -> String {
     )
 }
 
-/// Reads a line of [`line`].
+/// Reads a line of [`line()`].
 pub fn parse_line(s: &str) -> Option<Point> {
     let f: Vec<&str> = s.split_whitespace().collect();
     match f[..] {
