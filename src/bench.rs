@@ -13,7 +13,7 @@
 //! the ratio to the bare loop. Wall time is measured here, outside the simulations.
 //!
 //! A second table, in the same run, compares the engines on the same scenarios (the
-//! `--turmoil-messages` size: turmoil and madsim are far slower): the bare loop, the native
+//! `--turmoil-messages` size: turmoil and madsim are far slower): the hand-inlined loop, the native
 //! engine, turmoil and madsim, all with the trace off and no checker, reporting runs per wall
 //! second, delivered messages per wall second, simulated seconds per wall second and peak
 //! memory (the rise of the resident set over the run: `VmHWM` after resetting it through
@@ -52,6 +52,21 @@ pub struct BenchArgs {
     /// Only the rows whose engine column contains this text (e.g. `bare`, `no trace`, `trace+checker`).
     #[arg(long)]
     pub only: Option<String>,
+    /// Print the scaling curve instead: wall time, peak memory and events of an election and
+    /// a causal multicast at each `--scale-n` node count, each size in a child process (see
+    /// [`crate::bench_scale`]).
+    #[arg(long)]
+    pub scale: bool,
+    /// Node counts of the election in `--scale` (comma-separated, each 2 ..= `MAX_NODES`).
+    #[arg(long, value_delimiter = ',', default_values_t = crate::bench_scale::DEFAULT_SCALE_N.to_vec())]
+    pub scale_n: Vec<usize>,
+    /// Node counts of the causal multicast in `--scale` (each 2 ..= 1000, order.causal's
+    /// limit; its cost grows with n³: 2·n·(n − 1) messages of n-entry stamps).
+    #[arg(long, value_delimiter = ',', default_values_t = crate::bench_scale::DEFAULT_CAUSAL_N.to_vec())]
+    pub scale_causal_n: Vec<usize>,
+    /// Internal: run one size of the curve (`WORKLOAD:N`) and print its result line.
+    #[arg(long, hide = true)]
+    pub scale_one: Option<String>,
 }
 
 const NODES: usize = 5;
@@ -423,7 +438,7 @@ pub fn measure(args: &BenchArgs) -> Vec<Row> {
 pub struct EngineRow {
     /// Workload name.
     pub workload: &'static str,
-    /// `bare loop`, `native`, `turmoil` or `madsim`.
+    /// `hand-inlined loop`, `native`, `turmoil` or `madsim`.
     pub engine: &'static str,
     /// Messages delivered.
     pub delivered: u64,
@@ -527,7 +542,8 @@ fn run_any<P: Process>(sc: &Scenario, factory: engine::Factory<P>) -> Result<(u6
 }
 
 /// Measures the engine comparison: the same two scenarios (`messages` deliveries each) on the
-/// bare loop, native, turmoil and madsim.
+/// hand-inlined loop (the workload written against a `BinaryHeap`, no `Process`: not the
+/// bare loop of the first table, which runs the node code), native, turmoil and madsim.
 pub fn measure_engines(args: &BenchArgs, messages: u64) -> Vec<EngineRow> {
     let m = messages;
     let ring = move || -> engine::Factory<TokenRing> { Rc::new(move |_| TokenRing { limit: m }) };
@@ -542,7 +558,7 @@ pub fn measure_engines(args: &BenchArgs, messages: u64) -> Vec<EngineRow> {
     // Every engine reports the scenario's duration as its simulated time; so does the bare
     // loop's row (its own last event comes earlier: it stops when the work is done).
     let span_ns = comparison_scenario("ring", EngineKind::Native, m).duration_ms * NS_PER_MS;
-    rows.push(engine_row(args, "token ring", "bare loop", || {
+    rows.push(engine_row(args, "token ring", "hand-inlined loop", || {
         Ok((bare_token_ring_timed(m).0, span_ns))
     }));
     for (name, kind) in [
@@ -554,7 +570,7 @@ pub fn measure_engines(args: &BenchArgs, messages: u64) -> Vec<EngineRow> {
             run_any(&comparison_scenario("ring", kind, m), ring())
         }));
     }
-    rows.push(engine_row(args, "broadcast", "bare loop", || {
+    rows.push(engine_row(args, "broadcast", "hand-inlined loop", || {
         Ok((bare_broadcast_timed(m).0, span_ns))
     }));
     for (name, kind) in [
@@ -625,8 +641,72 @@ pub fn engines_table(rows: &[EngineRow]) -> String {
     t
 }
 
+/// `--scale`: the scaling curve, each size in a child process; returns the exit code.
+fn scale_main(args: &BenchArgs) -> i32 {
+    use crate::bench_scale as scale;
+    let max = crate::harness::scenario::MAX_NODES;
+    if let Some(&bad) = args.scale_n.iter().find(|&&n| !(2..=max).contains(&n)) {
+        eprintln!("error: --scale-n = {bad} is outside 2..={max}");
+        return crate::exit::BAD_INPUT;
+    }
+    let cmax = crate::algorithms::ordering::MAX_NODES;
+    if let Some(&bad) = args
+        .scale_causal_n
+        .iter()
+        .find(|&&n| !(2..=cmax).contains(&n))
+    {
+        eprintln!("error: --scale-causal-n = {bad} is outside 2..={cmax}");
+        return crate::exit::BAD_INPUT;
+    }
+    let mut points = Vec::new();
+    let mut code = crate::exit::PASS;
+    let sizes = [
+        ("election", &args.scale_n),
+        ("causal", &args.scale_causal_n),
+    ];
+    for (w, ns) in sizes {
+        for &n in ns {
+            eprintln!("measuring {w} at n = {n}...");
+            match scale::run_child(w, n) {
+                Ok(p) => {
+                    if p.verdict != "pass" {
+                        eprintln!("error: {w} at n = {n}: {}", p.verdict);
+                        code = crate::exit::VIOLATION;
+                    }
+                    points.push(p);
+                }
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    code = crate::exit::VIOLATION;
+                }
+            }
+        }
+    }
+    println!("Scaling (native engine, the algorithm's checkers on, trace off; each size in its own process):");
+    println!();
+    print!("{}", scale::table(&points));
+    code
+}
+
 /// Runs the benchmark and prints the table; returns the exit code.
 pub fn main(args: &BenchArgs) -> i32 {
+    if let Some(one) = &args.scale_one {
+        let run = crate::bench_scale::parse_one(one)
+            .and_then(|(w, n)| crate::bench_scale::run_here(&w, n));
+        return match run {
+            Ok(p) => {
+                println!("{}", crate::bench_scale::line(&p));
+                crate::exit::PASS
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                crate::exit::BAD_INPUT
+            }
+        };
+    }
+    if args.scale {
+        return scale_main(args);
+    }
     if args.messages == 0 || args.turmoil_messages == 0 {
         eprintln!("error: --messages and --turmoil-messages must be at least 1");
         return crate::exit::BAD_INPUT;
@@ -741,6 +821,10 @@ mod tests {
             no_turmoil: false,
             repeat: 1,
             only: None,
+            scale: false,
+            scale_n: vec![],
+            scale_causal_n: vec![],
+            scale_one: None,
         };
         let rows = measure_engines(&args, 300);
         assert_eq!(rows.len(), 8);

@@ -237,7 +237,7 @@ fn huge_times_and_sizes_are_bad_input_never_a_wrapped_verdict() {
             "nodes.json",
             r#"{"algorithm": "mutex.centralized", "nodes": 100000, "seed": 1, "duration_ms": 10}"#
                 .to_string(),
-            "nodes = 100000 is above the limit of 2048",
+            "nodes = 100000 is above the limit of 10000",
         ),
         (
             "ticks.json",
@@ -293,7 +293,7 @@ fn huge_command_line_values_are_bad_input() {
     let cases: [(&[&str], &str); 4] = [
         (
             &["table", "mutex", "--n", "100000"],
-            "--n = 100000 is above the limit of 2048",
+            "--n = 100000 is above the limit of 10000",
         ),
         (
             &["fuzz", "--jobs", "100000000", "--seeds", "1"],
@@ -301,7 +301,7 @@ fn huge_command_line_values_are_bad_input() {
         ),
         (
             &["fuzz", "--nodes-max", "100000", "--seeds", "1"],
-            "--nodes-max = 100000 is above the limit of 2048",
+            "--nodes-max = 100000 is above the limit of 10000",
         ),
         (
             &["matrix", "--jobs", "100000000", "--seeds", "1"],

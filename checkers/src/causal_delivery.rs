@@ -40,9 +40,11 @@ pub const PROPERTY: &str = "causal_delivery";
 
 #[derive(Debug, Clone)]
 struct Sent {
+    id: String,
     sender: NodeId,
-    /// causal past: per sender, how many of its multicasts precede (this one included)
-    past: Vec<u32>,
+    /// causal past: per sender, how many of its multicasts precede (this one included);
+    /// shared, so judging a delivery does not copy it
+    past: std::sync::Arc<[u32]>,
     event: u64,
 }
 
@@ -50,13 +52,16 @@ struct Sent {
 #[derive(Debug)]
 pub struct CausalDelivery {
     nodes: usize,
-    sent: BTreeMap<String, Sent>,
-    /// per sender, its multicasts in order
-    by_sender: Vec<Vec<String>>,
+    /// message id -> its index in `sent` (one string lookup per event; the rest is by index)
+    index: BTreeMap<String, u32>,
+    /// every multicast, in order
+    sent: Vec<Sent>,
+    /// per sender, its multicasts in order (indices in `sent`)
+    by_sender: Vec<Vec<u32>>,
     /// per node, its current causal past
     past: Vec<Vec<u32>>,
-    /// per node, what it delivered (id -> event)
-    delivered: Vec<BTreeMap<String, u64>>,
+    /// per node, what it delivered (index in `sent` -> event)
+    delivered: Vec<BTreeMap<u32, u64>>,
     /// per node, per sender: length of the prefix of that sender's multicasts all delivered
     prefix: Vec<Vec<u32>>,
     /// per node: of what it delivered, the message whose causal past holds the most of the
@@ -69,7 +74,8 @@ impl CausalDelivery {
     pub fn new(nodes: usize) -> Self {
         CausalDelivery {
             nodes,
-            sent: BTreeMap::new(),
+            index: BTreeMap::new(),
+            sent: Vec::new(),
             by_sender: vec![Vec::new(); nodes],
             past: vec![vec![0; nodes]; nodes],
             delivered: vec![BTreeMap::new(); nodes],
@@ -82,7 +88,7 @@ impl CausalDelivery {
         loop {
             let p = self.prefix[j][s] as usize;
             match self.by_sender[s].get(p) {
-                Some(id) if self.delivered[j].contains_key(id) => self.prefix[j][s] += 1,
+                Some(m) if self.delivered[j].contains_key(m) => self.prefix[j][s] += 1,
                 _ => break,
             }
         }
@@ -110,74 +116,76 @@ impl Checker for CausalDelivery {
         };
         match obs {
             Observation::Multicast { id } => {
-                if self.sent.contains_key(id) {
+                if let Some(&m) = self.index.get(id) {
                     return Err(fail(
                         format!("node {node} multicast message {id} a second time"),
-                        vec![self.sent[id].event, ev.id],
+                        vec![self.sent[m as usize].event, ev.id],
                     ));
                 }
                 self.past[node][node] += 1;
-                self.sent.insert(
-                    id.clone(),
-                    Sent {
-                        sender: node,
-                        past: self.past[node].clone(),
-                        event: ev.id,
-                    },
-                );
-                self.by_sender[node].push(id.clone());
+                let m = self.sent.len() as u32;
+                self.index.insert(id.clone(), m);
+                self.sent.push(Sent {
+                    id: id.clone(),
+                    sender: node,
+                    past: self.past[node].as_slice().into(),
+                    event: ev.id,
+                });
+                self.by_sender[node].push(m);
                 self.advance_prefix(node, node);
             }
             Observation::Delivered { id } => {
-                let Some(m) = self.sent.get(id).cloned() else {
+                let Some(&mi) = self.index.get(id) else {
                     // delivered without any multicast: causality cannot be judged
                     return Ok(());
                 };
-                if let Some(&first) = self.delivered[node].get(id) {
+                let m = &self.sent[mi as usize];
+                let (sender, past, event) = (m.sender, m.past.clone(), m.event);
+                if let Some(&first) = self.delivered[node].get(&mi) {
                     return Err(fail(
                         format!("node {node} delivered message {id} twice"),
                         vec![first, ev.id],
                     ));
                 }
-                if m.sender == node {
+                if sender == node {
                     // Its own multicast, delivered to itself: nothing it already delivered
                     // may have this one in its causal past.
-                    let index = m.past[node]; // this message is the index-th of the node's
+                    let index = past[node]; // this message is the index-th of the node's
                     if let Some((count, later, at)) = &self.own_in_past[node] {
                         if *count >= index {
                             return Err(fail(
                                 format!(
                                     "node {node} delivered {later} before {id}, although the multicast of {id} (node {node}) happened before the multicast of {later}"
                                 ),
-                                vec![m.event, *at, ev.id],
+                                vec![event, *at, ev.id],
                             ));
                         }
                     }
                 }
-                for (k, (&past_k, &prefix_k)) in m.past.iter().zip(&self.prefix[node]).enumerate() {
+                for (k, (&past_k, &prefix_k)) in past.iter().zip(&self.prefix[node]).enumerate() {
                     if k == node {
                         // the node's own multicasts are in its past by program order
                         continue;
                     }
-                    let need = if k == m.sender {
+                    let need = if k == sender {
                         past_k.saturating_sub(1)
                     } else {
                         past_k
                     };
                     if prefix_k < need {
-                        let missing = &self.by_sender[k][prefix_k as usize];
-                        let before = self.sent[missing].event;
+                        let missing = &self.sent[self.by_sender[k][prefix_k as usize] as usize];
+                        let (before, missing) = (missing.event, &missing.id);
                         return Err(fail(
                             format!(
                                 "node {node} delivered {id} before {missing}, although the multicast of {missing} (node {k}) happened before the multicast of {id} (node {})",
-                                m.sender
+                                sender
                             ),
-                            vec![before, m.event, ev.id],
+                            vec![before, event, ev.id],
                         ));
                     }
                 }
-                self.delivered[node].insert(id.clone(), ev.id);
-                let own = m.past[node];
+                self.delivered[node].insert(mi, ev.id);
+                let own = past[node];
                 if own > 0
                     && self.own_in_past[node]
                         .as_ref()
@@ -185,10 +193,10 @@ impl Checker for CausalDelivery {
                 {
                     self.own_in_past[node] = Some((own, id.clone(), ev.id));
                 }
-                for (c, s) in self.past[node].iter_mut().zip(&m.past) {
+                for (c, s) in self.past[node].iter_mut().zip(past.iter()) {
                     *c = (*c).max(*s);
                 }
-                self.advance_prefix(node, m.sender);
+                self.advance_prefix(node, sender);
             }
             _ => {}
         }

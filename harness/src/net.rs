@@ -9,6 +9,7 @@
 use crate::rng::SimRng;
 use crate::{ms_to_ns, NodeId};
 use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
 
 /// A latency distribution for one link, in milliseconds.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -398,45 +399,57 @@ impl LinkOverride {
             reorder: None,
         }
     }
+
+    /// Replaces the fields this override sets in `link`.
+    fn apply_to(&self, link: &mut LinkSpec) {
+        if let Some(lat) = &self.latency {
+            link.latency = lat.clone();
+        }
+        if let Some(p) = self.loss {
+            link.loss = p;
+        }
+        if let Some(p) = self.duplicate {
+            link.duplicate = p;
+        }
+        if let Some(p) = self.reorder {
+            link.reorder = p;
+        }
+    }
 }
 
-/// Runtime network state: per-link parameters, partitions and FIFO bookkeeping.
+/// Which links a topology has, for `n` nodes, in O(n + edges) memory: the complete topology
+/// keeps no lists (a node's neighbour list is built the first time it is asked for), the ring
+/// and a graph keep each node's sorted neighbours.
 #[derive(Clone, Debug)]
-pub struct Network {
+pub struct Adjacency {
     n: usize,
-    adjacent: Vec<bool>,
-    links: Vec<LinkSpec>,
-    rt: Vec<LinkRt>,
-    blocked: Vec<bool>,
-    last_arrival_ns: Vec<u64>,
-    neighbours: Vec<Vec<NodeId>>,
-    schedule: crate::schedule::ScheduleRt,
+    /// Sorted, deduplicated neighbours of each node (ring and graph); `None`: complete.
+    lists: Option<Vec<Vec<NodeId>>>,
+    /// The complete topology's neighbour lists, each built on first use.
+    complete: Vec<std::cell::OnceCell<Box<[NodeId]>>>,
 }
 
-impl Network {
-    /// Builds the network for `n` nodes; fails on an invalid spec.
-    pub fn new(n: usize, spec: &NetworkSpec) -> Result<Self, String> {
-        let link = spec.link();
-        link.validate()?;
-        let mut adjacent = vec![false; n * n];
-        match &spec.topology {
-            Topology::Complete => {
-                for a in 0..n {
-                    for b in 0..n {
-                        adjacent[a * n + b] = a != b;
-                    }
-                }
-            }
-            Topology::Ring => {
-                for a in 0..n {
-                    for b in [(a + 1) % n, (a + n - 1) % n] {
-                        if a != b {
-                            adjacent[a * n + b] = true;
-                        }
-                    }
-                }
-            }
+impl Adjacency {
+    /// The links of `topology` over `n` nodes; fails on an edge naming a node `>= n` or a
+    /// self-loop.
+    pub fn new(n: usize, topology: &Topology) -> Result<Self, String> {
+        let lists = match topology {
+            Topology::Complete => None,
+            Topology::Ring => Some(
+                (0..n)
+                    .map(|a| {
+                        let mut l: Vec<NodeId> = [(a + 1) % n, (a + n - 1) % n]
+                            .into_iter()
+                            .filter(|&b| b != a)
+                            .collect();
+                        l.sort_unstable();
+                        l.dedup();
+                        l
+                    })
+                    .collect(),
+            ),
             Topology::Graph { edges } => {
+                let mut lists = vec![Vec::new(); n];
                 for (i, &[a, b]) in edges.iter().enumerate() {
                     if a >= n || b >= n {
                         return Err(format!("network.topology.graph.edges[{i}] = [{a}, {b}] names a node >= nodes ({n})"));
@@ -446,22 +459,203 @@ impl Network {
                             "network.topology.graph.edges[{i}] is a self-loop on node {a}"
                         ));
                     }
-                    adjacent[a * n + b] = true;
-                    adjacent[b * n + a] = true;
+                    lists[a].push(b);
+                    lists[b].push(a);
+                }
+                for l in &mut lists {
+                    l.sort_unstable();
+                    l.dedup();
+                }
+                Some(lists)
+            }
+        };
+        let complete = match lists {
+            None => (0..n).map(|_| std::cell::OnceCell::new()).collect(),
+            Some(_) => Vec::new(),
+        };
+        Ok(Adjacency { n, lists, complete })
+    }
+
+    /// Number of nodes.
+    pub fn len(&self) -> usize {
+        self.n
+    }
+
+    /// True for no nodes.
+    pub fn is_empty(&self) -> bool {
+        self.n == 0
+    }
+
+    /// True when the topology links `a` to `b` (both nodes, `a != b`).
+    #[inline]
+    pub fn contains(&self, a: NodeId, b: NodeId) -> bool {
+        if a >= self.n || b >= self.n || a == b {
+            return false;
+        }
+        match &self.lists {
+            None => true,
+            Some(lists) => lists[a].binary_search(&b).is_ok(),
+        }
+    }
+
+    /// The nodes `a` has a link to, in increasing order.
+    pub fn neighbours(&self, a: NodeId) -> &[NodeId] {
+        match &self.lists {
+            Some(lists) => &lists[a],
+            None => self.complete[a].get_or_init(|| (0..self.n).filter(|&b| b != a).collect()),
+        }
+    }
+
+    /// Calls `f` for each neighbour of `a` in increasing order (on the complete topology
+    /// without building `a`'s list).
+    #[inline]
+    pub fn for_each_neighbour(&self, a: NodeId, mut f: impl FnMut(NodeId)) {
+        match &self.lists {
+            Some(lists) => lists[a].iter().for_each(|&b| f(b)),
+            None => match self.complete[a].get() {
+                Some(l) => l.iter().for_each(|&b| f(b)),
+                None => (0..self.n).filter(|&b| b != a).for_each(f),
+            },
+        }
+    }
+
+    /// True when every node can reach every other one (always, on the complete topology).
+    pub fn is_connected(&self) -> bool {
+        let Some(lists) = &self.lists else {
+            return true;
+        };
+        if lists.is_empty() {
+            return true;
+        }
+        let mut seen = vec![false; lists.len()];
+        let mut stack = vec![0];
+        seen[0] = true;
+        while let Some(a) = stack.pop() {
+            for &b in &lists[a] {
+                if !std::mem::replace(&mut seen[b], true) {
+                    stack.push(b);
                 }
             }
         }
-        let neighbours = (0..n)
-            .map(|a| (0..n).filter(|&b| adjacent[a * n + b]).collect())
-            .collect();
+        seen.into_iter().all(|s| s)
+    }
+}
+
+/// A partition: the directed links it blocks.
+#[derive(Clone, Debug)]
+enum Cut {
+    /// Links between nodes of different groups: each node's group (`u32::MAX`: not listed,
+    /// the one more group).
+    Groups(Vec<u32>),
+    /// Links from a node of the first list to a node of the second (both sorted).
+    Oneway(Vec<NodeId>, Vec<NodeId>),
+}
+
+impl Cut {
+    #[inline]
+    fn covers(&self, a: NodeId, b: NodeId) -> bool {
+        a != b
+            && match self {
+                Cut::Groups(group_of) => group_of[a] != group_of[b],
+                Cut::Oneway(from, to) => {
+                    from.binary_search(&a).is_ok() && to.binary_search(&b).is_ok()
+                }
+            }
+    }
+}
+
+/// Hashes a link index (`a * n + b`) for the FIFO table of large networks: one 128-bit
+/// multiply, folded. Only looked up, never iterated, so the order of the table cannot leak
+/// into a run.
+#[derive(Clone, Copy, Debug, Default)]
+struct LinkHasher(u64);
+
+impl std::hash::Hasher for LinkHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+    #[inline]
+    fn write_u64(&mut self, x: u64) {
+        let p = u128::from(self.0 ^ x) * 0x9E37_79B9_7F4A_7C15;
+        self.0 = (p as u64) ^ ((p >> 64) as u64);
+    }
+    #[inline]
+    fn write_usize(&mut self, x: usize) {
+        self.write_u64(x as u64);
+    }
+}
+
+/// Up to this many nodes the FIFO table is a dense `n × n` array (8 MiB at most, allocated
+/// zeroed, so only the pages of links that carried a message are ever touched); above, a
+/// hash table holding only those links.
+const DENSE_FIFO_MAX_NODES: usize = 1024;
+
+/// The latest arrival time scheduled on each directed link (FIFO links deliver no earlier).
+#[derive(Clone, Debug)]
+enum Fifo {
+    Dense(Vec<u64>),
+    Sparse(std::collections::HashMap<usize, u64, std::hash::BuildHasherDefault<LinkHasher>>),
+}
+
+impl Fifo {
+    #[inline]
+    fn slot(&mut self, i: usize) -> &mut u64 {
+        match self {
+            Fifo::Dense(v) => &mut v[i],
+            Fifo::Sparse(m) => m.entry(i).or_insert(0),
+        }
+    }
+}
+
+/// Runtime network state: link parameters, partitions and FIFO bookkeeping, in memory that
+/// grows with the nodes, the links that differ from the default and the links that carried a
+/// message — never with every pair of nodes (a run of 10,000 nodes keeps no `n × n` table).
+#[derive(Clone, Debug)]
+pub struct Network {
+    n: usize,
+    adjacency: Adjacency,
+    /// Every link's parameters unless listed in `special`.
+    default: LinkSpec,
+    default_rt: LinkRt,
+    /// The links whose parameters differ from `default`, by `a * n + b`.
+    special: BTreeMap<usize, (LinkSpec, LinkRt)>,
+    /// Every partition of the run, in order: a message sent when `cuts.len()` was `e` is lost
+    /// when one of `cuts[e..]` covers its link ([`Network::cut_since`]).
+    cuts: Vec<Cut>,
+    /// `cuts[healed..]` are in force (a heal moves it to the end).
+    healed: usize,
+    /// Links blocked one by one ([`Network::block_link`]), until the heal.
+    blocked_links: BTreeSet<(NodeId, NodeId)>,
+    fifo: Fifo,
+    schedule: crate::schedule::ScheduleRt,
+}
+
+impl Network {
+    /// Builds the network for `n` nodes; fails on an invalid spec.
+    pub fn new(n: usize, spec: &NetworkSpec) -> Result<Self, String> {
+        let link = spec.link();
+        link.validate()?;
+        let adjacency = Adjacency::new(n, &spec.topology)?;
+        let fifo = if n <= DENSE_FIFO_MAX_NODES {
+            Fifo::Dense(vec![0; n * n])
+        } else {
+            Fifo::Sparse(Default::default())
+        };
         let mut net = Network {
             n,
-            adjacent,
-            rt: vec![LinkRt::from(&link); n * n],
-            links: vec![link; n * n],
-            blocked: vec![false; n * n],
-            last_arrival_ns: vec![0; n * n],
-            neighbours,
+            adjacency,
+            default_rt: LinkRt::from(&link),
+            default: link,
+            special: BTreeMap::new(),
+            cuts: Vec::new(),
+            healed: 0,
+            blocked_links: BTreeSet::new(),
+            fifo,
             schedule: Default::default(),
         };
         for (i, o) in spec.links.iter().enumerate() {
@@ -471,38 +665,36 @@ impl Network {
         Ok(net)
     }
 
-    /// Applies a link change (from the scenario or a fault).
+    /// Applies a link change (from the scenario or a fault): O(n) for an override of the
+    /// links from or to one node, O(links that differ) for one of every link.
     pub fn apply_override(&mut self, o: &LinkOverride) -> Result<(), String> {
-        for (what, v) in [("from", o.from), ("to", o.to)] {
-            if let Some(v) = v {
-                if v >= self.n {
-                    return Err(format!("{what} = {v} is not a node (nodes = {})", self.n));
+        o.validate(self.n)?;
+        let n = self.n;
+        match (o.from, o.to) {
+            (None, None) => {
+                o.apply_to(&mut self.default);
+                self.default_rt = LinkRt::from(&self.default);
+                for (l, rt) in self.special.values_mut() {
+                    o.apply_to(l);
+                    *rt = LinkRt::from(&*l);
                 }
             }
+            (Some(a), None) => (0..n).for_each(|b| self.override_link(a * n + b, o)),
+            (None, Some(b)) => (0..n).for_each(|a| self.override_link(a * n + b, o)),
+            (Some(a), Some(b)) => self.override_link(a * n + b, o),
         }
-        for a in 0..self.n {
-            for b in 0..self.n {
-                if o.from.is_some_and(|f| f != a) || o.to.is_some_and(|t| t != b) {
-                    continue;
-                }
-                let l = &mut self.links[a * self.n + b];
-                if let Some(lat) = &o.latency {
-                    l.latency = lat.clone();
-                }
-                if let Some(p) = o.loss {
-                    l.loss = p;
-                }
-                if let Some(p) = o.duplicate {
-                    l.duplicate = p;
-                }
-                if let Some(p) = o.reorder {
-                    l.reorder = p;
-                }
-                l.validate()?;
-                self.rt[a * self.n + b] = LinkRt::from(&*l);
-            }
-        }
+        let default = &self.default;
+        self.special.retain(|_, (l, _)| l != default);
         Ok(())
+    }
+
+    fn override_link(&mut self, i: usize, o: &LinkOverride) {
+        let (l, rt) = self
+            .special
+            .entry(i)
+            .or_insert_with(|| (self.default.clone(), self.default_rt));
+        o.apply_to(l);
+        *rt = LinkRt::from(&*l);
     }
 
     /// Orders deliveries with `schedule` from now on (validated with the scenario).
@@ -520,52 +712,92 @@ impl Network {
         self.n == 0
     }
 
-    /// The nodes `a` has a link to.
+    /// Which links the topology has.
+    pub fn adjacency(&self) -> &Adjacency {
+        &self.adjacency
+    }
+
+    /// The nodes `a` has a link to, in increasing order (on the complete topology the list is
+    /// built the first time it is asked for: prefer [`Adjacency::for_each_neighbour`]).
     pub fn neighbours(&self, a: NodeId) -> &[NodeId] {
-        &self.neighbours[a]
+        self.adjacency.neighbours(a)
     }
 
     /// True when the topology has a link from `a` to `b`.
     pub fn adjacent(&self, a: NodeId, b: NodeId) -> bool {
-        self.adjacent[a * self.n + b]
+        self.adjacency.contains(a, b)
     }
 
     /// The parameters of link `a -> b`.
     pub fn link(&self, a: NodeId, b: NodeId) -> &LinkSpec {
-        &self.links[a * self.n + b]
+        match self.special.get(&(a * self.n + b)) {
+            Some((l, _)) => l,
+            None => &self.default,
+        }
+    }
+
+    #[inline]
+    fn rt(&self, i: usize) -> LinkRt {
+        if self.special.is_empty() {
+            return self.default_rt;
+        }
+        self.special.get(&i).map_or(self.default_rt, |&(_, rt)| rt)
     }
 
     /// True when a partition blocks `a -> b`.
+    #[inline]
     pub fn blocked(&self, a: NodeId, b: NodeId) -> bool {
-        self.blocked[a * self.n + b]
+        self.cuts[self.healed..].iter().any(|c| c.covers(a, b))
+            || (!self.blocked_links.is_empty() && self.blocked_links.contains(&(a, b)))
     }
 
-    /// Blocks or unblocks `a -> b`.
-    pub fn set_blocked(&mut self, a: NodeId, b: NodeId, blocked: bool) {
-        self.blocked[a * self.n + b] = blocked;
+    /// Blocks `a -> b` until the next [`Network::heal`] (not counted in
+    /// [`Network::cut_epoch`]: the engines that block links one by one keep their own epochs).
+    pub fn block_link(&mut self, a: NodeId, b: NodeId) {
+        self.blocked_links.insert((a, b));
     }
 
     /// Partitions the nodes into `groups` (nodes not listed form one more group): links between
     /// different groups are blocked both ways; links inside a group are left as they are.
     pub fn partition(&mut self, groups: &[Vec<NodeId>]) {
-        let mut group_of = vec![usize::MAX; self.n];
+        let mut group_of = vec![u32::MAX; self.n];
         for (g, members) in groups.iter().enumerate() {
             for &m in members {
-                group_of[m] = g;
+                group_of[m] = g as u32;
             }
         }
-        for a in 0..self.n {
-            for b in 0..self.n {
-                if a != b && group_of[a] != group_of[b] {
-                    self.set_blocked(a, b, true);
-                }
-            }
-        }
+        self.cuts.push(Cut::Groups(group_of));
+    }
+
+    /// Blocks every link from a node of `from` to a node of `to` (not the other way).
+    pub fn partition_oneway(&mut self, from: &[NodeId], to: &[NodeId]) {
+        let sorted = |v: &[NodeId]| {
+            let mut v = v.to_vec();
+            v.sort_unstable();
+            v.dedup();
+            v
+        };
+        self.cuts.push(Cut::Oneway(sorted(from), sorted(to)));
+    }
+
+    /// The partition epoch: how many partitions ([`Network::partition`],
+    /// [`Network::partition_oneway`]) the run has had. A message sent at epoch `e` was caught
+    /// in flight by a cut when [`Network::cut_since`] says so.
+    pub fn cut_epoch(&self) -> u32 {
+        self.cuts.len() as u32
+    }
+
+    /// True when a partition made since epoch `epoch` blocked `a -> b` (even if healed since):
+    /// a message sent over it at that epoch, unblocked then, is lost.
+    #[inline]
+    pub fn cut_since(&self, a: NodeId, b: NodeId, epoch: u32) -> bool {
+        self.cuts[epoch as usize..].iter().any(|c| c.covers(a, b))
     }
 
     /// Removes every partition.
     pub fn heal(&mut self) {
-        self.blocked.iter_mut().for_each(|b| *b = false);
+        self.healed = self.cuts.len();
+        self.blocked_links.clear();
     }
 
     /// Decides the fate of a message sent `a -> b` at `now_ns`: `Err(reason)` when it is lost,
@@ -593,18 +825,17 @@ impl Network {
         rng: &mut SimRng,
         text: Option<&str>,
     ) -> Route {
-        let i = a * self.n + b;
         // Counted first, so the occurrences match the record's whatever happens to them.
         let recorded = text.and_then(|t| self.schedule.recorded(a, b, t));
-        if !self.adjacent[i] {
+        if !self.adjacency.contains(a, b) {
             return Route::Dropped(DropReason::NoLink);
         }
-        if self.blocked[i] {
+        if self.blocked(a, b) {
             return Route::Dropped(DropReason::Partitioned);
         }
         // Drawn even for a recorded message, so the random stream, and with it the delays of
         // the messages the record does not list, stay those of the recorded run.
-        let sampled = self.sample_route(i, a, now_ns, rng);
+        let sampled = self.sample_route(a * self.n + b, a, now_ns, rng);
         let Some(delays) = recorded else {
             return sampled;
         };
@@ -621,21 +852,22 @@ impl Network {
     /// the schedule.
     #[inline]
     fn sample_route(&mut self, i: usize, a: NodeId, now_ns: u64, rng: &mut SimRng) -> Route {
-        let link = self.rt[i];
+        let link = self.rt(i);
         if rng.chance(link.loss) {
             return Route::Dropped(DropReason::Loss);
         }
         let dup = rng.chance(link.duplicate);
         let schedule = &mut self.schedule;
-        let last_arrival_ns = &mut self.last_arrival_ns;
+        let fifo = &mut self.fifo;
         let mut arrival = |rng: &mut SimRng| {
             let lat = schedule.delay_ns(a, now_ns, link.latency.bounds(), rng, |rng| {
                 link.latency.sample(rng)
             });
             let mut at = now_ns.saturating_add(lat);
             if !rng.chance(link.reorder) {
-                at = at.max(last_arrival_ns[i]);
-                last_arrival_ns[i] = at;
+                let last = fifo.slot(i);
+                at = at.max(*last);
+                *last = at;
             }
             at
         };
@@ -741,6 +973,160 @@ mod tests {
         assert!(net.blocked(0, 2) && net.blocked(3, 1) && !net.blocked(0, 1) && !net.blocked(2, 3));
         net.heal();
         assert!(!net.blocked(0, 2));
+    }
+
+    /// The sparse network against a dense `n × n` model of the same rules: every link's
+    /// parameters and blocking, after random overrides, partitions and heals.
+    #[test]
+    fn sparse_links_and_cuts_match_a_dense_model() {
+        let n = 6;
+        let mut rng = SimRng::new(11);
+        let mut net = Network::new(n, &NetworkSpec::default()).unwrap();
+        let mut links = vec![LinkSpec::default(); n * n];
+        let mut blocked = vec![false; n * n];
+        let pick = |rng: &mut SimRng| (rng.index(3) > 0).then(|| rng.index(n));
+        for step in 0..300 {
+            match rng.index(4) {
+                0 | 1 => {
+                    let o = LinkOverride {
+                        from: pick(&mut rng),
+                        to: pick(&mut rng),
+                        latency: rng.chance(0.5).then(|| Latency::Constant {
+                            ms: rng.index(4) as f64,
+                        }),
+                        loss: rng.chance(0.5).then(|| rng.index(3) as f64 / 4.0),
+                        duplicate: None,
+                        reorder: rng.chance(0.3).then_some(0.5),
+                    };
+                    net.apply_override(&o).unwrap();
+                    for a in 0..n {
+                        for b in 0..n {
+                            if o.from.is_none_or(|f| f == a) && o.to.is_none_or(|t| t == b) {
+                                o.apply_to(&mut links[a * n + b]);
+                            }
+                        }
+                    }
+                }
+                2 => {
+                    let groups = vec![(0..n).filter(|_| rng.chance(0.4)).collect::<Vec<_>>()];
+                    net.partition(&groups);
+                    for a in 0..n {
+                        for b in 0..n {
+                            let side = |v: NodeId| groups[0].contains(&v);
+                            blocked[a * n + b] |= a != b && side(a) != side(b);
+                        }
+                    }
+                }
+                _ => {
+                    net.heal();
+                    blocked.iter_mut().for_each(|b| *b = false);
+                }
+            }
+            for a in 0..n {
+                for b in 0..n {
+                    assert_eq!(
+                        net.link(a, b),
+                        &links[a * n + b],
+                        "step {step}: link {a}->{b}"
+                    );
+                    assert_eq!(
+                        net.blocked(a, b),
+                        blocked[a * n + b],
+                        "step {step}: {a}->{b}"
+                    );
+                }
+            }
+            // only the links that differ from the default are kept
+            assert!(net.special.values().all(|(l, _)| *l != net.default));
+        }
+    }
+
+    /// A message sent before a cut is lost even when the link is healed before it arrives;
+    /// one sent after the heal is not; a one-way cut blocks one direction only.
+    #[test]
+    fn cut_epochs_catch_messages_in_flight() {
+        let mut net = Network::new(3, &NetworkSpec::default()).unwrap();
+        let sent = net.cut_epoch();
+        net.partition_oneway(&[0], &[2, 1]);
+        assert!(net.blocked(0, 1) && !net.blocked(1, 0));
+        net.heal();
+        assert!(!net.blocked(0, 1));
+        assert!(net.cut_since(0, 2, sent) && !net.cut_since(2, 0, sent));
+        assert!(!net.cut_since(0, 2, net.cut_epoch()));
+        net.block_link(1, 2);
+        assert!(net.blocked(1, 2) && !net.cut_since(1, 2, sent));
+        net.heal();
+        assert!(!net.blocked(1, 2));
+    }
+
+    /// 10,000 nodes on the complete topology: no `n × n` table is built, a neighbour list
+    /// only for the node that asks, and routes and overrides stay per node.
+    #[test]
+    fn a_complete_network_of_ten_thousand_nodes_keeps_no_pair_table() {
+        let n = 10_000;
+        let mut net = Network::new(n, &NetworkSpec::default()).unwrap();
+        assert!(matches!(net.fifo, Fifo::Sparse(_)));
+        let mut seen = Vec::new();
+        net.adjacency().for_each_neighbour(7, |b| seen.push(b));
+        assert_eq!(seen.len(), n - 1);
+        assert!(net.adjacency.complete.iter().all(|c| c.get().is_none()));
+        assert_eq!(net.neighbours(7), &seen[..]);
+        assert_eq!(
+            net.adjacency
+                .complete
+                .iter()
+                .filter(|c| c.get().is_some())
+                .count(),
+            1
+        );
+        let mut rng = SimRng::new(1);
+        for b in [0, 8, 9_999] {
+            assert!(matches!(net.route(7, b, 0, &mut rng), Route::Once(_)));
+        }
+        assert!(matches!(
+            net.route(7, 7, 0, &mut rng),
+            Route::Dropped(DropReason::NoLink)
+        ));
+        net.apply_override(&LinkOverride::latency_from(
+            3,
+            Latency::Constant { ms: 9.0 },
+        ))
+        .unwrap();
+        assert_eq!(net.special.len(), n);
+        assert_eq!(net.link(3, 4).latency, Latency::Constant { ms: 9.0 });
+        assert_eq!(net.link(4, 3).latency, Latency::default());
+        net.apply_override(&LinkOverride::latency_from(3, Latency::default()))
+            .unwrap();
+        assert!(
+            net.special.is_empty(),
+            "a restored link is the default again"
+        );
+        net.partition(&[vec![0, 1]]);
+        assert!(net.blocked(0, 5_000) && !net.blocked(5_000, 9_000) && !net.blocked(1, 0));
+    }
+
+    #[test]
+    fn adjacency_of_each_topology() {
+        let ring = Adjacency::new(2, &Topology::Ring).unwrap();
+        assert_eq!(ring.neighbours(0), &[1]);
+        assert!(ring.contains(1, 0) && !ring.contains(0, 0) && !ring.contains(0, 2));
+        let g = Topology::Graph {
+            edges: vec![[0, 1], [1, 0], [2, 3]],
+        };
+        let adj = Adjacency::new(4, &g).unwrap();
+        assert_eq!(adj.neighbours(1), &[0]);
+        assert!(!adj.is_connected());
+        let g = Topology::Graph {
+            edges: vec![[0, 1], [1, 2], [3, 2]],
+        };
+        assert!(Adjacency::new(4, &g).unwrap().is_connected());
+        assert!(Adjacency::new(5, &Topology::Complete)
+            .unwrap()
+            .is_connected());
+        let bad = Topology::Graph {
+            edges: vec![[1, 1]],
+        };
+        assert!(Adjacency::new(3, &bad).unwrap_err().contains("self-loop"));
     }
 
     #[test]

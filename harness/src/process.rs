@@ -203,8 +203,18 @@ pub struct Ctx<'a, P: Process> {
     pub(crate) rng: &'a mut SimRng,
     pub(crate) stable: &'a mut P::Stable,
     pub(crate) fx: &'a mut Effects<P>,
-    pub(crate) neighbours: &'a [NodeId],
+    pub(crate) neighbours: Peers<'a>,
     pub(crate) next_timer: &'a mut u64,
+}
+
+/// Where a [`Ctx`] finds its node's neighbours: a list, or the network's topology (whose
+/// complete-graph lists are built only for the nodes that ask for them).
+#[derive(Clone, Copy)]
+pub(crate) enum Peers<'a> {
+    /// An explicit list.
+    List(&'a [NodeId]),
+    /// The topology of the run.
+    Topology(&'a crate::net::Adjacency),
 }
 
 impl<P: Process> Ctx<'_, P> {
@@ -220,7 +230,10 @@ impl<P: Process> Ctx<'_, P> {
 
     /// The nodes this one has a link to (every other node on a complete topology).
     pub fn neighbours(&self) -> &[NodeId] {
-        self.neighbours
+        match self.neighbours {
+            Peers::List(l) => l,
+            Peers::Topology(adj) => adj.neighbours(self.id),
+        }
     }
 
     /// The local software clock, in ns (may differ from global time: offset, drift, jumps).
@@ -240,8 +253,12 @@ impl<P: Process> Ctx<'_, P> {
 
     /// Sends `msg` to every neighbour.
     pub fn broadcast(&mut self, msg: P::Msg) {
-        for &to in self.neighbours {
-            self.fx.ops.push(Op::Send(to, msg.clone()));
+        let ops = &mut self.fx.ops;
+        match self.neighbours {
+            Peers::List(l) => l.iter().for_each(|&to| ops.push(Op::Send(to, msg.clone()))),
+            Peers::Topology(adj) => {
+                adj.for_each_neighbour(self.id, |to| ops.push(Op::Send(to, msg.clone())))
+            }
         }
     }
 

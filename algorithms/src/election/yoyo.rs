@@ -385,9 +385,9 @@ impl Spec for YoYoSpec {
     /// At least one node, on a connected topology; every down link is a link of it.
     fn prepare(&self, setup: &mut Setup<'_, Self>) -> Result<(), String> {
         super::check_ring_topology(self, setup, true, false)?;
-        let adj = super::adjacency(setup.scenario);
+        let adj = super::adjacency(setup.scenario)?;
         for &[a, b] in &setup.params.down_links {
-            if !adj.get(a).is_some_and(|s| s.contains(&b)) {
+            if !adj.contains(a, b) {
                 return Err(format!(
                     "params.down_links: [{a}, {b}] is not a link of network.topology"
                 ));

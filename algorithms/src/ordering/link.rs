@@ -11,7 +11,7 @@
 
 use serde::{Deserialize, Serialize};
 use sincro_harness::NodeId;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 /// What travels on the wire.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -48,10 +48,13 @@ pub const MAX_UNACKED: usize = 100_000;
 pub struct Link<M> {
     mode: Mode,
     next_seq: Vec<u64>,
-    unacked: Vec<BTreeMap<u64, M>>,
+    /// per receiver: (seq, message) not acknowledged yet, by increasing seq (acknowledgements
+    /// are cumulative, so they remove a prefix); no allocation while empty
+    unacked: Vec<VecDeque<(u64, M)>>,
     /// per sender: every seq up to here was received
     upto: Vec<u64>,
-    /// per sender: received beyond `upto` (Fifo: waiting for the gap; Unordered: released)
+    /// per sender: received beyond `upto` (Fifo: waiting for the gap; Unordered: released);
+    /// a message arriving in order never enters it
     ahead: Vec<BTreeMap<u64, Option<M>>>,
 }
 
@@ -61,7 +64,7 @@ impl<M: Clone> Link<M> {
         Link {
             mode,
             next_seq: vec![1; n],
-            unacked: vec![BTreeMap::new(); n],
+            unacked: (0..n).map(|_| VecDeque::new()).collect(),
             upto: vec![0; n],
             ahead: vec![BTreeMap::new(); n],
         }
@@ -72,7 +75,7 @@ impl<M: Clone> Link<M> {
         let seq = self.next_seq[to];
         self.next_seq[to] += 1;
         if self.unacked[to].len() < MAX_UNACKED {
-            self.unacked[to].insert(seq, body.clone());
+            self.unacked[to].push_back((seq, body.clone()));
         }
         Wire::Data { seq, body }
     }
@@ -82,13 +85,23 @@ impl<M: Clone> Link<M> {
     pub fn receive(&mut self, from: NodeId, wire: Wire<M>) -> (Vec<M>, Option<Wire<M>>) {
         match wire {
             Wire::Ack { upto } => {
-                let keep = self.unacked[from].split_off(&(upto + 1));
-                self.unacked[from] = keep;
+                let unacked = &mut self.unacked[from];
+                while unacked.front().is_some_and(|&(seq, _)| seq <= upto) {
+                    unacked.pop_front();
+                }
+                if unacked.is_empty() {
+                    *unacked = VecDeque::new(); // give the memory back
+                }
                 (Vec::new(), None)
             }
             Wire::Data { seq, body } => {
                 let mut out = Vec::new();
-                if seq > self.upto[from] && !self.ahead[from].contains_key(&seq) {
+                if seq == self.upto[from] + 1 {
+                    // in order (the common case): released at once, in either mode
+                    self.upto[from] += 1;
+                    out.push(body);
+                    self.release_ahead(from, &mut out);
+                } else if seq > self.upto[from] && !self.ahead[from].contains_key(&seq) {
                     match self.mode {
                         Mode::Fifo => {
                             self.ahead[from].insert(seq, Some(body));
@@ -98,10 +111,7 @@ impl<M: Clone> Link<M> {
                             self.ahead[from].insert(seq, None);
                         }
                     }
-                    while let Some(next) = self.ahead[from].remove(&(self.upto[from] + 1)) {
-                        self.upto[from] += 1;
-                        out.extend(next);
-                    }
+                    self.release_ahead(from, &mut out);
                 }
                 (
                     out,
@@ -113,11 +123,27 @@ impl<M: Clone> Link<M> {
         }
     }
 
+    /// Moves `upto[from]` past the messages of `from` that were waiting in `ahead`, releasing
+    /// those not released yet.
+    fn release_ahead(&mut self, from: NodeId, out: &mut Vec<M>) {
+        let ahead = &mut self.ahead[from];
+        if ahead.is_empty() {
+            return;
+        }
+        while let Some(next) = ahead.remove(&(self.upto[from] + 1)) {
+            self.upto[from] += 1;
+            out.extend(next);
+        }
+        if ahead.is_empty() {
+            *ahead = BTreeMap::new(); // give the memory back
+        }
+    }
+
     /// Every unacknowledged message, to send again.
     pub fn unacked(&self) -> Vec<(NodeId, Wire<M>)> {
         let mut out = Vec::new();
         for (to, m) in self.unacked.iter().enumerate() {
-            for (&seq, body) in m {
+            for (seq, body) in m.iter().map(|(seq, body)| (*seq, body)) {
                 out.push((
                     to,
                     Wire::Data {

@@ -69,14 +69,36 @@ pub struct Belief {
     pub t_ns: u64,
 }
 
+/// One partition in force: the directed links it cuts.
+#[derive(Clone, Debug)]
+enum Cut {
+    /// Links between nodes of different groups (each node's group; `usize::MAX`: unlisted).
+    Groups(Vec<usize>),
+    /// Links from a node of the first sorted list to one of the second.
+    Oneway(Vec<NodeId>, Vec<NodeId>),
+}
+
+impl Cut {
+    /// True when this partition cuts `a -> b` (`a != b`, both nodes).
+    fn cuts(&self, a: NodeId, b: NodeId) -> bool {
+        a != b
+            && match self {
+                Cut::Groups(group_of) => group_of[a] != group_of[b],
+                Cut::Oneway(from, to) => {
+                    from.binary_search(&a).is_ok() && to.binary_search(&b).is_ok()
+                }
+            }
+    }
+}
+
 /// Liveness, beliefs and faults in effect, maintained event by event.
 #[derive(Clone, Debug, Default)]
 pub struct ElectionView {
     n: usize,
     alive: Vec<bool>,
     belief: Vec<Option<Belief>>,
-    /// `blocked[a * n + b]`: a partition cuts `a -> b`.
-    blocked: Vec<bool>,
+    /// The partitions in force (since the last heal): O(n) each, never an `n × n` table.
+    cuts: Vec<Cut>,
     /// Partition fault events since the last heal.
     partitions: Vec<u64>,
     /// node -> crash event, for crashed nodes.
@@ -95,7 +117,6 @@ impl ElectionView {
             n: nodes,
             alive: vec![true; nodes],
             belief: vec![None; nodes],
-            blocked: vec![false; nodes * nodes],
             ..ElectionView::default()
         }
     }
@@ -125,13 +146,16 @@ impl ElectionView {
         self.belief.get(node).copied().flatten()
     }
 
+    /// True when a partition is in force (some link may be cut): without one every node
+    /// reaches every other.
+    pub fn partitioned(&self) -> bool {
+        !self.cuts.is_empty()
+    }
+
     /// True when no partition cuts `a -> b` or `b -> a`.
     pub fn reachable(&self, a: NodeId, b: NodeId) -> bool {
         a == b
-            || (a < self.n
-                && b < self.n
-                && !self.blocked[a * self.n + b]
-                && !self.blocked[b * self.n + a])
+            || (a < self.n && b < self.n && !self.cuts.iter().any(|c| c.cuts(a, b) || c.cuts(b, a)))
     }
 
     /// Event ids of the faults in effect: partitions since the last heal, crashed nodes, paused
@@ -214,35 +238,28 @@ impl ElectionView {
                     self.paused.remove(node);
                 }
                 Fault::Partition { groups } => {
-                    let n = self.n;
-                    let mut group_of = vec![usize::MAX; n];
+                    let mut group_of = vec![usize::MAX; self.n];
                     for (g, members) in groups.iter().enumerate() {
-                        for &m in members.iter().filter(|&&m| m < n) {
+                        for &m in members.iter().filter(|&&m| m < self.n) {
                             group_of[m] = g;
                         }
                     }
-                    for a in 0..n {
-                        for b in 0..n {
-                            if a != b && group_of[a] != group_of[b] {
-                                self.blocked[a * n + b] = true;
-                            }
-                        }
-                    }
+                    self.cuts.push(Cut::Groups(group_of));
                     self.partitions.push(ev.id);
                 }
                 Fault::PartitionOneway { from, to } => {
-                    let n = self.n;
-                    for &a in from.iter().filter(|&&a| a < n) {
-                        for &b in to.iter().filter(|&&b| b < n) {
-                            if a != b {
-                                self.blocked[a * n + b] = true;
-                            }
-                        }
-                    }
+                    let sorted = |v: &[NodeId]| {
+                        let mut v: Vec<NodeId> =
+                            v.iter().copied().filter(|&x| x < self.n).collect();
+                        v.sort_unstable();
+                        v.dedup();
+                        v
+                    };
+                    self.cuts.push(Cut::Oneway(sorted(from), sorted(to)));
                     self.partitions.push(ev.id);
                 }
                 Fault::Heal => {
-                    self.blocked.iter_mut().for_each(|b| *b = false);
+                    self.cuts.clear();
                     self.partitions.clear();
                 }
                 _ => {}

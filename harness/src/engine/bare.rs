@@ -4,7 +4,7 @@
 //! is measured against it (`sincro bench`); nothing else should use it.
 
 use crate::clock::{HwClock, SoftClock};
-use crate::process::{Ctx, Effects, Op, Process};
+use crate::process::{Ctx, Effects, Op, Peers, Process};
 use crate::rng::SimRng;
 use crate::NodeId;
 use std::cmp::Ordering;
@@ -82,7 +82,7 @@ pub fn run<P: Process>(
             rng: &mut rng,
             stable: &mut stable,
             fx: &mut fx,
-            neighbours: &neighbours[id],
+            neighbours: Peers::List(&neighbours[id]),
             next_timer: &mut next_timer,
         };
         p.on_start(&mut ctx);
@@ -98,7 +98,7 @@ pub fn run<P: Process>(
             rng: &mut rng,
             stable: &mut stable,
             fx: &mut fx,
-            neighbours: &neighbours[m.to],
+            neighbours: Peers::List(&neighbours[m.to]),
             next_timer: &mut next_timer,
         };
         procs[m.to].on_message(&mut ctx, m.from, m.msg);

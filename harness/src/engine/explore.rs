@@ -34,7 +34,7 @@ use crate::check::Checker;
 use crate::clock::SoftClock;
 use crate::fault::Fault;
 use crate::net::{DropReason, Network};
-use crate::process::{Ctx, Effects, Op, Process, TimerId};
+use crate::process::{Ctx, Effects, Op, Peers, Process, TimerId};
 use crate::rng::SimRng;
 use crate::scenario::{Limits, Scenario, ScenarioError};
 use crate::trace::EventKind;
@@ -809,7 +809,7 @@ impl<P: Process> World<P> {
             rng: &mut node.rng,
             stable: &mut node.stable,
             fx: &mut self.fx,
-            neighbours: self.net.neighbours(id),
+            neighbours: Peers::Topology(self.net.adjacency()),
             next_timer: &mut node.next_timer,
         };
         if let Err(message) = invoke(proc, &mut ctx, call) {

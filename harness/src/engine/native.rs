@@ -10,7 +10,7 @@ use crate::check::Checker;
 use crate::clock::SoftClock;
 use crate::fault::{Fault, TimedFault};
 use crate::net::{DropReason, Network, Route};
-use crate::process::{Ctx, Effects, Op, Process, TimerId};
+use crate::process::{Ctx, Effects, Op, Peers, Process, TimerId};
 use crate::rng::{stream, SimRng};
 use crate::scenario::{Limits, Scenario, ScenarioError};
 use crate::trace::EventKind;
@@ -88,8 +88,6 @@ pub struct Sim<P: Process> {
     seq: u64,
     nodes: Vec<Node<P>>,
     net: Network,
-    /// Incremented on a link each time it is cut: messages in flight across a cut are lost.
-    cuts: Vec<u32>,
     net_rng: SimRng,
     faults: Vec<TimedFault>,
     inputs: Vec<Option<(NodeId, P::Input)>>,
@@ -141,7 +139,6 @@ impl<P: Process> Sim<P> {
             seq: 0,
             nodes,
             net,
-            cuts: vec![0; n * n],
             net_rng: SimRng::derive(scenario.seed, stream::NETWORK),
             faults: scenario.faults.clone(),
             inputs: Vec::new(),
@@ -172,10 +169,19 @@ impl<P: Process> Sim<P> {
         self.seq += 1;
         let slot = match self.free.pop() {
             Some(slot) => {
-                self.slab[slot as usize] = Some(item);
+                let cell = &mut self.slab[slot as usize];
+                invariant(cell.is_none(), "a free slab slot holds no item", || {
+                    format!("slot {slot} was on the free list while holding an item")
+                });
+                *cell = Some(item);
                 slot
             }
             None => {
+                invariant(
+                    self.slab.len() < u32::MAX as usize,
+                    "slab slots fit in u32",
+                    || format!("{} slots", self.slab.len()),
+                );
                 self.slab.push(Some(item));
                 (self.slab.len() - 1) as u32
             }
@@ -207,13 +213,35 @@ impl<P: Process> Sim<P> {
             _ => return false,
         }
         let Key { at, slot, .. } = self.queue.pop().expect("peeked");
-        let item = self.slab[slot as usize]
-            .take()
-            .expect("a queued slot holds its item");
+        let Some(item) = self.slab[slot as usize].take() else {
+            invariant_broken(
+                "a queued slot holds its item",
+                format!("slot {slot} is empty"),
+            );
+        };
         self.free.push(slot);
+        invariant(
+            self.queue.len() + self.free.len() == self.slab.len(),
+            "every slab slot is either queued or free",
+            || {
+                format!(
+                    "{} queued + {} free != {} slots",
+                    self.queue.len(),
+                    self.free.len(),
+                    self.slab.len()
+                )
+            },
+        );
+        invariant(at >= self.now_ns, "time never goes back", || {
+            format!("event at {at} ns popped at {} ns", self.now_ns)
+        });
         self.now_ns = at;
         self.stats.events += 1;
         if self.stats.events > self.limits.max_events {
+            if let Item::Deliver { msg_id, .. } = item {
+                // never delivered: it leaves the network with the run
+                self.in_flight = in_flight_less_one(self.in_flight, msg_id);
+            }
             self.rec.verdict = Some(Verdict::LimitExceeded {
                 limit: format!(
                     "limits.max_events = {} reached at {:.3} ms",
@@ -233,7 +261,35 @@ impl<P: Process> Sim<P> {
         self.finish()
     }
 
+    /// Checks, once per run, that the in-flight count is the number of deliveries still
+    /// queued or waiting at a paused node (O(queue)).
+    fn check_in_flight(&self) {
+        let is_delivery = |i: &Item<P>| matches!(i, Item::Deliver { .. });
+        let queued = self
+            .slab
+            .iter()
+            .flatten()
+            .filter(|i| is_delivery(i))
+            .count();
+        let waiting: usize = self
+            .nodes
+            .iter()
+            .map(|n| n.waiting.iter().filter(|i| is_delivery(i)).count())
+            .sum();
+        invariant(
+            self.in_flight == (queued + waiting) as u64,
+            "in_flight counts the deliveries queued or waiting",
+            || {
+                format!(
+                    "in_flight = {}, {queued} queued + {waiting} waiting at paused nodes",
+                    self.in_flight
+                )
+            },
+        );
+    }
+
     fn finish(mut self) -> Outcome {
+        self.check_in_flight();
         let end = if self.rec.verdict.is_some() {
             self.now_ns
         } else {
@@ -275,10 +331,10 @@ impl<P: Process> Sim<P> {
                     });
                     return;
                 }
-                self.in_flight -= 1;
+                self.in_flight = in_flight_less_one(self.in_flight, msg_id);
                 let reason = if node.proc.is_none() {
                     Some(DropReason::DestinationCrashed)
-                } else if from != to && self.cuts[from * self.n + to] != cut {
+                } else if from != to && self.net.cut_since(from, to, cut) {
                     Some(DropReason::Partitioned)
                 } else {
                     None
@@ -313,7 +369,21 @@ impl<P: Process> Sim<P> {
                 let node = &mut self.nodes[id];
                 match node.timers.get(&tid) {
                     Some(p) if p.gen == gen => {}
-                    _ => return, // cancelled, fired, rescheduled or lost in a crash
+                    Some(p) => {
+                        // rescheduled: only an older generation can still be queued
+                        invariant(
+                            gen < p.gen,
+                            "a queued timer is never newer than its timer",
+                            || {
+                                format!(
+                                    "node {id} timer {} queued gen {gen} > pending gen {}",
+                                    tid.0, p.gen
+                                )
+                            },
+                        );
+                        return;
+                    }
+                    None => return, // cancelled, fired or lost in a crash
                 }
                 if node.paused {
                     node.waiting.push_back(Item::Timer {
@@ -423,7 +493,7 @@ impl<P: Process> Sim<P> {
             rng: &mut node.rng,
             stable: &mut node.stable,
             fx: &mut self.fx,
-            neighbours: self.net.neighbours(id),
+            neighbours: Peers::Topology(self.net.adjacency()),
             next_timer: &mut node.next_timer,
         };
         if let Err(message) = invoke(proc, &mut ctx, call) {
@@ -565,11 +635,7 @@ impl<P: Process> Sim<P> {
         }
         self.in_flight += copies;
         self.stats.max_in_flight = self.stats.max_in_flight.max(self.in_flight);
-        let cut = if to < self.n {
-            self.cuts[from * self.n + to]
-        } else {
-            0
-        };
+        let cut = self.net.cut_epoch();
         match route {
             Route::Once(at) => self.push(
                 at,
@@ -621,7 +687,13 @@ impl<P: Process> Sim<P> {
         let node = &mut self.nodes[id];
         let mut fresh = Vec::with_capacity(node.timers.len());
         for (&tid, p) in node.timers.iter_mut() {
-            p.gen += 1;
+            p.gen = match p.gen.checked_add(1) {
+                Some(g) => g,
+                None => invariant_broken(
+                    "timer generations do not wrap",
+                    format!("node {id} timer {}", tid.0),
+                ),
+            };
             fresh.push((
                 node.clock.global_time_at(now, p.deadline_local_ns),
                 tid,
@@ -640,13 +712,6 @@ impl<P: Process> Sim<P> {
         }
     }
 
-    fn cut_link(&mut self, a: NodeId, b: NodeId) {
-        if !self.net.blocked(a, b) {
-            self.net.set_blocked(a, b, true);
-            self.cuts[a * self.n + b] += 1;
-        }
-    }
-
     fn apply_fault(&mut self, fault: Fault) {
         let node = fault.node();
         let local = node.map(|id| self.nodes[id].clock.read(self.now_ns));
@@ -661,30 +726,8 @@ impl<P: Process> Sim<P> {
             );
         }
         match fault {
-            Fault::Partition { groups } => {
-                let mut group_of = vec![usize::MAX; self.n];
-                for (g, members) in groups.iter().enumerate() {
-                    for &m in members {
-                        group_of[m] = g;
-                    }
-                }
-                for a in 0..self.n {
-                    for b in 0..self.n {
-                        if a != b && group_of[a] != group_of[b] {
-                            self.cut_link(a, b);
-                        }
-                    }
-                }
-            }
-            Fault::PartitionOneway { from, to } => {
-                for &a in &from {
-                    for &b in &to {
-                        if a != b {
-                            self.cut_link(a, b);
-                        }
-                    }
-                }
-            }
+            Fault::Partition { groups } => self.net.partition(&groups),
+            Fault::PartitionOneway { from, to } => self.net.partition_oneway(&from, &to),
             Fault::Heal => self.net.heal(),
             Fault::Crash { node } => self.crash(node),
             Fault::Restart { node } => {
@@ -737,10 +780,43 @@ impl<P: Process> Sim<P> {
                 from, to, msg_id, ..
             } = item
             {
-                self.in_flight -= 1;
+                self.in_flight = in_flight_less_one(self.in_flight, msg_id);
                 self.drop_msg(msg_id, from, to, DropReason::DestinationCrashed);
             }
         }
+    }
+}
+
+/// Panics naming a broken engine invariant: a bug in Sincro, never in the algorithm under
+/// test (those panics are caught inside callbacks and become a verdict). Checked always, in
+/// release builds too: they are cheap, and a run that goes on past a broken invariant gives
+/// a wrong verdict silently.
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn invariant_broken(what: &str, detail: String) -> ! {
+    panic!("native engine invariant broken: {what} ({detail})")
+}
+
+/// [`invariant_broken`] unless `ok`; `detail` is built only on failure.
+#[inline]
+#[track_caller]
+fn invariant(ok: bool, what: &str, detail: impl FnOnce() -> String) {
+    if !ok {
+        invariant_broken(what, detail());
+    }
+}
+
+/// `in_flight - 1` for a delivery or a drop of message `msg_id`, checked.
+#[inline]
+#[track_caller]
+fn in_flight_less_one(in_flight: u64, msg_id: u64) -> u64 {
+    match in_flight.checked_sub(1) {
+        Some(v) => v,
+        None => invariant_broken(
+            "in_flight never goes below 0",
+            format!("message {msg_id} left the network with none in flight"),
+        ),
     }
 }
 
@@ -1006,6 +1082,72 @@ mod tests {
         // the first global ns at which the local clock reads at least 10 ms
         assert_eq!(fire.t_ns, 9_090_910);
         assert!(fire.local_ns.unwrap() >= 10_000_000 && fire.local_ns.unwrap() < 10_000_002);
+    }
+
+    fn sim(json: &str) -> Sim<Probe> {
+        let sc = Scenario::from_json(json).unwrap();
+        Sim::new(
+            &sc,
+            Rc::new(|_| Probe::default()),
+            vec![],
+            RunOptions::default(),
+        )
+        .unwrap()
+    }
+
+    const PING: &str = r#"{"algorithm": "probe", "nodes": 2, "seed": 1, "duration_ms": 30,
+        "workload": [{"at_ms": 1, "node": 0, "input": "Ping"}]}"#;
+
+    /// The invariants hold on ordinary runs (paused, crashed, limited), and each one that
+    /// breaks panics naming itself.
+    #[test]
+    fn engine_invariants_hold_and_name_themselves_when_broken() {
+        // in_flight is checked against the queue at the end of every run, including runs cut
+        // by the event limit with deliveries queued and nodes paused or crashed
+        for json in [
+            PING,
+            r#"{"algorithm": "probe", "nodes": 3, "seed": 1, "duration_ms": 60,
+               "faults": [{"at_ms": 2, "fault": {"pause": {"node": 1}}},
+                          {"at_ms": 9, "fault": {"crash": {"node": 2}}}],
+               "workload": [{"at_ms": 1, "node": 0, "input": {"Flood": 3}}]}"#,
+            r#"{"algorithm": "probe", "nodes": 3, "seed": 1, "duration_ms": 60,
+               "limits": {"max_events": 9},
+               "workload": [{"at_ms": 1, "node": 0, "input": {"Flood": 3}}]}"#,
+        ] {
+            sim(json).run();
+        }
+        let broken = |f: fn(&mut Sim<Probe>)| {
+            let mut s = sim(PING);
+            f(&mut s);
+            let payload = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                while s.step() {}
+                s.check_in_flight();
+            }))
+            .expect_err("the broken invariant is caught");
+            crate::engine::panic_message(&*payload)
+        };
+        let m = broken(|s| {
+            while s.in_flight == 0 {
+                assert!(s.step(), "the ping is sent");
+            }
+            s.in_flight = 0;
+        });
+        assert!(
+            m.contains("invariant broken: in_flight never goes below 0"),
+            "{m}"
+        );
+        let m = broken(|s| s.in_flight = 5);
+        assert!(
+            m.contains("in_flight counts the deliveries queued or waiting"),
+            "{m}"
+        );
+        let m = broken(|s| s.free.push(0));
+        assert!(
+            m.contains("every slab slot is either queued or free"),
+            "{m}"
+        );
+        let m = broken(|s| s.now_ns = u64::MAX);
+        assert!(m.contains("time never goes back"), "{m}");
     }
 
     #[test]

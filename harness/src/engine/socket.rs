@@ -35,7 +35,7 @@ use crate::check::Checker;
 use crate::clock::SoftClock;
 use crate::fault::Fault;
 use crate::net::{DropReason, Network};
-use crate::process::{Ctx, Effects, Op, Process, TimerId};
+use crate::process::{Ctx, Effects, Op, Peers, Process, TimerId};
 use crate::rng::{stream, SimRng};
 use crate::scenario::{Limits, Scenario, ScenarioError};
 use crate::trace::EventKind;
@@ -285,7 +285,7 @@ impl<P: Process, E: Engine<P>> World<P, E> {
     /// Blocks link `a -> b` in Sincro's model (a new partition epoch if it was open).
     pub fn cut_link(&mut self, a: NodeId, b: NodeId) {
         if !self.net.blocked(a, b) {
-            self.net.set_blocked(a, b, true);
+            self.net.block_link(a, b);
             *self.cuts.entry((a, b)).or_default() += 1;
         }
     }
@@ -399,7 +399,7 @@ impl<P: Process, E: Engine<P>> World<P, E> {
             rng: &mut slot.rng,
             stable: &mut slot.stable,
             fx,
-            neighbours: net.neighbours(id),
+            neighbours: Peers::Topology(net.adjacency()),
             next_timer: &mut slot.next_timer,
         };
         if let Err(message) = invoke(proc, &mut ctx, call) {
