@@ -342,31 +342,72 @@ pub fn select(
     if filter.all || total <= LONG_TRACE_EVENTS || anchor.is_empty() {
         return Ok(Selection::all(trace));
     }
-    let end = verdict_time(verdict).unwrap_or(u64::MAX);
+    Ok(causal_view(trace, verdict).unwrap_or_else(|| Selection::all(trace)))
+}
+
+/// The causal view of a failing trace, whatever its length, or `None` when the verdict points
+/// at no event or the view would hide nothing.
+///
+/// The whole causal past of a violation is often most of the run (heartbeats carry every
+/// node's past to every other node), so the view keeps its *landmarks* and what led to each:
+/// the landmarks are the violating events, every fault up to the violation, and the
+/// observations, inputs and restarts in the violating events' causal past (for a liveness
+/// violation every observation up to its deadline); around them the view keeps each
+/// landmark's causal past since the landmark before it in time. Repeated traffic between two
+/// state changes is what it hides; a note says how many events.
+pub fn causal_view(trace: &Trace, verdict: Option<&Verdict>) -> Option<Selection> {
+    let total = trace.events.len();
+    let anchor = anchors(trace, verdict);
+    if anchor.is_empty() {
+        return None;
+    }
+    let end = verdict_time(verdict).unwrap_or(u64::MAX).max(
+        anchor
+            .iter()
+            .map(|&i| trace.events[i].t_ns)
+            .max()
+            .unwrap_or(0),
+    );
     let liveness =
         matches!(verdict, Some(Verdict::Violation(v)) if v.class == PropertyClass::Liveness);
     let past = causal_past(trace, &anchor);
-    let shown: Vec<usize> = (0..total)
-        .filter(|&i| {
-            let e = &trace.events[i];
-            past[i]
-                || anchor.binary_search(&i).is_ok()
-                || (e.t_ns <= end
-                    && (matches!(e.kind, EventKind::Fault { .. })
-                        || (liveness && matches!(e.kind, EventKind::Observe { .. }))))
-        })
-        .collect();
+    let landmark = |i: usize| {
+        let e = &trace.events[i];
+        anchor.binary_search(&i).is_ok()
+            || (e.t_ns <= end
+                && match e.kind {
+                    EventKind::Fault { .. } => true,
+                    EventKind::Observe { .. } => past[i] || liveness,
+                    EventKind::Input { .. } => past[i],
+                    EventKind::Start { incarnation } => past[i] && incarnation > 0,
+                    _ => false,
+                })
+    };
+    // Landmarks grouped by time; each group's causal past since the group before it.
+    let mut groups: BTreeMap<u64, Vec<usize>> = BTreeMap::new();
+    for i in (0..total).filter(|&i| landmark(i)) {
+        groups.entry(trace.events[i].t_ns).or_default().push(i);
+    }
+    let mut keep = vec![false; total];
+    let mut floor = 0;
+    for (&t, group) in &groups {
+        for i in causal_past_since(trace, group, floor) {
+            keep[i] = true;
+        }
+        floor = t;
+    }
+    let shown: Vec<usize> = (0..total).filter(|&i| keep[i]).collect();
     if shown.len() == total {
-        return Ok(Selection::all(trace));
+        return None;
     }
     let what = if liveness {
-        "the violating events, their causal past, every fault and every observation up to the deadline"
+        "the violating events, the faults and every observation"
     } else {
-        "the violating events, their causal past and every fault up to the violation"
+        "the violating events, the faults, and the state changes (observations, inputs, restarts) of their causal past"
     };
-    Ok(Selection {
+    Some(Selection {
         notes: vec![format!(
-            "showing {} of {total} events: {what} at {}; {} hidden (`--all` shows every event)",
+            "showing {} of {total} events up to the violation at {}: {what}, each with its causal past since the previous one; {} hidden (`--all` shows every event)",
             shown.len(),
             ms(end),
             total - shown.len()
@@ -374,6 +415,54 @@ pub fn select(
         shown,
         from_ns: 0,
     })
+}
+
+/// The causal past of the events at positions `of` among the events at or after `floor_ns`
+/// (the scan stops at the first earlier event), themselves included; for each delivery kept,
+/// its send too, wherever it is.
+fn causal_past_since(trace: &Trace, of: &[usize], floor_ns: u64) -> Vec<usize> {
+    let mut frontier: BTreeMap<NodeId, usize> = BTreeMap::new();
+    let mut extra: BTreeSet<usize> = BTreeSet::new();
+    let mut out = Vec::new();
+    let Some(&top) = of.iter().max() else {
+        return out;
+    };
+    for &i in of {
+        match trace.events[i].node {
+            Some(n) => {
+                let f = frontier.entry(n).or_insert(i);
+                *f = (*f).max(i);
+            }
+            None => {
+                extra.insert(i);
+            }
+        }
+    }
+    for i in (0..=top).rev() {
+        let e = &trace.events[i];
+        if e.t_ns < floor_ns {
+            break;
+        }
+        let inside = match e.node {
+            Some(n) => frontier.get(&n).is_some_and(|&f| i <= f),
+            None => extra.contains(&i),
+        };
+        if !inside {
+            continue;
+        }
+        out.push(i);
+        if let EventKind::Deliver { sent, .. } = e.kind {
+            if let Some(s) = position(trace, sent).filter(|&s| s < i) {
+                if trace.events[s].t_ns < floor_ns {
+                    out.push(s);
+                } else if let Some(n) = trace.events[s].node {
+                    let f = frontier.entry(n).or_insert(s);
+                    *f = (*f).max(s);
+                }
+            }
+        }
+    }
+    out
 }
 
 /// At most `max` of the `shown` positions, ascending: the violating events first, then the
