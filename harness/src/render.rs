@@ -901,7 +901,7 @@ body { font: 14px/1.4 -apple-system, "Segoe UI", "DejaVu Sans", Helvetica, Arial
 h1 { font-size: 20px; margin: 0 0 8px; }
 h2 { font-size: 16px; margin: 14px 0 6px; }
 .verdict { padding: 8px 12px; border-radius: 4px; margin: 8px 0; font-weight: 600; border-left: 6px solid; }
-.verdict.violation, .verdict.panic, .verdict.limit { background: #fde8e8; border-color: #e00000; color: #9b1c1c; }
+.verdict.violation, .verdict.panic, .verdict.limit { background: #fde8e8; border-color: #9b1c1c; color: #9b1c1c; }
 .verdict.pass { background: #e6f6ea; border-color: #2f855a; color: #22543d; }
 .verdict.none { background: #edf2f7; border-color: #a0aec0; color: #4a5568; font-weight: normal; }
 .meta { color: #4a5568; margin: 4px 0 10px; }
@@ -994,6 +994,10 @@ struct Diagram {
 /// Width of the first screen the HTML page is read on, px: a diagram wider than this is
 /// preceded by a close-up of the violation and its causal past.
 pub const FIRST_SCREEN_W: f64 = 1340.0;
+
+/// Most events per node line in the close-up that opens a wide page: drawn 14 px apart,
+/// they fit the first screen.
+const CLOSEUP_PER_NODE: usize = 70;
 
 /// Smallest width of the plotted time axis, px.
 const MIN_PLOT_W: f64 = 1000.0;
@@ -1527,11 +1531,12 @@ pub fn html_view(trace: &Trace, sel: &Selection, verdict: Option<&Verdict>, titl
     let main = diagram(trace, &shown, verdict, sel.from_ns);
     // A wide diagram puts the violation off the first screen: its causal view first.
     let closeup = if main.width > FIRST_SCREEN_W {
-        view::causal_view(trace, verdict)
-            .filter(|c| c.shown.len() < shown.len())
+        let close = view::closeup(trace, verdict, CLOSEUP_PER_NODE);
+        Some(close)
+            .filter(|c| !c.is_empty() && c.len() < shown.len())
             .map(|c| {
-                let events = c.events(trace);
-                (c.shown.len(), diagram(trace, &events, verdict, 0))
+                let events: Vec<&Event> = c.iter().map(|&i| &trace.events[i]).collect();
+                (c.len(), diagram(trace, &events, verdict, 0))
             })
     } else {
         None
@@ -1576,7 +1581,7 @@ pub fn html_view(trace: &Trace, sel: &Selection, verdict: Option<&Verdict>, titl
     if let Some((n, close)) = &closeup {
         let _ = writeln!(
             out,
-            "<h2>The violation and its causal past ({n} events)</h2>\n<div class=\"diagram\">\n{}</div>\n<h2>The run ({} events drawn)</h2>",
+            "<h2>Close-up: the violation and the end of its causal past ({n} events)</h2>\n<div class=\"diagram\">\n{}</div>\n<h2>The run ({} events drawn)</h2>",
             close.svg,
             shown.len()
         );

@@ -417,6 +417,36 @@ pub fn causal_view(trace: &Trace, verdict: Option<&Verdict>) -> Option<Selection
     })
 }
 
+/// A close-up of a failure small enough for one screen: the violating events, the faults up
+/// to the violation, and the end of the causal view ([`causal_view`], or the whole trace when
+/// it hides nothing) up to `per_node` events at any one node. Positions, ascending; empty
+/// when the verdict points at no event.
+pub fn closeup(trace: &Trace, verdict: Option<&Verdict>, per_node: usize) -> Vec<usize> {
+    let anchor = anchors(trace, verdict);
+    let Some(&last) = anchor.last() else {
+        return Vec::new();
+    };
+    let base = causal_view(trace, verdict).unwrap_or_else(|| Selection::all(trace));
+    let end = verdict_time(verdict).unwrap_or(u64::MAX);
+    let mut keep: BTreeSet<usize> = anchor.iter().copied().collect();
+    keep.extend(base.shown.iter().copied().filter(|&i| {
+        let e = &trace.events[i];
+        e.t_ns <= end && matches!(e.kind, EventKind::Fault { .. })
+    }));
+    let mut count: BTreeMap<NodeId, usize> = BTreeMap::new();
+    for &i in base.shown.iter().rev().filter(|&&i| i <= last) {
+        if let Some(n) = trace.events[i].node {
+            let c = count.entry(n).or_insert(0);
+            *c += 1;
+            if *c > per_node {
+                break;
+            }
+        }
+        keep.insert(i);
+    }
+    keep.into_iter().collect()
+}
+
 /// The causal past of the events at positions `of` among the events at or after `floor_ns`
 /// (the scan stops at the first earlier event), themselves included; for each delivery kept,
 /// its send too, wherever it is.
