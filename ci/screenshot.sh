@@ -11,11 +11,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# name=scenario: a short failure (22 events) and a long one (556 events, the violation past
-# the 400th event).
+# name=scenario: a short failure (22 events) and two long ones (363 events, two leaders
+# 200 ms apart; 556 events, the violation past the 400th event).
 cases=(
     short=corpus/mutex/centralized-lease-timeout-overlap.json
-    long=corpus/mutex/token-ring-late-token-no-generation.json
+    long-lease=corpus/election/lease-no-step-down-split-brain.json
+    long-token-ring=corpus/mutex/token-ring-late-token-no-generation.json
 )
 out=target/screenshot
 mkdir -p "$out"

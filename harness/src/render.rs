@@ -901,7 +901,7 @@ body { font: 14px/1.4 -apple-system, "Segoe UI", "DejaVu Sans", Helvetica, Arial
 h1 { font-size: 20px; margin: 0 0 8px; }
 h2 { font-size: 16px; margin: 14px 0 6px; }
 .verdict { padding: 8px 12px; border-radius: 4px; margin: 8px 0; font-weight: 600; border-left: 6px solid; }
-.verdict.violation, .verdict.panic, .verdict.limit { background: #fde8e8; border-color: #9b1c1c; color: #9b1c1c; }
+.verdict.violation, .verdict.panic, .verdict.limit { background: #fde8e8; border-color: #7f1d1d; color: #7f1d1d; }
 .verdict.pass { background: #e6f6ea; border-color: #2f855a; color: #22543d; }
 .verdict.none { background: #edf2f7; border-color: #a0aec0; color: #4a5568; font-weight: normal; }
 .meta { color: #4a5568; margin: 4px 0 10px; }
@@ -943,7 +943,7 @@ svg text { font-family: "DejaVu Sans", Helvetica, Arial, sans-serif; }
 .span.waiting { fill: #e00000; fill-opacity: 0.8; }
 .span-label { font-size: 12px; fill: #744210; fill-opacity: 1; stroke: none; font-style: italic; }
 .span-label.partition { fill: #2b6cb0; }
-.break rect { fill: #f1f5f9; stroke: #a0aec0; stroke-dasharray: 2 3; }
+.break rect { fill: #f1f5f9; fill-opacity: 0.75; stroke: #a0aec0; stroke-dasharray: 2 3; }
 .break-label { font-size: 11px; fill: #4a5568; }
 .vline { stroke: #e00000; stroke-width: 1.5; stroke-dasharray: 6 4; }
 .vlabel { font-size: 12px; fill: #e00000; font-weight: bold; }
@@ -1299,16 +1299,16 @@ fn diagram(trace: &Trace, shown: &[&Event], verdict: Option<&Verdict>, from_ns: 
     for s in axis.segments.iter().filter(|s| s.idle) {
         let _ = writeln!(
             svg,
-            r#"<g class="break"><title>nothing happens for {:.3} ms ({:.3} – {:.3} ms): drawn as a break</title><rect x="{:.1}" y="{top:.1}" width="{:.1}" height="{:.1}"/><text class="break-label" x="{:.1}" y="{:.1}" text-anchor="middle">{}</text></g>"#,
+            r#"<g class="break"><title>no event drawn for {:.3} ms ({:.3} – {:.3} ms): a break, not to scale</title><rect x="{:.1}" y="{top:.1}" width="{:.1}" height="{:.1}"/><text class="break-label" transform="translate({:.1} {:.1}) rotate(-90)">{}</text></g>"#,
             (s.t1 - s.t0) as f64 / 1e6,
             s.t0 as f64 / 1e6,
             s.t1 as f64 / 1e6,
             s.x0,
             s.x1 - s.x0,
             bottom - top,
-            (s.x0 + s.x1) / 2.0,
-            top - 12.0,
-            html_escape(&format!("⋯{}", tick_label(s.t1 - s.t0, 1_000_000)))
+            (s.x0 + s.x1) / 2.0 + 4.0,
+            bottom - 6.0,
+            html_escape(&format!("… {} …", tick_label(s.t1 - s.t0, 1_000_000)))
         );
     }
     // Axis: ticks, labels and grid lines (none inside a break).
@@ -2021,6 +2021,62 @@ mod tests {
         );
         assert!(h.contains("Only the first 5000 of 5010 events are drawn (10 left out)."));
         assert!(!h.contains("violating\""));
+    }
+
+    #[test]
+    fn link_changes_read_as_words() {
+        let o = LinkOverride {
+            from: Some(1),
+            to: None,
+            latency: Some(Latency::Uniform {
+                min_ms: 1.0,
+                max_ms: 10.0,
+            }),
+            loss: Some(0.2),
+            duplicate: None,
+            reorder: Some(0.025),
+        };
+        assert_eq!(
+            fault_text(&Fault::SetLinks(Box::new(o))),
+            "links n1 → all: latency 1–10 ms, loss 20%, reordering 2.5%"
+        );
+    }
+
+    #[test]
+    fn idle_gaps_are_drawn_as_short_breaks() {
+        // Events at 0–10 ms and 1000–1010 ms: the 990 ms between is drawn as a break.
+        let mut events = Vec::new();
+        for (i, t_ms) in [0u64, 5, 10, 1000, 1005, 1010].into_iter().enumerate() {
+            events.push(Event {
+                id: i as u64,
+                t_ns: t_ms * 1_000_000,
+                node: Some(0),
+                local_ns: None,
+                kind: EventKind::Timer {
+                    timer_id: i as u64,
+                    timer: "T".into(),
+                },
+            });
+        }
+        let trace = Trace { nodes: 1, events };
+        let h = html(&trace, None, "gap");
+        assert_eq!(h.matches("<g class=\"break\">").count(), 1, "{h}");
+        assert!(h.contains("no event drawn for 979.900 ms (15.050 – 994.950 ms)"), "{h}");
+        assert!(h.contains(">… 980 ms …</text>"), "{h}");
+        // The two bursts share the axis: 1000 ms sits near the middle (linear: 99 % along).
+        let axis = TimeAxis::new(
+            &[0, 10_000_000, 1_000_000_000, 1_010_000_000],
+            0,
+            1000.0,
+            60.0,
+        );
+        let (x10, x1000) = (axis.x(10_000_000), axis.x(1_000_000_000));
+        assert!(x1000 - x10 < 250.0 && x1000 < 60.0 + 600.0, "{x10} {x1000}");
+        assert!(axis.x(1_010_000_000) > 900.0);
+        // Evenly spread events have no break.
+        let even: Vec<u64> = (0..20).map(|i| i * 50_000_000).collect();
+        let axis = TimeAxis::new(&even, 0, 1000.0, 60.0);
+        assert!(axis.segments.iter().all(|s| !s.idle));
     }
 
     #[test]

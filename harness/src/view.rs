@@ -388,13 +388,37 @@ pub fn causal_view(trace: &Trace, verdict: Option<&Verdict>) -> Option<Selection
     for i in (0..total).filter(|&i| landmark(i)) {
         groups.entry(trace.events[i].t_ns).or_default().push(i);
     }
+    // A group's causal past is followed back to the landmark before it: the last state
+    // change, network-wide fault, or fault at one of the group's nodes. Faults are kept as
+    // they are (the plan injects them; nothing at the node led to them).
     let mut keep = vec![false; total];
-    let mut floor = 0;
+    let mut last_general = 0;
+    let mut last_fault_at: BTreeMap<NodeId, u64> = BTreeMap::new();
     for (&t, group) in &groups {
-        for i in causal_past_since(trace, group, floor) {
+        let (faults, changes): (Vec<usize>, Vec<usize>) = group
+            .iter()
+            .partition(|&&i| matches!(trace.events[i].kind, EventKind::Fault { .. }));
+        let floor = changes
+            .iter()
+            .filter_map(|&i| trace.events[i].node)
+            .filter_map(|n| last_fault_at.get(&n).copied())
+            .fold(last_general, u64::max);
+        for i in causal_past_since(trace, &changes, floor) {
             keep[i] = true;
         }
-        floor = t;
+        for &i in &faults {
+            keep[i] = true;
+            let nodes = concerns(&trace.events[i]);
+            if nodes.is_empty() {
+                last_general = t;
+            }
+            for n in nodes {
+                last_fault_at.insert(n, t);
+            }
+        }
+        if !changes.is_empty() {
+            last_general = t;
+        }
     }
     let shown: Vec<usize> = (0..total).filter(|&i| keep[i]).collect();
     if shown.len() == total {
@@ -662,7 +686,7 @@ mod tests {
         assert_eq!(s.shown, [0, 201, 202, 203]);
         assert_eq!(
             s.notes,
-            ["showing 4 of 205 events: the violating events, their causal past and every fault up to the violation at 203.000 ms; 201 hidden (`--all` shows every event)"]
+            ["showing 4 of 205 events up to the violation at 203.000 ms: the violating events, the faults, and the state changes (observations, inputs, restarts) of their causal past, each with its causal past since the previous one; 201 hidden (`--all` shows every event)"]
         );
         // --all, a short trace, and a pass show everything.
         let all = Filter {
