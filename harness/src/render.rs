@@ -1033,7 +1033,6 @@ impl TimeAxis {
     fn new(times: &[u64], t0: u64, plot_w: f64, left: f64) -> TimeAxis {
         let t_max = times.last().copied().unwrap_or(t0).max(t0);
         let span = (t_max - t0).max(1_000_000);
-        let t_end = t_max + (span / 30).max(1);
         let mut gaps: Vec<u64> = times
             .windows(2)
             .map(|w| w[1] - w[0])
@@ -1042,11 +1041,18 @@ impl TimeAxis {
         gaps.sort_unstable();
         let median = gaps.get(gaps.len() / 2).copied().unwrap_or(0);
         let threshold = (span / 20).max(median.saturating_mul(10)).max(1_000_000);
-        let keep = span / 200;
-        let mut idle: Vec<(u64, u64)> = times
+        let gaps: Vec<(u64, u64)> = times
             .windows(2)
             .filter(|w| w[1] - w[0] > threshold)
-            .map(|w| (w[0] + keep, w[1] - keep))
+            .map(|w| (w[0], w[1]))
+            .collect();
+        // About 12 px of room on each side of a break, at the scale of the time kept.
+        let kept_ns = span - gaps.iter().map(|(a, b)| b - a).sum::<u64>();
+        let keep = ((kept_ns as f64 / plot_w * 12.0) as u64).max(1);
+        let mut idle: Vec<(u64, u64)> = gaps
+            .into_iter()
+            .filter(|(a, b)| b - a > 4 * keep)
+            .map(|(a, b)| (a + keep, b - keep))
             .collect();
         let break_w = if idle.len() as f64 * BREAK_W > plot_w / 3.0 {
             plot_w / 3.0 / idle.len() as f64
@@ -1054,6 +1060,8 @@ impl TimeAxis {
             BREAK_W
         };
         let idle_ns: u64 = idle.iter().map(|(a, b)| b - a).sum();
+        // A little room after the last instant (a thirtieth of the time drawn to scale).
+        let t_end = t_max + ((t_max - t0 - idle_ns) / 30).max(1);
         let active_ns = (t_end - t0 - idle_ns).max(1);
         let active_px = plot_w - idle.len() as f64 * break_w;
         let px_per_ns = active_px / active_ns as f64;
@@ -2061,8 +2069,11 @@ mod tests {
         let trace = Trace { nodes: 1, events };
         let h = html(&trace, None, "gap");
         assert_eq!(h.matches("<g class=\"break\">").count(), 1, "{h}");
-        assert!(h.contains("no event drawn for 979.900 ms (15.050 – 994.950 ms)"), "{h}");
-        assert!(h.contains(">… 980 ms …</text>"), "{h}");
+        assert!(
+            h.contains("no event drawn for 989.520 ms (10.240 – 999.760 ms)"),
+            "{h}"
+        );
+        assert!(h.contains(">… 990 ms …</text>"), "{h}");
         // The two bursts share the axis: 1000 ms sits near the middle (linear: 99 % along).
         let axis = TimeAxis::new(
             &[0, 10_000_000, 1_000_000_000, 1_010_000_000],
