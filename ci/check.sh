@@ -64,6 +64,9 @@ cargo run --release --quiet -- fuzz --algorithm all --seeds 2000 --jobs 2 --out 
 step "fault-tolerance matrix: inside each declared fault model every property holds"
 cargo run --release --quiet -- matrix --seeds 30 --jobs 2 --out target/ci-failures/matrix
 
+step "failure views: the HTML of a short and two long failures, screenshot in headless Chromium (installed as root when missing), the violation drawn on the first 1400x900 screen"
+bash ci/screenshot.sh
+
 step "bad input exits 2 with a message"
 set +e
 echo '{"algorithm": "mutex.centralized", "nodes": 0}' > target/ci-bad.json

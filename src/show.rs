@@ -14,7 +14,8 @@ use crate::exit;
 use sincro_harness::check::judge_trace;
 use sincro_harness::diff::first_divergence;
 use sincro_harness::engine::RunOptions;
-use sincro_harness::trace::{Event, EventKind};
+use sincro_harness::trace::{Event, EventKind, MAX_TRACE_TIME_NS};
+use sincro_harness::view::{self, EventClass, Filter};
 use sincro_harness::{render, EngineKind, Fault, Scenario, Trace, Verdict, NS_PER_MS};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -51,6 +52,120 @@ impl From<Engine> for EngineKind {
             Engine::Madsim => EngineKind::Madsim,
         }
     }
+}
+
+/// Kinds of events `--only` keeps.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Only {
+    /// Observations the algorithm reports (entered the critical section, leader is X, ...).
+    Observations,
+    /// Faults of the plan (partitions, crashes, pauses, clock faults, link changes).
+    Faults,
+    /// Sends, deliveries and drops.
+    Messages,
+    /// Timers firing.
+    Timers,
+    /// Workload inputs.
+    Inputs,
+    /// Clock adjustments.
+    Clocks,
+    /// Starts, restarts and panics.
+    Lifecycle,
+}
+
+impl From<Only> for EventClass {
+    fn from(o: Only) -> Self {
+        match o {
+            Only::Observations => EventClass::Observations,
+            Only::Faults => EventClass::Faults,
+            Only::Messages => EventClass::Messages,
+            Only::Timers => EventClass::Timers,
+            Only::Inputs => EventClass::Inputs,
+            Only::Clocks => EventClass::Clocks,
+            Only::Lifecycle => EventClass::Lifecycle,
+        }
+    }
+}
+
+/// Which events a rendered trace shows (`show` and `replay`). By default a trace of more than
+/// 150 events with a violation shows the violating events, their causal past and every fault,
+/// up to the violation, and says how many events it hid.
+#[derive(clap::Args, Clone, Debug, Default, PartialEq)]
+pub struct ViewArgs {
+    /// Show every event, not only the violation's causal past (the default for a long
+    /// failing trace).
+    #[arg(long)]
+    pub all: bool,
+    /// Only events at these nodes (comma-separated ids), their messages to and from other
+    /// nodes, and the faults that concern them or the whole network.
+    #[arg(long, value_delimiter = ',', value_name = "N")]
+    pub node: Vec<usize>,
+    /// Only events at or after this global time, ms.
+    #[arg(long, value_name = "MS")]
+    pub from_ms: Option<f64>,
+    /// Only events at or before this global time, ms.
+    #[arg(long, value_name = "MS")]
+    pub to_ms: Option<f64>,
+    /// Only these kinds of events, comma-separated (e.g. `observations,faults`). The
+    /// violating events are always shown.
+    #[arg(long, value_enum, value_delimiter = ',')]
+    pub only: Vec<Only>,
+}
+
+impl ViewArgs {
+    /// The filter these options ask for; an error names a time that is not a time.
+    pub fn filter(&self) -> Result<Filter, String> {
+        let time = |flag: &str, ms: Option<f64>| -> Result<Option<u64>, String> {
+            match ms {
+                None => Ok(None),
+                Some(v) if v.is_finite() && v >= 0.0 && v * 1e6 <= MAX_TRACE_TIME_NS as f64 => {
+                    Ok(Some(sincro_harness::ms_to_ns(v)))
+                }
+                Some(v) => Err(format!(
+                    "{flag} {v}: a time in ms from 0 to {} (the longest run)",
+                    MAX_TRACE_TIME_NS / NS_PER_MS
+                )),
+            }
+        };
+        let from_ns = time("--from-ms", self.from_ms)?;
+        let to_ns = time("--to-ms", self.to_ms)?;
+        if let (Some(a), Some(b)) = (from_ns, to_ns) {
+            if a > b {
+                return Err(format!(
+                    "--from-ms {} is after --to-ms {}: the time window is reversed",
+                    self.from_ms.unwrap_or_default(),
+                    self.to_ms.unwrap_or_default()
+                ));
+            }
+        }
+        let mut only: Vec<EventClass> = self.only.iter().map(|&o| o.into()).collect();
+        only.sort_unstable();
+        only.dedup();
+        let mut nodes = self.node.clone();
+        nodes.sort_unstable();
+        nodes.dedup();
+        Ok(Filter {
+            all: self.all,
+            only,
+            nodes,
+            from_ns,
+            to_ns,
+        })
+    }
+}
+
+/// The events of `trace` to render under `args`: an error names a bad time, a node the trace
+/// does not have, or a reversed window (bad input).
+pub fn selection(
+    trace: &Trace,
+    verdict: Option<&Verdict>,
+    args: &ViewArgs,
+) -> Result<view::Selection, String> {
+    let filter = args.filter()?;
+    view::select(trace, verdict, &filter).map_err(|e| match e.strip_prefix("node ") {
+        Some(rest) => format!("--node {rest}"),
+        None => e,
+    })
 }
 
 /// How an offline judgement reads a trace (the parts a scenario would otherwise give).
@@ -96,6 +211,9 @@ pub struct ShowArgs {
     /// How to judge (with --check).
     #[command(flatten)]
     pub judge: JudgeArgs,
+    /// Which events to show.
+    #[command(flatten)]
+    pub view: ViewArgs,
 }
 
 /// Options of `sincro check`.
@@ -382,10 +500,20 @@ pub fn show(args: &ShowArgs) -> i32 {
         ),
         Input::Trace(_) => format!("trace {file_name}"),
     });
+    if args.format == Format::Jsonl && args.view != ViewArgs::default() {
+        return bad_input(
+            "--all, --node, --from-ms, --to-ms and --only choose what a rendering shows; \
+             --format jsonl writes the whole trace",
+        );
+    }
+    let sel = match selection(trace, verdict.as_ref(), &args.view) {
+        Ok(s) => s,
+        Err(e) => return bad_input(format!("{}: {e}", args.input.display())),
+    };
     let text = match args.format {
-        Format::Text => render::text(trace, verdict.as_ref()),
-        Format::Mermaid => render::mermaid(trace, verdict.as_ref()),
-        Format::Html => render::html(trace, verdict.as_ref(), &title),
+        Format::Text => render::text_view(trace, &sel, verdict.as_ref()),
+        Format::Mermaid => render::mermaid_view(trace, &sel, verdict.as_ref()),
+        Format::Html => render::html_view(trace, &sel, verdict.as_ref(), &title),
         Format::Jsonl => trace.to_jsonl(),
     };
     if let Err(e) = emit(args.out.as_deref(), &text) {
@@ -393,8 +521,9 @@ pub fn show(args: &ShowArgs) -> i32 {
     }
     if let Some(out) = &args.out {
         eprintln!(
-            "wrote {} ({} events; {})",
+            "wrote {} ({} of {} events shown; {})",
             out.display(),
+            sel.shown.len(),
             trace.events.len(),
             verdict
                 .as_ref()

@@ -20,10 +20,44 @@ fn corpus_scenarios_reach_their_verdicts_and_snapshots() {
     settings.set_prepend_module_to_snapshot(false);
     settings.set_omit_expression(true);
     let _guard = settings.bind_to_scope();
+    // Every scenario is checked, and every mismatch reported, before the test fails (as
+    // `insta::glob!` does, keeping the snapshots' names).
+    let mut failed = Vec::new();
     for path in files {
-        let rel = path.strip_prefix(&root).unwrap().with_extension("");
+        let one = std::panic::catch_unwind(|| check_one(&root, &path));
+        if one.is_err() {
+            failed.push(path.display().to_string());
+        }
+    }
+    failed.extend(SNAPSHOT_FAILURES.with(|f| f.take()));
+    assert!(
+        failed.is_empty(),
+        "{} corpus check(s) failed (each one's message is above):\n  {}",
+        failed.len(),
+        failed.join("\n  ")
+    );
+}
+
+thread_local! {
+    /// Snapshots that did not match, by name.
+    static SNAPSHOT_FAILURES: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Asserts a snapshot; a mismatch is reported (insta prints it) and noted, and the checks go
+/// on.
+fn snapshot(name: &str, text: String) {
+    if std::panic::catch_unwind(|| insta::assert_snapshot!(name.to_string(), text)).is_err() {
+        SNAPSHOT_FAILURES.with(|f| f.borrow_mut().push(format!("snapshot {name}")));
+    }
+}
+
+/// Checks one corpus scenario: its verdict, byte-identical replay and snapshot, on its engine
+/// and on the other one.
+fn check_one(root: &Path, path: &Path) {
+    {
+        let rel = path.strip_prefix(root).unwrap().with_extension("");
         let name = rel.to_string_lossy().replace(['/', '\\'], "__");
-        let sc = Scenario::load(&path).unwrap_or_else(|e| panic!("{e}"));
+        let sc = Scenario::load(path).unwrap_or_else(|e| panic!("{e}"));
         let expect = sc
             .expect
             .clone()
@@ -51,7 +85,7 @@ fn corpus_scenarios_reach_their_verdicts_and_snapshots() {
             "{}: replay is not byte-identical",
             path.display()
         );
-        insta::assert_snapshot!(name.clone(), render::text(&trace, Some(&out.verdict)));
+        snapshot(&name, render::text(&trace, Some(&out.verdict)));
 
         // The same scenario on the other engine reaches the same verdict (traces differ in
         // timing: turmoil works in 1 ms ticks), and replays byte-identically there too.
@@ -91,9 +125,9 @@ fn corpus_scenarios_reach_their_verdicts_and_snapshots() {
             path.display(),
             other.name()
         );
-        insta::assert_snapshot!(
-            format!("{name}@{}", other.name()),
-            render::text(&t2, Some(&out2.verdict))
+        snapshot(
+            &format!("{name}@{}", other.name()),
+            render::text(&t2, Some(&out2.verdict)),
         );
     }
 }

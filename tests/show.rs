@@ -432,3 +432,173 @@ fn single_acting_leader_catches_a_split_brain_and_passes_a_step_down() {
     let o = sincro(&["check", p(&terms), "--properties", "single_acting_leader"]);
     assert_eq!(code(&o), 0, "{}", stdout(&o));
 }
+
+/// A long failing corpus case (363 events) and the token-ring late token, whose violating
+/// events come after the 400th event.
+const LONG: &str = "corpus/election/lease-no-step-down-split-brain.json";
+const LATE: &str = "corpus/mutex/token-ring-late-token-no-generation.json";
+
+/// The violating lines (`>>`) of a text timeline.
+fn violating_lines(text: &str) -> Vec<&str> {
+    text.lines().filter(|l| l.starts_with(">>")).collect()
+}
+
+#[test]
+fn a_long_failure_shows_the_violation_and_its_causal_past_first() {
+    let all = stdout(&sincro(&["show", LONG, "--all"]));
+    assert_eq!(all.lines().count(), 363 + 2, "header, every event, verdict");
+    assert!(!all.contains("# showing"), "{all}");
+    let reduced = sincro(&["show", LONG]);
+    assert_eq!(code(&reduced), 0, "{}", stderr(&reduced));
+    let t = stdout(&reduced);
+    let lines: Vec<&str> = t.lines().collect();
+    assert!(
+        lines[1].starts_with("# showing 59 of 363 events up to the violation at 280.000 ms: ")
+            && lines[1].ends_with("; 304 hidden (`--all` shows every event)"),
+        "{}",
+        lines[1]
+    );
+    assert_eq!(lines.len(), 59 + 3);
+    // The same violating events, and every shown line is a line of the whole trace, in order.
+    assert_eq!(violating_lines(&t), violating_lines(&all));
+    assert_eq!(violating_lines(&t).len(), 2);
+    let mut rest = all.lines();
+    for l in &lines[2..] {
+        assert!(
+            rest.any(|a| a == *l),
+            "`{l}` is not in the whole trace, in order"
+        );
+    }
+    // The partition that split the leaders is kept.
+    assert!(t.contains("FAULT     partition"), "{t}");
+    // `replay` prints the same view, and all of it with --all.
+    let replay = stdout(&sincro(&["replay", LONG]));
+    assert!(replay.starts_with(&t), "{replay}");
+    let replay_all = stdout(&sincro(&["replay", LONG, "--all"]));
+    assert!(replay_all.starts_with(&all));
+
+    // HTML: the default view fits the first screen; the whole run opens with a close-up.
+    let h = stdout(&sincro(&["show", LONG, "--format", "html"]));
+    let first_svg_width = |h: &str| -> f64 {
+        let i = h.find("<svg width=\"").expect("an svg") + 12;
+        h[i..].split('"').next().unwrap().parse().unwrap()
+    };
+    assert!(first_svg_width(&h) <= 1340.0, "{}", first_svg_width(&h));
+    assert_eq!(h.matches("<g class=\"mark obs violating\">").count(), 2);
+    assert!(h.contains("<p class=\"note\">showing 59 of 363 events"));
+    let whole = stdout(&sincro(&["show", LONG, "--format", "html", "--all"]));
+    let close = whole
+        .find("<h2>Close-up: the violation and the end of its causal past")
+        .expect("a close-up first");
+    assert!(close < whole.find("<div class=\"diagram\">").unwrap());
+    assert!(first_svg_width(&whole) <= 1340.0);
+    assert!(whole.matches("<svg width=\"").count() >= 2);
+}
+
+#[test]
+fn mermaid_keeps_a_late_violation_past_its_cap() {
+    for args in [
+        vec!["show", LATE, "--format", "mermaid"],
+        vec!["show", LATE, "--format", "mermaid", "--all"],
+    ] {
+        let m = stdout(&sincro(&args));
+        assert_eq!(
+            m.matches("rect rgb(255,200,200)").count(),
+            2,
+            "{args:?}\n{m}"
+        );
+        assert!(
+            m.contains("⚠ VIOLATION mutual_exclusion at 1100.000 ms"),
+            "{args:?}"
+        );
+        assert!(
+            m.contains("more events not drawn (the diagram shows 400 of ")
+                && m.contains(": the violating events and their causal past first)"),
+            "{args:?}\n{m}"
+        );
+    }
+}
+
+#[test]
+fn filters_select_a_node_a_window_and_kinds_in_show_and_replay() {
+    let node = stdout(&sincro(&["show", LEASE, "--node", "2"]));
+    assert!(
+        node.contains("# showing 10 of 22 events: node n2 (the violating events are always shown)"),
+        "{node}"
+    );
+    for l in node.lines().filter(|l| !l.starts_with('#')) {
+        assert!(
+            l.contains(" n2 ") || l.starts_with(">>"),
+            "not about n2: {l}"
+        );
+    }
+    let window = stdout(&sincro(&[
+        "show",
+        LEASE,
+        "--from-ms",
+        "10",
+        "--to-ms",
+        "20",
+        "--only",
+        "observations,faults",
+    ]));
+    let events: Vec<&str> = window.lines().filter(|l| !l.starts_with('#')).collect();
+    assert_eq!(events.len(), 4, "{window}");
+    for l in &events {
+        let t: f64 = l[2..].split_whitespace().next().unwrap().parse().unwrap();
+        assert!((10.0..=20.0).contains(&t), "{l}");
+        assert!(l.contains("observe") || l.contains("FAULT"), "{l}");
+    }
+    let h = stdout(&sincro(&[
+        "show",
+        LEASE,
+        "--format",
+        "html",
+        "--from-ms",
+        "10",
+    ]));
+    assert!(
+        h.contains("global time 10.000 – "),
+        "the axis starts at the window"
+    );
+    let r = sincro(&["replay", LEASE, "--only", "observations"]);
+    assert_eq!(code(&r), 1, "replay still exits with the verdict");
+    assert!(stdout(&r)
+        .lines()
+        .filter(|l| l.contains("ms  n"))
+        .all(|l| l.contains("observe")));
+}
+
+#[test]
+fn bad_view_options_exit_2_naming_the_problem() {
+    for (args, message) in [
+        (
+            vec!["show", LONG, "--node", "9"],
+            "--node 9 is not in the trace: it has 5 nodes (0 to 4)",
+        ),
+        (
+            vec!["replay", LONG, "--node", "5"],
+            "--node 5 is not in the trace: it has 5 nodes (0 to 4)",
+        ),
+        (
+            vec!["show", LONG, "--from-ms", "50", "--to-ms", "10"],
+            "--from-ms 50 is after --to-ms 10: the time window is reversed",
+        ),
+        (
+            vec!["show", LONG, "--from-ms", "NaN"],
+            "--from-ms NaN: a time in ms from 0",
+        ),
+        (
+            vec!["show", LONG, "--only", "pings"],
+            "invalid value 'pings' for '--only",
+        ),
+        (
+            vec!["show", LONG, "--format", "jsonl", "--all"],
+            "--format jsonl writes the whole trace",
+        ),
+    ] {
+        let o = sincro(&args);
+        assert_eq!(code(&o), 2, "{args:?}");
+        assert!(stderr(&o).contains(message), "{args:?}: {}", stderr(&o));
+    }
+}

@@ -32,6 +32,7 @@ pub mod shrink;
 #[cfg(feature = "proptest")]
 pub mod strategy;
 pub mod trace;
+pub mod view;
 
 pub use builder::ScenarioBuilder;
 pub use check::{Checker, PropertyClass, Violation};

@@ -7,9 +7,10 @@
 
 use crate::engine::Verdict;
 use crate::fault::Fault;
-use crate::net::DropReason;
+use crate::net::{DropReason, Latency, LinkOverride};
 use crate::process::{ClockAdjust, Observation};
 use crate::trace::{Event, EventKind, Trace};
+use crate::view::{self, Selection};
 use crate::NodeId;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
@@ -54,8 +55,47 @@ pub fn fault_text(f: &Fault) -> String {
         Fault::Resume { node } => format!("resume n{node}"),
         Fault::ClockJump { node, delta_ms } => format!("clock jump n{node} {delta_ms:+} ms"),
         Fault::DriftChange { node, drift_ppm } => format!("drift n{node} = {drift_ppm} ppm"),
-        Fault::SetLinks(o) => format!("set links {}", serde_json::to_string(o).unwrap_or_default()),
+        Fault::SetLinks(o) => links_text(o),
     }
+}
+
+/// A percentage without trailing zeros: `20%`, `2.5%`.
+fn percent(p: f64) -> String {
+    let s = format!("{:.2}", p * 100.0);
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    format!("{s}%")
+}
+
+/// A link override in words: `links n1 → n2: latency 1000 ms`, `links all → n0: loss 20%,
+/// latency 1–10 ms`.
+pub fn links_text(o: &LinkOverride) -> String {
+    let end = |n: Option<NodeId>| n.map_or_else(|| "all".to_string(), |n| format!("n{n}"));
+    let mut what = Vec::new();
+    match &o.latency {
+        Some(Latency::Constant { ms }) => what.push(format!("latency {ms} ms")),
+        Some(Latency::Uniform { min_ms, max_ms }) => {
+            what.push(format!("latency {min_ms}–{max_ms} ms"))
+        }
+        Some(Latency::Exponential {
+            min_ms,
+            mean_ms,
+            max_ms,
+        }) => what.push(format!("latency {min_ms}–{max_ms} ms, mean {mean_ms} ms")),
+        None => {}
+    }
+    for (name, p) in [
+        ("loss", o.loss),
+        ("duplication", o.duplicate),
+        ("reordering", o.reorder),
+    ] {
+        if let Some(p) = p {
+            what.push(format!("{name} {}", percent(p)));
+        }
+    }
+    if what.is_empty() {
+        what.push("unchanged".into());
+    }
+    format!("links {} → {}: {}", end(o.from), end(o.to), what.join(", "))
 }
 
 /// The name of a drop reason, as in JSON (`loss`, `partitioned`, ...).
@@ -121,6 +161,12 @@ pub fn event_line(e: &Event) -> String {
 /// The whole trace as a text timeline: one line per event, global time first, then the node
 /// and its local clock; the events a violation points at are marked `>>`; the verdict last.
 pub fn text(trace: &Trace, verdict: Option<&Verdict>) -> String {
+    text_view(trace, &Selection::all(trace), verdict)
+}
+
+/// The events `sel` selects of `trace` as a text timeline ([`text`]), with a line under the
+/// header saying what was left out (see [`crate::view`]).
+pub fn text_view(trace: &Trace, sel: &Selection, verdict: Option<&Verdict>) -> String {
     let marked: Vec<u64> = match verdict {
         Some(Verdict::Violation(v)) => v.events.clone(),
         _ => Vec::new(),
@@ -132,7 +178,10 @@ pub fn text(trace: &Trace, verdict: Option<&Verdict>) -> String {
         trace.nodes,
         trace.events.len()
     );
-    for e in &trace.events {
+    for note in &sel.notes {
+        let _ = writeln!(out, "# {note}");
+    }
+    for e in sel.events(trace) {
         let mark = if marked.contains(&e.id) { ">>" } else { "  " };
         let _ = writeln!(out, "{mark}{}", event_line(e));
     }
@@ -172,10 +221,10 @@ fn fault_nodes(f: &Fault) -> Vec<NodeId> {
 }
 
 /// Number of nodes to draw: the trace's, or more if an event names a higher node.
-fn node_count(events: &[Event], nodes: usize) -> usize {
+fn node_count(events: &[&Event], nodes: usize) -> usize {
     events
         .iter()
-        .flat_map(nodes_named)
+        .flat_map(|e| nodes_named(e))
         .map(|n| n.saturating_add(1))
         .fold(nodes.max(1), usize::max)
 }
@@ -306,11 +355,21 @@ fn mermaid_statement(e: &Event, sends: &BTreeMap<u64, &Event>, nodes: usize) -> 
 /// `⚠ VIOLATION` note with the explanation; other verdicts end the diagram as a note.
 /// At most [`MERMAID_MAX_EVENTS`] events are drawn, then a note says how many were left out.
 pub fn mermaid(trace: &Trace, verdict: Option<&Verdict>) -> String {
+    mermaid_view(trace, &Selection::all(trace), verdict)
+}
+
+/// The events `sel` selects of `trace` as a Mermaid diagram ([`mermaid`]); a note at the top
+/// says what the selection left out. The cap keeps the violating events and their causal
+/// past first ([`view::cut`]).
+pub fn mermaid_view(trace: &Trace, sel: &Selection, verdict: Option<&Verdict>) -> String {
     let marked = marked_ids(verdict);
-    let nodes = node_count(&trace.events, trace.nodes);
+    let kept = view::cut(trace, verdict, &sel.shown, MERMAID_MAX_EVENTS);
+    let prefix = sel.shown.starts_with(&kept);
+    let shown: Vec<&Event> = kept.iter().filter_map(|&i| trace.events.get(i)).collect();
+    let all_events: Vec<&Event> = trace.events.iter().collect();
+    let nodes = node_count(&all_events, trace.nodes);
     let all = mermaid_span(0, nodes - 1);
-    let shown = &trace.events[..trace.events.len().min(MERMAID_MAX_EVENTS)];
-    let sends = message_texts(shown);
+    let sends = message_texts(&trace.events);
     let mut out = String::from("sequenceDiagram\n");
     let _ = writeln!(
         out,
@@ -320,6 +379,9 @@ pub fn mermaid(trace: &Trace, verdict: Option<&Verdict>) -> String {
     );
     for n in 0..nodes {
         let _ = writeln!(out, "    participant n{n}");
+    }
+    for note in &sel.notes {
+        let _ = writeln!(out, "    Note over {all}: {}", mermaid_escape(note));
     }
     let violation_note = |out: &mut String| {
         if let Some(Verdict::Violation(v)) = verdict {
@@ -370,13 +432,20 @@ pub fn mermaid(trace: &Trace, verdict: Option<&Verdict>) -> String {
             violation_note(&mut out);
         }
     }
-    if shown.len() < trace.events.len() {
+    if shown.len() < sel.shown.len() {
+        let which = if prefix {
+            format!("the first {} of {}", shown.len(), sel.shown.len())
+        } else {
+            format!(
+                "{} of {}: the violating events and their causal past first",
+                shown.len(),
+                sel.shown.len()
+            )
+        };
         let _ = writeln!(
             out,
-            "    Note over {all}: … {} more events not drawn (the diagram shows the first {} of {})",
-            trace.events.len() - shown.len(),
-            shown.len(),
-            trace.events.len()
+            "    Note over {all}: … {} more events not drawn (the diagram shows {which})",
+            sel.shown.len() - shown.len(),
         );
     }
     match verdict {
@@ -552,15 +621,16 @@ struct Drawing {
 }
 
 impl Drawing {
-    fn gather(events: &[Event], marked: &BTreeSet<u64>) -> Drawing {
-        let sends = message_texts(events);
+    /// The marks, arrows and spans of `events`; `sends` names every send of the trace by
+    /// message id (a delivery's send may be outside the view).
+    fn gather(events: &[&Event], sends: &BTreeMap<u64, &Event>, marked: &BTreeSet<u64>) -> Drawing {
         let mut d = Drawing::default();
         // Open intervals: (node, kind) -> span index; open critical sections by (node, resource).
         let mut open: BTreeMap<(NodeId, &'static str), usize> = BTreeMap::new();
         let mut open_cs: BTreeMap<(NodeId, u32), usize> = BTreeMap::new();
         let mut open_partitions: Vec<usize> = Vec::new();
         let title_of = |e: &Event| event_line(e).trim().to_string();
-        for e in events {
+        for &e in events {
             let is_marked = marked.contains(&e.id);
             let mut mark = |kind: MarkKind, label: Option<String>| {
                 if let Some(node) = e.node {
@@ -829,8 +899,9 @@ fn layout_labels(items: &[(f64, usize)]) -> (Vec<Option<usize>>, usize) {
 const HTML_STYLE: &str = r#"
 body { font: 14px/1.4 -apple-system, "Segoe UI", "DejaVu Sans", Helvetica, Arial, sans-serif; color: #1a202c; margin: 20px 24px; background: #fff; }
 h1 { font-size: 20px; margin: 0 0 8px; }
+h2 { font-size: 16px; margin: 14px 0 6px; }
 .verdict { padding: 8px 12px; border-radius: 4px; margin: 8px 0; font-weight: 600; border-left: 6px solid; }
-.verdict.violation, .verdict.panic, .verdict.limit { background: #fde8e8; border-color: #e00000; color: #9b1c1c; }
+.verdict.violation, .verdict.panic, .verdict.limit { background: #fde8e8; border-color: #7f1d1d; color: #7f1d1d; }
 .verdict.pass { background: #e6f6ea; border-color: #2f855a; color: #22543d; }
 .verdict.none { background: #edf2f7; border-color: #a0aec0; color: #4a5568; font-weight: normal; }
 .meta { color: #4a5568; margin: 4px 0 10px; }
@@ -872,6 +943,8 @@ svg text { font-family: "DejaVu Sans", Helvetica, Arial, sans-serif; }
 .span.waiting { fill: #e00000; fill-opacity: 0.8; }
 .span-label { font-size: 12px; fill: #744210; fill-opacity: 1; stroke: none; font-style: italic; }
 .span-label.partition { fill: #2b6cb0; }
+.break rect { fill: #f1f5f9; fill-opacity: 0.75; stroke: #a0aec0; stroke-dasharray: 2 3; }
+.break-label { font-size: 11px; fill: #4a5568; }
 .vline { stroke: #e00000; stroke-width: 1.5; stroke-dasharray: 6 4; }
 .vlabel { font-size: 12px; fill: #e00000; font-weight: bold; }
 "#;
@@ -904,11 +977,152 @@ const SVG_DEFS: &str = r##"<defs>
 /// at the top of the page. At most [`HTML_MAX_EVENTS`] events are drawn (a note says how many
 /// were left out); an event list (the text timeline) closes the page.
 pub fn html(trace: &Trace, verdict: Option<&Verdict>, title: &str) -> String {
+    html_view(trace, &Selection::all(trace), verdict, title)
+}
+
+/// A drawn space-time diagram.
+struct Diagram {
+    /// The `<svg>` element.
+    svg: String,
+    /// Its width, px.
+    width: f64,
+    /// Messages drawn delivered and dropped.
+    delivered: usize,
+    dropped: usize,
+}
+
+/// Width of the first screen the HTML page is read on, px: a diagram wider than this is
+/// preceded by a close-up of the violation and its causal past.
+pub const FIRST_SCREEN_W: f64 = 1340.0;
+
+/// Most events per node line in the close-up that opens a wide page: drawn 14 px apart,
+/// they fit the first screen.
+const CLOSEUP_PER_NODE: usize = 70;
+
+/// Smallest width of the plotted time axis, px.
+const MIN_PLOT_W: f64 = 1000.0;
+
+/// Width of an idle gap drawn as a break, px.
+const BREAK_W: f64 = 44.0;
+
+/// A stretch of the time axis: drawn to scale, or an idle gap drawn as a short break.
+#[derive(Clone, Copy, Debug)]
+struct Segment {
+    t0: u64,
+    t1: u64,
+    x0: f64,
+    x1: f64,
+    idle: bool,
+}
+
+/// The time axis: global time to x, piecewise linear, idle gaps compressed.
+#[derive(Debug)]
+struct TimeAxis {
+    segments: Vec<Segment>,
+    /// End of the axis, ns.
+    t_end: u64,
+    /// Total time drawn to scale, ns, and its width, px.
+    active_ns: u64,
+    active_px: f64,
+}
+
+impl TimeAxis {
+    /// An axis from `t0` over the instants `times` (ascending, all at or after `t0`) on
+    /// `plot_w` px starting at `left`. A gap between two instants longer than a twentieth
+    /// of the whole and ten times the median gap is idle: it is drawn [`BREAK_W`] px wide.
+    fn new(times: &[u64], t0: u64, plot_w: f64, left: f64) -> TimeAxis {
+        let t_max = times.last().copied().unwrap_or(t0).max(t0);
+        let span = (t_max - t0).max(1_000_000);
+        let mut gaps: Vec<u64> = times
+            .windows(2)
+            .map(|w| w[1] - w[0])
+            .filter(|&g| g > 0)
+            .collect();
+        gaps.sort_unstable();
+        let median = gaps.get(gaps.len() / 2).copied().unwrap_or(0);
+        let threshold = (span / 20).max(median.saturating_mul(10)).max(1_000_000);
+        let gaps: Vec<(u64, u64)> = times
+            .windows(2)
+            .filter(|w| w[1] - w[0] > threshold)
+            .map(|w| (w[0], w[1]))
+            .collect();
+        // About 12 px of room on each side of a break, at the scale of the time kept.
+        let kept_ns = span - gaps.iter().map(|(a, b)| b - a).sum::<u64>();
+        let keep = ((kept_ns as f64 / plot_w * 12.0) as u64).max(1);
+        let mut idle: Vec<(u64, u64)> = gaps
+            .into_iter()
+            .filter(|(a, b)| b - a > 4 * keep)
+            .map(|(a, b)| (a + keep, b - keep))
+            .collect();
+        let break_w = if idle.len() as f64 * BREAK_W > plot_w / 3.0 {
+            plot_w / 3.0 / idle.len() as f64
+        } else {
+            BREAK_W
+        };
+        let idle_ns: u64 = idle.iter().map(|(a, b)| b - a).sum();
+        // A little room after the last instant (a thirtieth of the time drawn to scale).
+        let t_end = t_max + ((t_max - t0 - idle_ns) / 30).max(1);
+        let active_ns = (t_end - t0 - idle_ns).max(1);
+        let active_px = plot_w - idle.len() as f64 * break_w;
+        let px_per_ns = active_px / active_ns as f64;
+        let mut segments = Vec::new();
+        let (mut t, mut x) = (t0, left);
+        idle.push((t_end, t_end));
+        for (a, b) in idle {
+            let x1 = x + (a - t) as f64 * px_per_ns;
+            segments.push(Segment {
+                t0: t,
+                t1: a,
+                x0: x,
+                x1,
+                idle: false,
+            });
+            if b > a {
+                segments.push(Segment {
+                    t0: a,
+                    t1: b,
+                    x0: x1,
+                    x1: x1 + break_w,
+                    idle: true,
+                });
+                x = x1 + break_w;
+            } else {
+                x = x1;
+            }
+            t = b;
+        }
+        TimeAxis {
+            segments,
+            t_end,
+            active_ns,
+            active_px,
+        }
+    }
+
+    /// The x of global time `t` (clamped to the axis).
+    fn x(&self, t: u64) -> f64 {
+        let first = self.segments[0];
+        let t = t.clamp(first.t0, self.t_end);
+        let i = self
+            .segments
+            .partition_point(|s| s.t1 < t)
+            .min(self.segments.len() - 1);
+        let s = self.segments[i];
+        if s.t1 <= s.t0 {
+            s.x0
+        } else {
+            s.x0 + (t - s.t0) as f64 / (s.t1 - s.t0) as f64 * (s.x1 - s.x0)
+        }
+    }
+}
+
+/// Draws the space-time diagram of `shown` (events of `trace`), its time axis starting at
+/// `from_ns`.
+fn diagram(trace: &Trace, shown: &[&Event], verdict: Option<&Verdict>, from_ns: u64) -> Diagram {
     let marked = marked_ids(verdict);
-    let total = trace.events.len();
-    let shown = &trace.events[..total.min(HTML_MAX_EVENTS)];
     let nodes = node_count(shown, trace.nodes);
-    let mut d = Drawing::gather(shown, &marked);
+    let sends = message_texts(&trace.events);
+    let mut d = Drawing::gather(shown, &sends, &marked);
     // A liveness violation: the request waited from its event to the deadline.
     if let Some(Verdict::Violation(v)) = verdict {
         if v.class == crate::check::PropertyClass::Liveness {
@@ -937,13 +1151,22 @@ pub fn html(trace: &Trace, verdict: Option<&Verdict>, title: &str) -> String {
         Some(Verdict::Violation(v)) => Some(v.t_ns),
         _ => None,
     };
-    let t_max = shown
+    let mut times: Vec<u64> = shown
         .iter()
         .map(|e| e.t_ns)
         .chain(violation_t)
-        .max()
-        .unwrap_or(0)
-        .max(1_000_000);
+        .chain(d.arrows.iter().map(|a| a.sent_ns))
+        .chain(
+            d.spans
+                .iter()
+                .flat_map(|s| [Some(s.from_ns), s.to_ns])
+                .flatten(),
+        )
+        .chain([from_ns])
+        .map(|t| t.max(from_ns))
+        .collect();
+    times.sort_unstable();
+    times.dedup();
     // Wider for busy traces (the page scrolls), with a tick every 80 px or more.
     let mut per_node = vec![0usize; nodes];
     for e in shown {
@@ -952,11 +1175,12 @@ pub fn html(trace: &Trace, verdict: Option<&Verdict>, title: &str) -> String {
         }
     }
     let busiest = per_node.iter().copied().max().unwrap_or(0);
-    let plot_w = (busiest as f64 * 14.0).clamp(1100.0, 24000.0);
-    let step = tick_step_ns(t_max, (plot_w / 80.0) as u64);
-    let t_end = (t_max / step + 1) * step;
+    let plot_w = (busiest as f64 * 14.0).clamp(MIN_PLOT_W, 24000.0);
     let left = 60.0;
-    let x = |t: u64| left + t as f64 / t_end as f64 * plot_w;
+    let axis = TimeAxis::new(&times, from_ns, plot_w, left);
+    let step = tick_step_ns(axis.active_ns, ((axis.active_px / 80.0) as u64).max(1));
+    let t_end = axis.t_end;
+    let x = |t: u64| axis.x(t);
 
     // Labels: per node, above and below the line, in levels. Marks' labels go above the line
     // (timers and inputs below it), the labels of shaded intervals below it.
@@ -1079,19 +1303,46 @@ pub fn html(trace: &Trace, verdict: Option<&Verdict>, title: &str) -> String {
         );
     }
 
-    // Axis: ticks, labels and grid lines.
-    svg.push_str("<g class=\"axis\">\n");
-    let mut t = 0;
-    while t <= t_end {
-        let tx = x(t);
+    // Idle gaps: a short grey break with the time it skips.
+    for s in axis.segments.iter().filter(|s| s.idle) {
         let _ = writeln!(
             svg,
-            r#"<line class="grid" x1="{tx:.1}" y1="{:.1}" x2="{tx:.1}" y2="{bottom:.1}"/><text x="{tx:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
-            top - 6.0,
-            top - 12.0,
-            tick_label(t, step)
+            r#"<g class="break"><title>no event drawn for {:.3} ms ({:.3} – {:.3} ms): a break, not to scale</title><rect x="{:.1}" y="{top:.1}" width="{:.1}" height="{:.1}"/><text class="break-label" transform="translate({:.1} {:.1}) rotate(-90)">{}</text></g>"#,
+            (s.t1 - s.t0) as f64 / 1e6,
+            s.t0 as f64 / 1e6,
+            s.t1 as f64 / 1e6,
+            s.x0,
+            s.x1 - s.x0,
+            bottom - top,
+            (s.x0 + s.x1) / 2.0 + 4.0,
+            bottom - 6.0,
+            html_escape(&format!("… {} …", tick_label(s.t1 - s.t0, 1_000_000)))
         );
-        t += step;
+    }
+    // Axis: ticks, labels and grid lines (none inside a break).
+    svg.push_str("<g class=\"axis\">\n");
+    let mut last_tick_x = f64::NEG_INFINITY;
+    for s in axis.segments.iter().filter(|s| !s.idle) {
+        let mut t = s.t0.div_ceil(step) * step;
+        while t <= s.t1 {
+            let tx = x(t);
+            let room = axis
+                .segments
+                .iter()
+                .filter(|b| b.idle)
+                .all(|b| tx < b.x0 - 24.0 || tx > b.x1 + 24.0);
+            if tx - last_tick_x >= 60.0 && room {
+                last_tick_x = tx;
+                let _ = writeln!(
+                    svg,
+                    r#"<line class="grid" x1="{tx:.1}" y1="{:.1}" x2="{tx:.1}" y2="{bottom:.1}"/><text x="{tx:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
+                    top - 6.0,
+                    top - 12.0,
+                    tick_label(t, step)
+                );
+            }
+            t += step;
+        }
     }
     let _ = writeln!(
         svg,
@@ -1266,6 +1517,39 @@ pub fn html(trace: &Trace, verdict: Option<&Verdict>, title: &str) -> String {
         );
     }
     svg.push_str("</svg>\n");
+    Diagram {
+        svg,
+        width,
+        delivered: d.arrows.iter().filter(|a| !a.dropped).count(),
+        dropped: d.arrows.iter().filter(|a| a.dropped).count(),
+    }
+}
+
+/// The events `sel` selects of `trace` as an HTML page ([`html`]): the notes of the
+/// selection under the verdict; idle gaps drawn as breaks; the time axis from the window's
+/// start. When the diagram is wider than [`FIRST_SCREEN_W`], a close-up of the violation and
+/// its causal past comes first. The cap keeps the violating events and their causal past
+/// first ([`view::cut`]).
+pub fn html_view(trace: &Trace, sel: &Selection, verdict: Option<&Verdict>, title: &str) -> String {
+    let marked = marked_ids(verdict);
+    let total = trace.events.len();
+    let kept = view::cut(trace, verdict, &sel.shown, HTML_MAX_EVENTS);
+    let prefix = sel.shown.starts_with(&kept);
+    let shown: Vec<&Event> = kept.iter().filter_map(|&i| trace.events.get(i)).collect();
+    let main = diagram(trace, &shown, verdict, sel.from_ns);
+    // A wide diagram puts the violation off the first screen: its causal view first.
+    let closeup = if main.width > FIRST_SCREEN_W {
+        let close = view::closeup(trace, verdict, CLOSEUP_PER_NODE);
+        Some(close)
+            .filter(|c| !c.is_empty() && c.len() < shown.len())
+            .map(|c| {
+                let events: Vec<&Event> = c.iter().map(|&i| &trace.events[i]).collect();
+                (c.len(), diagram(trace, &events, verdict, 0))
+            })
+    } else {
+        None
+    };
+    let nodes = node_count(&shown, trace.nodes);
 
     // The page.
     let (vclass, vtext) = match verdict {
@@ -1279,34 +1563,58 @@ pub fn html(trace: &Trace, verdict: Option<&Verdict>, title: &str) -> String {
         Some(v @ Verdict::LimitExceeded { .. }) => ("limit", format!("⚠ {v}")),
         Some(v @ Verdict::Unjudged { .. }) => ("limit", format!("⚠ {v}")),
     };
+    let start_ms = sel.from_ns as f64 / 1e6;
     let end_ms = shown.last().map_or(0.0, |e| e.t_ns as f64 / 1e6);
     let mut out = String::new();
     let _ = write!(
         out,
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{}</title>\n<style>{HTML_STYLE}</style>\n</head>\n<body>\n<h1>{}</h1>\n<div class=\"verdict {vclass}\">{}</div>\n<p class=\"meta\">{nodes} nodes · {total} events · {} messages delivered, {} dropped · global time 0 – {end_ms:.3} ms{}</p>\n",
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{}</title>\n<style>{HTML_STYLE}</style>\n</head>\n<body>\n<h1>{}</h1>\n<div class=\"verdict {vclass}\">{}</div>\n<p class=\"meta\">{nodes} nodes · {total} events · {} messages delivered, {} dropped · global time {start_ms:.3} – {end_ms:.3} ms{}</p>\n",
         html_escape(title),
         html_escape(title),
         html_escape(&vtext),
-        d.arrows.iter().filter(|a| !a.dropped).count(),
-        d.arrows.iter().filter(|a| a.dropped).count(),
-        match (verdict, shown.last()) {
+        main.delivered,
+        main.dropped,
+        match (verdict, trace.events.last()) {
             (Some(Verdict::Violation(v)), Some(last))
-                if shown.len() == total && v.events.contains(&last.id) =>
+                if shown.last() == Some(&last) && v.events.contains(&last.id) =>
             {
                 " (the run stopped at the violation)"
             }
             _ => "",
         },
     );
-    out.push_str("<div class=\"diagram\">\n");
-    out.push_str(&svg);
-    out.push_str("</div>\n");
-    if shown.len() < total {
+    for note in &sel.notes {
+        let _ = writeln!(out, "<p class=\"note\">{}</p>", html_escape(note));
+    }
+    if let Some((n, close)) = &closeup {
         let _ = writeln!(
             out,
-            "<p class=\"note\">Only the first {} of {total} events are drawn ({} left out).</p>",
-            shown.len(),
-            total - shown.len()
+            "<h2>Close-up: the violation and the end of its causal past ({n} events)</h2>\n<div class=\"diagram\">\n{}</div>\n<h2>The run ({} events drawn)</h2>",
+            close.svg,
+            shown.len()
+        );
+    }
+    out.push_str("<div class=\"diagram\">\n");
+    out.push_str(&main.svg);
+    out.push_str("</div>\n");
+    if shown.len() < sel.shown.len() {
+        let which = if prefix {
+            format!(
+                "Only the first {} of {} events are drawn",
+                shown.len(),
+                sel.shown.len()
+            )
+        } else {
+            format!(
+                "{} of {} events are drawn, the violating events and their causal past first",
+                shown.len(),
+                sel.shown.len()
+            )
+        };
+        let _ = writeln!(
+            out,
+            "<p class=\"note\">{which} ({} left out).</p>",
+            sel.shown.len() - shown.len()
         );
     }
     let legend = [
@@ -1721,6 +2029,65 @@ mod tests {
         );
         assert!(h.contains("Only the first 5000 of 5010 events are drawn (10 left out)."));
         assert!(!h.contains("violating\""));
+    }
+
+    #[test]
+    fn link_changes_read_as_words() {
+        let o = LinkOverride {
+            from: Some(1),
+            to: None,
+            latency: Some(Latency::Uniform {
+                min_ms: 1.0,
+                max_ms: 10.0,
+            }),
+            loss: Some(0.2),
+            duplicate: None,
+            reorder: Some(0.025),
+        };
+        assert_eq!(
+            fault_text(&Fault::SetLinks(Box::new(o))),
+            "links n1 → all: latency 1–10 ms, loss 20%, reordering 2.5%"
+        );
+    }
+
+    #[test]
+    fn idle_gaps_are_drawn_as_short_breaks() {
+        // Events at 0–10 ms and 1000–1010 ms: the 990 ms between is drawn as a break.
+        let mut events = Vec::new();
+        for (i, t_ms) in [0u64, 5, 10, 1000, 1005, 1010].into_iter().enumerate() {
+            events.push(Event {
+                id: i as u64,
+                t_ns: t_ms * 1_000_000,
+                node: Some(0),
+                local_ns: None,
+                kind: EventKind::Timer {
+                    timer_id: i as u64,
+                    timer: "T".into(),
+                },
+            });
+        }
+        let trace = Trace { nodes: 1, events };
+        let h = html(&trace, None, "gap");
+        assert_eq!(h.matches("<g class=\"break\">").count(), 1, "{h}");
+        assert!(
+            h.contains("no event drawn for 989.520 ms (10.240 – 999.760 ms)"),
+            "{h}"
+        );
+        assert!(h.contains(">… 990 ms …</text>"), "{h}");
+        // The two bursts share the axis: 1000 ms sits near the middle (linear: 99 % along).
+        let axis = TimeAxis::new(
+            &[0, 10_000_000, 1_000_000_000, 1_010_000_000],
+            0,
+            1000.0,
+            60.0,
+        );
+        let (x10, x1000) = (axis.x(10_000_000), axis.x(1_000_000_000));
+        assert!(x1000 - x10 < 250.0 && x1000 < 60.0 + 600.0, "{x10} {x1000}");
+        assert!(axis.x(1_010_000_000) > 900.0);
+        // Evenly spread events have no break.
+        let even: Vec<u64> = (0..20).map(|i| i * 50_000_000).collect();
+        let axis = TimeAxis::new(&even, 0, 1000.0, 60.0);
+        assert!(axis.segments.iter().all(|s| !s.idle));
     }
 
     #[test]

@@ -71,16 +71,24 @@ impl From<Engine> for EngineKind {
     }
 }
 
-/// Prints `out`'s trace as a text timeline on stdout; false when stdout is closed (`| head`:
-/// not an error worth a panic, the caller exits with the verdict's code).
+/// Prints `out`'s trace as a text timeline on stdout (a long failing trace as the causal
+/// past of its violation); false when stdout is closed (`| head`: not an error worth a panic,
+/// the caller exits with the verdict's code).
 pub(crate) fn print_timeline(out: &crate::harness::Outcome) -> bool {
+    print_view(out, &crate::harness::view::Filter::default())
+}
+
+/// [`print_timeline`] with the events `filter` selects (already checked against the trace).
+fn print_view(out: &crate::harness::Outcome, filter: &crate::harness::view::Filter) -> bool {
     use std::io::Write;
     let Some(trace) = &out.trace else {
         return true;
     };
+    let sel = crate::harness::view::select(trace, Some(&out.verdict), filter)
+        .unwrap_or_else(|_| crate::harness::view::Selection::all(trace));
     std::io::stdout()
         .lock()
-        .write_all(render::text(trace, Some(&out.verdict)).as_bytes())
+        .write_all(render::text_view(trace, &sel, Some(&out.verdict)).as_bytes())
         .is_ok()
 }
 
@@ -166,6 +174,9 @@ struct RunArgs {
     /// Run on this engine instead of the one the scenario names.
     #[arg(long, value_enum)]
     engine: Option<Engine>,
+    /// Which events the text timeline shows.
+    #[command(flatten)]
+    view: crate::show::ViewArgs,
 }
 
 /// Campaign budget, shared by the targets.
@@ -382,7 +393,8 @@ fn run(a: RunArgs, default_render: Render) -> i32 {
         sc.engine = e.into();
     }
     let render = a.render.unwrap_or(default_render);
-    let record = render != Render::None || a.trace.is_some();
+    let record =
+        render != Render::None || a.trace.is_some() || a.view != crate::show::ViewArgs::default();
     let out = match algorithms::run_scenario(
         &sc,
         RunOptions {
@@ -397,7 +409,17 @@ fn run(a: RunArgs, default_render: Render) -> i32 {
             return bad_input(format!("cannot write trace {}: {e}", path.display()));
         }
     }
-    if render == Render::Text && !print_timeline(&out) {
+    // Bad view options are bad input even when nothing is printed.
+    let filter = match out
+        .trace
+        .as_ref()
+        .map(|t| crate::show::selection(t, Some(&out.verdict), &a.view).and(a.view.filter()))
+    {
+        Some(Err(e)) => return bad_input(format!("{}: {e}", a.scenario.display())),
+        Some(Ok(f)) => f,
+        None => crate::harness::view::Filter::default(),
+    };
+    if render == Render::Text && !print_view(&out, &filter) {
         return crate::exit_code(&out.verdict);
     }
     println!(
