@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # What CI runs: formatting, lints, the test suite (the README's test command), a determinism
-# sweep and a short fuzz campaign over every registered algorithm.
+# sweep and a short fuzz campaign over every registered algorithm, the failure views'
+# screenshots, the madsim engine, and packaging.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR=never
@@ -90,5 +91,9 @@ step "madsim engine (RUSTFLAGS=--cfg madsim, target/madsim): clippy, its tests, 
 RUSTFLAGS="--cfg madsim" cargo clippy --target-dir target/madsim -p sincro-harness --all-targets -- -D warnings
 RUSTFLAGS="--cfg madsim" cargo test --target-dir target/madsim -p sincro-harness --lib engine::madsim
 RUSTFLAGS="--cfg madsim" cargo test --target-dir target/madsim -p sincro --test engines -- --nocapture
+
+step "packaging: each crate packages only its sources, the README and the licenses, and builds from its package (cargo publish --dry-run); the fuzz crate checks against its committed Cargo.lock"
+cargo publish --workspace --dry-run --allow-dirty
+cargo check --locked --manifest-path fuzz/Cargo.toml --target-dir target/fuzz-check
 
 echo; echo "CI passed"
