@@ -1430,22 +1430,32 @@ fn write_coverage(
         sum(&|c| c.mutated),
         sum(&|c| c.runs),
     );
-    let goals = sum(&|c| c.goals.len() as u64);
+    // A target that stopped at its first failure had no chance to reach its goals: only
+    // those that ran their whole range (or every failure) are counted.
+    let judged: Vec<&(&TargetReport, &CoverageReport)> = guided
+        .iter()
+        .filter(|(r, _)| r.first.is_none() || r.seeds_to_find != Some(r.runs))
+        .collect();
+    let goals: u64 = judged.iter().map(|(_, c)| c.goals.len() as u64).sum();
     if goals == 0 {
         return;
     }
-    let reached = sum(&|c| c.goals.iter().filter(|g| g.runs > 0).count() as u64);
+    let reached: u64 = judged
+        .iter()
+        .map(|(_, c)| c.goals.iter().filter(|g| g.runs > 0).count() as u64)
+        .sum();
+    let stopped = guided.len() - judged.len();
     let _ = writeln!(
         s,
-        "goals (sometimes): {reached}/{goals} reached over {} targets{}",
-        guided.len(),
-        if reached < goals {
-            "; never reached:"
-        } else {
-            ""
-        }
+        "goals (sometimes): {reached}/{goals} reached over {} targets{}{}",
+        judged.len(),
+        match stopped {
+            0 => String::new(),
+            n => format!(" ({n} stopped at their first failure not counted)"),
+        },
+        if reached < goals { "; never reached:" } else { "" }
     );
-    for (r, c) in &guided {
+    for (r, c) in judged {
         for g in c.goals.iter().filter(|g| g.runs == 0) {
             let _ = writeln!(s, "  {}: {} ({})", name(r), g.name, g.description);
         }

@@ -130,6 +130,19 @@ fn the_summary_lists_goals_and_random_turns_guidance_off() {
     let guided = run(&[]);
     assert!(guided.contains("coverage guidance: "), "{guided}");
     assert!(guided.contains("goals (sometimes): "), "{guided}");
+    // A buggy target stops at its first failure: its goals are not judged.
+    let both = Command::new(env!("CARGO_BIN_EXE_sincro"))
+        .args(["fuzz", "-a", "election.bully", "--seeds", "120", "--no-shrink"])
+        .args(["--out", dir.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(both.status.success(), "{both:?}");
+    let both = String::from_utf8(both.stdout).unwrap();
+    assert!(
+        both.contains("over 1 targets (1 stopped at their first failure not counted)"),
+        "{both}"
+    );
+    assert!(!both.contains("short-timeout [bug]: "), "{both}");
     for off in [&["--no-coverage"][..], &["--strategy", "random"][..]] {
         let plain = run(off);
         assert!(!plain.contains("coverage guidance"), "{plain}");
