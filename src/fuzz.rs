@@ -1453,7 +1453,11 @@ fn write_coverage(
             0 => String::new(),
             n => format!(" ({n} stopped at their first failure not counted)"),
         },
-        if reached < goals { "; never reached:" } else { "" }
+        if reached < goals {
+            "; never reached:"
+        } else {
+            ""
+        }
     );
     for (r, c) in judged {
         for g in c.goals.iter().filter(|g| g.runs == 0) {

@@ -132,7 +132,14 @@ fn the_summary_lists_goals_and_random_turns_guidance_off() {
     assert!(guided.contains("goals (sometimes): "), "{guided}");
     // A buggy target stops at its first failure: its goals are not judged.
     let both = Command::new(env!("CARGO_BIN_EXE_sincro"))
-        .args(["fuzz", "-a", "election.bully", "--seeds", "120", "--no-shrink"])
+        .args([
+            "fuzz",
+            "-a",
+            "election.bully",
+            "--seeds",
+            "120",
+            "--no-shrink",
+        ])
         .args(["--out", dir.to_str().unwrap()])
         .output()
         .unwrap();
