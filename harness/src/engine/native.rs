@@ -888,15 +888,7 @@ mod tests {
     }
 
     fn run(json: &str) -> Outcome {
-        let sc = Scenario::from_json(json).unwrap();
-        Sim::new(
-            &sc,
-            Rc::new(|_| Probe::default()),
-            vec![],
-            RunOptions::default(),
-        )
-        .unwrap()
-        .run()
+        sim(json).run()
     }
 
     fn count(out: &Outcome, pred: impl Fn(&EventKind) -> bool) -> usize {
