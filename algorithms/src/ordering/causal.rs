@@ -25,6 +25,8 @@ use crate::spec::{Setup, Spec, Timed};
 use serde::{Deserialize, Serialize};
 use sincro_harness::fault::FaultModel;
 use sincro_harness::{Ctx, NodeId, Observation, Process, SimRng};
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
 
 /// An application message, stamped with the sender's vector clock. Its id and stamp are
 /// shared (`Rc`) by the copies sent to each of the `n − 1` receivers and kept for
@@ -91,8 +93,19 @@ pub struct CausalOrder {
     delivered: u64,
     link: Link<Body>,
     retransmitting: bool,
-    /// held back: (sender, message)
-    held: Vec<(NodeId, Body)>,
+    /// Messages held back, by arrival number: (sender, message).
+    held: BTreeMap<u64, (NodeId, Body)>,
+    /// Arrival number of the next message held back.
+    arrivals: u64,
+    /// `waiting[k]`: the held messages blocked on entry `k` of the clock, with the value
+    /// `vc[k]` must reach (smallest first). A held message waits on one entry at a time: the
+    /// first, in index order, its stamp still needs. The conditions only become true as the
+    /// clock grows, so each message walks its stamp once, and a delivery from `P_i` (which
+    /// advances `vc[i]` alone) wakes only the messages waiting on entry `i`.
+    waiting: Vec<BinaryHeap<Reverse<(u64, u64)>>>,
+    /// Held messages that satisfy the rule, by arrival number: the earliest arrival is
+    /// delivered first, as a scan of the hold-back queue in arrival order would.
+    ready: BTreeSet<u64>,
 }
 
 impl CausalOrder {
@@ -110,21 +123,80 @@ impl CausalOrder {
             delivered: 0,
             link: Link::new(mode, n),
             retransmitting: false,
-            held: Vec::new(),
+            held: BTreeMap::new(),
+            arrivals: 0,
+            waiting: vec![BinaryHeap::new(); n],
+            ready: BTreeSet::new(),
         }
     }
 
-    /// The delivery rule of §6.2.2 for a message from `i` stamped `ts`.
-    fn deliverable(&self, i: NodeId, ts: &[u64]) -> bool {
-        ts.len() == self.vc.len()
-            && ts[i] == self.vc[i] + 1
-            && (0..ts.len()).all(|k| k == i || ts[k] <= self.vc[k])
+    /// Holds back message `body` from `from` (its stamp has the group's length and is ahead
+    /// of `vc[from]`).
+    fn hold(&mut self, from: NodeId, body: Body) {
+        let a = self.arrivals;
+        self.arrivals += 1;
+        self.held.insert(a, (from, body));
+        self.walk(a, 0);
     }
 
+    /// Moves held message `a` to the first entry from `k` on that its stamp still needs, or
+    /// to `ready` when it needs none.
+    fn walk(&mut self, a: u64, from_k: usize) {
+        let (i, ts) = {
+            let (i, body) = &self.held[&a];
+            (*i, body.ts.clone())
+        };
+        let vc = &self.vc;
+        // The first entry in lo..hi where condition (2) fails (ts[k] > vc[k]).
+        let ahead = |lo: usize, hi: usize| -> Option<(usize, u64)> {
+            let (lo, hi) = (lo.min(hi), hi);
+            let p = ts[lo..hi]
+                .iter()
+                .zip(&vc[lo..hi])
+                .position(|(t, v)| t > v)?;
+            Some((lo + p, ts[lo + p]))
+        };
+        // Condition (1) at i, reached from below: vc[i] = ts[i] - 1.
+        let at_i = || (from_k <= i && vc[i] < ts[i] - 1).then(|| (i, ts[i] - 1));
+        let blocked = ahead(from_k, i)
+            .or_else(at_i)
+            .or_else(|| ahead(from_k.max(i + 1), ts.len()));
+        match blocked {
+            Some((k, need)) => self.waiting[k].push(Reverse((need, a))),
+            None => {
+                self.ready.insert(a);
+            }
+        }
+    }
+
+    /// Delivers held messages while one satisfies the rule, the earliest arrival first.
+    fn deliver_ready(&mut self, ctx: &mut Ctx<'_, Self>) {
+        while let Some(a) = self.ready.pop_first() {
+            let (i, body) = self.held.remove(&a).expect("a ready message is held");
+            if body.ts[i] != self.vc[i] + 1 {
+                continue; // a second copy of a message already delivered: never deliverable
+            }
+            debug_assert!((0..body.ts.len()).all(|k| k == i || body.ts[k] <= self.vc[k]));
+            // The rule leaves vc[i] the only entry to merge.
+            self.vc[i] += 1;
+            self.deliver(ctx, body);
+            self.wake(i); // only vc[i] moved (by one)
+        }
+    }
+
+    /// Moves on the held messages waiting on entry `k` that the clock now satisfies.
+    fn wake(&mut self, k: usize) {
+        while let Some(&Reverse((need, w))) = self.waiting[k].peek() {
+            if need > self.vc[k] {
+                break;
+            }
+            self.waiting[k].pop();
+            self.walk(w, k + 1);
+        }
+    }
+
+    /// Delivers `body` to the application (the caller has merged its stamp into `vc`).
     fn deliver(&mut self, ctx: &mut Ctx<'_, Self>, body: Body) {
-        for (c, t) in self.vc.iter_mut().zip(body.ts.iter()) {
-            *c = (*c).max(*t);
-        }
         ctx.observe(Observation::Delivered {
             id: body.id.to_string(),
         });
@@ -139,18 +211,6 @@ impl CausalOrder {
         ctx.observe(Observation::State {
             value: format!("{} delivered", self.delivered),
         });
-    }
-
-    /// Delivers held messages while one satisfies the rule.
-    fn deliver_ready(&mut self, ctx: &mut Ctx<'_, Self>) {
-        while let Some(pos) = self
-            .held
-            .iter()
-            .position(|(i, b)| self.deliverable(*i, &b.ts))
-        {
-            let (_, body) = self.held.remove(pos);
-            self.deliver(ctx, body);
-        }
     }
 }
 
@@ -169,12 +229,17 @@ impl Process for CausalOrder {
         }
         for body in bodies {
             match self.variant {
-                Variant::FifoOnly => self.deliver(ctx, body),
+                Variant::FifoOnly => {
+                    for (c, t) in self.vc.iter_mut().zip(body.ts.iter()) {
+                        *c = (*c).max(*t);
+                    }
+                    self.deliver(ctx, body)
+                }
                 Variant::Correct => {
                     if body.ts.len() != self.vc.len() || body.ts[from] <= self.vc[from] {
                         continue; // malformed, or already delivered
                     }
-                    self.held.push((from, body));
+                    self.hold(from, body);
                     self.deliver_ready(ctx);
                 }
             }
@@ -202,6 +267,9 @@ impl Process for CausalOrder {
             name
         };
         self.vc[me] += 1;
+        // A (malformed) held message may wait on this entry; it is delivered with the next
+        // message, as before.
+        self.wake(me);
         let body = Body {
             id: id.as_str().into(),
             ts: self.vc.as_slice().into(),
