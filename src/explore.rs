@@ -260,9 +260,10 @@ pub fn main(a: &ExploreArgs) -> i32 {
     let path = a
         .out
         .join(format!("{}.{}.explore.json", sc.algorithm, sc.variant));
-    let native_path = a
-        .out
-        .join(format!("{}.{}.explore.native.json", sc.algorithm, sc.variant));
+    let native_path = a.out.join(format!(
+        "{}.{}.explore.native.json",
+        sc.algorithm, sc.variant
+    ));
     let file = ScheduleFile {
         scenario: sc,
         bounds: options.bounds,

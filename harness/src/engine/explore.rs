@@ -33,10 +33,10 @@ use super::{invoke, Call, Factory, Outcome, Prepared, Recorder, RunOptions, Stat
 use crate::check::Checker;
 use crate::clock::SoftClock;
 use crate::fault::Fault;
+use crate::fault::TimedFault;
 use crate::net::{DropReason, Network};
 use crate::process::{Ctx, Effects, Op, Peers, Process, TimerId};
 use crate::rng::SimRng;
-use crate::fault::TimedFault;
 use crate::scenario::{Expect, Limits, Scenario, ScenarioError};
 use crate::schedule::{Recorded, Schedule};
 use crate::trace::EventKind;
@@ -354,6 +354,10 @@ pub struct World<P: Process> {
 
 const NEVER: u64 = u64::MAX;
 
+/// A pending event as the native queue holds it: the choice that takes it, its queue order,
+/// its earliest and latest times, and whether it is a message (whose time may still move).
+type Queued = (Choice, (u64, u32), u64, u64, bool);
+
 impl<P: Process> World<P> {
     /// Prepares `scenario` and starts every node (time 0, id order).
     pub fn new(
@@ -578,7 +582,7 @@ impl<P: Process> World<P> {
 
     /// The pending events the native engine would pop (events of a paused node wait there
     /// instead): (choice, queue order, earliest time, latest time, is a message).
-    fn queued(&self) -> Vec<(Choice, (u64, u32), u64, u64, bool)> {
+    fn queued(&self) -> Vec<Queued> {
         let mut out = Vec::new();
         for (i, f) in self.faults.iter().enumerate() {
             if !f.2 {
@@ -684,8 +688,7 @@ impl<P: Process> World<P> {
                 if injecting && !up && node.crashed_by_search && self.bounds.restarts {
                     events.push(Choice::Restart { node: id });
                 }
-                if injecting && up && node.paused_at.is_none() && self.paused < self.bounds.pauses
-                {
+                if injecting && up && node.paused_at.is_none() && self.paused < self.bounds.pauses {
                     events.push(Choice::Pause { node: id });
                 }
                 if node.paused_at.is_some_and(|p| p < t) {
@@ -699,7 +702,12 @@ impl<P: Process> World<P> {
 
     /// Whether the native engine can take `c` at `t` now: every queued event pushed before
     /// it that could come at `t` is a message that may still come later.
-    fn in_native_order(&self, c: &Choice, t: u64, queued: &[(Choice, (u64, u32), u64, u64, bool)]) -> bool {
+    fn in_native_order(
+        &self,
+        c: &Choice,
+        t: u64,
+        queued: &[Queued],
+    ) -> bool {
         let Some(order) = self.order_of(c) else {
             return true;
         };
@@ -786,7 +794,10 @@ impl<P: Process> World<P> {
             }
         }
         for m in &self.msgs {
-            order.push(((m.seq, m.key.copy), m.content ^ ((m.key.from as u64) << 56 | (m.key.to as u64) << 48)));
+            order.push((
+                (m.seq, m.key.copy),
+                m.content ^ ((m.key.from as u64) << 56 | (m.key.to as u64) << 48),
+            ));
         }
         for (j, i) in self.inputs.iter().enumerate() {
             if i.2.is_some() {
