@@ -18,13 +18,16 @@ use std::time::Duration;
 What is explored: the scenario's messages are in flight over a delivery window [min, max] \
 of their link's latency; every order of the events the windows allow is tried (timers at \
 their deadline, inputs at their time; --untimed drops the windows), plus up to --loss lost \
-and --dup duplicated messages and --crashes crashes before --faults-until-ms. States are \
+and --dup duplicated messages, --crashes crashes and --pauses pauses (at whole ms) before \
+--faults-until-ms; at one instant events come in the native engine's queue order, so a \
+counterexample is also written as a native scenario that `run` replays. States are \
 fingerprinted (per-node event histories + messages in flight) and sleep sets skip \
 re-executing commuting orders. The search is breadth first: a counterexample is a shortest \
 one. Paths cut by --depth are never counted as passing.
 
 Exit codes: 0 no violation within the bounds, 1 a violation (or a panic) was found and \
-written to --out, 2 bad input.
+written to --out (the schedule, and the native scenario <alg>.<variant>.explore.native.json), \
+2 bad input.
 
 Example: sincro explore -a mutex.ricart-agrawala --variant no-tiebreak --nodes 3")]
 pub struct ExploreArgs {
@@ -71,6 +74,10 @@ pub struct ExploreArgs {
     /// Crashes the search may inject (restarts too when the model has crash-recovery).
     #[arg(long, value_name = "N", default_value_t = 0)]
     crashes: u32,
+    /// Pauses the search may inject, each ended by a resume the search places [default: 1 if
+    /// the fault model tolerates pauses, else 0].
+    #[arg(long, value_name = "N")]
+    pauses: Option<u32>,
     /// Injected faults only before this time, ms [default: --active-ms]; liveness is judged
     /// from it (a heal is added to the scenario's fault plan there).
     #[arg(long, value_name = "MS")]
@@ -167,11 +174,13 @@ pub fn main(a: &ExploreArgs) -> i32 {
     let auto = |c: FaultClass| u32::from(allows(c));
     let loss = a.loss.unwrap_or_else(|| auto(FaultClass::Loss));
     let dup = a.dup.unwrap_or_else(|| auto(FaultClass::Duplication));
+    let pauses = a.pauses.unwrap_or_else(|| auto(FaultClass::Pauses));
     if !a.beyond_model {
         for (n, class, flag) in [
             (loss, FaultClass::Loss, "--loss"),
             (dup, FaultClass::Duplication, "--dup"),
             (a.crashes, FaultClass::CrashStop, "--crashes"),
+            (pauses, FaultClass::Pauses, "--pauses"),
         ] {
             let ok =
                 allows(class) || (class == FaultClass::CrashStop && allows(FaultClass::Crashes));
@@ -186,7 +195,7 @@ pub fn main(a: &ExploreArgs) -> i32 {
             }
         }
     }
-    let injected = loss + dup + a.crashes > 0;
+    let injected = loss + dup + a.crashes + pauses > 0;
     let faults_until_ms = a.faults_until_ms.unwrap_or(a.active_ms);
     if injected {
         // Liveness is judged from the end of the faults: tell the checkers where that is.
@@ -206,6 +215,7 @@ pub fn main(a: &ExploreArgs) -> i32 {
             duplicate: dup,
             crashes: a.crashes,
             restarts: allows(FaultClass::Crashes) || a.beyond_model,
+            pauses,
             faults_until_ns: if injected {
                 faults_until_ms * crate::harness::NS_PER_MS
             } else {
@@ -218,8 +228,8 @@ pub fn main(a: &ExploreArgs) -> i32 {
         sleep_sets: !a.no_sleep_sets,
     };
     println!(
-        "exploring {} / {}: {} nodes, {} inputs, {} semantics, loss {} dup {} crashes {}, \
-         depth {}, {} states, {:?}",
+        "exploring {} / {}: {} nodes, {} inputs, {} semantics, loss {} dup {} crashes {} \
+         pauses {}, depth {}, {} states, {:?}",
         sc.algorithm,
         sc.variant,
         sc.nodes,
@@ -228,6 +238,7 @@ pub fn main(a: &ExploreArgs) -> i32 {
         loss,
         dup,
         a.crashes,
+        pauses,
         a.depth,
         a.max_states,
         a.time
@@ -249,6 +260,10 @@ pub fn main(a: &ExploreArgs) -> i32 {
     let path = a
         .out
         .join(format!("{}.{}.explore.json", sc.algorithm, sc.variant));
+    let native_path = a.out.join(format!(
+        "{}.{}.explore.native.json",
+        sc.algorithm, sc.variant
+    ));
     let file = ScheduleFile {
         scenario: sc,
         bounds: options.bounds,
@@ -265,6 +280,18 @@ pub fn main(a: &ExploreArgs) -> i32 {
         crate::program_name(),
         path.display()
     );
+    if let Some(native) = &cx.native {
+        let text = serde_json::to_string_pretty(native).expect("a scenario serializes");
+        if let Err(e) = std::fs::write(&native_path, text) {
+            return bad_input(format!("cannot write {}: {e}", native_path.display()));
+        }
+        println!(
+            "  as a native scenario: {} (replay: {} run {})",
+            native_path.display(),
+            crate::program_name(),
+            native_path.display()
+        );
+    }
     debug_assert_eq!(report.stop, Stop::Violation);
     exit::VIOLATION
 }

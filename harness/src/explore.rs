@@ -105,6 +105,12 @@ pub struct Counterexample {
     pub schedule: Vec<Choice>,
     /// The verdict at its end.
     pub verdict: Verdict,
+    /// The same execution as a scenario of the native engine (`sincro run` reads it): every
+    /// message's delays pinned (a recorded schedule), the injected faults in its plan, and
+    /// `expect` set to the verdict. `None` under untimed semantics (no native run has its
+    /// late timers).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub native: Option<Scenario>,
 }
 
 /// What a search found.
@@ -294,9 +300,17 @@ pub fn explore<P: Process>(
             match w.verdict() {
                 Some(Verdict::Violation(_) | Verdict::Panic { .. }) => {
                     let verdict = w.verdict().cloned().expect("matched");
+                    let native = native_scenario(
+                        scenario,
+                        factory.clone(),
+                        checkers()?,
+                        options.bounds,
+                        &path,
+                    )?;
                     report.counterexample = Some(Counterexample {
                         schedule: path,
                         verdict,
+                        native,
                     });
                     stopped = Some(Stop::Violation);
                     break 'levels;
@@ -347,9 +361,17 @@ pub fn explore<P: Process>(
                 // Complete: judged as at the end of a run (liveness included).
                 let out: Outcome = w.finish();
                 if let Verdict::Violation(_) | Verdict::Panic { .. } = out.verdict {
+                    let native = native_scenario(
+                        scenario,
+                        factory.clone(),
+                        checkers()?,
+                        options.bounds,
+                        &path,
+                    )?;
                     report.counterexample = Some(Counterexample {
                         schedule: path,
                         verdict: out.verdict,
+                        native,
                     });
                     stopped = Some(Stop::Violation);
                     break 'levels;
@@ -430,4 +452,69 @@ pub fn replay<P: Process>(
         return Ok(w.finish_cut("the schedule ends before the execution is complete"));
     }
     Ok(w.finish())
+}
+
+/// The native scenario that reproduces `schedule` (see [`Counterexample::native`]): the
+/// schedule is replayed once more, recording each message's rendering and fate, and the
+/// verdict it reaches (a complete path judged as a run's end) is the scenario's `expect`.
+/// `None` under untimed semantics.
+pub fn native_scenario<P: Process>(
+    scenario: &Scenario,
+    factory: Factory<P>,
+    checkers: Vec<Box<dyn Checker>>,
+    bounds: Bounds,
+    schedule: &[Choice],
+) -> Result<Option<Scenario>, ScenarioError> {
+    let mut w = World::exporting(
+        scenario,
+        factory,
+        checkers,
+        bounds,
+        RunOptions {
+            record_trace: false,
+        },
+    )?;
+    for (i, c) in schedule.iter().enumerate() {
+        if w.verdict().is_some() {
+            break;
+        }
+        if !w.enabled().contains(c) {
+            return Err(ScenarioError(format!(
+                "schedule[{i}] ({c}) is not enabled at this point: the scenario, the bounds \
+                 or the algorithm differ from those explored"
+            )));
+        }
+        w.step(*c);
+    }
+    let verdict = match w.verdict() {
+        Some(v) => v.clone(),
+        None if w.enabled().is_empty() => {
+            // Judged at the end: the export is taken before `finish` consumes the world.
+            let export = w.native_scenario(scenario, &Verdict::Pass);
+            let out = w.finish();
+            return Ok(export.map(|mut sc| {
+                sc.expect = expect_of(&out.verdict);
+                sc
+            }));
+        }
+        None => Verdict::Unjudged {
+            property: "exploration".into(),
+            reason: "the schedule ends before the execution is complete".into(),
+        },
+    };
+    let mut sc = w.native_scenario(scenario, &verdict);
+    if let Some(sc) = sc.as_mut() {
+        sc.expect = expect_of(&verdict);
+    }
+    Ok(sc)
+}
+
+fn expect_of(v: &Verdict) -> Option<crate::scenario::Expect> {
+    use crate::scenario::Expect;
+    match v {
+        Verdict::Pass => Some(Expect::Pass),
+        Verdict::Violation(x) => Some(Expect::Violation(x.property.clone())),
+        Verdict::Panic { .. } => Some(Expect::Panic),
+        _ => None,
+    }
 }

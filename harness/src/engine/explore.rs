@@ -33,10 +33,12 @@ use super::{invoke, Call, Factory, Outcome, Prepared, Recorder, RunOptions, Stat
 use crate::check::Checker;
 use crate::clock::SoftClock;
 use crate::fault::Fault;
+use crate::fault::TimedFault;
 use crate::net::{DropReason, Network};
 use crate::process::{Ctx, Effects, Op, Peers, Process, TimerId};
 use crate::rng::SimRng;
-use crate::scenario::{Limits, Scenario, ScenarioError};
+use crate::scenario::{Expect, Limits, Scenario, ScenarioError};
+use crate::schedule::{Recorded, Schedule};
 use crate::trace::EventKind;
 use crate::{NodeId, NS_PER_MS};
 use serde::{Deserialize, Serialize};
@@ -85,6 +87,16 @@ pub enum Choice {
         /// The node.
         node: NodeId,
     },
+    /// The search pauses `node` (a slow process: its deliveries, timers and inputs wait).
+    Pause {
+        /// The node.
+        node: NodeId,
+    },
+    /// The search resumes `node`, which it paused: what waited is taken in arrival order.
+    Resume {
+        /// The node.
+        node: NodeId,
+    },
 }
 
 /// Names a message in flight independently of the interleaving: its link, the sender's
@@ -108,9 +120,11 @@ impl Choice {
     /// The node whose state the choice changes (`None`: only the network).
     fn node(&self) -> Option<NodeId> {
         match *self {
-            Choice::Timer { node, .. } | Choice::Crash { node } | Choice::Restart { node } => {
-                Some(node)
-            }
+            Choice::Timer { node, .. }
+            | Choice::Crash { node }
+            | Choice::Restart { node }
+            | Choice::Pause { node }
+            | Choice::Resume { node } => Some(node),
             Choice::Deliver(k) => Some(k.to),
             Choice::Lose(_) | Choice::Duplicate(_) => None,
             Choice::Input { .. } | Choice::Fault { .. } => None, // resolved by the world
@@ -121,7 +135,24 @@ impl Choice {
     fn is_injected_fault(&self) -> bool {
         matches!(
             self,
-            Choice::Lose(_) | Choice::Duplicate(_) | Choice::Crash { .. } | Choice::Restart { .. }
+            Choice::Lose(_)
+                | Choice::Duplicate(_)
+                | Choice::Crash { .. }
+                | Choice::Restart { .. }
+                | Choice::Pause { .. }
+                | Choice::Resume { .. }
+        )
+    }
+
+    /// A node fault the search injects: it becomes an entry of the native fault plan, so it
+    /// happens at a whole millisecond (see [`World::enabled`]).
+    fn is_node_fault(&self) -> bool {
+        matches!(
+            self,
+            Choice::Crash { .. }
+                | Choice::Restart { .. }
+                | Choice::Pause { .. }
+                | Choice::Resume { .. }
         )
     }
 }
@@ -145,6 +176,8 @@ impl fmt::Display for Choice {
             }
             Choice::Crash { node } => write!(f, "crash node {node}"),
             Choice::Restart { node } => write!(f, "restart node {node}"),
+            Choice::Pause { node } => write!(f, "pause node {node}"),
+            Choice::Resume { node } => write!(f, "resume node {node}"),
         }
     }
 }
@@ -162,6 +195,9 @@ pub struct Bounds {
     pub crashes: u32,
     /// Whether a crashed node may be restarted (crash-recovery rather than crash-stop).
     pub restarts: bool,
+    /// Pauses the search may inject (each resumed later by a choice of the search).
+    #[serde(default)]
+    pub pauses: u32,
     /// Injected faults only strictly before this global time, ns.
     pub faults_until_ns: u64,
 }
@@ -174,6 +210,7 @@ impl Default for Bounds {
             duplicate: 0,
             crashes: 0,
             restarts: false,
+            pauses: 0,
             faults_until_ns: 0,
         }
     }
@@ -226,19 +263,45 @@ struct InFlight<P: Process> {
     key: MsgKey,
     msg: P::Msg,
     msg_id: u64,
+    /// Index of its send event in the trace.
     sent: u64,
+    /// Global time of the send.
+    sent_at: u64,
     /// Global send order (FIFO links deliver in it; duplicates share it).
+    fifo: u64,
+    /// The native engine's queue order (its push order; FIFO links deliver in it;
+    /// duplicates share it and are told apart by their copy number).
     seq: u64,
     earliest: u64,
     latest: u64,
     content: u64,
+    /// When it reached a node that was paused (it waited there; see [`World::resume`]).
+    arrival: Option<u64>,
+    /// Its entry in the native export ([`Export`]), if exported.
+    rec: Option<usize>,
 }
 
 struct XTimer<T> {
     at: u64,
     deadline_local_ns: i64,
     timer: T,
+    /// The native engine's queue order.
+    seq: u64,
 }
+
+/// What the native engine needs to reproduce an execution: each message's fate (its arrival
+/// delays, or lost) keyed as [`Schedule::Recorded`] keys it, and the faults the search injected.
+#[derive(Default)]
+struct Export {
+    recorded: Vec<(Recorded, bool)>,
+    nth: BTreeMap<(NodeId, NodeId, String), u32>,
+    injected: Vec<TimedFault>,
+}
+
+/// Queue order bands of the native engine: starts, then the fault plan (index order), then
+/// the workload (index order), then everything pushed while running.
+const INPUT_BAND: u64 = 1 << 40;
+const DYNAMIC_BAND: u64 = 1 << 41;
 
 struct XNode<P: Process> {
     proc: Option<P>,
@@ -254,6 +317,8 @@ struct XNode<P: Process> {
     /// deterministic process's state, stable storage, RNG and timers are a function of it.
     history: H,
     crashed_by_search: bool,
+    /// Paused since this global time (`None`: running).
+    paused_at: Option<u64>,
 }
 
 /// One execution of a scenario driven by explicit choices.
@@ -264,7 +329,8 @@ pub struct World<P: Process> {
     nodes: Vec<XNode<P>>,
     net: Network,
     msgs: Vec<InFlight<P>>,
-    inputs: Vec<(u64, NodeId, Option<P::Input>)>,
+    /// Workload inputs: time, node, the input (taken: `None`), native queue order.
+    inputs: Vec<(u64, NodeId, Option<P::Input>, u64)>,
     faults: Vec<(u64, Fault, bool)>,
     fx: Effects<P>,
     factory: Factory<P>,
@@ -277,11 +343,20 @@ pub struct World<P: Process> {
     lost: u32,
     duplicated: u32,
     crashed: u32,
+    paused: u32,
+    /// The last time a delivery, timer or input was taken (a fault of the native plan at
+    /// that instant would come before it, so an injected fault waits for the next ms).
+    last_event_at: Option<u64>,
     /// The node of the callback running now (for [`Choice`] keys of its sends).
     sending: (NodeId, u64, u32),
+    export: Option<Export>,
 }
 
 const NEVER: u64 = u64::MAX;
+
+/// A pending event as the native queue holds it: the choice that takes it, its queue order,
+/// its earliest and latest times, and whether it is a message (whose time may still move).
+type Queued = (Choice, (u64, u32), u64, u64, bool);
 
 impl<P: Process> World<P> {
     /// Prepares `scenario` and starts every node (time 0, id order).
@@ -292,20 +367,45 @@ impl<P: Process> World<P> {
         bounds: Bounds,
         options: RunOptions,
     ) -> Result<Self, ScenarioError> {
+        Self::build(scenario, factory, checkers, bounds, options, false)
+    }
+
+    /// [`World::new`], also recording what [`World::native_scenario`] needs (each message's
+    /// rendering and fate: slower, for replaying one schedule).
+    pub fn exporting(
+        scenario: &Scenario,
+        factory: Factory<P>,
+        checkers: Vec<Box<dyn Checker>>,
+        bounds: Bounds,
+        options: RunOptions,
+    ) -> Result<Self, ScenarioError> {
+        Self::build(scenario, factory, checkers, bounds, options, true)
+    }
+
+    fn build(
+        scenario: &Scenario,
+        factory: Factory<P>,
+        checkers: Vec<Box<dyn Checker>>,
+        bounds: Bounds,
+        options: RunOptions,
+        export: bool,
+    ) -> Result<Self, ScenarioError> {
         let prep = Prepared::<P>::new(scenario)?;
         let n = scenario.nodes;
         for (i, f) in scenario.faults.iter().enumerate() {
             match f.fault {
                 Fault::Crash { .. }
                 | Fault::Restart { .. }
+                | Fault::Pause { .. }
+                | Fault::Resume { .. }
                 | Fault::ClockJump { .. }
                 | Fault::DriftChange { .. }
                 | Fault::Heal => {}
                 ref other => {
                     return Err(ScenarioError(format!(
                         "faults[{i}]: the explorer does not model {} faults (it models crash, \
-                         restart, clock_jump, drift_change and heal; loss, duplication and \
-                         crashes it can inject itself)",
+                         restart, pause, resume, clock_jump, drift_change and heal; loss, \
+                         duplication, crashes and pauses it can inject itself)",
                         other.class().name()
                     )))
                 }
@@ -328,6 +428,7 @@ impl<P: Process> World<P> {
                 calls: 0,
                 history: H::default(),
                 crashed_by_search: false,
+                paused_at: None,
             })
             .collect();
         let mut w = World {
@@ -340,7 +441,8 @@ impl<P: Process> World<P> {
             inputs: prep
                 .inputs
                 .into_iter()
-                .map(|(at, node, i)| (at, node, Some(i)))
+                .enumerate()
+                .map(|(j, (at, node, i))| (at, node, Some(i), INPUT_BAND + j as u64))
                 .collect(),
             faults: scenario
                 .faults
@@ -351,14 +453,17 @@ impl<P: Process> World<P> {
             factory,
             rec: Recorder::new(n, checkers, options, scenario.limits.max_trace_bytes),
             next_msg_id: 0,
-            next_seq: 0,
+            next_seq: DYNAMIC_BAND,
             limits: scenario.limits.clone(),
             stats: Stats::default(),
             bounds,
             lost: 0,
             duplicated: 0,
             crashed: 0,
+            paused: 0,
+            last_event_at: None,
             sending: (0, 0, 0),
+            export: export.then(Export::default),
         };
         for id in 0..n {
             if w.rec.verdict.is_some() {
@@ -433,7 +538,25 @@ impl<P: Process> World<P> {
                 let m = self.msg(&k).expect("a pending message");
                 (m.earliest.max(self.now), m.latest)
             }
-            _ => (self.now, NEVER),
+            Choice::Crash { .. }
+            | Choice::Restart { .. }
+            | Choice::Pause { .. }
+            | Choice::Resume { .. } => {
+                let t = self.node_fault_instant();
+                (t, t)
+            }
+            Choice::Lose(_) | Choice::Duplicate(_) => (self.now, NEVER),
+        }
+    }
+
+    /// When an injected node fault happens: at a whole millisecond (the native fault plan is
+    /// in ms), now if now is one and no delivery, timer or input was taken at it yet (the
+    /// native engine takes the plan's entries before those at one instant), else the next.
+    fn node_fault_instant(&self) -> u64 {
+        if self.now % NS_PER_MS == 0 && self.last_event_at != Some(self.now) {
+            self.now
+        } else {
+            (self.now / NS_PER_MS + 1) * NS_PER_MS
         }
     }
 
@@ -441,78 +564,156 @@ impl<P: Process> World<P> {
         self.msgs.iter().find(|m| m.key == *k)
     }
 
+    fn is_paused(&self, id: NodeId) -> bool {
+        self.nodes[id].paused_at.is_some()
+    }
+
+    /// The native engine's queue order of a pending event (`None`: injected faults and
+    /// network faults, which are not queued).
+    fn order_of(&self, c: &Choice) -> Option<(u64, u32)> {
+        match *c {
+            Choice::Fault { index } => Some((index as u64, 0)),
+            Choice::Input { index } => Some((self.inputs[index].3, 0)),
+            Choice::Timer { node, id, .. } => Some((self.nodes[node].timers[&TimerId(id)].seq, 0)),
+            Choice::Deliver(k) => self.msg(&k).map(|m| (m.seq, k.copy)),
+            _ => None,
+        }
+    }
+
+    /// The pending events the native engine would pop (events of a paused node wait there
+    /// instead): (choice, queue order, earliest time, latest time, is a message).
+    fn queued(&self) -> Vec<Queued> {
+        let mut out = Vec::new();
+        for (i, f) in self.faults.iter().enumerate() {
+            if !f.2 {
+                out.push((Choice::Fault { index: i }, (i as u64, 0), f.0, f.0, false));
+            }
+        }
+        for (i, inp) in self.inputs.iter().enumerate() {
+            if inp.2.is_some() && !self.is_paused(inp.1) {
+                out.push((Choice::Input { index: i }, (inp.3, 0), inp.0, inp.0, false));
+            }
+        }
+        for (id, node) in self.nodes.iter().enumerate() {
+            if node.paused_at.is_some() {
+                continue;
+            }
+            for (tid, t) in &node.timers {
+                let c = Choice::Timer {
+                    node: id,
+                    incarnation: node.incarnation,
+                    id: tid.0,
+                };
+                out.push((c, (t.seq, 0), t.at, t.at, false));
+            }
+        }
+        for m in &self.msgs {
+            if !self.is_paused(m.key.to) {
+                let c = Choice::Deliver(m.key);
+                out.push((c, (m.seq, m.key.copy), m.earliest, m.latest, true));
+            }
+        }
+        out
+    }
+
     /// Every choice enabled now, in a canonical order (empty: the execution is complete).
+    ///
+    /// Besides the horizon, an event is taken only where the native engine's queue order
+    /// allows it (so that every explored path is a native run with some delays, which
+    /// [`World::native_scenario`] writes down): at one instant the native engine pops in push
+    /// order, so an event at `t` is enabled only if every pending event pushed before it
+    /// that could come at `t` can be delayed past `t` (a message whose window reaches past
+    /// `t`: [`World::step`] then moves its earliest time to `t + 1 ns`); a timer, an input or
+    /// a plan entry due at `t` and pushed before it is taken first.
     pub fn enabled(&self) -> Vec<Choice> {
         if self.rec.verdict.is_some() {
             return Vec::new();
         }
+        let queued = self.queued();
         let mut events: Vec<Choice> = Vec::new();
-        for (i, f) in self.faults.iter().enumerate() {
-            if !f.2 {
-                events.push(Choice::Fault { index: i });
+        for &(c, ..) in &queued {
+            if let Choice::Deliver(k) = c {
+                let fifo = self.net.link(k.from, k.to).reorder == 0.0 && k.from != k.to;
+                let order = self.msg(&k).expect("queued").fifo;
+                if fifo
+                    && self
+                        .msgs
+                        .iter()
+                        .any(|m| m.key.from == k.from && m.key.to == k.to && m.fifo < order)
+                {
+                    continue;
+                }
             }
-        }
-        for (i, inp) in self.inputs.iter().enumerate() {
-            if inp.2.is_some() {
-                events.push(Choice::Input { index: i });
-            }
-        }
-        for (id, node) in self.nodes.iter().enumerate() {
-            for tid in node.timers.keys() {
-                events.push(Choice::Timer {
-                    node: id,
-                    incarnation: node.incarnation,
-                    id: tid.0,
-                });
-            }
-        }
-        let mut keys: Vec<(MsgKey, u64)> = self.msgs.iter().map(|m| (m.key, m.seq)).collect();
-        keys.sort();
-        for &(k, seq) in &keys {
-            let fifo = self.net.link(k.from, k.to).reorder == 0.0 && k.from != k.to;
-            if fifo
-                && self
-                    .msgs
-                    .iter()
-                    .any(|m| m.key.from == k.from && m.key.to == k.to && m.seq < seq)
-            {
-                continue;
-            }
-            events.push(Choice::Deliver(k));
+            events.push(c);
         }
         // The horizon: nothing may be taken later than some pending event's latest time.
         let mut horizon = self.end_ns;
-        for c in &events {
-            horizon = horizon.min(self.window(c).1);
+        for &(_, _, _, latest, _) in &queued {
+            horizon = horizon.min(latest);
         }
-        for m in &self.msgs {
-            horizon = horizon.min(m.latest);
-        }
-        events.retain(|c| self.window(c).0 <= horizon);
-        if self.now < self.bounds.faults_until_ns {
-            if self.lost < self.bounds.loss || self.duplicated < self.bounds.duplicate {
-                for &(k, _) in &keys {
-                    if k.from == k.to {
-                        continue;
-                    }
-                    if self.lost < self.bounds.loss {
-                        events.push(Choice::Lose(k));
-                    }
-                    if self.duplicated < self.bounds.duplicate {
-                        events.push(Choice::Duplicate(k));
-                    }
+        let windows: Vec<(u64, u64)> = events.iter().map(|c| self.window(c)).collect();
+        let mut i = 0;
+        events.retain(|c| {
+            let t = windows[i].0;
+            i += 1;
+            t <= horizon && self.in_native_order(c, t, &queued)
+        });
+        let mut keys: Vec<MsgKey> = self.msgs.iter().map(|m| m.key).collect();
+        keys.sort();
+        if self.now < self.bounds.faults_until_ns
+            && (self.lost < self.bounds.loss || self.duplicated < self.bounds.duplicate)
+        {
+            for &k in &keys {
+                if k.from == k.to {
+                    continue;
+                }
+                if self.lost < self.bounds.loss {
+                    events.push(Choice::Lose(k));
+                }
+                if self.duplicated < self.bounds.duplicate {
+                    events.push(Choice::Duplicate(k));
                 }
             }
+        }
+        // Injected node faults: at a whole ms, after the plan's entries due by then.
+        let t = self.node_fault_instant();
+        let plan_due = self.faults.iter().any(|f| !f.2 && f.0 <= t);
+        if t <= horizon && !plan_due {
+            let injecting = t < self.bounds.faults_until_ns;
             for (id, node) in self.nodes.iter().enumerate() {
-                if node.proc.is_some() && self.crashed < self.bounds.crashes {
+                let up = node.proc.is_some();
+                if injecting && up && self.crashed < self.bounds.crashes {
                     events.push(Choice::Crash { node: id });
                 }
-                if node.proc.is_none() && node.crashed_by_search && self.bounds.restarts {
+                if injecting && !up && node.crashed_by_search && self.bounds.restarts {
                     events.push(Choice::Restart { node: id });
+                }
+                if injecting && up && node.paused_at.is_none() && self.paused < self.bounds.pauses {
+                    events.push(Choice::Pause { node: id });
+                }
+                if node.paused_at.is_some_and(|p| p < t) {
+                    // A pause may end at any time (not only before `faults_until`).
+                    events.push(Choice::Resume { node: id });
                 }
             }
         }
         events
+    }
+
+    /// Whether the native engine can take `c` at `t` now: every queued event pushed before
+    /// it that could come at `t` is a message that may still come later.
+    fn in_native_order(
+        &self,
+        c: &Choice,
+        t: u64,
+        queued: &[Queued],
+    ) -> bool {
+        let Some(order) = self.order_of(c) else {
+            return true;
+        };
+        queued.iter().all(|&(f, o, earliest, latest, is_msg)| {
+            f == *c || o > order || earliest > t || (is_msg && latest > t)
+        })
     }
 
     /// The node a choice changes, if any.
@@ -557,6 +758,16 @@ impl<P: Process> World<P> {
         if na.is_some() && na == nb {
             return false;
         }
+        // A delivery, timer or input taken now moves an injected node fault to the next ms.
+        let queued = |c: &Choice| {
+            matches!(
+                c,
+                Choice::Deliver(_) | Choice::Timer { .. } | Choice::Input { .. }
+            )
+        };
+        if (a.is_node_fault() && queued(b)) || (b.is_node_fault() && queued(a)) {
+            return false;
+        }
         let due = |c: &Choice| self.window(c).0 <= self.now;
         due(a) && due(b)
     }
@@ -572,7 +783,34 @@ impl<P: Process> World<P> {
             h.u(node.history.1);
             h.u(node.proc.is_some() as u64);
             h.u(node.crashed_by_search as u64);
+            h.u(node.paused_at.map_or(NEVER, |p| p));
         }
+        // The native queue order of what is pending (it decides what may come first at one
+        // instant), and whether an injected fault must wait for the next ms.
+        let mut order: Vec<((u64, u32), u64)> = Vec::new();
+        for (id, node) in self.nodes.iter().enumerate() {
+            for (tid, t) in &node.timers {
+                order.push(((t.seq, 0), (id as u64) << 48 | tid.0));
+            }
+        }
+        for m in &self.msgs {
+            order.push((
+                (m.seq, m.key.copy),
+                m.content ^ ((m.key.from as u64) << 56 | (m.key.to as u64) << 48),
+            ));
+        }
+        for (j, i) in self.inputs.iter().enumerate() {
+            if i.2.is_some() {
+                order.push(((i.3, 0), j as u64));
+                h.u(i.0);
+            }
+        }
+        order.sort_unstable();
+        for (_, id) in order {
+            h.u(id);
+        }
+        h.u((self.last_event_at == Some(self.now)) as u64);
+        h.u(self.paused as u64);
         let mut msgs: Vec<(NodeId, NodeId, u64, u64, u64, u64)> = self
             .msgs
             .iter()
@@ -619,6 +857,29 @@ impl<P: Process> World<P> {
             });
             return;
         }
+        if let Some(order) = self.order_of(&choice) {
+            if self.bounds.timed {
+                // Pushed before it and due by now: in the native run it comes after (the
+                // enabling rule checked its window reaches past `earliest`).
+                let skip = match choice {
+                    Choice::Deliver(k) => Some(k),
+                    _ => None,
+                };
+                let paused: Vec<bool> = self.nodes.iter().map(|n| n.paused_at.is_some()).collect();
+                for m in &mut self.msgs {
+                    if Some(m.key) != skip
+                        && !paused[m.key.to]
+                        && (m.seq, m.key.copy) < order
+                        && m.earliest <= earliest
+                    {
+                        m.earliest = earliest + 1;
+                    }
+                }
+            }
+            if !matches!(choice, Choice::Fault { .. }) {
+                self.last_event_at = Some(earliest);
+            }
+        }
         match choice {
             Choice::Fault { index } => {
                 self.now = earliest;
@@ -628,7 +889,7 @@ impl<P: Process> World<P> {
             }
             Choice::Input { index } => {
                 self.now = earliest;
-                let (_, id, input) = &mut self.inputs[index];
+                let (_, id, input, _) = &mut self.inputs[index];
                 let (id, input) = (*id, input.take().expect("enabled inputs are pending"));
                 let node = &mut self.nodes[id];
                 let crashed = node.proc.is_none();
@@ -697,6 +958,7 @@ impl<P: Process> World<P> {
                     .position(|m| m.key == k)
                     .expect("in flight");
                 let m = self.msgs.remove(pos);
+                self.record_arrival(&m);
                 let node = &mut self.nodes[k.to];
                 if node.proc.is_none() {
                     self.drop_msg(m.msg_id, k.from, k.to, DropReason::DestinationCrashed);
@@ -731,6 +993,9 @@ impl<P: Process> World<P> {
                     .position(|m| m.key == k)
                     .expect("in flight");
                 let m = self.msgs.remove(pos);
+                if let (Some(x), Some(i)) = (self.export.as_mut(), m.rec) {
+                    x.recorded[i].1 = true;
+                }
                 self.lost += 1;
                 self.drop_msg(m.msg_id, k.from, k.to, DropReason::Loss);
             }
@@ -756,22 +1021,112 @@ impl<P: Process> World<P> {
                     msg: m.msg.clone(),
                     msg_id: m.msg_id,
                     sent: m.sent,
+                    sent_at: m.sent_at,
+                    fifo: m.fifo,
                     seq: m.seq,
                     earliest: m.earliest,
                     latest: m.latest,
                     content: m.content,
+                    arrival: m.arrival,
+                    rec: m.rec,
                 };
                 self.duplicated += 1;
                 self.msgs.push(copy);
             }
             Choice::Crash { node } => {
+                self.now = earliest;
                 self.crashed += 1;
                 self.nodes[node].crashed_by_search = true;
-                self.apply_fault(Fault::Crash { node });
+                self.inject(Fault::Crash { node });
             }
             Choice::Restart { node } => {
+                self.now = earliest;
                 self.nodes[node].crashed_by_search = false;
-                self.apply_fault(Fault::Restart { node });
+                self.inject(Fault::Restart { node });
+            }
+            Choice::Pause { node } => {
+                self.now = earliest;
+                self.paused += 1;
+                self.inject(Fault::Pause { node });
+            }
+            Choice::Resume { node } => {
+                self.now = earliest;
+                self.inject(Fault::Resume { node });
+            }
+        }
+    }
+
+    /// Applies a fault the search chose (at a whole ms) and notes it for the native plan.
+    fn inject(&mut self, fault: Fault) {
+        debug_assert_eq!(self.now % NS_PER_MS, 0);
+        if let Some(x) = self.export.as_mut() {
+            x.injected.push(TimedFault {
+                at_ms: self.now / NS_PER_MS,
+                fault: fault.clone(),
+            });
+        }
+        self.apply_fault(fault);
+    }
+
+    /// Notes when `m` reached its destination, for the native export.
+    fn record_arrival(&mut self, m: &InFlight<P>) {
+        if let (Some(x), Some(i)) = (self.export.as_mut(), m.rec) {
+            let at = m.arrival.unwrap_or(self.now);
+            x.recorded[i].0.delays_ns.push(at - m.sent_at);
+            x.recorded[i].1 = true;
+        }
+    }
+
+    /// A paused node resumes at `now`: what reached it while it was paused (timers and
+    /// inputs due, messages whose window opened) is queued again now, in the order it
+    /// arrived, after everything already queued (as the native engine pushes it back).
+    /// A message whose window opens before now is taken as having arrived during the pause
+    /// (at the pause or at its earliest time), never after the resume.
+    fn resume(&mut self, id: NodeId, paused_at: u64) {
+        let now = self.now;
+        // (arrival, queue order, what): 0 timer id, 1 input index, 2 message index
+        let mut waited: Vec<(u64, (u64, u32), u8, u64)> = Vec::new();
+        for (tid, t) in &self.nodes[id].timers {
+            if t.at < now {
+                waited.push((t.at, (t.seq, 0), 0, tid.0));
+            }
+        }
+        for (j, i) in self.inputs.iter().enumerate() {
+            if i.1 == id && i.2.is_some() && i.0 < now {
+                waited.push((i.0, (i.3, 0), 1, j as u64));
+            }
+        }
+        for (j, m) in self.msgs.iter().enumerate() {
+            let arrival = m.earliest.max(paused_at);
+            if m.key.to == id && arrival < now {
+                waited.push((arrival, (m.seq, m.key.copy), 2, j as u64));
+            }
+        }
+        waited.sort_unstable();
+        for (arrival, _, what, x) in waited {
+            self.next_seq += 1;
+            let seq = self.next_seq;
+            match what {
+                0 => {
+                    let t = self.nodes[id]
+                        .timers
+                        .get_mut(&TimerId(x))
+                        .expect("listed above");
+                    t.at = now;
+                    t.seq = seq;
+                }
+                1 => {
+                    let i = &mut self.inputs[x as usize];
+                    i.0 = now;
+                    i.3 = seq;
+                }
+                _ => {
+                    let m = &mut self.msgs[x as usize];
+                    m.arrival = Some(arrival);
+                    m.earliest = now;
+                    m.latest = now;
+                    m.seq = seq;
+                }
             }
         }
     }
@@ -848,12 +1203,14 @@ impl<P: Process> World<P> {
                 } => {
                     let node = &mut self.nodes[id];
                     let at = node.clock.global_time_at(self.now, deadline_local_ns);
+                    self.next_seq += 1;
                     node.timers.insert(
                         tid,
                         XTimer {
                             at,
                             deadline_local_ns,
                             timer,
+                            seq: self.next_seq,
                         },
                     );
                 }
@@ -891,6 +1248,9 @@ impl<P: Process> World<P> {
         let now = self.now;
         let node = &mut self.nodes[id];
         for t in node.timers.values_mut() {
+            // The native engine pushes each again (in timer id order).
+            self.next_seq += 1;
+            t.seq = self.next_seq;
             t.at = node.clock.global_time_at(now, t.deadline_local_ns);
         }
     }
@@ -916,6 +1276,29 @@ impl<P: Process> World<P> {
                     msg: rendered,
                 },
             );
+        }
+        let mut rec = None;
+        if let Some(x) = self.export.as_mut() {
+            if to < self.n && to != from {
+                // Keyed as the native engine keys a recorded schedule's messages: counted
+                // whatever happens to them, recorded if they enter the network.
+                let text = format!("{msg:?}");
+                let nth = x.nth.entry((from, to, text.clone())).or_default();
+                if self.net.adjacent(from, to) {
+                    rec = Some(x.recorded.len());
+                    x.recorded.push((
+                        Recorded {
+                            from,
+                            to,
+                            msg: text,
+                            nth: *nth,
+                            delays_ns: Vec::new(),
+                        },
+                        false,
+                    ));
+                }
+                *nth += 1;
+            }
         }
         let (earliest, latest) = if to >= self.n {
             self.drop_msg(msg_id, from, to, DropReason::NoSuchNode);
@@ -956,10 +1339,14 @@ impl<P: Process> World<P> {
             msg,
             msg_id,
             sent,
+            sent_at: self.now,
+            fifo: self.next_seq,
             seq: self.next_seq,
             earliest,
             latest,
             content,
+            arrival: None,
+            rec,
         });
         self.stats.max_in_flight = self.stats.max_in_flight.max(self.msgs.len() as u64);
     }
@@ -997,6 +1384,17 @@ impl<P: Process> World<P> {
                 self.nodes[node].incarnation += 1;
                 self.start(node);
             }
+            Fault::Pause { node } => {
+                let n = &mut self.nodes[node];
+                if n.proc.is_some() && n.paused_at.is_none() {
+                    n.paused_at = Some(self.now);
+                }
+            }
+            Fault::Resume { node } => {
+                if let Some(p) = self.nodes[node].paused_at.take() {
+                    self.resume(node, p);
+                }
+            }
             Fault::ClockJump { node, delta_ms } => {
                 let delta = (delta_ms * 1e6).round() as i64;
                 self.nodes[node].clock.hw_jump(self.now, delta);
@@ -1016,5 +1414,72 @@ impl<P: Process> World<P> {
         let node = &mut self.nodes[id];
         node.proc = None;
         node.timers.clear();
+        if let Some(p) = node.paused_at.take() {
+            // What waited at the paused node is lost with it: the messages that reached it
+            // are dropped now, the inputs forgotten (as on the native engine).
+            let now = self.now;
+            for i in &mut self.inputs {
+                if i.1 == id && i.2.is_some() && i.0 < now {
+                    i.2 = None;
+                }
+            }
+            let mut j = 0;
+            while j < self.msgs.len() {
+                let m = &self.msgs[j];
+                let arrival = m.earliest.max(p);
+                if m.key.to == id && arrival < now {
+                    let mut m = self.msgs.remove(j);
+                    m.arrival = Some(arrival);
+                    self.record_arrival(&m);
+                    self.drop_msg(m.msg_id, m.key.from, id, DropReason::DestinationCrashed);
+                } else {
+                    j += 1;
+                }
+            }
+        }
+    }
+
+    /// The scenario the native engine runs to reproduce this execution (taken so far):
+    /// `scenario` with every message's fate pinned (a recorded schedule: the delays this
+    /// execution gave it, or lost; a message still in flight arrives after now), the faults
+    /// the search injected added to its plan, and `expect` set to `verdict`. `None` when the
+    /// world was not built [exporting](World::exporting), or under untimed semantics (whose
+    /// late timers no native run has).
+    pub fn native_scenario(&self, scenario: &Scenario, verdict: &Verdict) -> Option<Scenario> {
+        let x = self.export.as_ref()?;
+        if !self.bounds.timed {
+            return None;
+        }
+        let mut recorded = x.recorded.clone();
+        for m in &self.msgs {
+            if let Some(i) = m.rec {
+                let at = m
+                    .arrival
+                    .unwrap_or_else(|| m.earliest.max(self.now.saturating_add(1)));
+                recorded[i].0.delays_ns.push(at - m.sent_at);
+                recorded[i].1 = true;
+            }
+        }
+        let mut sc = scenario.clone();
+        sc.engine = crate::scenario::EngineKind::Native;
+        sc.schedule = Schedule::Recorded(
+            recorded
+                .into_iter()
+                .filter(|(r, known)| *known && r.delays_ns.len() <= 2)
+                .map(|(r, _)| r)
+                .collect(),
+        );
+        // The plan's entries come before the injected ones at one ms (the search took them
+        // first); a stable sort keeps that.
+        sc.faults.extend(x.injected.iter().cloned());
+        sc.faults.sort_by_key(|f| f.at_ms);
+        sc.expect = match verdict {
+            Verdict::Pass => Some(Expect::Pass),
+            Verdict::Violation(v) => Some(Expect::Violation(v.property.clone())),
+            Verdict::Unjudged { property, .. } => Some(Expect::Unjudged(property.clone())),
+            Verdict::Panic { .. } => Some(Expect::Panic),
+            _ => None,
+        };
+        Some(sc)
     }
 }
