@@ -28,8 +28,9 @@
 //! **States**: by default a state is what the processes hold (clock, request, deferred list)
 //! plus the network; with `--history` each node also keeps the list of the events it took with
 //! their times, which is what sincro fingerprints (its processes cannot be cloned or hashed,
-//! so it hashes their event histories instead). With `--history` the unique state counts are
-//! expected to equal sincro's.
+//! so it hashes their event histories instead). With `--history` the unique state counts equal
+//! sincro's without sleep sets (`--no-sleep-sets`; measured, see the README's "Compared with
+//! stateright").
 
 use stateright::{Checker, Model, Property};
 use std::collections::BTreeSet;
@@ -183,7 +184,7 @@ impl Ra {
         }
     }
 
-    fn on_message(&self, node: &mut Node, me: usize, from: usize, msg: Msg, ops: &mut Vec<Op>) {
+    fn on_message(&self, node: &mut Node, from: usize, msg: Msg, ops: &mut Vec<Op>) {
         match msg {
             Msg::Request { clock: theirs } => {
                 node.clock = node.clock.max(theirs) + 1;
@@ -204,7 +205,6 @@ impl Ra {
                 self.maybe_enter(node, ops);
             }
         }
-        let _ = me;
     }
 
     fn on_hold_done(&self, node: &mut Node, me: usize, ops: &mut Vec<Op>) {
@@ -295,9 +295,9 @@ impl Model for Ra {
         for k in 0..s.pending.len() {
             if let Pending::Msg { from, to, .. } = s.pending[k] {
                 // FIFO link: only the oldest in flight
-                let older = s.pending[..k]
-                    .iter()
-                    .any(|p| matches!(p, Pending::Msg { from: f, to: t, .. } if *f == from && *t == to));
+                let older = s.pending[..k].iter().any(
+                    |p| matches!(p, Pending::Msg { from: f, to: t, .. } if *f == from && *t == to),
+                );
                 if older {
                     continue;
                 }
@@ -333,7 +333,9 @@ impl Model for Ra {
                     .pending
                     .iter()
                     .position(|p| match (*p, action) {
-                        (Pending::Msg { from, to, .. }, Action::Deliver(f, t)) => from == f && to == t,
+                        (Pending::Msg { from, to, .. }, Action::Deliver(f, t)) => {
+                            from == f && to == t
+                        }
                         (Pending::Timer { node, .. }, Action::Timer(n)) => node == n,
                         _ => false,
                     })
@@ -346,7 +348,7 @@ impl Model for Ra {
                         if self.history {
                             n.history.push(Event::Deliver(s.now, from, msg));
                         }
-                        self.on_message(n, me, from, msg, &mut ops);
+                        self.on_message(n, from, msg, &mut ops);
                     }
                     Pending::Timer { node, .. } => {
                         me = node;
@@ -392,7 +394,11 @@ impl Ra {
 fn main() {
     let history = std::env::args().any(|a| a == "--history");
     // (at, node, hold_ms), as in ra3.json
-    let inputs = vec![(NS_PER_MS, 0, 3), (2 * NS_PER_MS, 1, 4), (12 * NS_PER_MS, 2, 5)];
+    let inputs = vec![
+        (NS_PER_MS, 0, 3),
+        (2 * NS_PER_MS, 1, 4),
+        (12 * NS_PER_MS, 2, 5),
+    ];
     println!(
         "mutex.ricart-agrawala, n = {N}, 3 acquires (ra3.json), untimed, stateright BFS, 1 thread, states {}",
         if history {
