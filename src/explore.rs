@@ -34,9 +34,9 @@ pub struct ExploreArgs {
     /// The algorithm (its scenario is generated from --seed, --nodes, --inputs, --active-ms).
     #[arg(long, short, required_unless_present_any = ["scenario", "replay"])]
     algorithm: Option<String>,
-    /// Variant to explore.
-    #[arg(long, default_value = "correct")]
-    variant: String,
+    /// Variant to explore [default: correct; with --scenario: the file's, and this replaces it].
+    #[arg(long)]
+    variant: Option<String>,
     /// Node count of the generated scenario.
     #[arg(long, default_value_t = 3)]
     nodes: usize,
@@ -61,8 +61,9 @@ pub struct ExploreArgs {
     /// Wall-time budget, e.g. 60s, 5m.
     #[arg(long, value_name = "DURATION", value_parser = crate::fuzz::parse_duration, default_value = "60s")]
     time: Duration,
-    /// Untimed semantics: any message or timer may come next (asynchrony; timeouts misfire,
-    /// so only for algorithms whose fault model allows that).
+    /// Untimed semantics: messages lose their latest delivery time, so any message past its
+    /// earliest time may come next however late (asynchrony; timeouts misfire, so only for
+    /// algorithms whose fault model allows that). Timers and inputs still come at their times.
     #[arg(long)]
     untimed: bool,
     /// Messages the search may lose [default: 1 if the fault model tolerates loss, else 0].
@@ -124,6 +125,20 @@ fn bad_input(msg: impl std::fmt::Display) -> i32 {
     exit::BAD_INPUT
 }
 
+/// `Ok` when `alg` has a variant named `variant`, else the error naming the known ones.
+fn known_variant(alg: &dyn Algorithm, variant: &str) -> Result<(), String> {
+    let info = alg.info();
+    if info.variants.iter().any(|v| v.name == variant) {
+        return Ok(());
+    }
+    let known: Vec<_> = info.variants.iter().map(|v| v.name).collect();
+    Err(format!(
+        "unknown variant `{variant}` of {}; known variants: {}",
+        info.name,
+        known.join(", ")
+    ))
+}
+
 /// Runs `sincro explore`.
 pub fn main(a: &ExploreArgs) -> i32 {
     if let Some(path) = &a.replay {
@@ -131,8 +146,16 @@ pub fn main(a: &ExploreArgs) -> i32 {
     }
     let (alg, mut sc): (&dyn Algorithm, Scenario) = match (&a.scenario, &a.algorithm) {
         (Some(path), _) => match Scenario::load(path) {
-            Ok(sc) => match algorithms::find(&sc.algorithm) {
-                Ok(alg) => (alg, sc),
+            Ok(mut sc) => match algorithms::find(&sc.algorithm) {
+                Ok(alg) => {
+                    if let Some(v) = &a.variant {
+                        if let Err(e) = known_variant(alg, v) {
+                            return bad_input(format!("{}: {e}", path.display()));
+                        }
+                        sc.variant = v.clone();
+                    }
+                    (alg, sc)
+                }
                 Err(e) => return bad_input(format!("{}: {e}", path.display())),
             },
             Err(e) => return bad_input(e),
@@ -142,13 +165,9 @@ pub fn main(a: &ExploreArgs) -> i32 {
                 Ok(alg) => alg,
                 Err(e) => return bad_input(e),
             };
-            if !alg.info().variants.iter().any(|v| v.name == a.variant) {
-                let known: Vec<_> = alg.info().variants.iter().map(|v| v.name).collect();
-                return bad_input(format!(
-                    "unknown variant `{}` of {name}; known variants: {}",
-                    a.variant,
-                    known.join(", ")
-                ));
+            let variant = a.variant.as_deref().unwrap_or("correct");
+            if let Err(e) = known_variant(alg, variant) {
+                return bad_input(e);
             }
             if a.nodes == 0 || a.nodes > 16 {
                 return bad_input(format!(
@@ -159,7 +178,7 @@ pub fn main(a: &ExploreArgs) -> i32 {
             if a.active_ms == 0 || a.active_ms > crate::harness::MAX_TIME_MS {
                 return bad_input(format!("--active-ms {} is out of range", a.active_ms));
             }
-            let sc = small_scenario(alg, &a.variant, a.nodes, a.seed, a.inputs, a.active_ms);
+            let sc = small_scenario(alg, variant, a.nodes, a.seed, a.inputs, a.active_ms);
             (alg, sc)
         }
         (None, None) => return bad_input("give --algorithm, --scenario or --replay"),

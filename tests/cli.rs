@@ -544,6 +544,25 @@ fn explore_exits_1_with_a_replayable_counterexample_0_without_and_2_on_bad_input
     assert_eq!(o.status.code(), Some(0), "{out}{err}");
     assert!(out.contains("no violation"), "{out}");
 
+    // --variant replaces a scenario file's variant: the textbook total order holds, the
+    // unordered one breaks on the same file.
+    let file = "corpus/ordering/bank-fig-6-11-total-order.json";
+    let o = sincro(&["explore", "--scenario", file, "--out", d]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    let o = sincro(&[
+        "explore",
+        "--scenario",
+        file,
+        "--variant",
+        "unordered",
+        "--out",
+        d,
+    ]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}{err}");
+    assert!(out.contains("total_order violated"), "{out}");
+
     for (args, msg) in [
         (
             vec![
@@ -556,6 +575,16 @@ fn explore_exits_1_with_a_replayable_counterexample_0_without_and_2_on_bad_input
             "unknown variant `nope`",
         ),
         (vec!["explore", "-a", "mutex.nope"], "unknown algorithm"),
+        (
+            vec![
+                "explore",
+                "--scenario",
+                "corpus/ordering/bank-fig-6-11-total-order.json",
+                "--variant",
+                "nope",
+            ],
+            "unknown variant `nope`",
+        ),
         (
             vec!["explore", "-a", "mutex.ricart-agrawala", "--loss", "1"],
             "does not tolerate loss",

@@ -287,3 +287,35 @@ fn a_pause_only_bug_is_found_with_pauses_and_replays_natively() {
     }
     native_replay_gives_the_same_violation("mutex.centralized", &sc, &found);
 }
+
+/// A pause the search keeps up past the end of the faults is not a liveness violation: the
+/// textbook total order (Fig. 6.11) with one pause finds no counterexample (before this was
+/// judged, a pause lasting to the end of the run gave a false `replica_agreement` failure),
+/// and the paths where a pause outlived the faults are counted apart, never as passes.
+#[test]
+fn a_pause_that_outlives_the_faults_is_not_judged_for_liveness() {
+    let a = find("order.total").unwrap();
+    let text = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("corpus/ordering/bank-fig-6-11-total-order.json"),
+    )
+    .unwrap();
+    let mut sc: Scenario = serde_json::from_str(&text).unwrap();
+    sc.expect = None;
+    heal_at(&mut sc, 20);
+    let mut o = options();
+    o.bounds.faults_until_ns = 20_000_000;
+    o.bounds.pauses = 1;
+    let report = a.explore(&sc, &o).unwrap();
+    assert!(report.counterexample.is_none(), "{report}");
+    let unjudged = report
+        .complete
+        .get(sincro::harness::explore::UNJUDGED_PAUSE)
+        .copied()
+        .unwrap_or(0);
+    assert!(unjudged > 0, "{report}");
+    assert!(
+        report.complete.get("pass").copied().unwrap_or(0) > 0,
+        "{report}"
+    );
+}

@@ -36,7 +36,9 @@
 //! A path with no enabled choice left (quiescent, or at the scenario's end) is *complete*: the
 //! checkers' end-of-run judgement (liveness) applies to it as in a run. A path cut by the depth
 //! bound is judged only for what happened on it, never for liveness, and never counts as a
-//! pass.
+//! pass. Neither is a complete path on which a pause the search injected lasted past
+//! `Bounds::faults_until_ns` (liveness is judged from the end of the faults; a node paused to
+//! the end looks crashed): it is counted as [`UNJUDGED_PAUSE`].
 //!
 //! **Bounds.** Depth, distinct states and wall time ([`ExploreOptions`]): the search always
 //! ends, and the report says which bound ended it.
@@ -52,6 +54,10 @@ use std::fmt;
 use std::time::{Duration, Instant};
 
 pub use crate::engine::explore::MsgKey;
+
+/// The label of a complete path not judged for liveness because a pause the search injected
+/// outlived the faults (see `World::pause_outlived_faults`).
+pub const UNJUDGED_PAUSE: &str = "unjudged: a pause outlived the faults";
 
 /// How far to search.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -188,8 +194,16 @@ impl fmt::Display for ExploreReport {
             ),
             (None, Stop::Exhausted) => write!(
                 f,
-                "no violation: the whole state space ({} states, depth {}) was explored",
-                self.states, self.max_depth
+                "no violation: the whole state space ({} states, depth {}) was explored{}",
+                self.states,
+                self.max_depth,
+                match self.complete.get(UNJUDGED_PAUSE) {
+                    Some(n) => format!(
+                        " (liveness not judged on {n} complete paths where a pause outlived \
+                         the faults)"
+                    ),
+                    None => String::new(),
+                }
             ),
             (None, stop) => write!(
                 f,
@@ -358,6 +372,11 @@ pub fn explore<P: Process>(
                 }
             };
             if enabled.is_empty() {
+                if w.pause_outlived_faults() {
+                    // Safety was judged on the way; liveness cannot be judged here.
+                    *report.complete.entry(UNJUDGED_PAUSE.into()).or_default() += 1;
+                    continue;
+                }
                 // Complete: judged as at the end of a run (liveness included).
                 let out: Outcome = w.finish();
                 if let Verdict::Violation(_) | Verdict::Panic { .. } = out.verdict {

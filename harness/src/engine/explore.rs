@@ -317,6 +317,8 @@ struct XNode<P: Process> {
     /// deterministic process's state, stable storage, RNG and timers are a function of it.
     history: H,
     crashed_by_search: bool,
+    /// Paused by the search and not resumed yet.
+    paused_by_search: bool,
     /// Paused since this global time (`None`: running).
     paused_at: Option<u64>,
 }
@@ -344,6 +346,8 @@ pub struct World<P: Process> {
     duplicated: u32,
     crashed: u32,
     paused: u32,
+    /// Whether a pause the search injected ended at or after `Bounds::faults_until_ns`.
+    late_resume: bool,
     /// The last time a delivery, timer or input was taken (a fault of the native plan at
     /// that instant would come before it, so an injected fault waits for the next ms).
     last_event_at: Option<u64>,
@@ -428,6 +432,7 @@ impl<P: Process> World<P> {
                 calls: 0,
                 history: H::default(),
                 crashed_by_search: false,
+                paused_by_search: false,
                 paused_at: None,
             })
             .collect();
@@ -461,6 +466,7 @@ impl<P: Process> World<P> {
             duplicated: 0,
             crashed: 0,
             paused: 0,
+            late_resume: false,
             last_event_at: None,
             sending: (0, 0, 0),
             export: export.then(Export::default),
@@ -500,6 +506,17 @@ impl<P: Process> World<P> {
             trace: self.rec.trace.take(),
             stats: self.stats,
         }
+    }
+
+    /// True when a pause the search injected outlived the faults (resumed at or after
+    /// `Bounds::faults_until_ns`, or never): liveness, judged from the end of the faults,
+    /// cannot be judged on such a path (a node paused to the end looks like a crashed one).
+    pub fn pause_outlived_faults(&self) -> bool {
+        self.late_resume
+            || self
+                .nodes
+                .iter()
+                .any(|n| n.paused_by_search && n.proc.is_some())
     }
 
     /// Ends an execution cut before it was complete: a violation or panic found on the way
@@ -702,12 +719,7 @@ impl<P: Process> World<P> {
 
     /// Whether the native engine can take `c` at `t` now: every queued event pushed before
     /// it that could come at `t` is a message that may still come later.
-    fn in_native_order(
-        &self,
-        c: &Choice,
-        t: u64,
-        queued: &[Queued],
-    ) -> bool {
+    fn in_native_order(&self, c: &Choice, t: u64, queued: &[Queued]) -> bool {
         let Some(order) = self.order_of(c) else {
             return true;
         };
@@ -783,6 +795,7 @@ impl<P: Process> World<P> {
             h.u(node.history.1);
             h.u(node.proc.is_some() as u64);
             h.u(node.crashed_by_search as u64);
+            h.u(node.paused_by_search as u64);
             h.u(node.paused_at.map_or(NEVER, |p| p));
         }
         // The native queue order of what is pending (it decides what may come first at one
@@ -811,6 +824,7 @@ impl<P: Process> World<P> {
         }
         h.u((self.last_event_at == Some(self.now)) as u64);
         h.u(self.paused as u64);
+        h.u(self.late_resume as u64);
         let mut msgs: Vec<(NodeId, NodeId, u64, u64, u64, u64)> = self
             .msgs
             .iter()
@@ -1047,10 +1061,13 @@ impl<P: Process> World<P> {
             Choice::Pause { node } => {
                 self.now = earliest;
                 self.paused += 1;
+                self.nodes[node].paused_by_search = true;
                 self.inject(Fault::Pause { node });
             }
             Choice::Resume { node } => {
                 self.now = earliest;
+                let by_search = std::mem::take(&mut self.nodes[node].paused_by_search);
+                self.late_resume |= by_search && self.now >= self.bounds.faults_until_ns;
                 self.inject(Fault::Resume { node });
             }
         }
