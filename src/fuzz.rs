@@ -157,42 +157,30 @@ impl FromStr for Shard {
     }
 }
 
-/// Parses a duration such as `60s`, `5m`, `1h`, `1h30m`, `500ms` or `90` (seconds).
+/// Parses a duration such as `60s`, `5m`, `1h`, `1h30m`, `1h 30m`, `500ms`, `1.5s` or `90`
+/// (a bare number is seconds), with `humantime`'s units (`ms`, `s`/`sec`, `m`/`min`,
+/// `h`/`hr`/`hour`, `d`...). It must be positive and under 10⁹ s; an error names the value.
 pub fn parse_duration(s: &str) -> Result<Duration, String> {
     let bad = |why: &str| format!("`{s}` is not a duration ({why}); e.g. 60s, 5m, 1h30m, 500ms");
     let t = s.trim();
     if t.is_empty() {
         return Err(bad("empty"));
     }
-    let mut total = 0.0f64;
-    let mut rest = t;
-    while !rest.is_empty() {
-        let num_len = rest
-            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-            .unwrap_or(rest.len());
-        if num_len == 0 {
-            return Err(bad("a number must come first"));
-        }
-        let value: f64 = rest[..num_len].parse().map_err(|_| bad("not a number"))?;
-        rest = &rest[num_len..];
-        let unit_len = rest
-            .find(|c: char| c.is_ascii_digit() || c == '.')
-            .unwrap_or(rest.len());
-        let unit = rest[..unit_len].trim();
-        rest = &rest[unit_len..];
-        let secs = match unit {
-            "" | "s" | "sec" | "secs" => 1.0,
-            "ms" => 1e-3,
-            "m" | "min" | "mins" => 60.0,
-            "h" | "hr" | "hour" | "hours" => 3600.0,
-            _ => return Err(bad(&format!("unknown unit `{unit}`"))),
-        };
-        total += value * secs;
+    // `humantime` wants a unit after every number: a bare number is seconds.
+    let bare = t.bytes().all(|b| b.is_ascii_digit() || b == b'.');
+    let d = if bare {
+        humantime::parse_duration(&format!("{t}s"))
+    } else {
+        humantime::parse_duration(t)
     }
-    if !(total.is_finite() && total > 0.0 && total < 1e9) {
+    .map_err(|e| bad(&e.to_string()))?;
+    if d.is_zero() {
         return Err(bad("must be positive"));
     }
-    Ok(Duration::from_secs_f64(total))
+    if d.as_secs() >= 1_000_000_000 {
+        return Err(bad("must be under 10^9 s"));
+    }
+    Ok(d)
 }
 
 /// One (algorithm, variant) to fuzz.
@@ -1941,8 +1929,12 @@ mod tests {
         assert_eq!(d("500ms"), Duration::from_millis(500));
         assert_eq!(d("90"), Duration::from_secs(90));
         assert_eq!(d("1.5s"), Duration::from_millis(1500));
-        for bad in ["", "s", "10x", "0s", "-1s", "1..2s"] {
-            assert!(parse_duration(bad).is_err(), "{bad}");
+        assert_eq!(d("1h 30m"), Duration::from_secs(5400));
+        assert_eq!(d("2min"), Duration::from_secs(120));
+        assert_eq!(d("1.5"), Duration::from_millis(1500));
+        for bad in ["", "s", "10x", "0s", "-1s", "1..2s", "10 parsecs", "99999999999s"] {
+            let e = parse_duration(bad).unwrap_err();
+            assert!(e.contains(&format!("`{bad}` is not a duration")), "{e}");
         }
     }
 
