@@ -34,6 +34,7 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+pub(crate) mod grid;
 mod matrix;
 
 /// Sincro: deterministic simulation, fault injection and property checking for distributed

@@ -1,0 +1,177 @@
+//! Terminal tables of the command line (the fuzz summary, `matrix`, `sincro table ...`), laid
+//! out by `comfy-table` within [`WIDTH`] columns: a column too wide for the line wraps its
+//! cells instead of pushing the others right, so long names do not shift a table.
+//!
+//! The same rows also render as Markdown ([`Grid::markdown`]) for `--markdown` outputs meant
+//! for a README, where width does not matter.
+
+use comfy_table::{CellAlignment, ColumnConstraint, ContentArrangement, Table, Width};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// The widest line a table of the command line prints.
+pub const WIDTH: u16 = 100;
+
+/// No borders, no vertical lines: columns two spaces apart, the header underlined with `-`.
+const STYLE: &str = "     --            ";
+
+/// Set once by `sincro table --markdown`: [`Grid::print`] writes Markdown instead of the
+/// terminal layout.
+static MARKDOWN: AtomicBool = AtomicBool::new(false);
+
+/// Makes [`Grid::print`] write Markdown tables (for `sincro table --markdown`).
+pub fn print_markdown(on: bool) {
+    MARKDOWN.store(on, Ordering::Relaxed);
+}
+
+/// A table: a header, rows of text cells, and which columns are right-aligned (numbers).
+#[derive(Clone, Debug, Default)]
+pub struct Grid {
+    header: Vec<String>,
+    right: Vec<bool>,
+    rows: Vec<Vec<String>>,
+}
+
+impl Grid {
+    /// A table with these column names; a name starting with `>` is right-aligned (the `>`
+    /// is not printed).
+    pub fn new<S: AsRef<str>>(header: &[S]) -> Self {
+        let (header, right) = header
+            .iter()
+            .map(|h| {
+                let h = h.as_ref();
+                match h.strip_prefix('>') {
+                    Some(rest) => (rest.to_string(), true),
+                    None => (h.to_string(), false),
+                }
+            })
+            .unzip();
+        Grid {
+            header,
+            right,
+            rows: Vec::new(),
+        }
+    }
+
+    /// Appends a row (missing cells are empty, extra cells ignored).
+    pub fn row<S: ToString>(&mut self, cells: impl IntoIterator<Item = S>) -> &mut Self {
+        let mut r: Vec<String> = cells.into_iter().map(|c| c.to_string()).collect();
+        r.resize(self.header.len(), String::new());
+        self.rows.push(r);
+        self
+    }
+
+    /// The table within [`WIDTH`] columns, every line trimmed on the right, ending in a
+    /// newline.
+    pub fn text(&self) -> String {
+        let mut t = Table::new();
+        t.load_preset(STYLE)
+            .set_content_arrangement(ContentArrangement::Dynamic)
+            .set_width(WIDTH)
+            .set_header(self.header.clone());
+        for r in &self.rows {
+            t.add_row(r.clone());
+        }
+        for (i, col) in t.column_iter_mut().enumerate() {
+            if self.right.get(i).copied().unwrap_or(false) {
+                col.set_cell_alignment(CellAlignment::Right);
+            }
+        }
+        // A header is never split inside a word; numbers keep their width.
+        let widths: Vec<u16> = self
+            .header
+            .iter()
+            .zip(&self.right)
+            .enumerate()
+            .map(|(i, (h, &right))| {
+                let word = h.split_whitespace().map(str::len).max().unwrap_or(0);
+                let cells = if right {
+                    self.rows.iter().map(|r| r[i].chars().count()).max()
+                } else {
+                    None
+                };
+                word.max(cells.unwrap_or(0)) as u16
+            })
+            .collect();
+        let total: u16 = widths.iter().map(|w| w + 2).sum();
+        if total <= WIDTH {
+            t.set_constraints(
+                widths
+                    .iter()
+                    .map(|&w| ColumnConstraint::LowerBoundary(Width::Fixed(w + 2))),
+            );
+        }
+        let mut out = String::new();
+        for line in t.lines() {
+            out.push_str(line.trim_end());
+            out.push('\n');
+        }
+        out
+    }
+
+    /// The table as Markdown (`| a | b |`, `|---|---:|`), one line per row, any width.
+    pub fn markdown(&self) -> String {
+        let esc = |c: &str| c.replace('|', "\\|").replace('\n', " ");
+        let mut out = format!(
+            "| {} |\n|{}|\n",
+            self.header
+                .iter()
+                .map(|h| esc(h))
+                .collect::<Vec<_>>()
+                .join(" | "),
+            self.right
+                .iter()
+                .map(|&r| if r { "---:" } else { "---" })
+                .collect::<Vec<_>>()
+                .join("|")
+        );
+        for r in &self.rows {
+            out.push_str(&format!(
+                "| {} |\n",
+                r.iter().map(|c| esc(c)).collect::<Vec<_>>().join(" | ")
+            ));
+        }
+        out
+    }
+
+    /// Prints the table on stdout: [`text`](Self::text), or Markdown after
+    /// [`print_markdown`]`(true)`.
+    pub fn print(&self) {
+        if MARKDOWN.load(Ordering::Relaxed) {
+            print!("{}", self.markdown());
+        } else {
+            print!("{}", self.text());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_wide_table_fits_and_long_names_do_not_shift_the_columns() {
+        let mut g = Grid::new(&["target", ">seeds", ">fail", "outcome"]);
+        g.row(["a / correct", "1000", "0", "no violation"]);
+        g.row([
+            "election.chang-roberts-with-a-very-long-name / unidirectional-ring-with-extra",
+            "1000",
+            "12",
+            "UNEXPECTED: a correct variant failed inside its fault model, and more words here",
+        ]);
+        let text = g.text();
+        for line in text.lines() {
+            assert!(line.chars().count() <= WIDTH as usize, "{line}\n{text}");
+        }
+        // The seeds column starts at the same place on every row that has one.
+        let at = |needle: &str| {
+            text.lines()
+                .find(|l| l.contains(needle))
+                .and_then(|l| l.find(needle))
+                .unwrap_or_else(|| panic!("{needle} in\n{text}"))
+        };
+        assert_eq!(at("1000  ") + 4, at("seeds") + 5, "{text}");
+        let md = g.markdown();
+        assert!(md.starts_with("| target | seeds | fail | outcome |\n|---|---:|---:|---|\n"));
+        assert_eq!(md.lines().count(), 4);
+    }
+}
