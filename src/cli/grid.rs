@@ -5,23 +5,16 @@
 //! The same rows also render as Markdown ([`Grid::markdown`]) for `--markdown` outputs meant
 //! for a README, where width does not matter.
 
-use comfy_table::{CellAlignment, ColumnConstraint, ContentArrangement, Table, Width};
-use std::sync::atomic::{AtomicBool, Ordering};
+use comfy_table::{
+    CellAlignment, ColumnConstraint, ContentArrangement, Table, TableComponent, Width,
+};
 
 /// The widest line a table of the command line prints.
 pub const WIDTH: u16 = 100;
 
-/// No borders, no vertical lines: columns two spaces apart, the header underlined with `-`.
-const STYLE: &str = "     --            ";
-
-/// Set once by `sincro table --markdown`: [`Grid::print`] writes Markdown instead of the
-/// terminal layout.
-static MARKDOWN: AtomicBool = AtomicBool::new(false);
-
-/// Makes [`Grid::print`] write Markdown tables (for `sincro table --markdown`).
-pub fn print_markdown(on: bool) {
-    MARKDOWN.store(on, Ordering::Relaxed);
-}
+/// No borders: the header underlined with `-` (vertical lines are set to a space below, so
+/// columns are two spaces apart: one of padding, one of line).
+const STYLE: &str = "     -             ";
 
 /// A table: a header, rows of text cells, and which columns are right-aligned (numbers).
 #[derive(Clone, Debug, Default)]
@@ -65,40 +58,51 @@ impl Grid {
     pub fn text(&self) -> String {
         let mut t = Table::new();
         t.load_preset(STYLE)
-            .set_content_arrangement(ContentArrangement::Dynamic)
+            .set_style(TableComponent::VerticalLines, ' ')
+            .set_style(TableComponent::MiddleHeaderIntersections, ' ')
             .set_width(WIDTH)
             .set_header(self.header.clone());
         for r in &self.rows {
             t.add_row(r.clone());
         }
+        let last = self.header.len().saturating_sub(1);
         for (i, col) in t.column_iter_mut().enumerate() {
+            // Columns two spaces apart (padding and line), none before the first.
+            col.set_padding((0, if i == last { 0 } else { 1 }));
             if self.right.get(i).copied().unwrap_or(false) {
                 col.set_cell_alignment(CellAlignment::Right);
             }
         }
-        // A header is never split inside a word; numbers keep their width.
-        let widths: Vec<u16> = self
-            .header
-            .iter()
-            .zip(&self.right)
-            .enumerate()
-            .map(|(i, (h, &right))| {
-                let word = h.split_whitespace().map(str::len).max().unwrap_or(0);
-                let cells = if right {
-                    self.rows.iter().map(|r| r[i].chars().count()).max()
-                } else {
-                    None
-                };
-                word.max(cells.unwrap_or(0)) as u16
+        let natural: usize = (0..self.header.len())
+            .map(|i| {
+                let cells = self.rows.iter().map(|r| r[i].chars().count());
+                let w = cells.chain([self.header[i].chars().count()]).max();
+                w.unwrap_or(0) + if i == last { 0 } else { 2 }
             })
-            .collect();
-        let total: u16 = widths.iter().map(|w| w + 2).sum();
-        if total <= WIDTH {
-            t.set_constraints(
-                widths
-                    .iter()
-                    .map(|&w| ColumnConstraint::LowerBoundary(Width::Fixed(w + 2))),
-            );
+            .sum();
+        if natural > WIDTH as usize {
+            // Too wide: comfy-table wraps the widest cells; a header is never split inside a
+            // word, numbers keep their width.
+            t.set_content_arrangement(ContentArrangement::Dynamic);
+            let lower: Vec<ColumnConstraint> = (0..self.header.len())
+                .map(|i| {
+                    let word = self.header[i].split_whitespace().map(str::len).max();
+                    let number = if self.right[i] {
+                        self.rows.iter().map(|r| r[i].chars().count()).max()
+                    } else {
+                        None
+                    };
+                    let mut w = word.unwrap_or(0).max(number.unwrap_or(0));
+                    if i == 0 {
+                        // The first column names the row: kept whole up to 45 % of the line.
+                        let name = self.rows.iter().map(|r| r[0].chars().count()).max();
+                        w = w.max(name.unwrap_or(0).min(WIDTH as usize * 45 / 100));
+                    }
+                    let pad = if i == last { 0 } else { 1 };
+                    ColumnConstraint::LowerBoundary(Width::Fixed((w + pad) as u16))
+                })
+                .collect();
+            t.set_constraints(lower);
         }
         let mut out = String::new();
         for line in t.lines() {
@@ -131,16 +135,6 @@ impl Grid {
             ));
         }
         out
-    }
-
-    /// Prints the table on stdout: [`text`](Self::text), or Markdown after
-    /// [`print_markdown`]`(true)`.
-    pub fn print(&self) {
-        if MARKDOWN.load(Ordering::Relaxed) {
-            print!("{}", self.markdown());
-        } else {
-            print!("{}", self.text());
-        }
     }
 }
 
