@@ -1355,12 +1355,14 @@ pub fn summary(c: &CampaignReport, rss: Rss) -> String {
         "== NOT AS EXPECTED: a correct variant failed, a bug was missed, or a run was refused ==",
     );
     for r in &unexpected {
-        let _ = writeln!(
-            s,
-            "NOT AS EXPECTED: {}: {}",
-            name(r),
-            outcome(r, c.beyond_model).1
-        );
+        s.push_str(&crate::cli::grid::wrap(
+            &format!(
+                "NOT AS EXPECTED: {}: {}",
+                name(r),
+                outcome(r, c.beyond_model).1
+            ),
+            2,
+        ));
     }
     write_coverage(&mut s, &c.targets, &name);
     let run: Vec<&TargetReport> = c.targets.iter().filter(|r| r.executed > 0).collect();
@@ -1408,14 +1410,17 @@ fn write_coverage(
         return;
     }
     let sum = |f: &dyn Fn(&CoverageReport) -> u64| guided.iter().map(|(_, c)| f(c)).sum::<u64>();
-    let _ = writeln!(
-        s,
-        "\ncoverage guidance: {} features reached, {} scenarios kept, {} of {} runs were mutations",
-        sum(&|c| c.features as u64),
-        sum(&|c| c.corpus as u64),
-        sum(&|c| c.mutated),
-        sum(&|c| c.runs),
-    );
+    s.push('\n');
+    s.push_str(&crate::cli::grid::wrap(
+        &format!(
+            "coverage guidance: {} features reached, {} scenarios kept, {} of {} runs were mutations",
+            sum(&|c| c.features as u64),
+            sum(&|c| c.corpus as u64),
+            sum(&|c| c.mutated),
+            sum(&|c| c.runs),
+        ),
+        2,
+    ));
     // A target that stopped at its first failure had no chance to reach its goals: only
     // those that ran their whole range (or every failure) are counted.
     let judged: Vec<&(&TargetReport, &CoverageReport)> = guided
@@ -1431,8 +1436,7 @@ fn write_coverage(
         .map(|(_, c)| c.goals.iter().filter(|g| g.runs > 0).count() as u64)
         .sum();
     let stopped = guided.len() - judged.len();
-    let _ = writeln!(
-        s,
+    let line = format!(
         "goals (sometimes): {reached}/{goals} reached over {} targets{}{}",
         judged.len(),
         match stopped {
@@ -1445,9 +1449,13 @@ fn write_coverage(
             ""
         }
     );
+    s.push_str(&crate::cli::grid::wrap(&line, 2));
     for (r, c) in judged {
         for g in c.goals.iter().filter(|g| g.runs == 0) {
-            let _ = writeln!(s, "  {}: {} ({})", name(r), g.name, g.description);
+            s.push_str(&crate::cli::grid::wrap(
+                &format!("  {}: {} ({})", name(r), g.name, g.description),
+                4,
+            ));
         }
     }
 }
@@ -1455,11 +1463,14 @@ fn write_coverage(
 /// One failure of `r` in the summary: its verdict, its files and how to replay them.
 #[cfg(feature = "cli")]
 fn write_failure(s: &mut String, r: &TargetReport, f: &Failure) {
-    let _ = writeln!(
-        s,
-        "\n{} / {} seed {}: {}",
-        r.algorithm, r.variant, f.seed, f.detail
-    );
+    s.push('\n');
+    s.push_str(&crate::cli::grid::wrap(
+        &format!(
+            "{} / {} seed {}: {}",
+            r.algorithm, r.variant, f.seed, f.detail
+        ),
+        2,
+    ));
     match &f.path {
         Some(p) => {
             let _ = writeln!(
@@ -1823,11 +1834,13 @@ pub fn merge_junit(inputs: &[(String, String)]) -> Result<MergedReports, String>
     report.add_test_suite(suite);
     let expected = targets.iter().filter(|t| t.failed.is_empty()).count();
     let mut summary = format!(
-        "merged {} report{}: {}\n",
+        "merged {} report{}:\n",
         inputs.len(),
         if inputs.len() == 1 { "" } else { "s" },
-        names.join(", ")
     );
+    for n in &names {
+        let _ = writeln!(summary, "  {n}");
+    }
     summary.push_str(&grid.text());
     if !loud.is_empty() {
         summary.push('\n');

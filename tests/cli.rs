@@ -603,7 +603,11 @@ fn summaries_and_tables_fit_100_columns() {
         stdout.contains("election.ring / stale-coordinator"),
         "{stdout}{stderr}"
     );
-    assert_fits(&stdout);
+    // Every line but those naming a file (a path is not wrapped).
+    let dir = out.to_str().unwrap();
+    let prose: Vec<&str> = stdout.lines().filter(|l| !l.contains(dir)).collect();
+    assert!(prose.iter().any(|l| l.contains("VIOLATION")), "{stdout}");
+    assert_fits(&prose.join("\n"));
     // The columns do not shift: every row's `seeds` figure ends where the header's does.
     let header = stdout.lines().find(|l| l.starts_with("target")).unwrap();
     let end = header.find("seeds").unwrap() + "seeds".len();
@@ -701,4 +705,45 @@ fn merged_shards_count_as_the_whole_campaign() {
     let o = sincro(&["merge-reports", &d("bad.xml")]);
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o).1.contains("bad.xml"), "{}", text(&o).1);
+}
+
+#[test]
+fn run_counts_the_events_of_its_trace_and_calls_the_engine_counter_steps() {
+    let corpus = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/corpus/mutex/centralized-lease-timeout-overlap.json"
+    );
+    let trace = tmp("counted.jsonl");
+    let o = sincro(&["run", corpus, "--trace", trace.to_str().unwrap()]);
+    let (stdout, stderr) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{stdout}{stderr}");
+    // The trace file: a header line, then one line per event.
+    let in_file = std::fs::read_to_string(&trace).unwrap().lines().count() - 1;
+    let counts = stdout
+        .lines()
+        .find(|l| l.contains(" steps, "))
+        .unwrap_or_else(|| panic!("{stdout}"));
+    assert!(
+        counts
+            .trim_start()
+            .starts_with(&format!("{in_file} events, ")),
+        "{counts} / {in_file} events in the trace"
+    );
+    // `check` of the same trace counts the same events.
+    let o = sincro(&[
+        "check",
+        trace.to_str().unwrap(),
+        "--properties",
+        "mutual_exclusion",
+    ]);
+    assert!(
+        text(&o).0.contains(&format!("  {in_file} events, 3 nodes")),
+        "{}",
+        text(&o).0
+    );
+    // Without a trace there are only the engine's steps, never called events.
+    let o = sincro(&["run", corpus]);
+    let (stdout, _) = text(&o);
+    let counts = stdout.lines().find(|l| l.contains(" steps, ")).unwrap();
+    assert!(!counts.contains("events"), "{counts}");
 }

@@ -2,8 +2,7 @@
 //! out by `comfy-table` within [`WIDTH`] columns: a column too wide for the line wraps its
 //! cells instead of pushing the others right, so long names do not shift a table.
 //!
-//! The same rows also render as Markdown ([`Grid::markdown`]) for `--markdown` outputs meant
-//! for a README, where width does not matter.
+//! `--markdown` outputs (for a README) stay Markdown, one line a row, whatever their width.
 
 use comfy_table::{
     CellAlignment, ColumnConstraint, ContentArrangement, Table, TableComponent, Width,
@@ -111,31 +110,34 @@ impl Grid {
         }
         out
     }
+}
 
-    /// The table as Markdown (`| a | b |`, `|---|---:|`), one line per row, any width.
-    pub fn markdown(&self) -> String {
-        let esc = |c: &str| c.replace('|', "\\|").replace('\n', " ");
-        let mut out = format!(
-            "| {} |\n|{}|\n",
-            self.header
-                .iter()
-                .map(|h| esc(h))
-                .collect::<Vec<_>>()
-                .join(" | "),
-            self.right
-                .iter()
-                .map(|&r| if r { "---:" } else { "---" })
-                .collect::<Vec<_>>()
-                .join("|")
-        );
-        for r in &self.rows {
-            out.push_str(&format!(
-                "| {} |\n",
-                r.iter().map(|c| esc(c)).collect::<Vec<_>>().join(" | ")
-            ));
+/// `text` wrapped at spaces within [`WIDTH`] columns, the lines after the first indented by
+/// `indent` spaces; a word longer than the line (a path) stays whole. Ends with a newline.
+pub fn wrap(text: &str, indent: usize) -> String {
+    let width = WIDTH as usize;
+    // The first line keeps its own leading spaces.
+    let body = text.trim_start_matches(' ');
+    let mut line = " ".repeat(text.len() - body.len());
+    let mut out = String::new();
+    let mut fresh = true; // nothing but the indentation on `line` yet
+    for word in body.split(' ').filter(|w| !w.is_empty()) {
+        let len = line.chars().count();
+        if !fresh && len + 1 + word.chars().count() > width {
+            out.push_str(&line);
+            out.push('\n');
+            line = " ".repeat(indent);
+            fresh = true;
         }
-        out
+        if !fresh {
+            line.push(' ');
+        }
+        line.push_str(word);
+        fresh = false;
     }
+    out.push_str(&line);
+    out.push('\n');
+    out
 }
 
 #[cfg(test)]
@@ -164,8 +166,14 @@ mod tests {
                 .unwrap_or_else(|| panic!("{needle} in\n{text}"))
         };
         assert_eq!(at("1000  ") + 4, at("seeds") + 5, "{text}");
-        let md = g.markdown();
-        assert!(md.starts_with("| target | seeds | fail | outcome |\n|---|---:|---:|---|\n"));
-        assert_eq!(md.lines().count(), 4);
+        let long = format!("  {}", "word ".repeat(50));
+        let wrapped = wrap(&long, 4);
+        assert!(wrapped.lines().count() == 3, "{wrapped}");
+        assert!(wrapped.lines().all(|l| l.len() <= 100), "{wrapped}");
+        assert!(
+            wrapped.starts_with("  word word")
+                && wrapped.lines().skip(1).all(|l| l.starts_with("    word")),
+            "{wrapped}"
+        );
     }
 }

@@ -130,9 +130,16 @@ fn render(t: &Table, seeds: u64, terminal: bool) -> String {
         l.push('\n');
         l
     };
+    let model = format!("fault model: {}", t.model);
     let mut s = format!(
-        "## {} (variant `{}`, {seeds} seeds per cell)\n\nfault model: {}\n\n",
-        t.algorithm, t.variant, t.model
+        "## {} (variant `{}`, {seeds} seeds per cell)\n\n{}\n",
+        t.algorithm,
+        t.variant,
+        if terminal {
+            super::grid::wrap(&model, 0)
+        } else {
+            model + "\n"
+        }
     );
     if terminal {
         let mut grid = super::grid::Grid::new(&head);
@@ -340,16 +347,18 @@ pub fn main(a: &MatrixArgs) -> i32 {
         return exit::BAD_INPUT;
     }
     let interrupted = stop.load(Ordering::Relaxed);
-    let mut doc = String::from("# Fault-tolerance matrix\n\n");
-    let _ = writeln!(
-        doc,
+    let intro = format!(
         "Each cell: the property checked alone over seeds {}..{} with only that fault class \
-         switched on (delays always on).\n",
+         switched on (delays always on).",
         a.seed_start,
         a.seed_start.saturating_add(a.seeds)
     );
+    let mut doc = format!("# Fault-tolerance matrix\n\n{intro}\n\n");
+    let mut screen = format!(
+        "# Fault-tolerance matrix\n\n{}\n",
+        super::grid::wrap(&intro, 0)
+    );
     let mut regressions = Vec::new();
-    let mut screen = doc.clone();
     for t in &tables {
         doc.push_str(&render(t, a.seeds, false));
         doc.push('\n');

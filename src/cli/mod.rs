@@ -449,14 +449,7 @@ fn run(a: RunArgs, default_render: Render) -> i32 {
         sc.seed,
         out.verdict
     );
-    println!(
-        "  {} events, {} sent, {} delivered, {} dropped, {:.3} ms simulated",
-        out.stats.events,
-        out.stats.sent,
-        out.stats.delivered,
-        out.stats.dropped,
-        out.stats.end_t_ns as f64 / 1e6
-    );
+    println!("  {}", run_counts(&out));
     let mut matched = None;
     if let Some(expect) = &sc.expect {
         let m = expect.matches(&out.verdict);
@@ -480,6 +473,26 @@ fn run(a: RunArgs, default_render: Render) -> i32 {
         (Render::None, Some(false)) if out.verdict.is_pass() => exit::VIOLATION,
         _ => crate::exit_code(&out.verdict),
     }
+}
+
+/// The counts line of `run`. "Events" are what a trace holds and what every view and verdict
+/// counts and numbers (starts, inputs, faults, timers, sends, deliveries, drops,
+/// observations); the engine's own counter (`Stats::events`) counts only the steps it took
+/// (starts, inputs, faults, timers, deliveries), so it is printed as "steps", and the events
+/// are printed when the trace was recorded (`--trace`, `--render text`, `replay`).
+fn run_counts(out: &crate::harness::Outcome) -> String {
+    let events = out
+        .trace
+        .as_ref()
+        .map_or(String::new(), |t| format!("{} events, ", t.events.len()));
+    format!(
+        "{events}{} steps, {} sent, {} delivered, {} dropped, {:.3} ms simulated",
+        out.stats.events,
+        out.stats.sent,
+        out.stats.delivered,
+        out.stats.dropped,
+        out.stats.end_t_ns as f64 / 1e6
+    )
 }
 
 /// Writes `trace` as JSON Lines to `path`, flushing and syncing: a full disk is an error,

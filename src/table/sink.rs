@@ -76,9 +76,9 @@ fn flush_block(block: &mut Vec<String>) {
 /// any) says which columns are right-aligned, later rule rows are dropped.
 fn grid_of(block: &[String]) -> Grid {
     let rows: Vec<Vec<String>> = block.iter().map(|l| cells(l)).collect();
-    let width = rows.iter().map(Vec::len).max().unwrap_or(0);
-    let mut header = rows[0].clone();
-    header.resize(width, String::new());
+    // The header decides the columns: a row's extra cells (`error: … |||`) are dropped.
+    let header = rows[0].clone();
+    let width = header.len();
     let right: Vec<bool> = match rows.get(1).filter(|r| is_rule(r)) {
         Some(rule) => (0..width)
             .map(|i| rule.get(i).is_some_and(|c| c.ends_with(':')))
@@ -99,24 +99,11 @@ fn grid_of(block: &[String]) -> Grid {
 
 /// Prints `line`, wrapped at spaces when it is wider than [`WIDTH`].
 fn print_wrapped(line: &str) {
-    let width = WIDTH as usize;
-    if line.chars().count() <= width {
+    if line.chars().count() <= WIDTH as usize {
         println!("{line}");
-        return;
+    } else {
+        print!("{}", crate::cli::grid::wrap(line, 0));
     }
-    let mut current = String::new();
-    for word in line.split(' ') {
-        let len = current.chars().count();
-        if len > 0 && len + 1 + word.chars().count() > width {
-            println!("{current}");
-            current.clear();
-        }
-        if !current.is_empty() {
-            current.push(' ');
-        }
-        current.push_str(word);
-    }
-    println!("{current}");
 }
 
 #[cfg(test)]
@@ -129,7 +116,7 @@ mod tests {
             "| algorithm | n | messages |",
             "|---|---:|---:|",
             "| election.chang-roberts | 4 | 7 + 4 |",
-            "| election.franklin | 16 | error: a \\| b |||",
+            "| election.franklin | 16 | err \\| b |||",
         ]
         .map(String::from)
         .to_vec();
@@ -137,7 +124,12 @@ mod tests {
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines.len(), 4, "{text}");
         assert!(lines[0].starts_with("algorithm"), "{text}");
-        assert!(lines[2].ends_with(" 4  7 + 4"), "{text}");
-        assert!(lines[3].contains("error: a | b"), "{text}");
+        assert!(
+            lines[1].starts_with("---") && !lines[1].ends_with(" -"),
+            "{text}"
+        );
+        // Right-aligned where the rule says `---:`; the extra cells of `|||` dropped.
+        assert!(lines[2].ends_with("   4     7 + 4"), "{text}");
+        assert!(lines[3].ends_with("  16   err | b"), "{text}");
     }
 }
