@@ -4,6 +4,9 @@
 //! tables as Markdown with `println!`, which here means [`sink::line`]: a terminal gets them
 //! laid out within 100 columns, `--markdown` the Markdown itself.
 
+// Declared before the macro: its own printing is the standard `println!`.
+pub mod sink;
+
 /// The tables' `println!`: every line goes through [`sink::line`] (in scope in the modules
 /// declared below it, where it shadows the standard one).
 macro_rules! println {
@@ -14,8 +17,6 @@ macro_rules! println {
         $crate::table::sink::line(format!($($arg)*))
     };
 }
-
-pub mod sink;
 
 pub mod clocks;
 pub mod election;
