@@ -629,6 +629,12 @@ fn summaries_and_tables_fit_100_columns() {
     let (stdout, stderr) = text(&o);
     assert_eq!(o.status.code(), Some(0), "{stdout}{stderr}");
     assert_fits(&stdout);
+    // Table 6.1: right-aligned columns holding formulas, 110 columns laid out naturally.
+    let o = sincro(&["table", "mutex", "--n", "3"]);
+    let (stdout, stderr) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{stdout}{stderr}");
+    assert!(stdout.contains("mutex.ricart-agrawala"), "{stdout}");
+    assert_fits(&stdout);
     let o = sincro(&["table", "election", "--n", "4,8", "--markdown"]);
     assert!(text(&o).0.contains("|---"), "{}", text(&o).0);
 }

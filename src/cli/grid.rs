@@ -86,8 +86,10 @@ impl Grid {
             let lower: Vec<ColumnConstraint> = (0..self.header.len())
                 .map(|i| {
                     let word = self.header[i].split_whitespace().map(str::len).max();
+                    // A right-aligned column keeps its figures whole (not its long texts).
                     let number = if self.right[i] {
-                        self.rows.iter().map(|r| r[i].chars().count()).max()
+                        let figures = self.rows.iter().map(|r| r[i].chars().count());
+                        figures.filter(|&n| n <= 12).max()
                     } else {
                         None
                     };
@@ -101,7 +103,17 @@ impl Grid {
                     ColumnConstraint::LowerBoundary(Width::Fixed((w + pad) as u16))
                 })
                 .collect();
-            t.set_constraints(lower);
+            // Bounds that cannot all fit are left to comfy-table's own split.
+            let sum: u16 = lower
+                .iter()
+                .map(|c| match c {
+                    ColumnConstraint::LowerBoundary(Width::Fixed(w)) => *w,
+                    _ => 0,
+                })
+                .sum();
+            if sum <= WIDTH {
+                t.set_constraints(lower);
+            }
         }
         let mut out = String::new();
         for line in t.lines() {
