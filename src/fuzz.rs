@@ -1631,6 +1631,10 @@ pub struct MergedReports {
     pub as_expected: bool,
 }
 
+/// `(input, message, type, text)` of a target not as expected in one merged report.
+#[cfg(feature = "cli")]
+type InputFailure = (String, String, String, String);
+
 /// One target's figures over the merged reports.
 #[cfg(feature = "cli")]
 #[derive(Default)]
@@ -1643,8 +1647,8 @@ struct MergedTarget {
     buggy: bool,
     first: Option<u64>,
     time: Duration,
-    /// `(input, message, type, text)` of each input where the outcome was not as expected.
-    failed: Vec<(String, String, String, String)>,
+    /// Each input where the outcome was not as expected.
+    failed: Vec<InputFailure>,
     out: Vec<String>,
 }
 
@@ -1775,7 +1779,7 @@ pub fn merge_junit(inputs: &[(String, String)]) -> Result<MergedReports, String>
             TestCaseStatus::success()
         } else {
             let mut st = TestCaseStatus::non_success(NonSuccessKind::Failure);
-            let join = |f: &dyn Fn(&(String, String, String, String)) -> String| {
+            let join = |f: &dyn Fn(&InputFailure) -> String| {
                 t.failed.iter().map(f).collect::<Vec<_>>().join("\n")
             };
             st.set_message(join(&|(n, m, _, _)| format!("{n}: {m}")))
