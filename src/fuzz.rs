@@ -19,7 +19,9 @@ use crate::harness::gen::Strategy;
 use crate::harness::schedule::Schedule;
 use crate::harness::shrink::{self, ScenarioSize, ShrinkOptions};
 use crate::harness::{EngineKind, Expect, Scenario, Trace, Verdict};
-use std::fmt::{self, Write as _};
+use std::fmt;
+#[cfg(feature = "cli")]
+use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
