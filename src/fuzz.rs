@@ -19,7 +19,9 @@ use crate::harness::gen::Strategy;
 use crate::harness::schedule::Schedule;
 use crate::harness::shrink::{self, ScenarioSize, ShrinkOptions};
 use crate::harness::{EngineKind, Expect, Scenario, Trace, Verdict};
-use std::fmt::{self, Write as _};
+use std::fmt;
+#[cfg(feature = "cli")]
+use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
@@ -157,42 +159,30 @@ impl FromStr for Shard {
     }
 }
 
-/// Parses a duration such as `60s`, `5m`, `1h`, `1h30m`, `500ms` or `90` (seconds).
+/// Parses a duration such as `60s`, `5m`, `1h`, `1h30m`, `1h 30m`, `500ms`, `1.5s` or `90`
+/// (a bare number is seconds), with `humantime`'s units (`ms`, `s`/`sec`, `m`/`min`,
+/// `h`/`hr`/`hour`, `d`...). It must be positive and under 10⁹ s; an error names the value.
 pub fn parse_duration(s: &str) -> Result<Duration, String> {
     let bad = |why: &str| format!("`{s}` is not a duration ({why}); e.g. 60s, 5m, 1h30m, 500ms");
     let t = s.trim();
     if t.is_empty() {
         return Err(bad("empty"));
     }
-    let mut total = 0.0f64;
-    let mut rest = t;
-    while !rest.is_empty() {
-        let num_len = rest
-            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-            .unwrap_or(rest.len());
-        if num_len == 0 {
-            return Err(bad("a number must come first"));
-        }
-        let value: f64 = rest[..num_len].parse().map_err(|_| bad("not a number"))?;
-        rest = &rest[num_len..];
-        let unit_len = rest
-            .find(|c: char| c.is_ascii_digit() || c == '.')
-            .unwrap_or(rest.len());
-        let unit = rest[..unit_len].trim();
-        rest = &rest[unit_len..];
-        let secs = match unit {
-            "" | "s" | "sec" | "secs" => 1.0,
-            "ms" => 1e-3,
-            "m" | "min" | "mins" => 60.0,
-            "h" | "hr" | "hour" | "hours" => 3600.0,
-            _ => return Err(bad(&format!("unknown unit `{unit}`"))),
-        };
-        total += value * secs;
+    // `humantime` wants a unit after every number: a bare number is seconds.
+    let bare = t.bytes().all(|b| b.is_ascii_digit() || b == b'.');
+    let d = if bare {
+        humantime::parse_duration(&format!("{t}s"))
+    } else {
+        humantime::parse_duration(t)
     }
-    if !(total.is_finite() && total > 0.0 && total < 1e9) {
+    .map_err(|e| bad(&e.to_string()))?;
+    if d.is_zero() {
         return Err(bad("must be positive"));
     }
-    Ok(Duration::from_secs_f64(total))
+    if d.as_secs() >= 1_000_000_000 {
+        return Err(bad("must be under 10^9 s"));
+    }
+    Ok(d)
 }
 
 /// One (algorithm, variant) to fuzz.
@@ -1216,6 +1206,7 @@ pub fn exit_code(c: &CampaignReport) -> i32 {
     code
 }
 
+#[cfg(feature = "cli")]
 fn describe_range(c: &CampaignReport) -> String {
     let range = if c.seeds == UNBOUNDED {
         format!("seeds {}.. (until the budget ends)", c.seed_start)
@@ -1248,9 +1239,10 @@ pub struct Rss {
     pub end_kib: Option<u64>,
 }
 
-/// The summary: one row per target (sized to the longest target name, about 100 columns),
+/// The summary: one row per target (a table within 100 columns, long names wrapped),
 /// the totals, the expected catches of buggy variants with their replay commands, then the
 /// unexpected outcomes, last and loud, and a closing line (`9/9 targets as expected`).
+#[cfg(feature = "cli")]
 pub fn summary(c: &CampaignReport, rss: Rss) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "campaign: {}", describe_range(c));
@@ -1262,11 +1254,9 @@ pub fn summary(c: &CampaignReport, rss: Rss) -> String {
             if r.buggy { " [bug]" } else { "" }
         )
     };
-    let mut rows = vec![[
-        "target", "seeds", "fail", "first", "runs/s", "shrunk", "outcome",
-    ]
-    .map(String::from)
-    .to_vec()];
+    let mut grid = crate::cli::grid::Grid::new(&[
+        "target", ">seeds", ">fail", ">first", ">runs/s", "shrunk", "outcome",
+    ]);
     for r in &c.targets {
         let shrunk = r
             .first
@@ -1278,7 +1268,7 @@ pub fn summary(c: &CampaignReport, rss: Rss) -> String {
                     .or(f.size.as_ref().map(format_size))
             })
             .unwrap_or_else(|| "-".into());
-        rows.push(vec![
+        grid.row([
             name(r),
             r.runs.to_string(),
             r.failures.to_string(),
@@ -1288,10 +1278,7 @@ pub fn summary(c: &CampaignReport, rss: Rss) -> String {
             outcome(r, c.beyond_model).1,
         ]);
     }
-    s.push_str(&aligned(
-        &rows,
-        &[false, true, true, true, true, false, false],
-    ));
+    s.push_str(&grid.text());
     let _ = writeln!(
         s,
         "total: {} runs in {:.2} s wall, {:.0} runs/s{}; peak RSS {}{}",
@@ -1370,12 +1357,14 @@ pub fn summary(c: &CampaignReport, rss: Rss) -> String {
         "== NOT AS EXPECTED: a correct variant failed, a bug was missed, or a run was refused ==",
     );
     for r in &unexpected {
-        let _ = writeln!(
-            s,
-            "NOT AS EXPECTED: {}: {}",
-            name(r),
-            outcome(r, c.beyond_model).1
-        );
+        s.push_str(&crate::cli::grid::wrap(
+            &format!(
+                "NOT AS EXPECTED: {}: {}",
+                name(r),
+                outcome(r, c.beyond_model).1
+            ),
+            2,
+        ));
     }
     write_coverage(&mut s, &c.targets, &name);
     let run: Vec<&TargetReport> = c.targets.iter().filter(|r| r.executed > 0).collect();
@@ -1409,6 +1398,7 @@ pub fn summary(c: &CampaignReport, rss: Rss) -> String {
 
 /// The coverage lines of a summary: features and corpus over the guided targets, the goals
 /// reached, and each goal never reached.
+#[cfg(feature = "cli")]
 fn write_coverage(
     s: &mut String,
     targets: &[TargetReport],
@@ -1422,14 +1412,17 @@ fn write_coverage(
         return;
     }
     let sum = |f: &dyn Fn(&CoverageReport) -> u64| guided.iter().map(|(_, c)| f(c)).sum::<u64>();
-    let _ = writeln!(
-        s,
-        "\ncoverage guidance: {} features reached, {} scenarios kept, {} of {} runs were mutations",
-        sum(&|c| c.features as u64),
-        sum(&|c| c.corpus as u64),
-        sum(&|c| c.mutated),
-        sum(&|c| c.runs),
-    );
+    s.push('\n');
+    s.push_str(&crate::cli::grid::wrap(
+        &format!(
+            "coverage guidance: {} features reached, {} scenarios kept, {} of {} runs were mutations",
+            sum(&|c| c.features as u64),
+            sum(&|c| c.corpus as u64),
+            sum(&|c| c.mutated),
+            sum(&|c| c.runs),
+        ),
+        2,
+    ));
     // A target that stopped at its first failure had no chance to reach its goals: only
     // those that ran their whole range (or every failure) are counted.
     let judged: Vec<&(&TargetReport, &CoverageReport)> = guided
@@ -1445,8 +1438,7 @@ fn write_coverage(
         .map(|(_, c)| c.goals.iter().filter(|g| g.runs > 0).count() as u64)
         .sum();
     let stopped = guided.len() - judged.len();
-    let _ = writeln!(
-        s,
+    let line = format!(
         "goals (sometimes): {reached}/{goals} reached over {} targets{}{}",
         judged.len(),
         match stopped {
@@ -1459,58 +1451,28 @@ fn write_coverage(
             ""
         }
     );
+    s.push_str(&crate::cli::grid::wrap(&line, 2));
     for (r, c) in judged {
         for g in c.goals.iter().filter(|g| g.runs == 0) {
-            let _ = writeln!(s, "  {}: {} ({})", name(r), g.name, g.description);
+            s.push_str(&crate::cli::grid::wrap(
+                &format!("  {}: {} ({})", name(r), g.name, g.description),
+                4,
+            ));
         }
     }
-}
-
-/// `rows` as text columns as wide as their widest cell, two spaces apart, right-aligned where
-/// `right` says so; the last column is not padded.
-fn aligned(rows: &[Vec<String>], right: &[bool]) -> String {
-    let cols = rows.iter().map(Vec::len).max().unwrap_or(0);
-    let widths: Vec<usize> = (0..cols)
-        .map(|i| {
-            rows.iter()
-                .filter_map(|r| r.get(i))
-                .map(|c| c.chars().count())
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    let mut out = String::new();
-    for r in rows {
-        let mut line = String::new();
-        for (i, cell) in r.iter().enumerate() {
-            if i > 0 {
-                line.push_str("  ");
-            }
-            let pad = widths[i].saturating_sub(cell.chars().count());
-            let last = i + 1 == r.len();
-            if right.get(i).copied().unwrap_or(false) {
-                line.push_str(&" ".repeat(pad));
-                line.push_str(cell);
-            } else {
-                line.push_str(cell);
-                if !last {
-                    line.push_str(&" ".repeat(pad));
-                }
-            }
-        }
-        out.push_str(line.trim_end());
-        out.push('\n');
-    }
-    out
 }
 
 /// One failure of `r` in the summary: its verdict, its files and how to replay them.
+#[cfg(feature = "cli")]
 fn write_failure(s: &mut String, r: &TargetReport, f: &Failure) {
-    let _ = writeln!(
-        s,
-        "\n{} / {} seed {}: {}",
-        r.algorithm, r.variant, f.seed, f.detail
-    );
+    s.push('\n');
+    s.push_str(&crate::cli::grid::wrap(
+        &format!(
+            "{} / {} seed {}: {}",
+            r.algorithm, r.variant, f.seed, f.detail
+        ),
+        2,
+    ));
     match &f.path {
         Some(p) => {
             let _ = writeln!(
@@ -1553,27 +1515,7 @@ fn write_failure(s: &mut String, r: &TargetReport, f: &Failure) {
     }
 }
 
-/// Escapes text for XML content and attribute values; characters XML 1.0 cannot hold are
-/// replaced by U+FFFD.
-pub fn xml_escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            '\n' => out.push_str("&#10;"),
-            '\r' => out.push_str("&#13;"),
-            '\t' => out.push_str("&#9;"),
-            c if (c as u32) < 0x20 || c == '\u{FFFE}' || c == '\u{FFFF}' => out.push('\u{FFFD}'),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
+#[cfg(feature = "cli")]
 fn failure_text(f: &Failure) -> String {
     let mut t = format!("seed {}: {}", f.seed, f.detail);
     if let Some(sp) = f.shrunk.as_ref().and_then(|s| s.path.as_ref()) {
@@ -1597,46 +1539,29 @@ fn failure_text(f: &Failure) -> String {
     t
 }
 
-/// A JUnit XML report: one `<testsuite name="sincro fuzz">`, one `<testcase>` per target
+/// A JUnit XML report, written by `quick-junit` to the strict schema: `<testsuites>` holding
+/// one `<testsuite name="sincro fuzz">` with its `timestamp` (`started`) and `hostname`, the
+/// campaign's range, runs and interruption as properties, and one `<testcase>` per target
 /// (`classname` = algorithm, `name` = variant). An unexpected outcome is a `<failure>`; a buggy
-/// variant caught as expected passes, with a `<system-out>` saying where it was caught.
-pub fn junit(c: &CampaignReport) -> String {
-    let failing = c
-        .targets
-        .iter()
-        .filter(|r| !outcome(r, c.beyond_model).0)
-        .count();
-    let mut x = String::new();
-    x.push_str("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    let _ = writeln!(
-        x,
-        "<testsuite name=\"sincro fuzz\" tests=\"{}\" failures=\"{failing}\" errors=\"0\" skipped=\"0\" time=\"{:.3}\">",
-        c.targets.len(),
-        c.wall_s
-    );
-    x.push_str("  <properties>\n");
-    for (k, v) in [
-        ("range", describe_range(c)),
-        ("runs", c.executed.to_string()),
-        ("interrupted", c.interrupted.to_string()),
-    ] {
-        let _ = writeln!(
-            x,
-            "    <property name=\"{}\" value=\"{}\"/>",
-            xml_escape(k),
-            xml_escape(&v)
-        );
-    }
-    x.push_str("  </properties>\n");
+/// variant caught as expected passes, with a `<system-out>` saying where it was caught. Each
+/// testcase carries its figures as properties (`seeds`, `runs`, `failures`, `buggy`, and
+/// `first-failure` when one was found) so that [`merge_junit`] can add shards up.
+#[cfg(feature = "cli")]
+pub fn junit(c: &CampaignReport, started: std::time::SystemTime, hostname: &str) -> String {
+    use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
+    let mut suite = TestSuite::new(JUNIT_SUITE);
+    suite.set_timestamp(chrono_time(started));
+    suite.set_time(Duration::from_secs_f64(c.wall_s.max(0.0)));
+    suite.extra.insert("hostname".into(), hostname.into());
+    suite.add_properties([
+        Property::new("range", describe_range(c)),
+        Property::new("shard", c.shard.to_string()),
+        Property::new("runs", c.executed.to_string()),
+        Property::new("interrupted", c.interrupted.to_string()),
+        Property::new("beyond-model", c.beyond_model.to_string()),
+    ]);
     for r in &c.targets {
         let (ok, text) = outcome(r, c.beyond_model);
-        let _ = write!(
-            x,
-            "  <testcase classname=\"{}\" name=\"{}\" time=\"{:.3}\"",
-            xml_escape(&r.algorithm),
-            xml_escape(&r.variant),
-            r.wall_s
-        );
         let mut out = format!("{text}; {} seeds judged, {} runs", r.runs, r.executed);
         if let (Some(n), Some(t)) = (r.seeds_to_find, r.time_to_find_s) {
             let _ = write!(out, "; first failure after {n} seeds, {t:.3} s");
@@ -1644,30 +1569,304 @@ pub fn junit(c: &CampaignReport) -> String {
         if let Some(f) = &r.first {
             let _ = write!(out, "\ncaught at {}", failure_text(f));
         }
-        if ok {
-            let _ = writeln!(
-                x,
-                ">\n    <system-out>{}</system-out>\n  </testcase>",
-                xml_escape(&out)
-            );
+        let status = if ok {
+            TestCaseStatus::success()
         } else {
             let shown = r.nondeterministic.as_ref().or(r.first.as_ref());
             let message = match shown {
                 Some(f) => format!("{text}: {}", f.detail),
                 None => format!("{text} in {} seeds", r.runs),
             };
-            let kind = shown.map_or("not_caught", |f| f.label.as_str());
-            let _ = writeln!(
-                x,
-                ">\n    <failure message=\"{}\" type=\"{}\">{}</failure>\n  </testcase>",
-                xml_escape(&message),
-                xml_escape(kind),
-                xml_escape(&out)
-            );
+            let mut st = TestCaseStatus::non_success(NonSuccessKind::Failure);
+            st.set_message(message)
+                .set_type(shown.map_or("not_caught", |f| f.label.as_str()))
+                .set_description(out.clone());
+            st
+        };
+        let mut case = TestCase::new(r.variant.clone(), status);
+        case.set_classname(r.algorithm.clone())
+            .set_time(Duration::from_secs_f64(r.wall_s.max(0.0)));
+        if ok {
+            case.set_system_out(out);
+        }
+        case.add_property(Property::new("seeds", r.runs.to_string()));
+        case.add_property(Property::new("runs", r.executed.to_string()));
+        case.add_property(Property::new("failures", r.failures.to_string()));
+        case.add_property(Property::new("buggy", r.buggy.to_string()));
+        if let Some(f) = &r.first {
+            case.add_property(Property::new("first-failure", f.seed.to_string()));
+        }
+        suite.add_test_case(case);
+    }
+    let mut report = Report::new("sincro");
+    report.add_test_suite(suite);
+    report
+        .to_string()
+        .expect("a report built in memory serializes")
+}
+
+/// The name of the `<testsuite>` of `sincro fuzz`'s JUnit reports.
+#[cfg(feature = "cli")]
+pub const JUNIT_SUITE: &str = "sincro fuzz";
+
+/// `t` as UTC, in the form JUnit's `timestamp` takes.
+#[cfg(feature = "cli")]
+fn chrono_time(t: std::time::SystemTime) -> chrono::DateTime<chrono::FixedOffset> {
+    let since = t
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or(Duration::ZERO);
+    // Whole seconds, UTC (`2026-05-01T12:00:00.000+00:00`).
+    chrono::DateTime::from_timestamp(since.as_secs() as i64, 0)
+        .unwrap_or_default()
+        .fixed_offset()
+}
+
+/// JUnit reports of `sincro fuzz` merged into one: what [`merge_junit`] returns.
+#[cfg(feature = "cli")]
+#[derive(Clone, Debug)]
+pub struct MergedReports {
+    /// One JUnit report with one testcase per target, its figures added over the inputs.
+    pub junit: String,
+    /// The merged table and the closing line (`2/2 targets as expected (…)`).
+    pub summary: String,
+    /// Every target as expected in every input.
+    pub as_expected: bool,
+}
+
+/// `(input, message, type, text)` of a target not as expected in one merged report.
+#[cfg(feature = "cli")]
+type InputFailure = (String, String, String, String);
+
+/// One target's figures over the merged reports.
+#[cfg(feature = "cli")]
+#[derive(Default)]
+struct MergedTarget {
+    algorithm: String,
+    variant: String,
+    seeds: u64,
+    runs: u64,
+    failures: u64,
+    buggy: bool,
+    first: Option<u64>,
+    time: Duration,
+    /// Each input where the outcome was not as expected.
+    failed: Vec<InputFailure>,
+    out: Vec<String>,
+}
+
+/// Merges the JUnit reports of `sincro fuzz` runs (`(name, xml)`: typically the shards of
+/// one campaign, `--shard 1/N` … `N/N`) into one: per target (algorithm, variant) the seeds,
+/// runs and failures are added up, the first failing seed is the smallest, and the target is
+/// as expected only when it was in every input. An input that is not such a report, or a
+/// shard given twice, is an error naming the input.
+#[cfg(feature = "cli")]
+pub fn merge_junit(inputs: &[(String, String)]) -> Result<MergedReports, String> {
+    use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
+    use std::collections::BTreeMap;
+    if inputs.is_empty() {
+        return Err("no report to merge".into());
+    }
+    let mut targets: Vec<MergedTarget> = Vec::new();
+    let mut index: BTreeMap<(String, String), usize> = BTreeMap::new();
+    let (mut runs, mut interrupted, mut time) = (0u64, false, Duration::ZERO);
+    let mut shards: BTreeMap<String, String> = BTreeMap::new();
+    let mut hosts: Vec<String> = Vec::new();
+    let mut ranges: Vec<String> = Vec::new();
+    let mut started = None;
+    for (name, xml) in inputs {
+        let report = Report::deserialize_from_str(xml)
+            .map_err(|e| format!("{name}: not a JUnit report: {e}"))?;
+        let not_ours = || format!("{name}: not a JUnit report of `sincro fuzz --junit`");
+        let [suite] = report.test_suites.as_slice() else {
+            return Err(not_ours());
+        };
+        if suite.name.as_str() != JUNIT_SUITE {
+            return Err(not_ours());
+        }
+        let prop = |props: &[Property], key: &str| {
+            props
+                .iter()
+                .find(|p| p.name.as_str() == key)
+                .map(|p| p.value.as_str().to_string())
+        };
+        let number = |props: &[Property], key: &str| -> Result<u64, String> {
+            prop(props, key)
+                .and_then(|v| v.parse().ok())
+                .ok_or_else(|| format!("{name}: a property `{key}` is missing or not a number"))
+        };
+        if let Some(shard) = prop(&suite.properties, "shard") {
+            if let Some(other) = shards.insert(shard.clone(), name.clone()) {
+                return Err(format!(
+                    "shard {shard} is given twice ({other} and {name}): its runs would count twice"
+                ));
+            }
+        }
+        runs += number(&suite.properties, "runs")?;
+        interrupted |= prop(&suite.properties, "interrupted").as_deref() == Some("true");
+        ranges.extend(prop(&suite.properties, "range"));
+        time += suite.time.unwrap_or_default();
+        started = match (started, suite.timestamp) {
+            (Some(a), Some(b)) => Some(std::cmp::min(a, b)),
+            (a, b) => a.or(b),
+        };
+        if let Some(h) = suite.extra.get("hostname") {
+            if !hosts.iter().any(|x| x == h.as_str()) {
+                hosts.push(h.as_str().to_string());
+            }
+        }
+        for case in &suite.test_cases {
+            let classname = case.classname.as_ref().ok_or_else(not_ours)?.to_string();
+            let key = (classname.clone(), case.name.to_string());
+            let i = *index.entry(key).or_insert_with(|| {
+                targets.push(MergedTarget {
+                    algorithm: classname,
+                    variant: case.name.to_string(),
+                    ..MergedTarget::default()
+                });
+                targets.len() - 1
+            });
+            let t = &mut targets[i];
+            t.seeds += number(&case.properties, "seeds")?;
+            t.runs += number(&case.properties, "runs")?;
+            t.failures += number(&case.properties, "failures")?;
+            t.buggy |= prop(&case.properties, "buggy").as_deref() == Some("true");
+            if let Some(f) = prop(&case.properties, "first-failure") {
+                let f: u64 = f.parse().map_err(|_| not_ours())?;
+                t.first = Some(t.first.map_or(f, |g| g.min(f)));
+            }
+            t.time += case.time.unwrap_or_default();
+            if let Some(o) = &case.system_out {
+                t.out.push(format!("[{name}] {}", o.as_str()));
+            }
+            if let TestCaseStatus::NonSuccess {
+                message,
+                ty,
+                description,
+                ..
+            } = &case.status
+            {
+                let text = |x: &Option<quick_junit::XmlString>| {
+                    x.as_ref().map_or(String::new(), |x| x.to_string())
+                };
+                t.failed
+                    .push((name.clone(), text(message), text(ty), text(description)));
+            }
         }
     }
-    x.push_str("</testsuite>\n");
-    x
+    // The merged report.
+    let mut suite = TestSuite::new(JUNIT_SUITE);
+    if let Some(t) = started {
+        suite.set_timestamp(t);
+    }
+    suite.set_time(time);
+    let host = if hosts.is_empty() {
+        "unknown".to_string()
+    } else {
+        hosts.join(",")
+    };
+    suite.extra.insert("hostname".into(), host.into());
+    let names: Vec<&str> = inputs.iter().map(|(n, _)| n.as_str()).collect();
+    suite.add_properties([
+        Property::new("range", ranges.join(" + ")),
+        Property::new("merged", names.join(" ")),
+        Property::new("runs", runs.to_string()),
+        Property::new("interrupted", interrupted.to_string()),
+    ]);
+    let mut grid = crate::cli::grid::Grid::new(&["target", ">seeds", ">fail", ">first", "outcome"]);
+    let mut loud = String::new();
+    let (mut caught, mut held) = (0, 0);
+    for t in &targets {
+        let ok = t.failed.is_empty();
+        let status = if ok {
+            TestCaseStatus::success()
+        } else {
+            let mut st = TestCaseStatus::non_success(NonSuccessKind::Failure);
+            let join = |f: &dyn Fn(&InputFailure) -> String| {
+                t.failed.iter().map(f).collect::<Vec<_>>().join("\n")
+            };
+            st.set_message(join(&|(n, m, _, _)| format!("{n}: {m}")))
+                .set_type(t.failed[0].2.clone())
+                .set_description(join(&|(n, _, _, d)| format!("[{n}] {d}")));
+            st
+        };
+        let mut case = TestCase::new(t.variant.clone(), status);
+        case.set_classname(t.algorithm.clone()).set_time(t.time);
+        if !t.out.is_empty() {
+            case.set_system_out(t.out.join("\n"));
+        }
+        case.add_property(Property::new("seeds", t.seeds.to_string()));
+        case.add_property(Property::new("runs", t.runs.to_string()));
+        case.add_property(Property::new("failures", t.failures.to_string()));
+        case.add_property(Property::new("buggy", t.buggy.to_string()));
+        if let Some(f) = t.first {
+            case.add_property(Property::new("first-failure", f.to_string()));
+        }
+        suite.add_test_case(case);
+        let outcome = match (ok, t.buggy, t.first) {
+            (true, true, Some(_)) => {
+                caught += 1;
+                "caught in every report".to_string()
+            }
+            (true, false, None) => {
+                held += 1;
+                "no violation".to_string()
+            }
+            (true, _, _) => "as expected".to_string(),
+            (false, _, _) => {
+                for (n, m, _, _) in &t.failed {
+                    let _ = writeln!(
+                        loud,
+                        "NOT AS EXPECTED: {} / {} ({n}): {m}",
+                        t.algorithm, t.variant
+                    );
+                }
+                format!("NOT AS EXPECTED in {} of {}", t.failed.len(), inputs.len())
+            }
+        };
+        grid.row([
+            format!(
+                "{} / {}{}",
+                t.algorithm,
+                t.variant,
+                if t.buggy { " [bug]" } else { "" }
+            ),
+            t.seeds.to_string(),
+            t.failures.to_string(),
+            t.first.map_or("-".into(), |f| f.to_string()),
+            outcome,
+        ]);
+    }
+    let mut report = Report::new("sincro");
+    report.add_test_suite(suite);
+    let expected = targets.iter().filter(|t| t.failed.is_empty()).count();
+    let mut summary = format!(
+        "merged {} report{}:\n",
+        inputs.len(),
+        if inputs.len() == 1 { "" } else { "s" },
+    );
+    for n in &names {
+        let _ = writeln!(summary, "  {n}");
+    }
+    summary.push_str(&grid.text());
+    if !loud.is_empty() {
+        summary.push('\n');
+        summary.push_str(&loud);
+    }
+    let _ = writeln!(
+        summary,
+        "\n{expected}/{} targets as expected ({caught} {} caught, {held} correct {} held); {runs} runs{}",
+        targets.len(),
+        if caught == 1 { "bug" } else { "bugs" },
+        if held == 1 { "variant" } else { "variants" },
+        if interrupted { "; an input was interrupted (Ctrl-C)" } else { "" }
+    );
+    Ok(MergedReports {
+        junit: report
+            .to_string()
+            .expect("a report built in memory serializes"),
+        summary,
+        as_expected: expected == targets.len() && !interrupted,
+    })
 }
 
 #[cfg(test)]
@@ -1941,16 +2140,21 @@ mod tests {
         assert_eq!(d("500ms"), Duration::from_millis(500));
         assert_eq!(d("90"), Duration::from_secs(90));
         assert_eq!(d("1.5s"), Duration::from_millis(1500));
-        for bad in ["", "s", "10x", "0s", "-1s", "1..2s"] {
-            assert!(parse_duration(bad).is_err(), "{bad}");
+        assert_eq!(d("1h 30m"), Duration::from_secs(5400));
+        assert_eq!(d("2min"), Duration::from_secs(120));
+        assert_eq!(d("1.5"), Duration::from_millis(1500));
+        for bad in [
+            "",
+            "s",
+            "10x",
+            "0s",
+            "-1s",
+            "1..2s",
+            "10 parsecs",
+            "99999999999s",
+        ] {
+            let e = parse_duration(bad).unwrap_err();
+            assert!(e.contains(&format!("`{bad}` is not a duration")), "{e}");
         }
-    }
-
-    #[test]
-    fn xml_is_escaped() {
-        assert_eq!(
-            xml_escape("a<b & \"c\" 'd'>\u{1}"),
-            "a&lt;b &amp; &quot;c&quot; &apos;d&apos;&gt;\u{FFFD}"
-        );
     }
 }

@@ -139,10 +139,22 @@ fn junit_reports_every_target_and_escapes_failures() {
     assert_eq!(o.status.code(), Some(0), "{stdout}{stderr}");
     let xml = std::fs::read_to_string(&report).unwrap();
     let doc = roxmltree::Document::parse(&xml).unwrap_or_else(|e| panic!("{e}\n{xml}"));
-    let suite = doc.root_element();
-    assert_eq!(suite.tag_name().name(), "testsuite");
+    // quick-junit's strict schema: <testsuites> around one <testsuite> with a timestamp and
+    // a hostname.
+    assert_eq!(doc.root_element().tag_name().name(), "testsuites");
+    let suite = doc
+        .root_element()
+        .children()
+        .find(|n| n.has_tag_name("testsuite"))
+        .expect("a <testsuite>");
     assert_eq!(suite.attribute("name"), Some("sincro fuzz"));
     assert_eq!(suite.attribute("failures"), Some("0"));
+    assert!(suite.attribute("hostname").is_some_and(|h| !h.is_empty()));
+    let stamp = suite.attribute("timestamp").expect("a timestamp");
+    assert!(
+        stamp.len() >= 19 && stamp.as_bytes()[10] == b'T' && stamp.starts_with("20"),
+        "{stamp}"
+    );
     let cases: Vec<_> = suite
         .children()
         .filter(|n| n.has_tag_name("testcase"))
@@ -344,25 +356,33 @@ fn the_matrix_shows_which_properties_break_under_which_faults() {
         Some(0),
         "nothing breaks inside the model\n{stdout}{stderr}"
     );
-    let head = row(&stdout, "fault class");
+    // The terminal gets the matrix within 100 columns; the Markdown file has one line a row.
+    // (but for the counterexample lines, whose replay commands are not wrapped).
+    assert!(
+        stdout
+            .lines()
+            .filter(|l| !l.contains("sincro replay"))
+            .all(|l| l.chars().count() <= 100),
+        "{stdout}"
+    );
+    assert!(
+        stdout.lines().any(|l| l.starts_with("crashes ")),
+        "{stdout}"
+    );
+    let written = std::fs::read_to_string(&md).unwrap();
+    let head = row(&written, "fault class");
     let col = |p: &str| head.iter().position(|c| *c == p).unwrap();
     let (me, live) = (col("mutual_exclusion"), col("liveness"));
-    let crashes = row(&stdout, "crashes");
+    let crashes = row(&written, "crashes");
     assert!(
         crashes[live].starts_with("breaks: liveness (seed"),
         "{stdout}"
     );
     assert!(crashes[live].contains("shrunk to"), "{stdout}");
     assert_eq!(crashes[col("in model")], "no");
-    let pauses = row(&stdout, "pauses");
+    let pauses = row(&written, "pauses");
     assert_eq!(pauses[me], "holds (20 seeds)", "{stdout}");
     assert_eq!(pauses[col("in model")], "yes");
-    let written = std::fs::read_to_string(&md).unwrap();
-    let crash_line = stdout
-        .lines()
-        .find(|l| l.starts_with("| crashes "))
-        .unwrap();
-    assert!(written.contains(crash_line), "{written}");
 
     // The crash counterexample replays to the same liveness violation.
     let line = stdout
@@ -402,12 +422,15 @@ fn a_matrix_out_of_time_says_which_cells_it_cut_short() {
         "--out",
         s(&out),
         "--quiet",
+        "--markdown",
+        s(&out.join("matrix.md")),
     ]);
     let (stdout, stderr) = text(&o);
     assert_eq!(o.status.code(), Some(0), "{stdout}{stderr}");
     // No cell can run a billion seeds in 300 ms: every one is cut short or not run, and the
     // summary says so instead of claiming the whole matrix.
-    let pauses = row(&stdout, "pauses");
+    let written = std::fs::read_to_string(out.join("matrix.md")).unwrap();
+    let pauses = row(&written, "pauses");
     assert!(
         pauses[3].contains("cut short") || pauses[3] == "not run (out of time)",
         "{stdout}"

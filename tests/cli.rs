@@ -600,3 +600,190 @@ fn explore_exits_1_with_a_replayable_counterexample_0_without_and_2_on_bad_input
         assert!(err.contains(msg), "{args:?}: {err}");
     }
 }
+
+/// Every line of `text` is at most 100 columns wide.
+fn assert_fits(text: &str) {
+    for line in text.lines() {
+        assert!(
+            line.chars().count() <= 100,
+            "{} columns: {line}\n{text}",
+            line.chars().count()
+        );
+    }
+}
+
+#[test]
+fn summaries_and_tables_fit_100_columns() {
+    // The longest target names of the registry, with wrapped outcomes (deep bugs not reached).
+    let out = tmp("fit-failures");
+    let o = sincro(&[
+        "fuzz",
+        "-a",
+        "election.*",
+        "--seeds",
+        "3",
+        "--out",
+        out.to_str().unwrap(),
+        "--no-shrink",
+        "--quiet",
+    ]);
+    let (stdout, stderr) = text(&o);
+    assert!(
+        stdout.contains("election.ring / stale-coordinator"),
+        "{stdout}{stderr}"
+    );
+    // Every line but those naming a file (a path is not wrapped).
+    let dir = out.to_str().unwrap();
+    let prose: Vec<&str> = stdout.lines().filter(|l| !l.contains(dir)).collect();
+    assert!(prose.iter().any(|l| l.contains("VIOLATION")), "{stdout}");
+    assert_fits(&prose.join("\n"));
+    // The columns do not shift: every row's `seeds` figure ends where the header's does.
+    let header = stdout.lines().find(|l| l.starts_with("target")).unwrap();
+    let end = header.find("seeds").unwrap() + "seeds".len();
+    let rows = stdout
+        .lines()
+        .skip_while(|l| !l.starts_with("target"))
+        .take_while(|l| !l.starts_with("total:"))
+        .filter(|l| l.starts_with("election."));
+    for row in rows {
+        let before = &row[..end];
+        assert!(
+            before.ends_with(|c: char| c.is_ascii_digit())
+                && !row[end..].starts_with(|c: char| c.is_ascii_digit()),
+            "{row}\n{stdout}"
+        );
+    }
+    // A measured table of `sincro table` and its Markdown form.
+    let o = sincro(&["table", "election", "--n", "4,8"]);
+    let (stdout, stderr) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{stdout}{stderr}");
+    assert_fits(&stdout);
+    // Table 6.1: right-aligned columns holding formulas, 110 columns laid out naturally.
+    let o = sincro(&["table", "mutex", "--n", "3"]);
+    let (stdout, stderr) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{stdout}{stderr}");
+    assert!(stdout.contains("mutex.ricart-agrawala"), "{stdout}");
+    assert_fits(&stdout);
+    let o = sincro(&["table", "election", "--n", "4,8", "--markdown"]);
+    assert!(text(&o).0.contains("|---"), "{}", text(&o).0);
+}
+
+#[test]
+fn merged_shards_count_as_the_whole_campaign() {
+    let dir = tmp("merge");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let d = |f: &str| dir.join(f).to_str().unwrap().to_string();
+    let fuzz = |shard: &str, xml: &str| {
+        let o = sincro(&[
+            "fuzz",
+            "-a",
+            "mutex.centralized",
+            "--seeds",
+            "60",
+            "--shard",
+            shard,
+            "--junit",
+            &d(xml),
+            "--out",
+            &d("failures"),
+            "--no-shrink",
+            "--quiet",
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}{}", text(&o).0, text(&o).1);
+    };
+    fuzz("1/1", "whole.xml");
+    fuzz("1/2", "a.xml");
+    fuzz("2/2", "b.xml");
+    let o = sincro(&[
+        "merge-reports",
+        &d("a.xml"),
+        &d("b.xml"),
+        "--junit",
+        &d("merged.xml"),
+    ]);
+    let (stdout, stderr) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{stdout}{stderr}");
+    assert_fits(&stdout);
+    assert!(
+        stdout.contains("2/2 targets as expected (1 bug caught, 1 correct variant held)"),
+        "{stdout}"
+    );
+    /// (classname, name) -> (seeds, first failing seed) of each testcase.
+    fn cases(xml: &str) -> Vec<(String, String, u64, Option<u64>)> {
+        let doc = roxmltree::Document::parse(xml).unwrap_or_else(|e| panic!("{e}\n{xml}"));
+        doc.descendants()
+            .filter(|n| n.has_tag_name("testcase"))
+            .map(|c| {
+                let prop = |k: &str| {
+                    c.descendants()
+                        .find(|p| p.has_tag_name("property") && p.attribute("name") == Some(k))
+                        .map(|p| p.attribute("value").unwrap().parse::<u64>().unwrap())
+                };
+                (
+                    c.attribute("classname").unwrap().to_string(),
+                    c.attribute("name").unwrap().to_string(),
+                    prop("seeds").unwrap(),
+                    prop("first-failure"),
+                )
+            })
+            .collect()
+    }
+    let read = |f: &str| std::fs::read_to_string(dir.join(f)).unwrap();
+    let (whole, merged) = (cases(&read("whole.xml")), cases(&read("merged.xml")));
+    // The correct variant: the shards' seeds add up to the whole range.
+    assert_eq!(merged[0], whole[0]);
+    assert_eq!(merged[0].2, 60);
+    // The buggy one: caught in each shard, first at the whole campaign's first failing seed.
+    assert_eq!((&merged[1].0, &merged[1].1), (&whole[1].0, &whole[1].1));
+    assert_eq!(merged[1].3, whole[1].3);
+    // A shard given twice is bad input; so is a file that is not such a report.
+    let o = sincro(&["merge-reports", &d("a.xml"), &d("a.xml")]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).1.contains("given twice"), "{}", text(&o).1);
+    std::fs::write(dir.join("bad.xml"), "<html/>").unwrap();
+    let o = sincro(&["merge-reports", &d("bad.xml")]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).1.contains("bad.xml"), "{}", text(&o).1);
+}
+
+#[test]
+fn run_counts_the_events_of_its_trace_and_calls_the_engine_counter_steps() {
+    let corpus = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/corpus/mutex/centralized-lease-timeout-overlap.json"
+    );
+    let trace = tmp("counted.jsonl");
+    let o = sincro(&["run", corpus, "--trace", trace.to_str().unwrap()]);
+    let (stdout, stderr) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{stdout}{stderr}");
+    // The trace file: a header line, then one line per event.
+    let in_file = std::fs::read_to_string(&trace).unwrap().lines().count() - 1;
+    let counts = stdout
+        .lines()
+        .find(|l| l.contains(" steps, "))
+        .unwrap_or_else(|| panic!("{stdout}"));
+    assert!(
+        counts
+            .trim_start()
+            .starts_with(&format!("{in_file} events, ")),
+        "{counts} / {in_file} events in the trace"
+    );
+    // `check` of the same trace counts the same events.
+    let o = sincro(&[
+        "check",
+        trace.to_str().unwrap(),
+        "--properties",
+        "mutual_exclusion",
+    ]);
+    assert!(
+        text(&o).0.contains(&format!("  {in_file} events, 3 nodes")),
+        "{}",
+        text(&o).0
+    );
+    // Without a trace there are only the engine's steps, never called events.
+    let o = sincro(&["run", corpus]);
+    let (stdout, _) = text(&o);
+    let counts = stdout.lines().find(|l| l.contains(" steps, ")).unwrap();
+    assert!(!counts.contains("events"), "{counts}");
+}

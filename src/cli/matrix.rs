@@ -38,7 +38,8 @@ pub struct MatrixArgs {
     /// (`<alg>.<variant>.<class>.<property>.seed<N>[.shrunk].json`).
     #[arg(long, default_value = "failures/matrix")]
     out: PathBuf,
-    /// Also write the matrix as Markdown to this file.
+    /// Also write the matrix as Markdown to this file (the terminal gets it laid out within
+    /// 100 columns).
     #[arg(long, value_name = "FILE")]
     markdown: Option<PathBuf>,
     /// At most this many candidate runs when shrinking one counterexample.
@@ -95,8 +96,9 @@ fn cell_text(r: &TargetReport, seeds: u64) -> String {
     }
 }
 
-/// Markdown for one algorithm: heading, fault model, aligned table, counterexamples.
-fn render(t: &Table, seeds: u64) -> String {
+/// One algorithm: heading, fault model, table, counterexamples; the table as aligned Markdown,
+/// or (`terminal`) laid out within 100 columns with its cells wrapped.
+fn render(t: &Table, seeds: u64, terminal: bool) -> String {
     let mut head = vec!["fault class".to_string(), "in model".to_string()];
     head.extend(t.properties.iter().map(|p| p.to_string()));
     let body: Vec<Vec<String>> = t
@@ -128,15 +130,30 @@ fn render(t: &Table, seeds: u64) -> String {
         l.push('\n');
         l
     };
+    let model = format!("fault model: {}", t.model);
     let mut s = format!(
-        "## {} (variant `{}`, {seeds} seeds per cell)\n\nfault model: {}\n\n",
-        t.algorithm, t.variant, t.model
+        "## {} (variant `{}`, {seeds} seeds per cell)\n\n{}\n",
+        t.algorithm,
+        t.variant,
+        if terminal {
+            super::grid::wrap(&model, 0)
+        } else {
+            model + "\n"
+        }
     );
-    s.push_str(&line(&head));
-    let rule: Vec<String> = widths.iter().map(|&w| "-".repeat(w)).collect();
-    s.push_str(&line(&rule));
-    for r in &body {
-        s.push_str(&line(r));
+    if terminal {
+        let mut grid = super::grid::Grid::new(&head);
+        for r in &body {
+            grid.row(r.iter());
+        }
+        s.push_str(&grid.text());
+    } else {
+        s.push_str(&line(&head));
+        let rule: Vec<String> = widths.iter().map(|&w| "-".repeat(w)).collect();
+        s.push_str(&line(&rule));
+        for r in &body {
+            s.push_str(&line(r));
+        }
     }
     let mut examples = String::new();
     for r in &t.rows {
@@ -330,18 +347,23 @@ pub fn main(a: &MatrixArgs) -> i32 {
         return exit::BAD_INPUT;
     }
     let interrupted = stop.load(Ordering::Relaxed);
-    let mut doc = String::from("# Fault-tolerance matrix\n\n");
-    let _ = writeln!(
-        doc,
+    let intro = format!(
         "Each cell: the property checked alone over seeds {}..{} with only that fault class \
-         switched on (delays always on).\n",
+         switched on (delays always on).",
         a.seed_start,
         a.seed_start.saturating_add(a.seeds)
     );
+    let mut doc = format!("# Fault-tolerance matrix\n\n{intro}\n\n");
+    let mut screen = format!(
+        "# Fault-tolerance matrix\n\n{}\n",
+        super::grid::wrap(&intro, 0)
+    );
     let mut regressions = Vec::new();
     for t in &tables {
-        doc.push_str(&render(t, a.seeds));
+        doc.push_str(&render(t, a.seeds, false));
         doc.push('\n');
+        screen.push_str(&render(t, a.seeds, true));
+        screen.push('\n');
         for r in t.rows.iter().filter(|r| r.in_model) {
             for (p, c) in t.properties.iter().zip(&r.cells) {
                 if c.first.is_some() {
@@ -350,7 +372,7 @@ pub fn main(a: &MatrixArgs) -> i32 {
             }
         }
     }
-    print!("{doc}");
+    print!("{screen}");
     let secs = started.elapsed().as_secs_f64();
     println!(
         "{runs} runs in {secs:.2} s ({:.0} runs/s); peak RSS {}",

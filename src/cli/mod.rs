@@ -1,5 +1,6 @@
 //! The `sincro` command line as a library: [`main_with`] runs every command (`list`, `run`,
-//! `replay`, `fuzz`, `explore`, `matrix`, `show`, `check`, `diff`, `bench`, `table`) over a
+//! `replay`, `fuzz`, `explore`, `matrix`, `show`, `check`, `diff`, `bench`, `table`,
+//! `merge-reports`) over a
 //! [`Registry`], so a user's own binary has every command for their algorithms too:
 //!
 //! ```no_run
@@ -34,6 +35,7 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+pub(crate) mod grid;
 mod matrix;
 
 /// Sincro: deterministic simulation, fault injection and property checking for distributed
@@ -155,6 +157,12 @@ enum Command {
     Table(crate::table::TableArgs),
     /// Render a scenario's run or a recorded trace: text timeline, Mermaid, or HTML diagram.
     Show(crate::show::ShowArgs),
+    /// Merge the JUnit reports of several `fuzz --junit` runs (the shards of a CI matrix) into
+    /// one: per target the seeds and runs are added up and the outcome is as expected only
+    /// when it was in every report. Prints the merged table and one closing line; exit 0 when
+    /// every target is as expected, 1 when one is not, 2 when a file cannot be read or is not
+    /// such a report.
+    MergeReports(MergeArgs),
     /// Judge a trace recorded elsewhere (JSON Lines) against properties.
     Check(crate::show::CheckArgs),
     /// Compare two traces of the same scenario: the first diverging event and its context.
@@ -177,6 +185,16 @@ struct RunArgs {
     /// Which events the text timeline shows.
     #[command(flatten)]
     view: crate::show::ViewArgs,
+}
+
+#[derive(clap::Args)]
+struct MergeArgs {
+    /// The JUnit files written by `sincro fuzz --junit` (one per shard).
+    #[arg(required = true, value_name = "REPORT.xml")]
+    reports: Vec<PathBuf>,
+    /// Write the merged JUnit report to this file.
+    #[arg(long, value_name = "FILE")]
+    junit: Option<PathBuf>,
 }
 
 /// Campaign budget, shared by the targets.
@@ -333,6 +351,7 @@ where
         Command::Bench(a) => crate::bench::main(&a),
         Command::Table(a) => crate::table::main(&a),
         Command::Show(a) => crate::show::show(&a),
+        Command::MergeReports(a) => merge_reports(&a),
         Command::Check(a) => crate::show::check(&a),
         Command::Diff(a) => crate::show::diff(&a),
     };
@@ -430,14 +449,7 @@ fn run(a: RunArgs, default_render: Render) -> i32 {
         sc.seed,
         out.verdict
     );
-    println!(
-        "  {} events, {} sent, {} delivered, {} dropped, {:.3} ms simulated",
-        out.stats.events,
-        out.stats.sent,
-        out.stats.delivered,
-        out.stats.dropped,
-        out.stats.end_t_ns as f64 / 1e6
-    );
+    println!("  {}", run_counts(&out));
     let mut matched = None;
     if let Some(expect) = &sc.expect {
         let m = expect.matches(&out.verdict);
@@ -461,6 +473,26 @@ fn run(a: RunArgs, default_render: Render) -> i32 {
         (Render::None, Some(false)) if out.verdict.is_pass() => exit::VIOLATION,
         _ => crate::exit_code(&out.verdict),
     }
+}
+
+/// The counts line of `run`. "Events" are what a trace holds and what every view and verdict
+/// counts and numbers (starts, inputs, faults, timers, sends, deliveries, drops,
+/// observations); the engine's own counter (`Stats::events`) counts only the steps it took
+/// (starts, inputs, faults, timers, deliveries), so it is printed as "steps", and the events
+/// are printed when the trace was recorded (`--trace`, `--render text`, `replay`).
+fn run_counts(out: &crate::harness::Outcome) -> String {
+    let events = out
+        .trace
+        .as_ref()
+        .map_or(String::new(), |t| format!("{} events, ", t.events.len()));
+    format!(
+        "{events}{} steps, {} sent, {} delivered, {} dropped, {:.3} ms simulated",
+        out.stats.events,
+        out.stats.sent,
+        out.stats.delivered,
+        out.stats.dropped,
+        out.stats.end_t_ns as f64 / 1e6
+    )
 }
 
 /// Writes `trace` as JSON Lines to `path`, flushing and syncing: a full disk is an error,
@@ -582,6 +614,7 @@ fn fuzz(a: FuzzArgs) -> i32 {
     let stop = interrupt_flag();
     let live = Live::default();
     let started = Instant::now();
+    let started_at = std::time::SystemTime::now();
     let (report, at_10s) = std::thread::scope(|s| {
         let h = s.spawn(|| fuzz::campaign(&targets, &cfg, &opts, a.time, stop, &live));
         let at_10s = monitor(&live, started, a.time, a.quiet, &|| h.is_finished());
@@ -607,7 +640,7 @@ fn fuzz(a: FuzzArgs) -> i32 {
         }
     }
     if let Some(path) = &a.junit {
-        match fuzz::write_output(path, &fuzz::junit(&report)) {
+        match fuzz::write_output(path, &fuzz::junit(&report, started_at, &hostname())) {
             Ok(()) => println!("\nJUnit report: {}", path.display()),
             Err(e) => {
                 eprintln!("error: cannot write {}: {e}", path.display());
@@ -618,6 +651,49 @@ fn fuzz(a: FuzzArgs) -> i32 {
         }
     }
     fuzz::exit_code(&report)
+}
+
+/// `sincro merge-reports`.
+fn merge_reports(a: &MergeArgs) -> i32 {
+    let mut inputs = Vec::new();
+    for p in &a.reports {
+        match std::fs::read_to_string(p) {
+            Ok(xml) => inputs.push((p.display().to_string(), xml)),
+            Err(e) => return bad_input(format!("cannot read {}: {e}", p.display())),
+        }
+    }
+    let merged = match fuzz::merge_junit(&inputs) {
+        Ok(m) => m,
+        Err(e) => return bad_input(e),
+    };
+    print!("{}", merged.summary);
+    if let Some(path) = &a.junit {
+        if let Err(e) = fuzz::write_output(path, &merged.junit) {
+            return bad_input(format!("cannot write {}: {e}", path.display()));
+        }
+        println!("JUnit report: {}", path.display());
+    }
+    if merged.as_expected {
+        exit::PASS
+    } else {
+        exit::VIOLATION
+    }
+}
+
+/// This machine's name, for JUnit's `hostname` (`localhost` when it cannot be read).
+fn hostname() -> String {
+    let mut buf = [0u8; 256];
+    #[cfg(unix)]
+    // SAFETY: `buf` is valid for writes of `buf.len()` bytes for the whole call;
+    // gethostname writes at most that many and we read only up to the first NUL inside it.
+    let ok = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) } == 0;
+    #[cfg(not(unix))]
+    let ok = false;
+    let end = buf.iter().position(|&b| b == 0).unwrap_or(0);
+    match std::str::from_utf8(&buf[..end]) {
+        Ok(h) if ok && !h.is_empty() => h.to_string(),
+        _ => "localhost".to_string(),
+    }
 }
 
 /// The most worker threads `--jobs` accepts.

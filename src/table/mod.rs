@@ -1,6 +1,22 @@
 //! `sincro table <which>`: the seed texts' tables and formulas, measured in simulation.
 //!
-//! One module per table; [`main`] dispatches on the table's name.
+//! One module per table; [`main`] dispatches on the table's name. The modules write their
+//! tables as Markdown with `println!`, which here means [`sink::line`]: a terminal gets them
+//! laid out within 100 columns, `--markdown` the Markdown itself.
+
+// Declared before the macro: its own printing is the standard `println!`.
+pub mod sink;
+
+/// The tables' `println!`: every line goes through [`sink::line`] (in scope in the modules
+/// declared below it, where it shadows the standard one).
+macro_rules! println {
+    () => {
+        $crate::table::sink::line(String::new())
+    };
+    ($($arg:tt)*) => {
+        $crate::table::sink::line(format!($($arg)*))
+    };
+}
 
 pub mod clocks;
 pub mod election;
@@ -73,6 +89,9 @@ pub struct TableArgs {
     /// `search`: worker threads.
     #[arg(long, short, default_value_t = 1)]
     pub jobs: usize,
+    /// Print the tables as Markdown (for a README) instead of laid out within 100 columns.
+    #[arg(long)]
+    pub markdown: bool,
 }
 
 impl TableArgs {
@@ -88,6 +107,13 @@ impl TableArgs {
 
 /// Runs `sincro table`; returns the exit code.
 pub fn main(args: &TableArgs) -> i32 {
+    sink::set_markdown(args.markdown);
+    let code = dispatch(args);
+    sink::flush();
+    code
+}
+
+fn dispatch(args: &TableArgs) -> i32 {
     let max = crate::harness::scenario::MAX_NODES;
     if let Some(n) = args.n.iter().find(|&&n| n > max) {
         eprintln!("error: --n = {n} is above the limit of {max} nodes a scenario may have");
