@@ -26,7 +26,7 @@ use sincro_harness::clock::SLEW_RATE_PPB;
 use sincro_harness::fault::{FaultClass, FaultModel};
 use sincro_harness::gen::{Draft, GenOptions};
 use sincro_harness::scenario::NodeClock;
-use sincro_harness::{Ctx, NodeId, Process, Scenario};
+use sincro_harness::{Ctx, Fault, NodeId, Process, Scenario};
 
 pub use samples::{Filter, Sample};
 
@@ -71,7 +71,7 @@ pub fn fault_model() -> FaultModel {
             FaultClass::ClockDrift,
             FaultClass::ClockJumps,
         ],
-        summary: "any delay, loss, duplication, reordering, partitions, crashes with restart, pauses (not crash-stop: with its time source or master gone for good, nothing keeps the clocks together); drift up to 100 ppm (generated rho capped: a clock faster than the 500 ppm slew rate cannot be held back without stepping it back); clock jumps (generated ones scaled down 10x, to at most 50 ms: a 500 ms jump ahead takes 1000 s to slew back); skew judged after the faults stop plus the time to slew away the worst offset",
+        summary: "any delay, loss, duplication, reordering, partitions, crashes with restart, pauses (not crash-stop: with its time source or master gone for good, nothing keeps the clocks together); generated pauses shortened 10x, to at most 30 ms (the skew is judged only after the time to slew away what every pause could have cost); drift up to 100 ppm (generated rho capped: a clock faster than the 500 ppm slew rate cannot be held back without stepping it back); clock jumps (generated ones scaled down 10x, to at most 50 ms: a 500 ms jump ahead takes 1000 s to slew back); skew judged after the faults stop plus the time to slew away the worst offset",
         drift_ppm_max: Some(MAX_RHO_PPM),
         clock_jump_ms_max: Some(MAX_JUMP_MS),
     }
@@ -135,6 +135,12 @@ pub fn complete(draft: Draft, opts: &GenOptions, reference: bool) -> Scenario {
     let mut sc = draft.scenario;
     sc.workload = Vec::new();
     fit_clocks(&mut sc, reference);
+    if shorten_pauses(&mut sc) {
+        sc.description = format!(
+            "{}; pauses shortened {PAUSE_SCALE}x for the clock family",
+            sc.description
+        );
+    }
     let period_ms = sc
         .params
         .get("period_ms")
@@ -143,6 +149,43 @@ pub fn complete(draft: Draft, opts: &GenOptions, reference: bool) -> Scenario {
     sc.duration_ms =
         sc.quiet_from_ms().max(opts.active_ms) + bounded_skew::convergence_ms(&sc) + 10 * period_ms;
     sc
+}
+
+/// How many times shorter a generated pause is in the family's scenarios.
+///
+/// `bounded_skew` starts judging only after the time to slew away the worst offset the faults
+/// can have built up ([`bounded_skew::convergence_ms`]), and it counts every pause in full (a
+/// paused node reads a message's arrival late by up to the pause). Generated pauses of up to
+/// 300 ms each, one to four of them plus those at protocol moments, made that wait most of a
+/// clock run: about 1,100 s of simulated time on average, of which the judged part is ten
+/// periods (40 s). A pause a tenth as long is still longer than any generated delay (a late
+/// sample that the filters must reject), and the runs are about half as long.
+pub const PAUSE_SCALE: u64 = 10;
+
+/// Shortens every pause of a generated scenario [`PAUSE_SCALE`] times (rounded up, at least
+/// 1 ms): its resume comes earlier, the plan stays sorted by time. True when a pause changed.
+pub fn shorten_pauses(sc: &mut Scenario) -> bool {
+    let mut changed = false;
+    let n = sc.faults.len();
+    for i in 0..n {
+        let Fault::Pause { node } = sc.faults[i].fault else {
+            continue;
+        };
+        let at = sc.faults[i].at_ms;
+        let Some(j) = (i + 1..n).find(|&j| sc.faults[j].fault == Fault::Resume { node }) else {
+            continue;
+        };
+        let len = sc.faults[j].at_ms.saturating_sub(at);
+        let short = len.div_ceil(PAUSE_SCALE).max(1).min(len);
+        if short < len {
+            sc.faults[j].at_ms = at + short;
+            changed = true;
+        }
+    }
+    if changed {
+        sc.faults.sort_by_key(|f| f.at_ms); // stable: faults at one time keep their order
+    }
+    changed
 }
 
 /// Gives a generated scenario a perfect reference clock at node 0 when `reference` and the
@@ -231,6 +274,7 @@ mod tests {
     use crate::registry::find;
     use sincro_checkers::BoundedSkew;
     use sincro_harness::engine::RunOptions;
+    use sincro_harness::fault::FaultClass as FC;
 
     /// Generated runs are judged, not vacuous: skew is measured after convergence (and stays
     /// within the bound), the run lasts long enough, and the reference has no drift.
@@ -289,6 +333,55 @@ mod tests {
             .run(&sc, RunOptions::default())
             .unwrap_err();
         assert!(e.0.contains("period_ms"), "{e}");
+    }
+
+    #[test]
+    fn generated_pauses_are_shortened_and_the_plan_stays_valid() {
+        let alg = find("clock.cristian").unwrap();
+        let opts = GenOptions {
+            only: Some(FC::Pauses),
+            ..GenOptions::default()
+        };
+        let mut shortened = 0;
+        for seed in 0..40 {
+            let sc = alg.generate("correct", seed, &opts);
+            sc.validate().unwrap();
+            assert!(sc.faults.windows(2).all(|w| w[0].at_ms <= w[1].at_ms));
+            for (i, f) in sc.faults.iter().enumerate() {
+                if let Fault::Pause { node } = f.fault {
+                    let resume = sc.faults[i + 1..]
+                        .iter()
+                        .find(|g| g.fault == Fault::Resume { node })
+                        .expect("every generated pause ends");
+                    assert!(
+                        resume.at_ms - f.at_ms <= 300 / PAUSE_SCALE,
+                        "seed {seed}: a pause of {} ms",
+                        resume.at_ms - f.at_ms
+                    );
+                }
+            }
+            shortened += usize::from(sc.description.contains("pauses shortened"));
+        }
+        assert!(shortened > 10, "only {shortened} of 40 seeds had a pause");
+        let mut sc = alg.generate("correct", 1, &opts);
+        sc.faults = vec![
+            sincro_harness::TimedFault {
+                at_ms: 10,
+                fault: Fault::Pause { node: 1 },
+            },
+            sincro_harness::TimedFault {
+                at_ms: 12,
+                fault: Fault::Heal,
+            },
+            sincro_harness::TimedFault {
+                at_ms: 110,
+                fault: Fault::Resume { node: 1 },
+            },
+        ];
+        assert!(shorten_pauses(&mut sc));
+        let times: Vec<u64> = sc.faults.iter().map(|f| f.at_ms).collect();
+        assert_eq!(times, [10, 12, 20]);
+        assert!(!shorten_pauses(&mut sc), "already short");
     }
 
     #[test]
