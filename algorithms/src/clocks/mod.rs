@@ -173,7 +173,12 @@ pub const PAUSE_SCALE: u64 = 10;
 /// plan stays sorted by time. True when the plan changed.
 pub fn shorten_pauses(sc: &mut Scenario) -> bool {
     let mut changed = false;
-    let nodes = sc.faults.iter().filter_map(|f| f.fault.node()).max().map_or(0, |n| n + 1);
+    let nodes = sc
+        .faults
+        .iter()
+        .filter_map(|f| f.fault.node())
+        .max()
+        .map_or(0, |n| n + 1);
     // When each node's current pause began (the plan is in time order).
     let mut since: Vec<Option<u64>> = vec![None; nodes];
     let mut keep = vec![true; sc.faults.len()];
@@ -375,7 +380,10 @@ mod tests {
             for f in &sc.faults {
                 match f.fault {
                     Fault::Pause { node } => {
-                        assert!(since[node].is_none(), "seed {seed}: a pause of a paused node");
+                        assert!(
+                            since[node].is_none(),
+                            "seed {seed}: a pause of a paused node"
+                        );
                         since[node] = Some(f.at_ms);
                     }
                     Fault::Resume { node } => {
@@ -387,7 +395,10 @@ mod tests {
                     _ => {}
                 }
             }
-            assert!(since.iter().all(Option::is_none), "seed {seed}: a pause never ends");
+            assert!(
+                since.iter().all(Option::is_none),
+                "seed {seed}: a pause never ends"
+            );
             shortened += usize::from(sc.description.contains("shortened 10x"));
         }
         assert!(shortened > 10, "only {shortened} of 40 seeds had a pause");
@@ -420,7 +431,10 @@ mod tests {
         assert!(shorten_pauses(&mut sc));
         assert_eq!(
             sc.faults,
-            vec![tf(0, Fault::Pause { node: 1 }), tf(20, Fault::Resume { node: 1 })]
+            vec![
+                tf(0, Fault::Pause { node: 1 }),
+                tf(20, Fault::Resume { node: 1 })
+            ]
         );
     }
 

@@ -745,10 +745,10 @@ fn rng_active(opts: &GenOptions) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::collections::BTreeSet;
     use crate::registry::find;
     use crate::test_support::{assert_in_model_passes, first_failing_seed};
     use sincro_harness::EngineKind;
+    use std::collections::BTreeSet;
 
     fn judged(sc: &Scenario) -> Result<OmegaReport, Violation> {
         run_prepared(&prepare(sc).unwrap()).1.unwrap()

@@ -165,7 +165,10 @@ impl Eq for Memory {}
 impl std::fmt::Debug for Memory {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Memory")
-            .field("regs", &self.entries().into_iter().collect::<BTreeMap<_, _>>())
+            .field(
+                "regs",
+                &self.entries().into_iter().collect::<BTreeMap<_, _>>(),
+            )
             .finish()
     }
 }
@@ -646,7 +649,12 @@ mod tests {
         assert_eq!(a.get(reg(2, DENSE_NAME_LIMIT, 1)), 20);
         assert_eq!(a.get(reg(2, 0, DENSE_INDEX_LIMIT + 5)), 30);
         assert_eq!(a.get(reg(2, 0, 4)), 40);
-        for never in [reg(3, 1, 6), reg(9, 0, 0), reg(0, 5, 0), reg(0, 0, u64::MAX)] {
+        for never in [
+            reg(3, 1, 6),
+            reg(9, 0, 0),
+            reg(0, 5, 0),
+            reg(0, 0, u64::MAX),
+        ] {
             assert_eq!(a.get(never), 0);
         }
         // entries in Reg order, whatever the order of the writes
