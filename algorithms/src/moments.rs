@@ -25,6 +25,7 @@ use sincro_harness::gen::{Draft, GenOptions};
 use sincro_harness::net::{Latency, LinkOverride};
 use sincro_harness::{EventKind, NodeId, RunOptions, Scenario, SimRng, Trace, Verdict};
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// The fault classes a moment fault can take, in the order they are drawn from.
 pub const MOMENT_CLASSES: [FaultClass; 7] = [
@@ -46,8 +47,8 @@ const TRIES: usize = 8;
 /// `first_send_after_restart`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Moment {
-    /// The kind of event.
-    pub kind: String,
+    /// The kind of event (shared by every moment of that kind).
+    pub kind: Arc<str>,
     /// The node it happened at.
     pub node: NodeId,
     /// The other node it involves, if any: a message's destination or sender, the leader an
@@ -59,59 +60,109 @@ pub struct Moment {
     pub nth: usize,
 }
 
+/// What a kind's name starts with: the word after it is a message's or a timer's type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Prefix {
+    None,
+    Send,
+    Deliver,
+    Timer,
+}
+
+impl Prefix {
+    fn text(self) -> &'static str {
+        match self {
+            Prefix::None => "",
+            Prefix::Send => "send:",
+            Prefix::Deliver => "deliver:",
+            Prefix::Timer => "timer:",
+        }
+    }
+}
+
+/// One kind of moment while [`moments`] collects them.
+struct Kind {
+    prefix: Prefix,
+    word: String,
+    name: Arc<str>,
+    moments: Vec<Moment>,
+    /// Moments of this kind so far, per node.
+    counts: Vec<usize>,
+}
+
 /// The moments of `trace` before `before_ns`, grouped by kind (in name order). Messages and
 /// timers are told apart by their type (the first word of their rendering, `Request` of
 /// `Request { ts: 3 }`), so a rare message type is drawn as often as a common one.
 pub fn moments(trace: &Trace, before_ns: u64) -> BTreeMap<String, Vec<Moment>> {
-    let mut by_kind: BTreeMap<String, Vec<Moment>> = BTreeMap::new();
-    let mut counts: BTreeMap<(String, NodeId), usize> = BTreeMap::new();
+    // A pilot has thousands of events of a few dozen kinds: each event finds its kind by a
+    // short search on (prefix, word), with no string built; names are built once per kind.
+    let mut kinds: Vec<Kind> = Vec::new();
     let mut restarted = vec![false; trace.nodes];
+    let mut note = |prefix: Prefix, word: &str, node: NodeId, peer: Option<NodeId>, t_ns| {
+        let k = match kinds
+            .iter()
+            .position(|k| k.prefix == prefix && k.word == word)
+        {
+            Some(k) => k,
+            None => {
+                kinds.push(Kind {
+                    prefix,
+                    word: word.to_string(),
+                    name: format!("{}{word}", prefix.text()).into(),
+                    moments: Vec::new(),
+                    counts: vec![0; trace.nodes],
+                });
+                kinds.len() - 1
+            }
+        };
+        let kind = &mut kinds[k];
+        kind.counts[node] += 1;
+        kind.moments.push(Moment {
+            kind: kind.name.clone(),
+            node,
+            peer: peer.filter(|&p| p < trace.nodes && p != node),
+            t_ns,
+            nth: kind.counts[node],
+        });
+    };
     for e in &trace.events {
         let Some(node) = e.node else { continue };
         if e.t_ns >= before_ns || node >= trace.nodes {
             continue;
         }
-        let mut kinds: Vec<(String, Option<NodeId>)> = Vec::with_capacity(2);
+        let t = e.t_ns;
         match &e.kind {
             EventKind::Start { incarnation } if *incarnation > 0 => {
                 restarted[node] = true;
-                kinds.push(("restart".into(), None));
+                note(Prefix::None, "restart", node, None, t);
             }
             EventKind::Send { to, msg, .. } => {
-                kinds.push((format!("send:{}", type_word(msg)), Some(*to)));
+                note(Prefix::Send, type_word(msg), node, Some(*to), t);
                 if std::mem::take(&mut restarted[node]) {
-                    kinds.push(("first_send_after_restart".into(), Some(*to)));
+                    note(Prefix::None, "first_send_after_restart", node, Some(*to), t);
                 }
             }
             EventKind::Deliver { from, msg, .. } => {
-                kinds.push((format!("deliver:{}", type_word(msg)), Some(*from)));
+                note(Prefix::Deliver, type_word(msg), node, Some(*from), t);
             }
             EventKind::Timer { timer, .. } => {
-                kinds.push((format!("timer:{}", type_word(timer)), None));
+                note(Prefix::Timer, type_word(timer), node, None, t);
             }
-            EventKind::Input { .. } => kinds.push(("input".into(), None)),
+            EventKind::Input { .. } => note(Prefix::None, "input", node, None, t),
             EventKind::Observe { obs } => {
                 let peer = match obs {
                     sincro_harness::Observation::Leader { leader, .. } => *leader,
                     _ => None,
                 };
-                kinds.push((observation_kind_of(obs).into_owned(), peer));
+                note(Prefix::None, &observation_kind_of(obs), node, peer, t);
             }
             _ => {}
         }
-        for (kind, peer) in kinds {
-            let nth = counts.entry((kind.clone(), node)).or_default();
-            *nth += 1;
-            by_kind.entry(kind.clone()).or_default().push(Moment {
-                kind,
-                node,
-                peer: peer.filter(|&p| p < trace.nodes && p != node),
-                t_ns: e.t_ns,
-                nth: *nth,
-            });
-        }
     }
-    by_kind
+    kinds
+        .into_iter()
+        .map(|k| (k.name.to_string(), k.moments))
+        .collect()
 }
 
 /// The type of a rendered message or timer: its first word (`Hop` of `Hop { seq: 0 }`).

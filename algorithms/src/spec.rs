@@ -218,10 +218,11 @@ impl<S: Spec> Setup<'_, S> {
     }
 
     /// The workload, typed. Items that do not parse as the node's input are skipped (the
-    /// engine reports them as bad input when the run starts).
+    /// engine reports them as bad input when the run starts). Each call parses the items
+    /// again (straight from the JSON values, without copying them).
     pub fn inputs(&self) -> impl Iterator<Item = Timed<<S::Node as Process>::Input>> + '_ {
         self.scenario.workload.iter().filter_map(|w| {
-            serde_json::from_value(w.input.clone())
+            <<S::Node as Process>::Input as Deserialize>::deserialize(&w.input)
                 .ok()
                 .map(|input| Timed {
                     at_ms: w.at_ms,
@@ -494,7 +495,7 @@ pub fn parse_params<T: DeserializeOwned + Default>(sc: &Scenario) -> Result<T, S
     if sc.params.is_null() {
         return Ok(T::default());
     }
-    serde_json::from_value(sc.params.clone())
+    T::deserialize(&sc.params)
         .map_err(|e| ScenarioError(format!("params are not valid for {}: {e}", sc.algorithm)))
 }
 

@@ -26,7 +26,7 @@ use sincro_harness::clock::SLEW_RATE_PPB;
 use sincro_harness::fault::{FaultClass, FaultModel};
 use sincro_harness::gen::{Draft, GenOptions};
 use sincro_harness::scenario::NodeClock;
-use sincro_harness::{Ctx, NodeId, Process, Scenario};
+use sincro_harness::{Ctx, Fault, NodeId, Process, Scenario};
 
 pub use samples::{Filter, Sample};
 
@@ -71,7 +71,7 @@ pub fn fault_model() -> FaultModel {
             FaultClass::ClockDrift,
             FaultClass::ClockJumps,
         ],
-        summary: "any delay, loss, duplication, reordering, partitions, crashes with restart, pauses (not crash-stop: with its time source or master gone for good, nothing keeps the clocks together); drift up to 100 ppm (generated rho capped: a clock faster than the 500 ppm slew rate cannot be held back without stepping it back); clock jumps (generated ones scaled down 10x, to at most 50 ms: a 500 ms jump ahead takes 1000 s to slew back); skew judged after the faults stop plus the time to slew away the worst offset",
+        summary: "any delay, loss, duplication, reordering, partitions, crashes with restart, pauses (not crash-stop: with its time source or master gone for good, nothing keeps the clocks together); generated pauses over 30 ms shortened 10x (the skew is judged only after the time to slew away what every pause could have cost); drift up to 100 ppm (generated rho capped: a clock faster than the 500 ppm slew rate cannot be held back without stepping it back); clock jumps (generated ones scaled down 10x, to at most 50 ms: a 500 ms jump ahead takes 1000 s to slew back); skew judged after the faults stop plus the time to slew away the worst offset",
         drift_ppm_max: Some(MAX_RHO_PPM),
         clock_jump_ms_max: Some(MAX_JUMP_MS),
     }
@@ -135,6 +135,12 @@ pub fn complete(draft: Draft, opts: &GenOptions, reference: bool) -> Scenario {
     let mut sc = draft.scenario;
     sc.workload = Vec::new();
     fit_clocks(&mut sc, reference);
+    if shorten_pauses(&mut sc) {
+        sc.description = format!(
+            "{}; pauses over {PAUSE_SHORT_MS} ms shortened {PAUSE_SCALE}x for the clock family",
+            sc.description
+        );
+    }
     let period_ms = sc
         .params
         .get("period_ms")
@@ -143,6 +149,71 @@ pub fn complete(draft: Draft, opts: &GenOptions, reference: bool) -> Scenario {
     sc.duration_ms =
         sc.quiet_from_ms().max(opts.active_ms) + bounded_skew::convergence_ms(&sc) + 10 * period_ms;
     sc
+}
+
+/// Pauses up to this long, ms, are left as they are by [`shorten_pauses`].
+pub const PAUSE_SHORT_MS: u64 = 30;
+
+/// How many times shorter a generated pause longer than [`PAUSE_SHORT_MS`] is in the
+/// family's scenarios.
+///
+/// `bounded_skew` starts judging only after the time to slew away the worst offset the faults
+/// can have built up ([`bounded_skew::convergence_ms`]), and it counts every pause in full (a
+/// paused node reads a message's arrival late by up to the pause). Generated pauses of up to
+/// 300 ms each, one to four of them plus those at protocol moments, made that wait most of a
+/// clock run: about 1,100 s of simulated time on average, of which the judged part is ten
+/// periods (40 s). A pause a tenth as long is still longer than any generated delay (a late
+/// sample that the filters must reject), and the runs are about half as long.
+pub const PAUSE_SCALE: u64 = 10;
+
+/// Shortens every pause of a generated scenario longer than [`PAUSE_SHORT_MS`]
+/// [`PAUSE_SCALE`] times (rounded up; so shortening twice changes nothing): the resume that
+/// ends it comes earlier, and a pause of a node already paused (which
+/// changed nothing) is dropped, so it cannot start a new pause after the shortened one. The
+/// plan stays sorted by time. True when the plan changed.
+pub fn shorten_pauses(sc: &mut Scenario) -> bool {
+    let mut changed = false;
+    let nodes = sc
+        .faults
+        .iter()
+        .filter_map(|f| f.fault.node())
+        .max()
+        .map_or(0, |n| n + 1);
+    // When each node's current pause began (the plan is in time order).
+    let mut since: Vec<Option<u64>> = vec![None; nodes];
+    let mut keep = vec![true; sc.faults.len()];
+    for (i, f) in sc.faults.iter_mut().enumerate() {
+        match f.fault {
+            Fault::Pause { node } => {
+                if since[node].is_some() {
+                    keep[i] = false;
+                    changed = true;
+                } else {
+                    since[node] = Some(f.at_ms);
+                }
+            }
+            Fault::Resume { node } => {
+                if let Some(at) = since[node].take() {
+                    let len = f.at_ms.saturating_sub(at);
+                    if len > PAUSE_SHORT_MS {
+                        let short = len.div_ceil(PAUSE_SCALE);
+                        f.at_ms = at + short;
+                        changed = true;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    if changed {
+        let mut i = 0;
+        sc.faults.retain(|_| {
+            i += 1;
+            keep[i - 1]
+        });
+        sc.faults.sort_by_key(|f| f.at_ms); // stable: faults at one time keep their order
+    }
+    changed
 }
 
 /// Gives a generated scenario a perfect reference clock at node 0 when `reference` and the
@@ -231,6 +302,7 @@ mod tests {
     use crate::registry::find;
     use sincro_checkers::BoundedSkew;
     use sincro_harness::engine::RunOptions;
+    use sincro_harness::fault::FaultClass as FC;
 
     /// Generated runs are judged, not vacuous: skew is measured after convergence (and stays
     /// within the bound), the run lasts long enough, and the reference has no drift.
@@ -289,6 +361,81 @@ mod tests {
             .run(&sc, RunOptions::default())
             .unwrap_err();
         assert!(e.0.contains("period_ms"), "{e}");
+    }
+
+    #[test]
+    fn generated_pauses_are_shortened_and_the_plan_stays_valid() {
+        let alg = find("clock.cristian").unwrap();
+        let opts = GenOptions {
+            only: Some(FC::Pauses),
+            ..GenOptions::default()
+        };
+        let mut shortened = 0;
+        for seed in 0..40 {
+            let sc = alg.generate("correct", seed, &opts);
+            sc.validate().unwrap();
+            assert!(sc.faults.windows(2).all(|w| w[0].at_ms <= w[1].at_ms));
+            // Replayed as the engine applies them: a pause of a paused node changes nothing.
+            let mut since = vec![None; sc.nodes];
+            for f in &sc.faults {
+                match f.fault {
+                    Fault::Pause { node } => {
+                        assert!(
+                            since[node].is_none(),
+                            "seed {seed}: a pause of a paused node"
+                        );
+                        since[node] = Some(f.at_ms);
+                    }
+                    Fault::Resume { node } => {
+                        if let Some(at) = since[node].take() {
+                            let len = f.at_ms - at;
+                            assert!(len <= 300 / PAUSE_SCALE, "seed {seed}: a pause of {len} ms");
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            assert!(
+                since.iter().all(Option::is_none),
+                "seed {seed}: a pause never ends"
+            );
+            shortened += usize::from(sc.description.contains("shortened 10x"));
+        }
+        assert!(shortened > 10, "only {shortened} of 40 seeds had a pause");
+        let mut sc = alg.generate("correct", 1, &opts);
+        sc.faults = vec![
+            sincro_harness::TimedFault {
+                at_ms: 10,
+                fault: Fault::Pause { node: 1 },
+            },
+            sincro_harness::TimedFault {
+                at_ms: 12,
+                fault: Fault::Heal,
+            },
+            sincro_harness::TimedFault {
+                at_ms: 110,
+                fault: Fault::Resume { node: 1 },
+            },
+        ];
+        assert!(shorten_pauses(&mut sc));
+        let times: Vec<u64> = sc.faults.iter().map(|f| f.at_ms).collect();
+        assert_eq!(times, [10, 12, 20]);
+        assert!(!shorten_pauses(&mut sc), "already short");
+        // A second pause inside the first was a no-op: dropped, not left to start a new one.
+        let tf = |at_ms, fault| sincro_harness::TimedFault { at_ms, fault };
+        sc.faults = vec![
+            tf(0, Fault::Pause { node: 1 }),
+            tf(50, Fault::Pause { node: 1 }),
+            tf(200, Fault::Resume { node: 1 }),
+        ];
+        assert!(shorten_pauses(&mut sc));
+        assert_eq!(
+            sc.faults,
+            vec![
+                tf(0, Fault::Pause { node: 1 }),
+                tf(20, Fault::Resume { node: 1 })
+            ]
+        );
     }
 
     #[test]

@@ -455,7 +455,7 @@ impl Spec for CmhSpec {
         }
         let n = setup.nodes();
         for (i, w) in setup.scenario.workload.iter().enumerate() {
-            let input: Input = serde_json::from_value(w.input.clone()).map_err(|e| {
+            let input = Input::deserialize(&w.input).map_err(|e| {
                 format!(
                     "workload[{i}].input is not a deadlock.cmh input ({e}); expected {{\"lock\": {{\"resources\": [..], \"hold_ms\": ..}}}}"
                 )

@@ -64,7 +64,6 @@ use sincro_harness::shm::{
     World, NS_PER_STEP,
 };
 use sincro_harness::{Scenario, ScenarioError, SimRng, Violation, WorkloadItem};
-use std::collections::{BTreeMap, BTreeSet};
 
 /// Register array `Alive` (index 0).
 pub const ALIVE: u32 = 0;
@@ -133,10 +132,12 @@ pub struct Omega {
     leader_every: u64,
     /// `alive_i`.
     alive: u64,
-    /// `last_alive_i[j]` (0 when absent).
-    last_alive: BTreeMap<Pid, u64>,
-    /// `updated_i`.
-    updated: BTreeSet<Pid>,
+    /// `last_alive_i[j]`, indexed by pid (0 past the end: never read).
+    last_alive: Vec<u64>,
+    /// `updated_i`, as a membership flag per pid (false past the end).
+    updated: Vec<bool>,
+    /// `|updated_i|`.
+    updated_len: usize,
     phase: Phase,
     local_steps: u64,
     odd_steps: u64,
@@ -151,8 +152,9 @@ impl Omega {
             alpha: alpha.max(1),
             leader_every: leader_every.max(1),
             alive: 0,
-            last_alive: BTreeMap::new(),
-            updated: BTreeSet::new(),
+            last_alive: Vec::new(),
+            updated: Vec::new(),
+            updated_len: 0,
             phase: Phase::Start,
             local_steps: 0,
             odd_steps: 0,
@@ -163,8 +165,22 @@ impl Omega {
         members
             .iter()
             .copied()
-            .filter(|j| !self.updated.contains(j))
+            .filter(|&j| !self.is_updated(j))
             .collect()
+    }
+
+    fn is_updated(&self, j: Pid) -> bool {
+        self.updated.get(j).copied().unwrap_or(false)
+    }
+
+    /// `updated_i ← updated_i ∪ {j}`.
+    fn mark_updated(&mut self, j: Pid) {
+        if self.updated.len() <= j {
+            self.updated.resize(j + 1, false);
+        }
+        if !std::mem::replace(&mut self.updated[j], true) {
+            self.updated_len += 1;
+        }
     }
 
     /// One step of TASK 2: at most one memory operation.
@@ -175,13 +191,14 @@ impl Omega {
         for _ in 0..4 {
             match &mut self.phase {
                 Phase::Start => {
-                    self.updated.clear();
-                    self.updated.insert(me);
+                    self.updated.fill(false);
+                    self.updated_len = 0;
+                    self.mark_updated(me);
                     self.phase = Phase::Scan {
                         queue: self.not_updated(ctx.members()),
                         idx: 0,
                     };
-                    if self.updated.len() >= self.alpha {
+                    if self.updated_len >= self.alpha {
                         self.phase = Phase::Punish {
                             list: self.not_updated(ctx.members()),
                             idx: 0,
@@ -193,14 +210,17 @@ impl Omega {
                     if let Some(&j) = queue.get(*idx) {
                         *idx += 1;
                         let v = ctx.read(alive(j));
-                        if self.last_alive.get(&j).copied().unwrap_or(0) != v {
-                            self.last_alive.insert(j, v);
-                            self.updated.insert(j);
+                        if self.last_alive.get(j).copied().unwrap_or(0) != v {
+                            if self.last_alive.len() <= j {
+                                self.last_alive.resize(j + 1, 0);
+                            }
+                            self.last_alive[j] = v;
+                            self.mark_updated(j);
                         }
                         return;
                     }
                     let rest = self.not_updated(ctx.members());
-                    if self.updated.len() < self.alpha {
+                    if self.updated_len < self.alpha {
                         // line 9: another pass
                         let empty = rest.is_empty();
                         self.phase = Phase::Scan {
@@ -728,6 +748,7 @@ mod tests {
     use crate::registry::find;
     use crate::test_support::{assert_in_model_passes, first_failing_seed};
     use sincro_harness::EngineKind;
+    use std::collections::BTreeSet;
 
     fn judged(sc: &Scenario) -> Result<OmegaReport, Violation> {
         run_prepared(&prepare(sc).unwrap()).1.unwrap()

@@ -58,31 +58,118 @@ pub struct Reg {
     pub index: u64,
 }
 
+/// Registers with an array number below this and an index below [`DENSE_INDEX_LIMIT`] are
+/// kept in plain vectors (one per owner and array); any other register in an ordered map.
+const DENSE_NAME_LIMIT: u32 = 16;
+/// See [`DENSE_NAME_LIMIT`].
+const DENSE_INDEX_LIMIT: u64 = 4_096;
+
 /// The shared memory: every register's current value (absent registers read 0).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+///
+/// Registers are kept in vectors indexed by owner, array and index (a read is three bounds
+/// checks, not a search), with an ordered map for the rare register outside the dense range.
+/// Nothing iterates in an order that depends on how the memory was filled: [`Memory::entries`]
+/// lists the registers in [`Reg`] order, and equality compares contents only.
+#[derive(Clone, Default)]
 pub struct Memory {
-    regs: BTreeMap<Reg, u64>,
+    /// `dense[owner][name][index]`: `Some(value)` once written.
+    dense: Vec<Vec<Vec<Option<u64>>>>,
+    /// Registers outside the dense range.
+    sparse: BTreeMap<Reg, u64>,
+    /// Registers written so far.
+    written: usize,
 }
 
 impl Memory {
     /// The value of `reg` (0 if never written). Not a step: for the model, the checkers and
     /// inside an atomic [`ShmCtx::snapshot`].
+    #[inline]
     pub fn get(&self, reg: Reg) -> u64 {
-        self.regs.get(&reg).copied().unwrap_or(0)
+        if reg.name < DENSE_NAME_LIMIT && reg.index < DENSE_INDEX_LIMIT {
+            self.dense
+                .get(reg.owner)
+                .and_then(|arrays| arrays.get(reg.name as usize))
+                .and_then(|array| array.get(reg.index as usize))
+                .copied()
+                .flatten()
+                .unwrap_or(0)
+        } else {
+            self.sparse.get(&reg).copied().unwrap_or(0)
+        }
     }
 
     /// Number of registers written so far.
     pub fn len(&self) -> usize {
-        self.regs.len()
+        self.written
     }
 
     /// True when no register was written.
     pub fn is_empty(&self) -> bool {
-        self.regs.is_empty()
+        self.written == 0
+    }
+
+    /// Every register written so far and its value, in [`Reg`] order.
+    pub fn entries(&self) -> Vec<(Reg, u64)> {
+        let mut all: Vec<(Reg, u64)> = Vec::with_capacity(self.written);
+        for (owner, arrays) in self.dense.iter().enumerate() {
+            for (name, array) in arrays.iter().enumerate() {
+                for (index, value) in array.iter().enumerate() {
+                    if let Some(v) = value {
+                        let reg = Reg {
+                            owner,
+                            name: name as u32,
+                            index: index as u64,
+                        };
+                        all.push((reg, *v));
+                    }
+                }
+            }
+        }
+        all.extend(self.sparse.iter().map(|(&r, &v)| (r, v)));
+        all.sort_unstable_by_key(|&(r, _)| r);
+        all
     }
 
     fn set(&mut self, reg: Reg, value: u64) {
-        self.regs.insert(reg, value);
+        if reg.name < DENSE_NAME_LIMIT && reg.index < DENSE_INDEX_LIMIT {
+            if self.dense.len() <= reg.owner {
+                self.dense.resize_with(reg.owner + 1, Vec::new);
+            }
+            let arrays = &mut self.dense[reg.owner];
+            let name = reg.name as usize;
+            if arrays.len() <= name {
+                arrays.resize_with(name + 1, Vec::new);
+            }
+            let array = &mut arrays[name];
+            let index = reg.index as usize;
+            if array.len() <= index {
+                array.resize(index + 1, None);
+            }
+            if array[index].replace(value).is_none() {
+                self.written += 1;
+            }
+        } else if self.sparse.insert(reg, value).is_none() {
+            self.written += 1;
+        }
+    }
+}
+
+impl PartialEq for Memory {
+    fn eq(&self, other: &Self) -> bool {
+        self.written == other.written && self.entries() == other.entries()
+    }
+}
+
+impl Eq for Memory {}
+
+impl std::fmt::Debug for Memory {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Memory")
+            .field(
+                "regs",
+                &self.entries().into_iter().collect::<BTreeMap<_, _>>(),
+            )
+            .finish()
     }
 }
 
@@ -537,6 +624,53 @@ mod tests {
         let (_, step, message) = out.panic.expect("caught");
         assert_eq!(step, 0);
         assert!(message.contains("second memory operation"), "{message}");
+    }
+
+    #[test]
+    fn memory_reads_what_was_written_in_and_out_of_the_dense_range() {
+        let reg = |owner, name, index| Reg { owner, name, index };
+        let regs = [
+            reg(3, 1, 7),
+            reg(0, 0, 0),
+            reg(2, DENSE_NAME_LIMIT, 1),
+            reg(2, 0, DENSE_INDEX_LIMIT + 5),
+            reg(2, 0, 4),
+            reg(1, 1, 0),
+        ];
+        let mut a = Memory::default();
+        assert!(a.is_empty());
+        for (i, &r) in regs.iter().enumerate() {
+            a.set(r, i as u64 * 10);
+        }
+        a.set(reg(1, 1, 0), 0); // written with 0: still a register
+        a.set(reg(3, 1, 7), 99); // rewritten: not counted twice
+        assert_eq!(a.len(), 6);
+        assert_eq!(a.get(reg(3, 1, 7)), 99);
+        assert_eq!(a.get(reg(2, DENSE_NAME_LIMIT, 1)), 20);
+        assert_eq!(a.get(reg(2, 0, DENSE_INDEX_LIMIT + 5)), 30);
+        assert_eq!(a.get(reg(2, 0, 4)), 40);
+        for never in [
+            reg(3, 1, 6),
+            reg(9, 0, 0),
+            reg(0, 5, 0),
+            reg(0, 0, u64::MAX),
+        ] {
+            assert_eq!(a.get(never), 0);
+        }
+        // entries in Reg order, whatever the order of the writes
+        let mut sorted = regs.to_vec();
+        sorted.sort();
+        let listed: Vec<Reg> = a.entries().into_iter().map(|(r, _)| r).collect();
+        assert_eq!(listed, sorted);
+        // equality compares contents, not the order the memory was filled in
+        let mut b = Memory::default();
+        for (r, v) in a.entries().into_iter().rev() {
+            b.set(r, v);
+        }
+        assert_eq!(a, b);
+        assert_eq!(format!("{a:?}"), format!("{b:?}"));
+        b.set(reg(0, 0, 1), 0);
+        assert_ne!(a, b);
     }
 
     #[test]

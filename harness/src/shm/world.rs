@@ -122,10 +122,15 @@ impl<P: ShmProcess> World<P> {
     }
 
     fn flush_ops(&mut self) {
-        let ops = std::mem::take(&mut self.ops);
-        for (pid, kind) in ops {
+        if self.ops.is_empty() {
+            return;
+        }
+        // The buffer is handed back, so a run allocates it once.
+        let mut ops = std::mem::take(&mut self.ops);
+        for (pid, kind) in ops.drain(..) {
             self.emit(Some(pid), kind);
         }
+        self.ops = ops;
     }
 
     /// Runs `f` on process `pid` with a context allowing `budget` operations; a panic is
@@ -301,8 +306,8 @@ impl<P: ShmProcess> World<P> {
                 self.procs[pid].since_timely = 0;
             }
             self.procs[pid].steps += 1;
-            let reports = std::mem::take(&mut self.reports);
-            for r in reports {
+            let mut reports = std::mem::take(&mut self.reports);
+            for r in reports.drain(..) {
                 match r {
                     Report::Leader(l) => {
                         let s = &mut self.procs[pid];
@@ -324,6 +329,7 @@ impl<P: ShmProcess> World<P> {
                     }
                 }
             }
+            self.reports = reports;
         }
         self.step += 1;
         !self.is_done()
