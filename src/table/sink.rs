@@ -1,7 +1,7 @@
 //! Where the tables' lines go. Every table module writes Markdown (`| a | b |` rows) through
 //! the `println!` of [`super`], which lands here: with `--markdown` the lines are printed as
-//! they are; otherwise each block of `|` lines is laid out by `Grid` (`cli::grid`) within 100 columns and
-//! the prose lines longer than that are wrapped at spaces.
+//! they are; otherwise each block of `|` lines is laid out by `Grid` (`cli::grid`) within
+//! 100 columns and the prose lines longer than that are wrapped at spaces.
 
 use crate::cli::grid::{Grid, WIDTH};
 use std::sync::Mutex;
