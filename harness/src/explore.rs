@@ -455,6 +455,16 @@ pub fn replay<P: Process>(
         bounds,
         RunOptions { record_trace: true },
     )?;
+    follow(&mut w, schedule)?;
+    if w.verdict().is_none() && !w.enabled().is_empty() {
+        return Ok(w.finish_cut("the schedule ends before the execution is complete"));
+    }
+    Ok(w.finish())
+}
+
+/// Takes the choices of `schedule` in order on `w`, until a verdict; an error names the first
+/// choice that is not enabled.
+fn follow<P: Process>(w: &mut World<P>, schedule: &[Choice]) -> Result<(), ScenarioError> {
     for (i, c) in schedule.iter().enumerate() {
         if w.verdict().is_some() {
             break;
@@ -467,10 +477,7 @@ pub fn replay<P: Process>(
         }
         w.step(*c);
     }
-    if w.verdict().is_none() && !w.enabled().is_empty() {
-        return Ok(w.finish_cut("the schedule ends before the execution is complete"));
-    }
-    Ok(w.finish())
+    Ok(())
 }
 
 /// The native scenario that reproduces `schedule` (see [`Counterexample::native`]): the
@@ -493,18 +500,7 @@ pub fn native_scenario<P: Process>(
             record_trace: false,
         },
     )?;
-    for (i, c) in schedule.iter().enumerate() {
-        if w.verdict().is_some() {
-            break;
-        }
-        if !w.enabled().contains(c) {
-            return Err(ScenarioError(format!(
-                "schedule[{i}] ({c}) is not enabled at this point: the scenario, the bounds \
-                 or the algorithm differ from those explored"
-            )));
-        }
-        w.step(*c);
-    }
+    follow(&mut w, schedule)?;
     let verdict = match w.verdict() {
         Some(v) => v.clone(),
         None if w.enabled().is_empty() => {
