@@ -93,6 +93,12 @@ RUSTFLAGS="--cfg madsim" cargo test --target-dir target/madsim -p sincro-harness
 RUSTFLAGS="--cfg madsim" cargo test --target-dir target/madsim -p sincro --test engines -- --nocapture
 
 step "packaging: each crate packages only its sources, the README and the licenses, and builds from its package (cargo publish --dry-run); the fuzz crate checks against its committed Cargo.lock"
+# The dry-run verifies each crate against the others' packages, served from a local registry, and
+# cargo treats registry crates as immutable: it neither unpacks a changed package again nor
+# rebuilds one it built before. A cargo home or target directory kept between runs would verify
+# against stale sources, so remove what an earlier dry-run unpacked and built (our crates only).
+rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/sincro-*-0.1.0 target/package \
+  target/debug/.fingerprint/sincro-* target/debug/deps/libsincro_* target/debug/deps/sincro_*
 cargo publish --workspace --dry-run --allow-dirty
 cargo check --locked --manifest-path fuzz/Cargo.toml --target-dir target/fuzz-check
 
