@@ -90,7 +90,7 @@ fi
 step "madsim engine (RUSTFLAGS=--cfg madsim, target/madsim): clippy, its tests, and every corpus scenario agrees on native, turmoil and madsim"
 RUSTFLAGS="--cfg madsim" cargo clippy --target-dir target/madsim -p sincro-harness --all-targets -- -D warnings
 RUSTFLAGS="--cfg madsim" cargo test --target-dir target/madsim -p sincro-harness --lib engine::madsim
-RUSTFLAGS="--cfg madsim" cargo test --target-dir target/madsim -p sincro --test engines -- --nocapture
+RUSTFLAGS="--cfg madsim" cargo test --target-dir target/madsim -p sincro --test it engines:: -- --nocapture
 
 step "packaging: each crate packages only its sources, the README and the licenses, and builds from its package (cargo publish --dry-run); the fuzz crate checks against its committed Cargo.lock"
 # The dry-run verifies each crate against the others' packages, served from a local registry, and

@@ -9,7 +9,7 @@
 //! # Writing a property
 //!
 //! In a test file (`tests/my_props.rs`), with `proptest` among the dev-dependencies (the
-//! example is compiled, and run for real in this crate's `tests/proptest.rs`):
+//! example is compiled, and run for real in this crate's `tests/it/proptest.rs`):
 //!
 //! ```no_run
 //! use proptest::prelude::*;

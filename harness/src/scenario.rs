@@ -264,7 +264,7 @@ pub struct Scenario {
     /// Engines on which this scenario legitimately reaches another verdict than `expect`
     /// because of their timing (e.g. turmoil's latency quantized to its 1 ms tick, madsim's
     /// 2 ms transport floor), each with that verdict and the reason. The engine agreement test
-    /// (`tests/engines.rs`) accepts exactly that verdict on that engine, and nothing else.
+    /// (`tests/it/engines.rs`) accepts exactly that verdict on that engine, and nothing else.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub engine_exceptions: Vec<EngineException>,
 }

@@ -5,7 +5,7 @@ end_ms or end_ns, note). Hand-made cases, written here compactly; rerun after ed
     python3 checkers/tests/adversarial/make_corpus.py
 `expected` is what the property's definition, as the checker's `# Contract` states it, says
 (pass, violation, unjudged); cases a checker gets wrong are listed in
-checkers/tests/adversarial.rs (KNOWN_BUGS).
+checkers/tests/it/adversarial.rs (KNOWN_BUGS).
 """
 import json, os, shutil
 

@@ -12,12 +12,12 @@ use sincro_harness::Scenario;
 
 /// A few corpus scenarios of different families, as bases to mutate.
 const BASES: [&str; 6] = [
-    include_str!("../../corpus/mutex/centralized-lease-timeout-overlap.json"),
-    include_str!("../../corpus/mutex/token-ring-lost-token.json"),
-    include_str!("../../corpus/clocks/cristian-fig-6-6.json"),
-    include_str!("../../corpus/clocks/berkeley-step-backwards.json"),
-    include_str!("../../corpus/election/bully-partition-probe.json"),
-    include_str!("../../corpus/ordering/causal-fig-6-13.json"),
+    include_str!("../../../corpus/mutex/centralized-lease-timeout-overlap.json"),
+    include_str!("../../../corpus/mutex/token-ring-lost-token.json"),
+    include_str!("../../../corpus/clocks/cristian-fig-6-6.json"),
+    include_str!("../../../corpus/clocks/berkeley-step-backwards.json"),
+    include_str!("../../../corpus/election/bully-partition-probe.json"),
+    include_str!("../../../corpus/ordering/causal-fig-6-13.json"),
 ];
 
 /// Numbers a mutation puts in place of one of the scenario's.

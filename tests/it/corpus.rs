@@ -6,7 +6,8 @@
 use sincro::algorithms::run_scenario;
 use sincro::harness::engine::RunOptions;
 use sincro::harness::{render, EngineKind, Scenario};
-mod common;
+
+use crate::common;
 
 use std::path::Path;
 

@@ -1,4 +1,4 @@
-//! Differential tests: every checker against its reference oracle (`oracle/mod.rs`) on small
+//! Differential tests: every checker against its reference oracle (`oracle.rs`) on small
 //! random traces in the property's vocabulary, and on those traces mutated (an event shifted
 //! by 1 ns, two lines of one instant swapped, an event duplicated or dropped, an event's node
 //! relabelled, a clock jump added). The verdict *kinds* (pass / violation of the property /
@@ -12,9 +12,7 @@
 //!
 //! Deterministic: a fixed ChaCha seed per test, no failure persistence, 256 cases each.
 
-mod oracle;
-
-use oracle::{Params, MS};
+use crate::oracle::{self, Params, MS};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestRng, TestRunner};
 use sincro_harness::process::ClockAdjust;

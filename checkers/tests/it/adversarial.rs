@@ -12,9 +12,7 @@
 //! `listed_cases_still_fail_here` makes sure a fixed case is taken off the list. The list is
 //! empty: every case of the corpus is judged right by its checker.
 
-mod oracle;
-
-use oracle::{Params, MS};
+use crate::oracle::{self, Params, MS};
 use sincro_harness::{Fault, Scenario, TimedFault, Trace, Verdict};
 use std::path::{Path, PathBuf};
 

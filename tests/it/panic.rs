@@ -40,7 +40,7 @@ impl Algorithm for FragileAlg {
         AlgorithmInfo {
             name: "test.fragile",
             summary: "panics on a large enough sum",
-            source: "tests/panic.rs",
+            source: "tests/it/panic.rs",
             variants: vec![VariantInfo {
                 name: "correct",
                 buggy: false,
@@ -108,7 +108,7 @@ fn a_panicking_algorithm_is_reported_and_its_scenario_written() {
         first.detail
     );
     assert!(
-        first.detail.contains("tests/panic.rs"),
+        first.detail.contains("tests/it/panic.rs"),
         "the location is reported: {}",
         first.detail
     );

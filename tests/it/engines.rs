@@ -7,7 +7,7 @@
 //! The madsim engine exists only in builds with `RUSTFLAGS="--cfg madsim"`:
 //!
 //! ```text
-//! RUSTFLAGS="--cfg madsim" cargo test --target-dir target/madsim -p sincro --test engines
+//! RUSTFLAGS="--cfg madsim" cargo test --target-dir target/madsim -p sincro --test it engines::
 //! ```
 //!
 //! Elsewhere this test covers native and turmoil and says how to include madsim.
@@ -15,7 +15,8 @@
 use sincro::algorithms::run_scenario;
 use sincro::harness::engine::{RunOptions, MADSIM, MADSIM_MISSING};
 use sincro::harness::{EngineKind, Scenario};
-mod common;
+
+use crate::common;
 
 use std::path::Path;
 
