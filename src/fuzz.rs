@@ -1633,6 +1633,40 @@ pub struct MergedReports {
     pub as_expected: bool,
 }
 
+/// The shards (`k/n`) missing from the reports' `shard` properties (`shards`: shard -> the
+/// file that holds it), in order. Reports of different shardings (`1/2` and `1/3`) cannot be
+/// merged: an error names them.
+#[cfg(feature = "cli")]
+fn missing_shards(
+    shards: &std::collections::BTreeMap<String, String>,
+) -> Result<Vec<String>, String> {
+    let mut n_of: Option<(u64, &str)> = None;
+    let mut present = std::collections::BTreeSet::new();
+    for (shard, file) in shards {
+        let s: Shard = shard
+            .parse()
+            .map_err(|e| format!("{file}: property `shard`: {e}"))?;
+        match n_of {
+            Some((n, other)) if n != s.n => {
+                return Err(format!(
+                    "{other} and {file} are shards of different campaigns (`--shard K/{n}` \
+                     and `--shard K/{}`): merge the shards of one matrix",
+                    s.n
+                ))
+            }
+            _ => n_of = Some((s.n, file)),
+        }
+        present.insert(s.k);
+    }
+    let Some((n, _)) = n_of else {
+        return Ok(Vec::new());
+    };
+    Ok((1..=n)
+        .filter(|k| !present.contains(k))
+        .map(|k| format!("{k}/{n}"))
+        .collect())
+}
+
 /// `(input, message, type, text)` of a target not as expected in one merged report.
 #[cfg(feature = "cli")]
 type InputFailure = (String, String, String, String);
@@ -1660,7 +1694,7 @@ struct MergedTarget {
 /// as expected only when it was in every input. An input that is not such a report, or a
 /// shard given twice, is an error naming the input.
 #[cfg(feature = "cli")]
-pub fn merge_junit(inputs: &[(String, String)]) -> Result<MergedReports, String> {
+pub fn merge_junit(inputs: &[(String, String)], partial: bool) -> Result<MergedReports, String> {
     use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
     use std::collections::BTreeMap;
     if inputs.is_empty() {
@@ -1753,6 +1787,17 @@ pub fn merge_junit(inputs: &[(String, String)]) -> Result<MergedReports, String>
             }
         }
     }
+    let missing = missing_shards(&shards)?;
+    if !missing.is_empty() && !partial {
+        return Err(format!(
+            "shard{} {} {} missing: the merged report would cover part of the campaign and \
+             call it whole (a matrix job that failed or did not upload its report?); merge \
+             them all, or pass --partial to merge what is there",
+            if missing.len() == 1 { "" } else { "s" },
+            missing.join(", "),
+            if missing.len() == 1 { "is" } else { "are" },
+        ));
+    }
     // The merged report.
     let mut suite = TestSuite::new(JUNIT_SUITE);
     if let Some(t) = started {
@@ -1772,6 +1817,9 @@ pub fn merge_junit(inputs: &[(String, String)]) -> Result<MergedReports, String>
         Property::new("runs", runs.to_string()),
         Property::new("interrupted", interrupted.to_string()),
     ]);
+    if !missing.is_empty() {
+        suite.add_property(Property::new("missing-shards", missing.join(" ")));
+    }
     let mut grid = crate::cli::grid::Grid::new(&["target", ">seeds", ">fail", ">first", "outcome"]);
     let mut loud = String::new();
     let (mut caught, mut held) = (0, 0);
@@ -1860,6 +1908,14 @@ pub fn merge_junit(inputs: &[(String, String)]) -> Result<MergedReports, String>
         if held == 1 { "variant" } else { "variants" },
         if interrupted { "; an input was interrupted (Ctrl-C)" } else { "" }
     );
+    if !missing.is_empty() {
+        let _ = writeln!(
+            summary,
+            "PARTIAL: shard{} {} not merged (--partial): these figures cover part of the campaign",
+            if missing.len() == 1 { "" } else { "s" },
+            missing.join(", ")
+        );
+    }
     Ok(MergedReports {
         junit: report
             .to_string()

@@ -161,7 +161,8 @@ enum Command {
     /// one: per target the seeds and runs are added up and the outcome is as expected only
     /// when it was in every report. Prints the merged table and one closing line; exit 0 when
     /// every target is as expected, 1 when one is not, 2 when a file cannot be read or is not
-    /// such a report.
+    /// such a report, a shard is given twice, or a shard of the matrix is missing (unless
+    /// `--partial`).
     MergeReports(MergeArgs),
     /// Judge a trace recorded elsewhere (JSON Lines) against properties.
     Check(crate::show::CheckArgs),
@@ -195,6 +196,11 @@ struct MergeArgs {
     /// Write the merged JUnit report to this file.
     #[arg(long, value_name = "FILE")]
     junit: Option<PathBuf>,
+    /// Merge even when some shards of the `--shard K/N` matrix are missing (by default that
+    /// is an error, exit 2): the summary then says which, and so does the merged report's
+    /// `missing-shards` property.
+    #[arg(long)]
+    partial: bool,
 }
 
 /// Campaign budget, shared by the targets.
@@ -662,7 +668,7 @@ fn merge_reports(a: &MergeArgs) -> i32 {
             Err(e) => return bad_input(format!("cannot read {}: {e}", p.display())),
         }
     }
-    let merged = match fuzz::merge_junit(&inputs) {
+    let merged = match fuzz::merge_junit(&inputs, a.partial) {
         Ok(m) => m,
         Err(e) => return bad_input(e),
     };

@@ -741,6 +741,32 @@ fn merged_shards_count_as_the_whole_campaign() {
     let o = sincro(&["merge-reports", &d("a.xml"), &d("a.xml")]);
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o).1.contains("given twice"), "{}", text(&o).1);
+    // A missing shard is an error that names it; `--partial` merges and says so.
+    let o = sincro(&["merge-reports", &d("a.xml")]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o).1.contains("shard 2/2 is missing"),
+        "{}",
+        text(&o).1
+    );
+    let o = sincro(&[
+        "merge-reports",
+        &d("a.xml"),
+        "--partial",
+        "--junit",
+        &d("part.xml"),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}{}", text(&o).0, text(&o).1);
+    assert!(
+        text(&o).0.contains("PARTIAL: shard 2/2 not merged"),
+        "{}",
+        text(&o).0
+    );
+    assert!(read("part.xml").contains(r#"name="missing-shards" value="2/2""#));
+    // Shards of different matrices do not merge.
+    let o = sincro(&["merge-reports", &d("a.xml"), &d("whole.xml")]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).1.contains("different campaigns"), "{}", text(&o).1);
     std::fs::write(dir.join("bad.xml"), "<html/>").unwrap();
     let o = sincro(&["merge-reports", &d("bad.xml")]);
     assert_eq!(o.status.code(), Some(2));
