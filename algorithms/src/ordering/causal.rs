@@ -142,19 +142,23 @@ impl CausalOrder {
     /// Moves held message `a` to the first entry from `k` on that its stamp still needs, or
     /// to `ready` when it needs none.
     fn walk(&mut self, a: u64, from_k: usize) {
-        let (i, ts) = {
-            let (i, body) = &self.held[&a];
-            (*i, body.ts.clone())
-        };
-        let vc = &self.vc;
-        // The first entry in lo..hi where condition (2) fails (ts[k] > vc[k]).
+        let (i, body) = &self.held[&a];
+        let (i, ts, vc) = (*i, &body.ts, &self.vc);
+        // The first entry in lo..hi where condition (2) fails (ts[k] > vc[k]). Chunks of 16
+        // are tested with no early exit (vectorized); only a chunk with such an entry is
+        // searched for the first one: a deliverable message's walk is a plain compare.
         let ahead = |lo: usize, hi: usize| -> Option<(usize, u64)> {
-            let (lo, hi) = (lo.min(hi), hi);
-            let p = ts[lo..hi]
-                .iter()
-                .zip(&vc[lo..hi])
-                .position(|(t, v)| t > v)?;
-            Some((lo + p, ts[lo + p]))
+            let lo = lo.min(hi);
+            let (t, v) = (&ts[lo..hi], &vc[lo..hi]);
+            let mut base = lo;
+            for (tc, vc) in t.chunks(16).zip(v.chunks(16)) {
+                if tc.iter().zip(vc).fold(false, |any, (a, b)| any | (a > b)) {
+                    let p = tc.iter().zip(vc).position(|(a, b)| a > b)?;
+                    return Some((base + p, tc[p]));
+                }
+                base += tc.len();
+            }
+            None
         };
         // Condition (1) at i, reached from below: vc[i] = ts[i] - 1.
         let at_i = || (from_k <= i && vc[i] < ts[i] - 1).then(|| (i, ts[i] - 1));
