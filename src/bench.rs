@@ -79,6 +79,14 @@ pub struct TokenRing {
     limit: u64,
 }
 
+/// The target for the native engine with the trace off, as a share of the bare loop's rate
+/// (issue 15).
+pub const NATIVE_VS_BARE_MIN: f64 = 0.9;
+
+/// The target for the native engine with the trace recorded and a checker on, in delivered
+/// messages per second on the *first* run (which also faults in the trace's memory).
+pub const TRACED_FIRST_MSG_PER_S_MIN: f64 = 5e6;
+
 /// The token (hop count).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Token(pub u64);
@@ -748,22 +756,19 @@ pub fn main(args: &BenchArgs) -> i32 {
     }
     println!();
     for w in ["token ring", "broadcast"] {
-        let get = |e: &str| {
-            rows.iter()
-                .find(|r| r.workload == w && r.engine == e)
-                .map(Row::rate)
-        };
+        let get = |e: &str| rows.iter().find(|r| r.workload == w && r.engine == e);
         if let (Some(bare), Some(fast), Some(traced)) = (
             get("bare loop"),
             get("native (no trace)"),
             get("native (trace+checker)"),
         ) {
+            let ratio = fast.rate() / bare.rate();
+            let first = traced.delivered as f64 / traced.first_secs.max(1e-9);
+            let met = |ok: bool| if ok { "met" } else { "NOT met" };
             println!(
-                "{w}: native/bare = {:.2} (target >= 0.33: {}); traced+checked = {:.2e} msg/s (target >= 2e6: {})",
-                fast / bare,
-                if fast / bare >= 1.0 / 3.0 { "met" } else { "NOT met" },
-                traced,
-                if traced >= 2e6 { "met" } else { "NOT met" }
+                "{w}: native/bare = {ratio:.2} (target >= {NATIVE_VS_BARE_MIN}: {}); traced+checked first run = {first:.2e} msg/s (target >= {TRACED_FIRST_MSG_PER_S_MIN:.0e}: {})",
+                met(ratio >= NATIVE_VS_BARE_MIN),
+                met(first >= TRACED_FIRST_MSG_PER_S_MIN)
             );
         }
     }
