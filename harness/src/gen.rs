@@ -42,8 +42,8 @@ pub struct GenOptions {
 /// the scenario, so a failure replays exactly.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Strategy {
-    /// Each seed draws one of the others, swarm style: random 1/4, PCT 1/4, POS 1/8, moments
-    /// 1/4, PCT with moments 1/8.
+    /// Each seed draws one of the others, swarm style: random 1/8, PCT 1/8, POS 1/8, moments
+    /// 3/8, PCT with moments 2/8.
     #[default]
     Mix,
     /// Every delay drawn from its link's latency law, faults at drawn times only (the
@@ -91,11 +91,14 @@ impl Strategy {
     ) -> (Schedule, usize) {
         let mut rng = SimRng::derive(seed, 0x5C4E);
         let concrete = match self {
+            // Weighed on the deep bugs over 5 × 5,000 guided seeds each (issue 14's note):
+            // faults at moments find the fault-deep ones, PCT the schedule-deep ones, and
+            // PCT with moments does both.
             Strategy::Mix => match rng.index(8) {
-                0 | 1 => Strategy::Random,
-                2 | 3 => Strategy::Pct,
-                4 => Strategy::Pos,
-                5 | 6 => Strategy::Moments,
+                0 => Strategy::Random,
+                1 => Strategy::Pct,
+                2 => Strategy::Pos,
+                3..=5 => Strategy::Moments,
                 _ => Strategy::Mix, // PCT with moments
             },
             s => s,

@@ -97,8 +97,8 @@ fn print_view(out: &crate::harness::Outcome, filter: &crate::harness::view::Filt
 /// `--strategy`: how each seed's scenario is shaped beyond the swarm of fault classes.
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
 pub(crate) enum StrategyArg {
-    /// Each seed draws one of the others (random 1/4, pct 1/4, pos 1/8, moments 1/4, pct with
-    /// moments 1/8).
+    /// Each seed draws one of the others (random 1/8, pct 1/8, pos 1/8, moments 3/8, pct with
+    /// moments 2/8).
     Mix,
     /// Every delay drawn from its link's latency law; faults at drawn times only.
     Random,
