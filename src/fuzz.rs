@@ -1691,8 +1691,10 @@ struct MergedTarget {
 /// Merges the JUnit reports of `sincro fuzz` runs (`(name, xml)`: typically the shards of
 /// one campaign, `--shard 1/N` … `N/N`) into one: per target (algorithm, variant) the seeds,
 /// runs and failures are added up, the first failing seed is the smallest, and the target is
-/// as expected only when it was in every input. An input that is not such a report, or a
-/// shard given twice, is an error naming the input.
+/// as expected only when it was in every input. An input that is not such a report, a shard
+/// given twice, shards of different matrices, or a shard of the matrix missing (unless
+/// `partial`: then the summary and the report's `missing-shards` property say which) is an
+/// error naming it.
 #[cfg(feature = "cli")]
 pub fn merge_junit(inputs: &[(String, String)], partial: bool) -> Result<MergedReports, String> {
     use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
