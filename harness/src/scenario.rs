@@ -108,7 +108,9 @@ pub struct CheckSpec {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Limits {
-    /// Maximum number of events processed.
+    /// Maximum number of engine steps: starts, inputs, faults, timers and deliveries (what
+    /// `run` prints as "steps"). A trace holds more events than steps: it also records sends,
+    /// drops and observations. The name is kept so scenario files stay valid.
     #[serde(default = "Limits::default_max_events")]
     pub max_events: u64,
     /// Maximum number of messages in flight at once.

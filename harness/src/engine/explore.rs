@@ -867,7 +867,10 @@ impl<P: Process> World<P> {
         self.stats.events += 1;
         if self.stats.events > self.limits.max_events {
             self.rec.verdict = Some(Verdict::LimitExceeded {
-                limit: format!("limits.max_events = {} reached", self.limits.max_events),
+                limit: format!(
+                    "limits.max_events = {} steps reached",
+                    self.limits.max_events
+                ),
             });
             return;
         }

@@ -244,7 +244,7 @@ impl<P: Process> Sim<P> {
             }
             self.rec.verdict = Some(Verdict::LimitExceeded {
                 limit: format!(
-                    "limits.max_events = {} reached at {:.3} ms",
+                    "limits.max_events = {} steps reached at {:.3} ms",
                     self.limits.max_events,
                     at as f64 / 1e6
                 ),

@@ -250,7 +250,7 @@ impl<P: Process, E: Engine<P>> World<P, E> {
         self.stats.events += 1;
         if self.stats.events > self.limits.max_events {
             let limit = format!(
-                "limits.max_events = {} reached at {:.3} ms",
+                "limits.max_events = {} steps reached at {:.3} ms",
                 self.limits.max_events,
                 now as f64 / 1e6
             );
