@@ -147,6 +147,10 @@ pub struct Draft {
     pub moments: usize,
 }
 
+/// The smallest latency the generator draws for the madsim engine, ms (its transport floor,
+/// see `engine::madsim`).
+pub const MADSIM_LATENCY_MS_MIN: f64 = 3.0;
+
 /// Draws a scenario skeleton for `algorithm`/`variant` from `seed`.
 pub fn generate(
     algorithm: &str,
@@ -182,6 +186,14 @@ pub fn generate(
     let on = |c: FaultClass| swarm.contains(&c);
 
     let lat_min = rng.range_u64(1, 5) as f64;
+    // madsim's transport takes 2 ms (3 for a message sent while the sender's endpoint is
+    // being bound), whatever the latency: a faster link cannot be simulated there, and would
+    // break the timing bound an algorithm derives from it. (Same draws, so a seed's other
+    // choices are the same on every engine.)
+    let lat_min = match opts.engine {
+        EngineKind::Madsim => lat_min.max(MADSIM_LATENCY_MS_MIN),
+        _ => lat_min,
+    };
     let latency = if rng.chance(0.5) {
         Latency::Uniform {
             min_ms: lat_min,
@@ -434,6 +446,31 @@ mod tests {
                 .windows(2)
                 .all(|w| w[0].at_ms <= w[1].at_ms));
         }
+    }
+
+    #[test]
+    fn madsim_scenarios_have_no_link_faster_than_its_transport() {
+        let m = model(FaultClass::ALL.to_vec());
+        let min_of = |l: &Latency| match *l {
+            Latency::Uniform { min_ms, .. } | Latency::Exponential { min_ms, .. } => min_ms,
+            ref other => panic!("unexpected law {other:?}"),
+        };
+        let (mut fast_native, mut all_madsim_ok) = (0, true);
+        for seed in 0..200 {
+            let native = generate("x", "correct", seed, &m, &GenOptions::default());
+            let opts = GenOptions {
+                engine: EngineKind::Madsim,
+                ..GenOptions::default()
+            };
+            let madsim = generate("x", "correct", seed, &m, &opts);
+            fast_native += usize::from(min_of(&native.scenario.network.latency) < 3.0);
+            all_madsim_ok &= min_of(&madsim.scenario.network.latency) >= MADSIM_LATENCY_MS_MIN;
+            // Everything else is the seed's: same nodes, same faults.
+            assert_eq!(native.scenario.nodes, madsim.scenario.nodes);
+            assert_eq!(native.scenario.faults.len(), madsim.scenario.faults.len());
+        }
+        assert!(fast_native > 50, "{fast_native}");
+        assert!(all_madsim_ok);
     }
 
     #[test]
