@@ -5,11 +5,13 @@
 //!
 //! A generated scenario is a plan of faults at fixed times, and so is one with moment faults:
 //! [`add_moment_faults`] runs a *pilot* of the scenario, picks a moment from its trace (a kind
-//! of event first, uniformly among the kinds the run shows, then one event of that kind), and
-//! adds a fault of a class of the fault model right after it (the next millisecond, or a
-//! little later), with its end (restart, resume, heal, restored latency) inside the active
-//! phase. A second round, when drawn, runs the new scenario as its pilot, so moments chain: a
-//! node crashed at one moment can be hit again right after its restart. The scenario's
+//! of event first, uniformly among the protocol's states half the time ([`STATE_SHARE`]) and
+//! among every kind the run shows otherwise, then one event of that kind), and adds a fault
+//! of a class of the fault model right after it (the next millisecond, or a little later),
+//! with its end (restart, resume, heal, restored latency) inside the active phase. Each next
+//! round (a seed draws 1 to 40, [`moment_rounds`](sincro_harness::gen::moment_rounds)) runs
+//! the new scenario as its pilot, so moments chain: a node crashed at one moment can be hit
+//! again right after its restart. The scenario's
 //! description names each moment; the scenario file holds plain timed faults, so it replays
 //! exactly on every engine and shrinks like any other.
 //!
@@ -165,6 +167,19 @@ pub fn moments(trace: &Trace, before_ns: u64) -> BTreeMap<String, Vec<Moment>> {
         .collect()
 }
 
+/// Share of the moments drawn among the protocol's states (observations, restarts, first
+/// sends after a restart, inputs) rather than among every kind, messages and timers included.
+/// A run shows a few state kinds among dozens of message and timer kinds, while the faults that
+/// matter most hit a node in a role: the leader right after it is named, the holder inside its
+/// critical section, the voter just restarted.
+pub const STATE_SHARE: f64 = 0.5;
+
+/// True for a kind of moment that is a protocol state (an observation, a restart, the first
+/// send after one, an input), not a single message or timer.
+fn is_state_kind(kind: &str) -> bool {
+    !(kind.starts_with("send:") || kind.starts_with("deliver:") || kind.starts_with("timer:"))
+}
+
 /// The type of a rendered message or timer: its first word (`Hop` of `Hop { seq: 0 }`).
 pub(crate) fn type_word(rendered: &str) -> &str {
     let end = rendered
@@ -248,8 +263,18 @@ pub fn add_moment_faults<A: Algorithm + ?Sized>(
             break;
         }
         let kinds: Vec<&Vec<Moment>> = by_kind.values().collect();
+        let states: Vec<&Vec<Moment>> = by_kind
+            .iter()
+            .filter(|(kind, _)| is_state_kind(kind))
+            .map(|(_, events)| events)
+            .collect();
         for _ in 0..TRIES {
-            let events = kinds[rng.index(kinds.len())];
+            let pool = if !states.is_empty() && rng.chance(STATE_SHARE) {
+                &states
+            } else {
+                &kinds
+            };
+            let events = pool[rng.index(pool.len())];
             let m = &events[rng.index(events.len())];
             let class = classes[rng.index(classes.len())];
             let sc = &draft.scenario;

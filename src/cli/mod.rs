@@ -107,8 +107,9 @@ pub(crate) enum StrategyArg {
     Pct,
     /// Partial-order sampling: every delay uniform over its link's bounds.
     Pos,
-    /// Random delays plus one or two faults right after protocol moments a pilot run shows
-    /// (a node enters the critical section, becomes leader, restarts and sends…).
+    /// Random delays plus faults right after protocol moments a pilot run shows (a node
+    /// enters the critical section, becomes leader, restarts and sends…): 1 to 40 rounds,
+    /// uniform, each round a pilot run and one fault.
     Moments,
 }
 
