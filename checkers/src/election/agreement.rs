@@ -1,9 +1,9 @@
 //! Leader agreement: after the faults stop, every live node names the same live leader within
 //! a bound.
 //!
-//! Let `quiet` be the time of the fault plan's last fault. Some instant in
-//! `[quiet, quiet + bound]` must see every live node name the same live node (terms may
-//! differ). And at the end of the run, if no node has reported anything for `bound`, they must
+//! Let `quiet` be the time of the fault plan's last fault, and `start` the later of `quiet`
+//! and the first leader report (the first election). Some instant in `[quiet, start + bound]`
+//! must see every live node name the same live node (terms may differ). And at the end of the run, if no node has reported anything for `bound`, they must
 //! still agree (elections started by the workload after quiet must settle too).
 //!
 //! Agreement is owed once there is an election: by the election interface
@@ -27,17 +27,18 @@
 //!   have reported: one that never reports blocks agreement), the quiet time
 //!   (`scenario.quiet_from_ms()`) and the liveness bound ([`crate::Property::NEEDS_BOUND`]).
 //!   Agreement must hold in a state that lasts over an interval ending after `quiet` and no
-//!   later than `quiet + bound` (a state between two events of the same instant does not
+//!   later than `start + bound` (a state between two events of the same instant does not
 //!   count). A bound of 0 is taken literally (agreement right after the last fault); the
 //!   checker has no default bound.
-//! - **When nothing was elected:** if no node has reported by `quiet + bound`, agreement is
-//!   not owed at that deadline (nothing had happened to agree on); elections started later are
-//!   judged by the end-of-run rule. If no node reports during the whole run, the run is **not
-//!   judged** ([`Checker::could_not_judge`]: no election was started and no leader named).
+//! - **When nothing was elected yet:** agreement is owed `bound` after the faults stopped or
+//!   after the first report, whichever is later: a ring algorithm asked to elect only after
+//!   the faults stopped has its whole bound from that request (nothing had happened to agree
+//!   on before). If no node reports during the whole run, the run is **not judged**
+//!   ([`Checker::could_not_judge`]: no election was started and no leader named).
 //! - **When the run ends before it can judge:** `finish` reports when the run ends after
-//!   `quiet + bound` without agreement having been reached, and when the run ends disagreeing
+//!   `start + bound` without agreement having been reached, and when the run ends disagreeing
 //!   more than `bound` after both the quiet time and the last leader report. A run that ends
-//!   at or before `quiet + bound` without agreement, or that ends disagreeing within `bound`
+//!   at or before `start + bound` without agreement, or that ends disagreeing within `bound`
 //!   of the last report, is **not judged** ([`Checker::could_not_judge`] says which). When
 //!   every node has crashed, the first judgement reports a violation (no live leader to agree
 //!   on) while the end-of-run one is excused.
@@ -57,11 +58,11 @@ pub struct LeaderAgreement {
     quiet_ns: u64,
     bound_ns: u64,
     reached: bool,
-    /// The judgement at `quiet + bound` was made (or found nothing to judge).
+    /// The judgement at `start + bound` was made.
     deadline_judged: bool,
-    /// Some node reported a leader observation.
-    any_report: bool,
     last_report_ns: u64,
+    /// When the first leader report came.
+    first_report_ns: Option<u64>,
     last_t_ns: u64,
     unjudged: Option<String>,
 }
@@ -75,15 +76,37 @@ impl LeaderAgreement {
             bound_ns: bound_ms * NS_PER_MS,
             reached: false,
             deadline_judged: false,
-            any_report: false,
             last_report_ns: 0,
+            first_report_ns: None,
             last_t_ns: 0,
             unjudged: None,
         }
     }
 
-    fn deadline_ns(&self) -> u64 {
-        self.quiet_ns.saturating_add(self.bound_ns)
+    /// When agreement is owed: `bound` after the faults stopped or the first report, whichever
+    /// is later; `None` before any report.
+    fn deadline_ns(&self) -> Option<u64> {
+        let first = self.first_report_ns?;
+        Some(self.start_ns(first).saturating_add(self.bound_ns))
+    }
+
+    fn start_ns(&self, first_report_ns: u64) -> u64 {
+        self.quiet_ns.max(first_report_ns)
+    }
+
+    /// "after the faults stopped (at …)", or after the first election when that was later.
+    fn since(&self) -> String {
+        match self.first_report_ns {
+            Some(first) if first > self.quiet_ns => format!(
+                "after the first election began (at {:.3} ms; the faults stopped at {:.3} ms)",
+                first as f64 / 1e6,
+                self.quiet_ns as f64 / 1e6
+            ),
+            _ => format!(
+                "after the faults stopped (at {:.3} ms)",
+                self.quiet_ns as f64 / 1e6
+            ),
+        }
     }
 
     fn disagreement(&self) -> (String, Vec<u64>) {
@@ -125,21 +148,29 @@ impl LeaderAgreement {
         self.view.agreed()
     }
 
-    /// The judgement at `quiet + bound`, made once, at the first moment past it: agreement
-    /// must have been reached, unless no node had reported anything yet.
-    fn judge_deadline(&mut self) -> Result<(), Violation> {
+    /// The judgement at the deadline, made once, at the first moment past it: agreement must
+    /// have been reached.
+    fn judge_deadline(&mut self, deadline_ns: u64) -> Result<(), Violation> {
         self.deadline_judged = true;
-        if self.reached || !self.any_report {
+        if self.reached {
             return Ok(());
         }
         Err(self.violation(
-            self.deadline_ns(),
+            deadline_ns,
             format!(
-                "the live nodes did not agree on a live leader within {} ms after the faults stopped (at {:.3} ms)",
+                "the live nodes did not agree on a live leader within {} ms {}",
                 self.bound_ns / NS_PER_MS,
-                self.quiet_ns as f64 / 1e6
+                self.since()
             ),
         ))
+    }
+
+    /// Judges the deadline if `t_ns` is past it and it has not been judged.
+    fn judge_deadline_by(&mut self, t_ns: u64) -> Result<(), Violation> {
+        match self.deadline_ns() {
+            Some(d) if !self.deadline_judged && t_ns > d => self.judge_deadline(d),
+            _ => Ok(()),
+        }
     }
 }
 
@@ -159,12 +190,10 @@ impl Checker for LeaderAgreement {
         {
             self.reached = true;
         }
-        if !self.deadline_judged && ev.t_ns > self.deadline_ns() {
-            self.judge_deadline()?;
-        }
+        self.judge_deadline_by(ev.t_ns)?;
         if self.view.apply(ev).is_some() {
             self.last_report_ns = ev.t_ns;
-            self.any_report = true;
+            self.first_report_ns.get_or_insert(ev.t_ns);
         }
         self.last_t_ns = ev.t_ns;
         Ok(())
@@ -175,16 +204,14 @@ impl Checker for LeaderAgreement {
         if !self.reached && agreed && end_t_ns > self.quiet_ns && end_t_ns > self.last_t_ns {
             self.reached = true;
         }
-        if !self.deadline_judged && end_t_ns > self.deadline_ns() {
-            self.judge_deadline()?;
-        }
-        if !self.any_report {
+        self.judge_deadline_by(end_t_ns)?;
+        let Some(deadline_ns) = self.deadline_ns() else {
             self.unjudged = Some(format!(
                 "no node reported a leader or started an election in the whole run (to {:.3} ms): there was nothing to agree on, and an algorithm that elects only when asked was never asked",
                 end_t_ns as f64 / 1e6
             ));
             return Ok(());
-        }
+        };
         let live = self.view.live_nodes().next().is_some();
         let settled_ns = self
             .last_report_ns
@@ -199,14 +226,14 @@ impl Checker for LeaderAgreement {
                 ),
             ));
         }
-        if !self.reached && end_t_ns <= self.deadline_ns() {
+        if !self.reached && end_t_ns <= deadline_ns {
             let (state, _) = self.disagreement();
             self.unjudged = Some(format!(
-                "the run ended at {:.3} ms, before the live nodes had agreed and before the deadline {:.3} ms (the faults stopped at {:.3} ms, bound {} ms): too short to judge; live nodes name: {state}",
+                "the run ended at {:.3} ms, before the live nodes had agreed and before the deadline {:.3} ms ({} ms {}): too short to judge; live nodes name: {state}",
                 end_t_ns as f64 / 1e6,
-                self.deadline_ns() as f64 / 1e6,
-                self.quiet_ns as f64 / 1e6,
-                self.bound_ns / NS_PER_MS
+                deadline_ns as f64 / 1e6,
+                self.bound_ns / NS_PER_MS,
+                self.since()
             ));
         } else if !agreed && live {
             let (state, _) = self.disagreement();
@@ -306,6 +333,43 @@ mod tests {
             .leader(950, 1, None, 0);
         let why = unjudged(verdict(t, 0, 100, 1000));
         assert!(why.contains("n1: none"), "{why}");
+    }
+
+    #[test]
+    fn an_election_first_asked_for_after_the_faults_has_its_whole_bound() {
+        // The faults stop at 253 ms; a ring algorithm is first asked to elect at 586 ms and
+        // everyone names the leader at 826 ms: within the bound (564 ms) of the request,
+        // though not of the faults (817 ms). (The shrunk Chang–Roberts case of stop 24.)
+        let t = T::default()
+            .leader(586, 1, None, 0)
+            .leader(606, 2, None, 0)
+            .leader(626, 0, None, 0)
+            .all(826, &[0, 1, 2], 2, 0);
+        assert_eq!(verdict(t, 253, 564, 1500), Verdict::Pass);
+        // The same election that never ends is caught at 586 + 564 ms, and the message says
+        // which start the bound counts from.
+        let t = T::default()
+            .leader(586, 1, None, 0)
+            .leader(606, 2, None, 0)
+            .leader(626, 0, None, 0);
+        let v = run(t, 253, 564, 1500).unwrap_err();
+        assert_eq!(v.t_ns, 1150 * NS_PER_MS);
+        assert!(
+            v.explanation.contains(
+                "after the first election began (at 586.000 ms; the faults stopped at 253.000 ms)"
+            ),
+            "{}",
+            v.explanation
+        );
+        // A first report before the faults stop changes nothing: the bound counts from quiet.
+        let t = T::default()
+            .leader(100, 1, None, 0)
+            .all(826, &[0, 1, 2], 2, 0);
+        let v = run(t, 253, 564, 1500).unwrap_err();
+        assert_eq!(v.t_ns, 817 * NS_PER_MS);
+        assert!(v
+            .explanation
+            .contains("after the faults stopped (at 253.000 ms)"));
     }
 
     #[test]

@@ -923,23 +923,22 @@ pub fn election_termination(ev: &[Event], nodes: usize, p: &Params) -> OracleVer
 }
 
 /// A run in which no node (of `0..nodes`) ever reports a leader observation had no election:
-/// unjudged. Otherwise: (1) if some node reported by quiet + bound (at a time `<=` it), some
-/// state holding over an instant in [quiet, quiet + bound] has every live node naming the
-/// same existing live leader (run ending at or before quiet + bound without that: unjudged).
+/// unjudged. Otherwise, with `start` the later of quiet and the first report: (1) some state
+/// holding over an instant in [quiet, start + bound] has every live node naming the same
+/// existing live leader (run ending at or before start + bound without that: unjudged).
 /// (2) If the run ends disagreeing, its end is at most `bound` after both quiet and the last
 /// leader report (else a violation; if within, unjudged). A state holds over [its instant, the
 /// next instant) — the last over [its instant, end) — and counts only if that interval is not
 /// empty.
 pub fn leader_agreement(ev: &[Event], nodes: usize, p: &Params) -> OracleVerdict {
     let (quiet, bound) = (p.quiet_ms * MS, p.bound_ms * MS);
-    let deadline = quiet + bound;
     let report_at = |e: &Event| {
         e.node.is_some_and(|x| x < nodes) && matches!(obs(e), Some(Observation::Leader { .. }))
     };
-    if !ev.iter().any(report_at) {
+    let Some(first_report) = ev.iter().filter(|e| report_at(e)).map(|e| e.t_ns).min() else {
         return Unjudged("no node ever reported: no election to agree on".into());
-    }
-    let owed_at_deadline = ev.iter().any(|e| report_at(e) && e.t_ns <= deadline);
+    };
+    let deadline = quiet.max(first_report) + bound;
     let mut w = World::new(nodes);
     let inst = instants(ev);
     let mut reached = false;
@@ -960,11 +959,11 @@ pub fn leader_agreement(ev: &[Event], nodes: usize, p: &Params) -> OracleVerdict
             reached = true;
         }
     }
-    if !reached && owed_at_deadline {
+    if !reached {
         return if p.end_ns > deadline {
-            Violation("no agreement within the bound after quiet".into())
+            Violation("no agreement within the bound after quiet and the first report".into())
         } else {
-            Unjudged("the run ended before quiet + bound without agreement".into())
+            Unjudged("the run ended before start + bound without agreement".into())
         };
     }
     if w.agreed().is_none() && w.live().next().is_some() {
