@@ -194,9 +194,15 @@ pub fn run<P: Process>(
 
     let faults = fault_plan(scenario);
 
-    let _installed = Installed::new(world.clone());
+    let installed = Installed::new(world.clone());
     rt.block_on(supervise::<P>(world.clone(), faults, end_ns));
-    drop(rt); // drops the nodes' tasks (and their handles on the world)
+    drop(rt);
+    drop(installed);
+    debug_assert_eq!(
+        Rc::strong_count(&world),
+        1,
+        "a task of the run still holds the world"
+    );
 
     let mut w = world.borrow_mut();
     let end = match w.eng.verdict_at {
@@ -732,10 +738,10 @@ async fn supervise<P: Process>(
             w.chores(now);
             if w.rec.verdict.is_some() {
                 w.note_verdict(now);
-                return;
+                break;
             }
             if now > end_ns + END_SLACK_NS {
-                return;
+                break;
             }
             let mut next = end_ns + END_SLACK_NS + 1;
             if let Some((at, _)) = faults.peek() {
@@ -752,6 +758,14 @@ async fn supervise<P: Process>(
             _ = sleep_until_ns(next) => {}
         }
     }
+    // madsim does not drop the futures of the tasks still pending when its runtime is
+    // dropped (madsim#242): each would keep the world (trace included) alive, about 1 MB a
+    // run. Killing every node schedules its tasks, and the executor drops a killed node's
+    // tasks when it next runs them: during this last nap.
+    for &id in &sup.ids {
+        handle.kill(id);
+    }
+    sleep_until_ns(now_ns() + 1).await;
 }
 
 impl Supervisor {
