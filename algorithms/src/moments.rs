@@ -578,6 +578,22 @@ mod tests {
     }
 
     #[test]
+    fn states_are_observations_restarts_and_inputs_not_messages_or_timers() {
+        for kind in [
+            "leader",
+            "cs_enter",
+            "restart",
+            "first_send_after_restart",
+            "input",
+        ] {
+            assert!(is_state_kind(kind), "{kind}");
+        }
+        for kind in ["send:Ping", "deliver:Grant", "timer:Retry"] {
+            assert!(!is_state_kind(kind), "{kind}");
+        }
+    }
+
+    #[test]
     fn moment_faults_come_right_after_their_moment_inside_the_model() {
         let alg = find("election.terms").unwrap();
         let model = alg.info().fault_model;

@@ -475,6 +475,25 @@ mod tests {
     }
 
     #[test]
+    fn moment_rounds_are_uniform_from_1_to_the_max() {
+        let mut rng = SimRng::derive(7, 1);
+        let mut seen = vec![0usize; MOMENT_ROUNDS_MAX + 1];
+        for _ in 0..40_000 {
+            seen[moment_rounds(&mut rng)] += 1;
+        }
+        assert_eq!(seen[0], 0);
+        // Each count of rounds about 1,000 times in 40,000 draws.
+        assert!(
+            seen[1..].iter().all(|&c| (800..1200).contains(&c)),
+            "{seen:?}"
+        );
+        // A moments seed draws its rounds from it; a strategy without moments adds none.
+        let (_, rounds) = Strategy::Moments.draw(3, 4, 1000, EngineKind::Native);
+        assert!((1..=MOMENT_ROUNDS_MAX).contains(&rounds));
+        assert_eq!(Strategy::Pos.draw(3, 4, 1000, EngineKind::Native).1, 0);
+    }
+
+    #[test]
     fn madsim_scenarios_have_no_link_faster_than_its_transport() {
         let m = model(FaultClass::ALL.to_vec());
         let min_of = |l: &Latency| match *l {
