@@ -689,9 +689,8 @@ impl<P: Process> World<P> {
     }
 }
 
-/// The madsim ids of the nodes and what has been clogged.
+/// What has been clogged (the nodes' madsim ids are in the world).
 struct Supervisor {
-    ids: Vec<madsim::task::NodeId>,
     clogged_links: BTreeSet<(NodeId, NodeId)>,
     clogged_nodes: BTreeSet<NodeId>,
 }
@@ -715,9 +714,8 @@ async fn supervise<P: Process>(
                 .id()
         })
         .collect();
-    world.borrow_mut().eng.ids = ids.clone();
+    world.borrow_mut().eng.ids = ids;
     let mut sup = Supervisor {
-        ids,
         clogged_links: BTreeSet::new(),
         clogged_nodes: BTreeSet::new(),
     };
@@ -762,7 +760,7 @@ async fn supervise<P: Process>(
     // dropped (madsim#242): each would keep the world (trace included) alive, about 1 MB a
     // run. Killing every node schedules its tasks, and the executor drops a killed node's
     // tasks when it next runs them: during this last nap.
-    for &id in &sup.ids {
+    for &id in &world.borrow().eng.ids {
         handle.kill(id);
     }
     sleep_until_ns(now_ns() + 1).await;
@@ -801,7 +799,7 @@ impl Supervisor {
                 for a in 0..n {
                     if sizes[&group_of[a]] == 1 && n > 1 {
                         if self.clogged_nodes.insert(a) {
-                            net.clog_node(self.ids[a]);
+                            net.clog_node(w.eng.ids[a]);
                         }
                         continue;
                     }
@@ -811,7 +809,7 @@ impl Supervisor {
                             && sizes[&group_of[b]] > 1
                             && self.clogged_links.insert((a, b))
                         {
-                            net.clog_link(self.ids[a], self.ids[b]);
+                            net.clog_link(w.eng.ids[a], w.eng.ids[b]);
                         }
                     }
                 }
@@ -822,7 +820,7 @@ impl Supervisor {
                         if a != b {
                             w.cut_link(a, b);
                             if self.clogged_links.insert((a, b)) {
-                                net.clog_link(self.ids[a], self.ids[b]);
+                                net.clog_link(w.eng.ids[a], w.eng.ids[b]);
                             }
                         }
                     }
@@ -831,22 +829,22 @@ impl Supervisor {
             Fault::Heal => {
                 w.net.heal();
                 for (a, b) in std::mem::take(&mut self.clogged_links) {
-                    net.unclog_link(self.ids[a], self.ids[b]);
+                    net.unclog_link(w.eng.ids[a], w.eng.ids[b]);
                 }
                 for a in std::mem::take(&mut self.clogged_nodes) {
-                    net.unclog_node(self.ids[a]);
+                    net.unclog_node(w.eng.ids[a]);
                 }
             }
             Fault::Crash { node } => {
                 if !w.nodes[node].crashed {
                     w.crash(node);
-                    handle.kill(self.ids[node]);
+                    handle.kill(w.eng.ids[node]);
                 }
             }
             Fault::Restart { node } => {
                 if !w.nodes[node].crashed {
                     w.crash(node);
-                    handle.kill(self.ids[node]);
+                    handle.kill(w.eng.ids[node]);
                 }
                 let pending: Vec<u64> = w
                     .eng
@@ -859,15 +857,17 @@ impl Supervisor {
                 slot.incarnation += 1;
                 slot.crashed = false;
                 slot.eng.expect = pending;
+                let id = w.eng.ids[node];
                 drop(w);
-                handle.restart(self.ids[node]);
+                handle.restart(id);
             }
             Fault::Pause { node } => {
                 if !w.nodes[node].crashed && !w.nodes[node].paused {
+                    let id = w.eng.ids[node];
                     let slot = &mut w.nodes[node];
                     slot.paused = true;
                     if slot.eng.bound {
-                        handle.pause(self.ids[node]);
+                        handle.pause(id);
                     } else {
                         slot.eng.pause_pending = true;
                     }
@@ -903,9 +903,10 @@ impl Supervisor {
                     }
                     slot.notify.notify_one();
                     let parked = !std::mem::take(&mut slot.eng.pause_pending);
+                    let id = w.eng.ids[node];
                     drop(w);
                     if parked {
-                        handle.resume(self.ids[node]);
+                        handle.resume(id);
                     }
                 }
             }
