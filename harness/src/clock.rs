@@ -185,7 +185,21 @@ impl SoftClock {
             let dt = ceil_div((local_ns as i128 - cur as i128) * BILLION, rate_ppb as i128).max(1);
             hi = hi.saturating_add(dt.min(u64::MAX as i128) as u64);
         }
-        // Then bisect to the earliest instant (the reading is monotone between discontinuities).
+        // The steps overshoot by a few ns at most (rounding), so gallop back from `hi` to a
+        // short instant first: a few reads, not a bisection of the whole last step (the
+        // reading is monotone between discontinuities).
+        let mut back = 1;
+        while hi - lo > back {
+            let probe = hi - back;
+            if self.read(probe) >= local_ns {
+                hi = probe;
+                back = back.saturating_mul(2);
+            } else {
+                lo = probe;
+                break;
+            }
+        }
+        // Then bisect to the earliest instant.
         while hi - lo > 1 {
             let mid = lo + (hi - lo) / 2;
             if self.read(mid) >= local_ns {
@@ -254,6 +268,24 @@ mod tests {
                 t == 0 || c.read(t - 1) < target,
                 "earliest instant for {target}"
             );
+        }
+    }
+
+    #[test]
+    fn inverse_is_the_earliest_instant_on_drifting_slewing_clocks() {
+        // Against the definition: the instant reads at least the target, the one before it
+        // (if not now) does not. Drifts up to ±500 ppm, slews of both signs running or done.
+        let mut rng = crate::SimRng::new(11);
+        for _ in 0..2_000 {
+            let drift_ppb = rng.range_u64(0, 1_000_000) as i64 - 500_000;
+            let mut c = SoftClock::new(HwClock::new(rng.range_u64(0, 1 << 40) as i64, drift_ppb));
+            let slew_at = rng.range_u64(0, 1 << 30);
+            c.slew(slew_at, rng.range_u64(0, 20_000_000) as i64 - 10_000_000);
+            let now = rng.range_u64(0, 1 << 31);
+            let target = c.read(now) + rng.range_u64(0, 1 << 32) as i64 - (1 << 20);
+            let t = c.global_time_at(now, target);
+            assert!(t >= now && c.read(t) >= target, "reaches {target}");
+            assert!(t == now || c.read(t - 1) < target, "earliest for {target}");
         }
     }
 
