@@ -352,7 +352,7 @@ mod tests {
 
     #[test]
     fn fuzzing_finds_the_lease_bug_and_never_fires_on_the_correct_algorithm() {
-        for (engine, seeds) in [(EngineKind::Native, 300), (EngineKind::Turmoil, 50)] {
+        for (engine, seeds) in [(EngineKind::Native, 300), (EngineKind::Turmoil, 20)] {
             let found = first_failing_seed("mutex.centralized", "lease-timeout", 100, engine);
             assert!(
                 found.is_some(),
