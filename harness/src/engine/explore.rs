@@ -362,6 +362,52 @@ const NEVER: u64 = u64::MAX;
 /// its earliest and latest times, and whether it is a message (whose time may still move).
 type Queued = (Choice, (u64, u32), u64, u64, bool);
 
+/// The explorer's half of the callback core ([`super::after_callback`]).
+impl<P: Process> super::Host<P> for World<P> {
+    fn now_ns(&self) -> u64 {
+        self.now
+    }
+
+    fn local_ns(&self, id: NodeId) -> i64 {
+        self.nodes[id].clock.read(self.now)
+    }
+
+    fn rec(&mut self) -> &mut Recorder {
+        &mut self.rec
+    }
+
+    fn ops(&mut self) -> &mut Vec<Op<P>> {
+        &mut self.fx.ops
+    }
+
+    fn send(&mut self, from: NodeId, to: NodeId, msg: P::Msg) {
+        World::send(self, from, to, msg);
+    }
+
+    fn set_timer(&mut self, id: NodeId, tid: TimerId, deadline_local_ns: i64, timer: P::Timer) {
+        let node = &mut self.nodes[id];
+        let at = node.clock.global_time_at(self.now, deadline_local_ns);
+        self.next_seq += 1;
+        node.timers.insert(
+            tid,
+            XTimer {
+                at,
+                deadline_local_ns,
+                timer,
+                seq: self.next_seq,
+            },
+        );
+    }
+
+    fn cancel_timer(&mut self, id: NodeId, tid: TimerId) {
+        self.nodes[id].timers.remove(&tid);
+    }
+
+    fn clock_changed(&mut self, id: NodeId) {
+        self.reschedule_timers(id);
+    }
+}
+
 impl<P: Process> World<P> {
     /// Prepares `scenario` and starts every node (time 0, id order).
     pub fn new(
@@ -1187,81 +1233,8 @@ impl<P: Process> World<P> {
             neighbours: Peers::Topology(self.net.adjacency()),
             next_timer: &mut node.next_timer,
         };
-        if let Err(message) = invoke(proc, &mut ctx, call) {
-            self.fx.ops.clear();
-            let local = self.nodes[id].clock.read(self.now);
-            self.rec.emit(
-                self.now,
-                Some(id),
-                Some(local),
-                EventKind::Panic {
-                    message: message.clone(),
-                },
-            );
-            self.rec.verdict = Some(Verdict::Panic {
-                node: id,
-                t_ns: self.now,
-                message,
-            });
-            return;
-        }
-        if !self.fx.ops.is_empty() {
-            self.apply(id);
-        }
-    }
-
-    fn apply(&mut self, id: NodeId) {
-        let mut ops = std::mem::take(&mut self.fx.ops);
-        let mut clock_changed = false;
-        for op in ops.drain(..) {
-            match op {
-                Op::Send(to, msg) => self.send(id, to, msg),
-                Op::SetTimer {
-                    id: tid,
-                    deadline_local_ns,
-                    timer,
-                } => {
-                    let node = &mut self.nodes[id];
-                    let at = node.clock.global_time_at(self.now, deadline_local_ns);
-                    self.next_seq += 1;
-                    node.timers.insert(
-                        tid,
-                        XTimer {
-                            at,
-                            deadline_local_ns,
-                            timer,
-                            seq: self.next_seq,
-                        },
-                    );
-                }
-                Op::CancelTimer(tid) => {
-                    self.nodes[id].timers.remove(&tid);
-                }
-                Op::Observe(obs) => {
-                    if self.rec.observing {
-                        let local = self.nodes[id].clock.read(self.now);
-                        self.rec
-                            .emit(self.now, Some(id), Some(local), EventKind::Observe { obs });
-                    }
-                }
-                Op::Clock(how, delta_ns) => {
-                    clock_changed = true;
-                    if self.rec.observing {
-                        let local = self.nodes[id].clock.read(self.now);
-                        self.rec.emit(
-                            self.now,
-                            Some(id),
-                            Some(local),
-                            EventKind::ClockAdjust { how, delta_ns },
-                        );
-                    }
-                }
-            }
-        }
-        self.fx.ops = ops;
-        if clock_changed {
-            self.reschedule_timers(id);
-        }
+        let result = invoke(proc, &mut ctx, call);
+        super::after_callback(self, id, result);
     }
 
     fn reschedule_timers(&mut self, id: NodeId) {

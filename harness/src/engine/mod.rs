@@ -439,6 +439,104 @@ pub(crate) fn invoke<P: Process>(
     .map_err(|payload| panic_message(&*payload))
 }
 
+/// What an engine does with the operations of a callback: the engine-specific half of the
+/// callback core that every engine (native, explore, and the socket layer of turmoil and
+/// madsim) shares through [`after_callback`]. Each engine builds its [`Ctx`] and calls
+/// [`invoke`] itself (its process values live in different places); what happens once the
+/// callback returns — a panic recorded, or the operations applied in program order, with
+/// observations and clock adjustments recorded the same way — is the same code for all.
+///
+/// [`Ctx`]: crate::process::Ctx
+pub(crate) trait Host<P: Process> {
+    /// The current global time, ns.
+    fn now_ns(&self) -> u64;
+    /// The software clock reading of node `id` now (an event's local time).
+    fn local_ns(&self, id: NodeId) -> i64;
+    /// The run's recorder.
+    fn rec(&mut self) -> &mut Recorder;
+    /// The operations buffer the callback wrote into (kept between callbacks).
+    fn ops(&mut self) -> &mut Vec<crate::process::Op<P>>;
+    /// Sends `msg` from `from` to `to` (routing, recording, limits: the engine's).
+    fn send(&mut self, from: NodeId, to: NodeId, msg: P::Msg);
+    /// Sets timer `tid` of `id` to fire when its clock reads `deadline_local_ns`.
+    fn set_timer(
+        &mut self,
+        id: NodeId,
+        tid: crate::process::TimerId,
+        deadline_local_ns: i64,
+        timer: P::Timer,
+    );
+    /// Cancels timer `tid` of `id` (nothing if it already fired or was cancelled).
+    fn cancel_timer(&mut self, id: NodeId, tid: crate::process::TimerId);
+    /// The callback of `id` stepped or slewed its clock: its timers' global times moved.
+    fn clock_changed(&mut self, id: NodeId);
+
+    /// Records `kind` at node `id` now, with its local clock reading; the event's id.
+    fn emit(&mut self, id: NodeId, kind: EventKind) -> u64 {
+        let (now, local) = (self.now_ns(), self.local_ns(id));
+        self.rec().emit(now, Some(id), Some(local), kind)
+    }
+}
+
+/// The end of a callback of node `id` that returned `result` (see [`Host`]): a panic drops
+/// the callback's operations and is recorded (a `Panic` event and verdict); otherwise its
+/// operations are applied in program order.
+#[inline]
+pub(crate) fn after_callback<P: Process, H: Host<P>>(
+    h: &mut H,
+    id: NodeId,
+    result: Result<(), String>,
+) {
+    use crate::process::Op;
+    if let Err(message) = result {
+        h.ops().clear();
+        let t_ns = h.now_ns();
+        h.emit(
+            id,
+            EventKind::Panic {
+                message: message.clone(),
+            },
+        );
+        h.rec().verdict = Some(Verdict::Panic {
+            node: id,
+            t_ns,
+            message,
+        });
+        return;
+    }
+    if h.ops().is_empty() {
+        return;
+    }
+    let mut ops = std::mem::take(h.ops());
+    let mut clock_changed = false;
+    for op in ops.drain(..) {
+        match op {
+            Op::Send(to, msg) => h.send(id, to, msg),
+            Op::SetTimer {
+                id: tid,
+                deadline_local_ns,
+                timer,
+            } => h.set_timer(id, tid, deadline_local_ns, timer),
+            Op::CancelTimer(tid) => h.cancel_timer(id, tid),
+            Op::Observe(obs) => {
+                if h.rec().observing {
+                    h.emit(id, EventKind::Observe { obs });
+                }
+            }
+            Op::Clock(how, delta_ns) => {
+                clock_changed = true;
+                if h.rec().observing {
+                    h.emit(id, EventKind::ClockAdjust { how, delta_ns });
+                }
+            }
+        }
+    }
+    *h.ops() = ops; // keep the allocation
+    if clock_changed {
+        h.clock_changed(id);
+    }
+}
+
 /// A shared empty text (no allocation per event when the trace is not recorded).
 pub(crate) fn empty_text() -> std::sync::Arc<str> {
     EMPTY.with(|e| e.clone())

@@ -100,6 +100,58 @@ pub struct Sim<P: Process> {
     stats: Stats,
 }
 
+/// The native engine's half of the callback core ([`super::after_callback`]).
+impl<P: Process> super::Host<P> for Sim<P> {
+    fn now_ns(&self) -> u64 {
+        self.now_ns
+    }
+
+    fn local_ns(&self, id: NodeId) -> i64 {
+        self.nodes[id].clock.read(self.now_ns)
+    }
+
+    fn rec(&mut self) -> &mut Recorder {
+        &mut self.rec
+    }
+
+    fn ops(&mut self) -> &mut Vec<Op<P>> {
+        &mut self.fx.ops
+    }
+
+    fn send(&mut self, from: NodeId, to: NodeId, msg: P::Msg) {
+        Sim::send(self, from, to, msg);
+    }
+
+    fn set_timer(&mut self, id: NodeId, tid: TimerId, deadline_local_ns: i64, timer: P::Timer) {
+        let node = &mut self.nodes[id];
+        node.timers.insert(
+            tid,
+            PendingTimer {
+                deadline_local_ns,
+                gen: 0,
+                timer,
+            },
+        );
+        let at = node.clock.global_time_at(self.now_ns, deadline_local_ns);
+        self.push(
+            at,
+            Item::Timer {
+                node: id,
+                id: tid,
+                gen: 0,
+            },
+        );
+    }
+
+    fn cancel_timer(&mut self, id: NodeId, tid: TimerId) {
+        self.nodes[id].timers.remove(&tid);
+    }
+
+    fn clock_changed(&mut self, id: NodeId) {
+        self.reschedule_timers(id);
+    }
+}
+
 impl<P: Process> Sim<P> {
     /// Prepares `scenario` (validated; workload inputs parsed) for a run.
     pub fn new(
@@ -496,92 +548,8 @@ impl<P: Process> Sim<P> {
             neighbours: Peers::Topology(self.net.adjacency()),
             next_timer: &mut node.next_timer,
         };
-        if let Err(message) = invoke(proc, &mut ctx, call) {
-            self.fx.ops.clear();
-            let local = self.nodes[id].clock.read(self.now_ns);
-            self.rec.emit(
-                self.now_ns,
-                Some(id),
-                Some(local),
-                EventKind::Panic {
-                    message: message.clone(),
-                },
-            );
-            self.rec.verdict = Some(Verdict::Panic {
-                node: id,
-                t_ns: self.now_ns,
-                message,
-            });
-            return;
-        }
-        if !self.fx.ops.is_empty() {
-            self.apply(id);
-        }
-    }
-
-    /// Applies the operations of the callback that just returned, in program order.
-    fn apply(&mut self, id: NodeId) {
-        let mut ops = std::mem::take(&mut self.fx.ops);
-        let mut clock_changed = false;
-        for op in ops.drain(..) {
-            match op {
-                Op::Send(to, msg) => self.send(id, to, msg),
-                Op::SetTimer {
-                    id: tid,
-                    deadline_local_ns,
-                    timer,
-                } => {
-                    let node = &mut self.nodes[id];
-                    node.timers.insert(
-                        tid,
-                        PendingTimer {
-                            deadline_local_ns,
-                            gen: 0,
-                            timer,
-                        },
-                    );
-                    let at = node.clock.global_time_at(self.now_ns, deadline_local_ns);
-                    self.push(
-                        at,
-                        Item::Timer {
-                            node: id,
-                            id: tid,
-                            gen: 0,
-                        },
-                    );
-                }
-                Op::CancelTimer(tid) => {
-                    self.nodes[id].timers.remove(&tid);
-                }
-                Op::Observe(obs) => {
-                    if self.rec.observing {
-                        let local = self.nodes[id].clock.read(self.now_ns);
-                        self.rec.emit(
-                            self.now_ns,
-                            Some(id),
-                            Some(local),
-                            EventKind::Observe { obs },
-                        );
-                    }
-                }
-                Op::Clock(how, delta_ns) => {
-                    clock_changed = true;
-                    if self.rec.observing {
-                        let local = self.nodes[id].clock.read(self.now_ns);
-                        self.rec.emit(
-                            self.now_ns,
-                            Some(id),
-                            Some(local),
-                            EventKind::ClockAdjust { how, delta_ns },
-                        );
-                    }
-                }
-            }
-        }
-        self.fx.ops = ops; // keep the allocation
-        if clock_changed {
-            self.reschedule_timers(id);
-        }
+        let result = invoke(proc, &mut ctx, call);
+        super::after_callback(self, id, result);
     }
 
     fn send(&mut self, from: NodeId, to: NodeId, msg: P::Msg) {

@@ -11,9 +11,10 @@
 //! the limits. This module does with it everything that does not depend on the simulator:
 //!
 //! * building the world from a scenario ([`World::new`]) and the fault plan ([`fault_plan`]);
-//! * running a callback through a [`Ctx`] inside `catch_unwind` and applying its operations
-//!   in program order, as the native engine does ([`World::boot`], [`World::deliver`],
-//!   [`World::fire_timer`], [`World::input`]), recording the same kinds of events;
+//! * running a callback through a [`Ctx`] inside `catch_unwind` ([`World::boot`],
+//!   [`World::deliver`], [`World::fire_timer`], [`World::input`]); what follows its return (a
+//!   panic recorded, or its operations applied in program order) is the callback core every
+//!   engine shares, [`super::after_callback`], with this layer's timers and sends behind it;
 //! * the bookkeeping around a send ([`World::record_send`], [`World::reserve`]) and a drop
 //!   ([`World::drop_msg`]); partition epochs ([`World::cut_link`]); faults that only touch
 //!   Sincro's state (the fault event itself, clock faults); inputs due at crashed nodes
@@ -45,6 +46,53 @@ use std::fmt::Debug;
 use std::rc::Rc;
 use std::sync::Arc;
 use tokio::sync::Notify;
+
+/// A socket engine's world at one instant of one node's turn: the socket layer's half of the
+/// callback core ([`super::after_callback`]).
+struct At<'a, P: Process, E: Engine<P>> {
+    w: &'a mut World<P, E>,
+    io: &'a E::Io,
+    now: u64,
+}
+
+impl<P: Process, E: Engine<P>> super::Host<P> for At<'_, P, E> {
+    fn now_ns(&self) -> u64 {
+        self.now
+    }
+
+    fn local_ns(&self, id: NodeId) -> i64 {
+        self.w.nodes[id].clock.read(self.now)
+    }
+
+    fn rec(&mut self) -> &mut Recorder {
+        &mut self.w.rec
+    }
+
+    fn ops(&mut self) -> &mut Vec<Op<P>> {
+        &mut self.w.fx.ops
+    }
+
+    fn send(&mut self, from: NodeId, to: NodeId, msg: P::Msg) {
+        E::send(self.w, from, to, msg, self.io, self.now);
+    }
+
+    fn set_timer(&mut self, id: NodeId, tid: TimerId, deadline_local_ns: i64, timer: P::Timer) {
+        let slot = &mut self.w.nodes[id];
+        slot.timers.insert(tid, (deadline_local_ns, timer));
+        slot.schedule.insert((deadline_local_ns, tid));
+    }
+
+    fn cancel_timer(&mut self, id: NodeId, tid: TimerId) {
+        let slot = &mut self.w.nodes[id];
+        if let Some((deadline, _)) = slot.timers.remove(&tid) {
+            slot.schedule.remove(&(deadline, tid));
+        }
+    }
+
+    fn clock_changed(&mut self, _id: NodeId) {
+        // A node's sleep is recomputed from its clock after its turn: nothing to move.
+    }
+}
 
 /// What a socket engine supplies to the shared layer (see the module documentation).
 pub(crate) trait Engine<P: Process>: Sized {
@@ -402,14 +450,8 @@ impl<P: Process, E: Engine<P>> World<P, E> {
             neighbours: Peers::Topology(net.adjacency()),
             next_timer: &mut slot.next_timer,
         };
-        if let Err(message) = invoke(proc, &mut ctx, call) {
-            self.fx.ops.clear();
-            self.panic(id, now, message);
-            return;
-        }
-        if !self.fx.ops.is_empty() {
-            self.apply(id, io, now);
-        }
+        let result = invoke(proc, &mut ctx, call);
+        super::after_callback(&mut At { w: self, io, now }, id, result);
     }
 
     /// Records a panic of `id` (a `Panic` event and verdict).
@@ -426,43 +468,6 @@ impl<P: Process, E: Engine<P>> World<P, E> {
             t_ns: now,
             message,
         });
-    }
-
-    /// Applies the operations of the callback that just returned, in program order.
-    fn apply(&mut self, id: NodeId, io: &E::Io, now: u64) {
-        let mut ops = std::mem::take(&mut self.fx.ops);
-        for op in ops.drain(..) {
-            match op {
-                Op::Send(to, msg) => E::send(self, id, to, msg, io, now),
-                Op::SetTimer {
-                    id: tid,
-                    deadline_local_ns,
-                    timer,
-                } => {
-                    let slot = &mut self.nodes[id];
-                    slot.timers.insert(tid, (deadline_local_ns, timer));
-                    slot.schedule.insert((deadline_local_ns, tid));
-                }
-                Op::CancelTimer(tid) => {
-                    let slot = &mut self.nodes[id];
-                    if let Some((deadline, _)) = slot.timers.remove(&tid) {
-                        slot.schedule.remove(&(deadline, tid));
-                    }
-                }
-                Op::Observe(obs) => {
-                    if self.rec.observing {
-                        self.emit_at(id, now, EventKind::Observe { obs });
-                    }
-                }
-                Op::Clock(how, delta_ns) => {
-                    // The sleep is recomputed from the clock after the turn: nothing to move.
-                    if self.rec.observing {
-                        self.emit_at(id, now, EventKind::ClockAdjust { how, delta_ns });
-                    }
-                }
-            }
-        }
-        self.fx.ops = ops; // keep the allocation
     }
 
     /// The first step of a send: a new message id, counted, and its `Send` event recorded.
