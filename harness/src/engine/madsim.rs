@@ -599,7 +599,7 @@ impl<P: Process> World<P> {
             return;
         };
         self.eng.expiry.remove(&(f.deadline, tag));
-        self.in_flight -= 1;
+        self.leave(tag / 2); // a message's copies are tags 2·id and 2·id + 1
         let reason = if self.cut(f.from, f.to) != f.cut {
             DropReason::Partitioned
         } else if self.nodes[f.from].incarnation != f.sender_incarnation
@@ -647,7 +647,7 @@ impl<P: Process> World<P> {
                 .is_some_and(|&(due, _)| due <= horizon)
             {
                 let (_, a) = self.nodes[id].eng.inbox.pop_first().expect("checked");
-                self.in_flight -= 1;
+                self.leave(a.msg_id);
                 self.drop_msg(now, a.msg_id, a.from, id, DropReason::DestinationCrashed);
             }
         }

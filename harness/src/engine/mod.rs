@@ -537,6 +537,39 @@ pub(crate) fn after_callback<P: Process, H: Host<P>>(
     }
 }
 
+/// Panics naming a broken engine invariant (of any engine; the panic's location says
+/// which): a bug in Sincro, never in the algorithm under test (those panics are caught inside callbacks and become a verdict). Checked always, in
+/// release builds too: they are cheap, and a run that goes on past a broken invariant gives
+/// a wrong verdict silently.
+#[cold]
+#[inline(never)]
+#[track_caller]
+pub(crate) fn invariant_broken(what: &str, detail: String) -> ! {
+    panic!("Sincro engine invariant broken: {what} ({detail})")
+}
+
+/// [`invariant_broken`] unless `ok`; `detail` is built only on failure.
+#[inline]
+#[track_caller]
+pub(crate) fn invariant(ok: bool, what: &str, detail: impl FnOnce() -> String) {
+    if !ok {
+        invariant_broken(what, detail());
+    }
+}
+
+/// `in_flight - 1` for a delivery or a drop of message `msg_id`, checked.
+#[inline]
+#[track_caller]
+pub(crate) fn in_flight_less_one(in_flight: u64, msg_id: u64) -> u64 {
+    match in_flight.checked_sub(1) {
+        Some(v) => v,
+        None => invariant_broken(
+            "in_flight never goes below 0",
+            format!("message {msg_id} left the network with none in flight"),
+        ),
+    }
+}
+
 /// A shared empty text (no allocation per event when the trace is not recorded).
 pub(crate) fn empty_text() -> std::sync::Arc<str> {
     EMPTY.with(|e| e.clone())
@@ -583,5 +616,26 @@ pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     match LAST_LOCATION.with(|l| l.borrow_mut().take()) {
         Some(loc) => format!("{text} (at {loc})"),
         None => text,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_broken_invariant_panics_naming_itself_and_a_kept_one_does_not() {
+        assert_eq!(in_flight_less_one(3, 7), 2);
+        invariant(true, "never shown", || {
+            unreachable!("built only on failure")
+        });
+        let payload = std::panic::catch_unwind(|| in_flight_less_one(0, 7))
+            .expect_err("0 - 1 in flight is caught");
+        let m = panic_message(&*payload);
+        assert!(
+            m.contains("engine invariant broken: in_flight never goes below 0"),
+            "{m}"
+        );
+        assert!(m.contains("message 7"), "{m}");
     }
 }

@@ -5,7 +5,10 @@
 //! [`Sim::run`] loops `step` until the queue is empty, the duration is reached, a checker
 //! reports a violation, a process panics or a limit is hit.
 
-use super::{invoke, Call, Factory, Outcome, Prepared, Recorder, RunOptions, Stats, Verdict};
+use super::{
+    in_flight_less_one, invariant, invariant_broken, invoke, Call, Factory, Outcome, Prepared,
+    Recorder, RunOptions, Stats, Verdict,
+};
 use crate::check::Checker;
 use crate::clock::SoftClock;
 use crate::fault::{Fault, TimedFault};
@@ -752,39 +755,6 @@ impl<P: Process> Sim<P> {
                 self.drop_msg(msg_id, from, to, DropReason::DestinationCrashed);
             }
         }
-    }
-}
-
-/// Panics naming a broken engine invariant: a bug in Sincro, never in the algorithm under
-/// test (those panics are caught inside callbacks and become a verdict). Checked always, in
-/// release builds too: they are cheap, and a run that goes on past a broken invariant gives
-/// a wrong verdict silently.
-#[cold]
-#[inline(never)]
-#[track_caller]
-fn invariant_broken(what: &str, detail: String) -> ! {
-    panic!("native engine invariant broken: {what} ({detail})")
-}
-
-/// [`invariant_broken`] unless `ok`; `detail` is built only on failure.
-#[inline]
-#[track_caller]
-fn invariant(ok: bool, what: &str, detail: impl FnOnce() -> String) {
-    if !ok {
-        invariant_broken(what, detail());
-    }
-}
-
-/// `in_flight - 1` for a delivery or a drop of message `msg_id`, checked.
-#[inline]
-#[track_caller]
-fn in_flight_less_one(in_flight: u64, msg_id: u64) -> u64 {
-    match in_flight.checked_sub(1) {
-        Some(v) => v,
-        None => invariant_broken(
-            "in_flight never goes below 0",
-            format!("message {msg_id} left the network with none in flight"),
-        ),
     }
 }
 

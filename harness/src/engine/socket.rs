@@ -78,8 +78,15 @@ impl<P: Process, E: Engine<P>> super::Host<P> for At<'_, P, E> {
 
     fn set_timer(&mut self, id: NodeId, tid: TimerId, deadline_local_ns: i64, timer: P::Timer) {
         let slot = &mut self.w.nodes[id];
-        slot.timers.insert(tid, (deadline_local_ns, timer));
-        slot.schedule.insert((deadline_local_ns, tid));
+        let fresh = slot
+            .timers
+            .insert(tid, (deadline_local_ns, timer))
+            .is_none()
+            && slot.schedule.insert((deadline_local_ns, tid));
+        super::invariant(fresh, "a timer id is set once", || {
+            format!("node {id} timer {} set twice", tid.0)
+        });
+        timers_in_sync(slot, id);
     }
 
     fn cancel_timer(&mut self, id: NodeId, tid: TimerId) {
@@ -87,11 +94,30 @@ impl<P: Process, E: Engine<P>> super::Host<P> for At<'_, P, E> {
         if let Some((deadline, _)) = slot.timers.remove(&tid) {
             slot.schedule.remove(&(deadline, tid));
         }
+        timers_in_sync(slot, id);
     }
 
     fn clock_changed(&mut self, _id: NodeId) {
         // A node's sleep is recomputed from its clock after its turn: nothing to move.
     }
+}
+
+/// Every pending timer of a node is scheduled once, and nothing else is (checked after each
+/// change).
+#[inline]
+#[track_caller]
+fn timers_in_sync<P: Process, N>(slot: &Slot<P, N>, id: NodeId) {
+    super::invariant(
+        slot.timers.len() == slot.schedule.len(),
+        "a node's pending timers and its schedule match",
+        || {
+            format!(
+                "node {id}: {} pending timers, {} scheduled",
+                slot.timers.len(),
+                slot.schedule.len()
+            )
+        },
+    );
 }
 
 /// What a socket engine supplies to the shared layer (see the module documentation).
@@ -359,7 +385,7 @@ impl<P: Process, E: Engine<P>> World<P, E> {
         if !self.count_event(now) {
             return;
         }
-        self.in_flight -= 1;
+        self.leave(a.msg_id);
         if a.from != id && self.cut(a.from, id) != a.cut {
             self.drop_msg(now, a.msg_id, a.from, id, DropReason::Partitioned);
             return;
@@ -494,6 +520,13 @@ impl<P: Process, E: Engine<P>> World<P, E> {
             );
         }
         (msg_id, sent)
+    }
+
+    /// A copy of message `msg_id` leaves the network (delivered, or dropped after it was put
+    /// in flight): the in-flight count, checked.
+    #[track_caller]
+    pub fn leave(&mut self, msg_id: u64) {
+        self.in_flight = super::in_flight_less_one(self.in_flight, msg_id);
     }
 
     /// Puts `copies` copies of message `msg_id` in flight; past `limits.max_in_flight` the

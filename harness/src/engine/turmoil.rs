@@ -679,7 +679,7 @@ impl<P: Process> World<P> {
         let moved = !ready.is_empty();
         for a in ready {
             if self.nodes[to].crashed {
-                self.in_flight -= 1;
+                self.leave(a.msg_id);
                 self.drop_msg(now, a.msg_id, a.from, to, DropReason::DestinationCrashed);
             } else {
                 self.nodes[to].eng.inbox.push_back(a);
@@ -694,7 +694,7 @@ impl<P: Process> World<P> {
             return;
         };
         self.eng.expiry.remove(&(f.deadline, key.0, key.1));
-        self.in_flight -= 1;
+        self.leave(key.0);
         self.drop_msg(now, key.0, f.from, f.to, reason);
         if let Some(seq) = f.fifo {
             if self.settle(f.from, f.to, seq, None, now) {
@@ -734,7 +734,7 @@ impl<P: Process> World<P> {
             }
         }
         for (msg_id, from) in lost {
-            self.in_flight -= 1;
+            self.leave(msg_id);
             self.drop_msg(now, msg_id, from, id, DropReason::DestinationCrashed);
         }
     }
