@@ -97,8 +97,8 @@ fn print_view(out: &crate::harness::Outcome, filter: &crate::harness::view::Filt
 /// `--strategy`: how each seed's scenario is shaped beyond the swarm of fault classes.
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
 pub(crate) enum StrategyArg {
-    /// Each seed draws one of the others (random 1/8, pct 1/8, pos 1/8, moments 3/8, pct with
-    /// moments 2/8).
+    /// Each seed draws one of the others (random 1/15, pct 1/15, pos 1/15, moments 10/15, pct
+    /// with moments 2/15).
     Mix,
     /// Every delay drawn from its link's latency law; faults at drawn times only.
     Random,
