@@ -538,9 +538,9 @@ pub(crate) fn after_callback<P: Process, H: Host<P>>(
 }
 
 /// Panics naming a broken engine invariant (of any engine; the panic's location says
-/// which): a bug in Sincro, never in the algorithm under test (those panics are caught inside callbacks and become a verdict). Checked always, in
-/// release builds too: they are cheap, and a run that goes on past a broken invariant gives
-/// a wrong verdict silently.
+/// which): a bug in Sincro, never in the algorithm under test (those panics are caught inside
+/// callbacks and become a verdict). Checked always, in release builds too: they are cheap,
+/// and a run that goes on past a broken invariant gives a wrong verdict silently.
 #[cold]
 #[inline(never)]
 #[track_caller]
