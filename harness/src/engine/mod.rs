@@ -9,6 +9,7 @@ pub mod explore;
 #[cfg(madsim)]
 pub mod madsim;
 pub mod native;
+mod queue;
 #[cfg(any(feature = "turmoil", madsim))]
 mod socket;
 #[cfg(feature = "turmoil")]

@@ -1,10 +1,11 @@
 //! The native engine: a single-threaded discrete-event loop.
 //!
-//! A priority queue ordered by (global time, sequence number) holds every pending delivery,
-//! timer, input, fault and start; [`Sim::step`] pops one and jumps time straight to it;
+//! A priority queue ordered by global time, ties in the order pushed
+//! ([`queue`](super::queue)), holds every pending delivery, timer, input, fault and start; [`Sim::step`] pops one and jumps time straight to it;
 //! [`Sim::run`] loops `step` until the queue is empty, the duration is reached, a checker
 //! reports a violation, a process panics or a limit is hit.
 
+use super::queue::TimeQueue;
 use super::{
     in_flight_less_one, invariant, invariant_broken, invoke, Call, Factory, Outcome, Prepared,
     Recorder, RunOptions, Stats, Verdict,
@@ -18,8 +19,7 @@ use crate::rng::{stream, SimRng};
 use crate::scenario::{Limits, Scenario, ScenarioError};
 use crate::trace::EventKind;
 use crate::{ms_to_ns, NodeId, NS_PER_MS};
-use std::cmp::Ordering;
-use std::collections::{BTreeMap, BinaryHeap, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
 
 enum Item<P: Process> {
     Start(NodeId),
@@ -38,28 +38,6 @@ enum Item<P: Process> {
     },
     Input(usize),
     Fault(usize),
-}
-
-/// A queue key: the heap moves only these small keys; the items wait in a slab.
-#[derive(Clone, Copy, PartialEq, Eq)]
-struct Key {
-    at: u64,
-    seq: u64,
-    slot: u32,
-}
-
-impl PartialOrd for Key {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
-        Some(self.cmp(o))
-    }
-}
-
-impl Ord for Key {
-    // Reversed: BinaryHeap is a max-heap and we want the earliest (time, seq) first.
-    #[inline]
-    fn cmp(&self, o: &Self) -> Ordering {
-        o.at.cmp(&self.at).then(o.seq.cmp(&self.seq))
-    }
 }
 
 struct PendingTimer<T> {
@@ -85,10 +63,10 @@ pub struct Sim<P: Process> {
     n: usize,
     now_ns: u64,
     end_ns: u64,
-    queue: BinaryHeap<Key>,
+    /// Keys (time, slab slot): the queue moves only these; the items wait in the slab.
+    queue: TimeQueue,
     slab: Vec<Option<Item<P>>>,
     free: Vec<u32>,
-    seq: u64,
     nodes: Vec<Node<P>>,
     net: Network,
     net_rng: SimRng,
@@ -188,10 +166,9 @@ impl<P: Process> Sim<P> {
             n,
             now_ns: 0,
             end_ns: prep.end_ns,
-            queue: BinaryHeap::new(),
+            queue: TimeQueue::new(),
             slab: Vec::new(),
             free: Vec::new(),
-            seq: 0,
             nodes,
             net,
             net_rng: SimRng::derive(scenario.seed, stream::NETWORK),
@@ -221,7 +198,6 @@ impl<P: Process> Sim<P> {
 
     #[inline]
     fn push(&mut self, at: u64, item: Item<P>) {
-        self.seq += 1;
         let slot = match self.free.pop() {
             Some(slot) => {
                 let cell = &mut self.slab[slot as usize];
@@ -241,11 +217,7 @@ impl<P: Process> Sim<P> {
                 (self.slab.len() - 1) as u32
             }
         };
-        self.queue.push(Key {
-            at,
-            seq: self.seq,
-            slot,
-        });
+        self.queue.push(at, slot);
     }
 
     /// Current global time, ns.
@@ -264,10 +236,10 @@ impl<P: Process> Sim<P> {
             return false;
         }
         match self.queue.peek() {
-            Some(e) if e.at <= self.end_ns => {}
+            Some(at) if at <= self.end_ns => {}
             _ => return false,
         }
-        let Key { at, slot, .. } = self.queue.pop().expect("peeked");
+        let (at, slot) = self.queue.pop().expect("peeked");
         let Some(item) = self.slab[slot as usize].take() else {
             invariant_broken(
                 "a queued slot holds its item",
