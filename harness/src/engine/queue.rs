@@ -16,6 +16,7 @@
 //! buckets in the order of the bucket it empties.
 
 use super::{invariant, invariant_broken};
+use std::cell::RefCell;
 
 /// Buckets: 0 for keys equal to the last time, `b` for keys whose highest bit differing from
 /// it is bit `b - 1`.
@@ -28,6 +29,16 @@ const KEEP_CAPACITY_MAX: usize = 4096;
 /// Consumed keys at the front of bucket 0 past which they are compacted away (a process that
 /// keeps scheduling at the current time never empties bucket 0).
 const COMPACT_AFTER: usize = 4096;
+
+/// Most keys a dropped queue's buckets may hold room for and still be kept for the thread's
+/// next run (a campaign runs thousands of short runs; a big run's memory goes back).
+const SPARE_KEYS_MAX: usize = 1 << 16;
+
+thread_local! {
+    /// The emptied buckets of the thread's last queue dropped, reused by its next (a short run
+    /// then allocates no bucket). Capacity never changes what a queue pops.
+    static SPARE: RefCell<Option<Vec<Vec<Key>>>> = const { RefCell::new(None) };
+}
 
 /// A queued key: the event's global time (ns) and its slot in the engine's slab.
 pub(crate) type Key = (u64, u32);
@@ -54,12 +65,19 @@ fn bucket(last: u64, at: u64) -> usize {
 impl TimeQueue {
     /// An empty queue at time 0.
     pub(crate) fn new() -> TimeQueue {
+        let spare = SPARE.try_with(|s| s.borrow_mut().take()).ok().flatten();
+        let buckets = spare.unwrap_or_else(|| (0..BUCKETS).map(|_| Vec::new()).collect());
+        invariant(
+            buckets.len() == BUCKETS && buckets.iter().all(Vec::is_empty),
+            "a reused queue starts empty",
+            || format!("{} buckets", buckets.len()),
+        );
         TimeQueue {
             last: 0,
             len: 0,
             head: 0,
             nonempty: 0,
-            buckets: (0..BUCKETS).map(|_| Vec::new()).collect(),
+            buckets,
         }
     }
 
@@ -156,6 +174,19 @@ impl TimeQueue {
             moving.clear();
             self.buckets[j] = moving;
         }
+    }
+}
+
+impl Drop for TimeQueue {
+    fn drop(&mut self) {
+        let room: usize = self.buckets.iter().map(Vec::capacity).sum();
+        if room > SPARE_KEYS_MAX || self.buckets.len() != BUCKETS {
+            return;
+        }
+        let mut buckets = std::mem::take(&mut self.buckets);
+        buckets.iter_mut().for_each(Vec::clear);
+        // At thread exit the slot may be gone: the buckets are then simply freed.
+        let _ = SPARE.try_with(|s| *s.borrow_mut() = Some(buckets));
     }
 }
 
