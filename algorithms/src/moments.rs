@@ -253,12 +253,24 @@ pub fn add_moment_faults<A: Algorithm + ?Sized>(
         return added;
     }
     let active_ms = opts.active_ms.max(10);
+    // The scenario the draft completes to, and its pilot's moments: a round that adds no fault
+    // leaves both as they were, so the next round draws from them again without a new pilot.
+    let mut done = alg.complete(draft.clone(), opts);
+    if !draft.scenario.faults.is_empty() && done.faults.is_empty() {
+        // The algorithm's completion drops timed faults (Ω's shared-memory model has none):
+        // a moment fault could change nothing.
+        return added;
+    }
+    let mut pilot_moments: Option<BTreeMap<String, Vec<Moment>>> = None;
     for round in 0..rounds {
         let mut rng = SimRng::derive(seed, 0x3043_0000 + round as u64);
-        let Some(trace) = pilot(alg, draft, opts, active_ms) else {
-            break;
-        };
-        let by_kind = moments(&trace, active_ms.saturating_sub(1) * 1_000_000);
+        if pilot_moments.is_none() {
+            let Some(trace) = pilot(alg, &done, active_ms) else {
+                break;
+            };
+            pilot_moments = Some(moments(&trace, active_ms.saturating_sub(1) * 1_000_000));
+        }
+        let by_kind = pilot_moments.as_ref().expect("the pilot ran");
         if by_kind.is_empty() {
             break;
         }
@@ -268,6 +280,7 @@ pub fn add_moment_faults<A: Algorithm + ?Sized>(
             .filter(|(kind, _)| is_state_kind(kind))
             .map(|(_, events)| events)
             .collect();
+        let mut accepted = None;
         for _ in 0..TRIES {
             let pool = if !states.is_empty() && rng.chance(STATE_SHARE) {
                 &states
@@ -291,12 +304,19 @@ pub fn add_moment_faults<A: Algorithm + ?Sized>(
                 let mut cand = draft.clone();
                 cand.scenario.faults = faults;
                 cand.scenario.faults.sort_by_key(|f| f.at_ms); // stable
-                if alg.complete(cand.clone(), opts).validate().is_ok() {
-                    *draft = cand;
-                    added.push(what);
+                let completed = alg.complete(cand.clone(), opts);
+                // A fault the completed scenario does not show changes nothing: not added.
+                if completed.faults != done.faults && completed.validate().is_ok() {
+                    accepted = Some((cand, completed, what));
                     break;
                 }
             }
+        }
+        if let Some((cand, completed, what)) = accepted {
+            *draft = cand;
+            done = completed;
+            pilot_moments = None;
+            added.push(what);
         }
     }
     if !added.is_empty() {
@@ -306,16 +326,11 @@ pub fn add_moment_faults<A: Algorithm + ?Sized>(
     added
 }
 
-/// The trace of the active phase of the scenario `draft` completes to, or `None` when there
-/// is nothing to add: the run is refused, panics, hits a limit, or already breaks a property
-/// there (then it fails without moments).
-fn pilot<A: Algorithm + ?Sized>(
-    alg: &A,
-    draft: &Draft,
-    opts: &GenOptions,
-    active_ms: u64,
-) -> Option<Trace> {
-    let mut sc = alg.complete(draft.clone(), opts);
+/// The trace of the active phase of `done` (the scenario a draft completes to), or `None` when
+/// there is nothing to add: the run is refused, panics, hits a limit, or already breaks a
+/// property there (then it fails without moments).
+fn pilot<A: Algorithm + ?Sized>(alg: &A, done: &Scenario, active_ms: u64) -> Option<Trace> {
+    let mut sc = done.clone();
     // The moments come from the active phase, and a run is the same up to any time whatever
     // its end: the pilot stops there (the rest of a clock run is 1,000 s of convergence).
     sc.duration_ms = sc.duration_ms.min(active_ms);
@@ -632,6 +647,33 @@ mod tests {
         assert!(
             hit >= 30,
             "only {hit} moment faults in 30 seeds of two rounds"
+        );
+    }
+
+    #[test]
+    fn an_algorithm_whose_completion_drops_timed_faults_gets_no_moment() {
+        // Ω runs on the shared-memory model: its completion clears the plan, so a moment fault
+        // would change nothing (and each round's pilot would be the same run).
+        let alg = find("omega.khouri-greve").unwrap();
+        let model = alg.info().fault_model;
+        let opts = GenOptions {
+            strategy: sincro_harness::gen::Strategy::Random,
+            ..GenOptions::default()
+        };
+        let mut empty_plans = 0;
+        for seed in 0..12 {
+            let mut draft =
+                sincro_harness::gen::generate("omega.khouri-greve", "correct", seed, &model, &opts);
+            empty_plans += usize::from(draft.scenario.faults.is_empty());
+            let before = draft.scenario.clone();
+            let added = add_moment_faults(alg, &mut draft, &model, seed, 40, &opts);
+            assert!(added.is_empty(), "seed {seed}: {added:?}");
+            assert_eq!(draft.scenario, before, "seed {seed}");
+        }
+        // Both paths were taken: a generated plan the completion drops, and an empty one.
+        assert!(
+            (1..12).contains(&empty_plans),
+            "{empty_plans} empty plans of 12"
         );
     }
 
