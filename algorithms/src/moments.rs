@@ -232,7 +232,10 @@ fn observation_kind(obs: &sincro_harness::Observation) -> String {
 /// [`complete`](Algorithm::complete) then sizes the run with them (as it does for the
 /// generator's own faults). Returns the moments' descriptions (also appended to the
 /// scenario's description). A pilot that already breaks a property, a run the engine refuses,
-/// or a model with no class to draw from adds nothing.
+/// a model with no class to draw from, or an algorithm whose completion drops timed faults
+/// (Ω's shared-memory model) adds nothing; a fault the completed scenario would not show is
+/// never added. A round that adds nothing leaves the pilot as it was, so the next round draws
+/// from the same pilot's moments without running it again.
 pub fn add_moment_faults<A: Algorithm + ?Sized>(
     alg: &A,
     draft: &mut Draft,
