@@ -49,9 +49,14 @@ enum Step {
 pub struct MutualExclusion {
     /// resource -> holders (node -> enter event id) at the end of the last judged instant
     holders: BTreeMap<u32, BTreeMap<NodeId, u64>>,
-    /// the current instant and its events, per node in order
+    /// the current instant and its events, in trace order (each node's in program order)
     now_ns: u64,
-    steps: BTreeMap<NodeId, Vec<Step>>,
+    steps: Vec<(NodeId, Step)>,
+    /// the resources an instant touches (kept to reuse its memory)
+    touched: Vec<u32>,
+    /// judge every instant by the general path (tests compare it with the one-node path)
+    #[cfg(test)]
+    general_only: bool,
 }
 
 impl MutualExclusion {
@@ -75,13 +80,137 @@ impl MutualExclusion {
     /// Judges the instant `now_ns` from its events (in any order across nodes) and moves the
     /// holders to its end.
     fn close_instant(&mut self) -> Result<(), Violation> {
-        if self.steps.is_empty() {
+        let Some(&(first, _)) = self.steps.first() else {
             return Ok(());
+        };
+        #[cfg(test)]
+        let one_node_path = !self.general_only;
+        #[cfg(not(test))]
+        let one_node_path = true;
+        let result = if one_node_path && self.steps.iter().all(|&(n, _)| n == first) {
+            self.close_one_node(first)
+        } else {
+            let mut steps: BTreeMap<NodeId, Vec<Step>> = BTreeMap::new();
+            for &(node, step) in &self.steps {
+                steps.entry(node).or_default().push(step);
+            }
+            self.close_general(&steps)
+        };
+        self.steps.clear();
+        result
+    }
+
+    /// [`Self::close_instant`] when one node has every event of the instant (the common case:
+    /// one callback's observations), without allocating. Same verdicts, explanations and
+    /// events as [`Self::close_general`], in the same order: per resource in ascending order,
+    /// a second entry first, then a holder that stays while this node enters, then two
+    /// holders at the end.
+    fn close_one_node(&mut self, node: NodeId) -> Result<(), Violation> {
+        let t = self.now_ns;
+        let mut touched = std::mem::take(&mut self.touched);
+        touched.clear();
+        for &(_, step) in &self.steps {
+            match step {
+                Step::Enter(r, _) | Step::Exit(r) => touched.push(r),
+                Step::Leave => touched.extend(
+                    self.holders
+                        .iter()
+                        .filter(|(_, h)| h.contains_key(&node))
+                        .map(|(&r, _)| r),
+                ),
+            }
         }
-        let steps = std::mem::take(&mut self.steps);
+        touched.sort_unstable();
+        touched.dedup();
+        let mut result = Ok(());
+        for &r in &touched {
+            result = self.close_one_resource(node, r, t);
+            if result.is_err() {
+                break;
+            }
+        }
+        self.touched = touched;
+        result
+    }
+
+    /// One resource `r` of [`Self::close_one_node`].
+    fn close_one_resource(&mut self, node: NodeId, r: u32, t: u64) -> Result<(), Violation> {
+        let held_before = self.holders.get(&r);
+        let mine_before = held_before.and_then(|h| h.get(&node).copied());
+        let mut mine = mine_before;
+        let mut entered = None;
+        for &(_, step) in &self.steps {
+            match step {
+                Step::Enter(res, id) if res == r => {
+                    if let Some(first) = mine {
+                        return Err(Self::violation(
+                            t,
+                            format!("node {node} entered the critical section of resource {r} again without leaving it"),
+                            vec![first, id],
+                        ));
+                    }
+                    mine = Some(id);
+                    entered.get_or_insert(id);
+                }
+                Step::Enter(..) => {}
+                Step::Exit(res) if res != r => {}
+                Step::Exit(_) | Step::Leave => mine = None,
+            }
+        }
+        // a holder that stays through the instant (every other node does) sees nobody enter
+        if let Some(id) = entered {
+            if let Some((&holder, &held)) =
+                held_before.and_then(|h| h.iter().find(|(&h, _)| h != node))
+            {
+                return Err(Self::violation(
+                    t,
+                    format!(
+                        "node {node} entered the critical section of resource {r} while node {holder} was still inside"
+                    ),
+                    vec![held, id],
+                ));
+            }
+        }
+        if mine != mine_before {
+            match mine {
+                Some(id) => {
+                    self.holders.entry(r).or_default().insert(node, id);
+                }
+                None => {
+                    if let Some(h) = self.holders.get_mut(&r) {
+                        h.remove(&node);
+                        if h.is_empty() {
+                            self.holders.remove(&r);
+                        }
+                    }
+                }
+            }
+        }
+        // at most one inside at the end of the instant
+        match self.holders.get(&r) {
+            Some(inside) if inside.len() > 1 => {
+                let mut it = inside.iter();
+                let (&a, &ea) = it.next().expect("two holders");
+                let (&b, &eb) = it.next().expect("two holders");
+                Err(Self::violation(
+                    t,
+                    format!(
+                        "nodes {a} and {b} both entered the critical section of resource {r} at {:.6} ms and neither left",
+                        t as f64 / 1e6
+                    ),
+                    vec![ea, eb],
+                ))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// [`Self::close_instant`] for any instant: `steps` are each node's events of it, in
+    /// program order.
+    fn close_general(&mut self, steps: &BTreeMap<NodeId, Vec<Step>>) -> Result<(), Violation> {
         let t = self.now_ns;
         let mut resources: BTreeSet<u32> = BTreeSet::new();
-        for (node, list) in &steps {
+        for (node, list) in steps {
             for step in list {
                 match *step {
                     Step::Enter(r, _) | Step::Exit(r) => {
@@ -103,7 +232,7 @@ impl MutualExclusion {
             let mut inside = before.clone();
             let mut left: BTreeSet<NodeId> = BTreeSet::new();
             let mut entered: BTreeMap<NodeId, u64> = BTreeMap::new();
-            for (&node, list) in &steps {
+            for (&node, list) in steps {
                 for step in list {
                     match *step {
                         Step::Enter(res, id) if res == r => {
@@ -194,7 +323,7 @@ impl Checker for MutualExclusion {
             ) => (*node, Step::Leave),
             _ => return Ok(()),
         };
-        self.steps.entry(step.0).or_default().push(step.1);
+        self.steps.push(step);
         Ok(())
     }
 
@@ -364,5 +493,71 @@ mod tests {
             obs(2, 20, 2, Observation::CsEnter { resource: 0 }),
         ])
         .unwrap();
+    }
+
+    /// The one-node path agrees with the general one: same verdict, explanation and events
+    /// after every event of random traces (2–3 nodes, 2 resources, instants of one node and
+    /// of several, second entries, exits of nodes not inside, crashes and restarts).
+    mod one_node_path {
+        use super::*;
+        use proptest::prelude::*;
+
+        /// The results up to the first violation (after it, a run stops asking).
+        fn feed(mut c: MutualExclusion, events: &[Event]) -> Vec<Result<(), Violation>> {
+            let mut out = Vec::new();
+            for e in events {
+                out.push(c.on_event(e));
+                if out.last().is_some_and(|r| r.is_err()) {
+                    return out;
+                }
+            }
+            out.push(c.finish(u64::MAX));
+            out
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(512))]
+            #[test]
+            fn agrees_with_the_general_path_up_to_the_first_violation(
+                evs in proptest::collection::vec((0u8..4, 0usize..3, 0u32..2, 0u64..3), 0..40),
+            ) {
+                let mut t = 0;
+                let events: Vec<Event> = evs
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &(what, node, resource, dt))| {
+                        t += dt;
+                        let kind = match what {
+                            0 => EventKind::Observe { obs: Observation::CsEnter { resource } },
+                            1 => EventKind::Observe { obs: Observation::CsExit { resource } },
+                            2 => EventKind::Fault { fault: Fault::Crash { node } },
+                            _ => EventKind::Fault { fault: Fault::Restart { node } },
+                        };
+                        Event { id: i as u64, t_ns: t, node: Some(node), local_ns: None, kind }
+                    })
+                    .collect();
+                let general = MutualExclusion { general_only: true, ..Default::default() };
+                prop_assert_eq!(feed(MutualExclusion::new(3), &events), feed(general, &events));
+            }
+        }
+
+        #[test]
+        fn one_node_instants_take_the_one_node_path() {
+            // the general path reports a second entry at one instant the same way; this
+            // pins that the fast path is the one judging it
+            let mut c = MutualExclusion::new(2);
+            c.on_event(&obs(0, 10, 1, Observation::CsEnter { resource: 0 }))
+                .unwrap();
+            c.on_event(&obs(1, 10, 1, Observation::CsEnter { resource: 0 }))
+                .unwrap();
+            assert!(c.steps.iter().all(|&(n, _)| n == 1));
+            let v = c.finish(20).unwrap_err();
+            assert!(
+                v.explanation.contains("again without leaving"),
+                "{}",
+                v.explanation
+            );
+            assert_eq!(v.events, vec![0, 1]);
+        }
     }
 }
