@@ -225,7 +225,8 @@ impl<P: Process> Prepared<P> {
             .iter()
             .enumerate()
             .map(|(i, w)| {
-                let input: P::Input = serde_json::from_value(w.input.clone()).map_err(|e| {
+                // from the borrowed value: no copy of the input's maps and strings
+                let input = P::Input::deserialize(&w.input).map_err(|e| {
                     ScenarioError(format!(
                         "workload[{i}].input is not an input of {}: {e}",
                         sc.algorithm
