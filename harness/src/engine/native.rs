@@ -168,7 +168,8 @@ impl<P: Process> Sim<P> {
             now_ns: 0,
             end_ns: prep.end_ns,
             queue: TimeQueue::new(),
-            slab: Vec::new(),
+            // the items known at the start, and as many again in flight, without a regrowth
+            slab: Vec::with_capacity(2 * (n + scenario.faults.len() + prep.inputs.len())),
             free: Vec::new(),
             nodes,
             net,
