@@ -42,7 +42,7 @@ pub use process::{Ctx, Observation, Process, TimerId};
 pub use rng::SimRng;
 pub use scenario::{EngineException, EngineKind, Expect, Scenario, ScenarioError, WorkloadItem};
 pub use schedule::Schedule;
-pub use trace::{Event, EventKind, Trace, TraceDifference};
+pub use trace::{Event, EventKind, Text, Trace, TraceDifference};
 
 /// Identifies a node (process) in a run: `0..nodes`.
 pub type NodeId = usize;

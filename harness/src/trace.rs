@@ -48,7 +48,7 @@ pub enum EventKind {
         /// Destination.
         to: NodeId,
         /// The message, rendered (empty when the trace is not recorded).
-        msg: Arc<str>,
+        msg: Text,
     },
     /// A message is delivered to the node.
     Deliver {
@@ -59,7 +59,7 @@ pub enum EventKind {
         /// The send event (the happens-before edge).
         sent: u64,
         /// The message, rendered (shared with the send event).
-        msg: Arc<str>,
+        msg: Text,
     },
     /// A message is not delivered.
     Drop {
@@ -106,6 +106,109 @@ pub enum EventKind {
         /// The panic message.
         message: String,
     },
+}
+
+/// A rendered message in a [`Send`](EventKind::Send) or [`Deliver`](EventKind::Deliver)
+/// event: shared text, cheap to clone, read as a `&str` (it dereferences to one). The empty
+/// text, which every message carries when the trace is not recorded, holds no allocation and
+/// no reference count, so the events a run builds only for its checkers cost no atomic
+/// operation to make, copy or drop.
+#[derive(Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Text(Option<Arc<str>>);
+
+impl Text {
+    /// The empty text.
+    pub const EMPTY: Text = Text(None);
+
+    /// The text.
+    pub fn as_str(&self) -> &str {
+        self.0.as_deref().unwrap_or("")
+    }
+}
+
+impl std::ops::Deref for Text {
+    type Target = str;
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl AsRef<str> for Text {
+    fn as_ref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl std::borrow::Borrow<str> for Text {
+    fn borrow(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl std::fmt::Debug for Text {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl std::fmt::Display for Text {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl From<&str> for Text {
+    fn from(s: &str) -> Text {
+        if s.is_empty() {
+            Text(None)
+        } else {
+            Text(Some(Arc::from(s)))
+        }
+    }
+}
+
+impl From<String> for Text {
+    fn from(s: String) -> Text {
+        if s.is_empty() {
+            Text(None)
+        } else {
+            Text(Some(Arc::from(s)))
+        }
+    }
+}
+
+impl From<Arc<str>> for Text {
+    fn from(s: Arc<str>) -> Text {
+        if s.is_empty() {
+            Text(None)
+        } else {
+            Text(Some(s))
+        }
+    }
+}
+
+impl PartialEq<str> for Text {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for Text {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl Serialize for Text {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for Text {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Text, D::Error> {
+        String::deserialize(d).map(Text::from)
+    }
 }
 
 /// A recorded run.
@@ -534,6 +637,34 @@ pub fn happened_before(a: &[u32], b: &[u32]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_text_reads_as_its_string_and_the_empty_one_holds_nothing() {
+        let t = Text::from("Request { ts: 3 }");
+        assert_eq!(t, "Request { ts: 3 }");
+        assert_eq!(&*t, "Request { ts: 3 }");
+        assert_eq!(t.clone(), t);
+        assert_eq!(
+            format!("{t}|{t:?}"),
+            "Request { ts: 3 }|\"Request { ts: 3 }\""
+        );
+        // every way to make an empty text gives the one without an allocation
+        for empty in [
+            Text::from(""),
+            Text::from(String::new()),
+            Text::from(Arc::<str>::from("")),
+            Text::default(),
+        ] {
+            assert_eq!(empty, Text::EMPTY);
+            assert!(empty.0.is_none() && empty.is_empty());
+        }
+        assert_ne!(Text::from("a"), Text::EMPTY);
+        // JSON: a plain string both ways, the empty one included
+        assert_eq!(serde_json::to_string(&t).unwrap(), "\"Request { ts: 3 }\"");
+        assert_eq!(serde_json::from_str::<Text>("\"\"").unwrap(), Text::EMPTY);
+        assert_eq!(serde_json::from_str::<Text>("\"x\"").unwrap(), "x");
+        assert!(serde_json::from_str::<Text>("3").is_err());
+    }
 
     fn ev(id: u64, node: NodeId, kind: EventKind) -> Event {
         Event {

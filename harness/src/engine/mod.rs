@@ -29,7 +29,7 @@ use crate::clock::{HwClock, SoftClock};
 use crate::process::Process;
 use crate::rng::{stream, SimRng};
 use crate::scenario::{EngineKind, Scenario, ScenarioError};
-use crate::trace::{Event, EventKind, Trace};
+use crate::trace::{Event, EventKind, Text, Trace};
 use crate::{NodeId, NS_PER_MS};
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -276,14 +276,14 @@ impl Recorder {
     /// Renders `value` with `Debug` into a shared string (one allocation), or the shared empty
     /// text when the trace is not recorded.
     #[inline]
-    pub fn render(&mut self, value: &dyn fmt::Debug) -> std::sync::Arc<str> {
+    pub fn render(&mut self, value: &dyn fmt::Debug) -> Text {
         if !self.record {
-            return empty_text();
+            return Text::EMPTY;
         }
         use std::fmt::Write as _;
         self.buf.clear();
         let _ = write!(self.buf, "{value:?}");
-        std::sync::Arc::from(self.buf.as_str())
+        Text::from(self.buf.as_str())
     }
 
     pub fn new(
@@ -378,7 +378,7 @@ impl Recorder {
 
     /// The rendered message of send event `sent` (shared, not copied), when recording.
     #[inline]
-    pub fn sent_text(&self, sent: u64) -> std::sync::Arc<str> {
+    pub fn sent_text(&self, sent: u64) -> Text {
         match self
             .trace
             .as_ref()
@@ -388,7 +388,7 @@ impl Recorder {
                 kind: EventKind::Send { msg, .. },
                 ..
             }) => msg.clone(),
-            _ => empty_text(),
+            _ => Text::EMPTY,
         }
     }
 
@@ -410,7 +410,6 @@ impl Recorder {
 }
 
 thread_local! {
-    static EMPTY: std::sync::Arc<str> = std::sync::Arc::from("");
     static IN_CALLBACK: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
     static LAST_LOCATION: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
 }
@@ -570,11 +569,6 @@ pub(crate) fn in_flight_less_one(in_flight: u64, msg_id: u64) -> u64 {
             format!("message {msg_id} left the network with none in flight"),
         ),
     }
-}
-
-/// A shared empty text (no allocation per event when the trace is not recorded).
-pub(crate) fn empty_text() -> std::sync::Arc<str> {
-    EMPTY.with(|e| e.clone())
 }
 
 /// Runs `f` (a process callback) marked as such, so [`install_panic_hook`] keeps its panics

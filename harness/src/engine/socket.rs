@@ -29,9 +29,7 @@
 //! [`Network::route`] for arrival times). How nodes are spawned, how datagrams are read and how
 //! faults map to the simulator's own primitives also stay in the engine files.
 
-use super::{
-    empty_text, invoke, Call, Factory, Outcome, Prepared, Recorder, RunOptions, Stats, Verdict,
-};
+use super::{invoke, Call, Factory, Outcome, Prepared, Recorder, RunOptions, Stats, Verdict};
 use crate::check::Checker;
 use crate::clock::SoftClock;
 use crate::fault::Fault;
@@ -44,7 +42,6 @@ use crate::{NodeId, NS_PER_MS};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::fmt::Debug;
 use std::rc::Rc;
-use std::sync::Arc;
 use tokio::sync::Notify;
 
 /// A socket engine's world at one instant of one node's turn: the socket layer's half of the
@@ -486,11 +483,7 @@ impl<P: Process, E: Engine<P>> World<P, E> {
         self.stats.sent += 1;
         let mut sent = 0;
         if self.rec.observing {
-            let rendered: Arc<str> = if self.rec.record {
-                format!("{msg:?}").into()
-            } else {
-                empty_text()
-            };
+            let rendered = self.rec.render(msg);
             sent = self.emit_at(
                 from,
                 now,
