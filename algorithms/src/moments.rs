@@ -1,19 +1,20 @@
-//! Faults at protocol moments: crash, pause, cut off, slow down or jump the clock of a node
-//! right after something happens in the protocol — it enters the critical section, becomes
-//! leader, grants, restarts and sends its first message — in the spirit of FoundationDB's
+//! Faults at protocol moments: crash, pause, cut off, slow down or jump the clock of a node right
+//! before or right after something happens in the protocol — it enters the critical section,
+//! becomes leader, grants, restarts and sends its first message — in the spirit of FoundationDB's
 //! BUGGIFY and Antithesis' fault injection at interesting points.
 //!
 //! A generated scenario is a plan of faults at fixed times, and so is one with moment faults:
-//! [`add_moment_faults`] runs a *pilot* of the scenario, picks a moment from its trace (a kind
-//! of event first, uniformly among the protocol's states half the time ([`STATE_SHARE`]) and
-//! among every kind the run shows otherwise, then one event of that kind), and adds a fault
-//! of a class of the fault model right after it (the next millisecond, or a little later),
-//! with its end (restart, resume, heal, restored latency) inside the active phase. Each next
-//! round (a seed draws 1 to 40, [`moment_rounds`](sincro_harness::gen::moment_rounds)) runs
-//! the new scenario as its pilot, so moments chain: a node crashed at one moment can be hit
-//! again right after its restart. The scenario's
-//! description names each moment; the scenario file holds plain timed faults, so it replays
-//! exactly on every engine and shrinks like any other.
+//! [`add_moment_faults`] runs a *pilot* of the scenario, picks a moment from its trace (a kind of
+//! event first, uniformly among the protocol's states half the time ([`STATE_SHARE`]) and among
+//! every kind the run shows otherwise, then one event of that kind), and adds a fault of a class of
+//! the fault model around it — right before it (at the start of its millisecond: the message it
+//! sends leaves into the fault, the one it receives finds the node down), right after it (the next
+//! millisecond), or a little later — with its end (restart, resume, heal, restored latency) inside
+//! the active phase. Each next round (a seed draws 1 to 40,
+//! [`moment_rounds`](sincro_harness::gen::moment_rounds)) runs the new scenario as its pilot, so
+//! moments chain: a node crashed at one moment can be hit again right after its restart. The
+//! scenario's description names each moment; the scenario file holds plain timed faults, so it
+//! replays exactly on every engine and shrinks like any other.
 //!
 //! Every fault stays inside the fault model the generator uses (the declared model, the buggy
 //! variant's [`bug_classes`](crate::registry::Algorithm::bug_classes), everything with
@@ -344,8 +345,9 @@ fn pilot<A: Algorithm + ?Sized>(alg: &A, done: &Scenario, active_ms: u64) -> Opt
     }
 }
 
-/// The faults of `class` right after moment `m`, and their description; `None` when they
-/// would clash with the plan or leave the active phase.
+/// The faults of `class` around moment `m` (right before it, right after it or a little
+/// later), and their description; `None` when they would clash with the plan or leave the
+/// active phase.
 fn plan(
     sc: &Scenario,
     m: &Moment,
@@ -362,12 +364,15 @@ fn plan(
         _ if sc.nodes > 1 => (m.node + 1 + rng.index(sc.nodes - 1)) % sc.nodes,
         _ => m.node,
     };
-    let after_ms = if rng.chance(0.5) {
-        0
-    } else {
-        rng.range_u64(1, 20)
+    // When: right before the moment (1/4: at the start of its millisecond, so the message it
+    // sends leaves into the fault, late or lost, and the one it receives finds the node down),
+    // right after it (3/8: the next millisecond), or a little later (3/8: 2 to 20 ms after).
+    let t_ms = m.t_ns / 1_000_000;
+    let (at, when) = match rng.index(8) {
+        0 | 1 => (t_ms, "before"),
+        2..=4 => (t_ms + 1, "after"),
+        _ => (t_ms + 1 + rng.range_u64(1, 20), "after"),
     };
-    let at = m.t_ns / 1_000_000 + 1 + after_ms;
     if at >= active_ms {
         return None;
     }
@@ -475,7 +480,7 @@ fn plan(
         _ => return None,
     };
     let what = format!(
-        "after n{}'s {} #{} ({:.3} ms): {what}",
+        "{when} n{}'s {} #{} ({:.3} ms): {what}",
         m.node,
         m.kind,
         m.nth,
@@ -651,6 +656,70 @@ mod tests {
             hit >= 30,
             "only {hit} moment faults in 30 seeds of two rounds"
         );
+    }
+
+    #[test]
+    fn a_crash_right_before_a_send_stops_it_and_one_right_after_does_not() {
+        let alg = find("election.terms").unwrap();
+        let model = alg.info().fault_model;
+        let opts = GenOptions {
+            strategy: sincro_harness::gen::Strategy::Random,
+            ..GenOptions::default()
+        };
+        let draft = sincro_harness::gen::generate("election.terms", "correct", 1, &model, &opts);
+        let done = alg.complete(draft.clone(), &opts);
+        let trace = alg.run(&done, RunOptions { record_trace: true });
+        let trace = trace.unwrap().trace.unwrap();
+        let sends_at = |trace: &Trace, node: NodeId, t_ns: u64| {
+            trace.events.iter().any(|e| {
+                e.node == Some(node) && e.t_ns == t_ns && matches!(e.kind, EventKind::Send { .. })
+            })
+        };
+        let by_kind = moments(&trace, opts.active_ms * 1_000_000);
+        let m = by_kind
+            .iter()
+            .filter(|(kind, _)| kind.starts_with("send:"))
+            .flat_map(|(_, ms)| ms)
+            .find(|m| {
+                let t_ms = m.t_ns / 1_000_000;
+                m.t_ns % 1_000_000 != 0 && node_free(&draft.scenario, m.node, t_ms, t_ms + 21)
+            })
+            .expect("a send of a node no fault holds, off a millisecond boundary");
+        let (mut before, mut after) = (0, 0);
+        for i in 0..300 {
+            let mut rng = SimRng::new(i);
+            let planned = plan(
+                &draft.scenario,
+                m,
+                FaultClass::Crashes,
+                opts.active_ms,
+                &model,
+                &mut rng,
+            );
+            let Some((faults, what)) = planned else {
+                continue;
+            };
+            if faults[0].fault != (Fault::Crash { node: m.node }) {
+                continue;
+            }
+            let mut cand = draft.clone();
+            cand.scenario.faults.extend(faults.clone());
+            cand.scenario.faults.sort_by_key(|f| f.at_ms);
+            let sc = alg.complete(cand, &opts);
+            let run = alg.run(&sc, RunOptions { record_trace: true }).unwrap();
+            let sent = sends_at(run.trace.as_ref().unwrap(), m.node, m.t_ns);
+            if what.starts_with("before") {
+                assert_eq!(faults[0].at_ms, m.t_ns / 1_000_000, "{what}");
+                assert!(!sent, "{what}: the node sent although it was down");
+                before += 1;
+            } else {
+                assert!(what.starts_with("after"), "{what}");
+                assert!(faults[0].at_ms > m.t_ns / 1_000_000, "{what}");
+                assert!(sent, "{what}: a fault after the send changed it");
+                after += 1;
+            }
+        }
+        assert!(before > 5 && after > 5, "{before} before, {after} after");
     }
 
     #[test]

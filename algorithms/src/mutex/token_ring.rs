@@ -462,15 +462,15 @@ mod tests {
             "{}",
             out.verdict
         );
-        assert_eq!(
-            crate::test_support::first_failing_seed(
-                "mutex.token-ring",
-                "no-generation",
-                50,
-                EngineKind::Native
-            ),
-            Some(2),
-            "fuzzing with delay spikes finds it at once"
+        let first = crate::test_support::first_failing_seed(
+            "mutex.token-ring",
+            "no-generation",
+            50,
+            EngineKind::Native,
+        );
+        assert!(
+            first.is_some_and(|s| s < 5),
+            "fuzzing with delay spikes finds it at once, not at {first:?}"
         );
     }
 
