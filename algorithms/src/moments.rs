@@ -597,6 +597,16 @@ mod tests {
     use super::*;
     use crate::registry::find;
 
+    /// `election.terms`, its declared fault model, and options that generate without moments.
+    fn terms() -> (&'static dyn Algorithm, FaultModel, GenOptions) {
+        let alg = find("election.terms").unwrap();
+        let opts = GenOptions {
+            strategy: sincro_harness::gen::Strategy::Random,
+            ..GenOptions::default()
+        };
+        (alg, alg.info().fault_model, opts)
+    }
+
     #[test]
     fn moments_group_events_by_kind_and_count_them_per_node() {
         let alg = find("mutex.centralized").unwrap();
@@ -645,12 +655,7 @@ mod tests {
 
     #[test]
     fn moment_faults_come_right_after_their_moment_inside_the_model() {
-        let alg = find("election.terms").unwrap();
-        let model = alg.info().fault_model;
-        let opts = GenOptions {
-            strategy: sincro_harness::gen::Strategy::Random,
-            ..GenOptions::default()
-        };
+        let (alg, model, opts) = terms();
         let mut hit = 0;
         for seed in 0..30 {
             let draft =
@@ -687,12 +692,7 @@ mod tests {
 
     #[test]
     fn a_crash_right_before_a_send_stops_it_and_one_right_after_does_not() {
-        let alg = find("election.terms").unwrap();
-        let model = alg.info().fault_model;
-        let opts = GenOptions {
-            strategy: sincro_harness::gen::Strategy::Random,
-            ..GenOptions::default()
-        };
+        let (alg, model, opts) = terms();
         let draft = sincro_harness::gen::generate("election.terms", "correct", 1, &model, &opts);
         let done = alg.complete(draft.clone(), &opts);
         let trace = alg.run(&done, RunOptions { record_trace: true });
@@ -751,12 +751,7 @@ mod tests {
 
     #[test]
     fn a_burst_puts_several_faults_at_one_moment() {
-        let alg = find("election.terms").unwrap();
-        let model = alg.info().fault_model;
-        let opts = GenOptions {
-            strategy: sincro_harness::gen::Strategy::Random,
-            ..GenOptions::default()
-        };
+        let (alg, model, opts) = terms();
         let (mut rounds, mut bursts) = (0, 0);
         for seed in 0..200 {
             let draft =
