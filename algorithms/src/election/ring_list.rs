@@ -24,9 +24,11 @@
 //! stale COORDINATOR naming a lower process re-asserts itself with a COORDINATOR round of its
 //! own instead of calling an election, and a second round naming it leaves it in power. A
 //! probe of the leader that times out while an election passes through waits for that
-//! election's result. An initiator whose election did not end after `(2n + 2)` hop timeouts
-//! starts again. (The regressions `corpus/election/ring-stability-seed*.json` are the five
-//! schedules that broke `leader_stability` before these rules; 300,000 generated seeds pass.)
+//! election's result. A process answers a probe while it leads, is about to, or knows no
+//! leader (back from a crash, running its own election): silence means gone. An initiator whose
+//! election did not end after `(2n + 2)` hop timeouts starts again. (The regressions
+//! `corpus/election/ring-stability-seed*.json` are the six schedules that broke
+//! `leader_stability` before these rules.)
 //!
 //! **Buggy variant `stale-coordinator`**: the seed-14540 bug put back. A leader that a stale
 //! COORDINATOR naming a lower process reaches — a result of an election that raced with the
@@ -462,7 +464,11 @@ impl Process for RingList {
                 }
             }
             Msg::Probe => {
-                if self.leader == Some(me) || self.pending_claim {
+                // A process in an election of its own (back from a crash: it knows no leader)
+                // answers too: the prober keeps aside a result that missed it, and would take
+                // its silence for death (seed 2871: a probe that reached the restarted leader
+                // one hop before its own ELECTION came back).
+                if self.leader == Some(me) || self.pending_claim || self.leader.is_none() {
                     ctx.send(from, Msg::Alive);
                 }
             }
