@@ -19,7 +19,9 @@
 //! (until the announcement reaches it), two coordinators at the same global time. A process
 //! that receives COORDINATOR from a lower process than the coordinator it knows first probes
 //! that coordinator: it follows the candidate (ACK) if the coordinator is silent, and answers
-//! NACK if it is alive (a stale announcement that raced with a recovered coordinator's).
+//! NACK if it is alive (a stale announcement that raced with a recovered coordinator's). It
+//! keeps the coordinator it knows through an election of its own that a lower process's
+//! ELECTION started, so the rule holds there too (`corpus/election/bully-stability-seed835.json`).
 //!
 //! **Fault model**: a synchronous system — every delay is below the latency bound the timeouts
 //! are derived from — with crashes and restarts (amnesia), reordering and drifting clocks. No
@@ -211,10 +213,14 @@ impl Bully {
         }
     }
 
+    /// Sends ELECTION to every higher process. The leader this process follows, if any, is kept
+    /// (the caller reports "no leader" where it lost it): an election that a lower process's
+    /// ELECTION started does not make a live coordinator's lower rival acceptable without a
+    /// probe (seed 835 of stop 27: a process dropped the live leader it had just adopted and
+    /// followed the lower process whose announcement came next).
     fn start_election(&mut self, ctx: &mut Ctx<'_, Self>) {
         self.round += 1;
         self.cancel_probe(ctx);
-        self.leader = None;
         let me = ctx.id();
         let higher: Vec<NodeId> = (me + 1..ctx.nodes()).collect();
         if higher.is_empty() {
