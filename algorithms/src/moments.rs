@@ -306,18 +306,23 @@ pub fn add_moment_faults<A: Algorithm + ?Sized>(
             };
             let events = pool[rng.index(pool.len())];
             let m = &events[rng.index(events.len())];
+            // The whole plan with one more fault (or a window ended), in time order: a burst's
+            // next proposal and `node_free` read the plan in that order.
             let propose = |sc: &Scenario, rng: &mut SimRng| {
                 let class = classes[rng.index(classes.len())];
-                if rng.chance(0.5) {
+                let proposal = if rng.chance(0.5) {
                     end_window(sc, m, rng)
                 } else {
                     plan(sc, m, class, active_ms, model, rng).map(|(faults, what)| {
                         let mut all = sc.faults.clone();
                         all.extend(faults);
-                        all.sort_by_key(|f| f.at_ms); // stable
                         (all, what)
                     })
-                }
+                };
+                proposal.map(|(mut all, what)| {
+                    all.sort_by_key(|f| f.at_ms); // stable
+                    (all, what)
+                })
             };
             let mut proposal = propose(&draft.scenario, &mut rng);
             if proposal.is_some() && rng.chance(BURST_SHARE) {
@@ -334,7 +339,6 @@ pub fn add_moment_faults<A: Algorithm + ?Sized>(
             if let Some((faults, what)) = proposal {
                 let mut cand = draft.clone();
                 cand.scenario.faults = faults;
-                cand.scenario.faults.sort_by_key(|f| f.at_ms); // stable
                 let completed = alg.complete(cand.clone(), opts);
                 // A fault the completed scenario does not show changes nothing: not added.
                 if completed.faults != done.faults && completed.validate().is_ok() {
@@ -654,7 +658,7 @@ mod tests {
     }
 
     #[test]
-    fn moment_faults_come_right_after_their_moment_inside_the_model() {
+    fn moment_faults_come_around_their_moment_inside_the_model() {
         let (alg, model, opts) = terms();
         let mut hit = 0;
         for seed in 0..30 {
