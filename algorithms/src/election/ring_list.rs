@@ -26,9 +26,18 @@
 //! probe of the leader that times out while an election passes through waits for that
 //! election's result. A process answers a probe while it leads, is about to, or knows no
 //! leader (back from a crash, running its own election): silence means gone. An initiator whose
-//! election did not end after `(2n + 2)` hop timeouts starts again. (The regressions
-//! `corpus/election/ring-stability-seed*.json` are the six schedules that broke
-//! `leader_stability` before these rules.)
+//! election did not end after `(2n + 2)` hop timeouts starts again.
+//!
+//! **Restarts** (stop 28; the searches of issue 14 found these cases): a process counts its
+//! starts in stable storage. A restarted process waits two probe timeouts before it takes
+//! power: a probe it missed while down has timed out by then, so no process takes it for dead
+//! once it leads. The elected process stamps the round with its claim (incarnation, number),
+//! and the READY that closes the round echoes it: power comes only for the claim pending now,
+//! never from a round of an earlier life or one that skipped it (a READY that arrives while a
+//! restarted process waits is kept for that claim only). A process waiting for its own claim
+//! calls no election on a workload probe. (The regressions
+//! `corpus/election/ring-stability-seed*.json` are the schedules that broke `leader_stability`
+//! before these rules.)
 //!
 //! **Buggy variant `stale-coordinator`**: the seed-14540 bug put back. A leader that a stale
 //! COORDINATOR naming a lower process reaches — a result of an election that raced with the
@@ -73,8 +82,19 @@ pub enum Ring {
         list: Vec<NodeId>,
         /// Who adopted it so far (the converter first).
         told: Vec<NodeId>,
+        /// The elected process's claim, stamped when the round reached it: the READY that
+        /// closes the round echoes it (`None`: the round has not reached it, or it already
+        /// held power).
+        claim: Option<Claim>,
     },
 }
+
+/// A claim to power: the claimant's incarnation and the number of its claim in that
+/// incarnation. A READY gives power only for the claim pending now: not for one of an earlier
+/// life, nor for a round that skipped the claimant (a generated scenario, seed 6617 of one
+/// campaign, did that on stop 27's code: a READY of a round that never reached the restarted 3
+/// gave it power while 2 took power by its own round).
+pub type Claim = (u64, u64);
 
 /// Messages.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -91,8 +111,11 @@ pub enum Msg {
         /// The hop.
         seq: u64,
     },
-    /// "Your COORDINATOR went all the way round: take power".
-    Ready,
+    /// "Your COORDINATOR went all the way round: take power" (for that claim).
+    Ready {
+        /// The claim the round carried.
+        claim: Claim,
+    },
     /// "Are you alive (and coordinator)?"
     Probe,
     /// "Yes".
@@ -111,6 +134,8 @@ pub enum Timer {
     Retry,
     /// The coordinator did not answer a probe.
     Probe,
+    /// A restarted process may take power from now on.
+    Settled,
 }
 
 /// Workload commands: the same as the bully algorithm's.
@@ -150,12 +175,19 @@ pub struct RingList {
     initiated: bool,
     /// Elected, waiting for its COORDINATOR to go round.
     pending_claim: bool,
+    /// Claims made in this incarnation (the current one is the last).
+    claims: u64,
+    /// Restarted less than [`RingList::settle_ms`] ago: power waits (`Some` once a READY
+    /// came for the pending claim meanwhile).
+    settling: Option<Option<Claim>>,
     next_seq: u64,
     /// Unacknowledged hops: seq -> (to, message).
     hops: BTreeMap<u64, (NodeId, Ring)>,
     probe: Option<(NodeId, TimerId)>,
     /// Results waiting for the probe of the leader we know.
     deferred: Vec<Ring>,
+    /// This process's incarnation (0 until its first restart).
+    life: u64,
     retry: Option<TimerId>,
     /// The `stale-coordinator` variant's bug.
     bug_stale_coordinator: bool,
@@ -173,10 +205,13 @@ impl RingList {
             in_election: false,
             initiated: false,
             pending_claim: false,
+            claims: 0,
+            settling: None,
             next_seq: 0,
             hops: BTreeMap::new(),
             probe: None,
             deferred: Vec::new(),
+            life: 0,
             retry: None,
             bug_stale_coordinator: false,
         }
@@ -264,15 +299,17 @@ impl RingList {
                     if self.deferred_for_probe(ctx, c, &list, &again) {
                         return;
                     }
-                    if c == me {
-                        self.claim(ctx);
+                    let claim = if c == me {
+                        self.claim(ctx)
                     } else {
                         self.adopt(ctx, c);
-                    }
+                        None
+                    };
                     let ring = Ring::Coordinator {
                         leader: c,
                         list,
                         told: vec![me],
+                        claim,
                     };
                     self.forward(ctx, me, ring);
                 } else {
@@ -288,32 +325,32 @@ impl RingList {
                 leader: c,
                 list,
                 mut told,
+                mut claim,
             } => {
                 if told.contains(&me) {
                     // The round is closed: everyone on the way adopted `c`.
                     if c == me {
-                        if self.pending_claim {
-                            self.adopt(ctx, me);
-                        }
-                    } else {
-                        ctx.send(c, Msg::Ready);
+                        self.ready(ctx, claim);
+                    } else if let Some(claim) = claim {
+                        ctx.send(c, Msg::Ready { claim });
                     }
                     return;
                 }
                 if c < me {
-                    self.missed_by(ctx, c, list, told);
+                    self.missed_by(ctx, c, list, told, claim);
                     return;
                 }
                 let again = Ring::Coordinator {
                     leader: c,
                     list: list.clone(),
                     told: told.clone(),
+                    claim,
                 };
                 if self.deferred_for_probe(ctx, c, &list, &again) {
                     return;
                 }
                 if c == me {
-                    self.claim(ctx);
+                    claim = self.claim(ctx);
                 } else {
                     self.adopt(ctx, c);
                 }
@@ -325,6 +362,7 @@ impl RingList {
                         leader: c,
                         list,
                         told,
+                        claim,
                     },
                 );
             }
@@ -333,13 +371,42 @@ impl RingList {
 
     /// A result names this process: it takes power once its COORDINATOR has gone round —
     /// unless it already holds power (a second round naming it, from a concurrent initiator),
-    /// which it keeps without waiting again (seed 31432 of `election.ring`).
-    fn claim(&mut self, ctx: &mut Ctx<'_, Self>) {
+    /// which it keeps without waiting again (seed 31432 of `election.ring`). Returns the claim
+    /// the round carries on: a new one unless one is pending (every round naming it while it
+    /// waits carries the same).
+    fn claim(&mut self, ctx: &mut Ctx<'_, Self>) -> Option<Claim> {
         if self.leader == Some(ctx.id()) {
+            return None;
+        }
+        if !self.pending_claim {
+            self.pending_claim = true;
+            self.claims += 1;
+        }
+        self.set_retry(ctx);
+        Some((self.life, self.claims))
+    }
+
+    /// How long a restarted process waits before it takes power: two probe timeouts. A
+    /// probe that reached it while it was down has timed out by then, so no process drops it
+    /// as dead after it took power (seed 2003666: a result that missed the restarted 5, kept
+    /// aside for a probe 5 never got, replaced 5 after 5 took power by a round that reached it
+    /// just after its restart; seed 5408 was the same race).
+    fn settle_ms(&self) -> u64 {
+        2 * self.hop_ms
+    }
+
+    /// A round carrying `claim` closed: power, if that is the claim pending (once settled).
+    fn ready(&mut self, ctx: &mut Ctx<'_, Self>, claim: Option<Claim>) {
+        if let Some(waiting) = self.settling.as_mut() {
+            if claim.is_some() && claim == Some((self.life, self.claims)) {
+                *waiting = claim;
+            }
             return;
         }
-        self.pending_claim = true;
-        self.set_retry(ctx);
+        if self.pending_claim && claim == Some((self.life, self.claims)) {
+            let me = ctx.id();
+            self.adopt(ctx, me);
+        }
     }
 
     /// A COORDINATOR naming `c`, lower than this process, whose `list` missed it.
@@ -357,6 +424,7 @@ impl RingList {
         c: NodeId,
         list: Vec<NodeId>,
         told: Vec<NodeId>,
+        claim: Option<Claim>,
     ) {
         let me = ctx.id();
         if self.leader == Some(me) && !self.pending_claim && !self.bug_stale_coordinator {
@@ -368,6 +436,7 @@ impl RingList {
                 leader: me,
                 list,
                 told: vec![me],
+                claim: None,
             };
             self.forward(ctx, me, ring);
             return;
@@ -377,6 +446,7 @@ impl RingList {
                 leader: c,
                 list,
                 told,
+                claim,
             });
             self.send_probe(ctx, l);
             return;
@@ -423,15 +493,18 @@ impl Process for RingList {
     type Msg = Msg;
     type Timer = Timer;
     type Input = Input;
-    /// Whether this process ran before: a process that comes back after a crash calls an
-    /// election.
-    type Stable = bool;
+    /// How many times this process started: one that comes back after a crash calls an
+    /// election, and its claims carry the count.
+    type Stable = u64;
 
     fn on_start(&mut self, ctx: &mut Ctx<'_, Self>) {
-        if *ctx.stable() {
+        self.life = *ctx.stable();
+        *ctx.stable_mut() = self.life + 1;
+        if self.life > 0 {
+            self.settling = Some(None);
+            ctx.set_timer_ms(self.settle_ms(), Timer::Settled);
             self.start_election(ctx);
         } else {
-            *ctx.stable_mut() = true;
             self.leader = Some(self.initial_leader.unwrap_or(ctx.nodes() - 1));
             self.report(ctx);
         }
@@ -458,11 +531,7 @@ impl Process for RingList {
                     self.hops.remove(&seq);
                 }
             }
-            Msg::Ready => {
-                if self.pending_claim {
-                    self.adopt(ctx, me);
-                }
-            }
+            Msg::Ready { claim } => self.ready(ctx, Some(claim)),
             Msg::Probe => {
                 // A process in an election of its own (back from a crash: it knows no leader)
                 // answers too: the prober keeps aside a result that missed it, and would take
@@ -490,6 +559,11 @@ impl Process for RingList {
                 // The successor is silent: skip it.
                 if let Some((to, ring)) = self.hops.remove(&seq) {
                     self.forward(ctx, to, ring);
+                }
+            }
+            Timer::Settled => {
+                if let Some(waiting) = self.settling.take() {
+                    self.ready(ctx, waiting);
                 }
             }
             Timer::Retry => {
@@ -529,7 +603,11 @@ impl Process for RingList {
     fn on_input(&mut self, ctx: &mut Ctx<'_, Self>, input: Input) {
         let Input::Probe = input;
         match self.leader {
-            None if !self.initiated => self.start_election(ctx),
+            // A process waiting for its own claim to go round calls no election: the claim's
+            // retry timer does if it never does (seed 8198: a claim made on a probe that the
+            // restarted leader missed, then a workload probe, started an election while every
+            // process still named that leader).
+            None if !self.initiated && !self.pending_claim => self.start_election(ctx),
             Some(l) if l != ctx.id() && !self.in_election => self.send_probe(ctx, l),
             _ => {}
         }
@@ -635,7 +713,8 @@ mod tests {
         // Both initiators turn their own message into COORDINATOR naming 6, with the same
         // members (7 skipped), and each circulates once.
         for (init, list) in [(2, "[2, 3, 4, 5, 6, 0, 1]"), (5, "[5, 6, 0, 1, 2, 3, 4]")] {
-            let conv = format!("Coordinator {{ leader: 6, list: {list}, told: [{init}] }}");
+            let conv =
+                format!("Coordinator {{ leader: 6, list: {list}, told: [{init}], claim: None }}");
             assert!(
                 s.iter().any(|(f, _, m)| *f == init && m.contains(&conv)),
                 "{init} did not convert its election: {s:?}"
@@ -672,7 +751,7 @@ mod tests {
             assert_eq!(count(&|m| m.contains("ring: Election")), n, "n = {n}");
             assert_eq!(count(&|m| m.contains("ring: Coordinator")), n, "n = {n}");
             assert_eq!(count(&|m| m.starts_with("HopAck")), 2 * (n - 1), "n = {n}");
-            assert_eq!(count(&|m| m == "Ready"), 1, "n = {n}");
+            assert_eq!(count(&|m| m.starts_with("Ready")), 1, "n = {n}");
             // 0's probe, and one probe of the old coordinator by each of 1 ..= n − 2
             let probes: Vec<usize> = s
                 .iter()
