@@ -692,12 +692,24 @@ impl<'a> TargetRun<'a> {
         // schedule); keep the smaller result.
         let pinned = pin_schedule(alg, sc, label);
         // A candidate must fail the same way: the same verdict through comparable events.
-        let want = alg
-            .run(sc, TRACED)
-            .map_or_else(|_| label.to_string(), |o| failure_signature(&o));
+        let original = alg.run(sc, TRACED).ok();
+        let want = original
+            .as_ref()
+            .map_or_else(|| label.to_string(), failure_signature);
+        let budget = original.as_ref().and_then(shrink_step_budget);
         let same = |c: &Scenario| {
-            alg.run(c, TRACED)
-                .is_ok_and(|o| failure_signature(&o) == want)
+            let fails = |c: &Scenario| {
+                alg.run(c, TRACED)
+                    .is_ok_and(|o| failure_signature(&o) == want)
+            };
+            match budget {
+                Some(steps) if steps < c.limits.max_events => {
+                    let mut c = c.clone();
+                    c.limits.max_events = steps;
+                    fails(&c)
+                }
+                _ => fails(c),
+            }
         };
         let own_deadline = self.opts.shrink_time.map(|t| Instant::now() + t);
         let mut shrink_from = |from: &Scenario| {
@@ -1005,6 +1017,30 @@ pub fn failure_signature(out: &crate::harness::engine::Outcome) -> String {
         }
         _ => label,
     }
+}
+
+/// A shrink candidate runs at most this many times the original failing run's steps...
+pub const SHRINK_STEPS_FACTOR: u64 = 8;
+/// ... and at least this many steps.
+pub const SHRINK_STEPS_MIN: u64 = 20_000;
+
+/// The step budget of a shrink candidate whose original run is `original`: a candidate that
+/// fails the same way stops at its violation, near the original's length; one that no longer
+/// fails would otherwise run its whole duration with a full trace (a token ring circulating
+/// for 70 s of simulated time filled the 256 MiB trace limit, and shrinking one such failure
+/// took 4.8 s and 349 MiB). Past the budget the candidate ends with `limit_exceeded` and is
+/// rejected. `None` (no budget) when the failure itself is a limit.
+pub fn shrink_step_budget(original: &crate::harness::engine::Outcome) -> Option<u64> {
+    if matches!(original.verdict, Verdict::LimitExceeded { .. }) {
+        return None;
+    }
+    Some(
+        original
+            .stats
+            .events
+            .saturating_mul(SHRINK_STEPS_FACTOR)
+            .max(SHRINK_STEPS_MIN),
+    )
 }
 
 /// `sc` with its schedule replaced by the record of its own run
@@ -2033,6 +2069,107 @@ mod tests {
         assert!(
             text.contains(&format!("seed {FLAKY_SEED}: the same scenario")),
             "{text}"
+        );
+    }
+
+    /// `mutex.token-ring`, recording the most steps any of its runs took.
+    struct Longest {
+        steps: AtomicU64,
+    }
+
+    impl Algorithm for Longest {
+        fn info(&self) -> crate::algorithms::AlgorithmInfo {
+            ring().info()
+        }
+        fn run(
+            &self,
+            sc: &Scenario,
+            options: RunOptions,
+        ) -> Result<crate::harness::engine::Outcome, crate::harness::ScenarioError> {
+            let out = ring().run(sc, options)?;
+            self.steps.fetch_max(out.stats.events, Ordering::Relaxed);
+            Ok(out)
+        }
+        fn workload(
+            &self,
+            rng: &mut crate::harness::SimRng,
+            nodes: usize,
+            active_ms: u64,
+        ) -> Vec<crate::harness::WorkloadItem> {
+            ring().workload(rng, nodes, active_ms)
+        }
+        fn liveness_bound_ms(&self, sc: &Scenario) -> u64 {
+            ring().liveness_bound_ms(sc)
+        }
+        fn bug_classes(&self, variant: &str) -> Vec<crate::harness::fault::FaultClass> {
+            ring().bug_classes(variant)
+        }
+    }
+
+    fn ring() -> &'static dyn Algorithm {
+        crate::algorithms::find("mutex.token-ring").expect("registered")
+    }
+
+    /// A token ring circulates for the whole scenario: a shrink candidate that no longer fails
+    /// would run every step of its 70 s with a full trace. The budget stops it a few times past
+    /// the original failure's length, and the failure still shrinks.
+    #[test]
+    fn shrink_candidates_stop_at_the_step_budget() {
+        static LONGEST: Longest = Longest {
+            steps: AtomicU64::new(0),
+        };
+        let longest = &LONGEST;
+        let variant = ring()
+            .info()
+            .variants
+            .into_iter()
+            .find(|v| v.name == "no-generation")
+            .expect("the buggy variant");
+        let target = Target {
+            algorithm: longest,
+            variant,
+        };
+        let out_dir = std::env::temp_dir().join(format!("sincro-budget-{}", std::process::id()));
+        let cfg = FuzzConfig {
+            seed_start: 0,
+            seeds: 64,
+            jobs: 1,
+            keep_going: false,
+            check_determinism: false,
+            gen: GenOptions::default(),
+            out_dir: out_dir.clone(),
+            max_files: 100,
+            coverage: false,
+        };
+        let opts = CampaignOptions {
+            shrink: Some(ShrinkOptions::default()),
+            ..CampaignOptions::default()
+        };
+        let mut run = TargetRun::new(&target, &cfg, &opts);
+        run.run(&AtomicBool::new(false), None, &Live::default(), &|_| {});
+        let r = run.report();
+        let first = r.first.as_ref().expect("the bug is caught within 64 seeds");
+        let path = first.path.as_ref().expect("the failure was written");
+        let json = std::fs::read_to_string(path).expect("the failure file");
+        let _ = std::fs::remove_dir_all(&out_dir);
+        let sc = Scenario::from_json(&json).expect("the failing scenario");
+        let original = ring().run(&sc, TRACED).expect("it runs");
+        let budget = shrink_step_budget(&original).expect("a violation, not a limit");
+        let shrunk = first.shrunk.as_ref().expect("shrunk");
+        assert!(shrunk.runs > 10, "{} candidate runs", shrunk.runs);
+        // A run over its limit stops at the step after it.
+        let most = longest.steps.load(Ordering::Relaxed);
+        assert!(
+            most <= budget + 1,
+            "a run took {most} steps, over the budget {budget}"
+        );
+        assert!(
+            most >= budget,
+            "no candidate reached the budget ({most} of {budget} steps): the test shows nothing"
+        );
+        assert!(
+            sc.limits.max_events > budget,
+            "the test needs a scenario longer than the budget"
         );
     }
 
