@@ -397,15 +397,16 @@ impl RingList {
 
     /// A round carrying `claim` closed: power, if that is the claim pending (once settled).
     fn ready(&mut self, ctx: &mut Ctx<'_, Self>, claim: Option<Claim>) {
-        if let Some(waiting) = self.settling.as_mut() {
-            if claim.is_some() && claim == Some((self.life, self.claims)) {
-                *waiting = claim;
-            }
+        let pending = self.pending_claim.then_some((self.life, self.claims));
+        if claim.is_none() || claim != pending {
             return;
         }
-        if self.pending_claim && claim == Some((self.life, self.claims)) {
-            let me = ctx.id();
-            self.adopt(ctx, me);
+        match self.settling.as_mut() {
+            Some(waiting) => *waiting = claim,
+            None => {
+                let me = ctx.id();
+                self.adopt(ctx, me);
+            }
         }
     }
 
