@@ -599,7 +599,8 @@ impl<'a> TargetRun<'a> {
             return self.run_scenario(seed, sc, None);
         };
         let drawn = guide.draw(t.algorithm, t.variant.name, j, seed, &self.cfg.gen, give_up);
-        let sc = t.algorithm.complete(drawn.draft.clone(), &self.cfg.gen);
+        let gen = self.cfg.gen.for_draft(&drawn.draft);
+        let sc = t.algorithm.complete(drawn.draft.clone(), &gen);
         let mut measured = None;
         let result = self.run_scenario(
             seed,

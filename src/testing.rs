@@ -84,6 +84,7 @@ pub fn check<S: Spec>(spec: S) -> Check<S> {
         time: None,
         engine: EngineKind::Native,
         strategy: Strategy::Mix,
+        phase_swarm: true,
         coverage: true,
         check_determinism: false,
         jobs: 1,
@@ -117,6 +118,7 @@ pub struct Check<S: Spec> {
     time: Option<Duration>,
     engine: EngineKind,
     strategy: Strategy,
+    phase_swarm: bool,
     coverage: bool,
     check_determinism: bool,
     jobs: usize,
@@ -170,9 +172,16 @@ impl<S: Spec> Check<S> {
         self
     }
     /// Length of the faulty phase of each scenario (default 1 s; then everything heals and
-    /// liveness is judged).
+    /// liveness is judged). Each seed's phase is ½, 1 or 2 times it unless
+    /// [`Check::fixed_phase`] is set (see [`crate::harness::gen::phase_ms`]).
     pub fn active(mut self, d: Duration) -> Self {
         self.active_ms = u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
+        self
+    }
+    /// Every seed's faulty phase exactly [`Check::active`] (by default each seed draws ½, 1
+    /// or 2 times it: swarm testing over the phase length).
+    pub fn fixed_phase(mut self) -> Self {
+        self.phase_swarm = false;
         self
     }
     /// Number of seeds (default 100).
@@ -512,6 +521,7 @@ impl<S: Spec> Check<S> {
                 engine: self.engine,
                 only: None,
                 strategy: self.strategy,
+                phase_swarm: self.phase_swarm,
             },
             out_dir: scratch.clone(),
             max_files: 1,

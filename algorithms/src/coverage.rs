@@ -406,6 +406,8 @@ pub fn mutate<A: Algorithm + ?Sized>(
     let mut rng = SimRng::derive(seed, 0xC0F0);
     let mut d = parent.clone();
     let mut done = Vec::new();
+    // The parent's own phase (a swarm may have drawn it from `opts.active_ms`).
+    let opts = &opts.for_draft(parent);
     let active_ms = opts.active_ms.max(10);
     let valid = |d: &Draft| alg.complete(d.clone(), opts).validate().is_ok();
     let rounds = 1 + rng.index(2);
@@ -682,5 +684,39 @@ mod tests {
                 "{name}: only {changed} of 25 mutations changed anything"
             );
         }
+    }
+
+    /// With a swarm over the phase, a seed's draft, its completion (workload, duration), its
+    /// moment faults and its mutations all keep to the draft's own phase.
+    #[test]
+    fn drafts_and_mutations_keep_to_their_own_phase() {
+        let alg = find("mutex.ricart-agrawala").unwrap();
+        let opts = GenOptions {
+            phase_swarm: true,
+            ..GenOptions::default()
+        };
+        let mut phases = std::collections::BTreeSet::new();
+        let mut late_input = false;
+        for seed in 0..40 {
+            let parent = alg.draft("correct", seed, &opts);
+            let phase = parent.active_ms;
+            phases.insert(phase);
+            let sc = alg.generate("correct", seed, &opts);
+            assert_eq!(sc, alg.complete(parent.clone(), &opts.for_draft(&parent)));
+            assert!(
+                sc.quiet_from_ms() <= phase,
+                "seed {seed}: faults past {phase} ms"
+            );
+            assert!(sc.workload.iter().all(|w| w.at_ms <= phase), "seed {seed}");
+            late_input |= sc.workload.iter().any(|w| w.at_ms > 1_000);
+            assert!(sc.duration_ms > phase);
+            let (d, what) = mutate(alg, &parent, "correct", 1000 + seed, &opts);
+            assert_eq!(d.active_ms, phase, "{what}");
+            let m = alg.complete(d.clone(), &opts.for_draft(&d));
+            m.validate().unwrap();
+            assert!(m.quiet_from_ms() <= phase, "seed {seed}: {what}");
+        }
+        assert_eq!(phases.len(), 3, "{phases:?}");
+        assert!(late_input, "no 2 s phase put an input past 1 s");
     }
 }

@@ -269,6 +269,8 @@ pub fn add_moment_faults<A: Algorithm + ?Sized>(
     if classes.is_empty() {
         return added;
     }
+    // The draft's own phase (a swarm may have drawn it from `opts.active_ms`).
+    let opts = &opts.for_draft(draft);
     let active_ms = opts.active_ms.max(10);
     // The scenario the draft completes to, and its pilot's moments: a round that adds no fault
     // leaves both as they were, so the next round draws from them again without a new pilot.

@@ -116,7 +116,9 @@ pub trait Algorithm: Sync {
     /// that `opts.strategy` draws for this seed (see [`crate::moments`]: a pilot run finds the
     /// moments).
     fn generate(&self, variant: &str, seed: u64, opts: &GenOptions) -> Scenario {
-        self.complete(self.draft(variant, seed, opts), opts)
+        let draft = self.draft(variant, seed, opts);
+        let opts = opts.for_draft(&draft);
+        self.complete(draft, &opts)
     }
 
     /// The skeleton [`Algorithm::generate`] completes: swarm faults, schedule and faults at

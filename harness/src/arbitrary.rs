@@ -224,6 +224,8 @@ impl FuzzInput {
         let gen_opts = GenOptions {
             nodes_min: n,
             nodes_max: n,
+            // The faults below fall inside `opts.active_ms`: every phase is that one.
+            phase_swarm: false,
             ..opts.clone()
         };
         let mut draft = gen::generate(algorithm, variant, self.seed, model, &gen_opts);

@@ -261,9 +261,15 @@ struct FuzzArgs {
     /// Run every seed twice and compare the traces byte for byte.
     #[arg(long)]
     check_determinism: bool,
-    /// Length of the faulty phase of each scenario, ms (then everything heals).
+    /// Length of the faulty phase of each scenario, ms (then everything heals). Each seed's
+    /// phase is ½, 1 or 2 times it, drawn from the seed (swarm testing: a short phase packs
+    /// faults and workload together, a long one leaves room for more protocol rounds), unless
+    /// --fixed-phase.
     #[arg(long, default_value_t = 1000)]
     active_ms: u64,
+    /// Every seed's faulty phase exactly --active-ms (no swarm over its length).
+    #[arg(long)]
+    fixed_phase: bool,
     /// Smallest node count.
     #[arg(long, default_value_t = 3)]
     nodes_min: usize,
@@ -603,6 +609,7 @@ fn fuzz(a: FuzzArgs) -> i32 {
             engine: a.engine.into(),
             only: None,
             strategy: a.strategy.into(),
+            phase_swarm: !a.fixed_phase,
         },
         out_dir: a.out.clone(),
         max_files: a.max_files,

@@ -36,8 +36,10 @@ pub fn failing_seeds(
     seeds: u64,
     jobs: usize,
 ) -> Vec<u64> {
+    // As `sincro fuzz` draws them: each seed's phase from the swarm.
     let opts = GenOptions {
         strategy,
+        phase_swarm: true,
         ..GenOptions::default()
     };
     let next = AtomicU64::new(0);

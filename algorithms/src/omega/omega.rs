@@ -702,7 +702,8 @@ impl Algorithm for OmegaKhouriGreve {
     fn generate(&self, variant: &str, seed: u64, opts: &GenOptions) -> Scenario {
         let info = self.info();
         let draft = gen::generate(info.name, variant, seed, &info.fault_model, opts);
-        self.complete(draft, opts)
+        let opts = opts.for_draft(&draft);
+        self.complete(draft, &opts)
     }
 
     /// Churn, crashes (when the swarm has crashes), varying speeds (when it has pauses) and,
@@ -713,6 +714,7 @@ impl Algorithm for OmegaKhouriGreve {
             swarm,
             workload_rng: mut rng,
             moments: _,
+            active_ms: _,
         } = draft;
         let pam = !opts.beyond_model || rng.chance(0.5);
         let (params, duration_ms) = draw(
