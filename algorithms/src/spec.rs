@@ -417,7 +417,8 @@ pub const MAX_LIVENESS_BOUND_MS: u64 = 1_000_000_000_000;
 
 /// The usual completion of a scenario skeleton (the default of [`Algorithm::complete`] and
 /// [`Spec::complete`]): `alg`'s workload inside the active phase, and a duration that leaves
-/// one and a half liveness bounds after the faults stop.
+/// one and a half liveness bounds after the faults stop and after the workload drains
+/// ([`drained_by_ms`]), at most [`MAX_TIME_MS`](sincro_harness::MAX_TIME_MS).
 pub fn complete_default<A: Algorithm + ?Sized>(
     alg: &A,
     draft: Draft,
@@ -428,8 +429,35 @@ pub fn complete_default<A: Algorithm + ?Sized>(
     sc.workload = alg.workload(&mut draft.workload_rng, sc.nodes, opts.active_ms);
     sc.duration_ms = opts.active_ms;
     let bound = alg.liveness_bound_ms(sc);
-    sc.duration_ms = sc.quiet_from_ms().max(opts.active_ms) + bound + bound / 2 + 1;
+    let quiet = sc.quiet_from_ms();
+    let slack = bound.saturating_add(bound / 2);
+    let after_faults = quiet.max(opts.active_ms).saturating_add(slack);
+    let drained = drained_by_ms(&sc.workload, quiet, bound);
+    sc.duration_ms = after_faults
+        .max(drained)
+        .saturating_add(1)
+        .min(sincro_harness::MAX_TIME_MS);
     draft.scenario
+}
+
+/// When `workload` has surely drained if each node serves its inputs one after another, ms.
+///
+/// A node takes an input at `max(its time, quiet_ms, the end of the node's previous input)`
+/// and gives it one and a half liveness bounds (`bound_ms`), the slack a run leaves after its
+/// last fault. So a run of this length can judge every input even when a node's inputs queue
+/// behind each other, as mutual-exclusion requests do: a short active phase packs many of them
+/// onto one node, and each may wait up to the bound for its turn. For an algorithm whose inputs
+/// do not queue this over-estimates; a run's quiet tail costs little in a discrete-event engine.
+pub fn drained_by_ms(workload: &[WorkloadItem], quiet_ms: u64, bound_ms: u64) -> u64 {
+    let step = bound_ms.saturating_add(bound_ms / 2);
+    let mut order: Vec<&WorkloadItem> = workload.iter().collect();
+    order.sort_by_key(|w| (w.node, w.at_ms));
+    let mut free_ms: std::collections::BTreeMap<NodeId, u64> = std::collections::BTreeMap::new();
+    for w in order {
+        let free = free_ms.entry(w.node).or_insert(0);
+        *free = w.at_ms.max(quiet_ms).max(*free).saturating_add(step);
+    }
+    free_ms.values().copied().max().unwrap_or(0)
 }
 
 /// The shared first steps of a run: variant, parameters, [`Spec::prepare`].
@@ -530,4 +558,35 @@ fn usual_latency_ns(sc: &Scenario) -> u64 {
         .chain(over)
         .max()
         .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::drained_by_ms;
+    use sincro_harness::WorkloadItem;
+
+    fn at(at_ms: u64, node: usize) -> WorkloadItem {
+        WorkloadItem {
+            at_ms,
+            node,
+            input: serde_json::Value::Null,
+        }
+    }
+
+    #[test]
+    fn a_workload_drains_one_input_after_another_on_each_node() {
+        // nothing to drain
+        assert_eq!(drained_by_ms(&[], 500, 100), 0);
+        // one input per node: its time or the quiet time, plus one and a half bounds
+        assert_eq!(drained_by_ms(&[at(10, 0), at(40, 1)], 0, 100), 190);
+        assert_eq!(drained_by_ms(&[at(10, 0), at(40, 1)], 300, 100), 450);
+        // three inputs queued on node 2 (given out of order) wait for each other
+        let queued = [at(30, 2), at(10, 2), at(20, 2), at(0, 1)];
+        assert_eq!(drained_by_ms(&queued, 0, 100), 10 + 3 * 150);
+        // an input after the node's queue has drained starts afresh
+        assert_eq!(drained_by_ms(&[at(0, 0), at(1_000, 0)], 0, 100), 1_150);
+        // huge bounds saturate rather than wrap
+        let huge = drained_by_ms(&[at(0, 0), at(1, 0), at(2, 0)], 0, u64::MAX / 2);
+        assert_eq!(huge, u64::MAX);
+    }
 }

@@ -361,4 +361,22 @@ mod tests {
             assert_in_model_passes("mutex.centralized", "correct", seeds, engine);
         }
     }
+
+    /// A short active phase packs many requests onto one node; they queue behind each other,
+    /// and a run sized only by the phase ended before the last one could be judged (seed 893
+    /// at 250 ms made its request at 1,659.6 ms of a 1,680 ms run). The duration now leaves
+    /// room for the queue to drain, so every such run is judged, and passes.
+    #[test]
+    fn a_short_phase_leaves_room_for_queued_requests_to_be_judged() {
+        let alg = find("mutex.centralized").unwrap();
+        let opts = sincro_harness::gen::GenOptions {
+            active_ms: 250,
+            ..Default::default()
+        };
+        for seed in 880..1080 {
+            let sc = alg.generate("correct", seed, &opts);
+            let v = alg.run(&sc, RunOptions::default()).unwrap().verdict;
+            assert!(v.is_pass(), "seed {seed} at 250 ms: {v}");
+        }
+    }
 }
