@@ -172,7 +172,7 @@ impl<S: Spec> Check<S> {
         self
     }
     /// Length of the faulty phase of each scenario (default 1 s; then everything heals and
-    /// liveness is judged). Each seed's phase is ½, 1 or 2 times it unless
+    /// liveness is judged). Each seed's phase is ¼, ½, 1, 2 or 4 times it unless
     /// [`Check::fixed_phase`] is set (see [`crate::harness::gen::phase_ms`]).
     pub fn active(mut self, d: Duration) -> Self {
         self.active_ms = u64::try_from(d.as_millis()).unwrap_or(u64::MAX);

@@ -262,7 +262,7 @@ struct FuzzArgs {
     #[arg(long)]
     check_determinism: bool,
     /// Length of the faulty phase of each scenario, ms (then everything heals). Each seed's
-    /// phase is ½, 1 or 2 times it, drawn from the seed (swarm testing: a short phase packs
+    /// phase is ¼, ½, 1, 2 or 4 times it, drawn from the seed (swarm testing: a short phase packs
     /// faults and workload together, a long one leaves room for more protocol rounds), unless
     /// --fixed-phase.
     #[arg(long, default_value_t = 1000)]
