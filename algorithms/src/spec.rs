@@ -417,8 +417,9 @@ pub const MAX_LIVENESS_BOUND_MS: u64 = 1_000_000_000_000;
 
 /// The usual completion of a scenario skeleton (the default of [`Algorithm::complete`] and
 /// [`Spec::complete`]): `alg`'s workload inside the active phase, and a duration that leaves
-/// one and a half liveness bounds after the faults stop and after the workload drains
-/// ([`drained_by_ms`]), at most [`MAX_TIME_MS`](sincro_harness::MAX_TIME_MS).
+/// one and a half liveness bounds after the faults stop (at most
+/// [`MAX_TIME_MS`](sincro_harness::MAX_TIME_MS)). A workload whose inputs queue behind each
+/// other needs more: see [`serial_drain_ms`].
 pub fn complete_default<A: Algorithm + ?Sized>(
     alg: &A,
     draft: Draft,
@@ -429,35 +430,49 @@ pub fn complete_default<A: Algorithm + ?Sized>(
     sc.workload = alg.workload(&mut draft.workload_rng, sc.nodes, opts.active_ms);
     sc.duration_ms = opts.active_ms;
     let bound = alg.liveness_bound_ms(sc);
-    let quiet = sc.quiet_from_ms();
-    let slack = bound.saturating_add(bound / 2);
-    let after_faults = quiet.max(opts.active_ms).saturating_add(slack);
-    let drained = drained_by_ms(&sc.workload, quiet, bound);
-    sc.duration_ms = after_faults
-        .max(drained)
-        .saturating_add(1)
-        .min(sincro_harness::MAX_TIME_MS);
+    sc.duration_ms = sc.quiet_from_ms().max(opts.active_ms);
+    extend_to_judge(sc, sc.duration_ms, bound);
     draft.scenario
 }
 
-/// When `workload` has surely drained if each node serves its inputs one after another, ms.
+/// Makes `sc` last at least one and a half liveness bounds (`bound_ms`) past `from_ms`, the
+/// last time something the checkers must judge may start, and at most
+/// [`MAX_TIME_MS`](sincro_harness::MAX_TIME_MS).
+pub fn extend_to_judge(sc: &mut Scenario, from_ms: u64, bound_ms: u64) {
+    let slack = bound_ms.saturating_add(bound_ms / 2).saturating_add(1);
+    let end = from_ms
+        .saturating_add(slack)
+        .min(sincro_harness::MAX_TIME_MS);
+    sc.duration_ms = sc.duration_ms.max(end);
+}
+
+/// When a workload served one input at a time has surely been taken up, ms: the inputs, as
+/// `(time, service)` pairs in ms, are served in time order, each starting at its time or when
+/// the one before it is done; and since the faults may hold everything up until they stop
+/// (`quiet_ms`), the inputs given by then may all wait and be served after it.
 ///
-/// A node takes an input at `max(its time, quiet_ms, the end of the node's previous input)`
-/// and gives it one and a half liveness bounds (`bound_ms`), the slack a run leaves after its
-/// last fault. So a run of this length can judge every input even when a node's inputs queue
-/// behind each other, as mutual-exclusion requests do: a short active phase packs many of them
-/// onto one node, and each may wait up to the bound for its turn. For an algorithm whose inputs
-/// do not queue this over-estimates; a run's quiet tail costs little in a discrete-event engine.
-pub fn drained_by_ms(workload: &[WorkloadItem], quiet_ms: u64, bound_ms: u64) -> u64 {
-    let step = bound_ms.saturating_add(bound_ms / 2);
-    let mut order: Vec<&WorkloadItem> = workload.iter().collect();
-    order.sort_by_key(|w| (w.node, w.at_ms));
-    let mut free_ms: std::collections::BTreeMap<NodeId, u64> = std::collections::BTreeMap::new();
-    for w in order {
-        let free = free_ms.entry(w.node).or_insert(0);
-        *free = w.at_ms.max(quiet_ms).max(*free).saturating_add(step);
+/// This is how long a mutual-exclusion workload takes to drain (each request waits for the
+/// critical sections before it): a short active phase packs many requests together, and a run
+/// that ends one and a half liveness bounds after the phase can end before the last of them is
+/// even made, so it cannot be judged. A completion extends the run past it with
+/// [`extend_to_judge`].
+pub fn serial_drain_ms(inputs: impl IntoIterator<Item = (u64, u64)>, quiet_ms: u64) -> u64 {
+    let mut inputs: Vec<(u64, u64)> = inputs.into_iter().collect();
+    inputs.sort_unstable();
+    let mut free = 0u64;
+    let mut held_up = quiet_ms;
+    for &(at_ms, service_ms) in &inputs {
+        free = at_ms.max(free).saturating_add(service_ms);
+        if at_ms <= quiet_ms {
+            held_up = held_up.saturating_add(service_ms);
+        } else {
+            held_up = at_ms.max(held_up).saturating_add(service_ms);
+        }
     }
-    free_ms.values().copied().max().unwrap_or(0)
+    if inputs.is_empty() {
+        return 0;
+    }
+    free.max(held_up)
 }
 
 /// The shared first steps of a run: variant, parameters, [`Spec::prepare`].
@@ -562,31 +577,22 @@ fn usual_latency_ns(sc: &Scenario) -> u64 {
 
 #[cfg(test)]
 mod tests {
-    use super::drained_by_ms;
-    use sincro_harness::WorkloadItem;
-
-    fn at(at_ms: u64, node: usize) -> WorkloadItem {
-        WorkloadItem {
-            at_ms,
-            node,
-            input: serde_json::Value::Null,
-        }
-    }
+    use super::serial_drain_ms;
 
     #[test]
-    fn a_workload_drains_one_input_after_another_on_each_node() {
+    fn a_serial_workload_drains_one_input_after_another() {
         // nothing to drain
-        assert_eq!(drained_by_ms(&[], 500, 100), 0);
-        // one input per node: its time or the quiet time, plus one and a half bounds
-        assert_eq!(drained_by_ms(&[at(10, 0), at(40, 1)], 0, 100), 190);
-        assert_eq!(drained_by_ms(&[at(10, 0), at(40, 1)], 300, 100), 450);
-        // three inputs queued on node 2 (given out of order) wait for each other
-        let queued = [at(30, 2), at(10, 2), at(20, 2), at(0, 1)];
-        assert_eq!(drained_by_ms(&queued, 0, 100), 10 + 3 * 150);
-        // an input after the node's queue has drained starts afresh
-        assert_eq!(drained_by_ms(&[at(0, 0), at(1_000, 0)], 0, 100), 1_150);
-        // huge bounds saturate rather than wrap
-        let huge = drained_by_ms(&[at(0, 0), at(1, 0), at(2, 0)], 0, u64::MAX / 2);
-        assert_eq!(huge, u64::MAX);
+        assert_eq!(serial_drain_ms([], 500), 0);
+        // spaced out: the last input's time plus its service
+        assert_eq!(serial_drain_ms([(0, 10), (100, 10)], 0), 110);
+        // packed (and given out of order): each waits for the ones before it
+        assert_eq!(serial_drain_ms([(2, 10), (0, 10), (1, 10)], 0), 30);
+        // faults until 300 ms may hold up every input given by then
+        assert_eq!(serial_drain_ms([(0, 10), (100, 10)], 300), 320);
+        // an input after the faults stop queues behind those held up
+        assert_eq!(serial_drain_ms([(0, 10), (305, 10)], 300), 320);
+        assert_eq!(serial_drain_ms([(0, 10), (400, 10)], 300), 410);
+        // huge values saturate rather than wrap
+        assert_eq!(serial_drain_ms([(1, u64::MAX), (2, 5)], 0), u64::MAX);
     }
 }

@@ -273,6 +273,13 @@ impl Spec for CentralizedSpec {
     fn workload(&self, rng: &mut SimRng, nodes: usize, active_ms: u64) -> Vec<Timed<Input>> {
         super::workload(rng, nodes, active_ms)
     }
+    fn complete(
+        &self,
+        draft: sincro_harness::gen::Draft,
+        opts: &sincro_harness::gen::GenOptions,
+    ) -> sincro_harness::Scenario {
+        super::complete(self, draft, opts)
+    }
     fn liveness_bound_ms(&self, setup: &Setup<'_, Self>) -> u64 {
         super::fifo_liveness_bound_ms(setup)
     }
@@ -377,6 +384,18 @@ mod tests {
             let sc = alg.generate("correct", seed, &opts);
             let v = alg.run(&sc, RunOptions::default()).unwrap().verdict;
             assert!(v.is_pass(), "seed {seed} at 250 ms: {v}");
+        }
+        // At the longest phase a scenario may have, the duration stops at the limit on any
+        // time instead of producing a scenario the engine refuses.
+        let longest = sincro_harness::gen::GenOptions {
+            active_ms: sincro_harness::MAX_TIME_MS,
+            phase_swarm: true,
+            ..Default::default()
+        };
+        for seed in 0..8 {
+            let sc = alg.generate("correct", seed, &longest);
+            assert!(sc.duration_ms <= sincro_harness::MAX_TIME_MS, "seed {seed}");
+            sc.validate().unwrap();
         }
     }
 }

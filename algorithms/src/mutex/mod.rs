@@ -9,10 +9,12 @@ pub mod ricart_agrawala;
 pub mod token_ring;
 pub mod voting;
 
-use crate::spec::{Setup, Spec, Timed};
+use crate::spec::{complete_default, extend_to_judge, serial_drain_ms, Setup, Spec, Timed};
 use crate::Algorithm;
 use centralized::Input;
-use sincro_harness::{Process, SimRng};
+use serde::Deserialize;
+use sincro_harness::gen::{Draft, GenOptions};
+use sincro_harness::{Process, Scenario, SimRng};
 
 /// The family's algorithms, in the order `sincro list` shows them.
 pub(crate) const ALGORITHMS: &[&dyn Algorithm] = &[
@@ -39,6 +41,37 @@ pub fn workload(rng: &mut SimRng, nodes: usize, active_ms: u64) -> Vec<Timed<Inp
         .collect();
     items.sort_by_key(|w| w.at_ms);
     items
+}
+
+/// [`Spec::complete`] of the mutual-exclusion algorithms: [`complete_default`], and a run long
+/// enough for the requests to drain. Critical sections follow each other, so a short active
+/// phase full of requests takes a while to serve: each takes its hold time and two usual
+/// latencies (a request or release, then a grant), one after another
+/// ([`serial_drain_ms`]); the last one is then made, and the run leaves it one and a half
+/// liveness bounds, as it leaves the faults.
+pub fn complete<S>(spec: &S, draft: Draft, opts: &GenOptions) -> Scenario
+where
+    S: Spec,
+    S::Node: Process<Input = Input>,
+{
+    let mut sc = complete_default(spec, draft, opts);
+    let lat = crate::spec::usual_latency_ms(&sc);
+    let service = |hold_ms: u64| {
+        hold_ms
+            .saturating_add(lat.saturating_mul(2))
+            .saturating_add(1)
+    };
+    let inputs = sc
+        .workload
+        .iter()
+        .filter_map(|w| match Input::deserialize(&w.input) {
+            Ok(Input::Acquire { hold_ms }) => Some((w.at_ms, service(hold_ms))),
+            Err(_) => None,
+        });
+    let drained = serial_drain_ms(inputs.collect::<Vec<_>>(), sc.quiet_from_ms());
+    let bound = Algorithm::liveness_bound_ms(spec, &sc);
+    extend_to_judge(&mut sc, drained, bound);
+    sc
 }
 
 /// The longest hold time of a run's workload, ms.

@@ -520,6 +520,13 @@ impl Spec for RicartAgrawalaSpec {
     fn workload(&self, rng: &mut SimRng, nodes: usize, active_ms: u64) -> Vec<Timed<Input>> {
         super::workload(rng, nodes, active_ms)
     }
+    fn complete(
+        &self,
+        draft: sincro_harness::gen::Draft,
+        opts: &sincro_harness::gen::GenOptions,
+    ) -> sincro_harness::Scenario {
+        super::complete(self, draft, opts)
+    }
     fn liveness_bound_ms(&self, setup: &Setup<'_, Self>) -> u64 {
         super::fifo_liveness_bound_ms(setup)
     }
@@ -576,6 +583,13 @@ impl Spec for RicartAgrawalaFtSpec {
     }
     fn workload(&self, rng: &mut SimRng, nodes: usize, active_ms: u64) -> Vec<Timed<Input>> {
         super::workload(rng, nodes, active_ms)
+    }
+    fn complete(
+        &self,
+        draft: sincro_harness::gen::Draft,
+        opts: &sincro_harness::gen::GenOptions,
+    ) -> sincro_harness::Scenario {
+        super::complete(self, draft, opts)
     }
     /// Each hand-off may wait for a resend (a lost OK), plus declaring the dead.
     fn liveness_bound_ms(&self, setup: &Setup<'_, Self>) -> u64 {

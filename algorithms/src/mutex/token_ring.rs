@@ -350,6 +350,13 @@ impl Spec for TokenRingSpec {
     fn workload(&self, rng: &mut SimRng, nodes: usize, active_ms: u64) -> Vec<Timed<Input>> {
         super::workload(rng, nodes, active_ms)
     }
+    fn complete(
+        &self,
+        draft: sincro_harness::gen::Draft,
+        opts: &sincro_harness::gen::GenOptions,
+    ) -> sincro_harness::Scenario {
+        super::complete(self, draft, opts)
+    }
     fn bug_classes(&self, variant: Variant) -> Vec<FaultClass> {
         match variant {
             Variant::NoGeneration => vec![FaultClass::DelaySpikes],

@@ -369,6 +369,13 @@ impl Spec for VotingSpec {
     fn workload(&self, rng: &mut SimRng, nodes: usize, active_ms: u64) -> Vec<Timed<Input>> {
         super::workload(rng, nodes, active_ms)
     }
+    fn complete(
+        &self,
+        draft: sincro_harness::gen::Draft,
+        opts: &sincro_harness::gen::GenOptions,
+    ) -> sincro_harness::Scenario {
+        super::complete(self, draft, opts)
+    }
     fn liveness_bound_ms(&self, setup: &Setup<'_, Self>) -> u64 {
         super::fifo_liveness_bound_ms(setup)
     }
