@@ -458,21 +458,17 @@ pub fn extend_to_judge(sc: &mut Scenario, from_ms: u64, bound_ms: u64) {
 /// [`extend_to_judge`].
 pub fn serial_drain_ms(inputs: impl IntoIterator<Item = (u64, u64)>, quiet_ms: u64) -> u64 {
     let mut inputs: Vec<(u64, u64)> = inputs.into_iter().collect();
-    inputs.sort_unstable();
-    let mut free = 0u64;
-    let mut held_up = quiet_ms;
-    for &(at_ms, service_ms) in &inputs {
-        free = at_ms.max(free).saturating_add(service_ms);
-        if at_ms <= quiet_ms {
-            held_up = held_up.saturating_add(service_ms);
-        } else {
-            held_up = at_ms.max(held_up).saturating_add(service_ms);
-        }
-    }
     if inputs.is_empty() {
         return 0;
     }
-    free.max(held_up)
+    inputs.sort_unstable();
+    // Starting from `quiet_ms` covers both cases: an input given before it waits for it (and
+    // for the ones before it), one given after it for the ones before it only.
+    inputs
+        .iter()
+        .fold(quiet_ms, |free_ms, &(at_ms, service_ms)| {
+            at_ms.max(free_ms).saturating_add(service_ms)
+        })
 }
 
 /// The shared first steps of a run: variant, parameters, [`Spec::prepare`].

@@ -68,7 +68,7 @@ where
             Ok(Input::Acquire { hold_ms }) => Some((w.at_ms, service(hold_ms))),
             Err(_) => None,
         });
-    let drained = serial_drain_ms(inputs.collect::<Vec<_>>(), sc.quiet_from_ms());
+    let drained = serial_drain_ms(inputs, sc.quiet_from_ms());
     let bound = Algorithm::liveness_bound_ms(spec, &sc);
     extend_to_judge(&mut sc, drained, bound);
     sc
