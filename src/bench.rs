@@ -33,6 +33,10 @@ use std::collections::BinaryHeap;
 use std::rc::Rc;
 use std::time::Instant;
 
+/// Most runs of each configuration `--repeat` asks for (each run of a traced workload can
+/// take seconds).
+pub const MAX_REPEAT: u32 = 100;
+
 /// Options of `sincro bench`.
 #[derive(clap::Args, Clone, Debug)]
 pub struct BenchArgs {
@@ -45,8 +49,8 @@ pub struct BenchArgs {
     /// Skip the turmoil rows (and the engine comparison table).
     #[arg(long)]
     pub no_turmoil: bool,
-    /// Runs of each configuration; the fastest is reported (the first run of a traced
-    /// configuration also pays for faulting in its trace memory).
+    /// Runs of each configuration, 1 to 100; the fastest is reported (the first run of a
+    /// traced configuration also pays for faulting in its trace memory).
     #[arg(long, default_value_t = 3)]
     pub repeat: u32,
     /// Only the rows whose engine column contains this text (e.g. `bare`, `no trace`, `trace+checker`).
@@ -720,6 +724,13 @@ pub fn main(args: &BenchArgs) -> i32 {
     }
     if args.messages == 0 || args.turmoil_messages == 0 {
         eprintln!("error: --messages and --turmoil-messages must be at least 1");
+        return crate::exit::BAD_INPUT;
+    }
+    if !(1..=MAX_REPEAT).contains(&args.repeat) {
+        eprintln!(
+            "error: --repeat must be 1..={MAX_REPEAT}, got {}",
+            args.repeat
+        );
         return crate::exit::BAD_INPUT;
     }
     // Each message takes up to 3 ms of simulated time, within the limit on any time.

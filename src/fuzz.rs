@@ -36,6 +36,31 @@ const BAD_SCENARIO: &str = "bad_scenario";
 /// `FuzzConfig::seeds` value for "no bound": run until the time budget ends or Ctrl-C.
 pub const UNBOUNDED: u64 = u64::MAX;
 
+/// Why the seeds `seed_start .. seed_start + seeds` do not exist, if they do not: the last
+/// one would be past `u64::MAX` (a campaign would stop short of the seeds asked for, and
+/// report fewer runs as if that were all). [`UNBOUNDED`] asks for no number of seeds, so it is
+/// never refused; `seeds` 0 is checked by each front end.
+pub fn seed_range_error(seed_start: u64, seeds: u64) -> Option<String> {
+    if seeds == UNBOUNDED || seeds == 0 || seed_start.checked_add(seeds - 1).is_some() {
+        return None;
+    }
+    let room = u64::MAX - seed_start + 1; // seed_start > 0 here, so this does not overflow
+    Some(format!(
+        "{seeds} seeds from seed {seed_start} run past the last seed, {}: at most {room} \
+         start there",
+        u64::MAX
+    ))
+}
+
+/// Whether a campaign writes (and shrinks) the failure it found at its `n`-th failing run:
+/// not when a smaller failing seed supersedes it (without `keep_going`); otherwise when it is
+/// the smallest failing seed so far (the summary reports that one, with its file and replay
+/// line, even when the workers found others first) or within `max_files`.
+fn writes_failure(superseded: bool, n: u64, smallest: bool, cfg: &FuzzConfig) -> bool {
+    let within_cap = usize::try_from(n).is_ok_and(|n| n <= cfg.max_files) || !cfg.keep_going;
+    !superseded && (within_cap || smallest)
+}
+
 /// Exit code of `fuzz` and `matrix` after Ctrl-C (128 + SIGINT, as shells report it).
 pub const INTERRUPTED_EXIT: i32 = crate::exit::INTERRUPTED;
 
@@ -56,7 +81,8 @@ pub struct FuzzConfig {
     pub gen: GenOptions,
     /// Where failing scenarios are written.
     pub out_dir: PathBuf,
-    /// At most this many failure files per target.
+    /// At most this many failure files per target, besides the smallest failing seed's
+    /// (always written: the summary reports it).
     pub max_files: usize,
     /// Coverage guidance (see [`crate::guide`]): runs are traced, the scenarios that reach
     /// something new kept, and half the later seeds mutate one of them; the report lists the
@@ -877,7 +903,7 @@ impl<'a> TargetRun<'a> {
                     let buggy = self.target.variant.buggy;
                     if buggy { &live.caught } else { &live.failures }
                         .fetch_add(1, Ordering::Relaxed);
-                    if !superseded && ((n as usize) <= self.cfg.max_files || !self.cfg.keep_going) {
+                    if writes_failure(superseded, n, j < earlier, self.cfg) {
                         sc.expect = expect_of(&f.label);
                         f.size = Some(ScenarioSize::of(&sc));
                         let path = self.file_path(seed, false);
@@ -1967,6 +1993,49 @@ pub fn merge_junit(inputs: &[(String, String)], partial: bool) -> Result<MergedR
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_smallest_failing_seed_is_written_past_the_cap_and_the_others_within_it() {
+        let cfg = |keep_going| FuzzConfig {
+            keep_going,
+            max_files: 2,
+            ..FuzzConfig::default()
+        };
+        let (going, first_only) = (cfg(true), cfg(false));
+        // (superseded, n, smallest, config) -> written
+        let cases = [
+            (false, 1, true, &going, true),
+            (false, 2, false, &going, true),
+            (false, 3, false, &going, false), // past the cap
+            (false, 9, true, &going, true),   // past the cap, but the one reported
+            (true, 1, false, &first_only, false),
+            (false, 5, true, &first_only, true),
+        ];
+        for (superseded, n, smallest, cfg, written) in cases {
+            assert_eq!(
+                writes_failure(superseded, n, smallest, cfg),
+                written,
+                "superseded {superseded}, n {n}, smallest {smallest}, keep_going {}",
+                cfg.keep_going
+            );
+        }
+    }
+
+    #[test]
+    fn a_seed_range_past_the_last_seed_is_refused_and_one_up_to_it_is_not() {
+        assert_eq!(seed_range_error(0, u64::MAX), None, "UNBOUNDED");
+        assert_eq!(seed_range_error(u64::MAX, 1), None, "the last seed alone");
+        assert_eq!(
+            seed_range_error(u64::MAX - 9, 10),
+            None,
+            "up to the last seed"
+        );
+        assert_eq!(seed_range_error(u64::MAX, 0), None, "0 is checked apart");
+        let e = seed_range_error(u64::MAX - 9, 11).expect("one seed too many");
+        assert!(e.contains("at most 10 start there"), "{e}");
+        let e = seed_range_error(u64::MAX, u64::MAX - 1).expect("far too many");
+        assert!(e.contains("at most 1 start there"), "{e}");
+    }
 
     /// `mutex.centralized`, except that the last seed of the test range replays differently
     /// every second run (one event moved by 1 ns).

@@ -495,6 +495,9 @@ impl<S: Spec> Check<S> {
         if self.seeds == 0 {
             return Err(Failure::headline("seeds(0): need at least 1 seed".into()));
         }
+        if let Some(e) = fuzz::seed_range_error(self.seed_start, self.seeds) {
+            return Err(Failure::headline(format!("seed_start and seeds: {e}")));
+        }
         let info = alg.info();
         let variant = info
             .variants

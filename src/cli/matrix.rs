@@ -200,6 +200,10 @@ pub fn main(a: &MatrixArgs) -> i32 {
         eprintln!("error: --shrink-runs must be at least 1");
         return exit::BAD_INPUT;
     }
+    if let Some(e) = crate::fuzz::seed_range_error(a.seed_start, a.seeds) {
+        eprintln!("error: --seed-start and --seeds: {e}");
+        return exit::BAD_INPUT;
+    }
     if let Err(e) = super::check_jobs(a.jobs) {
         eprintln!("error: {e}");
         return exit::BAD_INPUT;

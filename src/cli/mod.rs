@@ -280,7 +280,8 @@ struct FuzzArgs {
     /// created and probed for writing before the campaign starts.
     #[arg(long, default_value = "failures")]
     out: PathBuf,
-    /// With --keep-going, write (and shrink) at most this many failures per target.
+    /// With --keep-going, write (and shrink) at most this many failures per target (at least
+    /// 1); the smallest failing seed, the one the summary reports, is always written.
     #[arg(long, default_value_t = 20)]
     max_files: usize,
     /// Do not shrink failures (only the generated scenario is written).
@@ -570,6 +571,15 @@ fn fuzz(a: FuzzArgs) -> i32 {
     }
     if a.shrink_runs == Some(0) {
         return bad_input("--shrink-runs must be at least 1");
+    }
+    if a.max_files == 0 {
+        return bad_input("--max-files must be at least 1 (every failure reported has its file)");
+    }
+    if let Some(e) = a
+        .seeds
+        .and_then(|n| fuzz::seed_range_error(a.seed_start, n))
+    {
+        return bad_input(format!("--seed-start and --seeds: {e}"));
     }
     if let Err(e) = check_jobs(a.jobs) {
         return bad_input(e);

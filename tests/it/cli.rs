@@ -290,10 +290,48 @@ fn huge_times_and_sizes_are_bad_input_never_a_wrapped_verdict() {
 
 #[test]
 fn huge_command_line_values_are_bad_input() {
-    let cases: [(&[&str], &str); 4] = [
+    let cases: [(&[&str], &str); 9] = [
         (
             &["table", "mutex", "--n", "100000"],
             "--n = 100000 is above the limit of 10000",
+        ),
+        // Seeds past u64::MAX: the campaign would run one seed and report it as all.
+        (
+            &[
+                "fuzz",
+                "-a",
+                "election.terms",
+                "--seed-start",
+                "18446744073709551615",
+                "--seeds",
+                "10",
+            ],
+            "10 seeds from seed 18446744073709551615 run past the last seed, \
+             18446744073709551615: at most 1 start there",
+        ),
+        (
+            &[
+                "matrix",
+                "-a",
+                "election.terms",
+                "--seed-start",
+                "18446744073709551610",
+                "--seeds",
+                "7",
+            ],
+            "at most 6 start there",
+        ),
+        (
+            &["bench", "--repeat", "0"],
+            "--repeat must be 1..=100, got 0",
+        ),
+        (
+            &["fuzz", "--max-files", "0", "--seeds", "1"],
+            "--max-files must be at least 1",
+        ),
+        (
+            &["bench", "--repeat", "4000000000"],
+            "--repeat must be 1..=100, got 4000000000",
         ),
         (
             &["fuzz", "--jobs", "100000000", "--seeds", "1"],

@@ -130,6 +130,13 @@ fn bad_builder_values_are_errors_not_panics() {
         .run()
         .unwrap_err();
     assert!(e.headline.contains("seeds(0)"), "{e}");
+    let e = check(CentralizedSpec)
+        .ignore_env()
+        .seed_start(u64::MAX - 1)
+        .seeds(3)
+        .run()
+        .unwrap_err();
+    assert!(e.headline.contains("at most 2 start there"), "{e}");
 }
 
 /// A test's own checker: nobody may ever enter (so any entry is a violation).
