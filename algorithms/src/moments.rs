@@ -96,12 +96,34 @@ impl Prefix {
     }
 }
 
-/// One kind of moment while [`moments`] collects them.
+/// A moment as [`collect`] keeps it: its kind is the [`Kind`] that holds it (no shared name
+/// to count references to: a pilot has thousands of moments, and one is drawn).
+#[derive(Clone, Copy, Debug)]
+struct At {
+    node: NodeId,
+    peer: Option<NodeId>,
+    t_ns: u64,
+    nth: usize,
+}
+
+impl At {
+    fn moment(&self, kind: &Arc<str>) -> Moment {
+        Moment {
+            kind: kind.clone(),
+            node: self.node,
+            peer: self.peer,
+            t_ns: self.t_ns,
+            nth: self.nth,
+        }
+    }
+}
+
+/// One kind of moment, with its moments in time order.
 struct Kind {
     prefix: Prefix,
     word: String,
     name: Arc<str>,
-    moments: Vec<Moment>,
+    moments: Vec<At>,
     /// Moments of this kind so far, per node.
     counts: Vec<usize>,
 }
@@ -110,6 +132,18 @@ struct Kind {
 /// timers are told apart by their type (the first word of their rendering, `Request` of
 /// `Request { ts: 3 }`), so a rare message type is drawn as often as a common one.
 pub fn moments(trace: &Trace, before_ns: u64) -> BTreeMap<String, Vec<Moment>> {
+    collect(trace, before_ns)
+        .into_iter()
+        .map(|k| {
+            let moments = k.moments.iter().map(|a| a.moment(&k.name)).collect();
+            (k.name.to_string(), moments)
+        })
+        .collect()
+}
+
+/// [`moments`] as [`add_moment_faults`] draws from them: the kinds in name order, each name
+/// once.
+fn collect(trace: &Trace, before_ns: u64) -> Vec<Kind> {
     // A pilot has thousands of events of a few dozen kinds: each event finds its kind by a
     // short search on (prefix, word), with no string built; names are built once per kind.
     let mut kinds: Vec<Kind> = Vec::new();
@@ -133,8 +167,7 @@ pub fn moments(trace: &Trace, before_ns: u64) -> BTreeMap<String, Vec<Moment>> {
         };
         let kind = &mut kinds[k];
         kind.counts[node] += 1;
-        kind.moments.push(Moment {
-            kind: kind.name.clone(),
+        kind.moments.push(At {
             node,
             peer: peer.filter(|&p| p < trace.nodes && p != node),
             t_ns,
@@ -175,10 +208,11 @@ pub fn moments(trace: &Trace, before_ns: u64) -> BTreeMap<String, Vec<Moment>> {
             _ => {}
         }
     }
+    // In name order; were two kinds to share a name, the one found last would stand for it.
+    kinds.reverse();
+    kinds.sort_by(|a, b| a.name.cmp(&b.name)); // stable: the last found comes first
+    kinds.dedup_by(|later, first| later.name == first.name);
     kinds
-        .into_iter()
-        .map(|k| (k.name.to_string(), k.moments))
-        .collect()
 }
 
 /// Share of the moments drawn among the protocol's states (observations, restarts, first
@@ -280,24 +314,23 @@ pub fn add_moment_faults<A: Algorithm + ?Sized>(
         // a moment fault could change nothing.
         return added;
     }
-    let mut pilot_moments: Option<BTreeMap<String, Vec<Moment>>> = None;
+    let mut pilot_moments: Option<Vec<Kind>> = None;
     for round in 0..rounds {
         let mut rng = SimRng::derive(seed, 0x3043_0000 + round as u64);
         if pilot_moments.is_none() {
             let Some(trace) = pilot(alg, &done, active_ms) else {
                 break;
             };
-            pilot_moments = Some(moments(&trace, active_ms.saturating_sub(1) * 1_000_000));
+            pilot_moments = Some(collect(&trace, active_ms.saturating_sub(1) * 1_000_000));
         }
         let by_kind = pilot_moments.as_ref().expect("the pilot ran");
         if by_kind.is_empty() {
             break;
         }
-        let kinds: Vec<&Vec<Moment>> = by_kind.values().collect();
-        let states: Vec<&Vec<Moment>> = by_kind
+        let kinds: Vec<&Kind> = by_kind.iter().collect();
+        let states: Vec<&Kind> = by_kind
             .iter()
-            .filter(|(kind, _)| is_state_kind(kind))
-            .map(|(_, events)| events)
+            .filter(|kind| is_state_kind(&kind.name))
             .collect();
         let mut accepted = None;
         for _ in 0..TRIES {
@@ -306,8 +339,8 @@ pub fn add_moment_faults<A: Algorithm + ?Sized>(
             } else {
                 &kinds
             };
-            let events = pool[rng.index(pool.len())];
-            let m = &events[rng.index(events.len())];
+            let kind = pool[rng.index(pool.len())];
+            let m = &kind.moments[rng.index(kind.moments.len())].moment(&kind.name);
             // The whole plan with one more fault (or a window ended), in time order: a burst's
             // next proposal and `node_free` read the plan in that order.
             let propose = |sc: &Scenario, rng: &mut SimRng| {
