@@ -355,30 +355,15 @@ fn run_native<P: Process>(sc: &Scenario, factory: engine::Factory<P>, traced: bo
     } else {
         vec![]
     };
-    let out = native::Sim::new(
-        sc,
-        factory,
-        checkers,
-        RunOptions {
-            record_trace: traced,
-        },
-    )
-    .expect("valid")
-    .run();
+    let out = native::Sim::new(sc, factory, checkers, RunOptions::new(traced))
+        .expect("valid")
+        .run();
     assert!(out.verdict.is_pass(), "bench run failed: {}", out.verdict);
     out.stats.delivered
 }
 
 fn run_engine<P: Process>(sc: &Scenario, factory: engine::Factory<P>) -> Result<u64, String> {
-    let out = engine::run(
-        sc,
-        factory,
-        vec![],
-        RunOptions {
-            record_trace: false,
-        },
-    )
-    .map_err(|e| e.0)?;
+    let out = engine::run(sc, factory, vec![], RunOptions::new(false)).map_err(|e| e.0)?;
     Ok(out.stats.delivered)
 }
 
@@ -541,15 +526,7 @@ fn engine_row(
 }
 
 fn run_any<P: Process>(sc: &Scenario, factory: engine::Factory<P>) -> Result<(u64, u64), String> {
-    let out = engine::run(
-        sc,
-        factory,
-        vec![],
-        RunOptions {
-            record_trace: false,
-        },
-    )
-    .map_err(|e| e.0)?;
+    let out = engine::run(sc, factory, vec![], RunOptions::new(false)).map_err(|e| e.0)?;
     if !out.verdict.is_pass() {
         return Err(format!("bench run failed: {}", out.verdict));
     }

@@ -92,13 +92,7 @@ pub fn scenario(workload: &str, n: usize) -> Result<Scenario, String> {
 pub fn run_here(workload: &str, n: usize) -> Result<Point, String> {
     let start = std::time::Instant::now();
     let sc = scenario(workload, n)?;
-    let out = crate::algorithms::run_scenario(
-        &sc,
-        RunOptions {
-            record_trace: false,
-        },
-    )
-    .map_err(|e| e.0)?;
+    let out = crate::algorithms::run_scenario(&sc, RunOptions::new(false)).map_err(|e| e.0)?;
     let secs = start.elapsed().as_secs_f64();
     Ok(Point {
         workload: workload.to_string(),

@@ -491,11 +491,9 @@ fn expect_of(label: &str) -> Option<Expect> {
     }
 }
 
-const QUICK: RunOptions = RunOptions {
-    record_trace: false,
-};
+const QUICK: RunOptions = RunOptions::new(false);
 
-const TRACED: RunOptions = RunOptions { record_trace: true };
+const TRACED: RunOptions = RunOptions::new(true);
 
 /// Fuzzing state of one target; [`TargetRun::run`] can be called several times (time slices),
 /// each call going on from the next seed.
@@ -670,9 +668,7 @@ impl<'a> TargetRun<'a> {
                 },
             )))
         };
-        let opts = RunOptions {
-            record_trace: self.cfg.check_determinism || on_trace.is_some(),
-        };
+        let opts = RunOptions::new(self.cfg.check_determinism || on_trace.is_some());
         let out = match t.algorithm.run(&sc, opts) {
             Ok(o) => o,
             Err(e) => return fail(sc, BAD_SCENARIO.into(), e.0),
@@ -1078,7 +1074,7 @@ pub fn pin_schedule(alg: &dyn Algorithm, sc: &Scenario, label: &str) -> Option<S
     if matches!(sc.schedule, Schedule::Pct(_)) || sc.engine == EngineKind::Turmoil {
         return None;
     }
-    let trace = alg.run(sc, RunOptions { record_trace: true }).ok()?.trace?;
+    let trace = alg.run(sc, RunOptions::new(true)).ok()?.trace?;
     let mut pinned = sc.clone();
     pinned.schedule = Schedule::record(&trace);
     let same = alg

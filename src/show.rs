@@ -302,7 +302,7 @@ pub fn load(path: &Path, engine: Option<Engine>) -> Result<Input, String> {
     if let Some(e) = engine {
         scenario.engine = e.into();
     }
-    let outcome = sincro_algorithms::run_scenario(&scenario, RunOptions { record_trace: true })
+    let outcome = sincro_algorithms::run_scenario(&scenario, RunOptions::new(true))
         .map_err(|e| format!("{}: {e}", path.display()))?;
     let trace = outcome
         .trace

@@ -433,11 +433,11 @@ impl<S: Spec> Check<S> {
         what: &str,
     ) -> Result<(), Failure> {
         let out = alg
-            .run(sc, RunOptions { record_trace: true })
+            .run(sc, RunOptions::new(true))
             .map_err(|e| Failure::headline(format!("{}: {e}", path.display())))?;
         if self.check_determinism {
             let again = alg
-                .run(sc, RunOptions { record_trace: true })
+                .run(sc, RunOptions::new(true))
                 .map_err(|e| Failure::headline(format!("{}: {e}", path.display())))?;
             if let (Some(a), Some(b)) = (&out.trace, &again.trace) {
                 if let Some(d) = a.first_difference(b) {
@@ -573,7 +573,7 @@ impl<S: Spec> Check<S> {
         };
         sc.expect = None;
         let headline = format!("{} failed at seed {}", target.name(), f.seed);
-        let mut failure = match alg.run(&sc, RunOptions { record_trace: true }) {
+        let mut failure = match alg.run(&sc, RunOptions::new(true)) {
             Ok(out) if !out.verdict.is_pass() => Failure::of_run(&sc, &out, headline),
             // e.g. nondeterminism: the verdict of one run is a pass
             _ => Failure {

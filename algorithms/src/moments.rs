@@ -228,13 +228,7 @@ fn is_state_kind(kind: &str) -> bool {
     !(kind.starts_with("send:") || kind.starts_with("deliver:") || kind.starts_with("timer:"))
 }
 
-/// The type of a rendered message or timer: its first word (`Hop` of `Hop { seq: 0 }`).
-pub(crate) fn type_word(rendered: &str) -> &str {
-    let end = rendered
-        .find(|c: char| !(c.is_alphanumeric() || c == '_'))
-        .unwrap_or(rendered.len());
-    &rendered[..end.min(40)]
-}
+pub(crate) use sincro_harness::trace::type_word;
 
 /// The name of an observation's kind, without serializing the common ones (see
 /// [`observation_kind`]).
@@ -404,7 +398,8 @@ fn pilot<A: Algorithm + ?Sized>(alg: &A, done: &Scenario, active_ms: u64) -> Opt
     // The moments come from the active phase, and a run is the same up to any time whatever
     // its end: the pilot stops there (the rest of a clock run is 1,000 s of convergence).
     sc.duration_ms = sc.duration_ms.min(active_ms);
-    let out = alg.run(&sc, RunOptions { record_trace: true }).ok()?;
+    // Moments read only the kinds of events: messages, timers and inputs as type words.
+    let out = alg.run(&sc, RunOptions::new(true).type_words_only()).ok()?;
     match out.verdict {
         Verdict::Pass | Verdict::Unjudged { .. } => out.trace,
         _ => None,
@@ -734,7 +729,7 @@ mod tests {
         let (alg, model, opts) = terms();
         let draft = sincro_harness::gen::generate("election.terms", "correct", 1, &model, &opts);
         let done = alg.complete(draft.clone(), &opts);
-        let trace = alg.run(&done, RunOptions { record_trace: true });
+        let trace = alg.run(&done, RunOptions::new(true));
         let trace = trace.unwrap().trace.unwrap();
         let sends_at = |trace: &Trace, node: NodeId, t_ns: u64| {
             trace.events.iter().any(|e| {
@@ -772,7 +767,7 @@ mod tests {
             cand.scenario.faults.extend(faults.clone());
             cand.scenario.faults.sort_by_key(|f| f.at_ms);
             let sc = alg.complete(cand, &opts);
-            let run = alg.run(&sc, RunOptions { record_trace: true }).unwrap();
+            let run = alg.run(&sc, RunOptions::new(true)).unwrap();
             let sent = sends_at(run.trace.as_ref().unwrap(), m.node, m.t_ns);
             if what.starts_with("before") {
                 assert_eq!(faults[0].at_ms, m.t_ns / 1_000_000, "{what}");

@@ -29,7 +29,7 @@
 //!     fn the_correct_mutex_never_fails(
 //!         sc in scenarios(find("mutex.centralized").unwrap(), "correct", GenOptions::default())
 //!     ) {
-//!         let out = run_scenario(&sc, RunOptions { record_trace: false }).unwrap();
+//!         let out = run_scenario(&sc, RunOptions::new(false)).unwrap();
 //!         prop_assert!(out.verdict.is_pass(), "{}\n{}", out.verdict, sc.to_json());
 //!     }
 //! }

@@ -60,12 +60,7 @@ pub fn assert_in_model_passes(algorithm: &str, variant: &str, seeds: u64, engine
     };
     for seed in 0..seeds {
         let v = alg
-            .run(
-                &alg.generate(variant, seed, &opts),
-                RunOptions {
-                    record_trace: false,
-                },
-            )
+            .run(&alg.generate(variant, seed, &opts), RunOptions::new(false))
             .unwrap()
             .verdict;
         assert!(
@@ -88,15 +83,10 @@ pub fn first_failing_seed(
         ..GenOptions::default()
     };
     (0..seeds).find(|&seed| {
-        !alg.run(
-            &alg.generate(variant, seed, &opts),
-            RunOptions {
-                record_trace: false,
-            },
-        )
-        .unwrap()
-        .verdict
-        .is_pass()
+        !alg.run(&alg.generate(variant, seed, &opts), RunOptions::new(false))
+            .unwrap()
+            .verdict
+            .is_pass()
     })
 }
 

@@ -252,9 +252,7 @@ pub fn explore<P: Process>(
     options: &ExploreOptions,
 ) -> Result<ExploreReport, ScenarioError> {
     let started = Instant::now();
-    let opts = RunOptions {
-        record_trace: false,
-    };
+    let opts = RunOptions::new(false);
     let new_world = || -> Result<World<P>, ScenarioError> {
         World::new(scenario, factory.clone(), checkers()?, options.bounds, opts)
     };
@@ -448,13 +446,7 @@ pub fn replay<P: Process>(
     bounds: Bounds,
     schedule: &[Choice],
 ) -> Result<Outcome, ScenarioError> {
-    let mut w = World::new(
-        scenario,
-        factory,
-        checkers,
-        bounds,
-        RunOptions { record_trace: true },
-    )?;
+    let mut w = World::new(scenario, factory, checkers, bounds, RunOptions::new(true))?;
     follow(&mut w, schedule)?;
     if w.verdict().is_none() && !w.enabled().is_empty() {
         return Ok(w.finish_cut("the schedule ends before the execution is complete"));
@@ -491,15 +483,7 @@ pub fn native_scenario<P: Process>(
     bounds: Bounds,
     schedule: &[Choice],
 ) -> Result<Option<Scenario>, ScenarioError> {
-    let mut w = World::exporting(
-        scenario,
-        factory,
-        checkers,
-        bounds,
-        RunOptions {
-            record_trace: false,
-        },
-    )?;
+    let mut w = World::exporting(scenario, factory, checkers, bounds, RunOptions::new(false))?;
     follow(&mut w, schedule)?;
     let verdict = match w.verdict() {
         Some(v) => v.clone(),

@@ -108,6 +108,27 @@ pub enum EventKind {
     },
 }
 
+/// The longest type word [`type_word`] returns, in bytes.
+pub const TYPE_WORD_BYTES_MAX: usize = 40;
+
+/// Whether `c` can be part of a type word.
+pub fn is_word_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+/// The type of a rendered message, timer or input: its first word (`Hop` of `Hop { seq: 0 }`,
+/// `Grant` of `Grant`), at most [`TYPE_WORD_BYTES_MAX`] bytes (cut at a character boundary).
+pub fn type_word(rendered: &str) -> &str {
+    let mut end = rendered
+        .find(|c: char| !is_word_char(c))
+        .unwrap_or(rendered.len())
+        .min(TYPE_WORD_BYTES_MAX);
+    while !rendered.is_char_boundary(end) {
+        end -= 1;
+    }
+    &rendered[..end]
+}
+
 /// A rendered message in a [`Send`](EventKind::Send) or [`Deliver`](EventKind::Deliver)
 /// event: shared text, cheap to clone, read as a `&str` (it dereferences to one). The empty
 /// text, which every message carries when the trace is not recorded, holds no allocation and
@@ -848,6 +869,22 @@ mod tests {
         let d = a.first_difference(&short).expect("one is shorter");
         assert_eq!((d.line, d.right.is_none()), (4, true));
         assert!(d.to_string().contains("(trace ended)"), "{d}");
+    }
+
+    #[test]
+    fn a_type_word_is_the_first_word_cut_at_a_character_boundary() {
+        assert_eq!(type_word("Request { ts: 3 }"), "Request");
+        assert_eq!(type_word("Hop(3)"), "Hop");
+        assert_eq!(type_word("Grant"), "Grant");
+        assert_eq!(type_word("cs_enter"), "cs_enter");
+        assert_eq!(type_word("(1, 2)"), "");
+        assert_eq!(type_word(""), "");
+        assert_eq!(type_word(&"a".repeat(50)), "a".repeat(TYPE_WORD_BYTES_MAX));
+        // 39 ASCII bytes and a two-byte letter: byte 40 is inside it, so the cut is at 39.
+        let word = format!("{}é{}", "a".repeat(39), "b".repeat(5));
+        assert_eq!(type_word(&word), "a".repeat(39));
+        let word = "é".repeat(30);
+        assert_eq!(type_word(&word), "é".repeat(20));
     }
 
     #[test]

@@ -428,12 +428,7 @@ fn run(a: RunArgs, default_render: Render) -> i32 {
     let render = a.render.unwrap_or(default_render);
     let record =
         render != Render::None || a.trace.is_some() || a.view != crate::show::ViewArgs::default();
-    let out = match algorithms::run_scenario(
-        &sc,
-        RunOptions {
-            record_trace: record,
-        },
-    ) {
+    let out = match algorithms::run_scenario(&sc, RunOptions::new(record)) {
         Ok(o) => o,
         Err(e) => return bad_input(format!("{}: {e}", a.scenario.display())),
     };

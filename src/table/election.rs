@@ -77,14 +77,7 @@ pub fn measure(
     record: bool,
 ) -> Result<Elected, String> {
     let sc = scenario(alg.info().name, n, params, starts, crash)?;
-    let out = alg
-        .run(
-            &sc,
-            RunOptions {
-                record_trace: record,
-            },
-        )
-        .map_err(|e| e.0)?;
+    let out = alg.run(&sc, RunOptions::new(record)).map_err(|e| e.0)?;
     let mut rounds = None;
     let mut leader = None;
     if let Some(trace) = &out.trace {

@@ -424,12 +424,7 @@ pub fn voting_experiment(n: usize, m: usize, p: f64, seed: u64) -> Result<bool, 
     let sc = Scenario::from_json(&doc.to_string()).map_err(|e| e.0)?;
     let out = find("mutex.decentralized")
         .map_err(|e| e.0)?
-        .run(
-            &sc,
-            RunOptions {
-                record_trace: false,
-            },
-        )
+        .run(&sc, RunOptions::new(false))
         .map_err(|e| e.0)?;
     Ok(
         matches!(out.verdict, crate::harness::Verdict::Violation(ref v) if v.property == "mutual_exclusion"),

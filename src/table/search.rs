@@ -53,7 +53,7 @@ pub fn failing_seeds(
                 }
                 let sc = alg.generate(variant, seed, &opts);
                 let failed = matches!(
-                    alg.run(&sc, RunOptions { record_trace: false }),
+                    alg.run(&sc, RunOptions::new(false)),
                     Ok(out) if matches!(out.verdict, Verdict::Violation(_))
                 );
                 if failed {

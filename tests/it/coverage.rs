@@ -167,12 +167,12 @@ fn a_failure_signature_names_the_violating_events_and_tells_other_events_apart()
     .unwrap();
     let sc = Scenario::from_json(&text).unwrap();
     let alg = find(&sc.algorithm).unwrap();
-    let out = alg.run(&sc, RunOptions { record_trace: true }).unwrap();
+    let out = alg.run(&sc, RunOptions::new(true)).unwrap();
     let sig = failure_signature(&out);
     assert!(sig.starts_with("violation:mutual_exclusion ["), "{sig}");
     assert!(sig.contains("cs_enter"), "{sig}");
     // The same label through other events is another failure.
-    let mut other = alg.run(&sc, RunOptions { record_trace: true }).unwrap();
+    let mut other = alg.run(&sc, RunOptions::new(true)).unwrap();
     let Verdict::Violation(v) = &mut other.verdict else {
         panic!("a violation")
     };
@@ -187,14 +187,7 @@ fn a_failure_signature_names_the_violating_events_and_tells_other_events_apart()
     assert_eq!(other.verdict.label(), out.verdict.label());
     assert_ne!(failure_signature(&other), sig);
     // Without a trace, only the label is known.
-    let bare = alg
-        .run(
-            &sc,
-            RunOptions {
-                record_trace: false,
-            },
-        )
-        .unwrap();
+    let bare = alg.run(&sc, RunOptions::new(false)).unwrap();
     assert!(bare.trace.is_none());
     assert_eq!(failure_signature(&bare), out.verdict.label());
 }

@@ -8,7 +8,7 @@ use sincro::harness::{EventKind, RunOptions, Scenario, Trace};
 use std::collections::BTreeMap;
 
 fn trace(alg: &dyn Algorithm, sc: &Scenario) -> Trace {
-    alg.run(sc, RunOptions { record_trace: true })
+    alg.run(sc, RunOptions::new(true))
         .expect("runs")
         .trace
         .expect("recorded")

@@ -231,14 +231,7 @@ mod tests {
                 let starts: Vec<_> = sc.workload.iter().map(|w| (w.at_ms, w.node)).collect();
                 assert_eq!(starts.len(), 2, "seed {seed}");
                 assert!(starts[0].0 == starts[1].0 && starts[0].1 != starts[1].1);
-                let out = alg
-                    .run(
-                        &sc,
-                        RunOptions {
-                            record_trace: false,
-                        },
-                    )
-                    .unwrap();
+                let out = alg.run(&sc, RunOptions::new(false)).unwrap();
                 assert!(
                     matches!(&out.verdict, Verdict::Violation(v) if v.property == "leader_uniqueness"),
                     "{engine:?} seed {seed}: {}",

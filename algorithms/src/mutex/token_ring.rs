@@ -491,9 +491,7 @@ mod tests {
             beyond_model: true,
             ..GenOptions::default()
         };
-        let fast = RunOptions {
-            record_trace: false,
-        };
+        let fast = RunOptions::new(false);
         let two_tokens = (0..100).find(|&seed| {
             matches!(alg.run(&alg.generate("correct", seed, &opts), fast).unwrap().verdict,
                 Verdict::Violation(ref v) if v.property == "mutual_exclusion")

@@ -20,7 +20,7 @@ proptest! {
     fn the_correct_centralized_mutex_passes_every_scenario(
         sc in scenarios(find("mutex.centralized").unwrap(), "correct", GenOptions::default())
     ) {
-        let out = run_scenario(&sc, RunOptions { record_trace: false }).unwrap();
+        let out = run_scenario(&sc, RunOptions::new(false)).unwrap();
         prop_assert!(out.verdict.is_pass(), "{}\n{}", out.verdict, sc.to_json());
     }
 

@@ -123,7 +123,7 @@ fn exercise(text: &str) {
     sc.limits.max_events = sc.limits.max_events.min(5_000);
     sc.limits.max_in_flight = sc.limits.max_in_flight.min(5_000);
     sc.engine = sincro_harness::EngineKind::Native;
-    let _ = run_scenario(&sc, RunOptions { record_trace: true });
+    let _ = run_scenario(&sc, RunOptions::new(true));
 }
 
 proptest! {

@@ -9,9 +9,7 @@ use sincro_harness::{Scenario, Verdict};
 
 /// True when `sc` runs to a `mutual_exclusion` violation.
 fn violates_mutual_exclusion(alg: &dyn Algorithm, sc: &Scenario) -> bool {
-    let run = RunOptions {
-        record_trace: false,
-    };
+    let run = RunOptions::new(false);
     matches!(alg.run(sc, run), Ok(out)
         if matches!(&out.verdict, Verdict::Violation(v) if v.property == "mutual_exclusion"))
 }

@@ -1285,15 +1285,7 @@ mod tests {
 
     #[test]
     fn trace_is_optional() {
-        let o = run(
-            &scenario(""),
-            factory(),
-            Vec::new(),
-            RunOptions {
-                record_trace: false,
-            },
-        )
-        .unwrap();
+        let o = run(&scenario(""), factory(), Vec::new(), RunOptions::new(false)).unwrap();
         assert!(o.trace.is_none() && o.verdict.is_pass() && o.stats.delivered > 0);
     }
 }

@@ -40,11 +40,35 @@ use std::rc::Rc;
 pub struct RunOptions {
     /// Keep every event (with rendered messages) in [`Outcome::trace`].
     pub record_trace: bool,
+    /// Render each message, timer and input of the trace as its type word only (`Request` of
+    /// `Request { ts: 3 }`, see [`type_word`](crate::trace::type_word)), each word shared:
+    /// for a trace read only for what kinds of events it holds (a pilot run listing its
+    /// moments), it spares rendering everything in full. The native engine honours it; the
+    /// others render in full (the type word of either is the same).
+    pub type_words_only: bool,
+}
+
+impl RunOptions {
+    /// Options that record the trace or not, messages rendered in full.
+    pub const fn new(record_trace: bool) -> Self {
+        RunOptions {
+            record_trace,
+            type_words_only: false,
+        }
+    }
+
+    /// The same options, messages, timers and inputs rendered as their type words only.
+    pub const fn type_words_only(self) -> Self {
+        RunOptions {
+            type_words_only: true,
+            ..self
+        }
+    }
 }
 
 impl Default for RunOptions {
     fn default() -> Self {
-        RunOptions { record_trace: true }
+        RunOptions::new(true)
     }
 }
 
@@ -244,6 +268,24 @@ impl<P: Process> Prepared<P> {
     }
 }
 
+/// A `Debug` rendering's sink that keeps its type word and stops it there: it takes text up
+/// to the first character that cannot be part of a word and then fails, which ends the
+/// formatting (a derived `Debug` writes the type's name first).
+struct TypeWord<'a>(&'a mut String);
+
+impl fmt::Write for TypeWord<'_> {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        let end = s
+            .find(|c: char| !crate::trace::is_word_char(c))
+            .unwrap_or(s.len());
+        self.0.push_str(&s[..end]);
+        if end < s.len() || self.0.len() > crate::trace::TYPE_WORD_BYTES_MAX {
+            return Err(fmt::Error);
+        }
+        Ok(())
+    }
+}
+
 /// Event ids, trace recording and online checking, shared by the engines.
 pub(crate) struct Recorder {
     pub record: bool,
@@ -254,6 +296,8 @@ pub(crate) struct Recorder {
     pub verdict: Option<Verdict>,
     /// Reused buffer for rendering messages.
     buf: String,
+    /// `RunOptions::type_words_only`, and the type words rendered so far (shared).
+    type_words: Option<Vec<Text>>,
     /// `limits.max_trace_bytes`, and the estimated size of the trace so far.
     max_trace_bytes: u64,
     trace_bytes: u64,
@@ -274,16 +318,47 @@ fn text_bytes(kind: &EventKind) -> usize {
 
 impl Recorder {
     /// Renders `value` with `Debug` into a shared string (one allocation), or the shared empty
-    /// text when the trace is not recorded.
+    /// text when the trace is not recorded; only its type word, shared by every event of that
+    /// type, with [`RunOptions::type_words_only`].
     #[inline]
     pub fn render(&mut self, value: &dyn fmt::Debug) -> Text {
         if !self.record {
             return Text::EMPTY;
         }
+        self.write_to_buf(value);
+        match &mut self.type_words {
+            None => Text::from(self.buf.as_str()),
+            Some(words) => match words.iter().find(|w| w.as_str() == self.buf) {
+                Some(word) => word.clone(),
+                None => {
+                    let word = Text::from(self.buf.as_str());
+                    words.push(word.clone());
+                    word
+                }
+            },
+        }
+    }
+
+    /// [`Recorder::render`] for a timer's or an input's label (an owned string).
+    pub fn label(&mut self, value: &dyn fmt::Debug) -> String {
+        if !self.record {
+            return String::new();
+        }
+        self.write_to_buf(value);
+        self.buf.clone()
+    }
+
+    /// `value` rendered into `buf`: in full, or its type word only.
+    fn write_to_buf(&mut self, value: &dyn fmt::Debug) {
         use std::fmt::Write as _;
         self.buf.clear();
-        let _ = write!(self.buf, "{value:?}");
-        Text::from(self.buf.as_str())
+        if self.type_words.is_some() {
+            let _ = write!(TypeWord(&mut self.buf), "{value:?}");
+            let word = crate::trace::type_word(&self.buf).len();
+            self.buf.truncate(word);
+        } else {
+            let _ = write!(self.buf, "{value:?}");
+        }
     }
 
     pub fn new(
@@ -303,6 +378,7 @@ impl Recorder {
             checkers,
             verdict: None,
             buf: String::new(),
+            type_words: options.type_words_only.then(Vec::new),
             max_trace_bytes,
             trace_bytes: 0,
         }

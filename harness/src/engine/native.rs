@@ -443,11 +443,7 @@ impl<P: Process> Sim<P> {
                 let timer = node.timers.remove(&tid).expect("checked above").timer;
                 self.stats.timers += 1;
                 if self.rec.observing {
-                    let label = if self.rec.record {
-                        format!("{timer:?}")
-                    } else {
-                        String::new()
-                    };
+                    let label = self.rec.label(&timer);
                     self.rec.emit(
                         self.now_ns,
                         Some(id),
@@ -471,11 +467,7 @@ impl<P: Process> Sim<P> {
                 let crashed = node.proc.is_none();
                 if self.rec.observing {
                     let local = node.clock.read(self.now_ns);
-                    let mut label = if self.rec.record {
-                        format!("{input:?}")
-                    } else {
-                        String::new()
-                    };
+                    let mut label = self.rec.label(&input);
                     if crashed {
                         label.push_str(" (ignored: node is crashed)");
                     }
@@ -997,6 +989,48 @@ mod tests {
             RunOptions::default(),
         )
         .unwrap()
+    }
+
+    #[test]
+    fn a_trace_of_type_words_is_the_full_trace_with_each_text_cut_to_its_type_word() {
+        let json = r#"{"algorithm": "probe", "nodes": 3, "seed": 4, "duration_ms": 60,
+            "workload": [{"at_ms": 1, "node": 0, "input": "Ping"},
+                         {"at_ms": 7, "node": 2, "input": {"Flood": 2}}]}"#;
+        let sc = Scenario::from_json(json).unwrap();
+        let run = |opts| {
+            Sim::new(&sc, Rc::new(|_| Probe::default()), vec![], opts)
+                .unwrap()
+                .run()
+                .trace
+                .unwrap()
+        };
+        let full = run(RunOptions::new(true));
+        let words = run(RunOptions::new(true).type_words_only());
+        assert_eq!(full.events.len(), words.events.len());
+        let text = |k: &EventKind| match k {
+            EventKind::Send { msg, .. } | EventKind::Deliver { msg, .. } => Some(msg.to_string()),
+            EventKind::Timer { timer, .. } => Some(timer.clone()),
+            EventKind::Input { input } => Some(input.clone()),
+            _ => None,
+        };
+        let mut cut = 0;
+        for (f, w) in full.events.iter().zip(&words.events) {
+            assert_eq!((f.id, f.t_ns, f.node), (w.id, w.t_ns, w.node));
+            match (text(&f.kind), text(&w.kind)) {
+                (Some(f), Some(w)) => {
+                    assert_eq!(w, crate::trace::type_word(&f), "{f}");
+                    cut += usize::from(w != f);
+                }
+                (None, None) => assert_eq!(f.kind, w.kind),
+                (f, w) => panic!("{f:?} against {w:?}"),
+            }
+        }
+        assert!(cut >= 1, "no text was longer than its type word (Flood(2))");
+        let pings = words
+            .events
+            .iter()
+            .filter(|e| matches!(&e.kind, EventKind::Send { msg, .. } if msg == "Ping"));
+        assert!(pings.count() >= 4, "the pings of the input and the flood");
     }
 
     const PING: &str = r#"{"algorithm": "probe", "nodes": 2, "seed": 1, "duration_ms": 30,

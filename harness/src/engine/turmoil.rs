@@ -1217,15 +1217,7 @@ mod tests {
     #[test]
     fn trace_is_optional() {
         let sc = scenario("");
-        let o = run(
-            &sc,
-            factory(),
-            Vec::new(),
-            RunOptions {
-                record_trace: false,
-            },
-        )
-        .unwrap();
+        let o = run(&sc, factory(), Vec::new(), RunOptions::new(false)).unwrap();
         assert!(o.trace.is_none() && o.verdict.is_pass() && o.stats.delivered > 0);
         let _ = Trace::default();
     }
