@@ -268,6 +268,10 @@ impl<P: Process> Prepared<P> {
     }
 }
 
+/// Most type words a recorder shares (each message of a shared word reuses one allocation);
+/// a run has a few dozen message types.
+const TYPE_WORDS_SHARED_MAX: usize = 64;
+
 /// A `Debug` rendering's sink that keeps its type word and stops it there: it takes text up
 /// to the first character that cannot be part of a word and then fails, which ends the
 /// formatting (a derived `Debug` writes the type's name first).
@@ -327,15 +331,18 @@ impl Recorder {
         }
         self.write_to_buf(value);
         match &mut self.type_words {
-            None => Text::from(self.buf.as_str()),
             Some(words) => match words.iter().find(|w| w.as_str() == self.buf) {
                 Some(word) => word.clone(),
-                None => {
+                None if words.len() < TYPE_WORDS_SHARED_MAX => {
                     let word = Text::from(self.buf.as_str());
                     words.push(word.clone());
                     word
                 }
+                // Words past the first few (a message that is a bare number renders as one
+                // word per value) are not shared: the search stays short.
+                None => Text::from(self.buf.as_str()),
             },
+            None => Text::from(self.buf.as_str()),
         }
     }
 
@@ -694,6 +701,38 @@ pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn type_words_stop_the_rendering_and_only_the_first_few_are_shared() {
+        #[derive(Debug)]
+        #[allow(dead_code)] // read by Debug only
+        enum Msg {
+            Request { ts: u64, from: usize },
+            Hop(u32),
+        }
+        let options = RunOptions::new(true).type_words_only();
+        let mut rec = Recorder::new(2, Vec::new(), options, u64::MAX);
+        assert_eq!(rec.render(&Msg::Request { ts: 3, from: 1 }), "Request");
+        assert_eq!(rec.render(&Msg::Hop(7)), "Hop");
+        assert_eq!(rec.label(&Msg::Hop(8)), "Hop");
+        assert_eq!(
+            rec.render(&"a quoted string"),
+            "",
+            "`\"` is no word character"
+        );
+        // A message that is a bare number is one word per value: shared up to the limit only.
+        for v in 0..200u32 {
+            assert_eq!(rec.render(&v), v.to_string().as_str());
+        }
+        let shared = rec.type_words.as_ref().unwrap();
+        assert_eq!(shared.len(), TYPE_WORDS_SHARED_MAX);
+        assert!(shared.iter().any(|w| w == "Request") && shared.iter().any(|w| w == "Hop"));
+        // In full, the same values render whole.
+        let mut full = Recorder::new(2, Vec::new(), RunOptions::new(true), u64::MAX);
+        assert_eq!(full.render(&Msg::Hop(7)), "Hop(7)");
+        assert_eq!(full.label(&Msg::Hop(7)), "Hop(7)");
+        assert!(full.type_words.is_none());
+    }
 
     #[test]
     fn a_broken_invariant_panics_naming_itself_and_a_kept_one_does_not() {
