@@ -286,42 +286,42 @@ pub struct EngineException {
 
 /// Rejects any number of `v` under a key ending in `_ms` (or named `ms`) that is negative or
 /// above [`MAX_TIME_MS`]: times in `params` and in workload inputs, whatever the algorithm.
-/// `path` names the place (`workload[3].input.acquire`) and is extended while walking.
-fn check_times(v: &serde_json::Value, path: &mut String) -> Result<(), ScenarioError> {
+/// `path` names `v` (`workload[3].input`; the error adds the rest: `.acquire.hold_ms`), and is
+/// called only on error.
+fn check_times(v: &serde_json::Value, path: impl FnOnce() -> String) -> Result<(), ScenarioError> {
+    match bad_time(v) {
+        None => Ok(()),
+        Some((below, n)) => Err(ScenarioError(format!(
+            "{}{below} = {n} is outside [0, {MAX_TIME_MS}] ms (the limit on any time)",
+            path()
+        ))),
+    }
+}
+
+/// The first time field under `v` outside `[0, MAX_TIME_MS]`: its path below `v` and its
+/// value. Builds no string unless one is found (every run validates its workload).
+fn bad_time(v: &serde_json::Value) -> Option<(String, serde_json::Number)> {
     use serde_json::Value;
     match v {
-        Value::Object(m) => {
-            for (k, x) in m {
-                let len = path.len();
-                path.push('.');
-                path.push_str(k);
-                if k == "ms" || k.ends_with("_ms") {
-                    if let Value::Number(n) = x {
-                        let ok = n.as_u64().is_some_and(|t| t <= MAX_TIME_MS)
-                            || n.as_f64()
-                                .is_some_and(|t| (0.0..=MAX_TIME_MS as f64).contains(&t));
-                        if !ok {
-                            return Err(ScenarioError(format!(
-                                "{path} = {n} is outside [0, {MAX_TIME_MS}] ms (the limit on any time)"
-                            )));
-                        }
+        Value::Object(m) => m.iter().find_map(|(k, x)| {
+            if k == "ms" || k.ends_with("_ms") {
+                if let Value::Number(n) = x {
+                    let ok = n.as_u64().is_some_and(|t| t <= MAX_TIME_MS)
+                        || n.as_f64()
+                            .is_some_and(|t| (0.0..=MAX_TIME_MS as f64).contains(&t));
+                    if !ok {
+                        return Some((format!(".{k}"), n.clone()));
                     }
                 }
-                check_times(x, path)?;
-                path.truncate(len);
             }
-        }
-        Value::Array(a) => {
-            for (i, x) in a.iter().enumerate() {
-                let len = path.len();
-                path.push_str(&format!("[{i}]"));
-                check_times(x, path)?;
-                path.truncate(len);
-            }
-        }
-        _ => {}
+            bad_time(x).map(|(below, n)| (format!(".{k}{below}"), n))
+        }),
+        Value::Array(a) => a
+            .iter()
+            .enumerate()
+            .find_map(|(i, x)| bad_time(x).map(|(below, n)| (format!("[{i}]{below}"), n))),
+        _ => None,
     }
-    Ok(())
 }
 
 /// Reads at most `max` bytes of `path` as UTF-8; a longer file is an error saying so (the whole
@@ -490,9 +490,9 @@ impl Scenario {
                     w.at_ms, self.duration_ms
                 ));
             }
-            check_times(&w.input, &mut format!("workload[{i}].input"))?;
+            check_times(&w.input, || format!("workload[{i}].input"))?;
         }
-        check_times(&self.params, &mut "params".to_string())?;
+        check_times(&self.params, || "params".into())?;
         if let Some(b) = self.checks.liveness_bound_ms {
             if b > MAX_TIME_MS {
                 return err(format!(

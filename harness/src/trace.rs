@@ -119,14 +119,45 @@ pub fn is_word_char(c: char) -> bool {
 /// The type of a rendered message, timer or input: its first word (`Hop` of `Hop { seq: 0 }`,
 /// `Grant` of `Grant`), at most [`TYPE_WORD_BYTES_MAX`] bytes (cut at a character boundary).
 pub fn type_word(rendered: &str) -> &str {
-    let mut end = rendered
-        .find(|c: char| !is_word_char(c))
-        .unwrap_or(rendered.len())
-        .min(TYPE_WORD_BYTES_MAX);
+    let mut end = word_prefix_len(rendered).min(TYPE_WORD_BYTES_MAX);
     while !rendered.is_char_boundary(end) {
         end -= 1;
     }
     &rendered[..end]
+}
+
+/// Which bytes are ASCII word characters (letters, digits, `_`); every other byte is false.
+static ASCII_WORD: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 128 {
+        t[b] = (b as u8).is_ascii_alphanumeric() || b as u8 == b'_';
+        b += 1;
+    }
+    t
+};
+
+/// The length in bytes of the longest prefix of `s` made of [`is_word_char`] characters.
+/// ASCII is tested byte by byte (every type word Sincro's algorithms render); the first
+/// other byte hands the rest to the `char` test. Pilot runs and coverage read a type word
+/// per event, so this is on the hot path of guided campaigns.
+#[inline]
+pub(crate) fn word_prefix_len(s: &str) -> usize {
+    let bytes = s.as_bytes();
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        if ASCII_WORD[b as usize] {
+            i += 1;
+        } else if b.is_ascii() {
+            return i;
+        } else {
+            // `i` follows ASCII bytes only, so it is a character boundary.
+            return i + s[i..]
+                .find(|c: char| !is_word_char(c))
+                .unwrap_or(s.len() - i);
+        }
+    }
+    i
 }
 
 /// A rendered message in a [`Send`](EventKind::Send) or [`Deliver`](EventKind::Deliver)
@@ -885,6 +916,29 @@ mod tests {
         assert_eq!(type_word(&word), "a".repeat(39));
         let word = "é".repeat(30);
         assert_eq!(type_word(&word), "é".repeat(20));
+    }
+
+    #[test]
+    fn the_ascii_fast_path_measures_the_same_word_as_the_char_test() {
+        // Mixed scripts, digits, underscores, separators and a letter past ASCII at every
+        // position: the byte-by-byte scan must stop where the `char` scan stops.
+        let pieces = [
+            "a", "Z", "9", "_", " ", "{", "(", "é", "Ж", "日", "-", "😀", "ǅ",
+        ];
+        let reference = |s: &str| s.find(|c: char| !is_word_char(c)).unwrap_or(s.len());
+        let mut checked = 0;
+        for a in pieces {
+            for b in pieces {
+                for c in pieces {
+                    for d in pieces {
+                        let s = format!("{a}{b}{c}{d}");
+                        assert_eq!(word_prefix_len(&s), reference(&s), "{s:?}");
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert_eq!(checked, pieces.len().pow(4));
     }
 
     #[test]

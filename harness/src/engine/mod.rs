@@ -279,9 +279,7 @@ struct TypeWord<'a>(&'a mut String);
 
 impl fmt::Write for TypeWord<'_> {
     fn write_str(&mut self, s: &str) -> fmt::Result {
-        let end = s
-            .find(|c: char| !crate::trace::is_word_char(c))
-            .unwrap_or(s.len());
+        let end = crate::trace::word_prefix_len(s);
         self.0.push_str(&s[..end]);
         if end < s.len() || self.0.len() > crate::trace::TYPE_WORD_BYTES_MAX {
             return Err(fmt::Error);
