@@ -668,7 +668,17 @@ impl<'a> TargetRun<'a> {
                 },
             )))
         };
+        // A guided run's trace is read for coverage (event kinds and type words) and goals:
+        // type words suffice unless a goal reads more, or the trace is compared whole.
+        let words_only = on_trace.is_some()
+            && !self.cfg.check_determinism
+            && !self.guide.as_ref().is_some_and(Guide::reads_text);
         let opts = RunOptions::new(self.cfg.check_determinism || on_trace.is_some());
+        let opts = if words_only {
+            opts.type_words_only()
+        } else {
+            opts
+        };
         let out = match t.algorithm.run(&sc, opts) {
             Ok(o) => o,
             Err(e) => return fail(sc, BAD_SCENARIO.into(), e.0),
@@ -2077,6 +2087,58 @@ mod tests {
     static FLAKY: Flaky = Flaky {
         runs: AtomicU64::new(0),
     };
+
+    #[test]
+    fn guided_runs_record_type_words_unless_a_goal_reads_more() {
+        use crate::algorithms::coverage::Goal;
+        use crate::harness::trace::{type_word, EventKind};
+        let algorithm = crate::algorithms::find("mutex.ricart-agrawala").expect("built in");
+        let variant = algorithm
+            .info()
+            .variants
+            .into_iter()
+            .find(|v| v.name == "correct")
+            .expect("the correct variant");
+        let target = Target { algorithm, variant };
+        let cfg = FuzzConfig {
+            coverage: true,
+            ..FuzzConfig::default()
+        };
+        let opts = CampaignOptions::default();
+        // The texts of the messages a guided run of seed 3 records.
+        let texts = |run: &TargetRun| {
+            let sc = algorithm.generate("correct", 3, &cfg.gen);
+            let mut texts = Vec::new();
+            let mut on_trace = |t: &Trace| {
+                texts.extend(t.events.iter().filter_map(|e| match &e.kind {
+                    EventKind::Send { msg, .. } => Some(msg.to_string()),
+                    _ => None,
+                }));
+            };
+            run.run_scenario(3, sc, Some(&mut on_trace))
+                .expect("passes");
+            texts
+        };
+        let mut run = TargetRun::new(&target, &cfg, &opts);
+        let built_in = run.guide.as_ref().expect("guided");
+        assert!(!built_in.reads_text(), "the built-in goals read kinds only");
+        let words = texts(&run);
+        assert!(!words.is_empty());
+        assert!(
+            words.iter().all(|w| w.as_str() == type_word(w)),
+            "type words only: {words:?}"
+        );
+        run.guide = Some(Guide::new(vec![Goal::new("any", "any run", |_| true)]));
+        let full = texts(&run);
+        assert_eq!(full.len(), words.len(), "the same run");
+        assert!(
+            full.iter().any(|f| f.as_str() != type_word(f)),
+            "full texts for a goal that may read them: {full:?}"
+        );
+        for (f, w) in full.iter().zip(&words) {
+            assert_eq!(type_word(f), w.as_str());
+        }
+    }
 
     #[test]
     fn an_expected_failure_does_not_hide_a_nondeterministic_seed() {

@@ -195,6 +195,12 @@ impl Guide {
         }
     }
 
+    /// Whether a goal reads more of a trace than its event kinds and type words
+    /// ([`Goal::reads_text`]): the guided runs then record full traces.
+    pub fn reads_text(&self) -> bool {
+        self.goals.iter().any(Goal::reads_text)
+    }
+
     /// What a run reached: its features ([`coverage::features`]) and, for each goal,
     /// whether it was reached.
     pub fn measure(&self, trace: &Trace) -> (Vec<u64>, Vec<bool>) {

@@ -179,6 +179,8 @@ pub struct Goal {
     /// always reachable); a campaign leaves out the goals its fault model rules out.
     pub needs: Vec<FaultClass>,
     reached: Arc<Reached>,
+    /// Whether `reached` may read more of a message, timer or input than its type word.
+    reads_text: bool,
 }
 
 impl fmt::Debug for Goal {
@@ -191,7 +193,8 @@ impl fmt::Debug for Goal {
 }
 
 impl Goal {
-    /// A goal reached when `reached` holds of a run's trace.
+    /// A goal reached when `reached` holds of a run's trace. The trace it is given is a full
+    /// one: every message, timer and input rendered in full.
     pub fn new(
         name: impl Into<String>,
         description: impl Into<String>,
@@ -202,7 +205,23 @@ impl Goal {
             description: description.into(),
             needs: Vec::new(),
             reached: Arc::new(reached),
+            reads_text: true,
         }
+    }
+
+    /// Whether the goal may read more of a message, timer or input than its type word (every
+    /// goal made with [`Goal::new`]; the other constructors read event kinds only). While no
+    /// goal of a target does, its guided runs record type words only
+    /// ([`RunOptions::type_words_only`](sincro_harness::RunOptions::type_words_only)): the
+    /// coverage features read nothing else.
+    pub fn reads_text(&self) -> bool {
+        self.reads_text
+    }
+
+    /// This goal, marked as reading event kinds and type words only.
+    fn of_kinds(mut self) -> Goal {
+        self.reads_text = false;
+        self
     }
 
     /// The same goal, reachable only when the fault model allows one of `classes`.
@@ -247,6 +266,7 @@ impl Goal {
                 false
             })
         })
+        .of_kinds()
     }
 
     /// At some node, an event of kind `then` follows one of kind `first` within `within_ms`
@@ -272,6 +292,7 @@ impl Goal {
                 false
             })
         })
+        .of_kinds()
     }
 
     /// At least `k` nodes are down (crashed and not restarted) at the same time.
@@ -300,6 +321,7 @@ impl Goal {
                 count >= k
             })
         })
+        .of_kinds()
     }
 
     /// A node that last observed itself as leader crashes or is paused.
@@ -327,6 +349,7 @@ impl Goal {
                 })
             },
         )
+        .of_kinds()
     }
 }
 
@@ -537,6 +560,20 @@ mod tests {
     use super::*;
     use crate::registry::find;
     use sincro_harness::{Observation, RunOptions};
+
+    #[test]
+    fn only_a_goal_of_its_own_predicate_reads_message_text() {
+        let built_in = goals_for_properties(&["mutual_exclusion", "leader_uniqueness"]);
+        assert!(built_in.len() >= 4);
+        for g in &built_in {
+            assert!(!g.reads_text(), "{} reads kinds only", g.name);
+        }
+        assert!(!Goal::sequence("s", "restart", "leader", 100).reads_text());
+        assert!(Goal::new("mine", "my predicate", |_| false).reads_text());
+        assert!(Goal::new("mine", "my predicate", |_| false)
+            .needs(&[FaultClass::Crashes])
+            .reads_text());
+    }
 
     fn ev(t_ms: u64, node: usize, kind: EventKind) -> Event {
         Event {
