@@ -359,7 +359,13 @@ impl Recorder {
         self.buf.clear();
         if self.type_words.is_some() {
             let _ = write!(TypeWord(&mut self.buf), "{value:?}");
-            let word = crate::trace::type_word(&self.buf).len();
+            // The sink kept word characters only: the type word is the text cut to its
+            // longest length (at a character boundary), with no second scan.
+            debug_assert_eq!(crate::trace::word_prefix_len(&self.buf), self.buf.len());
+            let mut word = self.buf.len().min(crate::trace::TYPE_WORD_BYTES_MAX);
+            while !self.buf.is_char_boundary(word) {
+                word -= 1;
+            }
             self.buf.truncate(word);
         } else {
             let _ = write!(self.buf, "{value:?}");
@@ -717,6 +723,14 @@ mod tests {
             rec.render(&"a quoted string"),
             "",
             "`\"` is no word character"
+        );
+        // A word past the longest is cut like `type_word` cuts it, at a character boundary.
+        let long = format!("{}é tail", "a".repeat(39));
+        assert_eq!(rec.render(&format_args!("{long}")), "a".repeat(39).as_str());
+        let letters = "é".repeat(30);
+        assert_eq!(
+            rec.render(&format_args!("{letters}")),
+            crate::trace::type_word(&letters)
         );
         // A message that is a bare number is one word per value: shared up to the limit only.
         for v in 0..200u32 {
