@@ -20,6 +20,9 @@
 //! `/proc/self/clear_refs`, minus `VmRSS` before; Linux only), each also as a ratio to the
 //! native engine. The madsim row needs a build with `RUSTFLAGS="--cfg madsim"`; other builds
 //! print how to get it instead.
+//!
+//! A third table compares the engines on generated fuzz scenarios, in runs per second, against
+//! the targets ([`crate::bench_fuzz`]).
 
 use crate::checkers::MutualExclusion;
 use crate::harness::engine::{self, native, RunOptions};
@@ -68,6 +71,13 @@ pub struct BenchArgs {
     /// limit; its cost grows with n³: 2·n·(n − 1) messages of n-entry stamps).
     #[arg(long, value_delimiter = ',', default_values_t = crate::bench_scale::DEFAULT_CAUSAL_N.to_vec())]
     pub scale_causal_n: Vec<usize>,
+    /// Seeds of each algorithm's generated scenarios on the native engine in the comparison
+    /// on fuzz scenarios (see [`crate::bench_fuzz`]; skipped with `--no-turmoil`).
+    #[arg(long, default_value_t = 5_000)]
+    pub fuzz_seeds: u64,
+    /// Seeds of each algorithm's generated scenarios on turmoil and madsim in that comparison.
+    #[arg(long, default_value_t = 100)]
+    pub fuzz_slow_seeds: u64,
     /// Internal: run one size of the curve (`WORKLOAD:N`) and print its result line.
     #[arg(long, hide = true)]
     pub scale_one: Option<String>,
@@ -703,6 +713,14 @@ pub fn main(args: &BenchArgs) -> i32 {
         eprintln!("error: --messages and --turmoil-messages must be at least 1");
         return crate::exit::BAD_INPUT;
     }
+    let seeds_max = crate::bench_fuzz::SEEDS_MAX;
+    if let Some(bad) = [args.fuzz_seeds, args.fuzz_slow_seeds]
+        .into_iter()
+        .find(|s| !(1..=seeds_max).contains(s))
+    {
+        eprintln!("error: --fuzz-seeds and --fuzz-slow-seeds must be 1..={seeds_max}, got {bad}");
+        return crate::exit::BAD_INPUT;
+    }
     if !(1..=MAX_REPEAT).contains(&args.repeat) {
         eprintln!(
             "error: --repeat must be 1..={MAX_REPEAT}, got {}",
@@ -771,6 +789,18 @@ pub fn main(args: &BenchArgs) -> i32 {
             "{}",
             engines_table(&measure_engines(args, args.turmoil_messages))
         );
+        println!();
+        println!(
+            "Engines on generated fuzz scenarios (`fuzz --strategy random --fixed-phase`, correct variants, checkers on, trace off; {} seeds on native, best of {}; {} on turmoil and madsim):",
+            args.fuzz_seeds, args.repeat, args.fuzz_slow_seeds
+        );
+        println!();
+        let rows = crate::bench_fuzz::measure(args.fuzz_seeds, args.fuzz_slow_seeds, args.repeat);
+        print!("{}", crate::bench_fuzz::table(&rows));
+        println!();
+        for line in crate::bench_fuzz::verdicts(&rows) {
+            println!("{line}");
+        }
     }
     crate::exit::PASS
 }
@@ -820,6 +850,8 @@ mod tests {
             scale: false,
             scale_n: vec![],
             scale_causal_n: vec![],
+            fuzz_seeds: 1,
+            fuzz_slow_seeds: 1,
             scale_one: None,
         };
         let rows = measure_engines(&args, 300);

@@ -120,6 +120,8 @@
 #[cfg(feature = "cli")]
 pub mod bench;
 #[cfg(feature = "cli")]
+pub mod bench_fuzz;
+#[cfg(feature = "cli")]
 pub mod bench_scale;
 #[cfg(feature = "cli")]
 pub mod cli;

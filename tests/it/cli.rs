@@ -290,7 +290,15 @@ fn huge_times_and_sizes_are_bad_input_never_a_wrapped_verdict() {
 
 #[test]
 fn huge_command_line_values_are_bad_input() {
-    let cases: [(&[&str], &str); 9] = [
+    let cases: [(&[&str], &str); 11] = [
+        (
+            &["bench", "--fuzz-seeds", "0"],
+            "--fuzz-seeds and --fuzz-slow-seeds must be 1..=10000000, got 0",
+        ),
+        (
+            &["bench", "--fuzz-slow-seeds", "99999999999"],
+            "must be 1..=10000000, got 99999999999",
+        ),
         (
             &["table", "mutex", "--n", "100000"],
             "--n = 100000 is above the limit of 10000",
