@@ -60,8 +60,7 @@ pub struct BenchArgs {
     #[arg(long)]
     pub only: Option<String>,
     /// Print the scaling curve instead: wall time, peak memory and events of an election and
-    /// a causal multicast at each `--scale-n` node count, each size in a child process (see
-    /// [`crate::bench_scale`]).
+    /// a causal multicast at each `--scale-n` node count, each size in a child process.
     #[arg(long)]
     pub scale: bool,
     /// Node counts of the election in `--scale` (comma-separated, each 2 ..= `MAX_NODES`).
@@ -71,8 +70,8 @@ pub struct BenchArgs {
     /// limit; its cost grows with n³: 2·n·(n − 1) messages of n-entry stamps).
     #[arg(long, value_delimiter = ',', default_values_t = crate::bench_scale::DEFAULT_CAUSAL_N.to_vec())]
     pub scale_causal_n: Vec<usize>,
-    /// Seeds of each algorithm's generated scenarios on the native engine in the comparison
-    /// on fuzz scenarios (see [`crate::bench_fuzz`]; skipped with `--no-turmoil`).
+    /// Seeds of each algorithm's generated scenarios on the native engine in the last table,
+    /// the engines on fuzz scenarios (skipped with `--no-turmoil`).
     #[arg(long, default_value_t = 5_000)]
     pub fuzz_seeds: u64,
     /// Seeds of each algorithm's generated scenarios on turmoil and madsim in that comparison.
