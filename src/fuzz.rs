@@ -716,100 +716,23 @@ impl<'a> TargetRun<'a> {
         opts: &ShrinkOptions,
         live: &Live,
     ) -> ShrunkFile {
-        let alg = self.target.algorithm;
-        let mut interrupted = false;
         let mut cut = false;
-        // Shrink twice: with the failing run's schedule pinned (removing an input or a fault
-        // keeps the delays, losses and duplicates of every message still sent), and with
-        // delays redrawn from the seed (which sometimes finds another, smaller failing
-        // schedule); keep the smaller result.
-        let pinned = pin_schedule(alg, sc, label);
-        // A candidate must fail the same way: the same verdict through comparable events.
-        let original = alg.run(sc, TRACED).ok();
-        let want = original
-            .as_ref()
-            .map_or_else(|| label.to_string(), failure_signature);
-        let budget = original.as_ref().and_then(shrink_step_budget);
-        let same = |c: &Scenario| {
-            let fails = |c: &Scenario| {
-                alg.run(c, TRACED)
-                    .is_ok_and(|o| failure_signature(&o) == want)
-            };
-            match budget {
-                Some(steps) if steps < c.limits.max_events => {
-                    let mut c = c.clone();
-                    c.limits.max_events = steps;
-                    fails(&c)
-                }
-                _ => fails(c),
-            }
-        };
         let own_deadline = self.opts.shrink_time.map(|t| Instant::now() + t);
-        let mut shrink_from = |from: &Scenario| {
-            let mut still_fails = |c: &Scenario| {
-                let now = Instant::now();
-                if self.hard_deadline.is_some_and(|d| now >= d)
-                    || own_deadline.is_some_and(|d| now >= d)
-                {
-                    cut = true;
-                }
-                if cut || stop.load(Ordering::Relaxed) {
-                    // Reject every further candidate: the shrinker ends quickly with the
-                    // smallest scenario verified so far.
-                    interrupted = true;
-                    return false;
-                }
-                same(c)
-            };
-            shrink::shrink(from, &mut still_fails, opts)
+        let mut give_up = || {
+            let now = Instant::now();
+            if self.hard_deadline.is_some_and(|d| now >= d)
+                || own_deadline.is_some_and(|d| now >= d)
+            {
+                cut = true;
+            }
+            cut || stop.load(Ordering::Relaxed)
         };
-        let mut result = shrink_from(sc);
-        if let Some(p) = &pinned {
-            let other = shrink_from(p);
-            let size = |s: &Scenario| {
-                let z = ScenarioSize::of(s);
-                (z.faults + z.inputs + z.nodes, z.nodes, z.duration_ms)
-            };
-            let runs = result.runs + other.runs;
-            if size(&other.scenario) < size(&result.scenario) {
-                result = other;
-            }
-            result.runs = runs;
-        }
-        let verified = same(&result.scenario);
-        let mut out = if verified {
-            // A recorded schedule keeps only the messages the shrunk run sends.
-            match result.scenario.schedule {
-                Schedule::Recorded(_) => {
-                    pin_schedule(alg, &result.scenario, label).unwrap_or(result.scenario)
-                }
-                _ => result.scenario,
-            }
-        } else {
-            sc.clone()
-        };
-        let before = ScenarioSize::of(sc);
-        let after = ScenarioSize::of(&out);
-        out.expect = sc.expect.clone();
-        out.name = format!("{}-shrunk", sc.name);
-        out.description = format!(
-            "{}; shrunk from {} faults / {} inputs / {} nodes in {} candidate runs{}",
-            sc.description,
-            before.faults,
-            before.inputs,
-            before.nodes,
-            result.runs,
-            if verified {
-                ""
-            } else {
-                " (the shrunk scenario did not reproduce; this is the original)"
-            }
-        );
+        let result = shrink_scenario(self.target.algorithm, sc, label, opts, &mut give_up);
         if cut {
             self.shrinks_cut.fetch_add(1, Ordering::Relaxed);
         }
         let path = self.file_path(sc.seed, true);
-        let written = match write_atomically(&path, &out.to_json()) {
+        let written = match write_atomically(&path, &result.scenario.to_json()) {
             Ok(()) => Some(path),
             Err(e) => {
                 self.write_error(live, format!("cannot write {}: {e}", path.display()));
@@ -818,10 +741,10 @@ impl<'a> TargetRun<'a> {
         };
         ShrunkFile {
             path: written,
-            size: after,
+            size: ScenarioSize::of(&result.scenario),
             runs: result.runs,
             steps: result.steps,
-            interrupted,
+            interrupted: result.interrupted,
         }
     }
 
@@ -1021,6 +944,123 @@ impl<'a> TargetRun<'a> {
             shrinks_cut: self.shrinks_cut.load(Ordering::Relaxed),
             coverage: self.guide.as_ref().map(Guide::report),
         }
+    }
+}
+
+/// A failing scenario shrunk by [`shrink_scenario`].
+#[derive(Clone, Debug)]
+pub struct ShrinkOutcome {
+    /// The smallest scenario found that fails the same way, named `<name>-shrunk`, its
+    /// description saying from what it was shrunk and its `expect` the original's; the
+    /// original itself when the smallest did not fail again at the end (`verified` false).
+    pub scenario: Scenario,
+    /// Whether `scenario` was run once more at the end and failed the same way.
+    pub verified: bool,
+    /// Candidate runs made.
+    pub runs: usize,
+    /// Accepted shrinking steps.
+    pub steps: usize,
+    /// The search was ended early by `give_up` (the smallest scenario verified by then is
+    /// kept).
+    pub interrupted: bool,
+}
+
+/// Shrinks `sc`, a scenario of `alg` whose run fails with verdict label `label`, to a smaller
+/// one that fails the same way: the same verdict through comparable events
+/// ([`failure_signature`]), each candidate within [`shrink_step_budget`] of the original run.
+/// It shrinks twice, with the failing run's schedule pinned (removing an input or a fault keeps
+/// the delays, losses and duplicates of every message still sent) and with delays redrawn from
+/// the seed (which sometimes finds another, smaller failing schedule), and keeps the smaller.
+/// `give_up` is asked before every candidate run; once it says so, every further candidate
+/// is rejected and the smallest scenario verified so far is the result. `sincro fuzz` shrinks
+/// its failures with this, and `sincro shrink` a scenario file.
+pub fn shrink_scenario(
+    alg: &dyn Algorithm,
+    sc: &Scenario,
+    label: &str,
+    opts: &ShrinkOptions,
+    give_up: &mut dyn FnMut() -> bool,
+) -> ShrinkOutcome {
+    let mut interrupted = false;
+    let pinned = pin_schedule(alg, sc, label);
+    let original = alg.run(sc, TRACED).ok();
+    let want = original
+        .as_ref()
+        .map_or_else(|| label.to_string(), failure_signature);
+    let budget = original.as_ref().and_then(shrink_step_budget);
+    let same = |c: &Scenario| {
+        let fails = |c: &Scenario| {
+            alg.run(c, TRACED)
+                .is_ok_and(|o| failure_signature(&o) == want)
+        };
+        match budget {
+            Some(steps) if steps < c.limits.max_events => {
+                let mut c = c.clone();
+                c.limits.max_events = steps;
+                fails(&c)
+            }
+            _ => fails(c),
+        }
+    };
+    let mut shrink_from = |from: &Scenario| {
+        let mut still_fails = |c: &Scenario| {
+            if interrupted || give_up() {
+                // Reject every further candidate: the shrinker ends quickly with the
+                // smallest scenario verified so far.
+                interrupted = true;
+                return false;
+            }
+            same(c)
+        };
+        shrink::shrink(from, &mut still_fails, opts)
+    };
+    let mut result = shrink_from(sc);
+    if let Some(p) = &pinned {
+        let other = shrink_from(p);
+        let size = |s: &Scenario| {
+            let z = ScenarioSize::of(s);
+            (z.faults + z.inputs + z.nodes, z.nodes, z.duration_ms)
+        };
+        let runs = result.runs + other.runs;
+        if size(&other.scenario) < size(&result.scenario) {
+            result = other;
+        }
+        result.runs = runs;
+    }
+    let verified = same(&result.scenario);
+    let mut out = if verified {
+        // A recorded schedule keeps only the messages the shrunk run sends.
+        match result.scenario.schedule {
+            Schedule::Recorded(_) => {
+                pin_schedule(alg, &result.scenario, label).unwrap_or(result.scenario)
+            }
+            _ => result.scenario,
+        }
+    } else {
+        sc.clone()
+    };
+    let before = ScenarioSize::of(sc);
+    out.expect = sc.expect.clone();
+    out.name = format!("{}-shrunk", sc.name);
+    out.description = format!(
+        "{}; shrunk from {} faults / {} inputs / {} nodes in {} candidate runs{}",
+        sc.description,
+        before.faults,
+        before.inputs,
+        before.nodes,
+        result.runs,
+        if verified {
+            ""
+        } else {
+            " (the shrunk scenario did not reproduce; this is the original)"
+        }
+    );
+    ShrinkOutcome {
+        scenario: out,
+        verified,
+        runs: result.runs,
+        steps: result.steps,
+        interrupted,
     }
 }
 

@@ -37,6 +37,7 @@ use std::time::{Duration, Instant};
 
 pub(crate) mod grid;
 mod matrix;
+mod shrink;
 
 /// Sincro: deterministic simulation, fault injection and property checking for distributed
 /// synchronization algorithms.
@@ -142,6 +143,11 @@ enum Command {
     Run(RunArgs),
     /// Replay a scenario file (e.g. a fuzz failure) and print its trace as a timeline.
     Replay(RunArgs),
+    /// Shrink a failing scenario file (a failure written with `fuzz --no-shrink`, one from
+    /// another engine, one of your own) to a smaller one that fails the same way, as `fuzz`
+    /// shrinks what it finds; written next to it as `<name>.shrunk.json`. Exit 0 when written,
+    /// 1 when the scenario does not fail (nothing to shrink), 2 on bad input.
+    Shrink(shrink::ShrinkArgs),
     /// Fuzz: generate scenarios from seeds, run them, write every failure as a replayable file.
     Fuzz(FuzzArgs),
     /// Bounded exhaustive exploration of a small scenario: every order of its events (and
@@ -359,6 +365,7 @@ where
         Command::List => list(),
         Command::Run(a) => run(a, Render::None),
         Command::Replay(a) => run(a, Render::Text),
+        Command::Shrink(a) => shrink::main(&a),
         Command::Fuzz(a) => fuzz(a),
         Command::Explore(a) => crate::explore::main(&a),
         Command::Matrix(a) => matrix::main(&a),

@@ -859,3 +859,100 @@ fn run_counts_the_events_of_its_trace_and_calls_the_engine_counter_steps() {
     let counts = stdout.lines().find(|l| l.contains(" steps, ")).unwrap();
     assert!(!counts.contains("events"), "{counts}");
 }
+
+/// `sincro shrink` of a failure a campaign wrote unshrunk: a smaller file that fails the same
+/// way, next to it; a passing scenario has nothing to shrink (exit 1); bad input exits 2.
+#[test]
+fn shrink_makes_an_unshrunk_failure_smaller_and_it_still_fails_the_same_way() {
+    let dir = tmp("shrink-out");
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = sincro(&[
+        "fuzz",
+        "--algorithm",
+        "mutex.centralized",
+        "--variant",
+        "lease-timeout",
+        "--seeds",
+        "300",
+        "--no-shrink",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
+    let original = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|x| x == "json"))
+        .expect("the failure file");
+    let size = |p: &std::path::Path| {
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap();
+        let len = |k: &str| v[k].as_array().map_or(0, Vec::len);
+        (
+            len("faults") + len("workload"),
+            v["nodes"].as_u64().unwrap(),
+        )
+    };
+    let shrunk_path = dir.join(format!(
+        "{}.shrunk.json",
+        original.file_stem().unwrap().to_str().unwrap()
+    ));
+    let out = sincro(&["shrink", original.to_str().unwrap()]);
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
+    assert!(stdout.contains("mutual_exclusion violated"), "{stdout}");
+    assert!(
+        stdout.contains(&format!("replay: sincro replay {}", shrunk_path.display())),
+        "{stdout}"
+    );
+    let (before, after) = (size(&original), size(&shrunk_path));
+    assert!(
+        after.0 + after.1 as usize <= before.0 + before.1 as usize,
+        "{before:?} -> {after:?}"
+    );
+    // The shrunk file fails the same way, and says so in its `expect`.
+    let run = sincro(&["run", shrunk_path.to_str().unwrap()]);
+    let (rs, _) = text(&run);
+    assert_eq!(run.status.code(), Some(0), "{rs}");
+    assert!(
+        rs.contains("mutual_exclusion violated") && rs.contains("as expected"),
+        "{rs}"
+    );
+    // The input is kept, and may not be the output.
+    assert!(original.exists());
+    let same = sincro(&[
+        "shrink",
+        original.to_str().unwrap(),
+        "--out",
+        original.to_str().unwrap(),
+    ]);
+    assert_eq!(same.status.code(), Some(2));
+    assert!(
+        text(&same).1.contains("the input itself"),
+        "{}",
+        text(&same).1
+    );
+    // A scenario that passes: nothing to shrink, nothing written.
+    let passing = tmp("shrink-pass.json");
+    std::fs::write(
+        &passing,
+        r#"{"algorithm": "mutex.centralized", "nodes": 3, "seed": 1, "duration_ms": 500,
+            "workload": [{"at_ms": 1, "node": 1, "input": {"acquire": {"hold_ms": 5}}}]}"#,
+    )
+    .unwrap();
+    let pass = sincro(&["shrink", passing.to_str().unwrap()]);
+    let (ps, pe) = text(&pass);
+    assert_eq!(pass.status.code(), Some(1), "{ps}{pe}");
+    assert!(ps.contains("nothing to shrink"), "{ps}");
+    assert!(!tmp("shrink-pass.shrunk.json").exists());
+    // Bad input.
+    for args in [
+        vec!["shrink", "/nonexistent/x.json"],
+        vec!["shrink", original.to_str().unwrap(), "--shrink-runs", "0"],
+        vec!["shrink", original.to_str().unwrap(), "--shrink-time", "0s"],
+    ] {
+        let o = sincro(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o).1);
+    }
+}

@@ -1,0 +1,194 @@
+//! `sincro shrink`: shrink a failing scenario file, as `fuzz` shrinks the failures it finds.
+//!
+//! For a failure written with `--no-shrink` (a long campaign that wanted speed), one from
+//! another engine or from `explore`, or a scenario written by hand: the file is run, and if it
+//! fails, shrunk to a smaller scenario that fails the same way ([`fuzz::shrink_scenario`]),
+//! written next to it as `<name>.shrunk.json` (or `--out`).
+
+use super::{bad_input, interrupt_flag, shrink_options, Engine};
+use crate::algorithms;
+use crate::exit;
+use crate::fuzz::{self, write_atomically};
+use crate::harness::engine::RunOptions;
+use crate::harness::shrink::ScenarioSize;
+use crate::harness::Scenario;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+/// Options of `sincro shrink`.
+#[derive(clap::Args)]
+pub(super) struct ShrinkArgs {
+    /// The failing scenario JSON file (a fuzz failure, a counterexample, one of your own).
+    scenario: PathBuf,
+    /// Write the shrunk scenario to this file [default: next to the input, `<name>.shrunk.json`].
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+    /// Run on this engine instead of the one the scenario names.
+    #[arg(long, value_enum)]
+    engine: Option<Engine>,
+    /// At most this many candidate runs [default: the shrinker's, 2000].
+    #[arg(long, value_name = "N")]
+    shrink_runs: Option<usize>,
+    /// At most this long (e.g. `30s`, `2m`); the smallest scenario verified by then is written.
+    #[arg(long, value_name = "DURATION", value_parser = fuzz::parse_duration, default_value = "60s")]
+    shrink_time: Duration,
+}
+
+/// The default output: `dir/name.shrunk.json` for `dir/name.json` (any other name gets
+/// `.shrunk.json` appended).
+fn default_out(input: &Path) -> PathBuf {
+    let name = input
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let stem = name.strip_suffix(".json").unwrap_or(&name);
+    input.with_file_name(format!("{stem}.shrunk.json"))
+}
+
+/// Whether `a` and `b` name the same file (either may not exist yet).
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => a == b,
+    }
+}
+
+/// `sincro shrink`. Exit 0 when the scenario failed and its shrunk form (or, if nothing
+/// smaller fails the same way, the scenario itself) was written; 1 when it does not fail
+/// (nothing to shrink); 2 on bad input or an output that cannot be written; 130 when
+/// interrupted (the smallest scenario verified so far is still written).
+pub(super) fn main(a: &ShrinkArgs) -> i32 {
+    if a.shrink_runs == Some(0) {
+        return bad_input("--shrink-runs must be at least 1");
+    }
+    if a.shrink_time.is_zero() {
+        return bad_input("--shrink-time must be longer than 0 s");
+    }
+    let mut sc = match Scenario::load(&a.scenario) {
+        Ok(sc) => sc,
+        Err(e) => return bad_input(e),
+    };
+    if let Some(e) = a.engine {
+        sc.engine = e.into();
+    }
+    let out_path = a.out.clone().unwrap_or_else(|| default_out(&a.scenario));
+    if same_file(&out_path, &a.scenario) {
+        return bad_input(format!(
+            "--out {} is the input itself: the failing scenario would be lost; name another file",
+            out_path.display()
+        ));
+    }
+    let alg = match algorithms::find(&sc.algorithm) {
+        Ok(alg) => alg,
+        Err(e) => return bad_input(format!("{}: {e}", a.scenario.display())),
+    };
+    let first = match algorithms::run_scenario(&sc, RunOptions::new(false)) {
+        Ok(o) => o,
+        Err(e) => return bad_input(format!("{}: {e}", a.scenario.display())),
+    };
+    if first.verdict.is_pass() {
+        println!(
+            "{}: {} / {} passes ({} engine, seed {}): nothing to shrink",
+            a.scenario.display(),
+            sc.algorithm,
+            sc.variant,
+            sc.engine.name(),
+            sc.seed
+        );
+        return exit::VIOLATION;
+    }
+    let label = first.verdict.label();
+    let before = ScenarioSize::of(&sc);
+    eprintln!(
+        "shrinking {} ({before}): {} — at most {} candidate runs and {}",
+        a.scenario.display(),
+        first.verdict,
+        shrink_options(a.shrink_runs).max_runs,
+        humantime::format_duration(a.shrink_time)
+    );
+    let stop = interrupt_flag();
+    let started = Instant::now();
+    let deadline = started + a.shrink_time;
+    let (mut runs, mut shown, mut cut) = (0u64, started, false);
+    let mut give_up = || {
+        runs += 1;
+        let now = Instant::now();
+        if now.duration_since(shown) >= Duration::from_secs(5) {
+            shown = now;
+            eprintln!(
+                "[{:>5} s] {runs} candidate runs",
+                started.elapsed().as_secs()
+            );
+        }
+        cut |= now >= deadline;
+        cut || stop.load(Ordering::Relaxed)
+    };
+    let result = fuzz::shrink_scenario(
+        alg,
+        &sc,
+        &label,
+        &shrink_options(a.shrink_runs),
+        &mut give_up,
+    );
+    if let Err(e) = write_atomically(&out_path, &result.scenario.to_json()) {
+        return bad_input(format!("cannot write {}: {e}", out_path.display()));
+    }
+    let after = ScenarioSize::of(&result.scenario);
+    let how = if !result.verified {
+        "the smallest candidate did not fail again: the original is written unchanged"
+    } else if after == before {
+        "no smaller scenario fails the same way"
+    } else {
+        "shrunk"
+    };
+    println!(
+        "{} / {} ({} engine, seed {}): {}",
+        sc.algorithm,
+        sc.variant,
+        sc.engine.name(),
+        sc.seed,
+        first.verdict
+    );
+    println!(
+        "  {how}: {before} -> {after} ({} candidate runs, {} steps, {:.1} s)",
+        result.runs,
+        result.steps,
+        started.elapsed().as_secs_f64()
+    );
+    if result.interrupted {
+        println!(
+            "  cut short ({}): the smallest scenario verified by then is written",
+            if cut {
+                "--shrink-time reached"
+            } else {
+                "interrupted"
+            }
+        );
+    }
+    println!("  written: {}", out_path.display());
+    println!(
+        "  replay: {} replay {}",
+        crate::program_name(),
+        out_path.display()
+    );
+    if stop.load(Ordering::Relaxed) {
+        exit::INTERRUPTED
+    } else {
+        exit::PASS
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_output_sits_next_to_the_input() {
+        assert_eq!(
+            default_out(Path::new("failures/a.seed3.json")),
+            PathBuf::from("failures/a.seed3.shrunk.json")
+        );
+        assert_eq!(default_out(Path::new("x")), PathBuf::from("x.shrunk.json"));
+    }
+}
