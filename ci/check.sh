@@ -48,6 +48,11 @@ target/debug/lease-sincro replay "$shrunk" --render none --trace target/ci-exter
 cmp target/ci-external/a.jsonl target/ci-external/b.jsonl
 target/debug/lease-sincro check target/ci-external/a.jsonl --properties at_most_one_primary && { echo "expected a violation"; exit 1; } || true
 grep -q primary_on target/ci-external/a.jsonl
+# `shrink` on the user's algorithm, through the same binary: the unshrunk failure file shrinks
+# again, and the result still fails as its `expect` says (`run` exits 0).
+orig=$(ls target/ci-external/demo.lease-primary.no-step-down.seed*.json | grep -v shrunk | head -1)
+target/debug/lease-sincro shrink "$orig" --out target/ci-external/reshrunk.json
+target/debug/lease-sincro run target/ci-external/reshrunk.json
 
 step "feature arbitrary: every fuzzer input gives a valid scenario"
 cargo test -p sincro-harness --features arbitrary --lib arbitrary::

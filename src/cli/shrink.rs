@@ -156,6 +156,12 @@ pub(super) fn main(a: &ShrinkArgs) -> i32 {
         result.steps,
         started.elapsed().as_secs_f64()
     );
+    if result.verified && after != before {
+        // The shrunk scenario's own verdict (the same failure, at its own time and events).
+        if let Ok(o) = algorithms::run_scenario(&result.scenario, RunOptions::new(false)) {
+            println!("  the shrunk scenario: {}", o.verdict);
+        }
+    }
     if result.interrupted {
         println!(
             "  cut short ({}): the smallest scenario verified by then is written",
