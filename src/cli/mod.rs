@@ -457,14 +457,7 @@ fn run(a: RunArgs, default_render: Render) -> i32 {
     if render == Render::Text && !print_view(&out, &filter) {
         return crate::exit_code(&out.verdict);
     }
-    println!(
-        "{} / {} ({} engine, seed {}): {}",
-        sc.algorithm,
-        sc.variant,
-        sc.engine.name(),
-        sc.seed,
-        out.verdict
-    );
+    println!("{}", scenario_line(&sc, &out.verdict));
     println!("  {}", run_counts(&out));
     let mut matched = None;
     if let Some(expect) = &sc.expect {
@@ -489,6 +482,17 @@ fn run(a: RunArgs, default_render: Render) -> i32 {
         (Render::None, Some(false)) if out.verdict.is_pass() => exit::VIOLATION,
         _ => crate::exit_code(&out.verdict),
     }
+}
+
+/// `alg / variant (engine engine, seed S): what`, the first line `run` and `shrink` print.
+fn scenario_line(sc: &Scenario, what: &dyn std::fmt::Display) -> String {
+    format!(
+        "{} / {} ({} engine, seed {}): {what}",
+        sc.algorithm,
+        sc.variant,
+        sc.engine.name(),
+        sc.seed
+    )
 }
 
 /// The counts line of `run`. "Events" are what a trace holds and what every view and verdict

@@ -5,7 +5,7 @@
 //! fails, shrunk to a smaller scenario that fails the same way ([`fuzz::shrink_scenario`]),
 //! written next to it as `<name>.shrunk.json` (or `--out`).
 
-use super::{bad_input, interrupt_flag, shrink_options, Engine};
+use super::{bad_input, interrupt_flag, scenario_line, shrink_options, Engine};
 use crate::algorithms;
 use crate::exit;
 use crate::fuzz::{self, write_atomically};
@@ -62,9 +62,6 @@ pub(super) fn main(a: &ShrinkArgs) -> i32 {
     if a.shrink_runs == Some(0) {
         return bad_input("--shrink-runs must be at least 1");
     }
-    if a.shrink_time.is_zero() {
-        return bad_input("--shrink-time must be longer than 0 s");
-    }
     let mut sc = match Scenario::load(&a.scenario) {
         Ok(sc) => sc,
         Err(e) => return bad_input(e),
@@ -88,14 +85,7 @@ pub(super) fn main(a: &ShrinkArgs) -> i32 {
         Err(e) => return bad_input(format!("{}: {e}", a.scenario.display())),
     };
     if first.verdict.is_pass() {
-        println!(
-            "{}: {} / {} passes ({} engine, seed {}): nothing to shrink",
-            a.scenario.display(),
-            sc.algorithm,
-            sc.variant,
-            sc.engine.name(),
-            sc.seed
-        );
+        println!("{}", scenario_line(&sc, &"passes: nothing to shrink"));
         return exit::VIOLATION;
     }
     let label = first.verdict.label();
@@ -142,14 +132,7 @@ pub(super) fn main(a: &ShrinkArgs) -> i32 {
     } else {
         "shrunk"
     };
-    println!(
-        "{} / {} ({} engine, seed {}): {}",
-        sc.algorithm,
-        sc.variant,
-        sc.engine.name(),
-        sc.seed,
-        first.verdict
-    );
+    println!("{}", scenario_line(&sc, &first.verdict));
     println!(
         "  {how}: {before} -> {after} ({} candidate runs, {} steps, {:.1} s)",
         result.runs,
