@@ -8,7 +8,7 @@
 use super::{bad_input, interrupt_flag, scenario_line, shrink_options, Engine};
 use crate::algorithms;
 use crate::exit;
-use crate::fuzz::{self, write_atomically};
+use crate::fuzz::{self, write_output};
 use crate::harness::engine::RunOptions;
 use crate::harness::shrink::ScenarioSize;
 use crate::harness::Scenario;
@@ -76,6 +76,12 @@ pub(super) fn main(a: &ShrinkArgs) -> i32 {
             out_path.display()
         ));
     }
+    // The output's folder first: a shrink of a minute is not thrown away at the write.
+    if let Some(dir) = out_path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        if let Err(e) = std::fs::create_dir_all(dir) {
+            return bad_input(format!("cannot write {}: {e}", out_path.display()));
+        }
+    }
     let alg = match algorithms::find(&sc.algorithm) {
         Ok(alg) => alg,
         Err(e) => return bad_input(format!("{}: {e}", a.scenario.display())),
@@ -121,7 +127,7 @@ pub(super) fn main(a: &ShrinkArgs) -> i32 {
         &shrink_options(a.shrink_runs),
         &mut give_up,
     );
-    if let Err(e) = write_atomically(&out_path, &result.scenario.to_json()) {
+    if let Err(e) = write_output(&out_path, &result.scenario.to_json()) {
         return bad_input(format!("cannot write {}: {e}", out_path.display()));
     }
     let after = ScenarioSize::of(&result.scenario);

@@ -946,13 +946,35 @@ fn shrink_makes_an_unshrunk_failure_smaller_and_it_still_fails_the_same_way() {
     assert_eq!(pass.status.code(), Some(1), "{ps}{pe}");
     assert!(ps.contains("nothing to shrink"), "{ps}");
     assert!(!tmp("shrink-pass.shrunk.json").exists());
-    // Bad input.
-    for args in [
+    // Bad input, and outputs that cannot be written: a folder that is a file (refused before
+    // any shrinking), a full device (the write fails after it).
+    let not_a_dir = tmp("shrink-not-a-dir");
+    std::fs::write(&not_a_dir, "").unwrap();
+    let under_a_file = not_a_dir.join("x.json");
+    let mut cases = vec![
         vec!["shrink", "/nonexistent/x.json"],
         vec!["shrink", original.to_str().unwrap(), "--shrink-runs", "0"],
         vec!["shrink", original.to_str().unwrap(), "--shrink-time", "0s"],
-    ] {
+        vec![
+            "shrink",
+            original.to_str().unwrap(),
+            "--out",
+            under_a_file.to_str().unwrap(),
+        ],
+    ];
+    if std::path::Path::new("/dev/full").exists() {
+        cases.push(vec![
+            "shrink",
+            original.to_str().unwrap(),
+            "--out",
+            "/dev/full",
+        ]);
+    }
+    for args in cases {
         let o = sincro(&args);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o).1);
+        if args.contains(&"--out") {
+            assert!(text(&o).1.contains("cannot write"), "{}", text(&o).1);
+        }
     }
 }
