@@ -96,11 +96,12 @@ fn a_violation_exits_1_and_prints_the_replay_command() {
     assert!(jsonl.lines().count() > 10);
 }
 
-#[test]
-fn fuzz_finds_the_lease_bug_and_its_file_replays_to_the_same_violation() {
-    let dir = tmp("fuzz-out");
+/// A campaign of `mutex.centralized / lease-timeout` (300 seeds, plus `extra`) writing into a
+/// fresh folder `name`: the folder and the command's output.
+fn fuzz_lease_timeout(name: &str, extra: &[&str]) -> (PathBuf, Output) {
+    let dir = tmp(name);
     let _ = std::fs::remove_dir_all(&dir);
-    let out = sincro(&[
+    let mut args = vec![
         "fuzz",
         "--algorithm",
         "mutex.centralized",
@@ -110,7 +111,15 @@ fn fuzz_finds_the_lease_bug_and_its_file_replays_to_the_same_violation() {
         "300",
         "--out",
         dir.to_str().unwrap(),
-    ]);
+    ];
+    args.extend_from_slice(extra);
+    let out = sincro(&args);
+    (dir, out)
+}
+
+#[test]
+fn fuzz_finds_the_lease_bug_and_its_file_replays_to_the_same_violation() {
+    let out = fuzz_lease_timeout("fuzz-out", &[]).1;
     let (stdout, stderr) = text(&out);
     assert_eq!(
         out.status.code(),
@@ -864,20 +873,7 @@ fn run_counts_the_events_of_its_trace_and_calls_the_engine_counter_steps() {
 /// way, next to it; a passing scenario has nothing to shrink (exit 1); bad input exits 2.
 #[test]
 fn shrink_makes_an_unshrunk_failure_smaller_and_it_still_fails_the_same_way() {
-    let dir = tmp("shrink-out");
-    let _ = std::fs::remove_dir_all(&dir);
-    let out = sincro(&[
-        "fuzz",
-        "--algorithm",
-        "mutex.centralized",
-        "--variant",
-        "lease-timeout",
-        "--seeds",
-        "300",
-        "--no-shrink",
-        "--out",
-        dir.to_str().unwrap(),
-    ]);
+    let (dir, out) = fuzz_lease_timeout("shrink-out", &["--no-shrink"]);
     let (stdout, stderr) = text(&out);
     assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
     let original = std::fs::read_dir(&dir)
