@@ -123,6 +123,7 @@ pub mod bench;
 pub mod bench_fuzz;
 #[cfg(feature = "cli")]
 pub mod bench_scale;
+pub mod calibrate;
 #[cfg(feature = "cli")]
 pub mod cli;
 #[cfg(feature = "cli")]

@@ -35,6 +35,7 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+mod calibrate;
 pub(crate) mod grid;
 mod matrix;
 mod shrink;
@@ -150,6 +151,11 @@ enum Command {
     Shrink(shrink::ShrinkArgs),
     /// Fuzz: generate scenarios from seeds, run them, write every failure as a replayable file.
     Fuzz(FuzzArgs),
+    /// Calibrate the search on a buggy variant (one of yours too): several campaigns at
+    /// distant seed offsets per strategy; the failing-seed rate, the seeds each campaign
+    /// needed to its first failure and their median. Tells "correct" from "the search never
+    /// got there" for bugs like yours.
+    Calibrate(calibrate::CalibrateArgs),
     /// Bounded exhaustive exploration of a small scenario: every order of its events (and
     /// bounded loss, duplication, crashes) up to a depth; a shortest counterexample or "no
     /// violation within the bound".
@@ -367,6 +373,7 @@ where
         Command::Replay(a) => run(a, Render::Text),
         Command::Shrink(a) => shrink::main(&a),
         Command::Fuzz(a) => fuzz(a),
+        Command::Calibrate(a) => calibrate::main(&a),
         Command::Explore(a) => crate::explore::main(&a),
         Command::Matrix(a) => matrix::main(&a),
         Command::Bench(a) => crate::bench::main(&a),

@@ -974,3 +974,169 @@ fn shrink_makes_an_unshrunk_failure_smaller_and_it_still_fails_the_same_way() {
         }
     }
 }
+
+/// The failing seeds and the seeds to the first failure of one `fuzz` campaign, from its table
+/// (`<alg> / <variant> [bug]  seeds  fail  first …`).
+fn fuzz_counts(stdout: &str, name: &str, seed_start: u64) -> (u64, Option<u64>) {
+    let row = stdout
+        .lines()
+        .find(|l| l.starts_with(name))
+        .unwrap_or_else(|| panic!("no row for {name}\n{stdout}"));
+    let f: Vec<&str> = row.split_whitespace().collect();
+    let at = f.iter().position(|w| *w == "[bug]").expect("a buggy row") + 1;
+    let fail: u64 = f[at + 1].parse().unwrap();
+    let first = (fail > 0).then(|| f[at + 2].parse::<u64>().unwrap() - seed_start + 1);
+    (fail, first)
+}
+
+#[test]
+fn calibrate_agrees_with_fuzz_campaign_by_campaign_and_reports_rate_and_median() {
+    let dir = tmp("calibrate");
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = sincro(&[
+        "calibrate",
+        "-a",
+        "election.bully",
+        "--variant",
+        "short-timeout",
+        "--offsets",
+        "2",
+        "--seeds",
+        "40",
+        "--stride",
+        "1000",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
+    // The oracle: each campaign is the `fuzz --keep-going` campaign of its seeds.
+    let mut per: Vec<(String, u64, Option<u64>)> = Vec::new();
+    for strategy in ["mix", "random"] {
+        for start in [0u64, 1000] {
+            let fz = sincro(&[
+                "fuzz",
+                "-a",
+                "election.bully",
+                "--variant",
+                "short-timeout",
+                "--seeds",
+                "40",
+                "--seed-start",
+                &start.to_string(),
+                "--strategy",
+                strategy,
+                "--keep-going",
+                "--no-shrink",
+                "--out",
+                dir.join("fuzz").to_str().unwrap(),
+            ]);
+            let (fs, _) = text(&fz);
+            let (fail, first) = fuzz_counts(&fs, "election.bully / short-timeout", start);
+            per.push((strategy.to_string(), fail, first));
+        }
+    }
+    for (strategy, k) in [("mix", 0), ("random", 2)] {
+        let (fail, firsts) = (
+            per[k].1 + per[k + 1].1,
+            [per[k].2, per[k + 1].2].map(|f| f.map_or("-".to_string(), |n| n.to_string())),
+        );
+        let row = stdout
+            .lines()
+            .find(|l| l.starts_with(strategy) && l.contains("of 80"))
+            .unwrap_or_else(|| panic!("no {strategy} row\n{stdout}"));
+        assert!(
+            row.contains(&format!("{fail} of 80")),
+            "{row} vs fuzz: {fail}"
+        );
+        let rate = format!("{:.3} %", 100.0 * fail as f64 / 80.0);
+        assert!(row.contains(&rate), "{row}: rate {rate}");
+        let list = format!("  {strategy:<8} {} {}", firsts[0], firsts[1]);
+        assert!(stdout.contains(&list), "{list:?} in\n{stdout}");
+    }
+    assert!(
+        per.iter().map(|p| p.1).sum::<u64>() > 0,
+        "a shallow bug is found"
+    );
+    // Each campaign's first failure is written under its strategy's name and replays.
+    let file = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .find(|p| p.to_string_lossy().contains(".random.seed"))
+        .expect("a random campaign's first failure");
+    let replay = sincro(&["run", file.to_str().unwrap()]);
+    assert_eq!(replay.status.code(), Some(0), "{}", text(&replay).0);
+}
+
+#[test]
+fn calibrate_on_a_correct_variant_finds_nothing_and_says_the_median_is_beyond_the_seeds() {
+    let dir = tmp("calibrate-correct");
+    let out = sincro(&[
+        "calibrate",
+        "-a",
+        "election.bully",
+        "--variant",
+        "correct",
+        "--strategy",
+        "random",
+        "--offsets",
+        "3",
+        "--seeds",
+        "20",
+        "--out",
+        dir.to_str().unwrap(),
+        "-q",
+    ]);
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
+    let row = stdout.lines().find(|l| l.starts_with("random")).unwrap();
+    assert!(
+        row.contains("0 of 60") && row.contains("0 of 3") && row.ends_with("> 20"),
+        "{row}"
+    );
+    assert!(stdout.contains("  random   - - -"), "{stdout}");
+    assert!(stderr.is_empty(), "--quiet: {stderr}");
+}
+
+#[test]
+fn calibrate_refuses_bad_settings_with_exit_2() {
+    let dir = tmp("calibrate-bad");
+    let d = dir.to_str().unwrap();
+    let base = ["calibrate", "-a", "election.bully", "--out", d];
+    for (extra, msg) in [
+        (
+            vec!["--variant", "short-timeout", "--offsets", "0"],
+            "--offsets",
+        ),
+        (
+            vec!["--variant", "short-timeout", "--stride", "10"],
+            "--stride",
+        ),
+        (
+            vec!["--variant", "short-timeout", "--seeds", "0"],
+            "--seeds",
+        ),
+        (vec!["--variant", "all"], "one algorithm and one variant"),
+        (vec!["--variant", "nope"], "unknown variant"),
+        (
+            vec!["--variant", "short-timeout", "--within", "0"],
+            "--within",
+        ),
+        (
+            vec![
+                "--variant",
+                "short-timeout",
+                "--seed-start",
+                "18446744073709551000",
+            ],
+            "past the last seed",
+        ),
+    ] {
+        let mut args = base.to_vec();
+        args.extend(extra.iter());
+        let out = sincro(&args);
+        let (stdout, stderr) = text(&out);
+        assert_eq!(out.status.code(), Some(2), "{extra:?}: {stdout}{stderr}");
+        assert!(stderr.contains(msg), "{extra:?}: {stderr}");
+    }
+}
