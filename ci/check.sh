@@ -53,6 +53,10 @@ grep -q primary_on target/ci-external/a.jsonl
 orig=$(ls target/ci-external/demo.lease-primary.no-step-down.seed*.json | grep -v shrunk | head -1)
 target/debug/lease-sincro shrink "$orig" --out target/ci-external/reshrunk.json
 target/debug/lease-sincro run target/ci-external/reshrunk.json
+# `calibrate` on the user's planted bug: three campaigns per strategy, each finds it.
+target/debug/lease-sincro calibrate -a demo.lease-primary --variant no-step-down --offsets 3 --seeds 100 --out target/ci-external/cal --quiet > target/ci-external-cal.txt
+cat target/ci-external-cal.txt
+grep -Eq '^mix .* 3 of 3 +3 of 3 ' target/ci-external-cal.txt
 
 step "feature arbitrary: every fuzzer input gives a valid scenario"
 cargo test -p sincro-harness --features arbitrary --lib arbitrary::
