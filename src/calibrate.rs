@@ -179,11 +179,14 @@ impl std::fmt::Display for Median {
 
 /// Runs the calibration of `target` (see the [module](self) documentation); `stop` ends it
 /// early (the campaigns done are returned, the one running is cut and kept with the seeds it
-/// judged); `progress` is told each campaign's result as it ends.
+/// judged); `live` counts the runs as they go (its current target names the strategy and the
+/// campaign, for a progress display polling it from another thread); `progress` is told each
+/// campaign's result as it ends.
 pub fn calibrate(
     target: &Target,
     cal: &Calibration,
     stop: &AtomicBool,
+    live: &Live,
     progress: &dyn Fn(Strategy, u64, &CampaignResult),
 ) -> Vec<StrategyResult> {
     debug_assert!(cal.error().is_none(), "{:?}", cal.error());
@@ -209,7 +212,18 @@ pub fn calibrate(
                 ..CampaignOptions::default()
             };
             let mut run = TargetRun::new(target, &cfg, &opts);
-            run.run(stop, None, &Live::default(), &|_| {});
+            *live.current.lock().expect("no poisoning") = Some((
+                format!(
+                    "{} [{} {}/{}]",
+                    target.name(),
+                    strategy.name(),
+                    k + 1,
+                    cal.offsets
+                ),
+                cfg.seeds,
+            ));
+            live.target_runs.store(0, Ordering::Relaxed);
+            run.run(stop, None, live, &|_| {});
             let report = run.report();
             let c = CampaignResult {
                 seed_start: cfg.seed_start,

@@ -3,10 +3,12 @@
 //! failing-seed rate and the seeds each campaign needed to its first failure, with their
 //! median ([`crate::calibrate`]).
 
-use super::{bad_input, check_jobs, interrupt_flag, prepare_out_dir, targets, StrategyArg};
+use super::{
+    bad_input, check_jobs, interrupt_flag, monitor, prepare_out_dir, targets, StrategyArg,
+};
 use crate::calibrate::{calibrate, Calibration, CampaignResult, StrategyResult};
 use crate::exit;
-use crate::fuzz::FuzzConfig;
+use crate::fuzz::{FuzzConfig, Live};
 use crate::harness::gen::{GenOptions, Strategy};
 use crate::harness::scenario::MAX_NODES;
 use crate::harness::MAX_TIME_MS;
@@ -145,7 +147,12 @@ pub(super) fn main(a: &CalibrateArgs) -> i32 {
             c.seeds
         );
     };
-    let results = calibrate(&target, &cal, stop, &progress);
+    let live = Live::default();
+    let results = std::thread::scope(|s| {
+        let h = s.spawn(|| calibrate(&target, &cal, stop, &live, &progress));
+        monitor(&live, started, None, a.quiet, &|| h.is_finished());
+        h.join().expect("the calibration thread does not panic")
+    });
     print!("{}", summary(&results, a.offsets, a.within));
     let mut code = exit::PASS;
     for c in results.iter().flat_map(|r| &r.campaigns) {
