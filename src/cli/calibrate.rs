@@ -4,14 +4,13 @@
 //! median ([`crate::calibrate`]).
 
 use super::{
-    bad_input, check_jobs, interrupt_flag, monitor, prepare_out_dir, targets, StrategyArg,
+    bad_input, check_jobs, interrupt_flag, monitor, prepare_out_dir, targets, ScenarioArgs,
+    StrategyArg,
 };
-use crate::calibrate::{calibrate, Calibration, CampaignResult, StrategyResult};
+use crate::calibrate::{calibrate, Calibration, CampaignResult, Median, StrategyResult};
 use crate::exit;
-use crate::fuzz::{FuzzConfig, Live};
+use crate::fuzz::{FuzzConfig, Live, Target};
 use crate::harness::gen::{GenOptions, Strategy};
-use crate::harness::scenario::MAX_NODES;
-use crate::harness::MAX_TIME_MS;
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
@@ -19,12 +18,13 @@ use std::time::Instant;
 /// Options of `sincro calibrate`.
 #[derive(clap::Args)]
 pub(super) struct CalibrateArgs {
-    /// The algorithm (one name).
-    #[arg(long, short)]
+    /// Algorithms: `all`, a name, a family glob (`election.*`), or a comma list of these; `!`
+    /// excludes (as in `fuzz`).
+    #[arg(long, short, default_value = "all")]
     algorithm: String,
-    /// The variant to calibrate on: a buggy one, whose bug the search should find (a correct
-    /// one gives 0 failing seeds, or shows a false alarm).
-    #[arg(long)]
+    /// The variant to calibrate on, or `buggy`: every buggy variant of the algorithms (a
+    /// correct variant gives 0 failing seeds, or shows a false alarm).
+    #[arg(long, default_value = "buggy")]
     variant: String,
     /// Strategies to compare (comma-separated), each with its own campaigns.
     #[arg(long, value_enum, value_delimiter = ',', default_values = ["mix", "random"])]
@@ -48,18 +48,8 @@ pub(super) struct CalibrateArgs {
     /// Worker threads (at most 256).
     #[arg(long, short, default_value_t = 1)]
     jobs: usize,
-    /// Length of each scenario's faulty phase, ms (swarmed ¼ to 4 × unless --fixed-phase).
-    #[arg(long, default_value_t = 1000)]
-    active_ms: u64,
-    /// Every seed's faulty phase exactly --active-ms.
-    #[arg(long)]
-    fixed_phase: bool,
-    /// Smallest node count.
-    #[arg(long, default_value_t = 3)]
-    nodes_min: usize,
-    /// Largest node count.
-    #[arg(long, default_value_t = 6)]
-    nodes_max: usize,
+    #[command(flatten)]
+    scenarios: ScenarioArgs,
     /// No coverage guidance for any strategy (by default every strategy but `random` is
     /// guided, as in `fuzz`).
     #[arg(long)]
@@ -79,16 +69,22 @@ pub(super) fn main(a: &CalibrateArgs) -> i32 {
     if let Err(e) = check(a) {
         return bad_input(e);
     }
-    let target = match targets(&a.algorithm, &a.variant) {
-        Ok(t) if t.len() == 1 => t.into_iter().next().expect("one"),
-        Ok(t) => {
+    let selected = match a.variant.as_str() {
+        "buggy" => targets(&a.algorithm, "all").map(|t| {
+            t.into_iter()
+                .filter(|t| t.variant.buggy)
+                .collect::<Vec<Target>>()
+        }),
+        v => targets(&a.algorithm, v),
+    };
+    let targets = match selected {
+        Ok(t) if t.is_empty() => {
             return bad_input(format!(
-                "calibrate takes one algorithm and one variant; `{}` / `{}` names {}",
-                a.algorithm,
-                a.variant,
-                t.len()
+                "`{}` has no buggy variant to calibrate on",
+                a.algorithm
             ))
         }
+        Ok(t) => t,
         Err(e) => return bad_input(e),
     };
     let cal = Calibration {
@@ -98,13 +94,7 @@ pub(super) fn main(a: &CalibrateArgs) -> i32 {
             jobs: a.jobs.max(1),
             keep_going: true,
             check_determinism: false,
-            gen: GenOptions {
-                nodes_min: a.nodes_min,
-                nodes_max: a.nodes_max,
-                active_ms: a.active_ms,
-                phase_swarm: !a.fixed_phase,
-                ..GenOptions::default()
-            },
+            gen: a.scenarios.gen(GenOptions::default()),
             out_dir: a.out.clone(),
             max_files: 1,
             coverage: !a.no_coverage,
@@ -119,80 +109,127 @@ pub(super) fn main(a: &CalibrateArgs) -> i32 {
     if let Err(e) = prepare_out_dir(&a.out) {
         return bad_input(format!("--out: {e}"));
     }
-    let name = target.name();
-    let buggy = if target.variant.buggy { " [bug]" } else { "" };
     println!(
-        "calibration of {name}{buggy}: {} campaign(s) of {} seeds per strategy, starting at seed {} and every {} seeds after",
-        a.offsets, a.seeds, a.seed_start, a.stride
+        "calibration of {} target(s): {} campaign(s) of {} seeds per strategy, starting at seed {} and every {} seeds after",
+        targets.len(),
+        a.offsets,
+        a.seeds,
+        a.seed_start,
+        a.stride
     );
     let stop = interrupt_flag();
     let started = Instant::now();
-    let progress = |s: Strategy, k: u64, c: &CampaignResult| {
-        if a.quiet {
-            return;
-        }
-        let found = match c.seeds_to_find {
-            Some(1) => "the first seed fails".into(),
-            Some(n) => format!("first failure after {n} seeds"),
-            None => "none".into(),
-        };
-        eprintln!(
-            "[{:>5} s] {} {}/{} (seeds {}..): {} failing of {}, {found}",
-            started.elapsed().as_secs(),
-            s.name(),
-            k + 1,
-            a.offsets,
-            c.seed_start,
-            c.failing,
-            c.seeds
-        );
-    };
     let live = Live::default();
-    let results = std::thread::scope(|s| {
-        let h = s.spawn(|| calibrate(&target, &cal, stop, &live, &progress));
-        monitor(&live, started, None, a.quiet, &|| h.is_finished());
-        h.join().expect("the calibration thread does not panic")
-    });
-    print!("{}", summary(&results, a.offsets, a.within));
     let mut code = exit::PASS;
-    for c in results.iter().flat_map(|r| &r.campaigns) {
-        if let Some((seed, msg)) = &c.bad_input {
-            eprintln!(
-                "error: {name} seed {seed}: the engine refused the generated scenario: {msg}"
-            );
-            code = exit::BAD_INPUT;
+    let mut done = Vec::new();
+    for target in &targets {
+        if stop.load(Ordering::Relaxed) {
+            break;
         }
-        for e in &c.write_errors {
-            eprintln!("error: {e}");
-            code = exit::BAD_INPUT;
+        let name = target.name();
+        let progress = |s: Strategy, k: u64, c: &CampaignResult| {
+            if a.quiet {
+                return;
+            }
+            let found = match c.seeds_to_find {
+                Some(1) => "the first seed fails".into(),
+                Some(n) => format!("first failure after {n} seeds"),
+                None => "none".into(),
+            };
+            eprintln!(
+                "[{:>5} s] {name} {} {}/{} (seeds {}..): {} failing of {}, {found}",
+                started.elapsed().as_secs(),
+                s.name(),
+                k + 1,
+                a.offsets,
+                c.seed_start,
+                c.failing,
+                c.seeds
+            );
+        };
+        let results = std::thread::scope(|s| {
+            let h = s.spawn(|| calibrate(target, &cal, stop, &live, &progress));
+            monitor(&live, started, None, a.quiet, &|| h.is_finished());
+            h.join().expect("the calibration thread does not panic")
+        });
+        let buggy = if target.variant.buggy { " [bug]" } else { "" };
+        print!(
+            "\n{name}{buggy}\n{}",
+            summary(&results, a.offsets, a.within)
+        );
+        for c in results.iter().flat_map(|r| &r.campaigns) {
+            if let Some((seed, msg)) = &c.bad_input {
+                eprintln!(
+                    "error: {name} seed {seed}: the engine refused the generated scenario: {msg}"
+                );
+                code = exit::BAD_INPUT;
+            }
+            for e in &c.write_errors {
+                eprintln!("error: {e}");
+                code = exit::BAD_INPUT;
+            }
+        }
+        done.push(results);
+        if code != exit::PASS {
+            // Bad input: stop here, as `fuzz` does.
+            break;
         }
     }
+    print!("{}", closing(&done, targets.len(), a.within));
     if code == exit::PASS && stop.load(Ordering::Relaxed) {
         return crate::fuzz::INTERRUPTED_EXIT;
     }
     code
 }
 
+/// The closing lines: how many targets were found in every campaign, and within `within`
+/// seeds at the median; where the first failures are, and how to replay them.
+fn closing(done: &[Vec<StrategyResult>], asked: usize, within: u64) -> String {
+    use std::fmt::Write as _;
+    let mut s = String::new();
+    let all = done.iter().flatten();
+    let files = all
+        .clone()
+        .flat_map(|r| &r.campaigns)
+        .filter_map(|c| c.first.as_ref().and_then(|(_, p)| p.as_ref()))
+        .collect::<Vec<&PathBuf>>();
+    if let Some(f) = files.first() {
+        let p = crate::program_name();
+        let _ = writeln!(
+            s,
+            "\n{} first failure(s) written, e.g. {} (replay: {p} replay FILE; shrink: {p} shrink FILE)",
+            files.len(),
+            f.display()
+        );
+    }
+    for (k, strategy) in done
+        .first()
+        .into_iter()
+        .flatten()
+        .map(|r| r.strategy)
+        .enumerate()
+    {
+        let rows: Vec<&StrategyResult> = done.iter().filter_map(|t| t.get(k)).collect();
+        let every = rows
+            .iter()
+            .filter(|r| !r.campaigns.is_empty() && r.found() == r.campaigns.len())
+            .count();
+        let median_within = rows
+            .iter()
+            .filter(|r| matches!(r.median(), Some(Median::Seeds(m)) if m <= within))
+            .count();
+        let _ = writeln!(
+            s,
+            "{}: {every} of {asked} target(s) found in every campaign, {median_within} at a median within {within} seeds",
+            strategy.name()
+        );
+    }
+    s
+}
+
 /// The ranges `fuzz` checks, for the same options.
 fn check(a: &CalibrateArgs) -> Result<(), String> {
-    if a.nodes_min == 0 || a.nodes_min > a.nodes_max {
-        return Err(format!(
-            "need 1 <= --nodes-min <= --nodes-max, got {} and {}",
-            a.nodes_min, a.nodes_max
-        ));
-    }
-    if a.nodes_max > MAX_NODES {
-        return Err(format!(
-            "--nodes-max = {} is above the limit of {MAX_NODES}",
-            a.nodes_max
-        ));
-    }
-    if !(10..=MAX_TIME_MS).contains(&a.active_ms) {
-        return Err(format!(
-            "--active-ms = {} is outside 10 ..= {MAX_TIME_MS}",
-            a.active_ms
-        ));
-    }
+    a.scenarios.check()?;
     if a.within == 0 {
         return Err("--within must be at least 1".into());
     }
@@ -206,7 +243,7 @@ pub(crate) fn summary(results: &[StrategyResult], offsets: u64, within: u64) -> 
     let within_head = format!("found ≤ {within}");
     let _ = writeln!(
         s,
-        "\n{:<9} {:>22} {:>9} {:>10} {:>14} {:>15}",
+        "{:<9} {:>22} {:>9} {:>10} {:>14} {:>15}",
         "strategy", "failing seeds", "rate", "found", within_head, "median to find"
     );
     for r in results {
@@ -229,7 +266,7 @@ pub(crate) fn summary(results: &[StrategyResult], offsets: u64, within: u64) -> 
             median
         );
     }
-    let _ = writeln!(s, "\nseeds to the first failure, per campaign (- : none):");
+    let _ = writeln!(s, "seeds to the first failure, per campaign (- : none):");
     for r in results {
         let list: Vec<String> = r
             .campaigns
@@ -243,21 +280,6 @@ pub(crate) fn summary(results: &[StrategyResult], offsets: u64, within: u64) -> 
             ""
         };
         let _ = writeln!(s, "  {:<8} {}{cut}", r.strategy.name(), list.join(" "));
-    }
-    let files: Vec<&PathBuf> = results
-        .iter()
-        .flat_map(|r| &r.campaigns)
-        .filter_map(|c| c.first.as_ref().and_then(|(_, p)| p.as_ref()))
-        .collect();
-    if let Some(f) = files.first() {
-        let _ = writeln!(
-            s,
-            "\n{} first failure(s) written, e.g. {} (replay: {} replay FILE; shrink: {} shrink FILE)",
-            files.len(),
-            f.display(),
-            crate::program_name(),
-            crate::program_name()
-        );
     }
     s
 }

@@ -223,6 +223,62 @@ first. The budget is shared by the targets: the time left is split evenly among 
 still running, in rounds, and a target that ends early (seeds exhausted, or a buggy variant \
 caught) hands its leftover on to the others.";
 
+/// How generated scenarios are shaped: `fuzz` and `calibrate` take the same options.
+#[derive(clap::Args)]
+pub(crate) struct ScenarioArgs {
+    /// Length of the faulty phase of each scenario, ms (then everything heals). Each seed's
+    /// phase is ¼, ½, 1, 2 or 4 times it, drawn from the seed (swarm testing: a short phase packs
+    /// faults and workload together, a long one leaves room for more protocol rounds), unless
+    /// --fixed-phase.
+    #[arg(long, default_value_t = 1000)]
+    active_ms: u64,
+    /// Every seed's faulty phase exactly --active-ms (no swarm over its length).
+    #[arg(long)]
+    fixed_phase: bool,
+    /// Smallest node count.
+    #[arg(long, default_value_t = 3)]
+    nodes_min: usize,
+    /// Largest node count.
+    #[arg(long, default_value_t = 6)]
+    nodes_max: usize,
+}
+
+impl ScenarioArgs {
+    /// The options out of range, named.
+    fn check(&self) -> Result<(), String> {
+        if self.nodes_min == 0 || self.nodes_min > self.nodes_max {
+            return Err(format!(
+                "need 1 <= --nodes-min <= --nodes-max, got {} and {}",
+                self.nodes_min, self.nodes_max
+            ));
+        }
+        if self.nodes_max > MAX_NODES {
+            return Err(format!(
+                "--nodes-max = {} is above the limit of {MAX_NODES}",
+                self.nodes_max
+            ));
+        }
+        if !(10..=MAX_TIME_MS).contains(&self.active_ms) {
+            return Err(format!(
+                "--active-ms = {} is outside 10 ..= {MAX_TIME_MS} ms",
+                self.active_ms
+            ));
+        }
+        Ok(())
+    }
+
+    /// The generator's options with these (the rest as `base` has them).
+    fn gen(&self, base: GenOptions) -> GenOptions {
+        GenOptions {
+            nodes_min: self.nodes_min,
+            nodes_max: self.nodes_max,
+            active_ms: self.active_ms,
+            phase_swarm: !self.fixed_phase,
+            ..base
+        }
+    }
+}
+
 #[derive(clap::Args)]
 struct FuzzArgs {
     /// Algorithms to fuzz: `all`, a name, a family glob (`clock.*`), or a comma list of these;
@@ -273,21 +329,8 @@ struct FuzzArgs {
     /// Run every seed twice and compare the traces byte for byte.
     #[arg(long)]
     check_determinism: bool,
-    /// Length of the faulty phase of each scenario, ms (then everything heals). Each seed's
-    /// phase is ¼, ½, 1, 2 or 4 times it, drawn from the seed (swarm testing: a short phase packs
-    /// faults and workload together, a long one leaves room for more protocol rounds), unless
-    /// --fixed-phase.
-    #[arg(long, default_value_t = 1000)]
-    active_ms: u64,
-    /// Every seed's faulty phase exactly --active-ms (no swarm over its length).
-    #[arg(long)]
-    fixed_phase: bool,
-    /// Smallest node count.
-    #[arg(long, default_value_t = 3)]
-    nodes_min: usize,
-    /// Largest node count.
-    #[arg(long, default_value_t = 6)]
-    nodes_max: usize,
+    #[command(flatten)]
+    scenarios: ScenarioArgs,
     /// Directory for failing scenarios (`<alg>.<variant>.seed<N>.json` and `.shrunk.json`);
     /// created and probed for writing before the campaign starts.
     #[arg(long, default_value = "failures")]
@@ -573,14 +616,8 @@ fn fuzz(a: FuzzArgs) -> i32 {
     if a.seeds == Some(0) {
         return bad_input("--seeds must be at least 1");
     }
-    if a.nodes_min == 0 || a.nodes_min > a.nodes_max {
-        return bad_input(format!(
-            "need 1 <= --nodes-min <= --nodes-max, got {} and {}",
-            a.nodes_min, a.nodes_max
-        ));
-    }
-    if a.active_ms < 10 {
-        return bad_input("--active-ms must be at least 10");
+    if let Err(e) = a.scenarios.check() {
+        return bad_input(e);
     }
     if a.shrink_runs == Some(0) {
         return bad_input("--shrink-runs must be at least 1");
@@ -597,18 +634,6 @@ fn fuzz(a: FuzzArgs) -> i32 {
     if let Err(e) = check_jobs(a.jobs) {
         return bad_input(e);
     }
-    if a.nodes_max > MAX_NODES {
-        return bad_input(format!(
-            "--nodes-max = {} is above the limit of {MAX_NODES}",
-            a.nodes_max
-        ));
-    }
-    if a.active_ms > MAX_TIME_MS {
-        return bad_input(format!(
-            "--active-ms = {} is above the limit of {MAX_TIME_MS} ms",
-            a.active_ms
-        ));
-    }
     let targets = match targets(&a.algorithm, &a.variant) {
         Ok(t) => t,
         Err(e) => return bad_input(e),
@@ -624,16 +649,13 @@ fn fuzz(a: FuzzArgs) -> i32 {
         jobs: a.jobs.max(1),
         keep_going: a.keep_going,
         check_determinism: a.check_determinism,
-        gen: GenOptions {
-            nodes_min: a.nodes_min,
-            nodes_max: a.nodes_max,
-            active_ms: a.active_ms,
+        gen: a.scenarios.gen(GenOptions {
             beyond_model: a.beyond_model,
             engine: a.engine.into(),
             only: None,
             strategy: a.strategy.into(),
-            phase_swarm: !a.fixed_phase,
-        },
+            ..GenOptions::default()
+        }),
         out_dir: a.out.clone(),
         max_files: a.max_files,
         coverage: !a.no_coverage,

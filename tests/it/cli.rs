@@ -1102,33 +1102,23 @@ fn calibrate_on_a_correct_variant_finds_nothing_and_says_the_median_is_beyond_th
 fn calibrate_refuses_bad_settings_with_exit_2() {
     let dir = tmp("calibrate-bad");
     let d = dir.to_str().unwrap();
-    let base = ["calibrate", "-a", "election.bully", "--out", d];
+    let base = ["calibrate", "--out", d];
     for (extra, msg) in [
+        (vec!["--offsets", "0"], "--offsets"),
+        (vec!["--stride", "10"], "--stride"),
+        (vec!["--seeds", "0"], "--seeds"),
+        (vec!["-a", "no.such"], "no.such"),
         (
-            vec!["--variant", "short-timeout", "--offsets", "0"],
-            "--offsets",
+            vec!["-a", "election.bully", "--variant", "nope"],
+            "unknown variant",
         ),
         (
-            vec!["--variant", "short-timeout", "--stride", "10"],
-            "--stride",
+            vec!["--variant", "nope"],
+            "no algorithm has a variant `nope`",
         ),
+        (vec!["--within", "0"], "--within"),
         (
-            vec!["--variant", "short-timeout", "--seeds", "0"],
-            "--seeds",
-        ),
-        (vec!["--variant", "all"], "one algorithm and one variant"),
-        (vec!["--variant", "nope"], "unknown variant"),
-        (
-            vec!["--variant", "short-timeout", "--within", "0"],
-            "--within",
-        ),
-        (
-            vec![
-                "--variant",
-                "short-timeout",
-                "--seed-start",
-                "18446744073709551000",
-            ],
+            vec!["--seed-start", "18446744073709551000"],
             "past the last seed",
         ),
     ] {
@@ -1139,4 +1129,41 @@ fn calibrate_refuses_bad_settings_with_exit_2() {
         assert_eq!(out.status.code(), Some(2), "{extra:?}: {stdout}{stderr}");
         assert!(stderr.contains(msg), "{extra:?}: {stderr}");
     }
+}
+
+#[test]
+fn calibrate_takes_every_buggy_variant_of_a_selection_and_closes_with_a_count() {
+    let dir = tmp("calibrate-many");
+    let out = sincro(&[
+        "calibrate",
+        "-a",
+        "election.bully,election.anel1",
+        "--offsets",
+        "2",
+        "--seeds",
+        "15",
+        "--out",
+        dir.to_str().unwrap(),
+        "-q",
+    ]);
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
+    // Each buggy variant gets its own table; no correct variant is calibrated.
+    let heads: Vec<&str> = stdout.lines().filter(|l| l.ends_with("[bug]")).collect();
+    assert_eq!(
+        heads,
+        [
+            "election.bully / short-timeout [bug]",
+            "election.anel1 / anonymous [bug]"
+        ],
+        "{stdout}"
+    );
+    assert!(!stdout.contains("/ correct"), "{stdout}");
+    assert!(stdout.starts_with("calibration of 2 target(s)"), "{stdout}");
+    assert!(
+        stdout.contains(
+            "mix: 2 of 2 target(s) found in every campaign, 2 at a median within 1000 seeds"
+        ),
+        "{stdout}"
+    );
 }
