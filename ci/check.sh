@@ -7,7 +7,18 @@ cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR=never
 export INSTA_UPDATE=no   # a changed snapshot fails CI; accept it locally with `cargo insta review`
 
-step() { echo; echo "=== $* ==="; }
+# Each step's header says how long the one before it took, and the end the whole run, so a
+# slow step shows in the log.
+ci_start=$SECONDS
+step_start=$SECONDS
+step() {
+  echo
+  if [ "$SECONDS" -gt "$step_start" ] || [ "$step_start" -gt "$ci_start" ]; then
+    echo "(the step above took $((SECONDS - step_start)) s)"
+  fi
+  step_start=$SECONDS
+  echo "=== $* ==="
+}
 
 step "cargo fmt --check"
 cargo fmt --all -- --check
@@ -113,4 +124,4 @@ rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/sincro-*-0.1.0 target/packag
 cargo publish --workspace --dry-run --allow-dirty
 cargo check --locked --manifest-path fuzz/Cargo.toml --target-dir target/fuzz-check
 
-echo; echo "CI passed"
+echo; echo "(the step above took $((SECONDS - step_start)) s)"; echo "CI passed in $((SECONDS - ci_start)) s"
