@@ -121,7 +121,7 @@ step "packaging: each crate packages only its sources, the README and the licens
 # against stale sources, so remove what an earlier dry-run unpacked and built (our crates only).
 rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/sincro-*-0.1.0 target/package \
   target/debug/.fingerprint/sincro-* target/debug/deps/libsincro_* target/debug/deps/sincro_*
-cargo publish --workspace --dry-run --allow-dirty
+cargo publish --workspace --dry-run --allow-dirty --config ci/package-profile.toml
 cargo check --locked --manifest-path fuzz/Cargo.toml --target-dir target/fuzz-check
 
 echo; echo "(the step above took $((SECONDS - step_start)) s)"; echo "CI passed in $((SECONDS - ci_start)) s"
