@@ -10,10 +10,10 @@ export INSTA_UPDATE=no   # a changed snapshot fails CI; accept it locally with `
 # Each step's header says how long the one before it took, and the end the whole run, so a
 # slow step shows in the log.
 ci_start=$SECONDS
-step_start=$SECONDS
+step_start=
 step() {
   echo
-  if [ "$SECONDS" -gt "$step_start" ] || [ "$step_start" -gt "$ci_start" ]; then
+  if [ -n "$step_start" ]; then
     echo "(the step above took $((SECONDS - step_start)) s)"
   fi
   step_start=$SECONDS
