@@ -495,6 +495,10 @@ const QUICK: RunOptions = RunOptions::new(false);
 
 const TRACED: RunOptions = RunOptions::new(true);
 
+/// A trace with messages, timers and inputs as their type words: what a violation's
+/// [`failure_signature`] reads, without rendering everything in full.
+const SIGNATURE: RunOptions = RunOptions::new(true).type_words_only();
+
 /// Fuzzing state of one target; [`TargetRun::run`] can be called several times (time slices),
 /// each call going on from the next seed.
 pub struct TargetRun<'a> {
@@ -970,7 +974,10 @@ pub struct ShrinkOutcome {
 /// ([`failure_signature`]), each candidate within [`shrink_step_budget`] of the original run.
 /// It shrinks twice, with the failing run's schedule pinned (removing an input or a fault keeps
 /// the delays, losses and duplicates of every message still sent) and with delays redrawn from
-/// the seed (which sometimes finds another, smaller failing schedule), and keeps the smaller.
+/// the seed (which sometimes finds another, smaller failing schedule), and keeps the smaller;
+/// a failure at a run limit (a message storm) only with delays redrawn. Each candidate runs
+/// with the trace off first, and again with a trace of type words only when it fails with the
+/// original's label and its events must be compared ([`candidate_fails`]).
 /// `give_up` is asked before every candidate run; once it says so, every further candidate
 /// is rejected and the smallest scenario verified so far is the result. `sincro fuzz` shrinks
 /// its failures with this, and `sincro shrink` a scenario file.
@@ -982,17 +989,22 @@ pub fn shrink_scenario(
     give_up: &mut dyn FnMut() -> bool,
 ) -> ShrinkOutcome {
     let mut interrupted = false;
-    let pinned = pin_schedule(alg, sc, label);
-    let original = alg.run(sc, TRACED).ok();
+    // A run cut at a limit (a message storm, a trace too long) has no interleaving worth
+    // keeping, and recording one of hundreds of thousands of messages only slows every
+    // candidate: it shrinks from the seed alone.
+    let at_limit = label.starts_with("limit_exceeded");
+    let pinned = (!at_limit).then(|| pin_schedule(alg, sc, label)).flatten();
+    // A limit's signature names the limit and reads no event.
+    let original = alg.run(sc, if at_limit { QUICK } else { TRACED }).ok();
     let want = original
         .as_ref()
         .map_or_else(|| label.to_string(), failure_signature);
     let budget = original.as_ref().and_then(shrink_step_budget);
+    let want_label = original
+        .as_ref()
+        .map_or_else(|| label.to_string(), |o| o.verdict.label());
     let same = |c: &Scenario| {
-        let fails = |c: &Scenario| {
-            alg.run(c, TRACED)
-                .is_ok_and(|o| failure_signature(&o) == want)
-        };
+        let fails = |c: &Scenario| candidate_fails(alg, c, &want_label, &want);
         match budget {
             Some(steps) if steps < c.limits.max_events => {
                 let mut c = c.clone();
@@ -1062,6 +1074,32 @@ pub fn shrink_scenario(
         steps: result.steps,
         interrupted,
     }
+}
+
+/// Whether shrink candidate `c` fails as the original did: the verdict's label `want_label`
+/// and the [`failure_signature`] `want`. Most candidates fail otherwise or not at all, so each
+/// first runs with the trace off (the verdict is the same either way: the checkers see every
+/// event in both); only one with the original's label runs again with a trace of type words,
+/// all the signature of a violation reads (a limit's signature needs no trace at all). A
+/// failure at `limits.max_trace_bytes` is the exception: it needs the full trace.
+fn candidate_fails(alg: &dyn Algorithm, c: &Scenario, want_label: &str, want: &str) -> bool {
+    if want.contains("max_trace_bytes") {
+        // The trace's own limit: only a run recording the whole trace reaches it.
+        return alg
+            .run(c, TRACED)
+            .is_ok_and(|o| failure_signature(&o) == want);
+    }
+    let Ok(quick) = alg.run(c, QUICK) else {
+        return false;
+    };
+    if quick.verdict.label() != want_label {
+        return false;
+    }
+    if !matches!(quick.verdict, Verdict::Violation(_)) {
+        return failure_signature(&quick) == want;
+    }
+    alg.run(c, SIGNATURE)
+        .is_ok_and(|o| failure_signature(&o) == want)
 }
 
 /// What a failure is, as shrinking compares them: the verdict's label and, for a violation,
@@ -2276,6 +2314,56 @@ mod tests {
 
     fn ring() -> &'static dyn Algorithm {
         crate::algorithms::find("mutex.token-ring").expect("registered")
+    }
+
+    /// The shrinker's quick check of a candidate (untraced first, then a trace of type words
+    /// only for a violation with the original's label) against its reference: a run with the
+    /// whole trace and the signature compared. Generated scenarios of buggy and correct
+    /// variants, each judged against the signature of a failing one of its target: some fail
+    /// the same way, some with another label, some through other events, some pass.
+    #[test]
+    fn the_quick_candidate_check_agrees_with_the_traced_signature() {
+        let gen = GenOptions::default();
+        let (mut same, mut other) = (0, 0);
+        for (name, variant) in [
+            ("mutex.centralized", "lease-timeout"),
+            ("mutex.ricart-agrawala", "no-tiebreak"),
+            ("election.bully", "short-timeout"),
+            ("order.total", "unordered"),
+            ("order.lamport", "no-merge"),
+        ] {
+            let alg = crate::algorithms::find(name).expect("registered");
+            let scenarios: Vec<Scenario> = (0..40)
+                .map(|seed| alg.generate(variant, seed, &gen))
+                .collect();
+            let traced: Vec<String> = scenarios
+                .iter()
+                .map(|c| {
+                    alg.run(c, TRACED)
+                        .map_or_else(|e| e.0, |o| failure_signature(&o))
+                })
+                .collect();
+            let Some(want) = traced.iter().find(|s| *s != "pass") else {
+                panic!("{name} / {variant}: no failure in 40 seeds");
+            };
+            let want_label = want.split(' ').next().expect("a label");
+            for (c, sig) in scenarios.iter().zip(&traced) {
+                let quick = candidate_fails(alg, c, want_label, want);
+                assert_eq!(
+                    quick,
+                    sig == want,
+                    "{name} / {variant} seed {}: quick check {quick}, traced signature {sig:?}, \
+                     wanted {want:?}",
+                    c.seed
+                );
+                if quick {
+                    same += 1;
+                } else {
+                    other += 1;
+                }
+            }
+        }
+        assert!(same >= 5 && other >= 5, "{same} same, {other} other");
     }
 
     /// A token ring circulates for the whole scenario: a shrink candidate that no longer fails
