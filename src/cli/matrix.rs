@@ -17,7 +17,9 @@ use indicatif::{ProgressBar, ProgressStyle};
 use std::fmt::Write as _;
 use std::io::IsTerminal;
 use std::path::PathBuf;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 /// Options of `sincro matrix`.
 #[derive(clap::Args)]
@@ -31,7 +33,9 @@ pub struct MatrixArgs {
     /// First seed.
     #[arg(long, default_value_t = 0)]
     seed_start: u64,
-    /// Worker threads (one run per thread, each run single-threaded and deterministic).
+    /// Worker threads: each runs one cell at a time, its seeds in order (each run
+    /// single-threaded and deterministic), so the matrix and its files are the same whatever
+    /// the count.
     #[arg(long, short, default_value_t = 1)]
     jobs: usize,
     /// Directory for the counterexamples
@@ -60,7 +64,114 @@ pub struct MatrixArgs {
 struct Row {
     class: FaultClass,
     in_model: bool,
-    cells: Vec<TargetReport>,
+    /// Per property; `None` for a cell an interruption left unrun.
+    cells: Vec<Option<TargetReport>>,
+}
+
+/// One cell to run: a property of an algorithm's correct variant under one fault class.
+struct Cell {
+    /// Where its report goes: table, row and property column.
+    table: usize,
+    row: usize,
+    property_index: usize,
+    property: &'static str,
+    class: FaultClass,
+    in_model: bool,
+    target: Target,
+}
+
+/// What running one cell gave.
+struct CellRan {
+    report: TargetReport,
+    /// Runs made (shrinking's candidates not counted).
+    runs: u64,
+    /// False when the time was up before it could start.
+    started: bool,
+}
+
+/// The cells and the workers that run them, each taking the next cell in order.
+struct CellPool<'a> {
+    args: &'a MatrixArgs,
+    jobs: &'a [Cell],
+    next: AtomicUsize,
+    done: Mutex<Vec<Option<CellRan>>>,
+    /// Set when a cell inside its fault model was refused: no further cell starts.
+    halt: AtomicBool,
+    deadline: Option<Instant>,
+    workers: usize,
+    bar: &'a ProgressBar,
+}
+
+impl CellPool<'_> {
+    /// One worker: runs cells until none is left, `stop` (Ctrl-C) or a refusal.
+    fn work(&self, stop: &AtomicBool) {
+        while !stop.load(Ordering::Relaxed) && !self.halt.load(Ordering::Relaxed) {
+            let i = self.next.fetch_add(1, Ordering::Relaxed);
+            let Some(cell) = self.jobs.get(i) else {
+                return;
+            };
+            let ran = self.run(cell, self.jobs.len() - i, stop);
+            if cell.in_model && ran.report.bad_input.is_some() {
+                self.halt.store(true, Ordering::Relaxed);
+            }
+            self.done.lock().expect("no poisoning")[i] = Some(ran);
+            self.bar.inc(1);
+        }
+    }
+
+    /// Runs `cell`, with `left` cells (itself included) still to start.
+    fn run(&self, cell: &Cell, left: usize, stop: &AtomicBool) -> CellRan {
+        let a = self.args;
+        let property = cell.property;
+        self.bar.set_message(format!(
+            "{} / {} / {property}",
+            cell.target.name(),
+            cell.class.name()
+        ));
+        let cfg = FuzzConfig {
+            seed_start: a.seed_start,
+            seeds: a.seeds,
+            jobs: 1,
+            keep_going: false,
+            check_determinism: false,
+            gen: GenOptions {
+                only: Some(cell.class),
+                ..GenOptions::default()
+            },
+            out_dir: a.out.clone(),
+            max_files: 1,
+            // The matrix judges each class alone, from plain generated scenarios.
+            coverage: false,
+        };
+        let opts = CampaignOptions {
+            shrink: Some(shrink_options(a.shrink_runs)),
+            properties: Some(vec![property.to_string()]),
+            file_tag: Some(format!("{}.{property}", cell.class.name())),
+            ..CampaignOptions::default()
+        };
+        let live = Live::default();
+        let mut run = TargetRun::new(&cell.target, &cfg, &opts);
+        // This cell's share of the time left: the workers run `min(workers, left)` of the
+        // cells left at once (a cell that ends early hands its leftover on).
+        let cell_deadline = self.deadline.map(|d| {
+            let now = Instant::now();
+            let left_time = d.saturating_duration_since(now);
+            let at_once = u32::try_from(self.workers.min(left)).unwrap_or(1);
+            let share = u32::try_from(left.max(1)).map_or(Duration::ZERO, |l| {
+                left_time.checked_mul(at_once).unwrap_or(left_time) / l
+            });
+            now + share.min(left_time)
+        });
+        let started = !cell_deadline.is_some_and(|d| d <= Instant::now());
+        if started {
+            run.run(stop, cell_deadline, &live, &|_| {});
+        }
+        CellRan {
+            report: run.report(),
+            runs: live.runs.load(Ordering::Relaxed),
+            started,
+        }
+    }
 }
 
 /// The matrix of one algorithm.
@@ -72,7 +183,10 @@ struct Table {
     rows: Vec<Row>,
 }
 
-fn cell_text(r: &TargetReport, seeds: u64) -> String {
+fn cell_text(r: Option<&TargetReport>, seeds: u64) -> String {
+    let Some(r) = r else {
+        return "not run (interrupted)".to_string();
+    };
     if let Some((seed, msg)) = &r.bad_input {
         // Only outside the model (inside, a refusal ends the matrix as bad input).
         return format!("cannot run: the algorithm refuses such scenarios (seed {seed}: {msg})");
@@ -109,7 +223,7 @@ fn render(t: &Table, seeds: u64, terminal: bool) -> String {
                 r.class.name().to_string(),
                 if r.in_model { "yes" } else { "no" }.to_string(),
             ];
-            v.extend(r.cells.iter().map(|c| cell_text(c, seeds)));
+            v.extend(r.cells.iter().map(|c| cell_text(c.as_ref(), seeds)));
             v
         })
         .collect();
@@ -158,7 +272,9 @@ fn render(t: &Table, seeds: u64, terminal: bool) -> String {
     let mut examples = String::new();
     for r in &t.rows {
         for (p, c) in t.properties.iter().zip(&r.cells) {
-            let Some(f) = &c.first else { continue };
+            let Some(f) = c.as_ref().and_then(|c| c.first.as_ref()) else {
+                continue;
+            };
             let file = f
                 .shrunk
                 .as_ref()
@@ -240,13 +356,12 @@ pub fn main(a: &MatrixArgs) -> i32 {
     let stop = interrupt_flag();
     let started = std::time::Instant::now();
     let deadline = a.time.map(|t| started + t);
-    let mut cells_left = cells;
-    let mut out_of_time = 0u64;
-    let mut refused: Option<String> = None;
-    let mut write_errors: Vec<String> = Vec::new();
+    // The tables' layout first, each cell a job of its own; then the cells run on `--jobs`
+    // workers, in order, one seed at a time each (a cell that found its counterexample
+    // shrinks it while the other workers go on with the next cells).
     let mut tables = Vec::new();
-    let mut runs = 0u64;
-    'algs: for alg in algs {
+    let mut jobs: Vec<Cell> = Vec::new();
+    for alg in algs {
         let info = alg.info();
         let Some(variant) = info
             .variants
@@ -276,74 +391,69 @@ pub fn main(a: &MatrixArgs) -> i32 {
             rows: Vec::new(),
         };
         for &class in &classes {
-            let mut row = Row {
-                class,
-                in_model: info.fault_model.allows(class),
-                cells: Vec::new(),
-            };
-            for &property in &info.properties {
-                bar.set_message(format!("{} / {} / {property}", info.name, class.name()));
-                let cfg = FuzzConfig {
-                    seed_start: a.seed_start,
-                    seeds: a.seeds,
-                    jobs: a.jobs.max(1),
-                    keep_going: false,
-                    check_determinism: false,
-                    gen: GenOptions {
-                        only: Some(class),
-                        ..GenOptions::default()
-                    },
-                    out_dir: a.out.clone(),
-                    max_files: 1,
-                    // The matrix judges each class alone, from plain generated scenarios.
-                    coverage: false,
-                };
-                let opts = CampaignOptions {
-                    shrink: Some(shrink_options(a.shrink_runs)),
-                    properties: Some(vec![property.to_string()]),
-                    file_tag: Some(format!("{}.{property}", class.name())),
-                    ..CampaignOptions::default()
-                };
-                let live = Live::default();
-                let mut run = TargetRun::new(&target, &cfg, &opts);
-                // This cell's share of the time left.
-                let cell_deadline = deadline.map(|d| {
-                    let now = std::time::Instant::now();
-                    now + d.saturating_duration_since(now) / (cells_left.max(1) as u32)
+            let in_model = info.fault_model.allows(class);
+            for (p, &property) in info.properties.iter().enumerate() {
+                jobs.push(Cell {
+                    table: tables.len(),
+                    row: table.rows.len(),
+                    property_index: p,
+                    property,
+                    class,
+                    in_model,
+                    target: target.clone(),
                 });
-                cells_left = cells_left.saturating_sub(1);
-                if cell_deadline.is_some_and(|d| d <= std::time::Instant::now()) {
-                    out_of_time += 1; // reported as a cell not run
-                } else {
-                    run.run(stop, cell_deadline, &live, &|_| {});
-                }
-                runs += live.runs.load(Ordering::Relaxed);
-                let report = run.report();
-                write_errors.extend(report.write_errors.iter().cloned());
-                // A class forced outside the model may make the generated scenarios ones the
-                // algorithm cannot run at all (a delay spike longer than its resync period):
-                // the cell says so. Inside the model such a refusal is bad input.
-                if let Some((seed, msg)) = report.bad_input.as_ref().filter(|_| row.in_model) {
-                    refused = Some(format!(
-                        "{} / {} / {property} seed {seed}: the engine refused the generated \
-                         scenario: {msg}",
-                        info.name,
-                        class.name()
-                    ));
-                    break 'algs;
-                }
-                row.cells.push(report);
-                bar.inc(1);
-                if stop.load(Ordering::Relaxed) {
-                    table.rows.push(row);
-                    tables.push(table);
-                    break 'algs;
-                }
             }
-            table.rows.push(row);
+            table.rows.push(Row {
+                class,
+                in_model,
+                cells: vec![None; info.properties.len()],
+            });
         }
         tables.push(table);
     }
+    let pool = CellPool {
+        args: a,
+        jobs: &jobs,
+        next: AtomicUsize::new(0),
+        done: Mutex::new((0..jobs.len()).map(|_| None).collect()),
+        halt: AtomicBool::new(false),
+        deadline,
+        workers: a.jobs.clamp(1, jobs.len().max(1)),
+        bar: &bar,
+    };
+    std::thread::scope(|s| {
+        for _ in 0..pool.workers {
+            s.spawn(|| pool.work(stop));
+        }
+    });
+    let done = pool.done.into_inner().expect("no poisoning");
+    let mut out_of_time = 0u64;
+    let mut refused: Option<String> = None;
+    let mut write_errors: Vec<String> = Vec::new();
+    let mut runs = 0u64;
+    for (cell, result) in jobs.iter().zip(done) {
+        let Some(ran) = result else { continue };
+        runs += ran.runs;
+        out_of_time += u64::from(!ran.started);
+        write_errors.extend(ran.report.write_errors.iter().cloned());
+        // A class forced outside the model may make the generated scenarios ones the
+        // algorithm cannot run at all (a delay spike longer than its resync period): the cell
+        // says so. Inside the model such a refusal is bad input (the first cell's, in order:
+        // every earlier cell had started, so had finished, when the workers stopped).
+        if let Some((seed, msg)) = ran.report.bad_input.as_ref().filter(|_| cell.in_model) {
+            refused.get_or_insert_with(|| {
+                format!(
+                    "{} / {} / {} seed {seed}: the engine refused the generated scenario: {msg}",
+                    tables[cell.table].algorithm,
+                    cell.class.name(),
+                    cell.property
+                )
+            });
+        }
+        tables[cell.table].rows[cell.row].cells[cell.property_index] = Some(ran.report);
+    }
+    // An interruption leaves the last algorithms' cells unrun: their tables are left out.
+    tables.retain(|t| t.rows.iter().any(|r| r.cells.iter().any(Option::is_some)));
     bar.finish_and_clear();
     if let Some(msg) = refused {
         // Bad input, never a cell of the matrix: nothing is rendered from a partial matrix.
@@ -370,7 +480,7 @@ pub fn main(a: &MatrixArgs) -> i32 {
         screen.push('\n');
         for r in t.rows.iter().filter(|r| r.in_model) {
             for (p, c) in t.properties.iter().zip(&r.cells) {
-                if c.first.is_some() {
+                if c.as_ref().is_some_and(|c| c.first.is_some()) {
                     regressions.push(format!("{} / {} / {p}", t.algorithm, r.class.name()));
                 }
             }
@@ -409,7 +519,7 @@ pub fn main(a: &MatrixArgs) -> i32 {
         let short = tables
             .iter()
             .flat_map(|t| &t.rows)
-            .flat_map(|r| &r.cells)
+            .flat_map(|r| r.cells.iter().flatten())
             .filter(|c| c.first.is_none() && c.runs > 0 && c.runs < a.seeds)
             .count();
         if short > 0 || out_of_time > 0 {

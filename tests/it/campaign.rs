@@ -411,6 +411,51 @@ fn the_matrix_shows_which_properties_break_under_which_faults() {
     );
 }
 
+/// Cells run in parallel, one per worker: the matrix printed and every counterexample file
+/// are the same with one worker and with three.
+#[test]
+fn the_matrix_and_its_files_do_not_depend_on_the_workers() {
+    let run = |jobs: &str| {
+        let out = dir(&format!("matrix-jobs-{jobs}"));
+        let o = sincro(&[
+            "matrix",
+            "-a",
+            "mutex.centralized",
+            "--seeds",
+            "10",
+            "--jobs",
+            jobs,
+            "--quiet",
+            "--out",
+            s(&out),
+            "--markdown",
+            s(&out.join("matrix.md")),
+        ]);
+        let (stdout, stderr) = text(&o);
+        assert_eq!(o.status.code(), Some(0), "{stdout}{stderr}");
+        let md = std::fs::read_to_string(out.join("matrix.md"))
+            .unwrap()
+            .replace(s(&out), "OUT");
+        let mut files: Vec<(String, String)> = std::fs::read_dir(&out)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "json"))
+            .map(|p| {
+                let name = p.file_name().unwrap().to_string_lossy().into_owned();
+                (name, std::fs::read_to_string(&p).unwrap())
+            })
+            .collect();
+        files.sort();
+        (md, files)
+    };
+    let (md1, files1) = run("1");
+    let (md3, files3) = run("3");
+    assert!(md1.contains("breaks:"), "{md1}");
+    assert!(files1.len() >= 4, "{} files", files1.len());
+    assert_eq!(md1, md3);
+    assert_eq!(files1, files3);
+}
+
 #[test]
 fn a_matrix_out_of_time_says_which_cells_it_cut_short() {
     let out = dir("matrix-time");
