@@ -162,7 +162,7 @@ impl CellPool<'_> {
             });
             now + share.min(left_time)
         });
-        let started = !cell_deadline.is_some_and(|d| d <= Instant::now());
+        let started = cell_deadline.is_none_or(|d| d > Instant::now());
         if started {
             run.run(stop, cell_deadline, &live, &|_| {});
         }
