@@ -977,7 +977,7 @@ pub struct ShrinkOutcome {
 /// the seed (which sometimes finds another, smaller failing schedule), and keeps the smaller;
 /// a failure at a run limit (a message storm) only with delays redrawn. Each candidate runs
 /// with the trace off first, and again with a trace of type words only when it fails with the
-/// original's label and its events must be compared ([`candidate_fails`]).
+/// original's label and its events must be compared.
 /// `give_up` is asked before every candidate run; once it says so, every further candidate
 /// is rejected and the smallest scenario verified so far is the result. `sincro fuzz` shrinks
 /// its failures with this, and `sincro shrink` a scenario file.
