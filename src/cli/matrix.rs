@@ -335,20 +335,6 @@ pub fn main(a: &MatrixArgs) -> i32 {
         .into_iter()
         .filter(|&c| c != FaultClass::Delays)
         .collect();
-    let cells: u64 = algs
-        .iter()
-        .map(|alg| (classes.len() * alg.info().properties.len()) as u64)
-        .sum();
-    let bar = if a.quiet || !std::io::stderr().is_terminal() {
-        ProgressBar::hidden()
-    } else {
-        ProgressBar::new(cells)
-    };
-    bar.set_style(
-        ProgressStyle::with_template("matrix [{bar:30}] {pos}/{len} cells  {msg}")
-            .expect("valid template")
-            .progress_chars("=> "),
-    );
     if let Err(e) = super::prepare_out_dir(&a.out) {
         eprintln!("error: --out: {e}");
         return exit::BAD_INPUT;
@@ -411,6 +397,16 @@ pub fn main(a: &MatrixArgs) -> i32 {
         }
         tables.push(table);
     }
+    let bar = if a.quiet || !std::io::stderr().is_terminal() {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new(jobs.len() as u64)
+    };
+    bar.set_style(
+        ProgressStyle::with_template("matrix [{bar:30}] {pos}/{len} cells  {msg}")
+            .expect("valid template")
+            .progress_chars("=> "),
+    );
     let pool = CellPool {
         args: a,
         jobs: &jobs,
