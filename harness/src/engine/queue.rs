@@ -14,6 +14,16 @@
 //! **Ties keep push order**, so no sequence number is stored: every bucket stays in push order,
 //! since a push appends a key newer than every queued one, and a redistribution fills empty
 //! buckets in the order of the bucket it empties.
+//!
+//! **Small queues** (at most [`SMALL_MAX`] keys, the usual case of a generated fuzz run with a
+//! handful of nodes) are a vector kept sorted, latest key first: a pop takes the last element
+//! and a push inserts before every key of its time (each of them pushed earlier). With
+//! nanosecond times and millisecond delays, a radix queue moves each key down up to twenty
+//! times before it pops; the sorted vector moves it once. A queue that grows past
+//! [`SMALL_MAX`] keys moves them to the buckets in pop order (so ties stay in push order there
+//! too) and comes back once it holds [`SMALL_BACK`] keys or fewer (a stable sort by time: keys
+//! of one time share a bucket, in push order). Either form pops the same keys in the same
+//! order.
 
 use super::{invariant, invariant_broken};
 use std::cell::RefCell;
@@ -34,10 +44,23 @@ const COMPACT_AFTER: usize = 4096;
 /// next run (a campaign runs thousands of short runs; a big run's memory goes back).
 const SPARE_KEYS_MAX: usize = 1 << 16;
 
+/// Most keys the sorted vector holds before the queue moves them to the buckets.
+pub(crate) const SMALL_MAX: usize = 32;
+
+/// Keys at or below which a bucketed queue goes back to the sorted vector (well below
+/// [`SMALL_MAX`], so a queue near the limit does not switch at every push and pop).
+pub(crate) const SMALL_BACK: usize = 8;
+
+/// A dropped queue's emptied storage, for the thread's next queue.
+struct Spare {
+    small: Vec<Key>,
+    buckets: Vec<Vec<Key>>,
+}
+
 thread_local! {
-    /// The emptied buckets of the thread's last queue dropped, reused by its next (a short run
-    /// then allocates no bucket). Capacity never changes what a queue pops.
-    static SPARE: RefCell<Option<Vec<Vec<Key>>>> = const { RefCell::new(None) };
+    /// The emptied buckets and vector of the thread's last queue dropped, reused by its next
+    /// (a short run then allocates none). Capacity never changes what a queue pops.
+    static SPARE: RefCell<Option<Spare>> = const { RefCell::new(None) };
 }
 
 /// A queued key: the event's global time (ns) and its slot in the engine's slab.
@@ -49,6 +72,11 @@ pub(crate) struct TimeQueue {
     last: u64,
     /// Keys queued.
     len: usize,
+    /// True while the keys are in `small` (every bucket empty), false while in the buckets
+    /// (`small` empty).
+    is_small: bool,
+    /// The keys of a small queue, latest first; among equal times, the last pushed first.
+    small: Vec<Key>,
     /// Bucket 0's next key.
     head: usize,
     /// Bit `b` set when bucket `b` holds a key not yet popped.
@@ -66,15 +94,20 @@ impl TimeQueue {
     /// An empty queue at time 0.
     pub(crate) fn new() -> TimeQueue {
         let spare = SPARE.try_with(|s| s.borrow_mut().take()).ok().flatten();
-        let buckets = spare.unwrap_or_else(|| (0..BUCKETS).map(|_| Vec::new()).collect());
+        let Spare { small, buckets } = spare.unwrap_or_else(|| Spare {
+            small: Vec::with_capacity(SMALL_MAX + 1),
+            buckets: (0..BUCKETS).map(|_| Vec::new()).collect(),
+        });
         invariant(
-            buckets.len() == BUCKETS && buckets.iter().all(Vec::is_empty),
+            buckets.len() == BUCKETS && buckets.iter().all(Vec::is_empty) && small.is_empty(),
             "a reused queue starts empty",
-            || format!("{} buckets", buckets.len()),
+            || format!("{} buckets, {} small keys", buckets.len(), small.len()),
         );
         TimeQueue {
             last: 0,
             len: 0,
+            is_small: true,
+            small,
             head: 0,
             nonempty: 0,
             buckets,
@@ -93,21 +126,88 @@ impl TimeQueue {
         invariant(at >= self.last, "the queue never goes back in time", || {
             format!("push at {at} ns after popping {} ns", self.last)
         });
+        self.len += 1;
+        if self.is_small {
+            // Before every key of its time (each pushed earlier, so popped earlier).
+            let i = self.small.partition_point(|&(t, _)| t > at);
+            self.small.insert(i, (at, slot));
+            if self.small.len() > SMALL_MAX {
+                self.spill_to_buckets();
+            }
+            return;
+        }
+        self.push_bucket(at, slot);
+    }
+
+    #[inline]
+    fn push_bucket(&mut self, at: u64, slot: u32) {
         let b = bucket(self.last, at);
         self.buckets[b].push((at, slot));
         self.nonempty |= 1 << b;
-        self.len += 1;
+    }
+
+    /// Moves a small queue's keys to the buckets, in pop order.
+    #[cold]
+    fn spill_to_buckets(&mut self) {
+        let mut small = std::mem::take(&mut self.small);
+        self.is_small = false;
+        for &(at, slot) in small.iter().rev() {
+            self.push_bucket(at, slot);
+        }
+        small.clear();
+        self.small = small;
+    }
+
+    /// Moves a bucketed queue's keys to the sorted vector.
+    #[cold]
+    fn gather_small(&mut self) {
+        invariant(
+            self.small.is_empty(),
+            "a bucketed queue keeps no small key",
+            || format!("{} small keys", self.small.len()),
+        );
+        let mut rest = self.nonempty;
+        while rest != 0 {
+            let b = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            let from = if b == 0 { self.head } else { 0 };
+            self.small.extend_from_slice(&self.buckets[b][from..]);
+            self.buckets[b].clear();
+        }
+        self.head = 0;
+        self.nonempty = 0;
+        // Keys of one time share a bucket, in push order: a stable sort by time keeps that
+        // order, and reversing it all leaves the first pushed of each time nearest the end.
+        self.small.sort_by_key(|&(at, _)| at);
+        self.small.reverse();
+        invariant(
+            self.small.len() == self.len,
+            "every key moves to the small queue",
+            || format!("{} moved of {}", self.small.len(), self.len),
+        );
+        self.is_small = true;
     }
 
     /// The earliest time queued.
     #[inline]
     pub(crate) fn peek(&mut self) -> Option<u64> {
+        if self.is_small {
+            let &(at, _) = self.small.last()?;
+            self.last = at;
+            return Some(at);
+        }
         self.refill().then_some(self.last)
     }
 
     /// Takes the earliest key (the first pushed among equal times).
     #[inline]
     pub(crate) fn pop(&mut self) -> Option<Key> {
+        if self.is_small {
+            let key = self.small.pop()?;
+            self.last = key.0;
+            self.len -= 1;
+            return Some(key);
+        }
         if !self.refill() {
             return None;
         }
@@ -122,6 +222,9 @@ impl TimeQueue {
         } else if self.head >= COMPACT_AFTER && self.head * 2 >= zero.len() {
             zero.drain(..self.head);
             self.head = 0;
+        }
+        if self.len <= SMALL_BACK {
+            self.gather_small();
         }
         Some(key)
     }
@@ -179,14 +282,17 @@ impl TimeQueue {
 
 impl Drop for TimeQueue {
     fn drop(&mut self) {
-        let room: usize = self.buckets.iter().map(Vec::capacity).sum();
+        let room: usize =
+            self.buckets.iter().map(Vec::capacity).sum::<usize>() + self.small.capacity();
         if room > SPARE_KEYS_MAX || self.buckets.len() != BUCKETS {
             return;
         }
         let mut buckets = std::mem::take(&mut self.buckets);
         buckets.iter_mut().for_each(Vec::clear);
-        // At thread exit the slot may be gone: the buckets are then simply freed.
-        let _ = SPARE.try_with(|s| *s.borrow_mut() = Some(buckets));
+        let mut small = std::mem::take(&mut self.small);
+        small.clear();
+        // At thread exit the slot may be gone: the storage is then simply freed.
+        let _ = SPARE.try_with(|s| *s.borrow_mut() = Some(Spare { small, buckets }));
     }
 }
 
@@ -215,6 +321,19 @@ mod tests {
     /// Runs a random monotone workload on both queues: each step pops one key (or pushes
     /// `fanout` keys at the time last popped plus a draw from `deltas`), and compares.
     fn agree(seed: u64, steps: usize, deltas: &[u64], fanout: usize) -> usize {
+        agree_switching(seed, steps, deltas, fanout, 0.5).0
+    }
+
+    /// [`agree`] popping with probability `pop`; also returns how many times the queue
+    /// changed form (sorted vector to buckets or back).
+    fn agree_switching(
+        seed: u64,
+        steps: usize,
+        deltas: &[u64],
+        fanout: usize,
+        pop: f64,
+    ) -> (usize, usize) {
+        let mut switches = 0;
         let mut rng = crate::SimRng::new(seed);
         let (mut q, mut o) = (
             TimeQueue::new(),
@@ -225,7 +344,8 @@ mod tests {
         );
         let (mut now, mut slot, mut popped) = (0u64, 0u32, 0);
         for _ in 0..steps {
-            if q.len() > 0 && rng.chance(0.5) {
+            let was_small = q.is_small;
+            if q.len() > 0 && rng.chance(pop) {
                 let peeked = q.peek();
                 let got = q.pop();
                 assert_eq!(got, o.pop(), "seed {seed}");
@@ -241,6 +361,12 @@ mod tests {
                 }
             }
             assert_eq!(q.len(), o.heap.len());
+            assert_eq!(
+                q.is_small,
+                q.small.len() == q.len,
+                "one form holds every key"
+            );
+            switches += usize::from(was_small != q.is_small);
         }
         while let Some(k) = o.pop() {
             assert_eq!(q.pop(), Some(k), "seed {seed}");
@@ -248,7 +374,23 @@ mod tests {
         }
         assert_eq!(q.pop(), None);
         assert_eq!(q.peek(), None);
-        popped
+        (popped, switches)
+    }
+
+    #[test]
+    fn a_queue_moving_between_its_two_forms_keeps_the_order() {
+        // fanout 3 against pops at 3/4: the length wanders across both thresholds
+        let deltas = [0, 0, 1, 7, 1_000, 1 << 20, 1 << 33];
+        let mut switches = 0;
+        for seed in 0..40 {
+            switches += agree_switching(seed, 5_000, &deltas, 3, 0.75).1;
+        }
+        assert!(switches > 100, "only {switches} changes of form");
+        // ties only: every key at the time last popped
+        let ties: usize = (0..20)
+            .map(|seed| agree_switching(seed, 5_000, &[0], 3, 0.75).1)
+            .sum();
+        assert!(ties > 10, "only {ties} changes of form");
     }
 
     #[test]
