@@ -1,7 +1,8 @@
 //! The native engine: a single-threaded discrete-event loop.
 //!
-//! A priority queue ordered by global time, ties in the order pushed (a monotone radix queue:
-//! nothing is ever scheduled into the past), holds every pending delivery, timer, input, fault
+//! A priority queue ordered by global time, ties in the order pushed (a sorted vector while
+//! small, a monotone radix queue past that: nothing is ever scheduled into the past; see
+//! `engine/queue.rs`), holds every pending delivery, timer, input, fault
 //! and start; [`Sim::step`] pops one and jumps time straight to it; [`Sim::run`] loops `step`
 //! until the queue is empty, the duration is reached, a checker reports a violation, a process
 //! panics or a limit is hit.
