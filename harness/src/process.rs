@@ -173,6 +173,9 @@ pub enum ClockAdjust {
 /// happens-before) shows them exactly as the algorithm did them.
 pub(crate) enum Op<P: Process> {
     Send(NodeId, P::Msg),
+    /// A copy of the message of the `Send` (or `SendCopy`) just before it, to another
+    /// destination: a broadcast's next copy, which a trace renders once for all.
+    SendCopy(NodeId, P::Msg),
     SetTimer {
         id: TimerId,
         deadline_local_ns: i64,
@@ -254,11 +257,19 @@ impl<P: Process> Ctx<'_, P> {
     /// Sends `msg` to every neighbour.
     pub fn broadcast(&mut self, msg: P::Msg) {
         let ops = &mut self.fx.ops;
+        // The first copy is a plain send; the others are its copies (rendered once in a trace).
+        let first = ops.len();
+        let mut push = |to: NodeId| {
+            let op = if ops.len() > first {
+                Op::SendCopy(to, msg.clone())
+            } else {
+                Op::Send(to, msg.clone())
+            };
+            ops.push(op);
+        };
         match self.neighbours {
-            Peers::List(l) => l.iter().for_each(|&to| ops.push(Op::Send(to, msg.clone()))),
-            Peers::Topology(adj) => {
-                adj.for_each_neighbour(self.id, |to| ops.push(Op::Send(to, msg.clone())))
-            }
+            Peers::List(l) => l.iter().for_each(|&to| push(to)),
+            Peers::Topology(adj) => adj.for_each_neighbour(self.id, push),
         }
     }
 

@@ -176,6 +176,15 @@ impl Text {
     pub fn as_str(&self) -> &str {
         self.0.as_deref().unwrap_or("")
     }
+
+    /// True when both are the same shared allocation (not only equal text).
+    #[cfg(test)]
+    pub(crate) fn shares(&self, other: &Text) -> bool {
+        match (&self.0, &other.0) {
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        }
+    }
 }
 
 impl std::ops::Deref for Text {

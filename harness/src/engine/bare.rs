@@ -60,7 +60,7 @@ pub fn run<P: Process>(
     let mut flush =
         |fx: &mut Effects<P>, heap: &mut BinaryHeap<Msg<P::Msg>>, now: u64, from: NodeId| {
             for op in fx.ops.drain(..) {
-                if let Op::Send(to, msg) = op {
+                if let Op::Send(to, msg) | Op::SendCopy(to, msg) = op {
                     seq += 1;
                     let at = now + net_rng.range_u64(lat_min_ns, lat_max_ns);
                     heap.push(Msg {

@@ -344,6 +344,27 @@ impl Recorder {
         }
     }
 
+    /// [`Recorder::render`] of a copy of the message `from` sent just before (a broadcast's
+    /// next copy): that send's text, shared, when it is among the trace's last two events (a
+    /// drop may follow a send), so a broadcast is rendered once for all its copies; otherwise
+    /// `value` rendered.
+    #[inline]
+    pub fn render_copy(&mut self, from: NodeId, value: &dyn fmt::Debug) -> Text {
+        if !self.record {
+            return Text::EMPTY;
+        }
+        let last = self.trace.as_ref().and_then(|t| {
+            t.events.iter().rev().take(2).find_map(|e| match &e.kind {
+                EventKind::Send { msg, .. } if e.node == Some(from) => Some(msg.clone()),
+                _ => None,
+            })
+        });
+        match last {
+            Some(text) => text,
+            None => self.render(value),
+        }
+    }
+
     /// [`Recorder::render`] for a timer's or an input's label (an owned string).
     pub fn label(&mut self, value: &dyn fmt::Debug) -> String {
         if !self.record {
@@ -546,6 +567,11 @@ pub(crate) trait Host<P: Process> {
     fn ops(&mut self) -> &mut Vec<crate::process::Op<P>>;
     /// Sends `msg` from `from` to `to` (routing, recording, limits: the engine's).
     fn send(&mut self, from: NodeId, to: NodeId, msg: P::Msg);
+    /// [`Host::send`] of a copy of the message `from` sent just before (a broadcast's next
+    /// copy): an engine may reuse that send's rendering. By default, a plain send.
+    fn send_copy(&mut self, from: NodeId, to: NodeId, msg: P::Msg) {
+        self.send(from, to, msg);
+    }
     /// Sets timer `tid` of `id` to fire when its clock reads `deadline_local_ns`.
     fn set_timer(
         &mut self,
@@ -600,6 +626,7 @@ pub(crate) fn after_callback<P: Process, H: Host<P>>(
     for op in ops.drain(..) {
         match op {
             Op::Send(to, msg) => h.send(id, to, msg),
+            Op::SendCopy(to, msg) => h.send_copy(id, to, msg),
             Op::SetTimer {
                 id: tid,
                 deadline_local_ns,

@@ -102,7 +102,11 @@ impl<P: Process> super::Host<P> for Sim<P> {
     }
 
     fn send(&mut self, from: NodeId, to: NodeId, msg: P::Msg) {
-        Sim::send(self, from, to, msg);
+        Sim::send(self, from, to, msg, false);
+    }
+
+    fn send_copy(&mut self, from: NodeId, to: NodeId, msg: P::Msg) {
+        Sim::send(self, from, to, msg, true);
     }
 
     fn set_timer(&mut self, id: NodeId, tid: TimerId, deadline_local_ns: i64, timer: P::Timer) {
@@ -522,13 +526,19 @@ impl<P: Process> Sim<P> {
         super::after_callback(self, id, result);
     }
 
-    fn send(&mut self, from: NodeId, to: NodeId, msg: P::Msg) {
+    /// Sends `msg`; `copy`: a copy of the message `from` sent just before (a broadcast's),
+    /// whose rendering the trace shares.
+    fn send(&mut self, from: NodeId, to: NodeId, msg: P::Msg, copy: bool) {
         let msg_id = self.next_msg_id;
         self.next_msg_id += 1;
         self.stats.sent += 1;
         let mut sent = 0;
         if self.rec.observing {
-            let rendered = self.rec.render(&msg);
+            let rendered = if copy {
+                self.rec.render_copy(from, &msg)
+            } else {
+                self.rec.render(&msg)
+            };
             let local = self.nodes[from].clock.read(self.now_ns);
             sent = self.rec.emit(
                 self.now_ns,
@@ -990,6 +1000,41 @@ mod tests {
             RunOptions::default(),
         )
         .unwrap()
+    }
+
+    #[test]
+    fn a_broadcast_is_rendered_once_and_its_copies_share_the_text() {
+        // Node 0 pings its 4 neighbours; node 2 is cut off, so its copy is dropped (a `drop`
+        // event between two copies) and the others are answered by a pong each.
+        let out = run(
+            r#"{"algorithm": "probe", "nodes": 5, "seed": 1, "duration_ms": 100,
+            "faults": [{"at_ms": 0, "fault": {"partition": {"groups": [[2]]}}}],
+            "workload": [{"at_ms": 1, "node": 0, "input": "Ping"}]}"#,
+        );
+        let trace = out.trace.as_ref().unwrap();
+        let sends = |pick: &dyn Fn(NodeId) -> bool| -> Vec<crate::Text> {
+            let texts = trace.events.iter().filter_map(|e| match &e.kind {
+                EventKind::Send { msg, .. } if e.node.is_some_and(pick) => Some(msg.clone()),
+                _ => None,
+            });
+            texts.collect()
+        };
+        let pings = sends(&|v| v == 0);
+        assert_eq!(pings.len(), 4);
+        assert!(pings.iter().all(|t| t.as_str() == "Ping"));
+        assert!(
+            pings[1..].iter().all(|t| t.shares(&pings[0])),
+            "one rendering"
+        );
+        assert_eq!(
+            count(&out, |k| matches!(k, EventKind::Drop { to: 2, .. })),
+            1
+        );
+        // The pongs are sends of their own, each rendered apart.
+        let pongs = sends(&|v| v != 0);
+        assert_eq!(pongs.len(), 3);
+        assert!(pongs.iter().all(|t| t.as_str() == "Pong"));
+        assert!(!pongs[1].shares(&pongs[0]));
     }
 
     #[test]
