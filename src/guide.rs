@@ -23,8 +23,10 @@ pub const BATCH: u64 = 16;
 pub const CORPUS_MAX: usize = 256;
 
 /// Share of a guided campaign's seeds (once the corpus has entries) that mutate a corpus
-/// scenario rather than generate a fresh one.
-pub const MUTATE_SHARE: f64 = 0.5;
+/// scenario rather than generate a fresh one. Half until stop 38; a mutation finds the
+/// deepest planted bugs a third to a quarter as often as a fresh seed, and a quarter raised
+/// every deep bug's failing seeds (README, "Which strategy finds which deep bug").
+pub const MUTATE_SHARE: f64 = 0.25;
 
 /// A goal and how often a campaign reached it.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -311,8 +311,8 @@ struct FuzzArgs {
     strategy: StrategyArg,
     /// No coverage guidance: every seed's scenario is generated fresh. By default runs are
     /// traced, the scenarios that reach something new (a new pair of events at a node, a
-    /// fault in a new state, one of the algorithm's goals) are kept, and half the later
-    /// seeds mutate one of them; the summary lists the goals never reached. `--strategy
+    /// fault in a new state, one of the algorithm's goals) are kept, and a quarter of the
+    /// later seeds mutate one of them; the summary lists the goals never reached. `--strategy
     /// random` implies it.
     #[arg(long)]
     no_coverage: bool,
