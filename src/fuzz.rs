@@ -85,9 +85,9 @@ pub struct FuzzConfig {
     /// (always written: the summary reports it).
     pub max_files: usize,
     /// Coverage guidance (see [`crate::guide`]): runs are traced, the scenarios that reach
-    /// something new kept, and a quarter of the later seeds mutate one of them; the report lists the
-    /// algorithm's goals reached and never reached. Off with the `random` strategy (which
-    /// generates exactly Sincro's first scenarios).
+    /// something new kept, and a quarter of the later seeds mutate one of them; the report
+    /// lists the algorithm's goals reached and never reached. Off with the `random` strategy
+    /// (which generates exactly Sincro's first scenarios).
     pub coverage: bool,
 }
 
