@@ -13,7 +13,10 @@
 //! the active phase; a quarter of the rounds ([`BURST_SHARE`]) put one more fault at the same
 //! moment. Each next round (a seed draws 1 to 40,
 //! [`moment_rounds`](sincro_harness::gen::moment_rounds)) runs the new scenario as its pilot, so
-//! moments chain: a node crashed at one moment can be hit again right after its restart. The
+//! moments chain: a node crashed at one moment can be hit again right after its restart. A
+//! pilot runs a phase past the active one ([`PILOT_PHASES`]) and is judged: the rounds stop at
+//! the first one whose scenario breaks a property, even one that breaks only after the faults
+//! stop. The
 //! scenario's description names each moment; the scenario file holds plain timed faults, so it
 //! replays exactly on every engine and shrinks like any other.
 //!
@@ -57,6 +60,25 @@ pub const BURST_SHARE: f64 = 0.25;
 
 /// The most faults a burst adds to its round's first one.
 pub const BURST_EXTRA_MAX: usize = 1;
+
+/// How long a pilot runs, in active phases: through the active phase and as long again after
+/// it, or to the scenario's end if that comes first ([`pilot_end_ms`]). Moments are drawn from
+/// the active phase alone; the time after it is there to judge. Some properties can break
+/// only once the faults have stopped (`leader_stability` is judged from the quiet time on, so
+/// a stale message still circulating after the last restart breaks it there): a pilot cut at
+/// the phase's end never saw them, and the next rounds went on adding faults that could hide
+/// the break. Now the rounds stop at the first scenario whose pilot breaks a property, and
+/// the seed fails with it. The moments drawn do not change (a run is the same up to any time
+/// whatever its end), so an unguided seed that failed before still fails. Stop 39, guided
+/// campaigns of 20,000 seeds (failing seeds per offset 0 to 4 million, `1` → `2`):
+/// `stale-coordinator` 5, 8, 3, 2, 5 → 22, 19, 19, 23, 17 (the README's search tables).
+pub const PILOT_PHASES: u64 = 2;
+
+/// Where a pilot of a scenario of `duration_ms` with an active phase of `active_ms` ends:
+/// `pilot_phases` phases in, or at the scenario's end if that comes first.
+pub fn pilot_end_ms(duration_ms: u64, active_ms: u64, pilot_phases: u64) -> u64 {
+    duration_ms.min(active_ms.saturating_mul(pilot_phases))
+}
 
 /// A moment of a pilot run: an event of `node` at `t_ns`, of a `kind` such as `cs_enter`,
 /// `leader`, `send:Request`, `deliver:Grant`, `timer:Retry`, `restart` or
@@ -273,7 +295,9 @@ fn observation_kind(obs: &sincro_harness::Observation) -> String {
 /// used. The faults go into the skeleton, so the algorithm's
 /// [`complete`](Algorithm::complete) then sizes the run with them (as it does for the
 /// generator's own faults). Returns the moments' descriptions (also appended to the
-/// scenario's description). A pilot that already breaks a property, a run the engine refuses,
+/// scenario's description). Each round's pilot runs a phase past the active one
+/// ([`PILOT_PHASES`]); the rounds stop at the first pilot that breaks a property (the draft
+/// keeps the faults that broke it). A run the engine refuses,
 /// a model with no class to draw from, or an algorithm whose completion drops timed faults
 /// (Ω's shared-memory model) adds nothing; a fault the completed scenario would not show is
 /// never added. A round that adds nothing leaves the pilot as it was, so the next round draws
@@ -285,6 +309,20 @@ pub fn add_moment_faults<A: Algorithm + ?Sized>(
     seed: u64,
     rounds: usize,
     opts: &GenOptions,
+) -> Vec<String> {
+    add_moment_faults_piloted(alg, draft, model, seed, rounds, opts, PILOT_PHASES)
+}
+
+/// [`add_moment_faults`] with pilots that run `pilot_phases` active phases (see
+/// [`PILOT_PHASES`]); the tests compare pilots cut at the phase's end with the default.
+fn add_moment_faults_piloted<A: Algorithm + ?Sized>(
+    alg: &A,
+    draft: &mut Draft,
+    model: &FaultModel,
+    seed: u64,
+    rounds: usize,
+    opts: &GenOptions,
+    pilot_phases: u64,
 ) -> Vec<String> {
     let classes: Vec<FaultClass> = MOMENT_CLASSES
         .into_iter()
@@ -312,7 +350,7 @@ pub fn add_moment_faults<A: Algorithm + ?Sized>(
     for round in 0..rounds {
         let mut rng = SimRng::derive(seed, 0x3043_0000 + round as u64);
         if pilot_moments.is_none() {
-            let Some(trace) = pilot(alg, &done, active_ms) else {
+            let Some(trace) = pilot(alg, &done, active_ms, pilot_phases) else {
                 break;
             };
             pilot_moments = Some(collect(&trace, active_ms.saturating_sub(1) * 1_000_000));
@@ -390,14 +428,21 @@ pub fn add_moment_faults<A: Algorithm + ?Sized>(
     added
 }
 
-/// The trace of the active phase of `done` (the scenario a draft completes to), or `None` when
-/// there is nothing to add: the run is refused, panics, hits a limit, or already breaks a
-/// property there (then it fails without moments).
-fn pilot<A: Algorithm + ?Sized>(alg: &A, done: &Scenario, active_ms: u64) -> Option<Trace> {
+/// The trace of the pilot of `done` (the scenario a draft completes to): its active phase and
+/// the time after it, to [`pilot_end_ms`]. `None` when there is nothing to add: the run is
+/// refused, panics, hits a limit, or already breaks a property by then (the draft then fails
+/// as it stands: its next rounds could only hide the break).
+fn pilot<A: Algorithm + ?Sized>(
+    alg: &A,
+    done: &Scenario,
+    active_ms: u64,
+    pilot_phases: u64,
+) -> Option<Trace> {
     let mut sc = done.clone();
     // The moments come from the active phase, and a run is the same up to any time whatever
-    // its end: the pilot stops there (the rest of a clock run is 1,000 s of convergence).
-    sc.duration_ms = sc.duration_ms.min(active_ms);
+    // its end: the pilot stops a phase after it (the rest of a clock run is 1,000 s of
+    // convergence), late enough to see a property break once the faults have stopped.
+    sc.duration_ms = pilot_end_ms(sc.duration_ms, active_ms, pilot_phases);
     // Moments read only the kinds of events: messages, timers and inputs as type words.
     let out = alg.run(&sc, RunOptions::new(true).type_words_only()).ok()?;
     match out.verdict {
@@ -845,6 +890,56 @@ mod tests {
         assert!(
             (1..12).contains(&empty_plans),
             "{empty_plans} empty plans of 12"
+        );
+    }
+
+    /// The ring's stale-coordinator draft of `seed` under faults at moments, its rounds' pilots
+    /// running `pilot_phases` active phases; and the scenario it completes to.
+    fn ring_draft(seed: u64, pilot_phases: u64) -> (Vec<String>, Scenario) {
+        let alg = find("election.ring").unwrap();
+        let variant = "stale-coordinator";
+        let model = crate::coverage::generation_model(alg, variant);
+        let opts = GenOptions {
+            strategy: sincro_harness::gen::Strategy::Moments,
+            ..GenOptions::default()
+        };
+        let mut draft =
+            sincro_harness::gen::generate("election.ring", variant, seed, &model, &opts);
+        let rounds = draft.moments;
+        let added =
+            add_moment_faults_piloted(alg, &mut draft, &model, seed, rounds, &opts, pilot_phases);
+        let opts = opts.for_draft(&draft);
+        (added, alg.complete(draft, &opts))
+    }
+
+    #[test]
+    fn a_pilot_judges_past_the_active_phase_and_the_rounds_stop_at_its_break() {
+        // Seed 343: with pilots cut at the active phase's end (before stop 39), 18 rounds add
+        // faults and the scenario passes. Pilots that run a phase longer stop after 10 rounds:
+        // that scenario breaks leader_stability after the phase, once its faults have stopped
+        // (a stale COORDINATOR reaches the leader), and the later rounds' faults hid it.
+        let alg = find("election.ring").unwrap();
+        let (cut, cut_sc) = ring_draft(343, 1);
+        let (judged, judged_sc) = ring_draft(343, PILOT_PHASES);
+        // The same moments are drawn up to the stop: a run is the same up to any time.
+        assert!(
+            judged.len() < cut.len(),
+            "{} rounds, {} cut",
+            judged.len(),
+            cut.len()
+        );
+        assert_eq!(judged[..], cut[..judged.len()]);
+        let verdict = |sc: &Scenario| alg.run(sc, RunOptions::new(false)).unwrap().verdict;
+        assert!(verdict(&cut_sc).is_pass(), "{}", verdict(&cut_sc));
+        let Verdict::Violation(v) = verdict(&judged_sc) else {
+            panic!("{}", verdict(&judged_sc));
+        };
+        assert_eq!(v.property, "leader_stability");
+        let active_ns = GenOptions::default().active_ms * 1_000_000;
+        assert!(v.t_ns > active_ns, "{v}: inside the active phase");
+        assert!(
+            judged_sc.quiet_from_ms() * 1_000_000 < v.t_ns,
+            "{v}: before the faults stop"
         );
     }
 
