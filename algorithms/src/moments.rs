@@ -297,11 +297,11 @@ fn observation_kind(obs: &sincro_harness::Observation) -> String {
 /// generator's own faults). Returns the moments' descriptions (also appended to the
 /// scenario's description). Each round's pilot runs a phase past the active one
 /// ([`PILOT_PHASES`]); the rounds stop at the first pilot that breaks a property (the draft
-/// keeps the faults that broke it). A run the engine refuses,
-/// a model with no class to draw from, or an algorithm whose completion drops timed faults
-/// (Ω's shared-memory model) adds nothing; a fault the completed scenario would not show is
-/// never added. A round that adds nothing leaves the pilot as it was, so the next round draws
-/// from the same pilot's moments without running it again.
+/// keeps the faults that broke it). A run the engine refuses, a model with no class to draw
+/// from, or an algorithm whose completion drops timed faults (Ω's shared-memory model) adds
+/// nothing; a fault the completed scenario would not show is never added. A round that adds
+/// nothing leaves the pilot as it was, so the next round draws from the same pilot's moments
+/// without running it again.
 pub fn add_moment_faults<A: Algorithm + ?Sized>(
     alg: &A,
     draft: &mut Draft,

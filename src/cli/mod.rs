@@ -111,7 +111,8 @@ pub(crate) enum StrategyArg {
     Pos,
     /// Random delays plus faults right after protocol moments a pilot run shows (a node
     /// enters the critical section, becomes leader, restarts and sends…): 1 to 40 rounds,
-    /// uniform, each round a pilot run and one fault.
+    /// uniform, each round a pilot run and one fault; the rounds stop at the first pilot that
+    /// breaks a property (a pilot runs a phase past the active one).
     Moments,
 }
 
