@@ -106,6 +106,9 @@ pub struct CausalOrder {
     /// Held messages that satisfy the rule, by arrival number: the earliest arrival is
     /// delivered first, as a scan of the hold-back queue in arrival order would.
     ready: BTreeSet<u64>,
+    /// What the link released from the message being handled (empty between messages; kept
+    /// for its memory).
+    released: Vec<Body>,
 }
 
 impl CausalOrder {
@@ -127,6 +130,7 @@ impl CausalOrder {
             arrivals: 0,
             waiting: vec![BinaryHeap::new(); n],
             ready: BTreeSet::new(),
+            released: Vec::new(),
         }
     }
 
@@ -143,35 +147,29 @@ impl CausalOrder {
     /// to `ready` when it needs none.
     fn walk(&mut self, a: u64, from_k: usize) {
         let (i, body) = &self.held[&a];
-        let (i, ts, vc) = (*i, &body.ts, &self.vc);
-        // The first entry in lo..hi where condition (2) fails (ts[k] > vc[k]). Chunks of 64
-        // are tested with no early exit (vectorized, see `any_greater`); only a chunk with
-        // such an entry is searched for the first one: a deliverable message's walk is a
-        // plain compare.
-        let ahead = |lo: usize, hi: usize| -> Option<(usize, u64)> {
-            let lo = lo.min(hi);
-            let (t, v) = (&ts[lo..hi], &vc[lo..hi]);
-            let mut base = lo;
-            for (tc, vc) in t.chunks(64).zip(v.chunks(64)) {
-                if any_greater(tc, vc) {
-                    let p = tc.iter().zip(vc).position(|(a, b)| a > b)?;
-                    return Some((base + p, tc[p]));
-                }
-                base += tc.len();
-            }
-            None
-        };
-        // Condition (1) at i, reached from below: vc[i] = ts[i] - 1.
-        let at_i = || (from_k <= i && vc[i] < ts[i] - 1).then(|| (i, ts[i] - 1));
-        let blocked = ahead(from_k, i)
-            .or_else(at_i)
-            .or_else(|| ahead(from_k.max(i + 1), ts.len()));
-        match blocked {
+        match blocked(*i, &body.ts, &self.vc, from_k) {
             Some((k, need)) => self.waiting[k].push(Reverse((need, a))),
             None => {
                 self.ready.insert(a);
             }
         }
+    }
+
+    /// A message `body` from `from` arrives (its stamp has the group's length and is ahead of
+    /// `vc[from]`): delivered with what it makes deliverable, or held back. One deliverable
+    /// while nothing else is (the common case) is delivered without entering the queue, as
+    /// holding it and delivering the ready ones would: it is the only one ready.
+    fn arrive(&mut self, ctx: &mut Ctx<'_, Self>, from: NodeId, body: Body) {
+        if !self.ready.is_empty() || blocked(from, &body.ts, &self.vc, 0).is_some() {
+            self.hold(from, body);
+        } else {
+            self.arrivals += 1; // its arrival number, as if held
+            debug_assert_eq!(body.ts[from], self.vc[from] + 1);
+            self.vc[from] += 1;
+            self.deliver(ctx, body);
+            self.wake(from);
+        }
+        self.deliver_ready(ctx);
     }
 
     /// Delivers held messages while one satisfies the rule, the earliest arrival first.
@@ -221,6 +219,32 @@ impl CausalOrder {
     }
 }
 
+/// The first entry, from `from_k` on, that a message of `P_i` stamped `ts` still needs of
+/// clock `vc` — `(k, the value vc[k] must reach)` — or `None` when the delivery rule holds.
+fn blocked(i: NodeId, ts: &[u64], vc: &[u64], from_k: usize) -> Option<(usize, u64)> {
+    // The first entry in lo..hi where condition (2) fails (ts[k] > vc[k]). Chunks of 64 are
+    // tested with no early exit (vectorized, see `any_greater`); only a chunk with such an
+    // entry is searched for the first one: a deliverable message's walk is a plain compare.
+    let ahead = |lo: usize, hi: usize| -> Option<(usize, u64)> {
+        let lo = lo.min(hi);
+        let (t, v) = (&ts[lo..hi], &vc[lo..hi]);
+        let mut base = lo;
+        for (tc, vc) in t.chunks(64).zip(v.chunks(64)) {
+            if any_greater(tc, vc) {
+                let p = tc.iter().zip(vc).position(|(a, b)| a > b)?;
+                return Some((base + p, tc[p]));
+            }
+            base += tc.len();
+        }
+        None
+    };
+    // Condition (1) at i, reached from below: vc[i] = ts[i] - 1.
+    let at_i = || (from_k <= i && vc[i] < ts[i] - 1).then(|| (i, ts[i] - 1));
+    ahead(from_k, i)
+        .or_else(at_i)
+        .or_else(|| ahead(from_k.max(i + 1), ts.len()))
+}
+
 /// Appends `n` in decimal to `out` (what `format!("{n}")` writes).
 fn push_decimal(out: &mut String, n: u64) {
     let mut digits = [0u8; 20];
@@ -266,11 +290,12 @@ impl Process for CausalOrder {
     fn on_start(&mut self, _ctx: &mut Ctx<'_, Self>) {}
 
     fn on_message(&mut self, ctx: &mut Ctx<'_, Self>, from: NodeId, msg: Msg) {
-        let (bodies, ack) = self.link.receive(from, msg);
-        if let Some(ack) = ack {
+        // The released payloads go to a buffer kept between messages: no allocation a message.
+        let mut bodies = std::mem::take(&mut self.released);
+        if let Some(ack) = self.link.receive_into(from, msg, &mut bodies) {
             ctx.send(from, ack);
         }
-        for body in bodies {
+        for body in bodies.drain(..) {
             match self.variant {
                 Variant::FifoOnly => {
                     for (c, t) in self.vc.iter_mut().zip(body.ts.iter()) {
@@ -282,11 +307,11 @@ impl Process for CausalOrder {
                     if body.ts.len() != self.vc.len() || body.ts[from] <= self.vc[from] {
                         continue; // malformed, or already delivered
                     }
-                    self.hold(from, body);
-                    self.deliver_ready(ctx);
+                    self.arrive(ctx, from, body);
                 }
             }
         }
+        self.released = bodies;
     }
 
     fn on_timer(&mut self, ctx: &mut Ctx<'_, Self>, timer: Timer) {
