@@ -75,17 +75,27 @@ impl Liveness {
             .unwrap_or(u64::MAX);
     }
 
+    /// Whether a pending request's deadline has passed by `now_ns` (checked on every event:
+    /// the common answer, none, is one comparison).
+    #[inline]
     fn judge(&self, now_ns: u64) -> Result<(), Violation> {
         if now_ns <= self.earliest_ns {
             return Ok(());
         }
+        Err(self.overdue())
+    }
+
+    /// The violation of the request whose deadline passed first.
+    #[cold]
+    #[inline(never)]
+    fn overdue(&self) -> Violation {
         let (&(node, resource), p) = self
             .pending
             .iter()
             .flat_map(|(k, v)| v.iter().map(move |p| (k, p)))
             .min_by_key(|(_, p)| p.deadline_ns)
             .expect("earliest deadline belongs to a pending request");
-        Err(Violation {
+        Violation {
             property: PROPERTY.into(),
             class: PropertyClass::Liveness,
             explanation: format!(
@@ -96,7 +106,7 @@ impl Liveness {
             ),
             t_ns: p.deadline_ns,
             events: vec![p.event],
-        })
+        }
     }
 }
 

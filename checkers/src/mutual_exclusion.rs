@@ -47,8 +47,10 @@ enum Step {
 /// The mutual exclusion checker.
 #[derive(Debug, Default)]
 pub struct MutualExclusion {
-    /// resource -> holders (node -> enter event id) at the end of the last judged instant
-    holders: BTreeMap<u32, BTreeMap<NodeId, u64>>,
+    /// resource -> holders (node, enter event id) at the end of the last judged instant, both
+    /// sorted: most runs have one resource and at most one holder, entering and leaving on
+    /// every pass, so a resource keeps its (possibly empty) list instead of reallocating it
+    holders: Vec<(u32, Vec<(NodeId, u64)>)>,
     /// the current instant and its events, in trace order (each node's in program order)
     now_ns: u64,
     steps: Vec<(NodeId, Step)>,
@@ -65,6 +67,34 @@ impl MutualExclusion {
         MutualExclusion::default()
     }
 
+    /// The holders of resource `r` (sorted by node).
+    fn held(&self, r: u32) -> &[(NodeId, u64)] {
+        match self.holders.binary_search_by_key(&r, |e| e.0) {
+            Ok(i) => &self.holders[i].1,
+            Err(_) => &[],
+        }
+    }
+
+    /// The holders of resource `r`, to change.
+    fn held_mut(&mut self, r: u32) -> &mut Vec<(NodeId, u64)> {
+        let i = match self.holders.binary_search_by_key(&r, |e| e.0) {
+            Ok(i) => i,
+            Err(i) => {
+                self.holders.insert(i, (r, Vec::new()));
+                i
+            }
+        };
+        &mut self.holders[i].1
+    }
+
+    /// The resources `node` holds.
+    fn held_by(&self, node: NodeId) -> impl Iterator<Item = u32> + '_ {
+        self.holders
+            .iter()
+            .filter(move |(_, h)| h.iter().any(|&(n, _)| n == node))
+            .map(|&(r, _)| r)
+    }
+
     fn violation(t_ns: u64, explanation: String, mut events: Vec<u64>) -> Violation {
         events.sort_unstable();
         events.dedup();
@@ -79,7 +109,17 @@ impl MutualExclusion {
 
     /// Judges the instant `now_ns` from its events (in any order across nodes) and moves the
     /// holders to its end.
+    #[inline]
     fn close_instant(&mut self) -> Result<(), Violation> {
+        if self.steps.is_empty() {
+            return Ok(()); // most instants have no event this checker reads
+        }
+        self.close_steps()
+    }
+
+    /// [`Self::close_instant`] of an instant with events.
+    #[inline(never)]
+    fn close_steps(&mut self) -> Result<(), Violation> {
         let Some(&(first, _)) = self.steps.first() else {
             return Ok(());
         };
@@ -112,12 +152,7 @@ impl MutualExclusion {
         for &(_, step) in &self.steps {
             match step {
                 Step::Enter(r, _) | Step::Exit(r) => touched.push(r),
-                Step::Leave => touched.extend(
-                    self.holders
-                        .iter()
-                        .filter(|(_, h)| h.contains_key(&node))
-                        .map(|(&r, _)| r),
-                ),
+                Step::Leave => touched.extend(self.held_by(node)),
             }
         }
         touched.sort_unstable();
@@ -135,8 +170,11 @@ impl MutualExclusion {
 
     /// One resource `r` of [`Self::close_one_node`].
     fn close_one_resource(&mut self, node: NodeId, r: u32, t: u64) -> Result<(), Violation> {
-        let held_before = self.holders.get(&r);
-        let mine_before = held_before.and_then(|h| h.get(&node).copied());
+        let held_before = self.held(r);
+        let mine_before = held_before
+            .iter()
+            .find(|&&(n, _)| n == node)
+            .map(|&(_, id)| id);
         let mut mine = mine_before;
         let mut entered = None;
         for &(_, step) in &self.steps {
@@ -159,9 +197,7 @@ impl MutualExclusion {
         }
         // a holder that stays through the instant (every other node does) sees nobody enter
         if let Some(id) = entered {
-            if let Some((&holder, &held)) =
-                held_before.and_then(|h| h.iter().find(|(&h, _)| h != node))
-            {
+            if let Some(&(holder, held)) = held_before.iter().find(|&&(h, _)| h != node) {
                 return Err(Self::violation(
                     t,
                     format!(
@@ -172,26 +208,20 @@ impl MutualExclusion {
             }
         }
         if mine != mine_before {
-            match mine {
-                Some(id) => {
-                    self.holders.entry(r).or_default().insert(node, id);
+            let held = self.held_mut(r);
+            let at = held.binary_search_by_key(&node, |e| e.0);
+            match (mine, at) {
+                (Some(id), Ok(i)) => held[i].1 = id,
+                (Some(id), Err(i)) => held.insert(i, (node, id)),
+                (None, Ok(i)) => {
+                    held.remove(i);
                 }
-                None => {
-                    if let Some(h) = self.holders.get_mut(&r) {
-                        h.remove(&node);
-                        if h.is_empty() {
-                            self.holders.remove(&r);
-                        }
-                    }
-                }
+                (None, Err(_)) => {}
             }
         }
         // at most one inside at the end of the instant
-        match self.holders.get(&r) {
-            Some(inside) if inside.len() > 1 => {
-                let mut it = inside.iter();
-                let (&a, &ea) = it.next().expect("two holders");
-                let (&b, &eb) = it.next().expect("two holders");
+        match self.held(r) {
+            &[(a, ea), (b, eb), ..] => {
                 Err(Self::violation(
                     t,
                     format!(
@@ -216,17 +246,12 @@ impl MutualExclusion {
                     Step::Enter(r, _) | Step::Exit(r) => {
                         resources.insert(r);
                     }
-                    Step::Leave => resources.extend(
-                        self.holders
-                            .iter()
-                            .filter(|(_, h)| h.contains_key(node))
-                            .map(|(&r, _)| r),
-                    ),
+                    Step::Leave => resources.extend(self.held_by(*node)),
                 }
             }
         }
         for r in resources {
-            let before = self.holders.remove(&r).unwrap_or_default();
+            let before: BTreeMap<NodeId, u64> = self.held(r).iter().copied().collect();
             // each node's own events, in its order: who is inside at the end, who left, who
             // entered (and a second entry without leaving)
             let mut inside = before.clone();
@@ -283,9 +308,9 @@ impl MutualExclusion {
                     vec![ea, eb],
                 ));
             }
-            if !inside.is_empty() {
-                self.holders.insert(r, inside);
-            }
+            let held = self.held_mut(r);
+            held.clear();
+            held.extend(inside);
         }
         Ok(())
     }

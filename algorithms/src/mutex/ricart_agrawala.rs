@@ -177,12 +177,18 @@ impl RicartAgrawala {
         let clock = stamp.time;
         let me = ctx.id();
         let peers: Vec<NodeId> = (0..ctx.nodes()).filter(|&p| p != me).collect();
+        // The textbook algorithm never resends: only the fault-tolerant fix counts sends.
+        let unanswered = if self.fault_tolerant() {
+            peers.iter().map(|&p| (p, 1)).collect()
+        } else {
+            BTreeMap::new()
+        };
         self.state = State::Wanted {
             stamp,
             hold_ms,
             oks: BTreeSet::new(),
             answered: BTreeSet::new(),
-            unanswered: peers.iter().map(|&p| (p, 1)).collect(),
+            unanswered,
             dead: BTreeSet::new(),
         };
         ctx.observe(Observation::CsRequest { resource: 0 });
@@ -276,14 +282,18 @@ impl RicartAgrawala {
         let ft = self.fault_tolerant();
         // Whoever speaks is alive: never declare it dead for this request (it may just have
         // restarted, and asked us while we waited for its answer). If we had already declared
-        // it dead, its assumed permission is void: ask it again.
-        if let State::Wanted {
-            stamp,
-            answered,
-            dead,
-            oks,
-            ..
-        } = &mut self.state
+        // it dead, its assumed permission is void: ask it again. (Only the fault-tolerant fix
+        // keeps track of who is alive.)
+        if let (
+            true,
+            State::Wanted {
+                stamp,
+                answered,
+                dead,
+                oks,
+                ..
+            },
+        ) = (ft, &mut self.state)
         {
             answered.insert(from);
             if dead.remove(&from) {
@@ -338,7 +348,9 @@ impl RicartAgrawala {
                 }
                 if let State::Wanted { oks, answered, .. } = &mut self.state {
                     oks.insert(from);
-                    answered.insert(from);
+                    if ft {
+                        answered.insert(from);
+                    }
                 }
                 self.maybe_enter(ctx);
             }
