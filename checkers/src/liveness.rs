@@ -29,7 +29,6 @@
 
 use sincro_harness::trace::{Event, EventKind};
 use sincro_harness::{Checker, Fault, NodeId, Observation, PropertyClass, Violation, NS_PER_MS};
-use std::collections::BTreeMap;
 
 /// Property name.
 pub const PROPERTY: &str = "liveness";
@@ -46,8 +45,9 @@ struct Pending {
 pub struct Liveness {
     quiet_ns: u64,
     bound_ns: u64,
-    /// (node, resource) -> pending requests, oldest first
-    pending: BTreeMap<(NodeId, u32), Vec<Pending>>,
+    /// (node, resource) -> pending requests, oldest first, sorted by key; a key keeps its
+    /// (possibly empty) list, so a node that requests again and again reuses it
+    pending: Vec<((NodeId, u32), Vec<Pending>)>,
     /// earliest deadline of any pending request (for a cheap online test)
     earliest_ns: u64,
     unjudged: Option<String>,
@@ -59,7 +59,7 @@ impl Liveness {
         Liveness {
             quiet_ns: quiet_from_ms * NS_PER_MS,
             bound_ns: bound_ms * NS_PER_MS,
-            pending: BTreeMap::new(),
+            pending: Vec::new(),
             earliest_ns: u64::MAX,
             unjudged: None,
         }
@@ -68,8 +68,8 @@ impl Liveness {
     fn recompute_earliest(&mut self) {
         self.earliest_ns = self
             .pending
-            .values()
-            .flatten()
+            .iter()
+            .flat_map(|(_, v)| v)
             .map(|p| p.deadline_ns)
             .min()
             .unwrap_or(u64::MAX);
@@ -123,33 +123,41 @@ impl Checker for Liveness {
                 obs: Observation::CsRequest { resource },
             } => {
                 let deadline_ns = ev.t_ns.max(self.quiet_ns).saturating_add(self.bound_ns);
-                self.pending
-                    .entry((node, *resource))
-                    .or_default()
-                    .push(Pending {
-                        event: ev.id,
-                        t_ns: ev.t_ns,
-                        deadline_ns,
-                    });
+                let key = (node, *resource);
+                let i = match self.pending.binary_search_by_key(&key, |e| e.0) {
+                    Ok(i) => i,
+                    Err(i) => {
+                        self.pending.insert(i, (key, Vec::new()));
+                        i
+                    }
+                };
+                self.pending[i].1.push(Pending {
+                    event: ev.id,
+                    t_ns: ev.t_ns,
+                    deadline_ns,
+                });
                 self.earliest_ns = self.earliest_ns.min(deadline_ns);
             }
             EventKind::Observe {
                 obs: Observation::CsEnter { resource } | Observation::CsAbandon { resource },
             } => {
-                if let Some(v) = self.pending.get_mut(&(node, *resource)) {
+                let key = (node, *resource);
+                if let Ok(i) = self.pending.binary_search_by_key(&key, |e| e.0) {
+                    let v = &mut self.pending[i].1;
                     if !v.is_empty() {
                         v.remove(0);
+                        self.recompute_earliest();
                     }
-                    if v.is_empty() {
-                        self.pending.remove(&(node, *resource));
-                    }
-                    self.recompute_earliest();
                 }
             }
             EventKind::Fault {
                 fault: Fault::Crash { node } | Fault::Restart { node },
             } => {
-                self.pending.retain(|(n, _), _| n != node);
+                for ((n, _), v) in &mut self.pending {
+                    if n == node {
+                        v.clear();
+                    }
+                }
                 self.recompute_earliest();
             }
             _ => {}
