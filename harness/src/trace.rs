@@ -297,6 +297,17 @@ impl Trace {
         let events = SPARE.with(|s| std::mem::take(&mut *s.borrow_mut()));
         Trace { nodes, events }
     }
+
+    /// Frees this thread's spare event buffer, so the next traced run records into fresh
+    /// memory as the first run of a process does (`sincro bench` measures its first traced
+    /// run of each workload so, not on the buffer the workload before it left).
+    pub fn free_spare_buffer() {
+        let _ = SPARE.try_with(|s| {
+            if let Ok(mut spare) = s.try_borrow_mut() {
+                *spare = Vec::new();
+            }
+        });
+    }
 }
 
 impl Drop for Trace {
@@ -959,6 +970,16 @@ mod tests {
         let again = Trace::with_spare_buffer(1);
         assert!(again.events.is_empty());
         assert_eq!(again.events.capacity(), cap);
+    }
+
+    #[test]
+    fn a_freed_spare_buffer_is_not_lent() {
+        let mut t = Trace::with_spare_buffer(1);
+        t.events.reserve(1000);
+        drop(t);
+        Trace::free_spare_buffer();
+        let fresh = Trace::with_spare_buffer(1);
+        assert_eq!(fresh.events.capacity(), 0);
     }
 
     #[test]
