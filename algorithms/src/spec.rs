@@ -425,6 +425,16 @@ pub fn complete_default<A: Algorithm + ?Sized>(
     draft: Draft,
     opts: &GenOptions,
 ) -> Scenario {
+    complete_default_with_bound(alg, draft, opts).0
+}
+
+/// [`complete_default`], and the liveness bound it used, ms (a completion that extends the
+/// run further, such as [`serial_drain_ms`]'s, need not work it out again).
+pub fn complete_default_with_bound<A: Algorithm + ?Sized>(
+    alg: &A,
+    draft: Draft,
+    opts: &GenOptions,
+) -> (Scenario, u64) {
     let mut draft = draft;
     let sc = &mut draft.scenario;
     sc.workload = alg.workload(&mut draft.workload_rng, sc.nodes, opts.active_ms);
@@ -432,7 +442,7 @@ pub fn complete_default<A: Algorithm + ?Sized>(
     let bound = alg.liveness_bound_ms(sc);
     sc.duration_ms = sc.quiet_from_ms().max(opts.active_ms);
     extend_to_judge(sc, sc.duration_ms, bound);
-    draft.scenario
+    (draft.scenario, bound)
 }
 
 /// Makes `sc` last at least one and a half liveness bounds (`bound_ms`) past `from_ms`, the

@@ -9,7 +9,9 @@ pub mod ricart_agrawala;
 pub mod token_ring;
 pub mod voting;
 
-use crate::spec::{complete_default, extend_to_judge, serial_drain_ms, Setup, Spec, Timed};
+use crate::spec::{
+    complete_default_with_bound, extend_to_judge, serial_drain_ms, Setup, Spec, Timed,
+};
 use crate::Algorithm;
 use centralized::Input;
 use serde::Deserialize;
@@ -43,7 +45,7 @@ pub fn workload(rng: &mut SimRng, nodes: usize, active_ms: u64) -> Vec<Timed<Inp
     items
 }
 
-/// [`Spec::complete`] of the mutual-exclusion algorithms: [`complete_default`], and a run long
+/// [`Spec::complete`] of the mutual-exclusion algorithms: [`complete_default`](crate::spec::complete_default), and a run long
 /// enough for the requests to drain. Critical sections follow each other, so a short active
 /// phase full of requests takes a while to serve: each takes its hold time and two usual
 /// latencies (a request or release, then a grant), one after another
@@ -54,7 +56,9 @@ where
     S: Spec,
     S::Node: Process<Input = Input>,
 {
-    let mut sc = complete_default(spec, draft, opts);
+    // The bound reads the node count, the latencies, the fault plan's spikes and the
+    // workload, none of which the duration the default completion sets changes.
+    let (mut sc, bound) = complete_default_with_bound(spec, draft, opts);
     let lat = crate::spec::usual_latency_ms(&sc);
     let service = |hold_ms: u64| {
         hold_ms
@@ -69,7 +73,6 @@ where
             Err(_) => None,
         });
     let drained = serial_drain_ms(inputs, sc.quiet_from_ms());
-    let bound = Algorithm::liveness_bound_ms(spec, &sc);
     extend_to_judge(&mut sc, drained, bound);
     sc
 }
