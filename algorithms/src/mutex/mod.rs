@@ -45,10 +45,11 @@ pub fn workload(rng: &mut SimRng, nodes: usize, active_ms: u64) -> Vec<Timed<Inp
     items
 }
 
-/// [`Spec::complete`] of the mutual-exclusion algorithms: [`complete_default`](crate::spec::complete_default), and a run long
-/// enough for the requests to drain. Critical sections follow each other, so a short active
-/// phase full of requests takes a while to serve: each takes its hold time and two usual
-/// latencies (a request or release, then a grant), one after another
+/// [`Spec::complete`] of the mutual-exclusion algorithms:
+/// [`complete_default`](crate::spec::complete_default), and a run long enough for the
+/// requests to drain. Critical sections follow each other, so a short active phase full of
+/// requests takes a while to serve: each takes its hold time and two usual latencies (a
+/// request or release, then a grant), one after another
 /// ([`serial_drain_ms`]); the last one is then made, and the run leaves it one and a half
 /// liveness bounds, as it leaves the faults.
 pub fn complete<S>(spec: &S, draft: Draft, opts: &GenOptions) -> Scenario
