@@ -12,6 +12,7 @@ pub mod native;
 mod queue;
 #[cfg(any(feature = "turmoil", madsim))]
 mod socket;
+mod timers;
 #[cfg(feature = "turmoil")]
 pub mod turmoil;
 

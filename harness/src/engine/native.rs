@@ -8,6 +8,7 @@
 //! panics or a limit is hit.
 
 use super::queue::TimeQueue;
+use super::timers::Timers;
 use super::{
     in_flight_less_one, invariant, invariant_broken, invoke, Call, Factory, Outcome, Prepared,
     Recorder, RunOptions, Stats, Verdict,
@@ -21,7 +22,7 @@ use crate::rng::{stream, SimRng};
 use crate::scenario::{Limits, Scenario, ScenarioError};
 use crate::trace::EventKind;
 use crate::{ms_to_ns, NodeId, NS_PER_MS};
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 
 enum Item<P: Process> {
     Start(NodeId),
@@ -53,7 +54,7 @@ struct Node<P: Process> {
     stable: P::Stable,
     clock: SoftClock,
     rng: SimRng,
-    timers: BTreeMap<TimerId, PendingTimer<P::Timer>>,
+    timers: Timers<PendingTimer<P::Timer>>,
     next_timer: u64,
     incarnation: u32,
     paused: bool,
@@ -131,7 +132,7 @@ impl<P: Process> super::Host<P> for Sim<P> {
     }
 
     fn cancel_timer(&mut self, id: NodeId, tid: TimerId) {
-        self.nodes[id].timers.remove(&tid);
+        self.nodes[id].timers.remove(tid);
     }
 
     fn clock_changed(&mut self, id: NodeId) {
@@ -161,7 +162,7 @@ impl<P: Process> Sim<P> {
                 stable: P::Stable::default(),
                 clock,
                 rng,
-                timers: BTreeMap::new(),
+                timers: Timers::new(),
                 next_timer: 0,
                 incarnation: 0,
                 paused: false,
@@ -401,7 +402,7 @@ impl<P: Process> Sim<P> {
                 gen,
             } => {
                 let node = &mut self.nodes[id];
-                match node.timers.get(&tid) {
+                match node.timers.get(tid) {
                     Some(p) if p.gen == gen => {}
                     Some(p) => {
                         // rescheduled: only an older generation can still be queued
@@ -428,7 +429,10 @@ impl<P: Process> Sim<P> {
                     return;
                 }
                 let local = node.clock.read(self.now_ns);
-                let deadline = node.timers[&tid].deadline_local_ns;
+                let deadline = match node.timers.get(tid) {
+                    Some(p) => p.deadline_local_ns,
+                    None => unreachable!("checked above"),
+                };
                 if local < deadline {
                     // The clock was slowed or set back since the timer was scheduled.
                     let at = node
@@ -445,7 +449,7 @@ impl<P: Process> Sim<P> {
                     );
                     return;
                 }
-                let timer = node.timers.remove(&tid).expect("checked above").timer;
+                let timer = node.timers.remove(tid).expect("checked above").timer;
                 self.stats.timers += 1;
                 if self.rec.observing {
                     let label = self.rec.label(&timer);
@@ -634,7 +638,7 @@ impl<P: Process> Sim<P> {
         let now = self.now_ns;
         let node = &mut self.nodes[id];
         let mut fresh = Vec::with_capacity(node.timers.len());
-        for (&tid, p) in node.timers.iter_mut() {
+        for (tid, p) in node.timers.iter_mut() {
             p.gen = match p.gen.checked_add(1) {
                 Some(g) => g,
                 None => invariant_broken(
