@@ -46,7 +46,16 @@ pub struct Point {
 /// The scenario of `workload` at `n` nodes; an unknown workload or a size the algorithm
 /// refuses is an error naming it.
 pub fn scenario(workload: &str, n: usize) -> Result<Scenario, String> {
+    if n < 2 {
+        return Err(format!("{workload} at n = {n}: nodes must be at least 2"));
+    }
     let doc = match workload {
+        "election" if n > crate::harness::scenario::MAX_NODES => {
+            return Err(format!(
+                "election: n = {n} is above the {} nodes a scenario may have",
+                crate::harness::scenario::MAX_NODES
+            ))
+        }
         "election" => serde_json::json!({
             "algorithm": "election.chang-roberts", "nodes": n, "seed": 65,
             "duration_ms": 60_000 + 40 * n as u64,
@@ -230,6 +239,11 @@ mod tests {
         // every node multicasts once: n − 1 copies and n − 1 acks each
         assert_eq!(run_here("causal", 12).unwrap().sent, 2 * 12 * 11);
         assert!(scenario("causal", 5000).unwrap_err().contains("above"));
+        // Checked before the scenario is built: a huge size is refused at once, not built.
+        assert!(scenario("election", usize::MAX)
+            .unwrap_err()
+            .contains("above"));
+        assert!(scenario("election", 1).unwrap_err().contains("at least 2"));
         assert!(scenario("gossip", 10).unwrap_err().contains("unknown"));
         assert!(parse_one("election").is_err() && parse_one("election:x").is_err());
         assert_eq!(parse_one("causal:7").unwrap(), ("causal".into(), 7));

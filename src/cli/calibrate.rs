@@ -45,7 +45,7 @@ pub(super) struct CalibrateArgs {
     /// seeds.
     #[arg(long, default_value_t = 1000)]
     within: u64,
-    /// Worker threads (at most 256).
+    /// Worker threads, 1 to 256 (0 is taken as 1).
     #[arg(long, short, default_value_t = 1)]
     jobs: usize,
     #[command(flatten)]

@@ -33,9 +33,9 @@ pub struct MatrixArgs {
     /// First seed.
     #[arg(long, default_value_t = 0)]
     seed_start: u64,
-    /// Worker threads: each runs one cell at a time, its seeds in order (each run
-    /// single-threaded and deterministic), so the matrix and its files are the same whatever
-    /// the count.
+    /// Worker threads, 1 to 256 (0 is taken as 1): each runs one cell at a time, its seeds in
+    /// order (each run single-threaded and deterministic), so the matrix and its files are the
+    /// same whatever the count.
     #[arg(long, short, default_value_t = 1)]
     jobs: usize,
     /// Directory for the counterexamples

@@ -317,8 +317,8 @@ struct FuzzArgs {
     /// random` implies it.
     #[arg(long)]
     no_coverage: bool,
-    /// Worker threads (at most 256): one run per thread, each run single-threaded and
-    /// deterministic.
+    /// Worker threads, 1 to 256 (0 is taken as 1): one run per thread, each run
+    /// single-threaded and deterministic.
     #[arg(long, short, default_value_t = 1)]
     jobs: usize,
     /// Count every failure instead of stopping a target at its first one.
