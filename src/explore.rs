@@ -72,7 +72,10 @@ pub struct ExploreArgs {
     /// Messages the search may duplicate [default: 1 if the model tolerates duplication, else 0].
     #[arg(long, value_name = "N")]
     dup: Option<u32>,
-    /// Crashes the search may inject (restarts too when the model has crash-recovery).
+    /// Crashes the search may inject (restarts too when the model has crash-recovery). A
+    /// complete path that leaves more of them down when the faults end than the model lets
+    /// stay down for good (none with crash-recovery, one with crash-stop) is not judged for
+    /// liveness (counted as unjudged), as a node paused past the end is not.
     #[arg(long, value_name = "N", default_value_t = 0)]
     crashes: u32,
     /// Pauses the search may inject, each ended by a resume the search places [default: 1 if
@@ -234,6 +237,13 @@ pub fn main(a: &ExploreArgs) -> i32 {
             duplicate: dup,
             crashes: a.crashes,
             restarts: allows(FaultClass::Crashes) || a.beyond_model,
+            // Inside the model, crashed nodes are back when the faults end, except one gone
+            // for good where crash-stop is tolerated (as a generated scenario has at most).
+            crash_stops: if a.beyond_model {
+                u32::MAX
+            } else {
+                u32::from(allows(FaultClass::CrashStop))
+            },
             pauses,
             faults_until_ns: if injected {
                 faults_until_ms * crate::harness::NS_PER_MS

@@ -38,7 +38,9 @@
 //! bound is judged only for what happened on it, never for liveness, and never counts as a
 //! pass. Neither is a complete path on which a pause the search injected lasted past
 //! `Bounds::faults_until_ns` (liveness is judged from the end of the faults; a node paused to
-//! the end looks crashed): it is counted as [`UNJUDGED_PAUSE`].
+//! the end looks crashed): it is counted as [`UNJUDGED_PAUSE`]; nor one on which more nodes
+//! the search crashed are still down at that time than the model lets stay down for good
+//! (`Bounds::crash_stops`): [`UNJUDGED_CRASH`].
 //!
 //! **Bounds.** Depth, distinct states and wall time ([`ExploreOptions`]): the search always
 //! ends, and the report says which bound ended it.
@@ -58,6 +60,11 @@ pub use crate::engine::explore::MsgKey;
 /// The label of a complete path not judged for liveness because a pause the search injected
 /// outlived the faults (see `World::pause_outlived_faults`).
 pub const UNJUDGED_PAUSE: &str = "unjudged: a pause outlived the faults";
+
+/// The label of a complete path not judged for liveness because more nodes the search crashed
+/// than `Bounds::crash_stops` allows were still down when the faults ended (see
+/// `World::crash_outlived_faults`).
+pub const UNJUDGED_CRASH: &str = "unjudged: a crash outlived the faults";
 
 /// How far to search.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -197,13 +204,13 @@ impl fmt::Display for ExploreReport {
                 "no violation: the whole state space ({} states, depth {}) was explored{}",
                 self.states,
                 self.max_depth,
-                match self.complete.get(UNJUDGED_PAUSE) {
-                    Some(n) => format!(
-                        " (liveness not judged on {n} complete paths where a pause outlived \
+                [(UNJUDGED_PAUSE, "a pause"), (UNJUDGED_CRASH, "a crash")]
+                    .iter()
+                    .filter_map(|(label, what)| self.complete.get(*label).map(|n| format!(
+                        " (liveness not judged on {n} complete paths where {what} outlived \
                          the faults)"
-                    ),
-                    None => String::new(),
-                }
+                    )))
+                    .collect::<String>()
             ),
             (None, stop) => write!(
                 f,
@@ -373,6 +380,10 @@ pub fn explore<P: Process>(
                 if w.pause_outlived_faults() {
                     // Safety was judged on the way; liveness cannot be judged here.
                     *report.complete.entry(UNJUDGED_PAUSE.into()).or_default() += 1;
+                    continue;
+                }
+                if w.crash_outlived_faults() {
+                    *report.complete.entry(UNJUDGED_CRASH.into()).or_default() += 1;
                     continue;
                 }
                 // Complete: judged as at the end of a run (liveness included).

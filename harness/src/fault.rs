@@ -118,7 +118,11 @@ impl Fault {
                 if drift_ppm.is_finite() && drift_ppm.abs() <= rho_ppm {
                     Ok(())
                 } else {
-                    Err(format!("drift_change.drift_ppm = {drift_ppm} exceeds the bound clocks.rho_ppm = {rho_ppm}"))
+                    Err(format!(
+                        "drift_change.drift_ppm = {} exceeds the bound clocks.rho_ppm = {}",
+                        crate::show_f64(*drift_ppm),
+                        crate::show_f64(rho_ppm)
+                    ))
                 }
             }
             Fault::SetLinks(o) => o.validate(n).map_err(|e| format!("set_links: {e}")),

@@ -229,7 +229,10 @@ impl LinkSpec {
             ("reorder", self.reorder),
         ] {
             if !(0.0..=1.0).contains(&p) {
-                return Err(format!("{name} probability must be within [0, 1], got {p}"));
+                return Err(format!(
+                    "{name} probability must be within [0, 1], got {}",
+                    crate::show_f64(p)
+                ));
             }
         }
         Ok(())
@@ -281,7 +284,10 @@ impl LinkOverride {
         ] {
             if let Some(p) = p {
                 if !(0.0..=1.0).contains(&p) {
-                    return Err(format!("{name} probability must be within [0, 1], got {p}"));
+                    return Err(format!(
+                        "{name} probability must be within [0, 1], got {}",
+                        crate::show_f64(p)
+                    ));
                 }
             }
         }

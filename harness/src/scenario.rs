@@ -437,7 +437,7 @@ impl Scenario {
         if !(c.rho_ppm.is_finite() && (0.0..=1_000_000.0).contains(&c.rho_ppm)) {
             return err(format!(
                 "clocks.rho_ppm must be within [0, 1e6], got {}",
-                c.rho_ppm
+                crate::show_f64(c.rho_ppm)
             ));
         }
         if !(c.offset_ms_max.is_finite() && (0.0..=max_ms).contains(&c.offset_ms_max)) {
@@ -462,7 +462,8 @@ impl Scenario {
             if !(nc.drift_ppm.is_finite() && nc.drift_ppm.abs() <= c.rho_ppm) {
                 return err(format!(
                     "clocks.nodes[{i}].drift_ppm = {} exceeds the bound clocks.rho_ppm = {}",
-                    nc.drift_ppm, c.rho_ppm
+                    crate::show_f64(nc.drift_ppm),
+                    crate::show_f64(c.rho_ppm)
                 ));
             }
         }

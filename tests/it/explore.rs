@@ -319,3 +319,43 @@ fn a_pause_that_outlives_the_faults_is_not_judged_for_liveness() {
         "{report}"
     );
 }
+
+/// Crashes the search leaves in place past the end of the faults are out of a crash-recovery
+/// model: the textbook bully (crashes with restart) with two crashes gave a false
+/// `leader_agreement` failure (node 1 still naming node 2, crashed for good, with nothing left
+/// to make it probe) before such paths were set apart. With no node allowed down for good the
+/// correct variant holds and those paths are counted as unjudged; with no limit (the old
+/// judgement) the same search reports the false failure, so the test can tell them apart.
+#[test]
+fn a_crash_that_outlives_the_faults_is_not_judged_for_liveness() {
+    let a = find("election.bully").unwrap();
+    let mut sc = small_scenario(a, "correct", 3, 0, 1, 20);
+    heal_at(&mut sc, 20);
+    let mut o = options();
+    o.bounds.crashes = 2;
+    o.bounds.restarts = true;
+    o.bounds.faults_until_ns = 20_000_000;
+    o.bounds.crash_stops = u32::MAX;
+    let old = a.explore(&sc, &o).unwrap();
+    let cx = old
+        .counterexample
+        .expect("the old judgement's false failure");
+    assert!(
+        cx.verdict.to_string().contains("leader_agreement"),
+        "{}",
+        cx.verdict
+    );
+    o.bounds.crash_stops = 0;
+    let report = a.explore(&sc, &o).unwrap();
+    assert!(report.counterexample.is_none(), "{report}");
+    let unjudged = report
+        .complete
+        .get(sincro::harness::explore::UNJUDGED_CRASH)
+        .copied()
+        .unwrap_or(0);
+    assert!(unjudged > 0, "{report}");
+    assert!(
+        report.complete.get("pass").copied().unwrap_or(0) > 0,
+        "{report}"
+    );
+}

@@ -195,6 +195,14 @@ pub struct Bounds {
     pub crashes: u32,
     /// Whether a crashed node may be restarted (crash-recovery rather than crash-stop).
     pub restarts: bool,
+    /// Nodes the search may leave crashed for good: a complete path on which more nodes it
+    /// crashed are still down when the faults end is not judged for liveness (a model of
+    /// crashes with restart promises liveness once they are back: 0; one that also tolerates
+    /// crash-stop, with one node gone for good, as the generator draws it: 1; `u32::MAX`:
+    /// judge every path, as before this bound; files written before it read as 0, which
+    /// does not change how their schedule replays).
+    #[serde(default)]
+    pub crash_stops: u32,
     /// Pauses the search may inject (each resumed later by a choice of the search).
     #[serde(default)]
     pub pauses: u32,
@@ -210,6 +218,7 @@ impl Default for Bounds {
             duplicate: 0,
             crashes: 0,
             restarts: false,
+            crash_stops: 0,
             pauses: 0,
             faults_until_ns: 0,
         }
@@ -563,6 +572,19 @@ impl<P: Process> World<P> {
                 .nodes
                 .iter()
                 .any(|n| n.paused_by_search && n.proc.is_some())
+    }
+
+    /// True when more nodes the search crashed are still down than
+    /// [`Bounds::crash_stops`] allows: liveness, judged from the end of the faults, is
+    /// promised once crashed nodes are back (or with at most that many gone for good), so it
+    /// cannot be judged on such a path.
+    pub fn crash_outlived_faults(&self) -> bool {
+        let down = self
+            .nodes
+            .iter()
+            .filter(|n| n.crashed_by_search && n.proc.is_none())
+            .count();
+        down > self.bounds.crash_stops as usize
     }
 
     /// Ends an execution cut before it was complete: a violation or panic found on the way
