@@ -377,6 +377,19 @@ pub fn judge(
              `sincro run` derives it from the scenario)"
         ));
     }
+    // Times from the command line are bounded as a scenario's are (no run is longer).
+    for (flag, v) in [
+        ("--quiet-from-ms", args.quiet_from_ms),
+        ("--liveness-bound-ms", args.liveness_bound_ms),
+        ("--end-ms", args.end_ms),
+    ] {
+        if let Some(ms) = v.filter(|&ms| ms > sincro_harness::MAX_TIME_MS) {
+            return Err(format!(
+                "{flag} = {ms} is outside [0, {}] ms (the limit on any time)",
+                sincro_harness::MAX_TIME_MS
+            ));
+        }
+    }
     let liveness = needs_bound.is_some();
     let quiet_from_ms = args.quiet_from_ms.unwrap_or_else(|| {
         trace

@@ -308,6 +308,22 @@ fn check_rejects_bad_input_with_exit_2() {
         "{}",
         stderr(&o)
     );
+    // A time past the longest possible run is refused, not judged (u64::MAX ms used to be
+    // taken: a deadline no run reaches).
+    for flag in ["--liveness-bound-ms", "--quiet-from-ms", "--end-ms"] {
+        let mut a = vec!["check", p(&lease), "--properties", "liveness"];
+        if flag != "--liveness-bound-ms" {
+            a.extend(["--liveness-bound-ms", "100"]);
+        }
+        a.extend([flag, "18446744073709551615"]);
+        let o = sincro(&a);
+        assert_eq!(code(&o), 2, "{flag}: {}{}", stdout(&o), stderr(&o));
+        assert!(
+            stderr(&o).contains(&format!("{flag} = 18446744073709551615 is outside")),
+            "{}",
+            stderr(&o)
+        );
+    }
     let o = sincro(&["check", LEASE, "--properties", "mutual_exclusion"]);
     assert_eq!(code(&o), 2);
     assert!(stderr(&o).contains("not a trace"), "{}", stderr(&o));
