@@ -16,6 +16,9 @@ pub const SLEW_RATE_PPB: i64 = 500_000;
 
 const BILLION: i128 = 1_000_000_000;
 
+/// Nanoseconds [`SoftClock::global_time_at`] steps from its Newton step before it searches.
+const SETTLE_STEPS: usize = 3;
+
 /// Ceiling division for a non-negative numerator and a positive divisor.
 fn ceil_div(a: i128, b: i128) -> i128 {
     (a + b - 1) / b
@@ -202,16 +205,42 @@ impl SoftClock {
             let dt = ceil_div_ns(local_ns as i128 - cur as i128, rate_ppb).max(1);
             let hi = now_t_ns.saturating_add(dt.min(u64::MAX as i128) as u64);
             if hi > now_t_ns {
-                if self.read(hi) >= local_ns {
-                    if hi - 1 == now_t_ns || self.read(hi - 1) < local_ns {
-                        return hi;
-                    }
-                } else if hi < u64::MAX && self.read(hi + 1) >= local_ns {
-                    return hi + 1;
+                if let Some(t) = self.settle(now_t_ns, local_ns, hi) {
+                    return t;
                 }
             }
         }
         self.search_time_at(now_t_ns, local_ns)
+    }
+
+    /// The earliest instant past `now_t_ns` whose reading reaches `local_ns`, found by
+    /// stepping a nanosecond at a time from `t` (`> now_t_ns`), at most [`SETTLE_STEPS`]
+    /// steps: the Newton step's rounding leaves it one or two nanoseconds off. `None` when
+    /// it is further.
+    fn settle(&self, now_t_ns: u64, local_ns: i64, mut t: u64) -> Option<u64> {
+        let mut at_t = self.read(t);
+        for _ in 0..SETTLE_STEPS {
+            if at_t >= local_ns {
+                // Reached: the earliest unless the instant before reaches it too.
+                if t - 1 == now_t_ns {
+                    return Some(t);
+                }
+                let before = self.read(t - 1);
+                if before < local_ns {
+                    return Some(t);
+                }
+                t -= 1;
+                at_t = before;
+            } else {
+                // Short of it: the next instant is the earliest if it reaches it.
+                t = t.checked_add(1)?;
+                at_t = self.read(t);
+                if at_t >= local_ns {
+                    return Some(t);
+                }
+            }
+        }
+        None
     }
 
     /// [`SoftClock::global_time_at`] by search: Newton steps, then a gallop back and a
