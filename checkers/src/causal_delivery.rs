@@ -33,7 +33,9 @@
 
 use sincro_harness::trace::{Event, EventKind};
 use sincro_harness::{Checker, NodeId, Observation, PropertyClass, Violation};
-use std::collections::BTreeMap;
+use std::collections::hash_map::DefaultHasher;
+use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
 
 /// Property name.
 pub const PROPERTY: &str = "causal_delivery";
@@ -52,8 +54,10 @@ struct Sent {
 #[derive(Debug)]
 pub struct CausalDelivery {
     nodes: usize,
-    /// message id -> its index in `sent` (one string lookup per event; the rest is by index)
-    index: BTreeMap<String, u32>,
+    /// message id -> its index in `sent` (one string lookup per event; the rest is by index).
+    /// Hashed with fixed keys and only looked up, never iterated: no order can leak from it.
+    /// A tree compared about nine ids per lookup at n = 500, 5 % of the run.
+    index: HashMap<String, u32, BuildHasherDefault<DefaultHasher>>,
     /// every multicast, in order
     sent: Vec<Sent>,
     /// per sender, its multicasts in order (indices in `sent`)
@@ -82,7 +86,7 @@ impl CausalDelivery {
     pub fn new(nodes: usize) -> Self {
         CausalDelivery {
             nodes,
-            index: BTreeMap::new(),
+            index: HashMap::default(),
             sent: Vec::new(),
             by_sender: vec![Vec::new(); nodes],
             own: vec![0; nodes],
