@@ -197,8 +197,9 @@ impl SoftClock {
         // the earliest instant is the one the reading reaches `local_ns` at while the instant
         // before it does not, since the reading is monotone between discontinuities (when the
         // drift cannot make it run backwards: always, within the validated drift range). Two
-        // reads check it, where the search took six to ten (a tenth of a guided campaign of an
-        // election algorithm, which resets a timer at every heartbeat).
+        // to four reads settle it ([`SoftClock::settle`]), where the search took six to ten
+        // (7 % of a guided campaign of an election algorithm, which resets a timer at every
+        // heartbeat).
         if self.hw.drift_ppb > SLEW_RATE_PPB - BILLION as i64 {
             let rate_ppb =
                 (BILLION as i64 + self.hw.drift_ppb + self.slew_rate_ppb_at(now_t_ns)).max(1);
