@@ -27,7 +27,8 @@ one. Paths cut by --depth are never counted as passing.
 
 Exit codes: 0 no violation within the bounds, 1 a violation (or a panic) was found and \
 written to --out (the schedule, and the native scenario <alg>.<variant>.explore.native.json), \
-2 bad input.
+2 bad input, 6 no violation but a checker could not judge some complete paths (the scenario \
+ends before a property's bound).
 
 Example: sincro explore -a mutex.ricart-agrawala --variant no-tiebreak --nodes 3")]
 pub struct ExploreArgs {
@@ -37,17 +38,22 @@ pub struct ExploreArgs {
     /// Variant to explore [default: correct; with --scenario: the file's, and this replaces it].
     #[arg(long)]
     variant: Option<String>,
-    /// Node count of the generated scenario.
-    #[arg(long, default_value_t = 3)]
+    /// Node count of the generated scenario (not with --scenario: the file has its own).
+    #[arg(long, default_value_t = 3, conflicts_with = "scenario")]
     nodes: usize,
     /// Seed of the generated scenario (its workload and latencies' clocks).
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, conflicts_with = "scenario")]
     seed: u64,
     /// Keep only the first K workload inputs of the generated scenario.
-    #[arg(long, value_name = "K", default_value_t = 2)]
+    #[arg(
+        long,
+        value_name = "K",
+        default_value_t = 2,
+        conflicts_with = "scenario"
+    )]
     inputs: usize,
     /// Length of the generated scenario's active phase (the workload falls in it), ms.
-    #[arg(long, default_value_t = 20)]
+    #[arg(long, default_value_t = 20, conflicts_with = "scenario")]
     active_ms: u64,
     /// Explore this scenario file instead of a generated one.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["algorithm", "replay"])]
@@ -82,8 +88,9 @@ pub struct ExploreArgs {
     /// the fault model tolerates pauses, else 0].
     #[arg(long, value_name = "N")]
     pauses: Option<u32>,
-    /// Injected faults only before this time, ms [default: --active-ms]; liveness is judged
-    /// from it (a heal is added to the scenario's fault plan there).
+    /// Injected faults only before this time, ms [default: --active-ms; with --scenario, 1 ms
+    /// past the file's last input or planned fault]; liveness is judged from it (a heal is
+    /// added to the scenario's fault plan there).
     #[arg(long, value_name = "MS")]
     faults_until_ms: Option<u64>,
     /// Allow injected faults outside the algorithm's fault model.
@@ -98,6 +105,23 @@ pub struct ExploreArgs {
     /// Replay a counterexample file written by explore and print its trace.
     #[arg(long, value_name = "FILE")]
     replay: Option<PathBuf>,
+}
+
+/// The most nodes an explored scenario may have: the state space grows as the factorial of
+/// the events in flight, so exploration is for small configurations.
+pub const MAX_NODES: usize = 16;
+
+/// Where injected faults stop for a scenario file, unless `--faults-until-ms` says: 1 ms past
+/// its last input or planned fault (what the file makes happen), within its duration.
+pub fn default_faults_until_ms(sc: &Scenario) -> u64 {
+    let last = sc
+        .workload
+        .iter()
+        .map(|w| w.at_ms)
+        .chain(sc.faults.iter().map(|f| f.at_ms))
+        .max()
+        .unwrap_or(0);
+    last.saturating_add(1).min(sc.duration_ms)
 }
 
 /// The small scenario `sincro explore -a ALG` explores: generated from `seed` for `nodes`
@@ -150,6 +174,13 @@ pub fn main(a: &ExploreArgs) -> i32 {
     let (alg, mut sc): (&dyn Algorithm, Scenario) = match (&a.scenario, &a.algorithm) {
         (Some(path), _) => match Scenario::load(path) {
             Ok(mut sc) => match algorithms::find(&sc.algorithm) {
+                Ok(_) if sc.nodes > MAX_NODES => {
+                    return bad_input(format!(
+                        "{}: {} nodes: exploration is for small configurations (1..={MAX_NODES})",
+                        path.display(),
+                        sc.nodes
+                    ))
+                }
                 Ok(alg) => {
                     if let Some(v) = &a.variant {
                         if let Err(e) = known_variant(alg, v) {
@@ -172,9 +203,10 @@ pub fn main(a: &ExploreArgs) -> i32 {
             if let Err(e) = known_variant(alg, variant) {
                 return bad_input(e);
             }
-            if a.nodes == 0 || a.nodes > 16 {
+            if a.nodes == 0 || a.nodes > MAX_NODES {
                 return bad_input(format!(
-                    "--nodes {} is out of range: exploration is for small configurations (1..=16)",
+                    "--nodes {} is out of range: exploration is for small configurations \
+                     (1..={MAX_NODES})",
                     a.nodes
                 ));
             }
@@ -218,7 +250,10 @@ pub fn main(a: &ExploreArgs) -> i32 {
         }
     }
     let injected = loss + dup + a.crashes + pauses > 0;
-    let faults_until_ms = a.faults_until_ms.unwrap_or(a.active_ms);
+    let faults_until_ms = a.faults_until_ms.unwrap_or_else(|| match a.scenario {
+        Some(_) => default_faults_until_ms(&sc),
+        None => a.active_ms,
+    });
     if injected {
         // Liveness is judged from the end of the faults: tell the checkers where that is.
         if faults_until_ms > crate::harness::MAX_TIME_MS {
@@ -278,7 +313,12 @@ pub fn main(a: &ExploreArgs) -> i32 {
     };
     println!("{report}");
     let Some(cx) = &report.counterexample else {
-        return exit::PASS;
+        // "Could not judge" is never a pass: a path a checker could not judge is no answer.
+        return if report.could_not_judge().is_empty() {
+            exit::PASS
+        } else {
+            exit::UNJUDGED
+        };
     };
     for (i, c) in cx.schedule.iter().enumerate() {
         println!("  {:>3}. {c}", i + 1);

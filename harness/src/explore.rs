@@ -161,6 +161,40 @@ impl ExploreReport {
     pub fn states_per_s(&self) -> f64 {
         self.states as f64 / (self.elapsed_ms.max(1) as f64 / 1000.0)
     }
+
+    /// Complete paths a checker could not judge, by label (`unjudged:liveness` ...): the run
+    /// ended before a property's bound. Unlike a pause or a crash that outlived the faults
+    /// (outside what liveness promises), this is a scenario too short to answer, so "no
+    /// violation" does not hold for them.
+    pub fn could_not_judge(&self) -> Vec<(&str, u64)> {
+        self.complete
+            .iter()
+            .filter(|(k, _)| {
+                k.starts_with("unjudged:") && *k != UNJUDGED_PAUSE && *k != UNJUDGED_CRASH
+            })
+            .map(|(k, &v)| (k.as_str(), v))
+            .collect()
+    }
+
+    /// The closing note on complete paths that were not judged for liveness, if any.
+    fn unjudged_note(&self) -> String {
+        let mut note: String = [(UNJUDGED_PAUSE, "a pause"), (UNJUDGED_CRASH, "a crash")]
+            .iter()
+            .filter_map(|(label, what)| {
+                self.complete.get(*label).map(|n| {
+                    format!(" (liveness not judged on {n} complete paths where {what} outlived the faults)")
+                })
+            })
+            .collect();
+        for (label, n) in self.could_not_judge() {
+            let property = label.trim_start_matches("unjudged:");
+            note.push_str(&format!(
+                "; but {property} could not be judged on {n} complete paths: the scenario ends \
+                 before its bound (lengthen duration_ms)"
+            ));
+        }
+        note
+    }
 }
 
 impl fmt::Display for ExploreReport {
@@ -204,24 +238,19 @@ impl fmt::Display for ExploreReport {
                 "no violation: the whole state space ({} states, depth {}) was explored{}",
                 self.states,
                 self.max_depth,
-                [(UNJUDGED_PAUSE, "a pause"), (UNJUDGED_CRASH, "a crash")]
-                    .iter()
-                    .filter_map(|(label, what)| self.complete.get(*label).map(|n| format!(
-                        " (liveness not judged on {n} complete paths where {what} outlived \
-                         the faults)"
-                    )))
-                    .collect::<String>()
+                self.unjudged_note()
             ),
             (None, stop) => write!(
                 f,
-                "no violation within the bound (depth {}, {} states; stopped by the {})",
+                "no violation within the bound (depth {}, {} states; stopped by the {}){}",
                 self.depth_complete,
                 self.states,
                 match stop {
                     Stop::DepthBound => "depth bound",
                     Stop::StateBound => "state bound",
                     _ => "time bound",
-                }
+                },
+                self.unjudged_note()
             ),
         }
     }

@@ -375,7 +375,8 @@ impl Trace {
     /// The trace's JSON Lines, one line at a time (without the newline): the header, then
     /// one event per line with its vector clock. Nothing is built beyond the current line.
     pub fn jsonl_lines(&self) -> impl Iterator<Item = String> + '_ {
-        let header = serde_json::json!({ "sincro_trace": 1, "nodes": self.nodes }).to_string();
+        let header =
+            serde_json::json!({ "sincro_trace": TRACE_FORMAT, "nodes": self.nodes }).to_string();
         let mut hb = HappensBefore::new(self.nodes);
         std::iter::once(header).chain(self.events.iter().map(move |e| {
             let vc = hb.stamp(e).map(|v| v.to_vec());
@@ -442,6 +443,21 @@ impl Trace {
             if i == 0 {
                 let head: serde_json::Value =
                     serde_json::from_str(&line).map_err(|e| format!("line 1: {e}"))?;
+                match head.get("sincro_trace") {
+                    Some(v) if v.as_u64() == Some(TRACE_FORMAT) => {}
+                    Some(v) => {
+                        return Err(format!(
+                            "line 1: trace format {v}; this sincro reads format {TRACE_FORMAT} \
+                             (the header's \"sincro_trace\")"
+                        ))
+                    }
+                    None => {
+                        return Err(
+                            "line 1: expected the header {\"sincro_trace\": 1, \"nodes\": N}"
+                                .into(),
+                        )
+                    }
+                }
                 if let Some(n) = head.get("nodes").and_then(|n| n.as_u64()) {
                     trace.nodes = n as usize;
                     continue;
@@ -457,6 +473,9 @@ impl Trace {
         Ok(trace)
     }
 }
+
+/// The JSON Lines trace format this version writes and reads (the header's `sincro_trace`).
+pub const TRACE_FORMAT: u64 = 1;
 
 /// Largest node count a trace file may declare: the scenario limit, [`crate::scenario::MAX_NODES`].
 pub const MAX_TRACE_NODES: usize = crate::scenario::MAX_NODES;
@@ -895,6 +914,21 @@ mod tests {
             .stamp(&ev(0, 7, EventKind::Input { input: "x".into() }))
             .unwrap();
         assert_eq!(stamp[7], 1);
+    }
+
+    #[test]
+    fn a_header_of_another_format_or_none_is_refused() {
+        let read = |h: &str| Trace::read_jsonl(format!("{h}\n").as_bytes());
+        assert_eq!(read("{\"sincro_trace\":1,\"nodes\":2}").unwrap().nodes, 2);
+        let e = read("{\"sincro_trace\":2,\"nodes\":2}").unwrap_err();
+        assert!(
+            e.contains("trace format 2; this sincro reads format 1"),
+            "{e}"
+        );
+        let e = read("{\"sincro_trace\":\"1\",\"nodes\":2}").unwrap_err();
+        assert!(e.contains("trace format \"1\""), "{e}");
+        let e = read("{\"nodes\":2}").unwrap_err();
+        assert!(e.contains("expected the header"), "{e}");
     }
 
     #[test]

@@ -656,6 +656,49 @@ fn explore_exits_1_with_a_replayable_counterexample_0_without_and_2_on_bad_input
     }
 }
 
+/// A scenario file too short for liveness's bound: every complete path is safe, but a
+/// checker could not judge liveness on some, so explore does not pass it (exit 6, and says
+/// why); the same file run long enough passes. Flags that shape a generated scenario are
+/// refused with a file, and a file's faults window covers its inputs (not the generated
+/// scenario's 20 ms, long before a request at 480 ms).
+#[test]
+fn explore_of_a_file_too_short_to_judge_exits_6_and_generation_flags_are_refused() {
+    let dir = tmp("explore-unjudged");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let scenario = |duration_ms: u64| {
+        format!(
+            r#"{{"algorithm": "mutex.ricart-agrawala", "nodes": 2, "seed": 2,
+            "duration_ms": {duration_ms},
+            "network": {{"latency": {{"constant": {{"ms": 5.0}}}}}},
+            "workload": [
+                {{"at_ms": 480, "node": 1, "input": {{"acquire": {{"hold_ms": 22}}}}}},
+                {{"at_ms": 483, "node": 0, "input": {{"acquire": {{"hold_ms": 6}}}}}}]}}"#
+        )
+    };
+    let (short, long) = (dir.join("short.json"), dir.join("long.json"));
+    std::fs::write(&short, scenario(493)).unwrap();
+    std::fs::write(&long, scenario(2000)).unwrap();
+    let d = dir.to_str().unwrap();
+    let o = sincro(&["explore", "--scenario", short.to_str().unwrap(), "--out", d]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(6), "{out}{err}");
+    assert!(out.contains("but liveness could not be judged on"), "{out}");
+    let o = sincro(&["explore", "--scenario", long.to_str().unwrap(), "--out", d]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    assert!(out.contains("no violation"), "{out}");
+    assert!(!out.contains("could not be judged"), "{out}");
+    // The injected pause lands among the inputs at 480 ms: some paths leave it past the end.
+    assert!(out.contains("a pause outlived the faults"), "{out}");
+    for flag in ["--nodes", "--seed", "--inputs", "--active-ms"] {
+        let o = sincro(&["explore", "--scenario", long.to_str().unwrap(), flag, "5"]);
+        let (out, err) = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{flag}: {out}{err}");
+        assert!(err.contains("cannot be used with"), "{flag}: {err}");
+    }
+}
+
 /// Every line of `text` is at most 100 columns wide.
 fn assert_fits(text: &str) {
     for line in text.lines() {
