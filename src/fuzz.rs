@@ -1814,6 +1814,17 @@ fn missing_shards(
         .collect())
 }
 
+/// `seeds [0, 20)` or `seeds [0, 20) beyond the model`: a report's campaign as
+/// [`merge_junit`] compares them (its range without the shard, and `beyond-model`).
+#[cfg(feature = "cli")]
+fn describe_campaign((range, beyond): &(String, String)) -> String {
+    if beyond == "true" {
+        format!("{range} beyond the model")
+    } else {
+        range.clone()
+    }
+}
+
 /// `(input, message, type, text)` of a target not as expected in one merged report.
 #[cfg(feature = "cli")]
 type InputFailure = (String, String, String, String);
@@ -1855,6 +1866,8 @@ pub fn merge_junit(inputs: &[(String, String)], partial: bool) -> Result<MergedR
     let mut shards: BTreeMap<String, String> = BTreeMap::new();
     let mut hosts: Vec<String> = Vec::new();
     let mut ranges: Vec<String> = Vec::new();
+    let mut first_campaign: Option<((String, String), String)> = None;
+    let mut target_sets: Vec<(String, Vec<(String, String)>)> = Vec::new();
     let mut started = None;
     for (name, xml) in inputs {
         let report = Report::deserialize_from_str(xml)
@@ -1886,7 +1899,30 @@ pub fn merge_junit(inputs: &[(String, String)], partial: bool) -> Result<MergedR
         }
         runs += number(&suite.properties, "runs")?;
         interrupted |= prop(&suite.properties, "interrupted").as_deref() == Some("true");
-        ranges.extend(prop(&suite.properties, "range"));
+        let range = prop(&suite.properties, "range").ok_or_else(not_ours)?;
+        // The shards of one matrix cover one seed range, inside or beyond the model alike.
+        let campaign = (
+            range
+                .split(", shard")
+                .next()
+                .unwrap_or_default()
+                .to_string(),
+            prop(&suite.properties, "beyond-model").unwrap_or_default(),
+        );
+        match &first_campaign {
+            Some((c, other)) if *c != campaign => {
+                return Err(format!(
+                    "{other} and {name} are reports of different campaigns ({} and {}): \
+                     merge the shards of one matrix",
+                    describe_campaign(c),
+                    describe_campaign(&campaign)
+                ))
+            }
+            Some(_) => {}
+            None => first_campaign = Some((campaign, name.clone())),
+        }
+        ranges.push(range);
+        let mut these: Vec<(String, String)> = Vec::new();
         time += suite.time.unwrap_or_default();
         started = match (started, suite.timestamp) {
             (Some(a), Some(b)) => Some(std::cmp::min(a, b)),
@@ -1900,6 +1936,7 @@ pub fn merge_junit(inputs: &[(String, String)], partial: bool) -> Result<MergedR
         for case in &suite.test_cases {
             let classname = case.classname.as_ref().ok_or_else(not_ours)?.to_string();
             let key = (classname.clone(), case.name.to_string());
+            these.push(key.clone());
             let i = *index.entry(key).or_insert_with(|| {
                 targets.push(MergedTarget {
                     algorithm: classname,
@@ -1934,6 +1971,23 @@ pub fn merge_junit(inputs: &[(String, String)], partial: bool) -> Result<MergedR
                 t.failed
                     .push((name.clone(), text(message), text(ty), text(description)));
             }
+        }
+        these.sort();
+        these.dedup();
+        target_sets.push((name.clone(), these));
+    }
+    // Every shard of a matrix runs every target (the shard splits the seeds): a target one
+    // report lacks would be merged as if its seeds had all run.
+    for (name, these) in &target_sets {
+        if let Some((alg, variant)) = index.keys().find(|k| these.binary_search(k).is_err()) {
+            let holder = target_sets
+                .iter()
+                .find(|(_, t)| t.binary_search(&(alg.clone(), variant.clone())).is_ok())
+                .map_or("another report", |(n, _)| n.as_str());
+            return Err(format!(
+                "{alg} / {variant} is in {holder} but not in {name}: the reports are of \
+                 different campaigns; merge the shards of one matrix"
+            ));
         }
     }
     let missing = missing_shards(&shards)?;

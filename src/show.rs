@@ -281,9 +281,8 @@ fn is_trace(path: &Path, text: &str) -> bool {
 }
 
 /// Largest trace or scenario file `show`, `diff` and `check` read: a recorded trace may exceed a
-/// scenario file's limit, but not `limits.max_trace_bytes` by much (its JSON Lines take a few
-/// times its size in memory at most).
-const MAX_INPUT_BYTES: u64 = 1 << 30;
+/// scenario file's limit; Sincro never writes a longer one ([`Trace::write_jsonl`]).
+const MAX_INPUT_BYTES: u64 = crate::harness::trace::MAX_TRACE_FILE_BYTES;
 
 /// Reads `path` as a trace or as a scenario (run with trace recording, on `engine` if given).
 pub fn load(path: &Path, engine: Option<Engine>) -> Result<Input, String> {
@@ -527,7 +526,13 @@ pub fn show(args: &ShowArgs) -> i32 {
         Format::Text => render::text_view(trace, &sel, verdict.as_ref()),
         Format::Mermaid => render::mermaid_view(trace, &sel, verdict.as_ref()),
         Format::Html => render::html_view(trace, &sel, verdict.as_ref(), &title),
-        Format::Jsonl => trace.to_jsonl(),
+        Format::Jsonl => {
+            let mut text = Vec::new();
+            if let Err(e) = trace.write_jsonl(&mut text) {
+                return bad_input(format!("{}: {e}", args.input.display()));
+            }
+            String::from_utf8(text).expect("JSON is UTF-8")
+        }
     };
     if let Err(e) = emit(args.out.as_deref(), &text) {
         return bad_input(e);
@@ -613,7 +618,8 @@ pub fn diff(args: &DiffArgs) -> i32 {
         code = exit::VIOLATION;
     }
     match first_divergence(ta, tb, args.context) {
-        None => println!("identical ({} events)", ta.events.len()),
+        None if code == exit::PASS => println!("identical ({} events)", ta.events.len()),
+        None => println!("the events are identical ({})", ta.events.len()),
         Some(d) => {
             print!("{d}");
             code = exit::VIOLATION;

@@ -373,13 +373,14 @@ impl Trace {
     }
 
     /// The trace's JSON Lines, one line at a time (without the newline): the header, then
-    /// one event per line with its vector clock. Nothing is built beyond the current line.
+    /// one event per line with its vector clock (for traces of at most [`STAMPED_NODES_MAX`]
+    /// nodes). Nothing is built beyond the current line.
     pub fn jsonl_lines(&self) -> impl Iterator<Item = String> + '_ {
         let header =
             serde_json::json!({ "sincro_trace": TRACE_FORMAT, "nodes": self.nodes }).to_string();
-        let mut hb = HappensBefore::new(self.nodes);
+        let mut hb = (self.nodes <= STAMPED_NODES_MAX).then(|| HappensBefore::new(self.nodes));
         std::iter::once(header).chain(self.events.iter().map(move |e| {
-            let vc = hb.stamp(e).map(|v| v.to_vec());
+            let vc = hb.as_mut().and_then(|hb| hb.stamp(e).map(|v| v.to_vec()));
             serde_json::to_string(&Row {
                 event: e.clone(),
                 vc,
@@ -388,9 +389,23 @@ impl Trace {
         }))
     }
 
-    /// Writes the trace as JSON Lines, one event per line with its vector clock.
-    pub fn write_jsonl<W: Write>(&self, mut w: W) -> io::Result<()> {
+    /// Writes the trace as JSON Lines ([`Trace::jsonl_lines`]). Fails, having written no
+    /// line past it, when the text would pass [`MAX_TRACE_FILE_BYTES`], the most a reader
+    /// (`check`, `show`, `diff`) takes: a file Sincro writes is one it can read back.
+    pub fn write_jsonl<W: Write>(&self, w: W) -> io::Result<()> {
+        self.write_jsonl_within(w, MAX_TRACE_FILE_BYTES)
+    }
+
+    fn write_jsonl_within<W: Write>(&self, mut w: W, max_bytes: u64) -> io::Result<()> {
+        let mut written: u64 = 0;
         for line in self.jsonl_lines() {
+            written = written.saturating_add(line.len() as u64 + 1);
+            if written > max_bytes {
+                return Err(io::Error::other(format!(
+                    "the trace's JSON Lines pass {max_bytes} bytes, the most a trace file may \
+                     have (what check, show and diff read); record a shorter run"
+                )));
+            }
             w.write_all(line.as_bytes())?;
             w.write_all(b"\n")?;
         }
@@ -424,12 +439,15 @@ impl Trace {
         }
     }
 
-    /// The trace as a JSON Lines string.
+    /// The trace as a JSON Lines string (in memory, with no limit on its size; to write a
+    /// file, use [`Trace::write_jsonl`]).
     pub fn to_jsonl(&self) -> String {
-        let mut buf = Vec::new();
-        self.write_jsonl(&mut buf)
-            .expect("writing to memory cannot fail");
-        String::from_utf8(buf).expect("JSON is UTF-8")
+        let mut text = String::new();
+        for line in self.jsonl_lines() {
+            text.push_str(&line);
+            text.push('\n');
+        }
+        text
     }
 
     /// Reads a JSON Lines trace (as written by [`Trace::write_jsonl`], or by another system).
@@ -473,6 +491,16 @@ impl Trace {
         Ok(trace)
     }
 }
+
+/// Largest node count whose JSON Lines carry each event's vector clock stamp (`vc`). A
+/// stamp holds one entry per node, so past this a file grows with events × nodes (a
+/// 2,000-node clock run wrote 17 GB of stamps); readers recompute stamps from the events, so
+/// they are for people and outside tools only.
+pub const STAMPED_NODES_MAX: usize = 64;
+
+/// Largest JSON Lines trace Sincro writes ([`Trace::write_jsonl`]: `run --trace`, `show
+/// --format jsonl`) and reads (`check`, `show`, `diff`): 1 GiB.
+pub const MAX_TRACE_FILE_BYTES: u64 = 1 << 30;
 
 /// The JSON Lines trace format this version writes and reads (the header's `sincro_trace`).
 pub const TRACE_FORMAT: u64 = 1;
@@ -914,6 +942,33 @@ mod tests {
             .stamp(&ev(0, 7, EventKind::Input { input: "x".into() }))
             .unwrap();
         assert_eq!(stamp[7], 1);
+    }
+
+    /// Stamps are written up to [`STAMPED_NODES_MAX`] nodes and not past it (they would
+    /// make a file grow with events × nodes); the text reads back to the same trace either
+    /// way, and a text past the size limit is refused before the line that passes it.
+    #[test]
+    fn stamps_stop_past_the_node_limit_and_a_file_never_passes_the_size_limit() {
+        let input = |id, x: &str| ev(id, 0, EventKind::Input { input: x.into() });
+        for (nodes, stamped) in [(STAMPED_NODES_MAX, true), (STAMPED_NODES_MAX + 1, false)] {
+            let t = Trace {
+                nodes,
+                events: vec![input(0, "x"), input(1, "y")],
+            };
+            let text = t.to_jsonl();
+            assert_eq!(text.contains("\"vc\""), stamped, "{nodes} nodes: {text}");
+            assert_eq!(Trace::read_jsonl(text.as_bytes()).unwrap(), t);
+            let mut all = Vec::new();
+            t.write_jsonl_within(&mut all, text.len() as u64).unwrap();
+            assert_eq!(all, text.as_bytes());
+            let mut cut = Vec::new();
+            let e = t
+                .write_jsonl_within(&mut cut, text.len() as u64 - 1)
+                .unwrap_err();
+            assert!(e.to_string().contains("record a shorter run"), "{e}");
+            let last_line = text.trim_end().rsplit('\n').next().unwrap().len() + 1;
+            assert_eq!(cut.len(), text.len() - last_line, "whole lines only");
+        }
     }
 
     #[test]

@@ -181,6 +181,7 @@ enum Command {
     /// Judge a trace recorded elsewhere (JSON Lines) against properties.
     Check(crate::show::CheckArgs),
     /// Compare two traces of the same scenario: the first diverging event and its context.
+    /// Exit 0 when they are identical, 1 when they differ, 2 on bad input.
     Diff(crate::show::DiffArgs),
 }
 
@@ -566,9 +567,21 @@ fn run_counts(out: &crate::harness::Outcome) -> String {
     )
 }
 
-/// Writes `trace` as JSON Lines to `path`, flushing and syncing: a full disk is an error,
-/// never a silently truncated trace.
+/// Writes `trace` as JSON Lines to `path`, flushing and syncing: a full disk or a trace past
+/// the size a reader takes is an error, never a silently truncated trace (a regular file left
+/// part-written is removed).
 fn write_trace(path: &std::path::Path, trace: &crate::harness::Trace) -> std::io::Result<()> {
+    let result = write_trace_unchecked(path, trace);
+    if result.is_err() && std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        let _ = std::fs::remove_file(path);
+    }
+    result
+}
+
+fn write_trace_unchecked(
+    path: &std::path::Path,
+    trace: &crate::harness::Trace,
+) -> std::io::Result<()> {
     use std::io::Write;
     let f = std::fs::File::create(path)?;
     let mut w = std::io::BufWriter::new(f);

@@ -772,13 +772,13 @@ fn merged_shards_count_as_the_whole_campaign() {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let d = |f: &str| dir.join(f).to_str().unwrap().to_string();
-    let fuzz = |shard: &str, xml: &str| {
+    let fuzz_of = |alg: &str, seeds: &str, shard: &str, xml: &str| {
         let o = sincro(&[
             "fuzz",
             "-a",
-            "mutex.centralized",
+            alg,
             "--seeds",
-            "60",
+            seeds,
             "--shard",
             shard,
             "--junit",
@@ -790,6 +790,7 @@ fn merged_shards_count_as_the_whole_campaign() {
         ]);
         assert_eq!(o.status.code(), Some(0), "{}{}", text(&o).0, text(&o).1);
     };
+    let fuzz = |shard: &str, xml: &str| fuzz_of("mutex.centralized", "60", shard, xml);
     fuzz("1/1", "whole.xml");
     fuzz("1/2", "a.xml");
     fuzz("2/2", "b.xml");
@@ -865,6 +866,24 @@ fn merged_shards_count_as_the_whole_campaign() {
     let o = sincro(&["merge-reports", &d("a.xml"), &d("whole.xml")]);
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o).1.contains("different campaigns"), "{}", text(&o).1);
+    // Nor do shards of campaigns over other seeds or other targets: their sum would be
+    // called a whole campaign that never ran.
+    fuzz_of("mutex.centralized", "90", "2/2", "b-90.xml");
+    let o = sincro(&["merge-reports", &d("a.xml"), &d("b-90.xml")]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o).1.contains("(seeds [0, 60) and seeds [0, 90))"),
+        "{}",
+        text(&o).1
+    );
+    fuzz_of("mutex.quorum", "60", "2/2", "b-quorum.xml");
+    let o = sincro(&["merge-reports", &d("a.xml"), &d("b-quorum.xml")]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o).1.contains("but not in") && text(&o).1.contains("different campaigns"),
+        "{}",
+        text(&o).1
+    );
     std::fs::write(dir.join("bad.xml"), "<html/>").unwrap();
     let o = sincro(&["merge-reports", &d("bad.xml")]);
     assert_eq!(o.status.code(), Some(2));
