@@ -6,7 +6,7 @@ use crate::algorithms::{self, Algorithm};
 use crate::exit;
 use crate::harness::engine::explore::Bounds;
 use crate::harness::explore::{ExploreOptions, ScheduleFile, Stop};
-use crate::harness::fault::{FaultClass, TimedFault};
+use crate::harness::fault::{FaultClass, FaultModel, TimedFault};
 use crate::harness::gen::GenOptions;
 use crate::harness::{Fault, Scenario};
 use std::path::PathBuf;
@@ -277,7 +277,11 @@ pub fn main(a: &ExploreArgs) -> i32 {
             crash_stops: if a.beyond_model {
                 u32::MAX
             } else {
-                u32::from(allows(FaultClass::CrashStop))
+                let stop_model = FaultModel {
+                    tolerates: model.clone(),
+                    ..info.fault_model.clone()
+                };
+                u32::from(stop_model.crash_stop_allowed(sc.nodes))
             },
             pauses,
             faults_until_ns: if injected {

@@ -1277,10 +1277,16 @@ pub fn outcome(r: &TargetReport, beyond_model: bool) -> (bool, String) {
         );
     }
     if r.executed == 0 {
-        return (
-            true,
-            "not run: no seed of the range in this shard, or stopped first".into(),
-        );
+        // A shard may hold no seed of a short range; a target the budget never reached was
+        // not tested, which a regression suite must not read as "as expected".
+        return if r.complete {
+            (true, "not run: no seed of the range in this shard".into())
+        } else {
+            (
+                false,
+                "NOT RUN: the time budget or a stop came before its first seed".into(),
+            )
+        };
     }
     if let Some(nd) = &r.nondeterministic {
         return (
@@ -1516,7 +1522,13 @@ pub fn summary(c: &CampaignReport, rss: Rss) -> String {
     write_coverage(&mut s, &c.targets, &name);
     let run: Vec<&TargetReport> = c.targets.iter().filter(|r| r.executed > 0).collect();
     let caught = run.iter().filter(|r| r.buggy && r.first.is_some()).count();
-    let held = run.iter().filter(|r| !r.buggy && r.first.is_none()).count();
+    // A refused or nondeterministic target did not hold, whatever it found before.
+    let held = run
+        .iter()
+        .filter(|r| {
+            !r.buggy && r.first.is_none() && r.bad_input.is_none() && r.nondeterministic.is_none()
+        })
+        .count();
     let unreached = run
         .iter()
         .filter(|r| r.deep && r.first.is_none() && r.as_expected)

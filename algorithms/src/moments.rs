@@ -328,6 +328,9 @@ fn add_moment_faults_piloted<A: Algorithm + ?Sized>(
         .into_iter()
         .filter(|&c| match opts.only {
             Some(only) => only == c,
+            None if c == FaultClass::CrashStop => {
+                opts.beyond_model || model.crash_stop_allowed(draft.scenario.nodes)
+            }
             None => opts.beyond_model || model.allows(c),
         })
         .collect();

@@ -264,6 +264,12 @@ pub struct FaultModel {
     /// `clock_jump_ms_max / GEN_CLOCK_JUMP_MS_MAX` (so small and large ones stay apart) and
     /// clamped to it.
     pub clock_jump_ms_max: Option<u32>,
+    /// Liveness is promised only while a majority of the nodes is up (a quorum protocol):
+    /// a node is then left crashed for good ([`FaultClass::CrashStop`]) only when the others
+    /// are a majority, 3 nodes or more ([`FaultModel::crash_stop_allowed`]). Without it, a
+    /// generated 2-node scenario whose one node stopped for good failed a correct quorum
+    /// election's liveness.
+    pub majority_for_liveness: bool,
 }
 
 /// The largest drift bound the generator draws, ppm (it draws 10, 100 or 1000).
@@ -275,6 +281,14 @@ impl FaultModel {
     /// True when `class` is inside the model.
     pub fn allows(&self, class: FaultClass) -> bool {
         class == FaultClass::Delays || self.tolerates.contains(&class)
+    }
+
+    /// True when a run of `nodes` nodes may leave one crashed for good inside the model: it
+    /// tolerates crash-stop and, if its liveness needs a majority up
+    /// ([`FaultModel::majority_for_liveness`]), the others are one.
+    pub fn crash_stop_allowed(&self, nodes: usize) -> bool {
+        self.allows(FaultClass::CrashStop)
+            && (!self.majority_for_liveness || nodes.saturating_sub(1) > nodes / 2)
     }
 
     /// Brings a generated scenario's clocks inside the model's caps: a drift bound above

@@ -246,7 +246,8 @@ pub fn generate(
                 .collect();
             // Crash-stop is drawn from a stream of its own, so that adding it left every other
             // draw of a seed unchanged.
-            if allowed(FaultClass::CrashStop) && SimRng::derive(seed, 0xC5).chance(0.5) {
+            let stop_allowed = opts.beyond_model || model.crash_stop_allowed(nodes);
+            if stop_allowed && SimRng::derive(seed, 0xC5).chance(0.5) {
                 swarm.push(FaultClass::CrashStop);
             }
             swarm
@@ -652,6 +653,39 @@ mod tests {
             (50..150).contains(&stopped),
             "crash-stop in {stopped} of 200 seeds"
         );
+    }
+
+    /// A quorum model leaves a node down for good only when the others are a majority: never
+    /// at 1 or 2 nodes (no leader could be elected after it, so its liveness would fail a
+    /// correct algorithm), as often as without the flag from 3 nodes on.
+    #[test]
+    fn a_majority_model_stops_a_node_for_good_only_when_a_majority_stays_up() {
+        let mut quorum = model(vec![FaultClass::Crashes, FaultClass::CrashStop]);
+        quorum.majority_for_liveness = true;
+        let plain = model(vec![FaultClass::Crashes, FaultClass::CrashStop]);
+        for nodes in 1..=5 {
+            let opts = GenOptions {
+                nodes_min: nodes,
+                nodes_max: nodes,
+                ..GenOptions::default()
+            };
+            let (mut q_stops, mut p_stops) = (0, 0);
+            for seed in 0..100 {
+                let stops = |m: &FaultModel| {
+                    let d = generate("x", "correct", seed, m, &opts);
+                    usize::from(d.scenario.fault_classes().contains(&FaultClass::CrashStop))
+                };
+                q_stops += stops(&quorum);
+                p_stops += stops(&plain);
+            }
+            assert!(p_stops > 10, "{nodes} nodes: {p_stops}");
+            assert_eq!(
+                q_stops,
+                if nodes < 3 { 0 } else { p_stops },
+                "{nodes} nodes"
+            );
+            assert_eq!(quorum.crash_stop_allowed(nodes), nodes >= 3);
+        }
     }
 
     #[test]

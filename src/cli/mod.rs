@@ -626,11 +626,33 @@ fn targets(algorithm: &str, variant: &str) -> Result<Vec<Target>, String> {
     Ok(out)
 }
 
+/// Why `engine` cannot run the campaign at all (missing from this build, or scenarios of up
+/// to `nodes_max` nodes are above its limit), checked before any seed runs: otherwise the
+/// first refused seed would stop the campaign part-way.
+fn engine_takes(engine: Engine, nodes_max: usize) -> Result<(), String> {
+    use crate::harness::scenario::MAX_TURMOIL_NODES;
+    match engine {
+        Engine::Madsim if !crate::harness::engine::MADSIM => Err(format!(
+            "--engine madsim: {}",
+            crate::harness::engine::MADSIM_MISSING
+        )),
+        Engine::Turmoil if nodes_max > MAX_TURMOIL_NODES => Err(format!(
+            "--nodes-max = {nodes_max} is above the turmoil engine's limit of \
+             {MAX_TURMOIL_NODES} nodes (it runs every host at every 1 ms tick; use the native \
+             engine)"
+        )),
+        _ => Ok(()),
+    }
+}
+
 fn fuzz(a: FuzzArgs) -> i32 {
     if a.seeds == Some(0) {
         return bad_input("--seeds must be at least 1");
     }
     if let Err(e) = a.scenarios.check() {
+        return bad_input(e);
+    }
+    if let Err(e) = engine_takes(a.engine, a.scenarios.nodes_max) {
         return bad_input(e);
     }
     if a.shrink_runs == Some(0) {

@@ -541,7 +541,15 @@ mod tests {
     /// clocks, free-running past the last event, read 0.424 ms apart against a 0.292 bound).
     #[test]
     fn a_run_cut_short_by_a_limit_is_an_error_not_a_violation() {
-        let mut sc = scenario("clock.cristian", serde_json::json!({}), 5, 10.0, 0.0, 1000, 1);
+        let mut sc = scenario(
+            "clock.cristian",
+            serde_json::json!({}),
+            5,
+            10.0,
+            0.0,
+            1000,
+            1,
+        );
         let whole = measure(&sc).unwrap();
         assert!(whole.pass, "{whole:?}");
         sc.limits.max_trace_bytes = 20_000;

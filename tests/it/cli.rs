@@ -468,36 +468,103 @@ fn reports_do_not_replace_symlinks_or_devices() {
     assert!(!std::fs::metadata("/dev/null").unwrap().is_file());
 }
 
-#[cfg(not(madsim))]
 #[test]
 fn a_scenario_the_engine_refuses_is_bad_input_in_fuzz_not_a_verdict() {
-    for variant in ["correct", "lease-timeout"] {
-        let out = sincro(&[
-            "fuzz",
-            "-a",
-            "mutex.centralized",
-            "--variant",
-            variant,
-            "--seeds",
-            "3",
-            "-q",
-            "--engine",
-            "madsim",
-            "--out",
-            tmp("madsim-out").to_str().unwrap(),
-        ]);
-        let (stdout, err) = text(&out);
-        assert_eq!(out.status.code(), Some(2), "{variant}: {stdout}{err}");
-        assert!(
-            err.contains("the engine refused the generated scenario"),
-            "{err}"
-        );
-        assert!(err.contains("madsim engine is not in this build"), "{err}");
-        assert!(
-            !stdout.contains("caught after") && !stdout.contains("UNEXPECTED"),
-            "{stdout}"
-        );
+    // RBS needs a beacon and two receivers: a 1-node scenario is refused as it is prepared.
+    let out = sincro(&[
+        "fuzz",
+        "-a",
+        "clock.rbs",
+        "--seeds",
+        "3",
+        "--nodes-min",
+        "1",
+        "--nodes-max",
+        "1",
+        "-q",
+        "--out",
+        tmp("refused-out").to_str().unwrap(),
+    ]);
+    let (stdout, err) = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{stdout}{err}");
+    assert!(
+        err.contains("the engine refused the generated scenario"),
+        "{err}"
+    );
+    assert!(err.contains("at least two receivers"), "{err}");
+    assert!(
+        !stdout.contains("caught after") && !stdout.contains("UNEXPECTED"),
+        "{stdout}"
+    );
+    // A refused target did not hold: the closing line does not count it.
+    assert!(
+        stdout.contains("0/1 targets as expected (0 bugs caught, 0 correct variants held)"),
+        "{stdout}"
+    );
+}
+
+/// An engine that cannot run the campaign at all is refused before any seed runs, naming the
+/// flag: one missing from this build, or node counts above its limit.
+#[test]
+fn an_engine_that_cannot_run_the_campaign_is_refused_before_it_starts() {
+    let mut cases = vec![(
+        vec!["--engine", "turmoil", "--nodes-max", "300"],
+        "--nodes-max = 300 is above the turmoil engine's limit of 256",
+    )];
+    if cfg!(not(madsim)) {
+        cases.push((
+            vec!["--engine", "madsim"],
+            "--engine madsim: the madsim engine is not in this build",
+        ));
     }
+    for (flags, msg) in cases {
+        let mut args = vec!["fuzz", "-a", "mutex.centralized", "--seeds", "3", "-q"];
+        args.extend(flags);
+        let out = sincro(&args);
+        let (stdout, err) = text(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stdout}{err}");
+        assert!(err.contains(msg), "{args:?}: {err}");
+        assert!(stdout.is_empty(), "nothing ran: {stdout}");
+    }
+}
+
+/// A target the time budget never reached was not tested: NOT RUN, not "as expected"; a
+/// shard that holds no seed of the range is (it has nothing to run).
+#[test]
+fn a_target_the_budget_never_reached_is_not_as_expected() {
+    let out = sincro(&[
+        "fuzz",
+        "-a",
+        "mutex.ricart-agrawala",
+        "--seeds",
+        "20",
+        "--time",
+        "1ms",
+        "-j",
+        "1",
+        "-q",
+        "--out",
+        tmp("budget-out").to_str().unwrap(),
+    ]);
+    let (stdout, err) = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{stdout}{err}");
+    assert!(stdout.contains("NOT RUN: the time budget"), "{stdout}");
+    assert!(!stdout.contains("2/2 targets as expected"), "{stdout}");
+    let out = sincro(&[
+        "fuzz",
+        "-a",
+        "mutex.ricart-agrawala",
+        "--seeds",
+        "1",
+        "--shard",
+        "2/2",
+        "-q",
+        "--out",
+        tmp("budget-out").to_str().unwrap(),
+    ]);
+    let (stdout, err) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{err}");
+    assert!(stdout.contains("2/2 targets as expected"), "{stdout}");
 }
 
 #[test]

@@ -74,6 +74,7 @@ pub fn fault_model() -> FaultModel {
         summary: "any delay, loss, duplication, reordering, partitions, crashes with restart, pauses (not crash-stop: with its time source or master gone for good, nothing keeps the clocks together); generated pauses over 30 ms shortened 10x (the skew is judged only after the time to slew away what every pause could have cost); drift up to 100 ppm (generated rho capped: a clock faster than the 500 ppm slew rate cannot be held back without stepping it back); clock jumps (generated ones scaled down 10x, to at most 50 ms: a 500 ms jump ahead takes 1000 s to slew back); skew judged after the faults stop plus the time to slew away the worst offset",
         drift_ppm_max: Some(MAX_RHO_PPM),
         clock_jump_ms_max: Some(MAX_JUMP_MS),
+        ..FaultModel::default()
     }
 }
 

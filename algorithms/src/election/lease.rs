@@ -344,8 +344,10 @@ impl Lease {
         let horizon = now.saturating_sub(self.lease_ns);
         if let Role::Leader { acks, .. } = &mut self.role {
             acks.retain(|&s, _| s >= horizon);
-            acks.insert(now, BTreeSet::from([me]));
+            acks.insert(now, BTreeSet::new());
         }
+        // Its own promise counts: alone (one node) it is the majority that renews the lease.
+        self.count_ack(ctx, me, now);
         ctx.broadcast(Msg::Heartbeat { term, sent: now });
         if let Some(id) = self.heartbeat_timer.take() {
             ctx.cancel_timer(id);
@@ -365,6 +367,13 @@ impl Lease {
     }
 
     fn on_ack(&mut self, ctx: &mut Ctx<'_, Self>, from: NodeId, sent: i64) {
+        self.count_ack(ctx, from, sent);
+        self.act_if_leased(ctx);
+    }
+
+    /// Counts `from`'s promise for the heartbeat sent at `sent`; once a majority promised,
+    /// the lease runs from it.
+    fn count_ack(&mut self, ctx: &mut Ctx<'_, Self>, from: NodeId, sent: i64) {
         let nodes = ctx.nodes();
         let lease = self.lease_from(sent);
         let mut renewed = false;
@@ -380,7 +389,6 @@ impl Lease {
         if renewed {
             self.check_lease_at(ctx, lease);
         }
-        self.act_if_leased(ctx);
     }
 
     fn on_expire(&mut self, ctx: &mut Ctx<'_, Self>) {
@@ -537,6 +545,7 @@ impl Spec for LeaseSpec {
             ],
             summary: "safe under any delay, loss, duplication, reordering, partitions, crashes (with restart or for good) and drift up to 1000 ppm (the lease keeps a 10 % margin); a leader is elected once a majority is connected with delays below the timeouts; not pauses (a leader paused past its lease cannot step down) nor clock jumps (a lease is a duration on a clock)",
             drift_ppm_max: Some(1_000),
+            majority_for_liveness: true,
             ..FaultModel::default()
         }
     }
@@ -622,6 +631,34 @@ mod tests {
         assert_eq!(out.verdict, Verdict::Pass);
         let leaders = final_leaders(&out, 5);
         assert!(leaders[0].is_some() && leaders.iter().all(|l| *l == leaders[0]));
+    }
+
+    /// A single node is its own majority: its heartbeats renew its lease with no
+    /// acknowledgement to wait for. Before, only acknowledgements renewed it, so the lone
+    /// leader's lease expired after 9/10 of a promise and it stepped down and ran again,
+    /// every lease (a `leader_stability` violation of the correct variant, seed 0 at n = 1).
+    #[test]
+    fn a_single_node_keeps_its_lease() {
+        let alg = find("election.lease").unwrap();
+        let sc = Scenario::from_json(
+            r#"{"algorithm": "election.lease", "nodes": 1, "seed": 0, "duration_ms": 6000}"#,
+        )
+        .unwrap();
+        let out = alg.run(&sc, RunOptions::default()).unwrap();
+        assert_eq!(out.verdict, Verdict::Pass);
+        assert_eq!(final_leaders(&out, 1), vec![Some(0)]);
+        let expired = out
+            .trace
+            .as_ref()
+            .unwrap()
+            .events
+            .iter()
+            .filter(|e| format!("{:?}", e.kind).contains("Expire"))
+            .count();
+        assert_eq!(
+            expired, 0,
+            "every heartbeat renews the lease before it is checked"
+        );
     }
 
     #[test]

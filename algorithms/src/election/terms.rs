@@ -369,6 +369,7 @@ impl Spec for TermsSpec {
                 FaultClass::ClockDrift,
             ],
             summary: "safe under any delay, loss, duplication, reordering, partitions, crashes (with restart or for good), pauses and drift; a leader is elected once a majority is connected with delays below the timeouts; not clock jumps (a leader whose clock jumps back stops its heartbeats for that long: a needless election, unstable though still safe)",
+            majority_for_liveness: true,
             ..FaultModel::default()
         }
     }
