@@ -376,8 +376,20 @@ impl Scenario {
     pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
         let text = read_limited(path, MAX_SCENARIO_BYTES)
             .map_err(|e| ScenarioError(format!("cannot read scenario {}: {e}", path.display())))?;
-        Scenario::from_json(&text)
-            .map_err(|e| ScenarioError(format!("{}: {}", path.display(), e.0)))
+        Scenario::from_json(&text).map_err(|e| {
+            let first = text.lines().next().unwrap_or_default();
+            let is_trace = serde_json::from_str::<serde_json::Value>(first)
+                .is_ok_and(|v| v.get("sincro_trace").is_some());
+            ScenarioError(if is_trace {
+                format!(
+                    "{}: this is a trace (JSON Lines), not a scenario; `sincro show`, `check` \
+                     and `diff` read traces",
+                    path.display()
+                )
+            } else {
+                format!("{}: {}", path.display(), e.0)
+            })
+        })
     }
 
     /// The scenario as pretty JSON.

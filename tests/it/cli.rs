@@ -28,6 +28,11 @@ fn malformed_and_impossible_scenarios_exit_2_with_a_message() {
     let cases = [
         ("broken.json", "{ \"algorithm\": ", "invalid scenario"),
         (
+            "a-trace.jsonl",
+            "{\"nodes\":2,\"sincro_trace\":1}\n",
+            "this is a trace (JSON Lines), not a scenario",
+        ),
+        (
             "unknown-field.json",
             r#"{"algorithm": "mutex.centralized", "nodes": 3, "seed": 1, "duration_ms": 10, "colour": 1}"#,
             "unknown field `colour`",
