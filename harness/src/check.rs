@@ -34,14 +34,34 @@ impl fmt::Display for Violation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{} violated at {:.3} ms: {} (events {:?})",
+            "{} violated at {:.3} ms: {} (events ",
             self.property,
             self.t_ns as f64 / 1e6,
             self.explanation,
-            self.events
-        )
+        )?;
+        match self.events.as_slice() {
+            // A long list (a violation every node of a large run took part in) is cut: the
+            // first ids, the last and how many; renderers still mark every one.
+            [.., last] if self.events.len() > EVENTS_LISTED_MAX => {
+                let head: Vec<String> = self.events[..EVENTS_LISTED_MAX / 2]
+                    .iter()
+                    .map(u64::to_string)
+                    .collect();
+                write!(
+                    f,
+                    "[{}, …, {last}]: {} events)",
+                    head.join(", "),
+                    self.events.len()
+                )
+            }
+            events => write!(f, "{events:?})"),
+        }
     }
 }
+
+/// Event ids a violation's one-line form lists in full; past this, the first ones, the last
+/// and the count.
+pub const EVENTS_LISTED_MAX: usize = 16;
 
 /// An online property checker.
 pub trait Checker {
@@ -101,4 +121,37 @@ pub fn check_trace(
         c.finish(end_t_ns)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn violation(events: Vec<u64>) -> Violation {
+        Violation {
+            property: "p".into(),
+            class: PropertyClass::Safety,
+            explanation: "x".into(),
+            t_ns: 0,
+            events,
+        }
+    }
+
+    /// Up to [`EVENTS_LISTED_MAX`] event ids are listed; a longer list (a 500-node run's
+    /// disagreement named 499) gives its first ids, the last and the count.
+    #[test]
+    fn a_long_event_list_is_cut_in_the_one_line_form() {
+        let short = violation((0..16).collect());
+        assert!(
+            short
+                .to_string()
+                .ends_with("(events [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15])"),
+            "{short}"
+        );
+        let long = violation((0..499).map(|i| 2 * i + 1).collect());
+        assert_eq!(
+            long.to_string(),
+            "p violated at 0.000 ms: x (events [1, 3, 5, 7, 9, 11, 13, 15, …, 997]: 499 events)"
+        );
+    }
 }

@@ -521,8 +521,8 @@ pub fn main(a: &MatrixArgs) -> i32 {
         if short > 0 || out_of_time > 0 {
             partial = true;
             println!(
-                "--time {:.0}s: {short} cells cut short, {out_of_time} not run (give more time or fewer --seeds for the full matrix)",
-                t.as_secs_f64()
+                "--time {}: {short} cells cut short, {out_of_time} not run (give more time or fewer --seeds for the full matrix)",
+                humantime::format_duration(t)
             );
         }
     }

@@ -110,27 +110,24 @@ impl LeaderAgreement {
     }
 
     fn disagreement(&self) -> (String, Vec<u64>) {
-        let mut parts = Vec::new();
+        let mut parts: Vec<(NodeId, String)> = Vec::new();
         let mut events = Vec::new();
         for v in self.view.live_nodes() {
-            match self.view.belief(v) {
+            let named = match self.view.belief(v) {
                 Some(b) => {
                     events.push(b.event);
                     match b.leader {
-                        Some(l) if !self.view.exists(l) => {
-                            parts.push(format!("n{v}: n{l} (no such node)"))
-                        }
-                        Some(l) if !self.view.alive(l) => {
-                            parts.push(format!("n{v}: n{l} (crashed)"))
-                        }
-                        Some(l) => parts.push(format!("n{v}: n{l}")),
-                        None => parts.push(format!("n{v}: none")),
+                        Some(l) if !self.view.exists(l) => format!("n{l} (no such node)"),
+                        Some(l) if !self.view.alive(l) => format!("n{l} (crashed)"),
+                        Some(l) => format!("n{l}"),
+                        None => "none".to_string(),
                     }
                 }
-                None => parts.push(format!("n{v}: never reported")),
-            }
+                None => "never reported".to_string(),
+            };
+            parts.push((v, named));
         }
-        (parts.join(", "), events)
+        (describe_beliefs(&parts), events)
     }
 
     fn violation(&self, t_ns: u64, what: String) -> Violation {
@@ -252,12 +249,80 @@ impl Checker for LeaderAgreement {
     }
 }
 
+/// The live nodes' beliefs, `n0: n2, n1: none`. Past [`BELIEFS_LISTED_MAX`] nodes, nodes that
+/// name the same leader are grouped (`n0-n497, n499 (499 nodes): n498 (crashed)`), so a large
+/// run's explanation stays one readable line.
+fn describe_beliefs(parts: &[(NodeId, String)]) -> String {
+    if parts.len() <= BELIEFS_LISTED_MAX {
+        let each: Vec<String> = parts.iter().map(|(v, b)| format!("n{v}: {b}")).collect();
+        return each.join(", ");
+    }
+    let mut groups: Vec<(&str, Vec<NodeId>)> = Vec::new();
+    for (v, b) in parts {
+        match groups.iter_mut().find(|(g, _)| *g == b.as_str()) {
+            Some((_, nodes)) => nodes.push(*v),
+            None => groups.push((b, vec![*v])),
+        }
+    }
+    let each: Vec<String> = groups
+        .iter()
+        .map(|(b, nodes)| match nodes.len() {
+            1 => format!("n{}: {b}", nodes[0]),
+            k => format!("{} ({k} nodes): {b}", node_ranges(nodes)),
+        })
+        .collect();
+    each.join("; ")
+}
+
+/// Live nodes listed one by one in an explanation; past this they are grouped.
+const BELIEFS_LISTED_MAX: usize = 8;
+
+/// `n0-n3, n7, n9-n10` for ascending node ids.
+fn node_ranges(nodes: &[NodeId]) -> String {
+    let mut out: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < nodes.len() {
+        let mut j = i;
+        while j + 1 < nodes.len() && nodes[j + 1] == nodes[j] + 1 {
+            j += 1;
+        }
+        out.push(if j == i {
+            format!("n{}", nodes[i])
+        } else {
+            format!("n{}-n{}", nodes[i], nodes[j])
+        });
+        i = j + 1;
+    }
+    out.join(", ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::election::test_util::T;
     use sincro_harness::check::judge_trace;
     use sincro_harness::{Fault, Trace, Verdict};
+
+    /// Up to 8 live nodes are listed one by one, as before; past that, nodes naming the same
+    /// leader are grouped with their ids as ranges (a 500-node bully run listed 499 of them).
+    #[test]
+    fn a_large_disagreement_groups_nodes_that_name_the_same_leader() {
+        let few: Vec<(NodeId, String)> = (0..3).map(|v| (v, "n5 (crashed)".into())).collect();
+        assert_eq!(
+            describe_beliefs(&few),
+            "n0: n5 (crashed), n1: n5 (crashed), n2: n5 (crashed)"
+        );
+        let mut many: Vec<(NodeId, String)> = (0..10)
+            .filter(|&v| v != 4)
+            .map(|v| (v, "n12 (crashed)".to_string()))
+            .collect();
+        many.push((11, "none".into()));
+        many.insert(4, (4, "none".into()));
+        assert_eq!(
+            describe_beliefs(&many),
+            "n0-n3, n5-n9 (9 nodes): n12 (crashed); n4, n11 (2 nodes): none"
+        );
+    }
 
     fn run(t: T, quiet_ms: u64, bound_ms: u64, end_ms: u64) -> Result<(), Violation> {
         t.check(3, end_ms, LeaderAgreement::new(3, quiet_ms, bound_ms))
