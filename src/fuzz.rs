@@ -406,6 +406,31 @@ pub fn write_output(path: &Path, text: &str) -> std::io::Result<()> {
     }
 }
 
+/// Checks, before a campaign runs, that the report [`write_output`] will write at its end
+/// (`--junit`, `--markdown`) can be written: not a directory; a symlink or a device opens for
+/// writing (untouched); otherwise its folder is created and takes a probe file. A campaign
+/// of an hour must not end in "cannot write" with its report lost.
+pub fn probe_output(path: &Path) -> Result<(), String> {
+    let fail = |e: std::io::Error| format!("cannot write {}: {e}", path.display());
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_dir() => Err(format!("{} is a directory", path.display())),
+        Ok(m) if !m.is_file() || std::fs::symlink_metadata(path).is_ok_and(|l| l.is_symlink()) => {
+            std::fs::OpenOptions::new()
+                .write(true)
+                .open(path)
+                .map(drop)
+                .map_err(fail)
+        }
+        _ => {
+            let dir = match path.parent() {
+                Some(d) if !d.as_os_str().is_empty() => d,
+                _ => Path::new("."),
+            };
+            probe_dir(dir).map_err(|e| format!("{}: {e}", path.display()))
+        }
+    }
+}
+
 /// Checks, before a campaign runs, that failure files can be written to `dir`: creates it and
 /// writes (then removes) a probe file. The error says why not.
 pub fn probe_dir(dir: &Path) -> Result<(), String> {
@@ -2619,6 +2644,14 @@ mod tests {
         }
         assert!(probe_dir(&dir.join("new/sub")).is_ok());
         assert!(probe_dir(&plain.join("x")).is_err());
+        // A report's path is probed before the campaign: a folder or a path under a file
+        // fails at once; a new file in a new folder, or a device, is fine and left untouched.
+        let e = probe_output(&dir).unwrap_err();
+        assert!(e.ends_with("is a directory"), "{e}");
+        assert!(probe_output(&plain.join("report.xml")).is_err());
+        assert!(probe_output(&dir.join("reports/new/junit.xml")).is_ok());
+        assert!(!dir.join("reports/new/junit.xml").exists());
+        assert!(probe_output(Path::new("/dev/null")).is_ok());
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -339,6 +339,10 @@ pub fn main(a: &MatrixArgs) -> i32 {
         eprintln!("error: --out: {e}");
         return exit::BAD_INPUT;
     }
+    if let Some(Err(e)) = a.markdown.as_deref().map(crate::fuzz::probe_output) {
+        eprintln!("error: --markdown: {e}");
+        return exit::BAD_INPUT;
+    }
     let stop = interrupt_flag();
     let started = std::time::Instant::now();
     let deadline = a.time.map(|t| started + t);

@@ -699,6 +699,9 @@ fn fuzz(a: FuzzArgs) -> i32 {
     if let Err(e) = prepare_out_dir(&a.out) {
         return bad_input(format!("--out: {e}"));
     }
+    if let Some(Err(e)) = a.junit.as_deref().map(fuzz::probe_output) {
+        return bad_input(format!("--junit: {e}"));
+    }
     let opts = CampaignOptions {
         shard: a.shard,
         shrink: (!a.no_shrink).then(|| shrink_options(a.shrink_runs)),
