@@ -358,6 +358,20 @@ pub fn judge(
     }
     for p in properties {
         if !known.contains(&p.as_str()) {
+            // A property an algorithm promises but judges on its own state (Ω's registers),
+            // not from a trace's events: say so rather than call it unknown.
+            if let Some(alg) = registry
+                .algorithms()
+                .iter()
+                .find(|a| a.info().properties.contains(&p.as_str()))
+            {
+                return Err(format!(
+                    "`{p}` is judged by {} on its own state during a run, not from a trace: \
+                     `sincro run` judges it; offline, the known properties are: {}",
+                    alg.info().name,
+                    known.join(", ")
+                ));
+            }
             return Err(format!(
                 "unknown property `{p}`; known properties: {}",
                 known.join(", ")

@@ -301,6 +301,17 @@ fn check_rejects_bad_input_with_exit_2() {
         "{}",
         stderr(&o)
     );
+    // Ω's property is judged on its registers during a run: said so, not "unknown".
+    let o = sincro(&["check", p(&lease), "--properties", "newcomer_never_demotes"]);
+    assert_eq!(code(&o), 2);
+    assert!(
+        stderr(&o).contains(
+            "`newcomer_never_demotes` is judged by omega.khouri-greve on its own state during a \
+             run, not from a trace"
+        ),
+        "{}",
+        stderr(&o)
+    );
     let o = sincro(&["check", p(&lease), "--properties", "liveness"]);
     assert_eq!(code(&o), 2);
     assert!(
