@@ -465,6 +465,12 @@ impl Scenario {
                     nc.node, self.nodes
                 ));
             }
+            if let Some(j) = c.nodes[..i].iter().position(|o| o.node == nc.node) {
+                return err(format!(
+                    "clocks.nodes[{i}].node = {} is set twice (clocks.nodes[{j}] sets it too)",
+                    nc.node
+                ));
+            }
             if !(nc.offset_ms.is_finite() && nc.offset_ms.abs() <= max_ms) {
                 return err(format!(
                     "clocks.nodes[{i}].offset_ms = {} is outside [-{MAX_TIME_MS}, {MAX_TIME_MS}] ms",
@@ -506,6 +512,13 @@ impl Scenario {
             check_times(&w.input, || format!("workload[{i}].input"))?;
         }
         check_times(&self.params, || "params".into())?;
+        if self.checks.properties.as_ref().is_some_and(Vec::is_empty) {
+            return err(
+                "checks.properties is empty: the run would judge nothing and pass; name \
+                 at least one property, or leave it out to judge every promised one"
+                    .into(),
+            );
+        }
         if let Some(b) = self.checks.liveness_bound_ms {
             if b > MAX_TIME_MS {
                 return err(format!(

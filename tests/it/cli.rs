@@ -243,6 +243,16 @@ fn huge_times_and_sizes_are_bad_input_never_a_wrapped_verdict() {
             "clocks.nodes[0].offset_ms = -1e18 is outside",
         ),
         (
+            "clock-twice.json",
+            mutex(r#", "clocks": {"nodes": [{"node": 0, "offset_ms": 1}, {"node": 0}]}"#),
+            "clocks.nodes[1].node = 0 is set twice (clocks.nodes[0] sets it too)",
+        ),
+        (
+            "no-checks.json",
+            mutex(r#", "checks": {"properties": []}"#),
+            "checks.properties is empty: the run would judge nothing and pass",
+        ),
+        (
             "bound.json",
             mutex(r#", "checks": {"liveness_bound_ms": 18446744073709551615}"#),
             "checks.liveness_bound_ms = 18446744073709551615 is above the limit",

@@ -223,6 +223,8 @@ pub fn shorten_pauses(sc: &mut Scenario) -> bool {
 /// [`FaultModel::fit_clocks`].)
 pub fn fit_clocks(sc: &mut Scenario, reference: bool) {
     if reference && (sc.clocks.rho_ppm > 0.0 || sc.clocks.offset_ms_max > 0.0) {
+        // One entry per node: a scenario fitted twice keeps one.
+        sc.clocks.nodes.retain(|nc| nc.node != 0);
         sc.clocks.nodes.push(NodeClock {
             node: 0,
             offset_ms: 0.0,
