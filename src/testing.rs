@@ -495,6 +495,13 @@ impl<S: Spec> Check<S> {
         if self.seeds == 0 {
             return Err(Failure::headline("seeds(0): need at least 1 seed".into()));
         }
+        if self.properties.as_ref().is_some_and(Vec::is_empty) {
+            return Err(Failure::headline(
+                "properties([]): a check of no property judges nothing and passes; name at \
+                 least one, or leave properties out to check every promised one"
+                    .into(),
+            ));
+        }
         if let Some(e) = fuzz::seed_range_error(self.seed_start, self.seeds) {
             return Err(Failure::headline(format!("seed_start and seeds: {e}")));
         }

@@ -137,6 +137,13 @@ fn bad_builder_values_are_errors_not_panics() {
         .run()
         .unwrap_err();
     assert!(e.headline.contains("at most 2 start there"), "{e}");
+    // A check of no property would judge nothing and pass.
+    let e = check(CentralizedSpec)
+        .ignore_env()
+        .properties([])
+        .run()
+        .unwrap_err();
+    assert!(e.headline.contains("properties([])"), "{e}");
 }
 
 /// A test's own checker: nobody may ever enter (so any entry is a violation).
