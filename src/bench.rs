@@ -64,11 +64,11 @@ pub struct BenchArgs {
     #[arg(long)]
     pub scale: bool,
     /// Node counts of the election in `--scale` (comma-separated, each 2 ..= `MAX_NODES`).
-    #[arg(long, value_delimiter = ',', default_values_t = crate::bench_scale::DEFAULT_SCALE_N.to_vec())]
+    #[arg(long, value_delimiter = ',', requires = "scale", default_values_t = crate::bench_scale::DEFAULT_SCALE_N.to_vec())]
     pub scale_n: Vec<usize>,
     /// Node counts of the causal multicast in `--scale` (each 2 ..= 1000, order.causal's
     /// limit; its cost grows with n³: 2·n·(n − 1) messages of n-entry stamps).
-    #[arg(long, value_delimiter = ',', default_values_t = crate::bench_scale::DEFAULT_CAUSAL_N.to_vec())]
+    #[arg(long, value_delimiter = ',', requires = "scale", default_values_t = crate::bench_scale::DEFAULT_CAUSAL_N.to_vec())]
     pub scale_causal_n: Vec<usize>,
     /// Seeds of each algorithm's generated scenarios on the native engine in the last table,
     /// the engines on fuzz scenarios (skipped with `--no-turmoil`).
@@ -691,6 +691,15 @@ fn scale_main(args: &BenchArgs) -> i32 {
     code
 }
 
+/// The engine column of the first table's rows (what `--only` matches).
+const ROW_ENGINES: [&str; 5] = [
+    "bare loop",
+    "hand-inlined loop",
+    "native (no trace)",
+    "native (trace+checker)",
+    "turmoil",
+];
+
 /// Runs the benchmark and prints the table; returns the exit code.
 pub fn main(args: &BenchArgs) -> i32 {
     if let Some(one) = &args.scale_one {
@@ -712,6 +721,17 @@ pub fn main(args: &BenchArgs) -> i32 {
     }
     if args.messages == 0 || args.turmoil_messages == 0 {
         eprintln!("error: --messages and --turmoil-messages must be at least 1");
+        return crate::exit::BAD_INPUT;
+    }
+    if let Some(o) = args
+        .only
+        .as_deref()
+        .filter(|o| !ROW_ENGINES.iter().any(|e| e.contains(o)))
+    {
+        eprintln!(
+            "error: --only `{o}` matches no row's engine; the engines are: {}",
+            ROW_ENGINES.join(", ")
+        );
         return crate::exit::BAD_INPUT;
     }
     let seeds_max = crate::bench_fuzz::SEEDS_MAX;

@@ -314,7 +314,7 @@ fn huge_times_and_sizes_are_bad_input_never_a_wrapped_verdict() {
 
 #[test]
 fn huge_command_line_values_are_bad_input() {
-    let cases: [(&[&str], &str); 11] = [
+    let cases: [(&[&str], &str); 13] = [
         (
             &["bench", "--fuzz-seeds", "0"],
             "--fuzz-seeds and --fuzz-slow-seeds must be 1..=10000000, got 0",
@@ -365,6 +365,11 @@ fn huge_command_line_values_are_bad_input() {
             &["bench", "--repeat", "4000000000"],
             "--repeat must be 1..=100, got 4000000000",
         ),
+        (
+            &["bench", "--only", "nothing-matches"],
+            "--only `nothing-matches` matches no row's engine",
+        ),
+        (&["bench", "--scale-n", "10"], "--scale"),
         (
             &["fuzz", "--jobs", "100000000", "--seeds", "1"],
             "--jobs = 100000000 is above the limit of 256",
