@@ -1464,8 +1464,8 @@ pub fn summary(c: &CampaignReport, rss: Rss) -> String {
         c.wall_s,
         c.executed as f64 / c.wall_s.max(1e-9),
         c.budget.map_or(String::new(), |b| format!(
-            " (budget {:.0} s)",
-            b.as_secs_f64()
+            " (budget {})",
+            humantime::format_duration(b)
         )),
         format_kib(rss.end_kib),
         if c.budget.is_some() {

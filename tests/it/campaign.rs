@@ -106,7 +106,7 @@ fn a_time_budget_ends_the_campaign_by_itself() {
     assert!(took >= Duration::from_secs(2), "{took:?}");
     assert!(took < Duration::from_secs(20), "{took:?}");
     assert!(
-        stdout.contains("runs/s") && stdout.contains("(budget 2 s)"),
+        stdout.contains("runs/s") && stdout.contains("(budget 2s)"),
         "{stdout}"
     );
     assert!(seeds_of(&stdout, "correct") > 0, "{stdout}");
