@@ -114,14 +114,7 @@ pub const MAX_NODES: usize = 16;
 /// Where injected faults stop for a scenario file, unless `--faults-until-ms` says: 1 ms past
 /// its last input or planned fault (what the file makes happen), within its duration.
 pub fn default_faults_until_ms(sc: &Scenario) -> u64 {
-    let last = sc
-        .workload
-        .iter()
-        .map(|w| w.at_ms)
-        .chain(sc.faults.iter().map(|f| f.at_ms))
-        .max()
-        .unwrap_or(0);
-    last.saturating_add(1).min(sc.duration_ms)
+    sc.last_planned_ms().saturating_add(1).min(sc.duration_ms)
 }
 
 /// The small scenario `sincro explore -a ALG` explores: generated from `seed` for `nodes`

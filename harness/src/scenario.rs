@@ -392,6 +392,17 @@ impl Scenario {
         })
     }
 
+    /// The time of its last workload input or planned fault, ms (0 when it has neither):
+    /// where what the scenario makes happen ends.
+    pub fn last_planned_ms(&self) -> u64 {
+        self.faults
+            .iter()
+            .map(|f| f.at_ms)
+            .chain(self.workload.iter().map(|w| w.at_ms))
+            .max()
+            .unwrap_or(0)
+    }
+
     /// The scenario as pretty JSON.
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).expect("a scenario always serializes")

@@ -418,14 +418,7 @@ impl Shrinker<'_> {
 
     fn shorter_duration(&mut self) -> bool {
         let sc = &self.best;
-        let last = sc
-            .faults
-            .iter()
-            .map(|f| f.at_ms)
-            .chain(sc.workload.iter().map(|w| w.at_ms))
-            .max()
-            .unwrap_or(0);
-        let (mut lo, mut hi) = (last.max(1), sc.duration_ms);
+        let (mut lo, mut hi) = (sc.last_planned_ms().max(1), sc.duration_ms);
         let mut progress = false;
         // Invariant: `hi` fails (it is the current duration).
         while lo < hi && !self.exhausted() {
