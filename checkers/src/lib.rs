@@ -56,6 +56,7 @@ pub mod deadlock_completeness;
 pub mod deadlock_graph;
 pub mod deadlock_soundness;
 pub mod election;
+pub mod grouped;
 pub mod lamport_condition;
 pub mod liveness;
 pub mod monotonic_clock;

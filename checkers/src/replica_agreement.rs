@@ -24,7 +24,7 @@
 //! - **Class:** liveness (an end state, judged once at the end).
 
 use sincro_harness::trace::{Event, EventKind};
-use sincro_harness::{Checker, Observation, PropertyClass, Violation};
+use sincro_harness::{Checker, NodeId, Observation, PropertyClass, Violation};
 use std::collections::BTreeMap;
 
 /// Property name.
@@ -82,19 +82,22 @@ impl Checker for ReplicaAgreement {
             }
             return Ok(());
         }
-        let parts: Vec<String> = self
+        let facts: Vec<(NodeId, String)> = self
             .last
             .iter()
             .enumerate()
-            .filter_map(|(n, s)| s.as_ref().map(|(v, _)| format!("node {n} at {v}")))
+            .filter_map(|(n, s)| s.as_ref().map(|(v, _)| (n, v.clone())))
             .collect();
+        let parts = crate::grouped::describe(
+            &facts,
+            "",
+            |n, v| format!("node {n} at {v}"),
+            |nodes, k, v| format!("nodes {nodes} ({k} nodes) at {v}"),
+        );
         Err(Violation {
             property: PROPERTY.into(),
             class: PropertyClass::Liveness,
-            explanation: format!(
-                "the replicas disagree at the end of the run: {}",
-                parts.join(", ")
-            ),
+            explanation: format!("the replicas disagree at the end of the run: {parts}"),
             t_ns: end_t_ns,
             events: self.last.iter().flatten().map(|(_, e)| *e).collect(),
         })
@@ -136,6 +139,22 @@ mod tests {
         assert_eq!(
             v.explanation,
             "the replicas disagree at the end of the run: node 0 at $1111.00, node 1 at $1110.00"
+        );
+    }
+
+    /// Past 8 replicas the explanation groups those at one state (ids as ranges).
+    #[test]
+    fn many_diverged_replicas_are_grouped_by_state() {
+        let events: Vec<Event> = (0..12)
+            .map(|n| observe(n as u64, n, state(if n == 5 { "$9" } else { "$1" })))
+            .collect();
+        let trace = Trace { nodes: 12, events };
+        let mut cs: Vec<Box<dyn Checker>> = vec![Box::new(ReplicaAgreement::new(12))];
+        let v = check_trace(&trace, 9_000, &mut cs).unwrap_err();
+        assert_eq!(
+            v.explanation,
+            "the replicas disagree at the end of the run: nodes 0-4, 6-11 (11 nodes) at $1; \
+             node 5 at $9"
         );
     }
 

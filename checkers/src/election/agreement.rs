@@ -249,51 +249,15 @@ impl Checker for LeaderAgreement {
     }
 }
 
-/// The live nodes' beliefs, `n0: n2, n1: none`. Past [`BELIEFS_LISTED_MAX`] nodes, nodes that
-/// name the same leader are grouped (`n0-n497, n499 (499 nodes): n498 (crashed)`), so a large
-/// run's explanation stays one readable line.
+/// The live nodes' beliefs, `n0: n2, n1: none`; in a large run, nodes that name the same
+/// leader are grouped (`n0-n497, n499 (499 nodes): n498 (crashed)`: [`crate::grouped`]).
 fn describe_beliefs(parts: &[(NodeId, String)]) -> String {
-    if parts.len() <= BELIEFS_LISTED_MAX {
-        let each: Vec<String> = parts.iter().map(|(v, b)| format!("n{v}: {b}")).collect();
-        return each.join(", ");
-    }
-    let mut groups: Vec<(&str, Vec<NodeId>)> = Vec::new();
-    for (v, b) in parts {
-        match groups.iter_mut().find(|(g, _)| *g == b.as_str()) {
-            Some((_, nodes)) => nodes.push(*v),
-            None => groups.push((b, vec![*v])),
-        }
-    }
-    let each: Vec<String> = groups
-        .iter()
-        .map(|(b, nodes)| match nodes.len() {
-            1 => format!("n{}: {b}", nodes[0]),
-            k => format!("{} ({k} nodes): {b}", node_ranges(nodes)),
-        })
-        .collect();
-    each.join("; ")
-}
-
-/// Live nodes listed one by one in an explanation; past this they are grouped.
-const BELIEFS_LISTED_MAX: usize = 8;
-
-/// `n0-n3, n7, n9-n10` for ascending node ids.
-fn node_ranges(nodes: &[NodeId]) -> String {
-    let mut out: Vec<String> = Vec::new();
-    let mut i = 0;
-    while i < nodes.len() {
-        let mut j = i;
-        while j + 1 < nodes.len() && nodes[j + 1] == nodes[j] + 1 {
-            j += 1;
-        }
-        out.push(if j == i {
-            format!("n{}", nodes[i])
-        } else {
-            format!("n{}-n{}", nodes[i], nodes[j])
-        });
-        i = j + 1;
-    }
-    out.join(", ")
+    crate::grouped::describe(
+        parts,
+        "n",
+        |v, b| format!("n{v}: {b}"),
+        |nodes, k, b| format!("{nodes} ({k} nodes): {b}"),
+    )
 }
 
 #[cfg(test)]
