@@ -67,13 +67,24 @@ impl NoDeadlock {
         Some(self.progress_ns.max(self.quiet_ns).max(oldest))
     }
 
+    /// `node 1 (resource 0), node 2 (resource 0)`; in a large run, grouped by resource
+    /// ([`crate::grouped`]). A node waiting for two resources is listed for each.
     fn waiting(&self) -> String {
-        let waiting: Vec<String> = self
-            .pending
-            .keys()
-            .map(|(n, r)| format!("node {n} (resource {r})"))
+        let mut keys: Vec<(NodeId, u32)> = self.pending.keys().copied().collect();
+        if keys.len() > crate::grouped::LISTED_MAX {
+            // By resource, so each group's nodes ascend.
+            keys.sort_by_key(|&(n, r)| (r, n));
+        }
+        let facts: Vec<(NodeId, String)> = keys
+            .into_iter()
+            .map(|(n, r)| (n, format!("resource {r}")))
             .collect();
-        waiting.join(", ")
+        crate::grouped::describe(
+            &facts,
+            "",
+            |n, r| format!("node {n} ({r})"),
+            |nodes, k, r| format!("nodes {nodes} ({k} nodes, {r})"),
+        )
     }
 
     fn judge(&self, now_ns: u64) -> Result<(), Violation> {
@@ -195,6 +206,26 @@ mod tests {
         assert_eq!(v.events, vec![0, 1]);
         assert!(
             v.explanation.contains("node 1") && v.explanation.contains("node 2"),
+            "{}",
+            v.explanation
+        );
+    }
+
+    /// Past 8 waiting requests, the nodes waiting for one resource are grouped.
+    #[test]
+    fn many_waiting_nodes_are_grouped_by_resource() {
+        let events: Vec<Event> = (0..12u64)
+            .map(|i| {
+                let r = u32::from(i == 11);
+                obs(i, 10, i as usize, Observation::CsRequest { resource: r })
+            })
+            .collect();
+        let trace = Trace { nodes: 12, events };
+        let mut cs: Vec<Box<dyn Checker>> = vec![Box::new(NoDeadlock::new(0, 100))];
+        let v = check_trace(&trace, 500 * NS_PER_MS, &mut cs).unwrap_err();
+        assert!(
+            v.explanation
+                .contains("nodes 0-10 (11 nodes, resource 0); node 11 (resource 1)"),
             "{}",
             v.explanation
         );
