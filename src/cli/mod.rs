@@ -491,11 +491,6 @@ fn run(a: RunArgs, default_render: Render) -> i32 {
         Ok(o) => o,
         Err(e) => return bad_input(format!("{}: {e}", a.scenario.display())),
     };
-    if let (Some(path), Some(trace)) = (&a.trace, &out.trace) {
-        if let Err(e) = write_trace(path, trace) {
-            return bad_input(format!("cannot write trace {}: {e}", path.display()));
-        }
-    }
     // Bad view options are bad input even when nothing is printed.
     let filter = match out
         .trace
@@ -506,11 +501,31 @@ fn run(a: RunArgs, default_render: Render) -> i32 {
         Some(Ok(f)) => f,
         None => crate::harness::view::Filter::default(),
     };
-    if render == Render::Text && !print_view(&out, &filter) {
+    let code = report_run(&a, &sc, &out, render, default_render, &filter);
+    // Written after the verdict is printed: a trace that cannot be written loses no verdict.
+    if let (Some(path), Some(trace)) = (&a.trace, &out.trace) {
+        if let Err(e) = write_trace(path, trace) {
+            return bad_input(format!("cannot write trace {}: {e}", path.display()));
+        }
+    }
+    code
+}
+
+/// Prints a run's view (with `--render text`), verdict, counts and expectation; returns the
+/// exit code.
+fn report_run(
+    a: &RunArgs,
+    sc: &Scenario,
+    out: &crate::harness::Outcome,
+    render: Render,
+    default_render: Render,
+    filter: &crate::harness::view::Filter,
+) -> i32 {
+    if render == Render::Text && !print_view(out, filter) {
         return crate::exit_code(&out.verdict);
     }
-    println!("{}", scenario_line(&sc, &out.verdict));
-    println!("  {}", run_counts(&out));
+    println!("{}", scenario_line(sc, &out.verdict));
+    println!("  {}", run_counts(out));
     let mut matched = None;
     if let Some(expect) = &sc.expect {
         let m = expect.matches(&out.verdict);
@@ -583,6 +598,9 @@ fn write_trace_unchecked(
     trace: &crate::harness::Trace,
 ) -> std::io::Result<()> {
     use std::io::Write;
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)?;
+    }
     let f = std::fs::File::create(path)?;
     let mut w = std::io::BufWriter::new(f);
     trace.write_jsonl(&mut w)?;

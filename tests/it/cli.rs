@@ -405,6 +405,14 @@ fn outputs_that_cannot_be_written_fail_loudly() {
             "{}",
             text(&out).1
         );
+        // The verdict is printed first: a trace that cannot be written loses no verdict.
+        assert!(
+            text(&out)
+                .0
+                .contains("VIOLATION (Safety): mutual_exclusion"),
+            "{}",
+            text(&out).0
+        );
         let out = sincro(&[
             "fuzz",
             "-a",
@@ -983,7 +991,9 @@ fn run_counts_the_events_of_its_trace_and_calls_the_engine_counter_steps() {
         env!("CARGO_MANIFEST_DIR"),
         "/corpus/mutex/centralized-lease-timeout-overlap.json"
     );
-    let trace = tmp("counted.jsonl");
+    // Its folder is created, as `show --out`'s is.
+    let trace = tmp("counted/new-folder/counted.jsonl");
+    let _ = std::fs::remove_dir_all(tmp("counted"));
     let o = sincro(&["run", corpus, "--trace", trace.to_str().unwrap()]);
     let (stdout, stderr) = text(&o);
     assert_eq!(o.status.code(), Some(0), "{stdout}{stderr}");
