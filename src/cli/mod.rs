@@ -582,35 +582,32 @@ fn run_counts(out: &crate::harness::Outcome) -> String {
     )
 }
 
-/// Writes `trace` as JSON Lines to `path`, flushing and syncing: a full disk or a trace past
-/// the size a reader takes is an error, never a silently truncated trace (a regular file left
-/// part-written is removed).
+/// Writes `trace` as JSON Lines to `path` (its folder created), flushing and syncing: a full
+/// disk or a trace past the size a reader takes is an error, never a silently truncated trace.
+/// A regular file this call created or truncated and left part-written is removed; a file it
+/// could not open is left alone.
 fn write_trace(path: &std::path::Path, trace: &crate::harness::Trace) -> std::io::Result<()> {
-    let result = write_trace_unchecked(path, trace);
-    if result.is_err() && std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
-        let _ = std::fs::remove_file(path);
-    }
-    result
-}
-
-fn write_trace_unchecked(
-    path: &std::path::Path,
-    trace: &crate::harness::Trace,
-) -> std::io::Result<()> {
     use std::io::Write;
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)?;
     }
     let f = std::fs::File::create(path)?;
-    let mut w = std::io::BufWriter::new(f);
-    trace.write_jsonl(&mut w)?;
-    w.flush()?;
-    let f = w.into_inner().map_err(|e| e.into_error())?;
-    // A device (`/dev/stdout`) cannot be synced; a regular file must be.
-    if f.metadata().is_ok_and(|m| m.is_file()) {
-        f.sync_all()?;
+    let regular = f.metadata().is_ok_and(|m| m.is_file());
+    let written = (|| {
+        let mut w = std::io::BufWriter::new(f);
+        trace.write_jsonl(&mut w)?;
+        w.flush()?;
+        let f = w.into_inner().map_err(|e| e.into_error())?;
+        // A device (`/dev/stdout`) cannot be synced; a regular file must be.
+        if regular {
+            f.sync_all()?;
+        }
+        Ok(())
+    })();
+    if written.is_err() && regular {
+        let _ = std::fs::remove_file(path);
     }
-    Ok(())
+    written
 }
 
 fn targets(algorithm: &str, variant: &str) -> Result<Vec<Target>, String> {
