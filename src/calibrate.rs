@@ -65,7 +65,8 @@ impl Calibration {
                 self.cfg.seed_start, self.offsets, self.stride
             )),
             Some(start) => crate::fuzz::seed_range_error(start, self.cfg.seeds)
-                .map(|e| format!("the last campaign's seeds: {e}")),
+                .map(|e| format!("the last campaign's seeds: {e}"))
+                .or_else(|| self.cfg.error()),
         }
     }
 

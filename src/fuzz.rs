@@ -110,6 +110,32 @@ impl Default for FuzzConfig {
     }
 }
 
+/// The most worker threads a campaign takes (`--jobs`, `SINCRO_JOBS`, `Check::jobs`).
+pub const MAX_JOBS: usize = 256;
+
+impl FuzzConfig {
+    /// Why a campaign with these settings cannot run, naming the field and its range, or
+    /// `None`: the generator's options ([`GenOptions::error`]), at most [`MAX_JOBS`] workers
+    /// (0 means 1), at least one seed, a seed range that ends by `u64::MAX`. The command line
+    /// and [`crate::testing::check`] check the same with their own names first;
+    /// [`TargetRun::run`] checks it again, so a library campaign is refused, not run.
+    pub fn error(&self) -> Option<String> {
+        if let Some(e) = self.gen.error() {
+            return Some(e);
+        }
+        if self.jobs > MAX_JOBS {
+            return Some(format!(
+                "jobs = {} is above the limit of {MAX_JOBS}",
+                self.jobs
+            ));
+        }
+        if self.seeds == 0 {
+            return Some("seeds = 0: need at least 1 seed".into());
+        }
+        seed_range_error(self.seed_start, self.seeds)
+    }
+}
+
 /// Campaign knobs beyond [`FuzzConfig`]. The default is one shard, no shrinking, every
 /// declared property, plain file names.
 #[derive(Clone, Debug, Default)]
@@ -787,6 +813,13 @@ impl<'a> TargetRun<'a> {
         live: &Live,
         progress: &(dyn Fn(u64) + Sync),
     ) {
+        if let Some(e) = self.cfg.error() {
+            // Refused before any seed, as bad input: nothing is generated from settings that
+            // would not fit in memory or would spawn thousands of threads.
+            *self.bad_input.lock().expect("no poisoning") =
+                Some((self.cfg.seed_start, format!("the campaign's settings: {e}")));
+            return;
+        }
         let started = Instant::now();
         let wall_before = self.wall;
         let this = &*self;
@@ -2555,6 +2588,60 @@ mod tests {
     }
 
     static REFUSING: Refusing = Refusing;
+
+    #[test]
+    fn a_library_campaign_out_of_range_is_refused_before_any_seed() {
+        // The command line checks its flags; a library caller filling FuzzConfig itself gets
+        // the same limits from `TargetRun::run` (a node count of usize::MAX used to panic
+        // with "capacity overflow" while generating seed 0; 100,000 jobs spawned as many
+        // threads).
+        let bad = [
+            (
+                GenOptions {
+                    nodes_min: 3,
+                    nodes_max: usize::MAX,
+                    ..GenOptions::default()
+                },
+                1,
+                "nodes_max = 18446744073709551615 is above the limit of 10000",
+            ),
+            (
+                GenOptions {
+                    active_ms: 0,
+                    ..GenOptions::default()
+                },
+                1,
+                "active_ms = 0 is outside 10",
+            ),
+            (GenOptions::default(), 100_000, "jobs = 100000 is above"),
+        ];
+        let variant = inner().info().variants.remove(0);
+        let target = Target {
+            algorithm: inner(),
+            variant,
+        };
+        for (gen, jobs, why) in bad {
+            let cfg = FuzzConfig {
+                seeds: 5,
+                jobs,
+                gen,
+                ..FuzzConfig::default()
+            };
+            assert!(
+                cfg.error().is_some_and(|e| e.contains(why)),
+                "{:?}",
+                cfg.error()
+            );
+            let opts = CampaignOptions::default();
+            let mut run = TargetRun::new(&target, &cfg, &opts);
+            run.run(&AtomicBool::new(false), None, &Live::default(), &|_| {});
+            let r = run.report();
+            let (_, msg) = r.bad_input.as_ref().expect("refused as bad input");
+            assert!(msg.contains(why), "{msg}");
+            assert_eq!(r.executed, 0, "no seed runs");
+        }
+        assert_eq!(FuzzConfig::default().error(), None);
+    }
 
     #[test]
     fn a_refused_scenario_is_bad_input_never_a_verdict() {

@@ -58,9 +58,10 @@ use crate::harness::engine::{Outcome, RunOptions};
 use crate::harness::fault::{FaultClass, FaultModel};
 use crate::harness::gen::{Draft, GenOptions, Strategy};
 use crate::harness::render::event_line;
+use crate::harness::scenario::MAX_NODES;
 use crate::harness::shrink::{ScenarioSize, ShrinkOptions};
 use crate::harness::{
-    Checker, EngineKind, Scenario, ScenarioError, SimRng, Trace, Verdict, WorkloadItem,
+    Checker, EngineKind, Scenario, ScenarioError, SimRng, Trace, Verdict, WorkloadItem, MAX_TIME_MS,
 };
 use std::fmt;
 use std::ops::RangeInclusive;
@@ -155,7 +156,8 @@ impl<S: Spec> Check<S> {
         self.variant = v;
         self
     }
-    /// Node counts to draw from (default `3..=6`); `n..=n` for exactly `n`.
+    /// Node counts to draw from (default `3..=6`, at most [`MAX_NODES`]); `n..=n` for exactly
+    /// `n`.
     pub fn nodes(mut self, range: RangeInclusive<usize>) -> Self {
         self.nodes = range;
         self
@@ -172,7 +174,8 @@ impl<S: Spec> Check<S> {
         self
     }
     /// Length of the faulty phase of each scenario (default 1 s; then everything heals and
-    /// liveness is judged). Each seed's phase is ¼, ½, 1, 2 or 4 times it unless
+    /// liveness is judged; 10 ms to [`MAX_TIME_MS`], checked when the check runs). Each seed's
+    /// phase is ¼, ½, 1, 2 or 4 times it unless
     /// [`Check::fixed_phase`] is set (see [`crate::harness::gen::phase_ms`]).
     pub fn active(mut self, d: Duration) -> Self {
         self.active_ms = u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
@@ -194,7 +197,8 @@ impl<S: Spec> Check<S> {
         self.seed_start = seed;
         self
     }
-    /// A wall-clock budget; seeds stop at whichever of `seeds` and the budget ends first.
+    /// A wall-clock budget; seeds stop at whichever of `seeds` and the budget ends first. A
+    /// budget that ends before any seed ran is an error: nothing was checked.
     pub fn time(mut self, budget: Duration) -> Self {
         self.time = Some(budget);
         self
@@ -221,7 +225,8 @@ impl<S: Spec> Check<S> {
         self.check_determinism = on;
         self
     }
-    /// Worker threads (default 1; each run stays single-threaded and deterministic).
+    /// Worker threads (default 1, at most [`fuzz::MAX_JOBS`]; each run stays single-threaded
+    /// and deterministic).
     pub fn jobs(mut self, n: usize) -> Self {
         self.jobs = n.max(1);
         self
@@ -259,6 +264,12 @@ impl<S: Spec> Check<S> {
         let replayed = this.replay_regressions(alg)?;
         let found = this.fuzz(alg, true)?;
         match found {
+            Found::None { runs: 0 } => Err(Failure::headline(format!(
+                "{} / {}: the time budget ended before any seed ran: nothing was checked \
+                 (give a longer `time`, or none)",
+                alg.info().name,
+                this.variant.name()
+            ))),
             Found::None { runs } => Ok(Report {
                 algorithm: alg.info().name.to_string(),
                 variant: this.variant.name().to_string(),
@@ -277,6 +288,7 @@ impl<S: Spec> Check<S> {
         let this = self.with_env()?;
         let alg = this.algorithm();
         let name = format!("{} / {}", alg.info().name, this.variant.name());
+        this.judged(alg, property)?;
         match this.fuzz(alg, false)? {
             Found::None { runs } => Err(Failure::headline(format!(
                 "{name}: no seed of {runs} violated `{property}` (expected a violation)"
@@ -290,15 +302,48 @@ impl<S: Spec> Check<S> {
                         .clone()
                         .expect("a found failure has its scenario"),
                 }),
-                _ => Err(Failure {
-                    headline: format!(
-                        "{name}: expected a violation of `{property}`, but {}",
-                        f.headline
-                    ),
-                    ..*f
-                }),
+                other => {
+                    // Another property broke first: say how to judge only the one expected.
+                    let hint = match other {
+                        Some(Verdict::Violation(_)) if this.properties.is_none() => format!(
+                            " (to judge `{property}` alone, add `.properties([\"{property}\"])`)"
+                        ),
+                        _ => String::new(),
+                    };
+                    Err(Failure {
+                        headline: format!(
+                            "{name}: expected a violation of `{property}`, but {}{hint}",
+                            f.headline
+                        ),
+                        ..*f
+                    })
+                }
             },
         }
+    }
+
+    /// `Err` unless the runs judge `property`: one the algorithm promises (among
+    /// [`Check::properties`] when they are given), or a checker of this test's. Otherwise a check
+    /// expecting its violation would run every seed and report "no seed violated" for a
+    /// misspelt name.
+    fn judged(&self, alg: &dyn Algorithm, property: &str) -> Result<(), Failure> {
+        let info = alg.info();
+        let mut names: Vec<&str> = info.properties.clone();
+        if let Some(only) = &self.properties {
+            names.retain(|n| only.iter().any(|o| o == n));
+        }
+        // A test's own checkers judge every run, whatever `properties` says.
+        names.extend(self.extra.iter().map(|(n, _)| *n));
+        if names.contains(&property) {
+            return Ok(());
+        }
+        Err(Failure::headline(format!(
+            "expect_violation(\"{property}\"): the runs of {} do not judge `{property}`; they \
+             judge: {} (a property of your own is added with `.checker(name, ..)` or \
+             `.check::<P>()`)",
+            info.name,
+            names.join(", ")
+        )))
     }
 
     /// The algorithm as the fuzzer sees it: the spec, with the fault classes of
@@ -492,6 +537,30 @@ impl<S: Spec> Check<S> {
                 self.nodes.end()
             )));
         }
+        if *self.nodes.end() > MAX_NODES {
+            return Err(Failure::headline(format!(
+                "nodes(..={}): above the limit of {MAX_NODES} nodes",
+                self.nodes.end()
+            )));
+        }
+        if !(10..=MAX_TIME_MS).contains(&self.active_ms) {
+            return Err(Failure::headline(format!(
+                "active({} ms): the faulty phase must be 10 ms ..= {MAX_TIME_MS} ms",
+                self.active_ms
+            )));
+        }
+        if self.jobs > fuzz::MAX_JOBS {
+            return Err(Failure::headline(format!(
+                "jobs({}): above the limit of {} worker threads",
+                self.jobs,
+                fuzz::MAX_JOBS
+            )));
+        }
+        if self.time.is_some_and(|t| t.is_zero()) {
+            return Err(Failure::headline(
+                "time(0 s): a budget of nothing runs no seed and checks nothing".into(),
+            ));
+        }
         if self.seeds == 0 {
             return Err(Failure::headline("seeds(0): need at least 1 seed".into()));
         }
@@ -526,7 +595,7 @@ impl<S: Spec> Check<S> {
             gen: GenOptions {
                 nodes_min: *self.nodes.start(),
                 nodes_max: *self.nodes.end(),
-                active_ms: self.active_ms.max(10),
+                active_ms: self.active_ms,
                 beyond_model: false,
                 engine: self.engine,
                 only: None,
@@ -814,6 +883,43 @@ impl fmt::Debug for Failure {
 
 impl std::error::Error for Failure {}
 
+/// A test's own checker under the name [`Check::checker`] gave it: that name is the property
+/// it judges, the one `properties(..)` and `expect_violation(..)` take, whatever the checker's
+/// own [`Checker::property`] says (`.checker("mine", |sc, _| Box::new(MutualExclusion::new(..)))`
+/// reports `mine`). A violation of another label the checker reports (an assumption it
+/// verifies first) keeps its label.
+struct Named {
+    name: &'static str,
+    inner: Box<dyn Checker>,
+}
+
+impl Named {
+    fn rename(&self, mut v: crate::harness::Violation) -> crate::harness::Violation {
+        if v.property == self.inner.property() {
+            v.property = self.name.to_string();
+        }
+        v
+    }
+}
+
+impl Checker for Named {
+    fn property(&self) -> &'static str {
+        self.name
+    }
+    fn on_event(
+        &mut self,
+        ev: &crate::harness::trace::Event,
+    ) -> Result<(), crate::harness::Violation> {
+        self.inner.on_event(ev).map_err(|v| self.rename(v))
+    }
+    fn finish(&mut self, end_t_ns: u64) -> Result<(), crate::harness::Violation> {
+        self.inner.finish(end_t_ns).map_err(|v| self.rename(v))
+    }
+    fn could_not_judge(&self) -> Option<String> {
+        self.inner.could_not_judge()
+    }
+}
+
 /// An algorithm as a test sees it: another set of fault classes as its model
 /// ([`Check::faults`]) and the test's own checkers ([`Check::checker`]).
 struct Tested {
@@ -843,7 +949,12 @@ impl Algorithm for Tested {
         let extra = self
             .extra
             .iter()
-            .map(|(_, build)| build(sc, bound))
+            .map(|&(name, ref build)| {
+                Box::new(Named {
+                    name,
+                    inner: build(sc, bound),
+                }) as Box<dyn Checker>
+            })
             .collect();
         self.inner.run_with(sc, options, extra)
     }

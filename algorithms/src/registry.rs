@@ -51,7 +51,9 @@ pub trait Algorithm: Sync {
     fn run(&self, scenario: &Scenario, options: RunOptions) -> Result<Outcome, ScenarioError>;
     /// As [`Algorithm::run`], with `extra` checkers judging the run beside those of the
     /// scenario's properties (a test's own, see `sincro::testing::Check::checker`). The
-    /// default refuses extra checkers; every [`Spec`](crate::spec::Spec) accepts them.
+    /// scenario's `checks.properties` may name an extra checker's property, even alone: the
+    /// run then judges it and, of the promised ones, only those named. The default refuses
+    /// extra checkers; every [`Spec`](crate::spec::Spec) accepts them.
     fn run_with(
         &self,
         scenario: &Scenario,
@@ -367,11 +369,15 @@ pub fn run_scenario(scenario: &Scenario, options: RunOptions) -> Result<Outcome,
 
 /// Checkers for the properties the scenario asks for (default: all the algorithm declares);
 /// `custom` may build a property's checker itself (e.g. validity with the algorithm's own
-/// ranks), `Ok(None)` falls back to the installed registry's checkers by name.
+/// ranks), `Ok(None)` falls back to the installed registry's checkers by name. A property the
+/// algorithm does not promise but one of `judged_elsewhere` names (a test's own checkers, see
+/// [`Algorithm::run_with`]) is left to that checker: `checks.properties` may name it, even
+/// alone.
 pub(crate) fn checkers_with(
     info: &AlgorithmInfo,
     sc: &Scenario,
     bound_ms: u64,
+    judged_elsewhere: &[&str],
     custom: impl Fn(&str) -> Result<Option<Box<dyn Checker>>, ScenarioError>,
 ) -> Result<Vec<Box<dyn Checker>>, ScenarioError> {
     let wanted: Vec<String> = match &sc.checks.properties {
@@ -380,6 +386,9 @@ pub(crate) fn checkers_with(
     };
     wanted
         .iter()
+        .filter(|p| {
+            info.properties.contains(&p.as_str()) || !judged_elsewhere.contains(&p.as_str())
+        })
         .map(|p| {
             if !info.properties.contains(&p.as_str()) {
                 return Err(ScenarioError(format!(

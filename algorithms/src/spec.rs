@@ -350,7 +350,8 @@ impl<S: Spec> Algorithm for S {
         extra: Vec<Box<dyn Checker>>,
     ) -> Result<Outcome, ScenarioError> {
         let (factory, checkers) = self.parts(sc)?;
-        let mut checkers = checkers()?;
+        let own: Vec<&str> = extra.iter().map(|c| c.property()).collect();
+        let mut checkers = checkers(&own)?;
         checkers.extend(extra);
         engine::run(sc, factory, checkers, options)
     }
@@ -361,7 +362,7 @@ impl<S: Spec> Algorithm for S {
         options: &ExploreOptions,
     ) -> Result<ExploreReport, ScenarioError> {
         let (factory, checkers) = self.parts(sc)?;
-        sincro_harness::explore::explore(sc, factory, &checkers, options)
+        sincro_harness::explore::explore(sc, factory, &|| checkers(&[]), options)
     }
 
     fn replay_schedule(
@@ -371,7 +372,7 @@ impl<S: Spec> Algorithm for S {
         schedule: &[Choice],
     ) -> Result<Outcome, ScenarioError> {
         let (factory, checkers) = self.parts(sc)?;
-        sincro_harness::explore::replay(sc, factory, checkers()?, *bounds, schedule)
+        sincro_harness::explore::replay(sc, factory, checkers(&[])?, *bounds, schedule)
     }
 
     fn workload(&self, rng: &mut SimRng, nodes: usize, active_ms: u64) -> Vec<WorkloadItem> {
@@ -514,7 +515,7 @@ impl<S: Spec> SetupExt for S {}
 /// exploration (which needs fresh checkers for every execution) share.
 type Parts<'a, N> = (
     Factory<N>,
-    Box<dyn Fn() -> Result<Vec<Box<dyn Checker>>, ScenarioError> + 'a>,
+    Box<dyn Fn(&[&str]) -> Result<Vec<Box<dyn Checker>>, ScenarioError> + 'a>,
 );
 
 trait PartsExt: Spec {
@@ -528,8 +529,8 @@ trait PartsExt: Spec {
         let (spec, variant, params) = (self.clone(), setup.variant, setup.params.clone());
         let factory: Factory<Self::Node> = Rc::new(move |id| spec.node(variant, &params, id));
         let info = self.info();
-        let checkers = Box::new(move || {
-            crate::registry::checkers_with(&info, sc, bound, |p| {
+        let checkers = Box::new(move |judged_elsewhere: &[&str]| {
+            crate::registry::checkers_with(&info, sc, bound, judged_elsewhere, |p| {
                 self.checker(p, &setup, bound).map_err(ScenarioError)
             })
         });

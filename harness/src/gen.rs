@@ -167,6 +167,34 @@ impl Default for GenOptions {
 }
 
 impl GenOptions {
+    /// Why scenarios cannot be generated with these options, naming the field and its range,
+    /// or `None`. Generation assumes they are valid (a node count of `usize::MAX` would not fit
+    /// in memory), so every campaign checks them first: `sincro fuzz` with its flags' names,
+    /// `sincro::testing::check` with its builder's, a library campaign with these.
+    pub fn error(&self) -> Option<String> {
+        if self.nodes_min == 0 || self.nodes_min > self.nodes_max {
+            return Some(format!(
+                "need 1 <= nodes_min <= nodes_max, got {} and {}",
+                self.nodes_min, self.nodes_max
+            ));
+        }
+        if self.nodes_max > crate::scenario::MAX_NODES {
+            return Some(format!(
+                "nodes_max = {} is above the limit of {}",
+                self.nodes_max,
+                crate::scenario::MAX_NODES
+            ));
+        }
+        if !(10..=crate::MAX_TIME_MS).contains(&self.active_ms) {
+            return Some(format!(
+                "active_ms = {} is outside 10 ..= {} ms",
+                self.active_ms,
+                crate::MAX_TIME_MS
+            ));
+        }
+        None
+    }
+
     /// These options with the active phase of `draft` (its seed's [`phase_ms`]): what to
     /// complete, mutate or add faults to a draft with.
     pub fn for_draft(&self, draft: &Draft) -> GenOptions {

@@ -809,8 +809,7 @@ fn hostname() -> String {
     }
 }
 
-/// The most worker threads `--jobs` accepts.
-pub const MAX_JOBS: usize = 256;
+use crate::fuzz::MAX_JOBS;
 
 /// `--jobs` within `1..=MAX_JOBS` (0 means 1).
 fn check_jobs(jobs: usize) -> Result<(), String> {

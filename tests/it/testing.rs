@@ -7,6 +7,7 @@ use sincro::harness::fault::FaultClass;
 use sincro::harness::{Scenario, Verdict};
 use sincro::testing::check;
 use std::path::PathBuf;
+use std::time::Duration;
 
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("sincro-testing-{}-{name}", std::process::id()));
@@ -144,6 +145,43 @@ fn bad_builder_values_are_errors_not_panics() {
         .run()
         .unwrap_err();
     assert!(e.headline.contains("properties([])"), "{e}");
+    // Values the command line refuses by flag are refused here by builder name, before any
+    // seed: a node count past the limit used to panic while generating seed 0.
+    let refused = [
+        (
+            check(CentralizedSpec).nodes(3..=usize::MAX),
+            "nodes(..=18446744073709551615)",
+        ),
+        (
+            check(CentralizedSpec).active(Duration::ZERO),
+            "active(0 ms)",
+        ),
+        (check(CentralizedSpec).jobs(100_000), "jobs(100000)"),
+        (check(CentralizedSpec).time(Duration::ZERO), "time(0 s)"),
+    ];
+    for (c, named) in refused {
+        let e = c.ignore_env().no_regressions().run().unwrap_err();
+        assert!(e.headline.contains(named), "{named}: {e}");
+    }
+    // A budget that ends before any seed ran checked nothing: an error, not a pass.
+    let e = check(CentralizedSpec)
+        .ignore_env()
+        .no_regressions()
+        .time(Duration::from_nanos(1))
+        .run()
+        .unwrap_err();
+    assert!(e.headline.contains("before any seed ran"), "{e}");
+    // A misspelt property is refused at once, not after every seed "did not violate" it.
+    let e = check(CentralizedSpec)
+        .ignore_env()
+        .variant(Variant::LeaseTimeout)
+        .expect_violation("mutual_exclusio")
+        .unwrap_err();
+    assert!(
+        e.headline.contains("do not judge `mutual_exclusio`")
+            && e.headline.contains("mutual_exclusion, liveness"),
+        "{e}"
+    );
 }
 
 /// A test's own checker: nobody may ever enter (so any entry is a violation).
@@ -196,6 +234,43 @@ fn a_tests_own_checker_judges_every_run_and_its_shrunk_replay() {
     // without the extra checker the same scenario passes
     let out = sincro::algorithms::run_scenario(&found.scenario, Default::default()).unwrap();
     assert!(out.verdict.is_pass(), "{}", out.verdict);
+}
+
+#[test]
+fn a_tests_own_checker_is_judged_under_its_given_name_and_can_be_the_only_property() {
+    // The name given to `.checker` is the property: the violation carries it, and
+    // `.properties([..])` may name it, alone (it was refused as a property the algorithm
+    // does not promise). Here the test's own copy of mutual exclusion, named `exclusive`:
+    // with every promised property judged, the built-in one reports the same event first;
+    // judging only `exclusive`, its violation is the one found.
+    use sincro::checkers::MutualExclusion;
+    let own = || {
+        check(CentralizedSpec)
+            .ignore_env()
+            .variant(Variant::LeaseTimeout)
+            .checker("exclusive", |sc, _| {
+                Box::new(MutualExclusion::new(sc.nodes))
+            })
+            .seeds(50)
+    };
+    let e = own().expect_violation("exclusive").unwrap_err();
+    assert!(
+        e.headline.contains("add `.properties([\"exclusive\"])`"),
+        "{e}"
+    );
+    let found = own()
+        .properties(["exclusive"])
+        .expect_violation("exclusive")
+        .unwrap();
+    assert!(
+        found.explanation.contains("still inside"),
+        "{}",
+        found.explanation
+    );
+    assert_eq!(
+        found.scenario.checks.properties.as_deref(),
+        Some(&["exclusive".to_string()][..])
+    );
 }
 
 #[test]
