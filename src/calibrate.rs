@@ -182,15 +182,18 @@ impl std::fmt::Display for Median {
 /// early (the campaigns done are returned, the one running is cut and kept with the seeds it
 /// judged); `live` counts the runs as they go (its current target names the strategy and the
 /// campaign, for a progress display polling it from another thread); `progress` is told each
-/// campaign's result as it ends.
+/// campaign's result as it ends. Settings out of range ([`Calibration::error`]) are refused
+/// before any seed runs: the last campaign's first seed would wrap past `u64::MAX`.
 pub fn calibrate(
     target: &Target,
     cal: &Calibration,
     stop: &AtomicBool,
     live: &Live,
     progress: &dyn Fn(Strategy, u64, &CampaignResult),
-) -> Vec<StrategyResult> {
-    debug_assert!(cal.error().is_none(), "{:?}", cal.error());
+) -> Result<Vec<StrategyResult>, String> {
+    if let Some(e) = cal.error() {
+        return Err(e);
+    }
     let mut out = Vec::new();
     for &strategy in &cal.strategies {
         let mut res = StrategyResult {
@@ -243,12 +246,12 @@ pub fn calibrate(
             if refused {
                 // Bad input: every other campaign of this target would be refused too.
                 out.push(res);
-                return out;
+                return Ok(out);
             }
         }
         out.push(res);
     }
-    out
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -329,5 +332,25 @@ mod tests {
         let mut none = cal(2, 1000, 1000, 0);
         none.strategies.clear();
         assert!(none.error().is_some());
+        // The campaign's own limits too (the flags are checked by the CLI first).
+        let mut many = cal(2, 1000, 1000, 0);
+        many.cfg.jobs = 100_000;
+        assert!(many.error().unwrap().contains("jobs = 100000"));
+        // A library caller gets the refusal, not a campaign whose seeds wrap past u64::MAX.
+        let algorithm = crate::algorithms::select("mutex.centralized")
+            .expect("a built-in")
+            .remove(0);
+        let target = Target {
+            algorithm,
+            variant: algorithm.info().variants.remove(0),
+        };
+        let refused = calibrate(
+            &target,
+            &cal(3, u64::MAX / 2, 10, 0),
+            &AtomicBool::new(false),
+            &Live::default(),
+            &|_, _, _| {},
+        );
+        assert!(refused.unwrap_err().contains("past the last seed"));
     }
 }

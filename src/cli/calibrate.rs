@@ -152,6 +152,11 @@ pub(super) fn main(a: &CalibrateArgs) -> i32 {
             monitor(&live, started, None, a.quiet, &|| h.is_finished());
             h.join().expect("the calibration thread does not panic")
         });
+        // The settings were checked above, with the flags' names; this is the library's check.
+        let results = match results {
+            Ok(r) => r,
+            Err(e) => return bad_input(e),
+        };
         let buggy = if target.variant.buggy { " [bug]" } else { "" };
         print!(
             "\n{name}{buggy}\n{}",
