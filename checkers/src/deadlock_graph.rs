@@ -201,8 +201,9 @@ impl WaitForGraph {
 
     /// Where `node`'s wait leads, following the first edge each time, in words (for
     /// explanations): `n2 -> n0 -> n4, which waits for nobody`.
+    /// A chain of more than 16 nodes is cut in the middle ([`crate::grouped::elide`]).
     pub fn describe_chain(&self, node: NodeId) -> String {
-        let mut out = format!("n{node}");
+        let mut hops = vec![format!("n{node}")];
         let mut seen = BTreeSet::from([node]);
         let mut cur = node;
         loop {
@@ -210,10 +211,12 @@ impl WaitForGraph {
                 if cur == node {
                     return format!("n{node} waits for nobody");
                 }
+                let out = crate::grouped::elide(&hops, " -> ");
                 return format!("{out}, which waits for nobody");
             };
-            out.push_str(&format!(" -> n{next}"));
+            hops.push(format!("n{next}"));
             if !seen.insert(next) {
+                let out = crate::grouped::elide(&hops, " -> ");
                 return format!("{out}, a cycle without n{node}");
             }
             cur = next;
@@ -221,13 +224,11 @@ impl WaitForGraph {
     }
 }
 
-/// Renders a cycle `[a, b, a]` as `n0 -> n1 -> n0`.
+/// Renders a cycle `[a, b, a]` as `n0 -> n1 -> n0` (past 16 nodes, cut in the middle by
+/// [`crate::grouped::elide`]).
 pub fn cycle_text(cycle: &[NodeId]) -> String {
-    cycle
-        .iter()
-        .map(|n| format!("n{n}"))
-        .collect::<Vec<_>>()
-        .join(" -> ")
+    let hops: Vec<String> = cycle.iter().map(|n| format!("n{n}")).collect();
+    crate::grouped::elide(&hops, " -> ")
 }
 
 #[cfg(test)]

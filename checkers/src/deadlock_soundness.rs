@@ -136,7 +136,7 @@ impl Checker for DeadlockSoundness {
                 format!(
                     "; left out of the wait-for graph, as they name a node outside 0..{}: {}",
                     self.nodes,
-                    edges.join(", ")
+                    crate::grouped::elide(&edges, ", ")
                 )
             };
             events.sort_unstable();
@@ -218,6 +218,34 @@ mod tests {
             v.explanation
         );
         assert_eq!(v.events, vec![1, 4]);
+    }
+
+    #[test]
+    fn a_long_chain_is_explained_by_its_ends() {
+        // n0 -> n1 -> ... -> n39 waits for nobody; n0 reports a deadlock. The explanation
+        // used to list all 40 nodes; it names the first 8, how many are left out, and the end.
+        let n = 40;
+        let mut events: Vec<Event> = (0..n - 1)
+            .map(|i| obs(i as u64, i as u64 + 1, i, wf(i, i + 1)))
+            .collect();
+        events.push(obs(
+            n as u64,
+            100,
+            0,
+            Observation::DeadlockDetected { initiator: 0 },
+        ));
+        let trace = Trace { nodes: n, events };
+        let mut cs: Vec<Box<dyn Checker>> = vec![Box::new(DeadlockSoundness::new(n))];
+        let v = check_trace(&trace, 1_000_000_000, &mut cs).unwrap_err();
+        assert!(
+            v.explanation.contains(
+                "n0 -> n1 -> n2 -> n3 -> n4 -> n5 -> n6 -> n7 -> … 30 more … -> n38 -> n39, \
+                 which waits for nobody"
+            ),
+            "{}",
+            v.explanation
+        );
+        assert!(!v.explanation.contains("n20"), "{}", v.explanation);
     }
 
     #[test]

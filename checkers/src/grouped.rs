@@ -56,9 +56,37 @@ pub fn ranges(nodes: &[NodeId], prefix: &str) -> String {
     out.join(", ")
 }
 
+/// `items` joined by `sep`, whole up to `2 ×` [`LISTED_MAX`] items; past that the first
+/// [`LISTED_MAX`], how many are left out, and the last two (a long chain keeps its start and
+/// where it ends): `n0 -> n1 -> … -> n7 -> … 488 more … -> n498 -> n499`.
+pub fn elide(items: &[String], sep: &str) -> String {
+    if items.len() <= 2 * LISTED_MAX {
+        return items.join(sep);
+    }
+    let tail = &items[items.len() - 2..];
+    let left_out = items.len() - LISTED_MAX - tail.len();
+    let mut shown: Vec<&str> = items[..LISTED_MAX].iter().map(String::as_str).collect();
+    let gap = format!("… {left_out} more …");
+    shown.push(&gap);
+    shown.extend(tail.iter().map(String::as_str));
+    shown.join(sep)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn elide_keeps_short_lists_whole_and_the_ends_of_long_ones() {
+        let items = |n: usize| -> Vec<String> { (0..n).map(|i| format!("n{i}")).collect() };
+        assert_eq!(elide(&items(3), " -> "), "n0 -> n1 -> n2");
+        assert_eq!(elide(&items(16), ", ").matches(", ").count(), 15);
+        assert_eq!(
+            elide(&items(500), " -> "),
+            "n0 -> n1 -> n2 -> n3 -> n4 -> n5 -> n6 -> n7 -> … 490 more … -> n498 -> n499"
+        );
+        assert_eq!(elide(&[], ", "), "");
+    }
 
     #[test]
     fn ranges_join_consecutive_ids() {
