@@ -52,7 +52,8 @@ pub struct MatrixArgs {
     /// Wall-clock budget for the whole matrix, e.g. 90s, 5m. The time left is split evenly
     /// among the cells still to run (a cell that ends early hands its leftover on); a cell cut
     /// short says how many of its seeds ran, and cells never reached are listed. A partial
-    /// matrix still fails (exit 1) on a break inside a declared fault model.
+    /// matrix still fails (exit 1) on a break inside a declared fault model, and on a cell
+    /// inside one that never ran (it is not shown to hold).
     #[arg(long, value_name = "DURATION", value_parser = fuzz::parse_duration)]
     time: Option<std::time::Duration>,
     /// No progress display on stderr.
@@ -181,6 +182,16 @@ struct Table {
     properties: Vec<&'static str>,
     model: String,
     rows: Vec<Row>,
+}
+
+/// The first 8 of `cells`, joined, and how many more.
+fn listed(cells: &[String]) -> String {
+    const SHOWN: usize = 8;
+    let mut out = cells[..cells.len().min(SHOWN)].join(", ");
+    if cells.len() > SHOWN {
+        out.push_str(&format!(" and {} more", cells.len() - SHOWN));
+    }
+    out
 }
 
 fn cell_text(r: Option<&TargetReport>, seeds: u64) -> String {
@@ -428,6 +439,7 @@ pub fn main(a: &MatrixArgs) -> i32 {
     });
     let done = pool.done.into_inner().expect("no poisoning");
     let mut out_of_time = 0u64;
+    let mut in_model_not_run: Vec<String> = Vec::new();
     let mut refused: Option<String> = None;
     let mut write_errors: Vec<String> = Vec::new();
     let mut runs = 0u64;
@@ -435,6 +447,14 @@ pub fn main(a: &MatrixArgs) -> i32 {
         let Some(ran) = result else { continue };
         runs += ran.runs;
         out_of_time += u64::from(!ran.started);
+        if cell.in_model && !ran.started {
+            in_model_not_run.push(format!(
+                "{} / {} / {}",
+                tables[cell.table].algorithm,
+                cell.class.name(),
+                cell.property
+            ));
+        }
         write_errors.extend(ran.report.write_errors.iter().cloned());
         // A class forced outside the model may make the generated scenarios ones the
         // algorithm cannot run at all (a delay spike longer than its resync period): the cell
@@ -529,6 +549,17 @@ pub fn main(a: &MatrixArgs) -> i32 {
                 humantime::format_duration(t)
             );
         }
+    }
+    if regressions.is_empty() && !in_model_not_run.is_empty() {
+        // A cell inside a fault model that never ran is not shown to hold: as `fuzz`'s NOT
+        // RUN target, it fails the matrix (a CI gate must not pass on cells it never ran).
+        println!(
+            "NOT RUN: {} cell(s) inside the declared fault models never ran (out of time), so \
+             the matrix does not show they hold: {}",
+            in_model_not_run.len(),
+            listed(&in_model_not_run)
+        );
+        return exit::VIOLATION;
     }
     if regressions.is_empty() {
         println!(
