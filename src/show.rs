@@ -171,7 +171,7 @@ pub fn selection(
 /// How an offline judgement reads a trace (the parts a scenario would otherwise give).
 #[derive(clap::Args, Clone, Debug, Default, PartialEq, Eq)]
 pub struct JudgeArgs {
-    /// Number of nodes (default: the trace header's).
+    /// Number of nodes, for a trace whose header says 0 (otherwise it must be the header's).
     #[arg(long)]
     pub nodes: Option<usize>,
     /// Liveness is judged from this global time, ms (default: the trace's last fault).
@@ -378,7 +378,20 @@ pub fn judge(
             ));
         }
     }
-    let nodes = args.nodes.unwrap_or(trace.nodes);
+    let nodes = match args.nodes {
+        // Nodes the trace never names would change the verdict (a node that never started
+        // counted as a live one with no leader): the header's count, when it has one, is the
+        // run's.
+        Some(n) if trace.nodes > 0 && n != trace.nodes => {
+            return Err(format!(
+                "--nodes {n} contradicts the trace's header ({} nodes); give --nodes only for \
+                 a header of 0 nodes",
+                trace.nodes
+            ))
+        }
+        Some(n) => n,
+        None => trace.nodes,
+    };
     check_nodes(trace, nodes)?;
     // Every property judged against a bound needs one: 0 would be taken literally.
     let needs_bound = properties

@@ -352,6 +352,45 @@ fn check_rejects_bad_input_with_exit_2() {
     ]);
     assert_eq!(code(&o), 2);
     assert!(
+        stderr(&o).contains("--nodes 2 contradicts the trace's header"),
+        "{}",
+        stderr(&o)
+    );
+    // More nodes than the header's changed the verdict (nodes that never started counted as
+    // live): refused too.
+    let o = sincro(&[
+        "check",
+        p(&lease),
+        "--properties",
+        "mutual_exclusion",
+        "--nodes",
+        "9",
+    ]);
+    assert_eq!(code(&o), 2, "{}", stdout(&o));
+    assert!(
+        stderr(&o).contains("--nodes 9 contradicts"),
+        "{}",
+        stderr(&o)
+    );
+    // A header of 0 nodes takes --nodes, which the events must then fit.
+    let text = std::fs::read_to_string(&lease).unwrap();
+    let (head, rest) = text.split_once('\n').unwrap();
+    assert!(head.contains("\"nodes\":"), "{head}");
+    let zero = lease.with_file_name("lease-zero-nodes.jsonl");
+    std::fs::write(&zero, format!("{{\"nodes\":0,\"sincro_trace\":1}}\n{rest}")).unwrap();
+    let o = sincro(&["check", p(&zero), "--properties", "mutual_exclusion"]);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("give --nodes"), "{}", stderr(&o));
+    let o = sincro(&[
+        "check",
+        p(&zero),
+        "--properties",
+        "mutual_exclusion",
+        "--nodes",
+        "2",
+    ]);
+    assert_eq!(code(&o), 2);
+    assert!(
         stderr(&o).contains("names node 2 (where it happened), but the trace has 2 nodes"),
         "{}",
         stderr(&o)
