@@ -426,9 +426,19 @@ pub fn judge(
             .max()
             .unwrap_or(0)
     });
+    let last_ns = trace.events.iter().map(|e| e.t_ns).max().unwrap_or(0);
     let end_ns = match args.end_ms {
+        // An end before the last event contradicts the trace: the checkers would judge the
+        // events after it and report "judged up to" a time they went past.
+        Some(ms) if ms.saturating_mul(NS_PER_MS) < last_ns => {
+            return Err(format!(
+                "--end-ms {ms} is before the trace's last event, at {:.3} ms: the run cannot \
+                 have ended before it",
+                last_ns as f64 / 1e6
+            ))
+        }
         Some(ms) => ms.saturating_mul(NS_PER_MS),
-        None => trace.events.iter().map(|e| e.t_ns).max().unwrap_or(0),
+        None => last_ns,
     };
     // The checkers take their settings from a scenario: a minimal one carries the node count
     // and, as the time of its one (no-op) fault, the quiet time liveness is judged from.
