@@ -29,8 +29,11 @@ cargo clippy --workspace --all-targets -- -D warnings
 step "cargo doc (deny warnings)"
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps
 
-step "tests (README: cargo test --workspace)"
-cargo test --workspace
+step "tests (README: cargo test --workspace), every in-model sweep whole, and the slow tests a fresh clone skips"
+# A debug build runs a fifth of each algorithm's in-model sweep unless SINCRO_FULL_SWEEPS=1
+# (algorithms/src/test_support.rs); CI runs them whole, with debug assertions on.
+SINCRO_FULL_SWEEPS=1 cargo test --workspace
+cargo test -p sincro --lib -- --ignored positioning
 
 step "examples: a user's algorithms outside the registry (lease primary, replicated counter), each twin caught and each fix passing"
 cargo test -p sincro --examples

@@ -51,14 +51,34 @@ pub fn assert_replays_exactly(algorithm: &str, variants: &[&str], seeds: u64) {
     }
 }
 
-/// Fuzzes `variant` over `seeds` seeds inside the fault model on `engine`; every run must pass.
+/// Set to `1` to run every in-model sweep of the algorithm tests over all its seeds (CI does,
+/// in `ci/check.sh`); otherwise a debug build runs a fifth of them.
+pub const FULL_SWEEPS_VAR: &str = "SINCRO_FULL_SWEEPS";
+
+/// How many of a sweep's `seeds` a test runs: all of them in a release build or with
+/// [`FULL_SWEEPS_VAR`]`=1`; otherwise a fifth (never fewer than 10, nor more than asked). The
+/// sweeps were about 150 of the 624 CPU-seconds of a fresh clone's `cargo test --workspace`;
+/// CI keeps them whole, with debug assertions, and its release campaigns (`fuzz --algorithm
+/// all --seeds 2000`, the determinism sweep) run every correct variant over far more seeds.
+pub fn sweep_seeds(seeds: u64) -> u64 {
+    let full =
+        !cfg!(debug_assertions) || std::env::var(FULL_SWEEPS_VAR).is_ok_and(|v| v.trim() == "1");
+    if full {
+        seeds
+    } else {
+        (seeds / 5).max(seeds.min(10))
+    }
+}
+
+/// Fuzzes `variant` over [`sweep_seeds`]`(seeds)` seeds inside the fault model on `engine`;
+/// every run must pass.
 pub fn assert_in_model_passes(algorithm: &str, variant: &str, seeds: u64, engine: EngineKind) {
     let alg = find(algorithm).unwrap();
     let opts = GenOptions {
         engine,
         ..GenOptions::default()
     };
-    for seed in 0..seeds {
+    for seed in 0..sweep_seeds(seeds) {
         let v = alg
             .run(&alg.generate(variant, seed, &opts), RunOptions::new(false))
             .unwrap()
@@ -127,4 +147,13 @@ pub fn assert_only_the_twin_breaks(json: &str, property: &str) {
         "{} correct: {correct}",
         sc.algorithm
     );
+}
+
+#[test]
+fn a_sweep_runs_a_fifth_of_its_seeds_unless_asked_for_all() {
+    let full =
+        !cfg!(debug_assertions) || std::env::var(FULL_SWEEPS_VAR).is_ok_and(|v| v.trim() == "1");
+    assert_eq!(sweep_seeds(300), if full { 300 } else { 60 });
+    assert_eq!(sweep_seeds(30), if full { 30 } else { 10 });
+    assert_eq!(sweep_seeds(7), 7, "a short sweep is run whole");
 }
