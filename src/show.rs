@@ -121,8 +121,9 @@ impl ViewArgs {
                 Some(v) if v.is_finite() && v >= 0.0 && v * 1e6 <= MAX_TRACE_TIME_NS as f64 => {
                     Ok(Some(sincro_harness::ms_to_ns(v)))
                 }
+                // `{v:?}`: 1e300 prints as `1e300`, not as 301 digits.
                 Some(v) => Err(format!(
-                    "{flag} {v}: a time in ms from 0 to {} (the longest run)",
+                    "{flag} {v:?}: a time in ms from 0 to {} (the longest run)",
                     MAX_TRACE_TIME_NS / NS_PER_MS
                 )),
             }

@@ -648,6 +648,10 @@ fn bad_view_options_exit_2_naming_the_problem() {
             "--from-ms NaN: a time in ms from 0",
         ),
         (
+            vec!["show", LONG, "--to-ms", "1e300"],
+            "--to-ms 1e300: a time in ms from 0",
+        ),
+        (
             vec!["show", LONG, "--only", "pings"],
             "invalid value 'pings' for '--only",
         ),
