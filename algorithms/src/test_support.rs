@@ -13,22 +13,33 @@ use sincro_harness::{EngineKind, EventKind, Observation, Outcome};
 /// replays the whole run.
 pub const TURMOIL_REPLAY_MS_MAX: u64 = 60_000;
 
+/// [`TURMOIL_REPLAY_MS_MAX`] of a quick run (see [`full_sweeps`]): the first 10 s, which
+/// every generated scenario's active phase overlaps.
+pub const TURMOIL_REPLAY_MS_MAX_QUICK: u64 = 10_000;
+
 /// Runs `seeds` generated scenarios of each variant twice on each engine and requires
 /// byte-identical JSON Lines traces (and non-trivial runs); on turmoil, the first
-/// [`TURMOIL_REPLAY_MS_MAX`] of each.
+/// [`TURMOIL_REPLAY_MS_MAX`] of each. A quick run (see [`full_sweeps`]) replays every seed on
+/// the native engine and a quarter of them (at least one) on turmoil, over its first
+/// [`TURMOIL_REPLAY_MS_MAX_QUICK`]: turmoil steps every millisecond, and in a debug build
+/// those replays were 60 of the 110 CPU-seconds of this crate's tests. CI runs them whole.
 pub fn assert_replays_exactly(algorithm: &str, variants: &[&str], seeds: u64) {
     let alg = find(algorithm).unwrap();
+    let full = full_sweeps();
     for engine in [EngineKind::Native, EngineKind::Turmoil] {
         let opts = GenOptions {
             engine,
             ..GenOptions::default()
         };
+        let (seeds, window_ms) = match engine {
+            EngineKind::Turmoil if !full => ((seeds / 4).max(1), TURMOIL_REPLAY_MS_MAX_QUICK),
+            EngineKind::Turmoil => (seeds, TURMOIL_REPLAY_MS_MAX),
+            _ => (seeds, u64::MAX),
+        };
         for variant in variants {
             for seed in 0..seeds {
                 let mut sc = alg.generate(variant, seed, &opts);
-                if engine == EngineKind::Turmoil {
-                    sc.duration_ms = sc.duration_ms.min(TURMOIL_REPLAY_MS_MAX);
-                }
+                sc.duration_ms = sc.duration_ms.min(window_ms);
                 let a = alg
                     .run(&sc, RunOptions::default())
                     .unwrap()
@@ -55,22 +66,37 @@ pub fn assert_replays_exactly(algorithm: &str, variants: &[&str], seeds: u64) {
 /// in `ci/check.sh`); otherwise a debug build runs a fifth of them.
 pub const FULL_SWEEPS_VAR: &str = "SINCRO_FULL_SWEEPS";
 
+/// Whether the algorithm tests run whole: in a release build, or with
+/// [`FULL_SWEEPS_VAR`]`=1` (CI); otherwise a quick run trims its sweeps ([`sweep_seeds`]) and
+/// its turmoil replays ([`assert_replays_exactly`]).
+pub fn full_sweeps() -> bool {
+    !cfg!(debug_assertions) || std::env::var(FULL_SWEEPS_VAR).is_ok_and(|v| v.trim() == "1")
+}
+
 /// How many of a sweep's `seeds` a test runs: all of them in a release build or with
 /// [`FULL_SWEEPS_VAR`]`=1`; otherwise a fifth (never fewer than 10, nor more than asked). The
 /// sweeps were about 150 of the 624 CPU-seconds of a fresh clone's `cargo test --workspace`;
 /// CI keeps them whole, with debug assertions, and its release campaigns (`fuzz --algorithm
 /// all --seeds 2000`, the determinism sweep) run every correct variant over far more seeds.
 pub fn sweep_seeds(seeds: u64) -> u64 {
-    let full =
-        !cfg!(debug_assertions) || std::env::var(FULL_SWEEPS_VAR).is_ok_and(|v| v.trim() == "1");
-    if full {
+    if full_sweeps() {
         seeds
     } else {
         (seeds / 5).max(seeds.min(10))
     }
 }
 
-/// Fuzzes `variant` over [`sweep_seeds`]`(seeds)` seeds inside the fault model on `engine`;
+/// [`sweep_seeds`] on `engine`: on turmoil, which steps every simulated millisecond, a quick
+/// run takes a fifth of the seeds with no floor of 10 (at least 2): its 10-seed sweeps of the
+/// ordering algorithms were 9 CPU-seconds of a debug build.
+pub fn sweep_seeds_on(seeds: u64, engine: EngineKind) -> u64 {
+    match engine {
+        EngineKind::Turmoil if !full_sweeps() => (seeds / 5).max(seeds.min(2)),
+        _ => sweep_seeds(seeds),
+    }
+}
+
+/// Fuzzes `variant` over [`sweep_seeds_on`]`(seeds, engine)` seeds inside the fault model on `engine`;
 /// every run must pass.
 pub fn assert_in_model_passes(algorithm: &str, variant: &str, seeds: u64, engine: EngineKind) {
     let alg = find(algorithm).unwrap();
@@ -78,7 +104,7 @@ pub fn assert_in_model_passes(algorithm: &str, variant: &str, seeds: u64, engine
         engine,
         ..GenOptions::default()
     };
-    for seed in 0..sweep_seeds(seeds) {
+    for seed in 0..sweep_seeds_on(seeds, engine) {
         let v = alg
             .run(&alg.generate(variant, seed, &opts), RunOptions::new(false))
             .unwrap()
@@ -153,7 +179,18 @@ pub fn assert_only_the_twin_breaks(json: &str, property: &str) {
 fn a_sweep_runs_a_fifth_of_its_seeds_unless_asked_for_all() {
     let full =
         !cfg!(debug_assertions) || std::env::var(FULL_SWEEPS_VAR).is_ok_and(|v| v.trim() == "1");
+    assert_eq!(full_sweeps(), full);
     assert_eq!(sweep_seeds(300), if full { 300 } else { 60 });
     assert_eq!(sweep_seeds(30), if full { 30 } else { 10 });
     assert_eq!(sweep_seeds(7), 7, "a short sweep is run whole");
+    assert_eq!(sweep_seeds_on(300, EngineKind::Native), sweep_seeds(300));
+    assert_eq!(
+        sweep_seeds_on(30, EngineKind::Turmoil),
+        if full { 30 } else { 6 }
+    );
+    assert_eq!(
+        sweep_seeds_on(1, EngineKind::Turmoil),
+        1,
+        "never more than asked"
+    );
 }

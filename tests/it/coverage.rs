@@ -116,7 +116,7 @@ fn goals_are_reported_and_those_the_fault_model_rules_out_are_left_out() {
 #[test]
 fn the_summary_lists_goals_and_random_turns_guidance_off() {
     let dir = out_dir("cli");
-    let run = |extra: &[&str]| {
+    let run = |seeds: &str, extra: &[&str]| {
         let o = Command::new(env!("CARGO_BIN_EXE_sincro"))
             .args([
                 "fuzz",
@@ -125,7 +125,7 @@ fn the_summary_lists_goals_and_random_turns_guidance_off() {
                 "--variant",
                 "correct",
                 "--seeds",
-                "120",
+                seeds,
             ])
             .args(["--out", dir.to_str().unwrap()])
             .args(extra)
@@ -134,7 +134,7 @@ fn the_summary_lists_goals_and_random_turns_guidance_off() {
         assert!(o.status.success(), "{o:?}");
         String::from_utf8(o.stdout).unwrap()
     };
-    let guided = run(&[]);
+    let guided = run("120", &[]);
     assert!(guided.contains("coverage guidance: "), "{guided}");
     assert!(guided.contains("goals (sometimes): "), "{guided}");
     // A buggy target stops at its first failure: its goals are not judged.
@@ -157,8 +157,10 @@ fn the_summary_lists_goals_and_random_turns_guidance_off() {
         "{both}"
     );
     assert!(!both.contains("short-timeout [bug]: "), "{both}");
+    // With guidance on, the line is printed after any number of runs: 20 seeds tell.
+    assert!(run("20", &[]).contains("coverage guidance: "));
     for off in [&["--no-coverage"][..], &["--strategy", "random"][..]] {
-        let plain = run(off);
+        let plain = run("20", off);
         assert!(!plain.contains("coverage guidance"), "{plain}");
     }
 }
