@@ -40,6 +40,8 @@ cargo test -p sincro --examples
 
 step "external crate (external/lease-primary): a user's own crate tests its algorithm with zero adapter code"
 ext=external/lease-primary/Cargo.toml
+# Its dev profile must give every package Sincro's settings, or it rebuilds every dependency.
+python3 ci/profiles.py
 # A library user compiles none of the command line's crates.
 if cargo tree --manifest-path "$ext" -e normal --prefix none | grep -E '^(clap|indicatif|ctrlc) '; then
   echo "the library build of sincro pulls in a CLI crate"; exit 1
