@@ -13,8 +13,8 @@ use sincro_harness::{EngineKind, EventKind, Observation, Outcome};
 /// replays the whole run.
 pub const TURMOIL_REPLAY_MS_MAX: u64 = 60_000;
 
-/// [`TURMOIL_REPLAY_MS_MAX`] of a quick run (see [`full_sweeps`]): the first 10 s, which
-/// every generated scenario's active phase overlaps.
+/// [`TURMOIL_REPLAY_MS_MAX`] of a quick run (see [`full_sweeps`]): the first 10 s (each
+/// replay must still record more than three events).
 pub const TURMOIL_REPLAY_MS_MAX_QUICK: u64 = 10_000;
 
 /// Runs `seeds` generated scenarios of each variant twice on each engine and requires
@@ -96,8 +96,8 @@ pub fn sweep_seeds_on(seeds: u64, engine: EngineKind) -> u64 {
     }
 }
 
-/// Fuzzes `variant` over [`sweep_seeds_on`]`(seeds, engine)` seeds inside the fault model on `engine`;
-/// every run must pass.
+/// Fuzzes `variant` over [`sweep_seeds_on`]`(seeds, engine)` seeds inside the fault model on
+/// `engine`; every run must pass.
 pub fn assert_in_model_passes(algorithm: &str, variant: &str, seeds: u64, engine: EngineKind) {
     let alg = find(algorithm).unwrap();
     let opts = GenOptions {
