@@ -919,8 +919,7 @@ impl<'a> TargetRun<'a> {
                                 ),
                             ),
                         }
-                        let shrinkable = f.label != "nondeterministic";
-                        if let (Some(opts), true) = (&self.opts.shrink, shrinkable) {
+                        if let (Some(opts), Ok(())) = (&self.opts.shrink, shrinkable(&f.label)) {
                             f.shrunk = Some(self.shrink_failure(&sc, &f.label, stop, opts, live));
                         }
                     }
@@ -1027,6 +1026,25 @@ pub struct ShrinkOutcome {
     pub interrupted: bool,
 }
 
+/// Whether a failure with verdict label `label` can be shrunk, or why not: a run that
+/// differed from itself (`nondeterministic`) has no one behaviour to keep, and a run whose
+/// property could not be judged (`unjudged:<property>`, most often because it ended before the
+/// property could be decided) would only shrink into a shorter run that judges even less: a
+/// one-node scenario of a few milliseconds, which shows nothing.
+pub fn shrinkable(label: &str) -> Result<(), &'static str> {
+    if label == "nondeterministic" {
+        Err("a run that differed from itself has no one behaviour to keep")
+    } else if label.starts_with("unjudged") {
+        Err(
+            "a run that could not be judged is not a failure to shrink: a smaller, shorter \
+             run only judges less. Give the scenario more time (duration_ms) or fewer faults \
+             and run it again",
+        )
+    } else {
+        Ok(())
+    }
+}
+
 /// Shrinks `sc`, a scenario of `alg` whose run fails with verdict label `label`, to a smaller
 /// one that fails the same way: the same verdict through comparable events
 /// ([`failure_signature`]), each candidate within [`shrink_step_budget`] of the original run.
@@ -1036,6 +1054,9 @@ pub struct ShrinkOutcome {
 /// a failure at a run limit (a message storm) only with delays redrawn. Each candidate runs
 /// with the trace off first, and again with a trace of type words only when it fails with the
 /// original's label and its events must be compared.
+/// A label [`shrinkable`] refuses (`nondeterministic`, `unjudged:…`) is not shrunk: the
+/// original comes back unchanged but for its description, with no candidate run and
+/// `verified` false.
 /// `give_up` is asked before every candidate run; once it says so, every further candidate
 /// is rejected and the smallest scenario verified so far is the result. `sincro fuzz` shrinks
 /// its failures with this, and `sincro shrink` a scenario file.
@@ -1046,6 +1067,19 @@ pub fn shrink_scenario(
     opts: &ShrinkOptions,
     give_up: &mut dyn FnMut() -> bool,
 ) -> ShrinkOutcome {
+    if let Err(why) = shrinkable(label) {
+        // Nothing is run: the original is the answer, marked as not reproduced by a
+        // smaller scenario.
+        let mut out = sc.clone();
+        out.description = format!("{}; not shrunk: {why}", sc.description);
+        return ShrinkOutcome {
+            scenario: out,
+            verified: false,
+            runs: 0,
+            steps: 0,
+            interrupted: false,
+        };
+    }
     let mut interrupted = false;
     // A run cut at a limit (a message storm, a trace too long) has no interleaving worth
     // keeping, and recording one of hundreds of thousands of messages only slows every
@@ -1702,6 +1736,9 @@ fn write_failure(s: &mut String, r: &TargetReport, f: &Failure) {
         None => {
             let _ = writeln!(s, "  (could not write the scenario file)");
         }
+    }
+    if let (None, Err(why)) = (&f.shrunk, shrinkable(&f.label)) {
+        let _ = writeln!(s, "  not shrunk: {why}");
     }
     if let Some(sh) = &f.shrunk {
         if let Some(sp) = &sh.path {
@@ -2488,6 +2525,29 @@ mod tests {
             }
         }
         assert!(same >= 5 && other >= 5, "{same} same, {other} other");
+    }
+
+    /// A run that ended before its election could be judged is not shrunk: shrinking it made a
+    /// one-node, 5 ms scenario that judges nothing. The original comes back, no candidate run.
+    #[test]
+    fn an_unjudged_run_is_not_shrunk() {
+        let sc = Scenario::from_json(
+            r#"{"algorithm": "election.bully", "nodes": 8, "seed": 1, "duration_ms": 12,
+                "faults": [{"at_ms": 5, "fault": {"crash": {"node": 7}}}],
+                "workload": [{"at_ms": 10, "node": 4, "input": "probe"}]}"#,
+        )
+        .expect("valid");
+        let alg = crate::algorithms::find("election.bully").expect("built in");
+        let label = alg.run(&sc, QUICK).expect("it runs").verdict.label();
+        assert_eq!(label, "unjudged:leader_agreement");
+        let why = shrinkable(&label).expect_err("refused");
+        assert!(why.contains("duration_ms"), "{why}");
+        assert_eq!(shrinkable("violation:leader_agreement"), Ok(()));
+        assert!(shrinkable("nondeterministic").is_err());
+        let out = shrink_scenario(alg, &sc, &label, &ShrinkOptions::default(), &mut || false);
+        assert_eq!((out.runs, out.verified), (0, false));
+        assert_eq!(ScenarioSize::of(&out.scenario), ScenarioSize::of(&sc));
+        assert!(out.scenario.description.contains("not shrunk"));
     }
 
     /// A token ring circulates for the whole scenario: a shrink candidate that no longer fails

@@ -56,7 +56,8 @@ fn same_file(a: &Path, b: &Path) -> bool {
 
 /// `sincro shrink`. Exit 0 when the scenario failed and its shrunk form (or, if nothing
 /// smaller fails the same way, the scenario itself) was written; 1 when it does not fail
-/// (nothing to shrink); 2 on bad input or an output that cannot be written; 130 when
+/// (nothing to shrink); 6 when its run could not be judged (nothing to shrink either: see
+/// [`fuzz::shrinkable`]); 2 on bad input or an output that cannot be written; 130 when
 /// interrupted (the smallest scenario verified so far is still written).
 pub(super) fn main(a: &ShrinkArgs) -> i32 {
     if a.shrink_runs == Some(0) {
@@ -95,6 +96,11 @@ pub(super) fn main(a: &ShrinkArgs) -> i32 {
         return exit::VIOLATION;
     }
     let label = first.verdict.label();
+    if let Err(why) = fuzz::shrinkable(&label) {
+        println!("{}", scenario_line(&sc, &first.verdict));
+        println!("  not shrunk: {why}; nothing was written");
+        return crate::exit_code(&first.verdict);
+    }
     let before = ScenarioSize::of(&sc);
     eprintln!(
         "shrinking {} ({before}): {} — at most {} candidate runs and {}",

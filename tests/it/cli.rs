@@ -1029,7 +1029,8 @@ fn run_counts_the_events_of_its_trace_and_calls_the_engine_counter_steps() {
 }
 
 /// `sincro shrink` of a failure a campaign wrote unshrunk: a smaller file that fails the same
-/// way, next to it; a passing scenario has nothing to shrink (exit 1); bad input exits 2.
+/// way, next to it; a passing scenario has nothing to shrink (exit 1), nor has one that could
+/// not be judged (exit 6); bad input exits 2.
 #[test]
 fn shrink_makes_an_unshrunk_failure_smaller_and_it_still_fails_the_same_way() {
     let (dir, out) = fuzz_lease_timeout("shrink-out", &["--no-shrink"]);
@@ -1101,6 +1102,24 @@ fn shrink_makes_an_unshrunk_failure_smaller_and_it_still_fails_the_same_way() {
     assert_eq!(pass.status.code(), Some(1), "{ps}{pe}");
     assert!(ps.contains("nothing to shrink"), "{ps}");
     assert!(!tmp("shrink-pass.shrunk.json").exists());
+    // A run that ends before its election can be judged: not a failure to shrink (a shorter
+    // run would only judge less), exit 6 as `run` gives, nothing written.
+    let short = tmp("shrink-unjudged.json");
+    std::fs::write(
+        &short,
+        r#"{"algorithm": "election.bully", "nodes": 8, "seed": 1, "duration_ms": 12,
+            "faults": [{"at_ms": 5, "fault": {"crash": {"node": 7}}}],
+            "workload": [{"at_ms": 10, "node": 4, "input": "probe"}]}"#,
+    )
+    .unwrap();
+    let unjudged = sincro(&["shrink", short.to_str().unwrap()]);
+    let (us, ue) = text(&unjudged);
+    assert_eq!(unjudged.status.code(), Some(6), "{us}{ue}");
+    assert!(
+        us.contains("COULD NOT JUDGE leader_agreement") && us.contains("not shrunk"),
+        "{us}"
+    );
+    assert!(!tmp("shrink-unjudged.shrunk.json").exists());
     // Bad input, and outputs that cannot be written: a folder that is a file (refused before
     // any shrinking), a full device (the write fails after it).
     let not_a_dir = tmp("shrink-not-a-dir");
