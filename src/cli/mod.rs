@@ -148,7 +148,8 @@ enum Command {
     /// Shrink a failing scenario file (a failure written with `fuzz --no-shrink`, one from
     /// another engine, one of your own) to a smaller one that fails the same way, as `fuzz`
     /// shrinks what it finds; written next to it as `<name>.shrunk.json`. Exit 0 when written,
-    /// 1 when the scenario does not fail (nothing to shrink), 2 on bad input.
+    /// 1 when the scenario does not fail (nothing to shrink), 6 when its run could not be
+    /// judged (a shorter run would only judge less: nothing is written), 2 on bad input.
     Shrink(shrink::ShrinkArgs),
     /// Fuzz: generate scenarios from seeds, run them, write every failure as a replayable file.
     Fuzz(FuzzArgs),
