@@ -387,8 +387,8 @@ fn replay(path: &std::path::Path) -> i32 {
         Ok(o) => o,
         Err(e) => return bad_input(format!("{}: {e}", path.display())),
     };
-    if !crate::cli::print_timeline(&out) {
-        return crate::exit_code(&out.verdict);
+    if let Err(e) = crate::cli::print_timeline(&out) {
+        return bad_input(format!("cannot write to standard output: {e}"));
     }
     println!(
         "{} / {} (explore schedule of {} choices): {}",

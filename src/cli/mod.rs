@@ -76,24 +76,26 @@ impl From<Engine> for EngineKind {
 }
 
 /// Prints `out`'s trace as a text timeline on stdout (a long failing trace as the causal
-/// past of its violation); false when stdout is closed (`| head`: not an error worth a panic,
-/// the caller exits with the verdict's code).
-pub(crate) fn print_timeline(out: &crate::harness::Outcome) -> bool {
+/// past of its violation); the write's error when stdout cannot take it (a broken pipe never
+/// returns: SIGPIPE ends the program quietly first).
+pub(crate) fn print_timeline(out: &crate::harness::Outcome) -> std::io::Result<()> {
     print_view(out, &crate::harness::view::Filter::default())
 }
 
 /// [`print_timeline`] with the events `filter` selects (already checked against the trace).
-fn print_view(out: &crate::harness::Outcome, filter: &crate::harness::view::Filter) -> bool {
+fn print_view(
+    out: &crate::harness::Outcome,
+    filter: &crate::harness::view::Filter,
+) -> std::io::Result<()> {
     use std::io::Write;
     let Some(trace) = &out.trace else {
-        return true;
+        return Ok(());
     };
     let sel = crate::harness::view::select(trace, Some(&out.verdict), filter)
         .unwrap_or_else(|_| crate::harness::view::Selection::all(trace));
-    std::io::stdout()
-        .lock()
-        .write_all(render::text_view(trace, &sel, Some(&out.verdict)).as_bytes())
-        .is_ok()
+    let mut stdout = std::io::stdout().lock();
+    stdout.write_all(render::text_view(trace, &sel, Some(&out.verdict)).as_bytes())?;
+    stdout.flush()
 }
 
 /// `--strategy`: how each seed's scenario is shaped beyond the swarm of fault classes.
@@ -365,6 +367,39 @@ pub fn main() -> ExitCode {
     main_with(Registry::builtin())
 }
 
+/// Makes a failed write to standard output or standard error (`println!` panics on one: a
+/// full disk, `> /dev/full`) end the program with exit 2 and one line naming it, as any other
+/// output that cannot be written does, instead of a panic's exit 101 and backtrace. A broken
+/// pipe never gets here: SIGPIPE ends the program first, quietly. Every other panic goes to the
+/// hook installed before.
+fn exit_on_output_errors() {
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let payload = info.payload();
+        let text = payload
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| payload.downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if let Some(rest) = text.strip_prefix("failed printing to std") {
+            let (stream, why) = rest.split_once(": ").unwrap_or((rest, ""));
+            let stream = if stream.starts_with("err") {
+                "error"
+            } else {
+                "output"
+            };
+            // Standard error may be the stream that failed: the line is best effort.
+            use std::io::Write as _;
+            let _ = writeln!(
+                std::io::stderr(),
+                "error: cannot write to standard {stream}: {why}"
+            );
+            std::process::exit(exit::BAD_INPUT);
+        }
+        previous(info);
+    }));
+}
+
 /// The `sincro` command over `registry`: parses the process arguments, runs the command and
 /// returns its exit code (see `sincro --help`). Call it once, from `main`: it installs
 /// `registry` as the one every command reads.
@@ -398,6 +433,7 @@ where
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
     install_panic_hook();
+    exit_on_output_errors();
     let args: Vec<std::ffi::OsString> = args.into_iter().map(Into::into).collect();
     if let Some(name) = args
         .first()
@@ -522,8 +558,10 @@ fn report_run(
     default_render: Render,
     filter: &crate::harness::view::Filter,
 ) -> i32 {
-    if render == Render::Text && !print_view(out, filter) {
-        return crate::exit_code(&out.verdict);
+    if render == Render::Text {
+        if let Err(e) = print_view(out, filter) {
+            return bad_input(format!("cannot write to standard output: {e}"));
+        }
     }
     println!("{}", scenario_line(sc, &out.verdict));
     println!("  {}", run_counts(out));

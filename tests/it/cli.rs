@@ -1345,3 +1345,36 @@ fn calibrate_takes_every_buggy_variant_of_a_selection_and_closes_with_a_count() 
         "{stdout}"
     );
 }
+
+/// Standard output that cannot be written (a full disk): every command ends with exit 2 and
+/// one line naming it, never a panic's exit 101, and `replay` does not report its verdict's
+/// code (0 for a pass) with its timeline lost.
+#[test]
+fn output_that_cannot_be_written_is_an_error_not_a_panic() {
+    let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") else {
+        return; // no /dev/full on this system
+    };
+    let corpus = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/corpus/mutex/centralized-pass.json"
+    );
+    let commands: [&[&str]; 4] = [
+        &["list"],
+        &["run", corpus],
+        &["replay", corpus],
+        &["table", "mutex", "--n", "3"],
+    ];
+    for args in commands {
+        let o = Command::new(env!("CARGO_BIN_EXE_sincro"))
+            .args(args)
+            .stdout(full.try_clone().unwrap())
+            .output()
+            .expect("the binary runs");
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("cannot write to standard output") && !stderr.contains("panicked"),
+            "{args:?}: {stderr}"
+        );
+    }
+}
