@@ -34,7 +34,7 @@ pub struct Event {
 
 /// The kinds of trace events.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case", tag = "type")]
+#[serde(rename_all = "snake_case", tag = "type", deny_unknown_fields)]
 pub enum EventKind {
     /// The node starts (incarnation 0) or restarts after a crash.
     Start {
@@ -354,11 +354,30 @@ impl std::fmt::Display for TraceDifference {
 }
 
 /// One JSON Lines row: an event and its vector clock stamp.
-#[derive(Serialize, Deserialize)]
+#[derive(Serialize)]
 struct Row {
     #[serde(flatten)]
     event: Event,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    vc: Option<Vec<u32>>,
+}
+
+/// A row as read: [`Row`]'s fields spelled out, since a flattened struct cannot refuse
+/// unknown fields, and an unknown field is refused (a misspelled `local_ns` was read as no
+/// clock reading at all, and `monotonic_clock` passed a trace it should have failed). The
+/// stamp is read only to be checked as a list of numbers: readers recompute stamps.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RowIn {
+    id: u64,
+    t_ns: u64,
+    #[serde(default)]
+    node: Option<NodeId>,
+    #[serde(default)]
+    local_ns: Option<i64>,
+    kind: EventKind,
+    #[serde(default)]
+    #[allow(dead_code)] // checked for its shape only
     vc: Option<Vec<u32>>,
 }
 
@@ -453,9 +472,13 @@ impl Trace {
     /// Reads a JSON Lines trace (as written by [`Trace::write_jsonl`], or by another system).
     pub fn read_jsonl<R: BufRead>(r: R) -> Result<Trace, String> {
         let mut trace = Trace::default();
+        // A blank line is allowed at the end only: in between, every later event's line
+        // would be misnamed in a validation error (they name event `i` line `i + 2`).
+        let mut blank_at = None;
         for (i, line) in r.lines().enumerate() {
             let line = line.map_err(|e| format!("line {}: {e}", i + 1))?;
             if line.trim().is_empty() {
+                blank_at = blank_at.or(Some(i));
                 continue;
             }
             if i == 0 {
@@ -484,9 +507,22 @@ impl Trace {
                     "line 1: expected the header {\"sincro_trace\": 1, \"nodes\": N}".into(),
                 );
             }
-            let row: Row =
+            if let Some(blank) = blank_at {
+                return Err(format!(
+                    "line {}: blank, with events after it; a trace has one event per line \
+                     (errors name events by their line)",
+                    blank + 1
+                ));
+            }
+            let row: RowIn =
                 serde_json::from_str(&line).map_err(|e| format!("line {}: {e}", i + 1))?;
-            trace.events.push(row.event);
+            trace.events.push(Event {
+                id: row.id,
+                t_ns: row.t_ns,
+                node: row.node,
+                local_ns: row.local_ns,
+                kind: row.kind,
+            });
         }
         Ok(trace)
     }
@@ -1099,5 +1135,29 @@ mod tests {
         );
         assert_eq!(Trace::read_jsonl(text.as_bytes()).unwrap(), t);
         assert!(Trace::read_jsonl("{}\n".as_bytes()).is_err());
+    }
+
+    /// A field a row does not have is refused, not ignored: a misspelled `local_ns` read as
+    /// "no clock reading" turned a `monotonic_clock` violation into a pass. A blank line
+    /// between events is refused too (errors name events by line), one at the end is not.
+    #[test]
+    fn rows_with_unknown_fields_and_blank_lines_between_events_are_refused() {
+        let head = "{\"sincro_trace\":1,\"nodes\":1}";
+        let start =
+            r#"{"id":0,"t_ns":0,"node":0,"local_ns":5,"kind":{"type":"start","incarnation":0}}"#;
+        let input =
+            r#"{"id":1,"t_ns":9,"node":0,"local_ns":1,"kind":{"type":"input","input":"x"}}"#;
+        let read = |lines: &[&str]| Trace::read_jsonl(lines.join("\n").as_bytes());
+        let good = read(&[head, start, input, "", ""]).expect("a well-formed trace");
+        assert_eq!(good.events.len(), 2);
+        assert_eq!(good.events[1].local_ns, Some(1));
+        let misspelled = input.replace("local_ns", "localns");
+        let e = read(&[head, start, &misspelled]).expect_err("an unknown field");
+        assert!(e.starts_with("line 3:") && e.contains("localns"), "{e}");
+        let inner = start.replace("\"incarnation\":0", "\"incarnation\":0,\"epoch\":2");
+        let e = read(&[head, &inner, input]).expect_err("an unknown field of the kind");
+        assert!(e.starts_with("line 2:") && e.contains("epoch"), "{e}");
+        let e = read(&[head, start, "", input]).expect_err("a blank line in between");
+        assert!(e.starts_with("line 3:") && e.contains("blank"), "{e}");
     }
 }
