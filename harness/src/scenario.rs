@@ -368,6 +368,10 @@ impl Scenario {
     pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
         let sc: Scenario = serde_json::from_str(text)
             .map_err(|e| ScenarioError(format!("invalid scenario: {e}")))?;
+        // The scenario's own fields refuse a duplicate, but `params` and the inputs are read
+        // as free JSON, where the last of two equal keys would silently win.
+        serde_json::from_str::<NoDuplicateKeys>(text)
+            .map_err(|e| ScenarioError(format!("invalid scenario: {e}")))?;
         sc.validate()?;
         Ok(sc)
     }
@@ -601,6 +605,40 @@ impl Scenario {
 
 #[cfg(test)]
 mod tests {
+
+    /// `params` and inputs are free JSON: a key given twice there is refused as at the top
+    /// level, where the last would otherwise silently decide the run.
+    #[test]
+    fn a_key_given_twice_anywhere_is_refused() {
+        let sc = |params: &str, input: &str| {
+            Scenario::from_json(&format!(
+                r#"{{"algorithm": "x", "nodes": 2, "seed": 1, "duration_ms": 100,
+                    "params": {params},
+                    "workload": [{{"at_ms": 1, "node": 0, "input": {input}}}]}}"#
+            ))
+        };
+        let ok = sc(
+            r#"{"lease_ms": 50, "other": {"lease_ms": 1}}"#,
+            r#"{"acquire": {"hold_ms": 3}}"#,
+        );
+        assert!(ok.is_ok(), "{ok:?}");
+        for (params, input, key) in [
+            (
+                r#"{"lease_ms": 50, "lease_ms": 5000}"#,
+                r#""a""#,
+                "lease_ms",
+            ),
+            (
+                r#"{}"#,
+                r#"{"acquire": {"hold_ms": 30, "hold_ms": 3}}"#,
+                "hold_ms",
+            ),
+            (r#"{"a": [{"b": 1, "b": 2}]}"#, r#""a""#, "b"),
+        ] {
+            let e = sc(params, input).expect_err("a duplicate key").0;
+            assert!(e.contains(&format!("duplicate key `{key}`")), "{e}");
+        }
+    }
     use super::*;
 
     const MIN: &str = r#"{"algorithm": "x", "nodes": 3, "seed": 1, "duration_ms": 100}"#;
@@ -777,5 +815,63 @@ mod tests {
         ))
         .unwrap_err();
         assert!(e.0.contains("engine_exceptions[1]"), "{e}");
+    }
+}
+
+/// Any JSON value, read only to refuse an object with two equal keys anywhere inside it
+/// (`{"lease_ms": 50, "lease_ms": 5000}` in `params`), naming the key and where.
+struct NoDuplicateKeys;
+
+impl<'de> Deserialize<'de> for NoDuplicateKeys {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(NoDuplicateKeys)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for NoDuplicateKeys {
+    type Value = NoDuplicateKeys;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self, A::Error> {
+        let mut keys = std::collections::BTreeSet::new();
+        while let Some(key) = map.next_key::<String>()? {
+            map.next_value::<NoDuplicateKeys>()?;
+            if let Some(key) = keys.replace(key) {
+                return Err(serde::de::Error::custom(format!(
+                    "duplicate key `{key}` in one object (the last would silently win)"
+                )));
+            }
+        }
+        Ok(self)
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self, A::Error> {
+        while seq.next_element::<NoDuplicateKeys>()?.is_some() {}
+        Ok(self)
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<Self, E> {
+        Ok(self)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Self, E> {
+        Ok(self)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Self, E> {
+        Ok(self)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Self, E> {
+        Ok(self)
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Self, E> {
+        Ok(self)
+    }
+    fn visit_unit<E>(self) -> Result<Self, E> {
+        Ok(self)
+    }
+    fn visit_none<E>(self) -> Result<Self, E> {
+        Ok(self)
     }
 }
