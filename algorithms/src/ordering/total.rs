@@ -116,7 +116,43 @@ pub fn dollars(cents: i64) -> String {
     format!("{sign}${}.{:02}", c / 100, c % 100)
 }
 
-/// Applies `op` to a balance (saturating).
+/// The largest balance, either sign, a replica may reach, cents: a balance past it would
+/// saturate, and replicas that diverged could end saturated alike, so a workload that could
+/// take it there is refused ([`balance_bound`]).
+pub const MAX_BALANCE_CENTS: u128 = i64::MAX as u128;
+
+/// An upper bound on the balance's magnitude over any order of `ops` from `initial_cents`,
+/// cents (every deposit first, then every interest, at its rate's magnitude, each rounded up
+/// by a cent); `None` past [`MAX_BALANCE_CENTS`].
+pub fn balance_bound<'a>(
+    initial_cents: i64,
+    ops: impl IntoIterator<Item = &'a Input>,
+) -> Option<u128> {
+    let (mut deposits, mut rates) = (u128::from(initial_cents.unsigned_abs()), Vec::new());
+    for op in ops {
+        match op {
+            Input::Deposit { dollars } => {
+                deposits = deposits.checked_add(u128::from(dollars.unsigned_abs()) * 100)?;
+            }
+            Input::Interest { percent } => rates.push(u128::from(percent.unsigned_abs())),
+        }
+    }
+    let mut bound = deposits;
+    for rate in rates {
+        bound = grow(bound, rate)?;
+    }
+    (bound <= MAX_BALANCE_CENTS).then_some(bound)
+}
+
+/// `bound` after an interest of `rate` percent (either sign), rounded up: `None` past
+/// [`MAX_BALANCE_CENTS`].
+fn grow(bound: u128, rate: u128) -> Option<u128> {
+    let next = bound.checked_add(bound.checked_mul(rate)? / 100 + 1)?;
+    (next <= MAX_BALANCE_CENTS).then_some(next)
+}
+
+/// Applies `op` to a balance (saturating; a scenario whose workload could saturate it is
+/// refused, see [`balance_bound`]).
 pub fn apply(balance: i64, op: &Input) -> i64 {
     let v = match op {
         Input::Deposit { dollars } => i128::from(balance) + i128::from(*dollars) * 100,
@@ -338,6 +374,17 @@ impl Spec for TotalSpec {
         if p.initial_cents == 0 {
             p.initial_cents = 100_000;
         }
+        let ops: Vec<Input> = setup.inputs().map(|t| t.input).collect();
+        let p = &mut setup.params;
+        if balance_bound(p.initial_cents, &ops).is_none() {
+            return Err(format!(
+                "params.initial_cents = {} and the workload's deposits and interest could take \
+                 the balance past ±{MAX_BALANCE_CENTS} cents, where it would saturate and \
+                 replicas that diverged could end alike; use smaller amounts or fewer \
+                 interest inputs",
+                p.initial_cents
+            ));
+        }
         p.retry_ms = retry;
         p.nodes = n;
         Ok(())
@@ -354,15 +401,34 @@ impl Spec for TotalSpec {
     /// Deposits of $1–500 and 1–5 % interest, half and half, at random replicas and times.
     fn workload(&self, rng: &mut SimRng, nodes: usize, active_ms: u64) -> Vec<Timed<Input>> {
         let count = rng.range_u64(2, 3 * nodes as u64);
+        // The deposits' total and the interests' growth, bounded as `prepare` bounds them: an
+        // interest that could take the default balance past half the limit is drawn as a
+        // deposit of as many dollars instead (only in workloads of hundreds of inputs), so a
+        // generated scenario is never refused.
+        let (mut deposits, mut rates): (u128, Vec<u128>) = (100_000, Vec::new());
+        let bound =
+            |deposits: u128, rates: &[u128]| rates.iter().try_fold(deposits, |b, &r| grow(b, r));
         let mut items: Vec<Timed<Input>> = (0..count)
             .map(|_| {
                 let input = if rng.chance(0.5) {
+                    let dollars = rng.range_u64(1, 500);
+                    deposits += u128::from(dollars) * 100;
                     Input::Deposit {
-                        dollars: rng.range_u64(1, 500) as i64,
+                        dollars: dollars as i64,
                     }
                 } else {
-                    Input::Interest {
-                        percent: rng.range_u64(1, 5) as i64,
+                    let percent = rng.range_u64(1, 5);
+                    rates.push(u128::from(percent));
+                    if bound(deposits, &rates).is_some_and(|b| b <= MAX_BALANCE_CENTS / 2) {
+                        Input::Interest {
+                            percent: percent as i64,
+                        }
+                    } else {
+                        rates.pop();
+                        deposits += u128::from(percent) * 100;
+                        Input::Deposit {
+                            dollars: percent as i64,
+                        }
                     }
                 };
                 Timed {
@@ -451,6 +517,43 @@ mod tests {
         // equal stamps (1, 0) < (1, 1): the deposit first, everywhere
         assert_eq!(s, vec!["$1111.00", "$1111.00"]);
         assert_eq!(v, "pass");
+    }
+
+    /// A balance that could saturate is refused: both of Fig. 6.11's diverging replicas ended
+    /// at the same saturated $92233720368547758.07 and the unordered variant passed.
+    #[test]
+    fn a_workload_that_could_saturate_the_balance_is_refused() {
+        let alg = find("order.total").unwrap();
+        let mut sc = bank("unordered", r#"["replica_agreement"]"#);
+        sc.params = serde_json::json!({"initial_cents": 9_223_372_036_854_775_000_i64});
+        let e = alg.run(&sc, RunOptions::new(false)).expect_err("refused").0;
+        assert!(e.contains("saturate"), "{e}");
+        // The largest start that the 1 % interest and the $100 deposit cannot saturate runs.
+        let mut ops = [
+            Input::Deposit { dollars: 100 },
+            Input::Interest { percent: 1 },
+        ];
+        let fits = (i64::MAX / 102) as u128;
+        assert!(balance_bound(fits as i64, &ops).is_some());
+        assert!(balance_bound(i64::MAX / 100 * 100, &ops).is_none());
+        ops[1] = Input::Interest { percent: i64::MIN };
+        assert!(
+            balance_bound(1, &ops).is_none(),
+            "a rate of i64::MIN does not wrap"
+        );
+        sc.params = serde_json::json!({"initial_cents": -(fits as i64)});
+        assert!(alg.run(&sc, RunOptions::new(false)).is_ok());
+        // Generated workloads stay within the bound, even of a thousand replicas' inputs.
+        for seed in 0..5 {
+            let mut rng = SimRng::new(seed);
+            let ops: Vec<Input> = TotalSpec
+                .workload(&mut rng, 1_000, 10_000)
+                .into_iter()
+                .map(|t| t.input)
+                .collect();
+            assert!(ops.len() > 100);
+            assert!(balance_bound(100_000, &ops).is_some(), "seed {seed}");
+        }
     }
 
     #[test]
