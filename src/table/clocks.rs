@@ -353,7 +353,13 @@ fn ms(v: f64) -> String {
 
 /// Prints the tables; returns the exit code.
 pub fn main(args: &TableArgs) -> i32 {
-    let n = args.n_or(&[5])[0].max(3);
+    let n = match args.n_or(&[5])[..] {
+        [n] if n >= 3 => n,
+        _ => {
+            eprintln!("error: `table clocks` takes one --n, at least 3 (a master and two others)");
+            return crate::exit::BAD_INPUT;
+        }
+    };
     let mut failed = false;
     println!(
         "# Physical clock synchronization (seed 000 §6.1), n = {n}, initial offsets up to 20 ms\n"

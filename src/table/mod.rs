@@ -67,16 +67,19 @@ pub struct TableArgs {
     /// Which table: mutex (Table 6.1), voting (decentralized voting's violation probability
     /// and utilization), clocks, election, omega, positioning, search (how each search strategy finds the planted bugs).
     pub which: String,
-    /// `voting`: seeded runs per (n, m, p).
-    #[arg(long, default_value_t = 2000)]
-    pub runs: u64,
-    /// `voting`: reset probabilities p to measure.
-    #[arg(long, value_delimiter = ',', default_value = "0.05,0.1,0.2,0.3,0.5")]
+    /// `voting`: seeded runs per (n, m, p), 1 to 100000 [default: 2000]; `omega`: seeded runs
+    /// per row, 1 to 200 [default: 200].
+    #[arg(long)]
+    pub runs: Option<u64>,
+    /// `voting`: reset probabilities p to measure, each within [0, 1] [default:
+    /// 0.05,0.1,0.2,0.3,0.5].
+    #[arg(long, value_delimiter = ',')]
     pub p: Vec<f64>,
-    /// Node counts to measure (each table has its own default).
+    /// Node counts to measure, for `mutex`, `election`, `omega`, `positioning` (each has its
+    /// own default) and `clocks` (one count, at least 3).
     #[arg(long, value_delimiter = ',')]
     pub n: Vec<usize>,
-    /// `search`: seeds per (buggy variant, strategy) [default: 20000].
+    /// `search`: seeds per (buggy variant, strategy), up to 1000000 [default: 20000].
     #[arg(long)]
     pub seeds: Option<u64>,
     /// `search`: strategies to compare (mix, random, pct, pos, moments, and `guided`: the mix
@@ -86,9 +89,9 @@ pub struct TableArgs {
     /// `search`: algorithms whose buggy variants to measure (`all`, a name, a glob, a list).
     #[arg(long, short)]
     pub algorithm: Option<String>,
-    /// `search`: worker threads.
-    #[arg(long, short, default_value_t = 1)]
-    pub jobs: usize,
+    /// `search`: worker threads, 1 to 256 [default: 1].
+    #[arg(long, short)]
+    pub jobs: Option<usize>,
     /// Print the tables as Markdown (for a README) instead of laid out within 100 columns.
     #[arg(long)]
     pub markdown: bool,
@@ -113,10 +116,57 @@ pub fn main(args: &TableArgs) -> i32 {
     code
 }
 
+/// The options each table reads; any other given is refused, not silently ignored.
+const READS: &[(&str, &[&str])] = &[
+    ("mutex", &["--n"]),
+    ("positioning", &["--n"]),
+    ("clocks", &["--n"]),
+    ("election", &["--n"]),
+    ("omega", &["--n", "--runs"]),
+    (
+        "search",
+        &["--seeds", "--strategy", "--algorithm", "--jobs"],
+    ),
+    ("voting", &["--runs", "--p"]),
+];
+
+/// The first option given that table `which` does not read, if any.
+fn unread_option(args: &TableArgs, which: &str) -> Option<&'static str> {
+    let given = [
+        ("--n", !args.n.is_empty()),
+        ("--runs", args.runs.is_some()),
+        ("--p", !args.p.is_empty()),
+        ("--seeds", args.seeds.is_some()),
+        ("--strategy", !args.strategy.is_empty()),
+        ("--algorithm", args.algorithm.is_some()),
+        ("--jobs", args.jobs.is_some()),
+    ];
+    let reads = READS.iter().find(|(t, _)| *t == which)?.1;
+    given
+        .into_iter()
+        .find(|(name, on)| *on && !reads.contains(name))
+        .map(|(name, _)| name)
+}
+
+/// Most seeded runs per cell of `table voting`.
+pub const VOTING_RUNS_MAX: u64 = 100_000;
+
 fn dispatch(args: &TableArgs) -> i32 {
     let max = crate::harness::scenario::MAX_NODES;
     if let Some(n) = args.n.iter().find(|&&n| n > max) {
         eprintln!("error: --n = {n} is above the limit of {max} nodes a scenario may have");
+        return crate::exit::BAD_INPUT;
+    }
+    if let Some(option) = unread_option(args, &args.which) {
+        let reads = READS
+            .iter()
+            .find(|(t, _)| *t == args.which)
+            .map_or(String::new(), |(_, r)| r.join(", "));
+        eprintln!(
+            "error: {option} is not an option of `table {}` (it reads {})",
+            args.which,
+            if reads.is_empty() { "none" } else { &reads }
+        );
         return crate::exit::BAD_INPUT;
     }
     match args.which.as_str() {
@@ -127,11 +177,22 @@ fn dispatch(args: &TableArgs) -> i32 {
         "omega" => omega::main(args),
         "search" => search::main(args),
         "voting" => {
-            if args.runs == 0 || args.p.iter().any(|p| !(0.0..=1.0).contains(p)) {
-                eprintln!("error: --runs must be at least 1 and every --p within [0, 1]");
+            let runs = args.runs.unwrap_or(2000);
+            if !(1..=VOTING_RUNS_MAX).contains(&runs)
+                || args.p.iter().any(|p| !(0.0..=1.0).contains(p))
+            {
+                eprintln!(
+                    "error: --runs must be within [1, {VOTING_RUNS_MAX}] and every --p within \
+                     [0, 1]"
+                );
                 return crate::exit::BAD_INPUT;
             }
-            mutex::voting_table(args.runs, &args.p)
+            let ps = if args.p.is_empty() {
+                vec![0.05, 0.1, 0.2, 0.3, 0.5]
+            } else {
+                args.p.clone()
+            };
+            mutex::voting_table(runs, &ps)
         }
         other => {
             let known: Vec<String> = TABLES

@@ -261,11 +261,11 @@ fn spread(v: &[u64]) -> String {
 /// Prints the table; returns the exit code.
 pub fn main(args: &TableArgs) -> i32 {
     let ns = args.n_or(&[4, 8, 12]);
-    if args.runs == 0 || ns.iter().any(|&n| !(2..=100).contains(&n)) {
-        eprintln!("error: --runs must be at least 1 and every --n within [2, 100]");
+    let runs = args.runs.unwrap_or(RUNS_MAX);
+    if !(1..=RUNS_MAX).contains(&runs) || ns.iter().any(|&n| !(2..=100).contains(&n)) {
+        eprintln!("error: --runs must be within [1, {RUNS_MAX}] and every --n within [2, 100]");
         return crate::exit::BAD_INPUT;
     }
-    let runs = args.runs.min(RUNS_MAX);
     println!(
         "Ω (seed 004, Khouri & Greve): stabilization time in steps, {runs} seeded runs per row"
     );

@@ -24,6 +24,9 @@ use std::time::Instant;
 
 /// Default seeds per (variant, strategy).
 pub const SEEDS_DEFAULT: u64 = 20_000;
+
+/// Most seeds per (buggy variant, strategy).
+pub const SEEDS_MAX: u64 = 1_000_000;
 /// How many starting offsets the seeds-to-find median is taken over.
 pub const OFFSETS: u64 = 20;
 
@@ -142,8 +145,16 @@ fn guided(
 /// Runs `sincro table search`; returns the exit code.
 pub fn main(args: &TableArgs) -> i32 {
     let seeds = args.seeds.unwrap_or(SEEDS_DEFAULT);
-    if seeds < OFFSETS {
-        eprintln!("error: --seeds must be at least {OFFSETS} (the offsets of the median)");
+    if !(OFFSETS..=SEEDS_MAX).contains(&seeds) {
+        eprintln!(
+            "error: --seeds must be within [{OFFSETS}, {SEEDS_MAX}] (at least one per offset of \
+             the median)"
+        );
+        return crate::exit::BAD_INPUT;
+    }
+    let jobs = args.jobs.unwrap_or(1);
+    if !(1..=256).contains(&jobs) {
+        eprintln!("error: --jobs must be within [1, 256]");
         return crate::exit::BAD_INPUT;
     }
     let want_guided = args.strategy.iter().any(|s| s == "guided");
@@ -168,7 +179,6 @@ pub fn main(args: &TableArgs) -> i32 {
             return crate::exit::BAD_INPUT;
         }
     };
-    let jobs = args.jobs.clamp(1, 256);
     println!(
         "Search strategies against the planted bugs: seeds 0..{seeds} per row; the median of seeds \
          to the first failure is over {OFFSETS} starting offsets (k·{})\n",

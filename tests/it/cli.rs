@@ -314,7 +314,33 @@ fn huge_times_and_sizes_are_bad_input_never_a_wrapped_verdict() {
 
 #[test]
 fn huge_command_line_values_are_bad_input() {
-    let cases: [(&[&str], &str); 13] = [
+    let cases: [(&[&str], &str); 19] = [
+        // A table's counts are bounded, and an option it does not read is refused, not
+        // silently ignored (`table voting --n 3` measured n = 5 and 7).
+        (
+            &["table", "voting", "--runs", "18446744073709551615"],
+            "--runs must be within [1, 100000]",
+        ),
+        (
+            &["table", "voting", "--n", "3"],
+            "--n is not an option of `table voting` (it reads --runs, --p)",
+        ),
+        (
+            &["table", "omega", "--runs", "2000"],
+            "--runs must be within [1, 200]",
+        ),
+        (
+            &["table", "mutex", "--seeds", "5"],
+            "--seeds is not an option of `table mutex`",
+        ),
+        (
+            &["table", "clocks", "--n", "2"],
+            "`table clocks` takes one --n, at least 3",
+        ),
+        (
+            &["table", "search", "--seeds", "18446744073709551615"],
+            "--seeds must be within [20, 1000000]",
+        ),
         (
             &["bench", "--fuzz-seeds", "0"],
             "--fuzz-seeds and --fuzz-slow-seeds must be 1..=10000000, got 0",
