@@ -7,25 +7,36 @@
 //! fixed rotation promise `k = n − 1` (the token ring); fair-by-timestamp ones can be overtaken
 //! by requests still in flight, so they promise only liveness.
 //!
+//! **Events at one instant are judged as a set**, as `mutual_exclusion` judges them: nothing
+//! orders two nodes' events of one global time, so the verdict must not depend on the order
+//! the trace lists them in. A request waits from the instant `h` it reaches the head of its
+//! queue with its process outside the section to the instant `e` it is served, abandoned or
+//! dropped; an entry by another process overtakes it when it happens strictly between the two
+//! (`h < t < e`). An entry at `h` may have come before the request or the exit that started
+//! the wait, and one at `e` after the requester's own entry, so neither is counted.
+//!
 //! # Contract
 //!
 //! - **Reads:** `cs_request` (queued per node and resource), `cs_enter` (serves the node's
 //!   oldest request on that resource, marks it inside, and counts one overtake against the
-//!   head request of every *other* node waiting on that resource and not inside it),
-//!   `cs_exit` (no longer inside), `cs_abandon` (drops the node's oldest request) observations,
+//!   head request of every *other* node that has waited on that resource since an earlier
+//!   instant and whose wait does not end at this one), `cs_exit` (no longer inside: the head
+//!   request waits from here), `cs_abandon` (drops the node's oldest request) observations,
 //!   and `crash` / `restart` faults (drop the node's requests and its being inside). Ignored:
-//!   times, messages, pauses, partitions — overtakes are counted in entries, not in time.
+//!   times other than the global one, messages, pauses, partitions — overtakes are counted in
+//!   entries, not in time.
 //! - **Settings:** only `k`, the number of overtakes allowed; [`crate::by_name`] uses
 //!   `nodes − 1` (0 for a single node). No quiet time (faulty phase included) and no liveness
 //!   bound.
-//! - **When the run ends before it can judge:** nothing is left to judge — `finish` passes; a
-//!   request still waiting at the end with at most `k` overtakes is fine (whether it is ever
-//!   served is `liveness`'s question).
-//! - **Class:** safety (stops at the `(k + 1)`-th overtaking `cs_enter`).
+//! - **When the run ends before it can judge:** nothing is left to judge — `finish` judges the
+//!   last instant and passes; a request still waiting at the end with at most `k` overtakes is
+//!   fine (whether it is ever served is `liveness`'s question).
+//! - **Class:** safety (stops at the `(k + 1)`-th overtaking `cs_enter`, once its instant's
+//!   events have all been seen: at the first later event, or at the end).
 
 use sincro_harness::trace::{Event, EventKind};
 use sincro_harness::{Checker, Fault, NodeId, Observation, PropertyClass, Violation};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Property name.
 pub const PROPERTY: &str = "bounded_waiting";
@@ -34,6 +45,20 @@ pub const PROPERTY: &str = "bounded_waiting";
 struct Waiting {
     request_event: u64,
     overtakes: Vec<u64>,
+    /// The instant it started waiting: at the head of its queue, its node outside the section
+    /// (`None` before that).
+    since_ns: Option<u64>,
+}
+
+/// One event of the current instant this checker reads, in trace order.
+#[derive(Debug, Clone, Copy)]
+enum Step {
+    Request(u32, u64),
+    Enter(u32, u64),
+    Exit(u32),
+    Abandon(u32),
+    /// A crash or restart of the node.
+    Leave,
 }
 
 /// The bounded-waiting checker.
@@ -43,7 +68,10 @@ pub struct BoundedWaiting {
     /// (node, resource) -> queue of its pending requests (only the head counts overtakes)
     pending: BTreeMap<(NodeId, u32), Vec<Waiting>>,
     /// (node, resource) currently inside
-    inside: BTreeMap<(NodeId, u32), ()>,
+    inside: BTreeSet<(NodeId, u32)>,
+    /// the current instant and the events of it this checker reads
+    now_ns: u64,
+    steps: Vec<(NodeId, Step)>,
 }
 
 impl BoundedWaiting {
@@ -52,7 +80,124 @@ impl BoundedWaiting {
         BoundedWaiting {
             k,
             pending: BTreeMap::new(),
-            inside: BTreeMap::new(),
+            inside: BTreeSet::new(),
+            now_ns: 0,
+            steps: Vec::new(),
+        }
+    }
+
+    /// Judges the instant's entries against the waits begun before it, then applies its
+    /// events (each node's in its order; different nodes' events touch different state).
+    fn close_instant(&mut self) -> Result<(), Violation> {
+        if self.steps.is_empty() {
+            return Ok(());
+        }
+        let steps = std::mem::take(&mut self.steps);
+        let t = self.now_ns;
+        // The waits that end at this instant: their node enters, abandons or leaves in it.
+        let mut ending: BTreeSet<(NodeId, u32)> = BTreeSet::new();
+        let mut leaving: BTreeSet<NodeId> = BTreeSet::new();
+        for &(node, step) in &steps {
+            match step {
+                Step::Enter(r, _) | Step::Abandon(r) => {
+                    ending.insert((node, r));
+                }
+                Step::Leave => {
+                    leaving.insert(node);
+                }
+                Step::Request(..) | Step::Exit(_) => {}
+            }
+        }
+        for &(node, step) in &steps {
+            let Step::Enter(resource, id) = step else {
+                continue;
+            };
+            for (&(other, r), q) in self.pending.iter_mut() {
+                if other == node
+                    || r != resource
+                    || ending.contains(&(other, r))
+                    || leaving.contains(&other)
+                {
+                    continue;
+                }
+                let Some(head) = q.first_mut().filter(|h| h.since_ns.is_some()) else {
+                    continue;
+                };
+                debug_assert!(
+                    head.since_ns < Some(t),
+                    "a wait begun at an earlier instant"
+                );
+                head.overtakes.push(id);
+                if head.overtakes.len() > self.k {
+                    let mut events = vec![head.request_event];
+                    events.extend(&head.overtakes);
+                    return Err(Violation {
+                        property: PROPERTY.into(),
+                        class: PropertyClass::Safety,
+                        explanation: format!(
+                            "node {other}'s request for resource {r} was overtaken {} times (bound {}): the last by node {node}",
+                            head.overtakes.len(),
+                            self.k
+                        ),
+                        t_ns: t,
+                        events,
+                    });
+                }
+            }
+        }
+        for (node, step) in steps {
+            self.apply(node, step, t);
+        }
+        Ok(())
+    }
+
+    /// Applies one event of node `node` at instant `t` to the queues.
+    fn apply(&mut self, node: NodeId, step: Step, t: u64) {
+        match step {
+            Step::Request(r, id) => {
+                let outside = !self.inside.contains(&(node, r));
+                let q = self.pending.entry((node, r)).or_default();
+                let head = q.is_empty() && outside;
+                q.push(Waiting {
+                    request_event: id,
+                    overtakes: Vec::new(),
+                    since_ns: head.then_some(t),
+                });
+            }
+            Step::Enter(r, _) => {
+                // served: the head of our own queue leaves it; the next waits from our exit
+                if let Some(q) = self.pending.get_mut(&(node, r)) {
+                    if !q.is_empty() {
+                        q.remove(0);
+                    }
+                }
+                self.inside.insert((node, r));
+            }
+            Step::Exit(r) => {
+                self.inside.remove(&(node, r));
+                self.start_waiting(node, r, t);
+            }
+            Step::Abandon(r) => {
+                if let Some(q) = self.pending.get_mut(&(node, r)) {
+                    if !q.is_empty() {
+                        q.remove(0);
+                    }
+                }
+                if !self.inside.contains(&(node, r)) {
+                    self.start_waiting(node, r, t);
+                }
+            }
+            Step::Leave => {
+                self.pending.retain(|(n, _), _| *n != node);
+                self.inside.retain(|(n, _)| *n != node);
+            }
+        }
+    }
+
+    /// The head request of `node` on `r`, if any, waits from `t` on (unless it already does).
+    fn start_waiting(&mut self, node: NodeId, r: u32, t: u64) {
+        if let Some(head) = self.pending.get_mut(&(node, r)).and_then(|q| q.first_mut()) {
+            head.since_ns.get_or_insert(t);
         }
     }
 }
@@ -63,81 +208,33 @@ impl Checker for BoundedWaiting {
     }
 
     fn on_event(&mut self, ev: &Event) -> Result<(), Violation> {
-        let node = ev.node.unwrap_or(usize::MAX);
-        match &ev.kind {
-            EventKind::Observe {
-                obs: Observation::CsRequest { resource },
-            } => {
-                self.pending
-                    .entry((node, *resource))
-                    .or_default()
-                    .push(Waiting {
-                        request_event: ev.id,
-                        overtakes: Vec::new(),
-                    });
-            }
-            EventKind::Observe {
-                obs: Observation::CsEnter { resource },
-            } => {
-                // served: the head of our own queue leaves it
-                if let Some(q) = self.pending.get_mut(&(node, *resource)) {
-                    if !q.is_empty() {
-                        q.remove(0);
-                    }
-                }
-                self.inside.insert((node, *resource), ());
-                // everyone else waiting at the head of its queue (and not inside) is overtaken
-                for (&(other, r), q) in self.pending.iter_mut() {
-                    if other == node || r != *resource || self.inside.contains_key(&(other, r)) {
-                        continue;
-                    }
-                    if let Some(head) = q.first_mut() {
-                        head.overtakes.push(ev.id);
-                        if head.overtakes.len() > self.k {
-                            let mut events = vec![head.request_event];
-                            events.extend(&head.overtakes);
-                            return Err(Violation {
-                                property: PROPERTY.into(),
-                                class: PropertyClass::Safety,
-                                explanation: format!(
-                                    "node {other}'s request for resource {r} was overtaken {} times (bound {}): the last by node {node}",
-                                    head.overtakes.len(),
-                                    self.k
-                                ),
-                                t_ns: ev.t_ns,
-                                events,
-                            });
-                        }
-                    }
-                }
-            }
-            EventKind::Observe {
-                obs: Observation::CsExit { resource },
-            } => {
-                self.inside.remove(&(node, *resource));
-            }
-            EventKind::Observe {
-                obs: Observation::CsAbandon { resource },
-            } => {
-                if let Some(q) = self.pending.get_mut(&(node, *resource)) {
-                    if !q.is_empty() {
-                        q.remove(0);
-                    }
-                }
-            }
-            EventKind::Fault {
-                fault: Fault::Crash { node } | Fault::Restart { node },
-            } => {
-                self.pending.retain(|(n, _), _| n != node);
-                self.inside.retain(|(n, _), _| n != node);
-            }
-            _ => {}
+        // Any event of a later time closes the instant (so a violation stops the run there).
+        if ev.t_ns != self.now_ns {
+            self.close_instant()?;
+            self.now_ns = ev.t_ns;
         }
+        let step = match (&ev.kind, ev.node) {
+            (EventKind::Observe { obs }, Some(node)) => match obs {
+                Observation::CsRequest { resource } => (node, Step::Request(*resource, ev.id)),
+                Observation::CsEnter { resource } => (node, Step::Enter(*resource, ev.id)),
+                Observation::CsExit { resource } => (node, Step::Exit(*resource)),
+                Observation::CsAbandon { resource } => (node, Step::Abandon(*resource)),
+                _ => return Ok(()),
+            },
+            (
+                EventKind::Fault {
+                    fault: Fault::Crash { node } | Fault::Restart { node },
+                },
+                _,
+            ) => (*node, Step::Leave),
+            _ => return Ok(()),
+        };
+        self.steps.push(step);
         Ok(())
     }
 
     fn finish(&mut self, _end_t_ns: u64) -> Result<(), Violation> {
-        Ok(())
+        self.close_instant()
     }
 }
 
@@ -170,6 +267,107 @@ mod tests {
         ];
         *id += 2;
         evs
+    }
+
+    fn at(id: u64, t_ns: u64, node: NodeId, o: Observation) -> Event {
+        Event {
+            t_ns,
+            ..obs(id, node, o)
+        }
+    }
+
+    /// `lines` (node, observation, ms) as a trace with ids in line order.
+    fn trace(lines: &[(NodeId, Observation, u64)]) -> Vec<Event> {
+        lines
+            .iter()
+            .enumerate()
+            .map(|(i, (n, o, ms))| at(i as u64, ms * 1_000_000, *n, o.clone()))
+            .collect()
+    }
+
+    /// Node 0 asks at the instant node 1 enters, and node 1 enters once more before node 0
+    /// does: whichever line of the first instant comes first, node 0 was overtaken once (the
+    /// entry at the instant of its request is not counted), within k = 1. Listing node 0's
+    /// request first made it twice, a violation; listing it after, a pass.
+    #[test]
+    fn an_entry_at_the_instant_of_a_request_is_not_an_overtake_in_any_line_order() {
+        use Observation::{CsEnter, CsExit, CsRequest};
+        let r = 0;
+        let req = CsRequest { resource: r };
+        let (enter, exit) = (CsEnter { resource: r }, CsExit { resource: r });
+        let first = trace(&[
+            (0, req.clone(), 1),
+            (1, req.clone(), 1),
+            (1, enter.clone(), 1),
+            (1, exit.clone(), 2),
+            (1, req.clone(), 3),
+            (1, enter.clone(), 3),
+            (1, exit.clone(), 4),
+        ]);
+        let mut swapped = first.clone();
+        swapped.swap(0, 2);
+        swapped.swap(1, 2); // n1 req, n1 enter, n0 req: node 1's order kept
+        for (i, e) in swapped.iter_mut().enumerate() {
+            e.id = i as u64;
+        }
+        assert_eq!(run(first.clone(), 1), Ok(()));
+        assert_eq!(run(swapped, 1), Ok(()));
+        // A third entry is a violation, again whatever the first instant's order.
+        let mut more = first.clone();
+        more.extend(trace(&[(1, req.clone(), 5), (1, enter.clone(), 5)]));
+        for (i, e) in more.iter_mut().enumerate() {
+            e.id = i as u64;
+        }
+        let v = run(more.clone(), 1).unwrap_err();
+        assert!(
+            v.explanation.contains("overtaken 2 times (bound 1)"),
+            "{}",
+            v.explanation
+        );
+        more.swap(0, 2);
+        more.swap(1, 2);
+        assert!(run(more, 1).is_err());
+    }
+
+    /// An entry at the instant the waiter enters, abandons or crashes, or at the instant it
+    /// exits with its next request queued, is not counted; one strictly inside the wait is.
+    #[test]
+    fn only_entries_strictly_inside_a_wait_count() {
+        use Observation::{CsAbandon, CsEnter, CsExit, CsRequest};
+        let (req, enter, exit) = (
+            CsRequest { resource: 0 },
+            CsEnter { resource: 0 },
+            CsExit { resource: 0 },
+        );
+        // node 0 waits from 1 ms; node 1 enters at 2 ms, the instant node 0 enters: no overtake
+        let ends_at_entry = trace(&[
+            (0, req.clone(), 1),
+            (1, enter.clone(), 2),
+            (0, enter.clone(), 2),
+        ]);
+        assert_eq!(run(ends_at_entry, 0), Ok(()));
+        let ends_at_abandon = trace(&[
+            (0, req.clone(), 1),
+            (1, enter.clone(), 2),
+            (0, CsAbandon { resource: 0 }, 2),
+        ]);
+        assert_eq!(run(ends_at_abandon, 0), Ok(()));
+        // node 0 inside with a second request queued; node 1 enters as node 0 exits
+        let at_exit = trace(&[
+            (0, req.clone(), 1),
+            (0, enter.clone(), 1),
+            (0, req.clone(), 1),
+            (1, enter.clone(), 2),
+            (0, exit.clone(), 2),
+        ]);
+        assert_eq!(run(at_exit.clone(), 0), Ok(()));
+        // ... but an entry at 3 ms, strictly inside node 0's wait, is
+        let mut later = at_exit;
+        later.extend(trace(&[(1, exit.clone(), 3), (1, enter.clone(), 3)]));
+        for (i, e) in later.iter_mut().enumerate() {
+            e.id = i as u64;
+        }
+        assert!(run(later, 0).is_err());
     }
 
     #[test]

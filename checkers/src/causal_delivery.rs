@@ -21,13 +21,19 @@
 //!   matched by their application id). Multicasting an id twice and delivering an id twice at
 //!   one node are reported. A node delivering `m'` must first have delivered every message of
 //!   `m'`'s causal past sent by *other* nodes; its own multicasts are already in its past (it
-//!   may deliver them to itself, or not, but not after something they precede). A `delivered` of an id never multicast (so far in the trace) is
-//!   **ignored**: it creates no dependency and is not judged. Ignored: transport events
+//!   may deliver them to itself, or not, but not after something they precede). A `delivered` of
+//!   an id not multicast by the end of its instant is **ignored**: it creates no dependency
+//!   and is not judged. **Events at one instant are unordered across nodes**: a delivery
+//!   listed before its message's multicast of the same instant is judged after it (with its
+//!   node's later events of the instant), so the verdict does not depend on the trace's line
+//!   order; a delivery that no order puts after its multicast (listed before it at its own
+//!   node, or in a cycle of such at one instant) is reported. Ignored: transport events
 //!   (`send`, `deliver`, drops), crashes and restarts (a restarted node keeps what it delivered
 //!   before, so delivering a message again after a restart is reported as delivered twice),
 //!   partitions, pauses.
 //! - **Settings:** the node count only. No quiet time, no bound.
-//! - **When the run ends before it can judge:** nothing is pending — `finish` passes. A message
+//! - **When the run ends before it can judge:** `finish` judges the last instant; nothing else
+//!   is pending. A message
 //!   never delivered somewhere is not a violation here: this checks order, not delivery.
 //! - **Class:** safety.
 
@@ -79,6 +85,12 @@ pub struct CausalDelivery {
     /// per node: of what it delivered, the message whose causal past holds the most of the
     /// node's own multicasts — (that count, message id, delivery event)
     own_in_past: Vec<Option<(u32, String, u64)>>,
+    /// the current instant; its events judged at its end, in trace order (deliveries listed
+    /// before their multicast of the same instant, and what their node does after them)
+    now_ns: u64,
+    deferred: Vec<Event>,
+    /// the nodes with events in `deferred`
+    waiting: std::collections::BTreeSet<NodeId>,
 }
 
 impl CausalDelivery {
@@ -97,6 +109,9 @@ impl CausalDelivery {
             delivered: vec![Deliveries::default(); nodes],
             prefix: vec![vec![0; nodes]; nodes],
             own_in_past: vec![None; nodes],
+            now_ns: 0,
+            deferred: Vec::new(),
+            waiting: std::collections::BTreeSet::new(),
         }
     }
 
@@ -130,6 +145,40 @@ impl Checker for CausalDelivery {
     }
 
     fn on_event(&mut self, ev: &Event) -> Result<(), Violation> {
+        if ev.t_ns != self.now_ns {
+            self.close_instant()?;
+            self.now_ns = ev.t_ns;
+        }
+        let Some(node) = ev.node.filter(|&n| n < self.nodes) else {
+            return Ok(());
+        };
+        let unknown = match &ev.kind {
+            EventKind::Observe {
+                obs: Observation::Delivered { id },
+            } => !self.index.contains_key(id),
+            EventKind::Observe {
+                obs: Observation::Multicast { .. },
+            } => false,
+            _ => return Ok(()),
+        };
+        if unknown || self.waiting.contains(&node) {
+            // Its multicast may come later in this instant, listed after it: judged when the
+            // instant closes (and so is everything its node does after it in the instant).
+            self.deferred.push(ev.clone());
+            self.waiting.insert(node);
+            return Ok(());
+        }
+        self.judge_one(ev)
+    }
+
+    fn finish(&mut self, _end_t_ns: u64) -> Result<(), Violation> {
+        self.close_instant()
+    }
+}
+
+impl CausalDelivery {
+    /// [`Self::judge`], remembering a violation (debug builds).
+    fn judge_one(&mut self, ev: &Event) -> Result<(), Violation> {
         let result = self.judge(ev);
         #[cfg(debug_assertions)]
         {
@@ -138,7 +187,56 @@ impl Checker for CausalDelivery {
         result
     }
 
-    fn finish(&mut self, _end_t_ns: u64) -> Result<(), Violation> {
+    /// Judges the instant's deferred events in an order the trace's lines do not decide: each
+    /// node's in its program order, a delivery after its message's multicast when that is in
+    /// the instant too (the first such event in trace order each time; any order keeping
+    /// those two rules gives the same verdict). A delivery whose multicast is nowhere before
+    /// the end of the instant stays unjudged, as one never multicast; one that no order puts
+    /// after its multicast (behind it at its own node, or in a cycle of such) is a violation.
+    fn close_instant(&mut self) -> Result<(), Violation> {
+        let mut rest = std::mem::take(&mut self.deferred);
+        self.waiting.clear();
+        while !rest.is_empty() {
+            let is_head = |i: usize| rest[..i].iter().all(|e| e.node != rest[i].node);
+            let ready = |i: usize| match &rest[i].kind {
+                EventKind::Observe {
+                    obs: Observation::Delivered { id },
+                } => {
+                    self.index.contains_key(id)
+                        || !rest.iter().any(|e| {
+                            matches!(&e.kind, EventKind::Observe {
+                                obs: Observation::Multicast { id: m },
+                            } if m == id)
+                        })
+                }
+                _ => true,
+            };
+            let Some(next) = (0..rest.len()).find(|&i| is_head(i) && ready(i)) else {
+                // Every node's next event is a delivery whose multicast waits behind another
+                // such delivery: a delivery before its own multicast in every order.
+                let ev = &rest[0];
+                let id = match &ev.kind {
+                    EventKind::Observe {
+                        obs: Observation::Delivered { id },
+                    } => id.as_str(),
+                    _ => unreachable!("only a delivery waits"),
+                };
+                return Err(Violation {
+                    property: PROPERTY.into(),
+                    class: PropertyClass::Safety,
+                    explanation: format!(
+                        "node {} delivered {id} before its multicast: no order of the events at \
+                         {:.6} ms puts the multicast first",
+                        ev.node.unwrap_or_default(),
+                        ev.t_ns as f64 / 1e6
+                    ),
+                    t_ns: ev.t_ns,
+                    events: vec![ev.id],
+                });
+            };
+            let ev = rest.remove(next);
+            self.judge_one(&ev)?;
+        }
         Ok(())
     }
 }
@@ -374,6 +472,54 @@ mod tests {
         assert_eq!(v.events, vec![0, 3, 5]);
         assert!(
             v.explanation.contains("node 2 delivered m* before m"),
+            "{}",
+            v.explanation
+        );
+    }
+
+    /// A delivery listed before its multicast of the same instant is judged after it, not
+    /// dropped as "never multicast": node 0 multicasts a then b, node 1 delivers b then a, all
+    /// at 1 ms but the last: a violation in every line order of the first instant.
+    #[test]
+    fn a_delivery_listed_before_its_multicast_at_one_instant_is_still_judged() {
+        use crate::test_events::observe_ms;
+        let m =
+            |id, node, x: &str| observe_ms(id, 1, node, Observation::Multicast { id: x.into() });
+        let d =
+            |id, t, node, x: &str| observe_ms(id, t, node, Observation::Delivered { id: x.into() });
+        let listed = [
+            vec![m(0, 0, "a"), m(1, 0, "b"), d(2, 1, 1, "b"), d(3, 2, 1, "a")],
+            vec![d(0, 1, 1, "b"), m(1, 0, "a"), m(2, 0, "b"), d(3, 2, 1, "a")],
+            vec![m(0, 0, "a"), d(1, 1, 1, "b"), m(2, 0, "b"), d(3, 2, 1, "a")],
+        ];
+        for events in listed {
+            let v = run(events.clone()).expect_err("b delivered before a");
+            assert!(
+                v.explanation.contains("delivered b before a"),
+                "{events:?}: {}",
+                v.explanation
+            );
+        }
+        // ... and node 1's own later events of the instant wait with it: its multicast c
+        // follows its delivery of a, so c's past holds a, and node 2 may not deliver c first.
+        let c_after_a = vec![
+            d(0, 1, 1, "a"),
+            m(1, 1, "c"),
+            m(2, 0, "a"),
+            d(3, 2, 2, "c"),
+            d(4, 3, 2, "a"),
+        ];
+        // A delivery before its own node's multicast of the same instant: in no order after it.
+        let own = run(vec![d(0, 1, 1, "a"), m(1, 1, "a")]).expect_err("delivered first");
+        assert!(
+            own.explanation
+                .contains("node 1 delivered a before its multicast"),
+            "{}",
+            own.explanation
+        );
+        let v = run(c_after_a).expect_err("node 2 delivered c before a");
+        assert!(
+            v.explanation.contains("node 2 delivered c before a"),
             "{}",
             v.explanation
         );

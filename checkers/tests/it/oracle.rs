@@ -259,10 +259,21 @@ pub fn vector_causality(ev: &[Event], nodes: usize) -> OracleVerdict {
 /// If multicast(m) → multicast(m'), every node that delivers m' has delivered m before —
 /// except the sender of m, which need not deliver its own message at all (but if it does,
 /// then before m'). Happens-before over the application events only (program order of the
-/// `multicast` / `delivered` observations and multicast(m) → delivered(m)). A `delivered` of
-/// an id not multicast earlier in the trace is ignored; multicasting an id twice and
-/// delivering an id twice at one node are violations.
+/// `multicast` / `delivered` observations and multicast(m) → delivered(m)), whatever the
+/// order of the lines of one instant. A `delivered` of an id not multicast by the end of its
+/// instant is ignored; multicasting an id twice, delivering an id twice at one node, and
+/// deliveries that happen before their own multicast (a cycle within one instant) are
+/// violations.
 pub fn causal_delivery(ev: &[Event], nodes: usize) -> OracleVerdict {
+    // id -> time of its multicast
+    let mut multicast_t: BTreeMap<&str, u64> = BTreeMap::new();
+    for e in ev {
+        if let (Some(n), Some(Observation::Multicast { id })) = (e.node, obs(e)) {
+            if n < nodes && multicast_t.insert(id, e.t_ns).is_some() {
+                return Violation(format!("{id} multicast twice"));
+            }
+        }
+    }
     // application events: (position, node, is_multicast, id)
     let mut app: Vec<(usize, NodeId, bool, &str)> = Vec::new();
     let mut sender: BTreeMap<&str, (NodeId, usize)> = BTreeMap::new(); // id -> (node, app index)
@@ -272,13 +283,12 @@ pub fn causal_delivery(ev: &[Event], nodes: usize) -> OracleVerdict {
         };
         match obs(e) {
             Some(Observation::Multicast { id }) => {
-                if sender.contains_key(id.as_str()) {
-                    return Violation(format!("{id} multicast twice"));
-                }
                 sender.insert(id, (n, app.len()));
                 app.push((i, n, true, id));
             }
-            Some(Observation::Delivered { id }) if sender.contains_key(id.as_str()) => {
+            Some(Observation::Delivered { id })
+                if multicast_t.get(id.as_str()).is_some_and(|&t| t <= e.t_ns) =>
+            {
                 if app.iter().any(|a| !a.2 && a.1 == n && a.3 == id) {
                     return Violation(format!("node {n} delivered {id} twice"));
                 }
@@ -287,25 +297,34 @@ pub fn causal_delivery(ev: &[Event], nodes: usize) -> OracleVerdict {
             _ => {}
         }
     }
-    // reach[a][b]: app event a happened before app event b
+    // reach[a][b]: app event a happened before app event b (transitive closure of program
+    // order and multicast -> delivery, in any direction of the trace's lines)
     let len = app.len();
     let mut reach = vec![vec![false; len]; len];
     for b in 0..len {
-        let mut direct = Vec::new();
         if let Some(a) = (0..b).rev().find(|&a| app[a].1 == app[b].1) {
-            direct.push(a);
+            reach[a][b] = true;
         }
         if !app[b].2 {
-            direct.push(sender[app[b].3].1);
+            reach[sender[app[b].3].1][b] = true;
         }
-        for a in direct {
-            reach[a][b] = true;
-            for k in 0..len {
-                if reach[k][a] {
-                    reach[k][b] = true;
+    }
+    for k in 0..len {
+        for a in 0..len {
+            if reach[a][k] {
+                for b in 0..len {
+                    if reach[k][b] {
+                        reach[a][b] = true;
+                    }
                 }
             }
         }
+    }
+    if let Some(a) = (0..len).find(|&a| reach[a][a]) {
+        return Violation(format!(
+            "node {} delivered {} before its multicast (a cycle within one instant)",
+            app[a].1, app[a].3
+        ));
     }
     let delivery =
         |node: NodeId, id: &str| app.iter().position(|a| !a.2 && a.1 == node && a.3 == id);
@@ -715,56 +734,81 @@ pub fn leader_stability(ev: &[Event], nodes: usize, quiet_ms: u64) -> OracleVerd
     Pass
 }
 
-/// A request at the head of its node's queue (made, and the node not inside) is overtaken by
-/// at most `k` entries of other nodes into the same resource. Counted in entries, not time.
+/// A request waits from the instant `h` it is at the head of its node's queue with the node
+/// outside the section, to the instant `e` it is served (the node enters), abandoned, or
+/// dropped by a crash or restart of its node (`e` = +infinity if none). Entries of other nodes
+/// into the same resource at instants strictly between (`h < t < e`) overtake it; at most `k`
+/// may. Instants, not trace lines: events of one global time are unordered.
 pub fn bounded_waiting(ev: &[Event], k: usize) -> OracleVerdict {
-    // (node, resource) -> queue of request event indices
+    // Each request's wait: (node, resource, h, e); the open ones by (node, resource), in order.
+    let mut waits: Vec<(NodeId, u32, Option<u64>, Option<u64>)> = Vec::new();
     let mut queue: BTreeMap<(NodeId, u32), Vec<usize>> = BTreeMap::new();
     let mut inside: BTreeSet<(NodeId, u32)> = BTreeSet::new();
-    let mut overtaken: BTreeMap<usize, usize> = BTreeMap::new();
-    for (i, e) in ev.iter().enumerate() {
+    let mut entries: Vec<(NodeId, u32, u64)> = Vec::new();
+    // the head of (n, r) starts waiting at t if the node is outside and it does not already
+    let start = |waits: &mut Vec<(NodeId, u32, Option<u64>, Option<u64>)>,
+                 queue: &BTreeMap<(NodeId, u32), Vec<usize>>,
+                 inside: &BTreeSet<(NodeId, u32)>,
+                 key: (NodeId, u32),
+                 t: u64| {
+        if let Some(&h) = queue.get(&key).and_then(|q| q.first()) {
+            if !inside.contains(&key) && waits[h].2.is_none() {
+                waits[h].2 = Some(t);
+            }
+        }
+    };
+    for e in ev {
+        let t = e.t_ns;
         if let Some(x) = crash_or_restart(e) {
-            queue.retain(|key, _| key.0 != x);
+            for (key, q) in queue.iter_mut().filter(|(key, _)| key.0 == x) {
+                let _ = key;
+                for &w in q.iter() {
+                    waits[w].3 = Some(t);
+                }
+                q.clear();
+            }
             inside.retain(|key| key.0 != x);
             continue;
         }
         let Some(n) = e.node else { continue };
         match obs(e) {
             Some(Observation::CsRequest { resource }) => {
-                queue.entry((n, *resource)).or_default().push(i)
+                let key = (n, *resource);
+                queue.entry(key).or_default().push(waits.len());
+                waits.push((n, *resource, None, None));
+                start(&mut waits, &queue, &inside, key, t);
             }
-            Some(Observation::CsAbandon { resource }) => {
-                if let Some(q) = queue.get_mut(&(n, *resource)) {
+            Some(Observation::CsAbandon { resource }) | Some(Observation::CsEnter { resource }) => {
+                let key = (n, *resource);
+                if let Some(q) = queue.get_mut(&key) {
                     if !q.is_empty() {
-                        q.remove(0);
+                        let w = q.remove(0);
+                        waits[w].3 = Some(t);
                     }
+                }
+                if matches!(obs(e), Some(Observation::CsEnter { .. })) {
+                    inside.insert(key);
+                    entries.push((n, *resource, t));
+                } else {
+                    start(&mut waits, &queue, &inside, key, t);
                 }
             }
             Some(Observation::CsExit { resource }) => {
-                inside.remove(&(n, *resource));
-            }
-            Some(Observation::CsEnter { resource }) => {
-                if let Some(q) = queue.get_mut(&(n, *resource)) {
-                    if !q.is_empty() {
-                        q.remove(0);
-                    }
-                }
-                inside.insert((n, *resource));
-                for (&(m, r), q) in &queue {
-                    if m != n && r == *resource && !inside.contains(&(m, r)) {
-                        if let Some(&head) = q.first() {
-                            let c = overtaken.entry(head).or_default();
-                            *c += 1;
-                            if *c > k {
-                                return Violation(format!(
-                                    "request {head} of node {m} overtaken {c} times"
-                                ));
-                            }
-                        }
-                    }
-                }
+                let key = (n, *resource);
+                inside.remove(&key);
+                start(&mut waits, &queue, &inside, key, t);
             }
             _ => {}
+        }
+    }
+    for (i, &(n, r, h, end)) in waits.iter().enumerate() {
+        let Some(h) = h else { continue };
+        let c = entries
+            .iter()
+            .filter(|&&(m, rr, t)| m != n && rr == r && h < t && lt(t, end))
+            .count();
+        if c > k {
+            return Violation(format!("request {i} of node {n} overtaken {c} times"));
         }
     }
     Pass
