@@ -465,7 +465,28 @@ pub fn judge(
                 .ok_or_else(|| format!("no checker for property `{p}`"))
         })
         .collect::<Result<Vec<_>, String>>()?;
-    let verdict = judge_trace(trace, end_ns, &mut checkers);
+    let mut verdict = judge_trace(trace, end_ns, &mut checkers);
+    if verdict.is_pass() {
+        // A trace with none of the events a property reads passes its checker vacuously
+        // (a mutual exclusion trace checked for leader_uniqueness): nothing was judged.
+        if let Some((p, kinds)) = properties.iter().find_map(|p| {
+            sincro_checkers::evidence(p)
+                .filter(|k| !sincro_checkers::has_evidence(&trace.events, k))
+                .map(|k| (p, k))
+        }) {
+            verdict = Verdict::Unjudged {
+                property: p.clone(),
+                reason: format!(
+                    "the trace has no event of the kinds it reads ({}): nothing was judged",
+                    kinds
+                        .iter()
+                        .map(|k| format!("`{k}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            };
+        }
+    }
     Ok((
         verdict,
         Judged {

@@ -87,7 +87,8 @@ pub use replica_agreement::ReplicaAgreement;
 pub use total_order::TotalOrder;
 pub use vector_causality::VectorCausality;
 
-use sincro_harness::{Checker, Scenario};
+use sincro_harness::trace::Event;
+use sincro_harness::{Checker, Fault, Observation, Scenario};
 
 /// A built-in checker chosen by type (`check(spec).check::<MutualExclusion>()`): its property
 /// name and how to build it for a scenario.
@@ -104,12 +105,87 @@ pub trait Property: Checker + Sized + 'static {
     /// literally), so a caller that does not know the algorithm's bound (offline judging of a
     /// trace) must ask for one rather than pass 0. See [`needs_liveness_bound`].
     const NEEDS_BOUND: bool = false;
+    /// The kinds of events of which a trace must hold at least one for the checker to judge
+    /// anything (see [`has_evidence`]): a trace with none of them passes every checker
+    /// vacuously, which `sincro check` reports as "could not judge", never as a pass (a
+    /// mutual exclusion trace checked for `leader_uniqueness`). Observation kinds by their
+    /// JSON name (`cs_enter`, `leader`, ...), `clock_adjust`, the faults `clock_jump` and
+    /// `drift_change`, and `local_ns` (any event of a node with a clock reading). Empty: no
+    /// such requirement.
+    const EVIDENCE: &'static [&'static str] = &[];
     /// The checker for `scenario`, with `liveness_bound_ms` for the properties that need a bound.
     fn for_scenario(scenario: &Scenario, liveness_bound_ms: u64) -> Self;
 }
 
+/// [`Property::EVIDENCE`] of the property named `name`; `None` for a name no built-in
+/// checker has (a user's property: no requirement is known).
+pub fn evidence(name: &str) -> Option<&'static [&'static str]> {
+    let e = match name {
+        MutualExclusion::NAME => MutualExclusion::EVIDENCE,
+        Liveness::NAME => Liveness::EVIDENCE,
+        NoDeadlock::NAME => NoDeadlock::EVIDENCE,
+        BoundedWaiting::NAME => BoundedWaiting::EVIDENCE,
+        LamportCondition::NAME => LamportCondition::EVIDENCE,
+        VectorCausality::NAME => VectorCausality::EVIDENCE,
+        CausalDelivery::NAME => CausalDelivery::EVIDENCE,
+        TotalOrder::NAME => TotalOrder::EVIDENCE,
+        ReplicaAgreement::NAME => ReplicaAgreement::EVIDENCE,
+        DeadlockSoundness::NAME => DeadlockSoundness::EVIDENCE,
+        DeadlockCompleteness::NAME => DeadlockCompleteness::EVIDENCE,
+        BoundedSkew::NAME => BoundedSkew::EVIDENCE,
+        MonotonicClock::NAME => MonotonicClock::EVIDENCE,
+        LeaderUniqueness::NAME => LeaderUniqueness::EVIDENCE,
+        LeaderAgreement::NAME => LeaderAgreement::EVIDENCE,
+        ElectionTermination::NAME => ElectionTermination::EVIDENCE,
+        LeaderValidity::NAME => LeaderValidity::EVIDENCE,
+        LeaderStability::NAME => LeaderStability::EVIDENCE,
+        SingleActingLeader::NAME => SingleActingLeader::EVIDENCE,
+        _ => return None,
+    };
+    Some(e)
+}
+
+/// Whether `event` is of one of the `kinds` of [`Property::EVIDENCE`].
+pub fn is_evidence(event: &Event, kinds: &[&str]) -> bool {
+    use sincro_harness::EventKind;
+    let kind = match &event.kind {
+        EventKind::Observe { obs } => match obs {
+            Observation::CsRequest { .. } => "cs_request",
+            Observation::CsEnter { .. } => "cs_enter",
+            Observation::CsExit { .. } => "cs_exit",
+            Observation::CsAbandon { .. } => "cs_abandon",
+            Observation::Leader { .. } => "leader",
+            Observation::Delivered { .. } => "delivered",
+            Observation::Multicast { .. } => "multicast",
+            Observation::State { .. } => "state",
+            Observation::LogicalTime { .. } => "logical_time",
+            Observation::WaitFor { .. } => "wait_for",
+            Observation::WaitEnd { .. } => "wait_end",
+            Observation::DeadlockDetected { .. } => "deadlock_detected",
+            _ => "",
+        },
+        EventKind::ClockAdjust { .. } => "clock_adjust",
+        EventKind::Fault {
+            fault: Fault::ClockJump { .. },
+        } => "clock_jump",
+        EventKind::Fault {
+            fault: Fault::DriftChange { .. },
+        } => "drift_change",
+        _ => "",
+    };
+    (!kind.is_empty() && kinds.contains(&kind))
+        || (kinds.contains(&"local_ns") && event.node.is_some() && event.local_ns.is_some())
+}
+
+/// Whether `events` hold at least one event of the `kinds` of [`Property::EVIDENCE`] (always
+/// true when `kinds` is empty).
+pub fn has_evidence(events: &[Event], kinds: &[&str]) -> bool {
+    kinds.is_empty() || events.iter().any(|e| is_evidence(e, kinds))
+}
+
 impl Property for MutualExclusion {
     const NAME: &'static str = mutual_exclusion::PROPERTY;
+    const EVIDENCE: &'static [&'static str] = &["cs_enter"];
     fn for_scenario(scenario: &Scenario, _liveness_bound_ms: u64) -> Self {
         MutualExclusion::new(scenario.nodes)
     }
@@ -117,6 +193,7 @@ impl Property for MutualExclusion {
 
 impl Property for Liveness {
     const NAME: &'static str = liveness::PROPERTY;
+    const EVIDENCE: &'static [&'static str] = &["cs_request"];
     const NEEDS_BOUND: bool = true;
     fn for_scenario(scenario: &Scenario, liveness_bound_ms: u64) -> Self {
         Liveness::new(scenario.quiet_from_ms(), liveness_bound_ms)
@@ -125,6 +202,7 @@ impl Property for Liveness {
 
 impl Property for NoDeadlock {
     const NAME: &'static str = no_deadlock::PROPERTY;
+    const EVIDENCE: &'static [&'static str] = &["cs_request"];
     const NEEDS_BOUND: bool = true;
     fn for_scenario(scenario: &Scenario, liveness_bound_ms: u64) -> Self {
         NoDeadlock::new(scenario.quiet_from_ms(), liveness_bound_ms)
@@ -133,6 +211,7 @@ impl Property for NoDeadlock {
 
 impl Property for BoundedWaiting {
     const NAME: &'static str = bounded_waiting::PROPERTY;
+    const EVIDENCE: &'static [&'static str] = &["cs_request"];
     /// `k = nodes − 1`: the rotation bound of the token ring.
     fn for_scenario(scenario: &Scenario, _liveness_bound_ms: u64) -> Self {
         BoundedWaiting::new(scenario.nodes.saturating_sub(1))
@@ -141,6 +220,7 @@ impl Property for BoundedWaiting {
 
 impl Property for LamportCondition {
     const NAME: &'static str = lamport_condition::PROPERTY;
+    const EVIDENCE: &'static [&'static str] = &["logical_time"];
     fn for_scenario(scenario: &Scenario, _liveness_bound_ms: u64) -> Self {
         LamportCondition::new(scenario.nodes)
     }
@@ -148,6 +228,7 @@ impl Property for LamportCondition {
 
 impl Property for VectorCausality {
     const NAME: &'static str = vector_causality::PROPERTY;
+    const EVIDENCE: &'static [&'static str] = &["logical_time"];
     fn for_scenario(scenario: &Scenario, _liveness_bound_ms: u64) -> Self {
         VectorCausality::new(scenario.nodes)
     }
@@ -155,6 +236,7 @@ impl Property for VectorCausality {
 
 impl Property for CausalDelivery {
     const NAME: &'static str = causal_delivery::PROPERTY;
+    const EVIDENCE: &'static [&'static str] = &["delivered"];
     fn for_scenario(scenario: &Scenario, _liveness_bound_ms: u64) -> Self {
         CausalDelivery::new(scenario.nodes)
     }
@@ -162,6 +244,7 @@ impl Property for CausalDelivery {
 
 impl Property for TotalOrder {
     const NAME: &'static str = total_order::PROPERTY;
+    const EVIDENCE: &'static [&'static str] = &["delivered"];
     fn for_scenario(scenario: &Scenario, _liveness_bound_ms: u64) -> Self {
         TotalOrder::new(scenario.nodes)
     }
@@ -169,6 +252,7 @@ impl Property for TotalOrder {
 
 impl Property for ReplicaAgreement {
     const NAME: &'static str = replica_agreement::PROPERTY;
+    const EVIDENCE: &'static [&'static str] = &["state"];
     fn for_scenario(scenario: &Scenario, _liveness_bound_ms: u64) -> Self {
         ReplicaAgreement::new(scenario.nodes)
     }
@@ -176,6 +260,7 @@ impl Property for ReplicaAgreement {
 
 impl Property for DeadlockSoundness {
     const NAME: &'static str = deadlock_soundness::PROPERTY;
+    const EVIDENCE: &'static [&'static str] = &["wait_for", "deadlock_detected"];
     fn for_scenario(scenario: &Scenario, _liveness_bound_ms: u64) -> Self {
         DeadlockSoundness::new(scenario.nodes)
     }
@@ -183,6 +268,7 @@ impl Property for DeadlockSoundness {
 
 impl Property for DeadlockCompleteness {
     const NAME: &'static str = deadlock_completeness::PROPERTY;
+    const EVIDENCE: &'static [&'static str] = &["wait_for"];
     const NEEDS_BOUND: bool = true;
     fn for_scenario(scenario: &Scenario, liveness_bound_ms: u64) -> Self {
         DeadlockCompleteness::new(scenario.quiet_from_ms(), liveness_bound_ms)
@@ -191,6 +277,7 @@ impl Property for DeadlockCompleteness {
 
 impl Property for BoundedSkew {
     const NAME: &'static str = bounded_skew::PROPERTY;
+    const EVIDENCE: &'static [&'static str] = &["clock_adjust", "clock_jump", "drift_change"];
     /// [`BoundedSkew::for_scenario`]: the bound comes from the scenario, not from
     /// `liveness_bound_ms`.
     fn for_scenario(scenario: &Scenario, _liveness_bound_ms: u64) -> Self {
@@ -200,6 +287,7 @@ impl Property for BoundedSkew {
 
 impl Property for MonotonicClock {
     const NAME: &'static str = monotonic_clock::PROPERTY;
+    const EVIDENCE: &'static [&'static str] = &["local_ns"];
     fn for_scenario(scenario: &Scenario, _liveness_bound_ms: u64) -> Self {
         MonotonicClock::new(scenario.nodes)
     }
@@ -207,6 +295,7 @@ impl Property for MonotonicClock {
 
 impl Property for LeaderUniqueness {
     const NAME: &'static str = election::uniqueness::PROPERTY;
+    const EVIDENCE: &'static [&'static str] = &["leader"];
     fn for_scenario(scenario: &Scenario, _liveness_bound_ms: u64) -> Self {
         LeaderUniqueness::new(scenario.nodes)
     }
@@ -214,6 +303,7 @@ impl Property for LeaderUniqueness {
 
 impl Property for SingleActingLeader {
     const NAME: &'static str = election::single_acting::PROPERTY;
+    const EVIDENCE: &'static [&'static str] = &["leader"];
     fn for_scenario(scenario: &Scenario, _liveness_bound_ms: u64) -> Self {
         SingleActingLeader::new(scenario.nodes)
     }
@@ -221,6 +311,7 @@ impl Property for SingleActingLeader {
 
 impl Property for LeaderAgreement {
     const NAME: &'static str = election::agreement::PROPERTY;
+    const EVIDENCE: &'static [&'static str] = &["leader"];
     const NEEDS_BOUND: bool = true;
     fn for_scenario(scenario: &Scenario, liveness_bound_ms: u64) -> Self {
         LeaderAgreement::new(scenario.nodes, scenario.quiet_from_ms(), liveness_bound_ms)
@@ -229,6 +320,7 @@ impl Property for LeaderAgreement {
 
 impl Property for ElectionTermination {
     const NAME: &'static str = election::termination::PROPERTY;
+    const EVIDENCE: &'static [&'static str] = &["leader"];
     const NEEDS_BOUND: bool = true;
     fn for_scenario(scenario: &Scenario, liveness_bound_ms: u64) -> Self {
         ElectionTermination::new(scenario.nodes, scenario.quiet_from_ms(), liveness_bound_ms)
@@ -237,6 +329,7 @@ impl Property for ElectionTermination {
 
 impl Property for LeaderValidity {
     const NAME: &'static str = election::validity::PROPERTY;
+    const EVIDENCE: &'static [&'static str] = &["leader"];
     const NEEDS_BOUND: bool = true;
     /// [`LeaderValidity::new`]: the highest live id must win (an algorithm with another
     /// winner builds [`LeaderValidity::with_ranks`] itself).
@@ -247,6 +340,7 @@ impl Property for LeaderValidity {
 
 impl Property for LeaderStability {
     const NAME: &'static str = election::stability::PROPERTY;
+    const EVIDENCE: &'static [&'static str] = &["leader"];
     /// [`LeaderStability::new`]: no settle time (an algorithm built on timeouts builds
     /// [`LeaderStability::with_settle`] itself).
     fn for_scenario(scenario: &Scenario, _liveness_bound_ms: u64) -> Self {
@@ -360,6 +454,12 @@ mod tests {
     /// of that name too; `needs_liveness_bound(P::NAME)` is `P::NEEDS_BOUND`. Returns the name.
     fn named<P: Property>() -> &'static str {
         assert_eq!(needs_liveness_bound(P::NAME), P::NEEDS_BOUND, "{}", P::NAME);
+        assert_eq!(evidence(P::NAME), Some(P::EVIDENCE), "{}", P::NAME);
+        assert!(
+            !P::EVIDENCE.is_empty(),
+            "{}: every built-in property reads something",
+            P::NAME
+        );
         let sc = scenario();
         assert_eq!(P::for_scenario(&sc, 100).property(), P::NAME);
         assert_eq!(P::for_scenario(&sc, 0).property(), P::NAME);
