@@ -433,6 +433,16 @@ pub fn check_expect(info: &AlgorithmInfo, sc: &Scenario) -> Result<(), ScenarioE
                     info.properties.join(", ")
                 )));
             }
+            let checked = sc.checks.properties.as_ref();
+            if checked.is_some_and(|c| !c.iter().any(|c| c == p))
+                && p != sincro_checkers::omega::MEMORY_ACCESS_PATTERN
+            {
+                return Err(ScenarioError(format!(
+                    "{field} names the property `{p}`, which checks.properties leaves \
+                     unchecked (it checks {}): it could never be met",
+                    checked.map_or(String::new(), |c| c.join(", "))
+                )));
+            }
         }
     }
     Ok(())

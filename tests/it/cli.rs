@@ -284,6 +284,13 @@ fn huge_times_and_sizes_are_bad_input_never_a_wrapped_verdict() {
             mutex(r#", "expect": {"violation": "nonsense"}"#),
             "expect names the property `nonsense`, which mutex.centralized does not promise; it promises: mutual_exclusion, liveness",
         ),
+        (
+            "expect-unchecked.json",
+            mutex(
+                r#", "checks": {"properties": ["liveness"]}, "expect": {"violation": "mutual_exclusion"}"#,
+            ),
+            "expect names the property `mutual_exclusion`, which checks.properties leaves unchecked (it checks liveness): it could never be met",
+        ),
     ];
     for (file, body, needle) in cases {
         let (code, err) = run_body(file, &body, &[]);
