@@ -779,6 +779,13 @@ fn fuzz(a: FuzzArgs) -> i32 {
         at_10s_kib: at_10s,
         end_kib: fuzz::peak_rss_kib(),
     };
+    // The report is written before the summary's closing line says how the campaign went.
+    let junit = a.junit.as_ref().map(|path| {
+        (
+            path,
+            fuzz::write_output(path, &fuzz::junit(&report, started_at, &hostname())),
+        )
+    });
     print!("{}", fuzz::summary(&report, rss));
     for r in &report.targets {
         if let Some((seed, msg)) = &r.bad_input {
@@ -791,8 +798,8 @@ fn fuzz(a: FuzzArgs) -> i32 {
             eprintln!("error: {e}");
         }
     }
-    if let Some(path) = &a.junit {
-        match fuzz::write_output(path, &fuzz::junit(&report, started_at, &hostname())) {
+    if let Some((path, written)) = junit {
+        match written {
             Ok(()) => println!("\nJUnit report: {}", path.display()),
             Err(e) => {
                 eprintln!("error: cannot write {}: {e}", path.display());
