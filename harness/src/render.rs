@@ -155,7 +155,31 @@ pub fn event_line(e: &Event) -> String {
         EventKind::Observe { obs } => format!("observe   {}", observation_text(obs)),
         EventKind::Panic { message } => format!("PANIC     {message}"),
     };
-    format!("{:>12.3} ms  {who} {local}  {what}", e.t_ns as f64 / 1e6)
+    format!(
+        "{:>12.3} ms  {who} {local}  {}",
+        e.t_ns as f64 / 1e6,
+        one_line(&what)
+    )
+}
+
+/// `text` with its control characters escaped (`\n`, `\u{1b}`): an event is one line of the
+/// timeline, so a message or input of a hand-made trace cannot draw lines that look like
+/// events of their own (or move the terminal's cursor). Text without any is returned as is.
+fn one_line(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(char::is_control) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    std::borrow::Cow::Owned(
+        text.chars()
+            .map(|c| {
+                if c.is_control() {
+                    c.escape_default().to_string()
+                } else {
+                    c.to_string()
+                }
+            })
+            .collect(),
+    )
 }
 
 /// The whole trace as a text timeline: one line per event, global time first, then the node
@@ -1727,6 +1751,33 @@ mod tests {
             s.ends_with("# verdict: VIOLATION (Safety): p violated at 0.000 ms: x (events [0])\n"),
             "{s}"
         );
+    }
+
+    /// A message or input holding line breaks (a hand-made trace) stays on its event's line.
+    #[test]
+    fn an_event_is_one_line_whatever_its_text() {
+        let e = Event {
+            id: 0,
+            t_ns: 1_000_000,
+            node: Some(0),
+            local_ns: None,
+            kind: EventKind::Input {
+                input: "x\n       2.000 ms  n1   observe   cs_enter r0\u{1b}[2J".into(),
+            },
+        };
+        let line = event_line(&e);
+        assert_eq!(line.lines().count(), 1, "{line}");
+        assert!(
+            line.ends_with(r"input     x\n       2.000 ms  n1   observe   cs_enter r0\u{1b}[2J"),
+            "{line}"
+        );
+        let plain = Event {
+            kind: EventKind::Input {
+                input: "Acquire { hold_ms: 3 }".into(),
+            },
+            ..e
+        };
+        assert!(event_line(&plain).ends_with("input     Acquire { hold_ms: 3 }"));
     }
 
     /// A hand-made run of 3 nodes: a request and its delivery, a grant lost on the way, a
