@@ -86,7 +86,8 @@ struct CellRan {
     report: TargetReport,
     /// Runs made (shrinking's candidates not counted).
     runs: u64,
-    /// False when the time was up before it could start.
+    /// False when the time was up before it could start (one that started may still have
+    /// run no seed: its report's `runs` says).
     started: bool,
 }
 
@@ -446,8 +447,11 @@ pub fn main(a: &MatrixArgs) -> i32 {
     for (cell, result) in jobs.iter().zip(done) {
         let Some(ran) = result else { continue };
         runs += ran.runs;
-        out_of_time += u64::from(!ran.started);
-        if cell.in_model && !ran.started {
+        // A cell that started with its share of the time already spent ran no seed either:
+        // it is not run, as its cell says, whatever `started` says.
+        let not_run = !ran.started || (ran.report.runs == 0 && ran.report.first.is_none());
+        out_of_time += u64::from(not_run);
+        if cell.in_model && not_run {
             in_model_not_run.push(format!(
                 "{} / {} / {}",
                 tables[cell.table].algorithm,
