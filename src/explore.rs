@@ -28,7 +28,8 @@ one. Paths cut by --depth are never counted as passing.
 Exit codes: 0 no violation within the bounds, 1 a violation (or a panic) was found and \
 written to --out (the schedule, and the native scenario <alg>.<variant>.explore.native.json), \
 2 bad input, 6 no violation but a checker could not judge some complete paths (the scenario \
-ends before a property's bound).
+ends before a property's bound), or the time or state bound ended the search before it \
+finished depth 1 (nothing was explored).
 
 Example: sincro explore -a mutex.ricart-agrawala --variant no-tiebreak --nodes 3")]
 pub struct ExploreArgs {
@@ -310,6 +311,20 @@ pub fn main(a: &ExploreArgs) -> i32 {
     };
     println!("{report}");
     let Some(cx) = &report.counterexample else {
+        if report.stop != Stop::Exhausted && report.depth_complete == 0 {
+            // Cut before a single level was explored (`--time 1ns`): no bound was searched,
+            // so "no violation within the bound" would claim what was never looked at.
+            println!(
+                "NOTHING EXPLORED: the {} ended the search before it finished depth 1; give it \
+                 more (--time, --max-states)",
+                if report.stop == Stop::StateBound {
+                    "state bound"
+                } else {
+                    "time bound"
+                }
+            );
+            return exit::UNJUDGED;
+        }
         // "Could not judge" is never a pass: a path a checker could not judge is no answer.
         return if report.could_not_judge().is_empty() {
             exit::PASS

@@ -1411,3 +1411,28 @@ fn output_that_cannot_be_written_is_an_error_not_a_panic() {
         );
     }
 }
+
+/// An exploration cut before it finished its first level searched no bound: it is no answer
+/// (exit 6, "NOTHING EXPLORED"), not "no violation within the bound" with exit 0 (the same
+/// target fails after 3 choices when given the time).
+#[test]
+fn an_exploration_that_explored_nothing_is_no_answer() {
+    let out = tmp("explore-nothing");
+    let o = sincro(&[
+        "explore",
+        "-a",
+        "order.lamport",
+        "--variant",
+        "no-merge",
+        "--max-states",
+        "1",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let (stdout, stderr) = text(&o);
+    assert_eq!(o.status.code(), Some(6), "{stdout}{stderr}");
+    assert!(
+        stdout.contains("NOTHING EXPLORED: the state bound ended the search"),
+        "{stdout}"
+    );
+}
