@@ -338,8 +338,28 @@ impl NetworkSpec {
                 }
             }
         }
+        let mut seen: std::collections::BTreeMap<(Option<NodeId>, Option<NodeId>), usize> =
+            std::collections::BTreeMap::new();
+        let end = |v: Option<NodeId>| v.map_or("every node".to_string(), |v| format!("node {v}"));
         for (i, o) in self.links.iter().enumerate() {
             o.validate(n).map_err(|e| format!("links[{i}]: {e}"))?;
+            if let (Some(a), Some(b)) = (o.from, o.to) {
+                if a == b {
+                    return Err(format!(
+                        "links[{i}] is from node {a} to itself: a node's messages to itself do \
+                         not cross the network, so the override would do nothing"
+                    ));
+                }
+            }
+            if let Some(j) = seen.insert((o.from, o.to), i) {
+                return Err(format!(
+                    "links[{i}] is for the same links as links[{j}] (from {} to {}): give one \
+                     entry for them (the later would silently replace the earlier's fields, and \
+                     the verdict would depend on their order)",
+                    end(o.from),
+                    end(o.to)
+                ));
+            }
         }
         Ok(())
     }
@@ -929,6 +949,46 @@ mod tests {
             ..Default::default()
         };
         assert!(Network::new(3, &bad).unwrap_err().contains("edges[0]"));
+    }
+
+    /// Two overrides of the same links, or one of a node to itself, are refused: the later
+    /// silently replaced the earlier (a loss of 1 then 0 passed, 0 then 1 failed liveness),
+    /// and a self-link does nothing. A wildcard and a specific link may layer.
+    #[test]
+    fn overrides_of_the_same_links_or_of_a_self_link_are_refused() {
+        let link = |from, to, loss| LinkOverride {
+            from,
+            to,
+            latency: None,
+            loss: Some(loss),
+            duplicate: None,
+            reorder: None,
+        };
+        let spec = |links| NetworkSpec {
+            links,
+            ..Default::default()
+        };
+        let layered = spec(vec![link(Some(1), None, 0.5), link(Some(1), Some(0), 1.0)]);
+        assert_eq!(layered.validate(3), Ok(()));
+        let twice = spec(vec![
+            link(Some(1), Some(0), 1.0),
+            link(Some(1), Some(0), 0.0),
+        ]);
+        let e = twice.validate(3).unwrap_err();
+        assert!(
+            e.starts_with("links[1] is for the same links as links[0] (from node 1 to node 0)"),
+            "{e}"
+        );
+        let everywhere = spec(vec![link(None, None, 0.1), link(None, None, 0.2)]);
+        assert!(everywhere
+            .validate(3)
+            .unwrap_err()
+            .contains("from every node to every node"));
+        let own = spec(vec![link(Some(2), Some(2), 1.0)]);
+        assert!(own
+            .validate(3)
+            .unwrap_err()
+            .contains("links[0] is from node 2 to itself"));
     }
 
     #[test]
