@@ -292,6 +292,15 @@ pub fn select(
             ));
         }
     }
+    let last_ns = trace.events.last().map_or(0, |e| e.t_ns);
+    if let Some(a) = filter.from_ns.filter(|&a| a > last_ns) {
+        return Err(format!(
+            "the time window starts at {}, after the trace's last event (at {}): it would \
+             show nothing",
+            ms(a),
+            ms(last_ns)
+        ));
+    }
     let anchor = anchors(trace, verdict);
     if filter.selects() {
         let from = filter.from_ns.unwrap_or(0);
@@ -330,7 +339,21 @@ pub fn select(
             shown.len(),
             what.join("; ")
         );
-        if !anchor.is_empty() && (!filter.nodes.is_empty() || !filter.only.is_empty()) {
+        let outside: Vec<String> = anchor
+            .iter()
+            .map(|&i| trace.events[i].t_ns)
+            .filter(|&t| t < from || t > to)
+            .collect::<BTreeSet<u64>>()
+            .into_iter()
+            .map(ms)
+            .collect();
+        if !outside.is_empty() {
+            // A time window is kept as asked, but never silently without the violation.
+            note.push_str(&format!(
+                " (violating events outside the window, at {}, are not shown)",
+                outside.join(", ")
+            ));
+        } else if !anchor.is_empty() && (!filter.nodes.is_empty() || !filter.only.is_empty()) {
             note.push_str(" (the violating events are always shown)");
         }
         return Ok(Selection {
@@ -752,6 +775,13 @@ mod tests {
             "{:?}",
             window.notes
         );
+        // The violating event (at 6 ms) is outside that window: the note says so.
+        assert!(
+            window.notes[0]
+                .contains("violating events outside the window, at 6.000 ms, are not shown"),
+            "{:?}",
+            window.notes
+        );
     }
 
     #[test]
@@ -781,6 +811,17 @@ mod tests {
             e.contains("reversed: it starts at 5.000 ms and ends at 1.000 ms"),
             "{e}"
         );
+        let last = t.events.last().unwrap().t_ns;
+        let e = select(
+            &t,
+            None,
+            &Filter {
+                from_ns: Some(last + 1),
+                ..Filter::default()
+            },
+        )
+        .unwrap_err();
+        assert!(e.contains("after the trace's last event"), "{e}");
     }
 
     #[test]
