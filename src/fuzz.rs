@@ -1986,11 +1986,28 @@ pub fn merge_junit(inputs: &[(String, String)], partial: bool) -> Result<MergedR
         if suite.name.as_str() != JUNIT_SUITE {
             return Err(not_ours());
         }
+        // A property given twice would be read as its first: refused (see `once`).
         let prop = |props: &[Property], key: &str| {
             props
                 .iter()
                 .find(|p| p.name.as_str() == key)
                 .map(|p| p.value.as_str().to_string())
+        };
+        let once = |props: &[Property], what: &str| -> Result<(), String> {
+            let mut seen = std::collections::BTreeSet::new();
+            match props.iter().find(|p| !seen.insert(p.name.as_str())) {
+                Some(p) => Err(format!(
+                    "{name}: {what} has the property `{}` twice: which one counts?",
+                    p.name.as_str()
+                )),
+                None => Ok(()),
+            }
+        };
+        let add = |sum: &mut u64, n: u64, key: &str| -> Result<(), String> {
+            *sum = sum
+                .checked_add(n)
+                .ok_or_else(|| format!("{name}: `{key}` = {n} makes the merged count overflow"))?;
+            Ok(())
         };
         let number = |props: &[Property], key: &str| -> Result<u64, String> {
             prop(props, key)
@@ -2004,8 +2021,17 @@ pub fn merge_junit(inputs: &[(String, String)], partial: bool) -> Result<MergedR
                 ));
             }
         }
-        runs += number(&suite.properties, "runs")?;
-        interrupted |= prop(&suite.properties, "interrupted").as_deref() == Some("true");
+        once(&suite.properties, "the test suite")?;
+        add(&mut runs, number(&suite.properties, "runs")?, "runs")?;
+        interrupted |= match prop(&suite.properties, "interrupted").as_deref() {
+            Some("true") => true,
+            Some("false") | None => false,
+            Some(other) => {
+                return Err(format!(
+                    "{name}: `interrupted` = {other:?}: expected true or false"
+                ))
+            }
+        };
         let range = prop(&suite.properties, "range").ok_or_else(not_ours)?;
         // The shards of one matrix cover one seed range, inside or beyond the model alike.
         let campaign = (
@@ -2043,6 +2069,24 @@ pub fn merge_junit(inputs: &[(String, String)], partial: bool) -> Result<MergedR
         for case in &suite.test_cases {
             let classname = case.classname.as_ref().ok_or_else(not_ours)?.to_string();
             let key = (classname.clone(), case.name.to_string());
+            if these.contains(&key) {
+                return Err(format!(
+                    "{name}: {classname} / {} is in it twice: its seeds would count twice",
+                    key.1
+                ));
+            }
+            once(&case.properties, &format!("{classname} / {}", key.1))?;
+            let (seeds, failures) = (
+                number(&case.properties, "seeds")?,
+                number(&case.properties, "failures")?,
+            );
+            if failures > seeds {
+                return Err(format!(
+                    "{name}: {classname} / {} has {failures} failures in {seeds} seeds: a \
+                     report `sincro fuzz` wrote never does",
+                    key.1
+                ));
+            }
             these.push(key.clone());
             let i = *index.entry(key).or_insert_with(|| {
                 targets.push(MergedTarget {
@@ -2053,9 +2097,9 @@ pub fn merge_junit(inputs: &[(String, String)], partial: bool) -> Result<MergedR
                 targets.len() - 1
             });
             let t = &mut targets[i];
-            t.seeds += number(&case.properties, "seeds")?;
-            t.runs += number(&case.properties, "runs")?;
-            t.failures += number(&case.properties, "failures")?;
+            add(&mut t.seeds, seeds, "seeds")?;
+            add(&mut t.runs, number(&case.properties, "runs")?, "runs")?;
+            add(&mut t.failures, failures, "failures")?;
             t.buggy |= prop(&case.properties, "buggy").as_deref() == Some("true");
             if let Some(f) = prop(&case.properties, "first-failure") {
                 let f: u64 = f.parse().map_err(|_| not_ours())?;

@@ -1016,6 +1016,38 @@ fn merged_shards_count_as_the_whole_campaign() {
     let o = sincro(&["merge-reports", &d("bad.xml")]);
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o).1.contains("bad.xml"), "{}", text(&o).1);
+    // A report edited into one no campaign writes: refused, never merged (a count of
+    // u64::MAX wrapped to 0 seeds; a testcase twice counted its seeds twice).
+    let a = read("a.xml");
+    let set = |xml: &str, key: &str, value: &str| {
+        let at = xml.find(&format!(r#"name="{key}" value=""#)).unwrap() + key.len() + 15;
+        let end = at + xml[at..].find('"').unwrap();
+        format!("{}{value}{}", &xml[..at], &xml[end..])
+    };
+    let case_start = a.find("<testcase").unwrap();
+    let case_end = a.find("</testcase>").unwrap() + "</testcase>".len();
+    let twice = format!("{}{}", &a[..case_end], &a[case_start..]);
+    let seeds_prop = a.find(r#"<property name="seeds""#).unwrap();
+    let prop_end = seeds_prop + a[seeds_prop..].find("/>").unwrap() + 2;
+    let repeated_prop = format!("{}{}", &a[..prop_end], &a[seeds_prop..]);
+    for (edit, needle) in [
+        (set(&a, "seeds", "18446744073709551615"), "overflow"),
+        (set(&a, "failures", "99"), "failures in"),
+        (set(&a, "interrupted", "maybe"), "expected true or false"),
+        (twice, "is in it twice"),
+        (repeated_prop, "the property `seeds` twice"),
+    ] {
+        std::fs::write(dir.join("edited.xml"), &edit).unwrap();
+        let o = sincro(&["merge-reports", &d("edited.xml"), &d("b.xml")]);
+        assert_eq!(
+            o.status.code(),
+            Some(2),
+            "{needle}: {}{}",
+            text(&o).0,
+            text(&o).1
+        );
+        assert!(text(&o).1.contains(needle), "{needle}: {}", text(&o).1);
+    }
 }
 
 #[test]
