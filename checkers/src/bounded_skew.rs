@@ -601,6 +601,16 @@ impl Checker for BoundedSkew {
                 "the skew bound cannot be derived: {}",
                 self.problems.join("; ")
             ))
+        } else if self.spec.converge_from_ns / NS_PER_MS > sincro_harness::MAX_TIME_MS {
+            // Offsets or jumps of years: the convergence time (slewing them away) is past any
+            // run, and saturated: it is no time to print.
+            Some(format!(
+                "the run ended at {:.3} ms; with offsets and jumps this large the clocks would \
+                 converge only after the longest run a scenario may have ({} ms): nothing can \
+                 be judged",
+                end_t_ns as f64 / 1e6,
+                sincro_harness::MAX_TIME_MS
+            ))
         } else if end_t_ns < self.spec.converge_from_ns {
             Some(format!(
                 "the run ended at {:.3} ms, before the clocks are judged (from {:.3} ms: the faults stop, then the convergence time): too short to judge",
@@ -734,6 +744,18 @@ mod tests {
         let mut c = BoundedSkew::new(&sc, spec);
         c.finish(20_000 * NS_PER_MS).unwrap();
         assert_eq!(c.could_not_judge(), None);
+        // offsets of years: the convergence time saturates, and is not printed as a time
+        let far = scenario(
+            r#", "clocks": {"nodes": [{"node": 0, "offset_ms": 1000000000},
+                {"node": 1, "offset_ms": -1000000000}]}"#,
+        );
+        let spec = SkewSpec::for_scenario(&far);
+        assert!(spec.converge_from_ns / NS_PER_MS > sincro_harness::MAX_TIME_MS);
+        let mut c = BoundedSkew::new(&far, spec);
+        c.finish(20_000 * NS_PER_MS).unwrap();
+        let why = c.could_not_judge().expect("not judged");
+        assert!(why.contains("longest run a scenario may have"), "{why}");
+        assert!(!why.contains("18446744073709"), "{why}");
     }
 
     #[test]
