@@ -364,10 +364,15 @@ impl Spec for TokenRingSpec {
         }
     }
     /// A node's k-th queued request waits at most k rounds of the ring; a round is at most
-    /// every node holding once plus one hop each.
+    /// every node holding once plus one hop each — and, for a ring of one, a hold plus the
+    /// ACK timeout: a node that passes the token to itself uses it again only then (with two
+    /// nodes or more a round already covers that). A one-node ring whose delay spikes set a
+    /// 6 s ACK timeout failed liveness in its correct variant against a 3 s round.
     fn liveness_bound_ms(&self, setup: &Setup<'_, Self>) -> u64 {
         let lat = setup.max_latency_ms();
-        let round = setup.nodes() as u64 * (super::hold_max_ms(setup) + lat + 1);
+        let hold = super::hold_max_ms(setup);
+        let round =
+            (setup.nodes() as u64 * (hold + lat + 1)).max(setup.params.ack_timeout_ms + hold + 1);
         let per_node_max = (0..setup.nodes())
             .map(|n| {
                 setup
@@ -401,6 +406,30 @@ mod tests {
         .unwrap()
     }
 
+    /// A ring of one passes the token to itself and uses it again only after the ACK timeout,
+    /// which a 1000 ms slow-down of its (unused) links stretches to 2 s: the liveness bound
+    /// covers that wait (a fuzz campaign at one node called the correct variant's run a
+    /// liveness violation, and the buggy variant's "caught").
+    #[test]
+    fn a_ring_of_one_is_judged_with_its_own_ack_timeout() {
+        let sc = Scenario::from_json(
+            r#"{"algorithm": "mutex.token-ring", "nodes": 1, "seed": 0, "duration_ms": 20000,
+                "network": {"latency": {"constant": {"ms": 0}}},
+                "faults": [{"at_ms": 159, "fault": {"set_links": {"from": 0,
+                    "latency": {"constant": {"ms": 1000.0}}}}}],
+                "workload": [
+                    {"at_ms": 55, "node": 0, "input": {"acquire": {"hold_ms": 1}}},
+                    {"at_ms": 57, "node": 0, "input": {"acquire": {"hold_ms": 9}}},
+                    {"at_ms": 116, "node": 0, "input": {"acquire": {"hold_ms": 1}}},
+                    {"at_ms": 150, "node": 0, "input": {"acquire": {"hold_ms": 17}}}]}"#,
+        )
+        .unwrap();
+        let out = find("mutex.token-ring")
+            .unwrap()
+            .run(&sc, RunOptions::new(false))
+            .unwrap();
+        assert_eq!(out.verdict, Verdict::Pass);
+    }
     #[test]
     fn the_token_serves_requests_in_ring_order() {
         let w = r#"{"at_ms": 1, "node": 3, "input": {"acquire": {"hold_ms": 5}}},
