@@ -723,14 +723,24 @@ pub fn main(args: &BenchArgs) -> i32 {
         eprintln!("error: --messages and --turmoil-messages must be at least 1");
         return crate::exit::BAD_INPUT;
     }
+    // The rows that can be measured: the turmoil ones only without --no-turmoil.
+    let engines: Vec<&str> = ROW_ENGINES
+        .into_iter()
+        .filter(|e| !(args.no_turmoil && *e == "turmoil"))
+        .collect();
     if let Some(o) = args
         .only
         .as_deref()
-        .filter(|o| !ROW_ENGINES.iter().any(|e| e.contains(o)))
+        .filter(|o| !engines.iter().any(|e| e.contains(o)))
     {
         eprintln!(
-            "error: --only `{o}` matches no row's engine; the engines are: {}",
-            ROW_ENGINES.join(", ")
+            "error: --only `{o}` matches no row's engine{}; the engines are: {}",
+            if args.no_turmoil {
+                " (--no-turmoil skips the turmoil rows)"
+            } else {
+                ""
+            },
+            engines.join(", ")
         );
         return crate::exit::BAD_INPUT;
     }

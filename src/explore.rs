@@ -359,7 +359,7 @@ pub fn main(a: &ExploreArgs) -> i32 {
         "  counterexample: {} (replay: {} explore --replay {})",
         path.display(),
         crate::program_name(),
-        path.display()
+        crate::shell_word(&path)
     );
     if let Some(native) = &cx.native {
         let text = serde_json::to_string_pretty(native).expect("a scenario serializes");

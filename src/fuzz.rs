@@ -639,6 +639,7 @@ impl<'a> TargetRun<'a> {
     pub fn is_open(&self) -> bool {
         let next = self.next.load(Ordering::Relaxed);
         next < self.limit
+            && self.seed_of(next).is_some()
             && (self.cfg.keep_going || self.best.load(Ordering::Relaxed) == u64::MAX)
             && !self.refused()
     }
@@ -997,8 +998,10 @@ impl<'a> TargetRun<'a> {
             wall_s: self.wall.as_secs_f64(),
             seeds_to_find,
             time_to_find_s,
+            // The range may also end at the last seed, u64::MAX, before any budget does.
             complete: (seeds_to_find.is_some() && !self.cfg.keep_going)
-                || (self.limit != UNBOUNDED && next >= self.limit && runs >= self.limit),
+                || (self.limit != UNBOUNDED && next >= self.limit && runs >= self.limit)
+                || self.seed_of(next).is_none(),
             nondeterministic,
             bad_input: self.bad_input.lock().expect("no poisoning").clone(),
             write_errors: self.write_errors.lock().expect("no poisoning").clone(),
@@ -1106,14 +1109,22 @@ pub fn shrink_scenario(
             _ => fails(c),
         }
     };
+    // Candidates actually run, over both searches: `opts.max_runs` bounds the two together
+    // (each search alone used to take the whole cap), and a candidate rejected unrun (time
+    // up, interrupted, cap reached) is not counted.
+    let ran = std::cell::Cell::new(0usize);
     let mut shrink_from = |from: &Scenario| {
         let mut still_fails = |c: &Scenario| {
+            if ran.get() >= opts.max_runs {
+                return false;
+            }
             if interrupted || give_up() {
                 // Reject every further candidate: the shrinker ends quickly with the
                 // smallest scenario verified so far.
                 interrupted = true;
                 return false;
             }
+            ran.set(ran.get() + 1);
             same(c)
         };
         shrink::shrink(from, &mut still_fails, opts)
@@ -1125,12 +1136,11 @@ pub fn shrink_scenario(
             let z = ScenarioSize::of(s);
             (z.faults + z.inputs + z.nodes, z.nodes, z.duration_ms)
         };
-        let runs = result.runs + other.runs;
         if size(&other.scenario) < size(&result.scenario) {
             result = other;
         }
-        result.runs = runs;
     }
+    result.runs = ran.get();
     let verified = same(&result.scenario);
     let mut out = if verified {
         // A recorded schedule keeps only the messages the shrunk run sends.
@@ -1456,11 +1466,11 @@ fn describe_range(c: &CampaignReport) -> String {
     let range = if c.seeds == UNBOUNDED {
         format!("seeds {}.. (until the budget ends)", c.seed_start)
     } else {
-        format!(
-            "seeds [{}, {})",
-            c.seed_start,
-            c.seed_start.saturating_add(c.seeds)
-        )
+        match c.seed_start.checked_add(c.seeds) {
+            Some(end) => format!("seeds [{}, {end})", c.seed_start),
+            // A range that ends at the last seed, u64::MAX: its end is not a u64.
+            None => format!("seeds [{}, {}]", c.seed_start, u64::MAX),
+        }
     };
     if c.shard.n == 1 {
         format!("{range}, shard 1/1 (every seed)")
@@ -1751,20 +1761,14 @@ fn write_failure(s: &mut String, r: &TargetReport, f: &Failure) {
                 sh.steps,
                 if sh.interrupted { ", cut short" } else { "" }
             );
-            let _ = writeln!(
-                s,
-                "  replay: {} replay {}",
-                crate::program_name(),
-                sp.display()
-            );
+            let _ = writeln!(s, "  replay: {}", crate::replay_command(sp, None));
         }
     }
     if let Some(p) = &f.path {
         let _ = writeln!(
             s,
-            "  replay the original: {} replay {}",
-            crate::program_name(),
-            p.display()
+            "  replay the original: {}",
+            crate::replay_command(p, None)
         );
     }
 }
@@ -1775,19 +1779,17 @@ fn failure_text(f: &Failure) -> String {
     if let Some(sp) = f.shrunk.as_ref().and_then(|s| s.path.as_ref()) {
         let _ = write!(
             t,
-            "\nshrunk file: {}\nreplay: {} replay {}",
+            "\nshrunk file: {}\nreplay: {}",
             sp.display(),
-            crate::program_name(),
-            sp.display()
+            crate::replay_command(sp, None)
         );
     }
     if let Some(p) = &f.path {
         let _ = write!(
             t,
-            "\noriginal file: {}\nreplay the original: {} replay {}",
+            "\noriginal file: {}\nreplay the original: {}",
             p.display(),
-            crate::program_name(),
-            p.display()
+            crate::replay_command(p, None)
         );
     }
     t
@@ -1847,6 +1849,7 @@ pub fn junit(c: &CampaignReport, started: std::time::SystemTime, hostname: &str)
         case.add_property(Property::new("runs", r.executed.to_string()));
         case.add_property(Property::new("failures", r.failures.to_string()));
         case.add_property(Property::new("buggy", r.buggy.to_string()));
+        case.add_property(Property::new("deep", r.deep.to_string()));
         if let Some(f) = &r.first {
             case.add_property(Property::new("first-failure", f.seed.to_string()));
         }
@@ -1946,6 +1949,8 @@ struct MergedTarget {
     runs: u64,
     failures: u64,
     buggy: bool,
+    /// A deep bug (`Some` when the reports say: those of stop 46 on).
+    deep: Option<bool>,
     first: Option<u64>,
     time: Duration,
     /// Each input where the outcome was not as expected.
@@ -2101,6 +2106,10 @@ pub fn merge_junit(inputs: &[(String, String)], partial: bool) -> Result<MergedR
             add(&mut t.runs, number(&case.properties, "runs")?, "runs")?;
             add(&mut t.failures, failures, "failures")?;
             t.buggy |= prop(&case.properties, "buggy").as_deref() == Some("true");
+            if let Some(deep) = prop(&case.properties, "deep") {
+                let deep = deep == "true";
+                t.deep = Some(t.deep.unwrap_or(false) | deep);
+            }
             if let Some(f) = prop(&case.properties, "first-failure") {
                 let f: u64 = f.parse().map_err(|_| not_ours())?;
                 t.first = Some(t.first.map_or(f, |g| g.min(f)));
@@ -2138,6 +2147,37 @@ pub fn merge_junit(inputs: &[(String, String)], partial: bool) -> Result<MergedR
             return Err(format!(
                 "{alg} / {variant} is in {holder} but not in {name}: the reports are of \
                  different campaigns; merge the shards of one matrix"
+            ));
+        }
+    }
+    // Each shard judged its own seeds: a bug no shard caught is as expected in each (a deep
+    // bug needs more seeds than a shard has), but not in the merged campaign when its seeds
+    // add up to what the bug requires (every seed for a shallow bug, DEEP_BUG_SEEDS for a
+    // deep one). Reports without the `deep` property (before stop 46) are taken as they say.
+    let beyond = first_campaign
+        .as_ref()
+        .is_some_and(|((_, b), _)| b.as_str() == "true");
+    for t in targets.iter_mut() {
+        let (Some(deep), false, None, true) = (t.deep, beyond, t.first, t.buggy) else {
+            continue;
+        };
+        let required = if deep {
+            crate::algorithms::DEEP_BUG_SEEDS
+        } else {
+            1
+        };
+        if t.failed.is_empty() && t.seeds >= required {
+            let message = format!(
+                "UNEXPECTED: the {}bug was not caught in the {} seeds of the merged shards \
+                 (required from {required})",
+                if deep { "deep " } else { "" },
+                t.seeds
+            );
+            t.failed.push((
+                "merged".into(),
+                message.clone(),
+                "not_caught".into(),
+                message,
             ));
         }
     }
@@ -2222,7 +2262,11 @@ pub fn merge_junit(inputs: &[(String, String)], partial: bool) -> Result<MergedR
                         t.algorithm, t.variant
                     );
                 }
-                format!("NOT AS EXPECTED in {} of {}", t.failed.len(), inputs.len())
+                if t.failed.iter().any(|f| f.0 == "merged") {
+                    "NOT AS EXPECTED: not caught in the merged seeds".to_string()
+                } else {
+                    format!("NOT AS EXPECTED in {} of {}", t.failed.len(), inputs.len())
+                }
             }
         };
         grid.row([

@@ -148,6 +148,44 @@ pub fn program_name() -> &'static str {
     PROGRAM.get().map_or("sincro", String::as_str)
 }
 
+/// `path` as one shell word: as is when it holds only characters no shell treats specially
+/// (letters, digits, `/ . _ - + , : = @ %`), else in single quotes (a `'` inside written
+/// `'\''`), so a printed replay line runs as printed (`--out "my out"`, a `$` in a name).
+pub fn shell_word(path: &std::path::Path) -> String {
+    let s = path.to_string_lossy();
+    let plain = !s.is_empty()
+        && s.chars().all(|c| {
+            c.is_ascii_alphanumeric()
+                || matches!(c, '/' | '.' | '_' | '-' | '+' | ',' | ':' | '=' | '@' | '%')
+        });
+    if plain {
+        s.into_owned()
+    } else {
+        format!("'{}'", s.replace('\'', r"'\''"))
+    }
+}
+
+/// The command that replays scenario file `path`: `sincro replay PATH`, the path quoted for
+/// a shell ([`shell_word`]), and `--engine E` when the run being reported was on another
+/// engine than the file names (`run --engine`), so the line reproduces what was shown.
+pub fn replay_command(path: &std::path::Path, engine: Option<&str>) -> String {
+    let mut line = format!("{} replay {}", program_name(), shell_word(path));
+    if let Some(e) = engine {
+        line.push_str(" --engine ");
+        line.push_str(e);
+    }
+    line
+}
+
+/// Whether `a` and `b` name the same file (either may not exist yet): an output that would
+/// overwrite the command's own input (`run S --trace S`) is refused, never written.
+pub fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => a == b,
+    }
+}
+
 /// Sets the name [`program_name`] returns (the first call wins).
 pub fn set_program_name(name: impl Into<String>) {
     let _ = PROGRAM.set(name.into());
@@ -183,5 +221,26 @@ pub fn exit_code(v: &harness::Verdict) -> i32 {
         harness::Verdict::Panic { .. } => exit::PANIC,
         harness::Verdict::LimitExceeded { .. } => exit::LIMIT,
         harness::Verdict::Unjudged { .. } => exit::UNJUDGED,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    /// A printed replay line runs as printed: a path with a space, a quote or a `$` is one
+    /// quoted shell word; a plain one is left as is.
+    #[test]
+    fn replay_lines_quote_what_a_shell_would_split_or_expand() {
+        assert_eq!(
+            shell_word(Path::new("failures/a.seed3.json")),
+            "failures/a.seed3.json"
+        );
+        assert_eq!(shell_word(Path::new("my out/a.json")), "'my out/a.json'");
+        assert_eq!(shell_word(Path::new("$(x);'q")), r"'$(x);'\''q'");
+        assert_eq!(shell_word(Path::new("")), "''");
+        assert!(replay_command(Path::new("a b.json"), Some("turmoil"))
+            .ends_with(" replay 'a b.json' --engine turmoil"));
     }
 }

@@ -532,6 +532,16 @@ fn emit(out: Option<&Path>, text: &str) -> Result<(), String> {
 /// Runs `sincro show`; returns the exit code (0 once rendered, whatever the verdict; 2 for bad
 /// input).
 pub fn show(args: &ShowArgs) -> i32 {
+    if let Some(out) = args
+        .out
+        .as_ref()
+        .filter(|o| crate::same_file(o, &args.input))
+    {
+        return bad_input(format!(
+            "--out {} is the input itself: it would be lost; name another file",
+            out.display()
+        ));
+    }
     let input = match load(&args.input, args.engine) {
         Ok(i) => i,
         Err(e) => return bad_input(e),

@@ -87,6 +87,20 @@ pub(super) fn main(a: &CalibrateArgs) -> i32 {
         Ok(t) => t,
         Err(e) => return bad_input(e),
     };
+    if let Some(s) = a
+        .strategy
+        .iter()
+        .enumerate()
+        .find(|(i, s)| a.strategy[..*i].contains(s))
+        .map(|(_, s)| *s)
+    {
+        let name: crate::harness::gen::Strategy = s.into();
+        return bad_input(format!(
+            "--strategy names {} twice: its campaigns would run twice and count as another \
+             strategy's",
+            name.name()
+        ));
+    }
     let cal = Calibration {
         cfg: FuzzConfig {
             seed_start: a.seed_start,

@@ -304,9 +304,8 @@ fn render(t: &Table, seeds: u64, terminal: bool) -> String {
                 f.seed,
                 f.label,
                 file.map_or(" (not written)".into(), |p| format!(
-                    ": `{} replay {}`",
-                    crate::program_name(),
-                    p.display()
+                    ": `{}`",
+                    crate::replay_command(p, None)
                 )),
             );
         }

@@ -65,6 +65,17 @@ enum Engine {
     Madsim,
 }
 
+impl Engine {
+    /// The name `--engine` takes.
+    fn name(self) -> &'static str {
+        match self {
+            Engine::Native => "native",
+            Engine::Turmoil => "turmoil",
+            Engine::Madsim => "madsim",
+        }
+    }
+}
+
 impl From<Engine> for EngineKind {
     fn from(e: Engine) -> Self {
         match e {
@@ -521,6 +532,16 @@ fn run(a: RunArgs, default_render: Render) -> i32 {
     if let Some(e) = a.engine {
         sc.engine = e.into();
     }
+    if let Some(t) = a
+        .trace
+        .as_ref()
+        .filter(|t| crate::same_file(t, &a.scenario))
+    {
+        return bad_input(format!(
+            "--trace {} is the scenario itself: the scenario would be lost; name another file",
+            t.display()
+        ));
+    }
     let render = a.render.unwrap_or(default_render);
     let record =
         render != Render::None || a.trace.is_some() || a.view != crate::show::ViewArgs::default();
@@ -576,9 +597,8 @@ fn report_run(
     }
     if !out.verdict.is_pass() {
         println!(
-            "  replay: {} replay {}",
-            crate::program_name(),
-            a.scenario.display()
+            "  replay: {}",
+            crate::replay_command(&a.scenario, a.engine.map(|e| e.name()))
         );
     }
     match (default_render, matched) {

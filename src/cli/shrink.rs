@@ -46,14 +46,6 @@ fn default_out(input: &Path) -> PathBuf {
     input.with_file_name(format!("{stem}.shrunk.json"))
 }
 
-/// Whether `a` and `b` name the same file (either may not exist yet).
-fn same_file(a: &Path, b: &Path) -> bool {
-    match (a.canonicalize(), b.canonicalize()) {
-        (Ok(x), Ok(y)) => x == y,
-        _ => a == b,
-    }
-}
-
 /// `sincro shrink`. Exit 0 when the scenario failed and its shrunk form (or, if nothing
 /// smaller fails the same way, the scenario itself) was written; 1 when it does not fail
 /// (nothing to shrink); 6 when its run could not be judged (nothing to shrink either: see
@@ -71,7 +63,7 @@ pub(super) fn main(a: &ShrinkArgs) -> i32 {
         sc.engine = e.into();
     }
     let out_path = a.out.clone().unwrap_or_else(|| default_out(&a.scenario));
-    if same_file(&out_path, &a.scenario) {
+    if crate::same_file(&out_path, &a.scenario) {
         return bad_input(format!(
             "--out {} is the input itself: the failing scenario would be lost; name another file",
             out_path.display()
@@ -169,9 +161,9 @@ pub(super) fn main(a: &ShrinkArgs) -> i32 {
     }
     println!("  written: {}", out_path.display());
     println!(
-        "  replay: {} replay {}",
-        crate::program_name(),
-        out_path.display()
+        "  replay: {}",
+        // the shrunk file names the engine it was shrunk on
+        crate::replay_command(&out_path, None)
     );
     if stop.load(Ordering::Relaxed) {
         exit::INTERRUPTED

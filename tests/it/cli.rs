@@ -1048,6 +1048,45 @@ fn merged_shards_count_as_the_whole_campaign() {
         );
         assert!(text(&o).1.contains(needle), "{needle}: {}", text(&o).1);
     }
+    // The bug no shard caught: each shard's seeds may be too few for it (a deep bug), but the
+    // merged campaign's are judged as a whole. Both shards are edited so that the buggy
+    // variant (the second testcase) was not caught in them.
+    let uncaught = |xml: &str, seeds: u64, deep: bool| {
+        let at = xml.rfind("<testcase").unwrap();
+        let (head, case) = xml.split_at(at);
+        let mut case = case.to_string();
+        if let Some(p) = case.find(r#"<property name="first-failure""#) {
+            let end = p + case[p..].find("/>").unwrap() + 2;
+            case.replace_range(p..end, "");
+        }
+        let case = set(&case, "failures", "0");
+        let case = set(&case, "seeds", &seeds.to_string());
+        let case = set(&case, "deep", &deep.to_string());
+        format!("{head}{case}")
+    };
+    let b = read("b.xml");
+    for (seeds, deep, code, needle) in [
+        (
+            30,
+            false,
+            1,
+            "the bug was not caught in the 60 seeds of the merged shards",
+        ),
+        (40_000, true, 0, "2/2 targets as expected"),
+        (
+            60_000,
+            true,
+            1,
+            "deep bug was not caught in the 120000 seeds",
+        ),
+    ] {
+        std::fs::write(dir.join("ua.xml"), uncaught(&a, seeds, deep)).unwrap();
+        std::fs::write(dir.join("ub.xml"), uncaught(&b, seeds, deep)).unwrap();
+        let o = sincro(&["merge-reports", &d("ua.xml"), &d("ub.xml")]);
+        let (out, err) = text(&o);
+        assert_eq!(o.status.code(), Some(code), "{seeds} {deep}: {out}{err}");
+        assert!(out.contains(needle), "{seeds} {deep}: {out}");
+    }
 }
 
 #[test]
@@ -1467,4 +1506,110 @@ fn an_exploration_that_explored_nothing_is_no_answer() {
         stdout.contains("NOTHING EXPLORED: the state bound ended the search"),
         "{stdout}"
     );
+}
+
+/// An output that is the command's own input is refused before anything is written (`replay
+/// S --trace S` turned a failure file into a trace); the replay line of a run on another
+/// engine than its file's names that engine; a path that a shell would split is quoted.
+#[test]
+fn outputs_never_overwrite_their_input_and_replay_lines_replay() {
+    let dir = tmp("own-input");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("my out")).unwrap();
+    let corpus = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/corpus/mutex/centralized-lease-timeout-overlap.json"
+    );
+    let sc = dir.join("my out/s.json");
+    std::fs::copy(corpus, &sc).unwrap();
+    let before = std::fs::read(&sc).unwrap();
+    let s = sc.to_str().unwrap();
+    for args in [
+        vec!["run", s, "--trace", s],
+        vec!["replay", s, "--trace", s],
+        vec!["show", s, "--out", s],
+    ] {
+        let o = sincro(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o).1);
+        assert!(text(&o).1.contains("itself"), "{args:?}: {}", text(&o).1);
+        assert_eq!(
+            std::fs::read(&sc).unwrap(),
+            before,
+            "{args:?} changed its input"
+        );
+    }
+    let o = sincro(&["run", s, "--engine", "native"]);
+    let stdout = text(&o).0;
+    let line = stdout
+        .lines()
+        .find_map(|l| l.trim_start().strip_prefix("replay: "))
+        .expect("a replay line");
+    assert!(
+        line.ends_with(&format!("replay '{s}' --engine native")),
+        "{line}"
+    );
+}
+
+/// `--shrink-runs N` bounds the candidates both shrink searches run together, and counts
+/// only those run; repeated `calibrate --strategy` and a `bench --only` that matches only rows
+/// `--no-turmoil` skips are bad input.
+#[test]
+fn shrink_caps_and_repeated_options_are_honoured() {
+    let (dir, out) = fuzz_lease_timeout("shrink-cap", &["--shrink-runs", "1", "-j", "1"]);
+    let stdout = text(&out).0;
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(stdout.contains("[1 candidate runs"), "{stdout}");
+    let _ = std::fs::remove_dir_all(dir);
+    for (args, needle) in [
+        (
+            vec![
+                "calibrate",
+                "-a",
+                "mutex.centralized",
+                "--strategy",
+                "mix,mix",
+                "--offsets",
+                "1",
+                "--seeds",
+                "5",
+            ],
+            "--strategy names mix twice",
+        ),
+        (
+            vec!["bench", "--no-turmoil", "--only", "turmoil"],
+            "--no-turmoil skips the turmoil rows",
+        ),
+    ] {
+        let o = sincro(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o).1);
+        assert!(text(&o).1.contains(needle), "{args:?}: {}", text(&o).1);
+    }
+}
+
+/// A campaign whose seed range ends at the last seed ends there, complete, even with a time
+/// budget left (it spun until the budget ended and called itself cut short); its range is
+/// printed with the last seed in it.
+#[test]
+fn a_range_that_ends_at_the_last_seed_ends_the_campaign() {
+    let dir = tmp("last-seed");
+    let o = sincro(&[
+        "fuzz",
+        "-a",
+        "mutex.centralized",
+        "--variant",
+        "correct",
+        "--seed-start",
+        "18446744073709551614",
+        "--time",
+        "20s",
+        "--out",
+        dir.to_str().unwrap(),
+        "-q",
+        "-j",
+        "1",
+    ]);
+    let (stdout, stderr) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{stdout}{stderr}");
+    assert!(!stdout.contains("cut short"), "{stdout}");
+    assert!(stdout.contains("no violation"), "{stdout}");
 }
