@@ -26,8 +26,10 @@
 //! What a run does, in order:
 //! 1. With `SINCRO_REPLAY=<file>`, it only replays that scenario file and reports.
 //! 2. Otherwise it first replays every file of the regressions directory
-//!    (`<crate>/sincro-regressions/`) naming this algorithm and variant, so a failure found
-//!    once is tried first ever after (proptest's habit);
+//!    (`<crate>/sincro-regressions/`) naming this algorithm and variant whose fault plan stays
+//!    within this test's fault classes (a failure another test found with `.faults([..])`
+//!    outside the model is that test's), so a failure found once is tried first ever after
+//!    (proptest's habit); a regressions path that is not a readable directory is an error;
 //! 3. then it fuzzes generated scenarios (swarm faults inside the algorithm's fault model, or
 //!    the classes given to [`Check::faults`]), stops at the first failure, shrinks it, writes
 //!    the shrunk scenario to the regressions directory, and returns it as a [`Failure`].
@@ -37,11 +39,11 @@
 //!
 //! | variable | meaning |
 //! |---|---|
-//! | `SINCRO_SEED=N` | run only seed `N` |
+//! | `SINCRO_SEED=N` | run only seed `N` (not with `SINCRO_SEEDS`) |
 //! | `SINCRO_SEEDS=N` | run `N` seeds |
 //! | `SINCRO_TIME=30s` | a wall-clock budget (`90s`, `5m`, `1h30m`); with it and no `SINCRO_SEEDS`, seeds are unbounded |
 //! | `SINCRO_CHECK_DETERMINISM=1` | run every seed twice and compare the traces event by event |
-//! | `SINCRO_REPLAY=path.json` | replay one scenario file (e.g. the one a failure names) |
+//! | `SINCRO_REPLAY=path.json` | replay one scenario file (e.g. the one a failure names) in the tests of its algorithm and variant; `expect_violation` refuses it |
 //! | `SINCRO_ENGINE=native\|turmoil\|madsim` | the engine of generated scenarios |
 //! | `SINCRO_JOBS=N` | worker threads (each run stays single-threaded) |
 //! | `SINCRO_REGRESSIONS=dir\|off` | where failures persist (default `<crate>/sincro-regressions`) |
@@ -69,6 +71,13 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+/// Whether fault class `c` of a scenario's plan is inside a model that tolerates `allowed`:
+/// delays are always on (a link slowed and restored is a delay), and a crash with no restart
+/// is inside a model of crashes that also tolerates crash-stop.
+fn in_model(allowed: &[FaultClass], c: FaultClass) -> bool {
+    c == FaultClass::Delays || allowed.contains(&c)
+}
 
 /// Starts a test of `spec`'s correct variant (the first of its variants) with the defaults:
 /// 3–6 nodes, faults inside its declared model, 100 seeds, native engine.
@@ -286,6 +295,15 @@ impl<S: Spec> Check<S> {
     /// or when a seed fails another way. Nothing is written to the regressions directory.
     pub fn expect_violation(self, property: &str) -> Result<Discovery, Failure> {
         let this = self.with_env()?;
+        if let Some(path) = this.replay_path() {
+            // It searches for a violation from seeds: a file it would not read must not look
+            // replayed.
+            return Err(Failure::headline(format!(
+                "SINCRO_REPLAY={} is not read by expect_violation (it fuzzes for the \
+                 violation); replay the file with a test that calls `.run()`, or unset it",
+                path.display()
+            )));
+        }
         let alg = this.algorithm();
         let name = format!("{} / {}", alg.info().name, this.variant.name());
         this.judged(alg, property)?;
@@ -368,6 +386,20 @@ impl<S: Spec> Check<S> {
         let bad = |var: &str, v: &str, why: String| {
             Failure::headline(format!("bad environment variable {var}={v:?}: {why}"))
         };
+        // A value that is not UTF-8 is refused, not read as unset.
+        for var in [
+            "SINCRO_SEEDS",
+            "SINCRO_SEED",
+            "SINCRO_TIME",
+            "SINCRO_JOBS",
+            "SINCRO_CHECK_DETERMINISM",
+            "SINCRO_ENGINE",
+            "SINCRO_REGRESSIONS",
+        ] {
+            if let Err(std::env::VarError::NotUnicode(v)) = std::env::var(var) {
+                return Err(bad(var, &v.to_string_lossy(), "not UTF-8 text".into()));
+            }
+        }
         let num = |var: &str| -> Result<Option<u64>, Failure> {
             match std::env::var(var) {
                 Ok(v) => v
@@ -378,6 +410,14 @@ impl<S: Spec> Check<S> {
                 Err(_) => Ok(None),
             }
         };
+        // SINCRO_SEED runs one seed: a SINCRO_SEEDS beside it would be silently dropped.
+        if let (Ok(one), Ok(many)) = (std::env::var("SINCRO_SEED"), std::env::var("SINCRO_SEEDS")) {
+            return Err(bad(
+                "SINCRO_SEEDS",
+                &many,
+                format!("SINCRO_SEED={one} runs that one seed; set one of the two"),
+            ));
+        }
         if let Some(n) = num("SINCRO_SEEDS")? {
             if n == 0 {
                 return Err(bad("SINCRO_SEEDS", "0", "must be at least 1".into()));
@@ -459,6 +499,15 @@ impl<S: Spec> Check<S> {
                 sc.algorithm
             )));
         }
+        if sc.variant != self.variant.name() {
+            return Err(Failure::headline(format!(
+                "SINCRO_REPLAY={} is a scenario of variant `{}`, but this test checks `{}`; \
+                 run the test of that variant",
+                path.display(),
+                sc.variant,
+                self.variant.name()
+            )));
+        }
         self.judge_file(alg, &sc, path, "replayed")?;
         Ok(Report {
             algorithm: name.to_string(),
@@ -506,8 +555,17 @@ impl<S: Spec> Check<S> {
         let Some(dir) = self.regressions_dir() else {
             return Ok(0);
         };
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            return Ok(0); // no directory yet: nothing failed before
+        let entries = match std::fs::read_dir(&dir) {
+            Ok(entries) => entries,
+            // no directory yet: nothing failed before
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
+            // a file, or a folder that cannot be read: its regressions would be skipped
+            Err(e) => {
+                return Err(Failure::headline(format!(
+                    "the regressions directory {} cannot be read: {e}",
+                    dir.display()
+                )))
+            }
         };
         let prefix = format!("{}.{}.", alg.info().name, self.variant.name());
         let mut files: Vec<PathBuf> = entries
@@ -519,12 +577,23 @@ impl<S: Spec> Check<S> {
             })
             .collect();
         files.sort();
+        // The fault classes this test runs: a failure another test of the same variant found
+        // with classes of its own (`.faults([ClockJumps, ..])`) is that test's regression; a
+        // test inside the model must not fail on it.
+        let allowed = alg.info().fault_model.tolerates;
+        let mut replayed = 0;
         for path in &files {
             let sc = Scenario::load(path)
                 .map_err(|e| Failure::headline(format!("regression file: {e}")))?;
+            if sc.variant != self.variant.name()
+                || sc.fault_classes().iter().any(|c| !in_model(&allowed, *c))
+            {
+                continue;
+            }
             self.judge_file(alg, &sc, path, "regression")?;
+            replayed += 1;
         }
-        Ok(files.len())
+        Ok(replayed)
     }
 
     /// Fuzzes; on a failure, shrinks it and (with `persist`) writes it to the regressions

@@ -12,14 +12,48 @@ fn environment_variables_choose_seeds_replay_and_report_bad_values() {
 
     std::env::set_var("SINCRO_SEEDS", "7");
     assert_eq!(check(CentralizedSpec).run().unwrap().runs, 7);
+    // Both at once: SINCRO_SEEDS would be silently dropped.
     std::env::set_var("SINCRO_SEED", "3");
+    let e = check(CentralizedSpec).run().unwrap_err();
+    assert!(e.headline.contains("set one of the two"), "{e}");
+    std::env::remove_var("SINCRO_SEEDS");
     assert_eq!(
         check(CentralizedSpec).run().unwrap().runs,
         1,
         "SINCRO_SEED runs one seed"
     );
     std::env::remove_var("SINCRO_SEED");
-    std::env::remove_var("SINCRO_SEEDS");
+    // A value that is not UTF-8 is refused, not read as unset.
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        std::env::set_var("SINCRO_SEEDS", std::ffi::OsStr::from_bytes(b"\xff"));
+        let e = check(CentralizedSpec).run().unwrap_err();
+        assert!(
+            e.headline.contains("SINCRO_SEEDS") && e.headline.contains("UTF-8"),
+            "{e}"
+        );
+        std::env::remove_var("SINCRO_SEEDS");
+    }
+    // A regressions "directory" that is a file would skip every regression: an error.
+    let file = dir.with_extension("file");
+    std::fs::write(&file, "").unwrap();
+    std::env::set_var("SINCRO_REGRESSIONS", &file);
+    let e = check(CentralizedSpec).seeds(1).run().unwrap_err();
+    assert!(e.headline.contains("cannot be read"), "{e}");
+    std::env::set_var("SINCRO_REGRESSIONS", &dir);
+    let _ = std::fs::remove_file(&file);
+    // A failure another test found outside the model (a coordinator crash) is that test's
+    // regression: this test, inside the model, neither fails on it nor counts it.
+    std::fs::create_dir_all(&dir).unwrap();
+    let crash = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/corpus/mutex/centralized-coordinator-crash.json"
+    );
+    std::fs::copy(crash, dir.join("mutex.centralized.correct.seed999.json")).unwrap();
+    let report = check(CentralizedSpec).seeds(2).run().unwrap();
+    assert_eq!(report.regressions_replayed, 0);
+    std::fs::remove_file(dir.join("mutex.centralized.correct.seed999.json")).unwrap();
 
     std::env::set_var("SINCRO_SEEDS", "lots");
     let e = check(CentralizedSpec).run().unwrap_err();
@@ -34,9 +68,21 @@ fn environment_variables_choose_seeds_replay_and_report_bad_values() {
     let path = failed.path.clone().unwrap();
     std::env::set_var("SINCRO_REPLAY", &path);
     std::env::set_var("SINCRO_CHECK_DETERMINISM", "1");
-    let replayed = check(CentralizedSpec).run().unwrap_err();
+    let replayed = check(CentralizedSpec)
+        .variant(Variant::LeaseTimeout)
+        .run()
+        .unwrap_err();
     assert_eq!(replayed.verdict, failed.verdict);
     assert_eq!(replayed.context, failed.context);
+    // The test of another variant does not replay it as its own...
+    let e = check(CentralizedSpec).run().unwrap_err();
+    assert!(e.headline.contains("variant `lease-timeout`"), "{e}");
+    // ... and expect_violation, which fuzzes, says it does not read the file.
+    let e = check(CentralizedSpec)
+        .variant(Variant::LeaseTimeout)
+        .expect_violation("mutual_exclusion")
+        .unwrap_err();
+    assert!(e.headline.contains("not read by expect_violation"), "{e}");
     std::env::remove_var("SINCRO_REPLAY");
     std::env::remove_var("SINCRO_CHECK_DETERMINISM");
 

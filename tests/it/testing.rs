@@ -302,3 +302,30 @@ fn a_built_in_checker_chosen_by_type_judges_a_spec_that_does_not_promise_it() {
         found.explanation
     );
 }
+
+/// A regression file is replayed by the tests whose fault classes cover its plan's: every
+/// generated in-model scenario of every built-in algorithm stays inside its model's classes
+/// (delays aside), so a test never skips a failure it found itself.
+#[test]
+fn generated_in_model_plans_stay_inside_their_models_classes() {
+    use sincro::algorithms::Registry;
+    use sincro::harness::fault::FaultClass;
+    use sincro::harness::gen::GenOptions;
+    for alg in Registry::builtin().algorithms() {
+        let info = alg.info();
+        let allowed = info.fault_model.tolerates.clone();
+        for v in info.variants.iter().filter(|v| !v.buggy) {
+            for seed in 0..6 {
+                let sc = alg.generate(v.name, seed, &GenOptions::default());
+                for c in sc.fault_classes() {
+                    assert!(
+                        c == FaultClass::Delays || allowed.contains(&c),
+                        "{} / {} seed {seed}: {c:?} outside {allowed:?}",
+                        info.name,
+                        v.name
+                    );
+                }
+            }
+        }
+    }
+}
