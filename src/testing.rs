@@ -32,7 +32,9 @@
 //!    (proptest's habit); a regressions path that is not a readable directory is an error;
 //! 3. then it fuzzes generated scenarios (swarm faults inside the algorithm's fault model, or
 //!    the classes given to [`Check::faults`]), stops at the first failure, shrinks it, writes
-//!    the shrunk scenario to the regressions directory, and returns it as a [`Failure`].
+//!    the shrunk scenario to the regressions directory (`<algorithm>.<variant>.seed<N>.json`,
+//!    or `…seed<N>-2.json` when another test's failure already holds that name: no regression
+//!    replaces another), and returns it as a [`Failure`].
 //!
 //! Environment variables (each overrides the builder; a bad value is reported as a failure
 //! naming the variable):
@@ -66,6 +68,7 @@ use crate::harness::{
     Checker, EngineKind, Scenario, ScenarioError, SimRng, Trace, Verdict, WorkloadItem, MAX_TIME_MS,
 };
 use std::fmt;
+use std::io::Write as _;
 use std::ops::RangeInclusive;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -696,7 +699,9 @@ impl<S: Spec> Check<S> {
         }
         let result = match report.first.or(report.nondeterministic) {
             None => Ok(Found::None { runs: report.runs }),
-            Some(f) => self.failure(alg, &target, f, persist).map(Found::Failure),
+            Some(f) => self
+                .failure(alg, &target, f, &cfg.gen, persist)
+                .map(Found::Failure),
         };
         let _ = std::fs::remove_dir_all(&scratch);
         result
@@ -708,13 +713,29 @@ impl<S: Spec> Check<S> {
         alg: &dyn Algorithm,
         target: &Target,
         f: fuzz::Failure,
+        gen: &GenOptions,
         persist: bool,
     ) -> Result<Box<Failure>, Failure> {
         let shrunk_path = f.shrunk.as_ref().and_then(|s| s.path.clone());
         let from = shrunk_path.as_ref().or(f.path.as_ref());
+        let regenerated = alg.generate(target.variant.name, f.seed, gen);
         let mut sc = match from {
             Some(p) => Scenario::load(p).map_err(|e| Failure::headline(e.to_string()))?,
-            None => alg.generate(target.variant.name, f.seed, &GenOptions::default()),
+            None => regenerated.clone(),
+        };
+        // `SINCRO_SEED=<seed>` generates the seed's scenario afresh; one that coverage
+        // guidance mutated from earlier seeds' is not rebuilt that way.
+        let seed_replays = match &f.path {
+            None => true,
+            Some(p) => Scenario::load(p).is_ok_and(|original| {
+                let mut fresh = regenerated;
+                fresh.expect.clone_from(&original.expect);
+                fresh
+                    .checks
+                    .properties
+                    .clone_from(&original.checks.properties);
+                fresh == original
+            }),
         };
         sc.expect = None;
         let headline = format!("{} failed at seed {}", target.name(), f.seed);
@@ -727,26 +748,65 @@ impl<S: Spec> Check<S> {
             },
         };
         failure.seed = Some(f.seed);
+        failure.seed_replays = seed_replays;
         failure.scenario = Some(sc.clone());
         if persist {
             if let Some(dir) = self.regressions_dir() {
-                let path = dir.join(format!(
-                    "{}.{}.seed{}.json",
-                    alg.info().name,
-                    target.variant.name,
-                    f.seed
-                ));
-                match fuzz::write_atomically(&path, &sc.to_json()) {
-                    Ok(()) => failure.path = Some(path),
+                let stem = format!("{}.{}.seed{}", alg.info().name, target.variant.name, f.seed);
+                match write_regression(&dir, &stem, &sc.to_json()) {
+                    Ok(path) => failure.path = Some(path),
                     Err(e) => failure.notes.push(format!(
                         "could not write the regression file {}: {e}",
-                        path.display()
+                        dir.join(format!("{stem}.json")).display()
                     )),
                 }
             }
         }
         Ok(Box::new(failure))
     }
+}
+
+/// The most files one seed's regressions may take (`<stem>.json`, `<stem>-2.json`, …).
+const REGRESSIONS_PER_SEED_MAX: u32 = 1000;
+
+/// Writes a regression under `dir` without replacing another one: `<stem>.json`, or, when
+/// that name holds a different scenario (another test of the same variant, with other
+/// options, failed at the same seed), the first free `<stem>-<k>.json`. A file that already
+/// holds the same text is reused. The file appears whole (a hard link of a synced temporary
+/// file), and two tests writing at once never take the same name.
+fn write_regression(dir: &Path, stem: &str, text: &str) -> std::io::Result<PathBuf> {
+    static N: AtomicU64 = AtomicU64::new(0);
+    std::fs::create_dir_all(dir)?;
+    let tmp = dir.join(format!(
+        ".{stem}.{}.json.tmp{}",
+        N.fetch_add(1, Ordering::Relaxed),
+        std::process::id()
+    ));
+    let written = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(text.as_bytes())?;
+        f.sync_all()?;
+        for k in 1..=REGRESSIONS_PER_SEED_MAX {
+            let path = match k {
+                1 => dir.join(format!("{stem}.json")),
+                k => dir.join(format!("{stem}-{k}.json")),
+            };
+            match std::fs::hard_link(&tmp, &path) {
+                Ok(()) => return Ok(path),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                    if std::fs::read(&path).is_ok_and(|old| old == text.as_bytes()) {
+                        return Ok(path);
+                    }
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Err(std::io::Error::other(format!(
+            "{REGRESSIONS_PER_SEED_MAX} regression files of {stem} already exist"
+        )))
+    })();
+    let _ = std::fs::remove_file(&tmp);
+    written
 }
 
 enum Found {
@@ -823,6 +883,9 @@ pub struct Failure {
     pub context: Vec<String>,
     /// Anything else worth saying (e.g. a file that could not be written).
     pub notes: Vec<String>,
+    /// Whether `SINCRO_SEED=<seed>` rebuilds the failing seed's scenario: false for one that
+    /// coverage guidance mutated from earlier seeds' (replay its file, or the scenario shown).
+    pub seed_replays: bool,
 }
 
 impl Failure {
@@ -835,6 +898,7 @@ impl Failure {
             path: None,
             context: Vec::new(),
             notes: Vec::new(),
+            seed_replays: false,
         }
     }
 
@@ -916,28 +980,33 @@ impl fmt::Display for Failure {
         for n in &self.notes {
             writeln!(f, "  note: {n}")?;
         }
+        // `cargo test`'s own filter for this test: libtest names each test's thread after it
+        let filter = std::thread::current()
+            .name()
+            .filter(|n| *n != "main")
+            .map(|t| format!(" -- --exact {}", crate::shell_word(Path::new(t))))
+            .unwrap_or_default();
         if let Some(path) = &self.path {
-            let test = std::thread::current()
-                .name()
-                .filter(|n| *n != "main")
-                .map(str::to_string);
+            let path = crate::shell_word(path);
             writeln!(f, "  replay:")?;
-            match test {
-                Some(t) => writeln!(
-                    f,
-                    "    SINCRO_REPLAY={} cargo test -- --exact {t}",
-                    path.display()
-                )?,
-                None => writeln!(f, "    SINCRO_REPLAY={} cargo test", path.display())?,
-            }
+            writeln!(f, "    SINCRO_REPLAY={path} cargo test{filter}")?;
             writeln!(
                 f,
-                "    or `replay {}` with a binary whose registry holds this algorithm \
-                 (sincro::cli::main_with)",
-                path.display()
+                "    or `replay {path}` with a binary whose registry holds this algorithm \
+                 (sincro::cli::main_with)"
             )?;
-        } else if let Some(seed) = self.seed {
-            writeln!(f, "  replay: SINCRO_SEED={seed} cargo test")?;
+        } else if let (Some(seed), true) = (self.seed, self.seed_replays) {
+            writeln!(f, "  replay: SINCRO_SEED={seed} cargo test{filter}")?;
+        } else if let (Some(_), Some(sc)) = (self.seed, &self.scenario) {
+            writeln!(
+                f,
+                "  replay: coverage guidance drew this scenario from earlier seeds', so \
+                 SINCRO_SEED does not rebuild it; save it as a file and run \
+                 SINCRO_REPLAY=<file> cargo test{filter}:"
+            )?;
+            for l in sc.to_json().lines() {
+                writeln!(f, "    {l}")?;
+            }
         }
         Ok(())
     }
@@ -1038,5 +1107,56 @@ impl Algorithm for Tested {
     }
     fn complete(&self, draft: Draft, opts: &GenOptions) -> Scenario {
         self.inner.complete(draft, opts)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_regression_never_replaces_another_of_the_same_seed() {
+        let dir = scratch_dir();
+        let first = write_regression(&dir, "a.b.seed7", "one").unwrap();
+        assert_eq!(first, dir.join("a.b.seed7.json"));
+        // the same scenario again: the same file
+        assert_eq!(write_regression(&dir, "a.b.seed7", "one").unwrap(), first);
+        // another test's failure at the same seed: a file of its own
+        let second = write_regression(&dir, "a.b.seed7", "two").unwrap();
+        assert_eq!(second, dir.join("a.b.seed7-2.json"));
+        assert_eq!(std::fs::read_to_string(&first).unwrap(), "one");
+        assert_eq!(std::fs::read_to_string(&second).unwrap(), "two");
+        let names: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names.len(), 2, "no temporary file is left: {names:?}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_mutated_seeds_failure_shows_its_scenario_instead_of_a_seed_that_would_not_rebuild_it() {
+        let alg = crate::algorithms::find("mutex.centralized").unwrap();
+        let sc = alg.generate("lease-timeout", 5, &GenOptions::default());
+        let mut f = Failure::headline("mutex.centralized / lease-timeout failed at seed 5".into());
+        f.seed = Some(5);
+        f.scenario = Some(sc.clone());
+        f.seed_replays = true;
+        assert!(
+            f.to_string().contains("replay: SINCRO_SEED=5 cargo test"),
+            "{f}"
+        );
+        f.seed_replays = false;
+        let text = f.to_string();
+        assert!(!text.contains("SINCRO_SEED=5"), "{text}");
+        assert!(text.contains("SINCRO_SEED does not rebuild it"), "{text}");
+        // the scenario shown is the one to replay, whole
+        let shown: String = text
+            .lines()
+            .skip_while(|l| !l.contains("SINCRO_REPLAY=<file>"))
+            .skip(1)
+            .map(|l| format!("{}\n", l.strip_prefix("    ").unwrap_or(l)))
+            .collect();
+        assert_eq!(Scenario::from_json(&shown).unwrap(), sc);
     }
 }

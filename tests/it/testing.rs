@@ -117,6 +117,45 @@ fn a_failure_explains_itself_persists_and_is_replayed_first() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Without a regressions directory a failure has no file: its replay line is the seed, with
+/// this test's name as `cargo test`'s filter, and that seed alone fails the same way.
+#[test]
+fn a_failure_without_a_file_replays_by_its_seed_in_this_test() {
+    let failed = check(CentralizedSpec)
+        .ignore_env()
+        .variant(Variant::LeaseTimeout)
+        .seeds(200)
+        .no_regressions()
+        .run()
+        .unwrap_err();
+    assert_eq!(failed.path, None);
+    let seed = failed.seed.expect("a fuzzed failure names its seed");
+    assert!(
+        failed.seed_replays,
+        "seed {seed} was generated, not mutated"
+    );
+    let text = failed.to_string();
+    let filter = match std::thread::current().name() {
+        Some(t) if t != "main" => format!(" -- --exact {t}"),
+        _ => String::new(),
+    };
+    assert!(
+        text.contains(&format!("replay: SINCRO_SEED={seed} cargo test{filter}\n")),
+        "{text}"
+    );
+    // What the line runs: that one seed, which fails again.
+    let again = check(CentralizedSpec)
+        .ignore_env()
+        .variant(Variant::LeaseTimeout)
+        .seed_start(seed)
+        .seeds(1)
+        .no_regressions()
+        .run()
+        .unwrap_err();
+    assert_eq!(again.seed, Some(seed));
+    assert_eq!(again.scenario, failed.scenario);
+}
+
 #[test]
 fn bad_builder_values_are_errors_not_panics() {
     let e = check(CentralizedSpec)
