@@ -763,9 +763,13 @@ impl<'a> TargetRun<'a> {
         }
     }
 
-    /// Shrinks a written failure and writes the result next to it.
+    /// Shrinks the written failure of campaign seed `seed` and writes the result next to it,
+    /// under that seed's name: a scenario coverage guidance mutated carries the seed of the
+    /// scenario it came from, and naming the shrunk file after that one overwrote another
+    /// failure's.
     fn shrink_failure(
         &self,
+        seed: u64,
         sc: &Scenario,
         label: &str,
         stop: &AtomicBool,
@@ -787,7 +791,7 @@ impl<'a> TargetRun<'a> {
         if cut {
             self.shrinks_cut.fetch_add(1, Ordering::Relaxed);
         }
-        let path = self.file_path(sc.seed, true);
+        let path = self.file_path(seed, true);
         let written = match write_atomically(&path, &result.scenario.to_json()) {
             Ok(()) => Some(path),
             Err(e) => {
@@ -921,7 +925,8 @@ impl<'a> TargetRun<'a> {
                             ),
                         }
                         if let (Some(opts), Ok(())) = (&self.opts.shrink, shrinkable(&f.label)) {
-                            f.shrunk = Some(self.shrink_failure(&sc, &f.label, stop, opts, live));
+                            f.shrunk =
+                                Some(self.shrink_failure(seed, &sc, &f.label, stop, opts, live));
                         }
                     }
                     if f.label == "nondeterministic" {
@@ -2414,6 +2419,47 @@ mod tests {
     static FLAKY: Flaky = Flaky {
         runs: AtomicU64::new(0),
     };
+
+    /// A scenario coverage guidance mutated carries the seed of the scenario it came from;
+    /// its shrunk file is named after the campaign seed that failed, as its original is, so
+    /// two failures mutated from one parent no longer write one file.
+    #[test]
+    fn a_shrunk_file_is_named_after_the_campaign_seed_not_the_scenarios() {
+        let algorithm = crate::algorithms::find("mutex.centralized").expect("built in");
+        let variant = algorithm
+            .info()
+            .variants
+            .into_iter()
+            .find(|v| v.name == "lease-timeout")
+            .expect("the buggy variant");
+        let target = Target { algorithm, variant };
+        let out_dir =
+            std::env::temp_dir().join(format!("sincro-shrunk-name-{}", std::process::id()));
+        let cfg = FuzzConfig {
+            out_dir: out_dir.clone(),
+            ..FuzzConfig::default()
+        };
+        let opts = CampaignOptions::default();
+        let run = TargetRun::new(&target, &cfg, &opts);
+        // the scenario of seed 3, as if mutated into the failure of campaign seed 44
+        let sc = algorithm.generate("lease-timeout", 3, &cfg.gen);
+        let shrink = ShrinkOptions { max_runs: 1 };
+        let stop = AtomicBool::new(false);
+        let file = run.shrink_failure(
+            44,
+            &sc,
+            "violation:mutual_exclusion",
+            &stop,
+            &shrink,
+            &Live::default(),
+        );
+        let path = file.path.expect("written");
+        assert_eq!(
+            path.file_name().and_then(|n| n.to_str()),
+            Some("mutex.centralized.lease-timeout.seed44.shrunk.json")
+        );
+        let _ = std::fs::remove_dir_all(&out_dir);
+    }
 
     #[test]
     fn guided_runs_record_type_words_unless_a_goal_reads_more() {
