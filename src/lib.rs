@@ -150,9 +150,13 @@ pub fn program_name() -> &'static str {
 
 /// `path` as one shell word: as is when it holds only characters no shell treats specially
 /// (letters, digits, `/ . _ - + , : = @ %`), else in single quotes (a `'` inside written
-/// `'\''`), so a printed replay line runs as printed (`--out "my out"`, a `$` in a name).
+/// `'\''`), so a printed replay line runs as printed (`--out "my out"`, a `$` in a name). A
+/// relative path that starts with `-` is written `./-…`, so no command reads it as an option.
 pub fn shell_word(path: &std::path::Path) -> String {
     let s = path.to_string_lossy();
+    if s.starts_with('-') {
+        return shell_word(&std::path::Path::new(".").join(path));
+    }
     let plain = !s.is_empty()
         && s.chars().all(|c| {
             c.is_ascii_alphanumeric()
@@ -189,6 +193,26 @@ pub fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
 /// Sets the name [`program_name`] returns (the first call wins).
 pub fn set_program_name(name: impl Into<String>) {
     let _ = PROGRAM.set(name.into());
+}
+
+/// The way to name this program in a printed command, from how it was started (`argv[0]`):
+/// its file name when the shell finds it by that name (started through `PATH`, or the
+/// `PATH`'s file of that name is this one), else the path it was started by (a user's binary
+/// under `target/release/`, which no `PATH` holds), as a shell word.
+pub fn program_name_from(argv0: &std::path::Path) -> Option<String> {
+    let name = argv0.file_name()?.to_str()?;
+    let found_by_name = argv0.components().count() == 1
+        || std::env::var_os("PATH").is_some_and(|dirs| {
+            std::env::split_paths(&dirs).any(|d| {
+                let candidate = d.join(name);
+                candidate.is_file() && same_file(&candidate, argv0)
+            })
+        });
+    Some(if found_by_name {
+        name.to_string()
+    } else {
+        shell_word(argv0)
+    })
 }
 
 /// Exit codes of the `sincro` command.
@@ -240,7 +264,29 @@ mod tests {
         assert_eq!(shell_word(Path::new("my out/a.json")), "'my out/a.json'");
         assert_eq!(shell_word(Path::new("$(x);'q")), r"'$(x);'\''q'");
         assert_eq!(shell_word(Path::new("")), "''");
+        assert_eq!(shell_word(Path::new("-a.json")), "./-a.json");
+        assert_eq!(shell_word(Path::new("-a b.json")), "'./-a b.json'");
         assert!(replay_command(Path::new("a b.json"), Some("turmoil"))
             .ends_with(" replay 'a b.json' --engine turmoil"));
+    }
+
+    /// A program started by its name is named so; one started by a path no `PATH` leads to
+    /// (a user's binary under `target/`) is named by that path, which a shell can run.
+    #[test]
+    fn a_replay_line_names_the_program_as_a_shell_finds_it() {
+        assert_eq!(
+            program_name_from(Path::new("sincro")).as_deref(),
+            Some("sincro")
+        );
+        let exe = std::env::current_exe().unwrap();
+        assert_eq!(
+            program_name_from(&exe),
+            Some(shell_word(&exe)),
+            "a test binary is on no PATH"
+        );
+        assert_eq!(
+            program_name_from(Path::new("./target/release/lease sincro")).as_deref(),
+            Some("'./target/release/lease sincro'")
+        );
     }
 }

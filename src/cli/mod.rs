@@ -448,8 +448,7 @@ where
     let args: Vec<std::ffi::OsString> = args.into_iter().map(Into::into).collect();
     if let Some(name) = args
         .first()
-        .and_then(|a| std::path::Path::new(a).file_name())
-        .and_then(|n| n.to_str())
+        .and_then(|a| crate::program_name_from(std::path::Path::new(a)))
     {
         crate::set_program_name(name);
     }
@@ -559,14 +558,19 @@ fn run(a: RunArgs, default_render: Render) -> i32 {
         Some(Ok(f)) => f,
         None => crate::harness::view::Filter::default(),
     };
+    // The trace is written before the verdict is printed, which may end the command (a full
+    // or closed standard output): neither is lost. An error writing the trace is reported
+    // after the verdict, and makes the exit code 2.
+    let written = match (&a.trace, &out.trace) {
+        (Some(path), Some(trace)) => write_trace(path, trace)
+            .map_err(|e| format!("cannot write trace {}: {e}", path.display())),
+        _ => Ok(()),
+    };
     let code = report_run(&a, &sc, &out, render, default_render, &filter);
-    // Written after the verdict is printed: a trace that cannot be written loses no verdict.
-    if let (Some(path), Some(trace)) = (&a.trace, &out.trace) {
-        if let Err(e) = write_trace(path, trace) {
-            return bad_input(format!("cannot write trace {}: {e}", path.display()));
-        }
+    match written {
+        Ok(()) => code,
+        Err(e) => bad_input(e),
     }
-    code
 }
 
 /// Prints a run's view (with `--render text`), verdict, counts and expectation; returns the

@@ -5,8 +5,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+/// Runs `sincro` as a user who installed it does: found through `PATH`, so its replay lines
+/// name it `sincro` (started by a path no `PATH` holds, they would name that path).
 fn sincro(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_sincro"))
+    Command::new("sincro")
+        .env("PATH", crate::common::path_with_sincro())
         .args(args)
         .output()
         .expect("the binary runs")

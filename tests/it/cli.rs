@@ -3,8 +3,11 @@
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
+/// Runs `sincro` as a user who installed it does: found through `PATH`, so its replay lines
+/// name it `sincro` (started by a path no `PATH` holds, they would name that path).
 fn sincro(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_sincro"))
+    Command::new("sincro")
+        .env("PATH", crate::common::path_with_sincro())
         .args(args)
         .output()
         .expect("the binary runs")
@@ -1480,6 +1483,21 @@ fn output_that_cannot_be_written_is_an_error_not_a_panic() {
             stderr.contains("cannot write to standard output") && !stderr.contains("panicked"),
             "{args:?}: {stderr}"
         );
+    }
+    // The trace a run was asked for is written before the verdict is printed: a full
+    // standard output does not lose it.
+    let dir = tmp("stdout-full-trace");
+    let trace = dir.join("t.jsonl");
+    for cmd in ["run", "replay"] {
+        let _ = std::fs::remove_file(&trace);
+        let o = Command::new(env!("CARGO_BIN_EXE_sincro"))
+            .args([cmd, corpus, "--trace", trace.to_str().unwrap()])
+            .stdout(full.try_clone().unwrap())
+            .output()
+            .expect("the binary runs");
+        assert_eq!(o.status.code(), Some(2), "{cmd}");
+        let written = std::fs::read_to_string(&trace).unwrap_or_default();
+        assert!(written.lines().count() > 1, "{cmd}: the trace was lost");
     }
 }
 

@@ -1,4 +1,4 @@
-//! What the corpus tests share: finding the scenarios.
+//! What the tests share: finding the corpus's scenarios, running the binary by its name.
 
 use std::path::{Path, PathBuf};
 
@@ -24,4 +24,16 @@ pub fn corpus_files() -> Vec<PathBuf> {
         &mut files,
     );
     files
+}
+
+/// `PATH` with the folder of the `sincro` binary under test first, so that it is started by
+/// its name, as an installed one is.
+pub fn path_with_sincro() -> std::ffi::OsString {
+    let bin = Path::new(env!("CARGO_BIN_EXE_sincro"))
+        .parent()
+        .expect("the binary is in a folder")
+        .to_path_buf();
+    let rest = std::env::var_os("PATH").unwrap_or_default();
+    std::env::join_paths(std::iter::once(bin).chain(std::env::split_paths(&rest)))
+        .expect("the target folder can be on PATH")
 }
