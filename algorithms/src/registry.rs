@@ -433,15 +433,30 @@ pub fn check_expect(info: &AlgorithmInfo, sc: &Scenario) -> Result<(), ScenarioE
                     info.properties.join(", ")
                 )));
             }
-            let checked = sc.checks.properties.as_ref();
-            if checked.is_some_and(|c| !c.iter().any(|c| c == p))
-                && p != sincro_checkers::omega::MEMORY_ACCESS_PATTERN
-            {
-                return Err(ScenarioError(format!(
-                    "{field} names the property `{p}`, which checks.properties leaves \
-                     unchecked (it checks {}): it could never be met",
-                    checked.map_or(String::new(), |c| c.join(", "))
-                )));
+            if p == sincro_checkers::omega::MEMORY_ACCESS_PATTERN {
+                continue;
+            }
+            match sc.checks.properties.as_ref() {
+                Some(checked) if !checked.iter().any(|c| c == p) => {
+                    return Err(ScenarioError(format!(
+                        "{field} names the property `{p}`, which checks.properties leaves \
+                         unchecked (it checks {}): it could never be met",
+                        checked.join(", ")
+                    )))
+                }
+                // A run checks the promised properties unless `checks.properties` names
+                // others: a registered property this algorithm does not promise is never
+                // checked, so expecting its violation could never be met.
+                None if !info.properties.contains(&p.as_str()) => {
+                    return Err(ScenarioError(format!(
+                        "{field} names the property `{p}`, which {} does not promise, so a run \
+                         does not check it (it checks {}): it could never be met; name it in \
+                         checks.properties to check it",
+                        info.name,
+                        info.properties.join(", ")
+                    )))
+                }
+                _ => {}
             }
         }
     }
@@ -480,5 +495,29 @@ mod tests {
         let e = err("mutex.nope");
         assert!(e.contains("unknown algorithm `mutex.nope`"), "{e}");
         assert!(err("mutex.*,!mutex.*").contains("selects no algorithm"));
+    }
+
+    /// An `expect` that no run could meet is bad input: a registered property this algorithm
+    /// does not promise is checked only when `checks.properties` names it.
+    #[test]
+    fn an_expect_of_a_property_the_run_does_not_check_is_refused() {
+        let alg = find("mutex.centralized").unwrap();
+        let mut sc = alg.generate("lease-timeout", 1, &Default::default());
+        sc.expect = Some(sincro_harness::Expect::Violation(
+            "leader_uniqueness".into(),
+        ));
+        let e = check_expect(&alg.info(), &sc).unwrap_err().0;
+        assert!(
+            e.contains("does not promise, so a run does not check it"),
+            "{e}"
+        );
+        sc.checks.properties = Some(vec!["leader_uniqueness".into()]);
+        assert!(check_expect(&alg.info(), &sc).is_ok(), "checked when named");
+        sc.checks.properties = None;
+        sc.expect = Some(sincro_harness::Expect::Violation("mutual_exclusion".into()));
+        assert!(
+            check_expect(&alg.info(), &sc).is_ok(),
+            "a promised property"
+        );
     }
 }
