@@ -30,7 +30,11 @@ pub enum Fault {
         /// The node.
         node: NodeId,
     },
-    /// A crashed node starts again from scratch (amnesia); its stable storage is kept.
+    /// The node starts again from scratch (amnesia); its stable storage is kept. A crashed
+    /// node recovers; a running one is rebooted: its volatile state and timers are lost as in a
+    /// [`Fault::Crash`], at the same instant, and the trace holds this `Restart` alone, with no
+    /// `Crash` before it. A checker that forgets what a crashed node held must forget it on a
+    /// `Restart` as well.
     Restart {
         /// The node.
         node: NodeId,

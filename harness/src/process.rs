@@ -23,7 +23,8 @@ pub trait Process: Sized + 'static {
     /// Stable storage: survives crashes and restarts.
     type Stable: Clone + Debug + Default + 'static;
 
-    /// The node starts (at time 0, or when it restarts after a crash). Default: nothing.
+    /// The node starts (at time 0, or when a [`Fault::Restart`](crate::Fault::Restart) starts
+    /// it again: after a crash, or rebooting it while it ran). Default: nothing.
     fn on_start(&mut self, ctx: &mut Ctx<'_, Self>) {
         let _ = ctx;
     }

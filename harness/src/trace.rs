@@ -36,7 +36,8 @@ pub struct Event {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "type", deny_unknown_fields)]
 pub enum EventKind {
-    /// The node starts (incarnation 0) or restarts after a crash.
+    /// The node starts (incarnation 0) or restarts (a `Restart` fault: after a crash, or a
+    /// reboot of a running node, which no `Crash` event precedes).
     Start {
         /// 0 at the first start, +1 at each restart.
         incarnation: u32,

@@ -269,8 +269,10 @@ impl Checker for AtMostOnePrimary {
                 Some(("primary_off", _)) if self.acting.map(|a| a.0) == node => self.acting = None,
                 _ => {}
             },
+            // A restart of a running node reboots it (no `Crash` comes first): it forgets its
+            // lease as a crashed one does.
             EventKind::Fault {
-                fault: Fault::Crash { node: n },
+                fault: Fault::Crash { node: n } | Fault::Restart { node: n },
             } if self.acting.map(|a| a.0) == Some(*n) => self.acting = None,
             _ => {}
         }
