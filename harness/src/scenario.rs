@@ -596,11 +596,6 @@ impl Scenario {
     pub fn quiet_from_ms(&self) -> u64 {
         self.faults.iter().map(|f| f.at_ms).max().unwrap_or(0)
     }
-
-    /// The command that replays this scenario from `path`.
-    pub fn replay_command(path: &Path) -> String {
-        format!("sincro replay {}", path.display())
-    }
 }
 
 /// Any JSON value, read only to refuse an object with two equal keys anywhere inside it

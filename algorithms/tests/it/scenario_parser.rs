@@ -5,6 +5,7 @@
 //! arithmetic overflow on the way would panic, so this exercises the range checks too.
 
 use proptest::prelude::*;
+use proptest::test_runner::RngSeed;
 use serde_json::Value;
 use sincro_algorithms::run_scenario;
 use sincro_harness::engine::RunOptions;
@@ -114,8 +115,17 @@ fn apply(v: &mut Value, e: &Edit) {
     });
 }
 
+/// The largest mutated text exercised. Blow-ups of nested arrays multiply (a 20,000-fold
+/// partition group inside a 20,000-fold fault list made 111 MB of JSON, 2.4 GB and 14 s to
+/// parse in a debug build); `Scenario::load` refuses files past 64 MiB anyway, and a few
+/// hundred KiB already hold every array far past its limit.
+const TEXT_BYTES_MAX: usize = 1 << 20;
+
 /// Parses, validates and (when accepted) runs `text`: none of it may panic.
 fn exercise(text: &str) {
+    if text.len() > TEXT_BYTES_MAX {
+        return;
+    }
     let Ok(mut sc) = Scenario::from_json(text) else {
         return;
     };
@@ -127,7 +137,13 @@ fn exercise(text: &str) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 192, ..ProptestConfig::default() })]
+    // A fixed seed: the same cases, and the same cost, on every run (a random one made this
+    // test take from 2 to 48 s).
+    #![proptest_config(ProptestConfig {
+        cases: 192,
+        rng_seed: RngSeed::Fixed(0x5CE7_A210),
+        ..ProptestConfig::default()
+    })]
 
     #[test]
     fn mutated_scenarios_never_panic(
