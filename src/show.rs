@@ -183,10 +183,25 @@ pub struct JudgeArgs {
     /// election_termination, leader_validity).
     #[arg(long)]
     pub liveness_bound_ms: Option<u64>,
-    /// The run ended at this global time, ms (default: the trace's last event).
+    /// The run ended at this global time, ms (default: the trace's last event, or with
+    /// --scenario the later of that and the scenario's duration).
     #[arg(long)]
     pub end_ms: Option<u64>,
+    /// The scenario the trace was recorded from: its algorithm builds the checkers its runs
+    /// use (its own ranking for leader_validity, its settle time for leader_stability, its
+    /// liveness bound, node count and quiet time), so the verdict is the run's. Needed for
+    /// leader_validity and leader_stability, which every election algorithm judges its own
+    /// way; not with --nodes or --quiet-from-ms, which it gives.
+    #[arg(long)]
+    pub scenario: Option<PathBuf>,
 }
+
+/// Properties whose judgement every algorithm that promises them sets its own way (the
+/// ranking a valid leader wins by, the time a new leader may take to settle): judged offline
+/// only with the scenario the trace came from (`--scenario`). A generic rule (the highest
+/// node index wins, no settle time) called correct runs of Chang–Roberts with its `ids`,
+/// of ad hoc election with its capacities, violations.
+const JUDGED_BY_THE_ALGORITHM: [&str; 2] = ["leader_validity", "leader_stability"];
 
 /// Options of `sincro show`.
 #[derive(clap::Args, Clone, Debug)]
@@ -357,6 +372,11 @@ pub fn judge(
             known.join(", ")
         ));
     }
+    // With the scenario, its algorithm builds the checkers, and names a property it does not
+    // promise (`bounded_skew` is a clock algorithm's, with its bound).
+    if let Some(path) = &args.scenario {
+        return judge_with_scenario(trace, properties, args, path);
+    }
     for p in properties {
         if !known.contains(&p.as_str()) {
             // A property an algorithm promises but judges on its own state (Ω's registers),
@@ -393,6 +413,16 @@ pub fn judge(
         Some(n) => n,
         None => trace.nodes,
     };
+    if let Some(p) = properties
+        .iter()
+        .find(|p| JUDGED_BY_THE_ALGORITHM.contains(&p.as_str()))
+    {
+        return Err(format!(
+            "`{p}` is judged by each algorithm its own way (the ranking a valid leader wins \
+             by, the time a new leader may take to settle): give --scenario, the scenario \
+             the trace was recorded from"
+        ));
+    }
     check_nodes(trace, nodes)?;
     // Every property judged against a bound needs one: 0 would be taken literally.
     let needs_bound = properties
@@ -404,19 +434,7 @@ pub fn judge(
              `sincro run` derives it from the scenario)"
         ));
     }
-    // Times from the command line are bounded as a scenario's are (no run is longer).
-    for (flag, v) in [
-        ("--quiet-from-ms", args.quiet_from_ms),
-        ("--liveness-bound-ms", args.liveness_bound_ms),
-        ("--end-ms", args.end_ms),
-    ] {
-        if let Some(ms) = v.filter(|&ms| ms > sincro_harness::MAX_TIME_MS) {
-            return Err(format!(
-                "{flag} = {ms} is outside [0, {}] ms (the limit on any time)",
-                sincro_harness::MAX_TIME_MS
-            ));
-        }
-    }
+    check_times(args)?;
     let liveness = needs_bound.is_some();
     let quiet_from_ms = args.quiet_from_ms.unwrap_or_else(|| {
         trace
@@ -427,20 +445,7 @@ pub fn judge(
             .max()
             .unwrap_or(0)
     });
-    let last_ns = trace.events.iter().map(|e| e.t_ns).max().unwrap_or(0);
-    let end_ns = match args.end_ms {
-        // An end before the last event contradicts the trace: the checkers would judge the
-        // events after it and report "judged up to" a time they went past.
-        Some(ms) if ms.saturating_mul(NS_PER_MS) < last_ns => {
-            return Err(format!(
-                "--end-ms {ms} is before the trace's last event, at {:.3} ms: the run cannot \
-                 have ended before it",
-                last_ns as f64 / 1e6
-            ))
-        }
-        Some(ms) => ms.saturating_mul(NS_PER_MS),
-        None => last_ns,
-    };
+    let end_ns = end_ns(trace, args.end_ms, 0)?;
     // The checkers take their settings from a scenario: a minimal one carries the node count
     // and, as the time of its one (no-op) fault, the quiet time liveness is judged from.
     let mut scenario: Scenario = serde_json::from_value(serde_json::json!({
@@ -465,28 +470,7 @@ pub fn judge(
                 .ok_or_else(|| format!("no checker for property `{p}`"))
         })
         .collect::<Result<Vec<_>, String>>()?;
-    let mut verdict = judge_trace(trace, end_ns, &mut checkers);
-    if verdict.is_pass() {
-        // A trace with none of the events a property reads passes its checker vacuously
-        // (a mutual exclusion trace checked for leader_uniqueness): nothing was judged.
-        if let Some((p, kinds)) = properties.iter().find_map(|p| {
-            sincro_checkers::evidence(p)
-                .filter(|k| !sincro_checkers::has_evidence(&trace.events, k))
-                .map(|k| (p, k))
-        }) {
-            verdict = Verdict::Unjudged {
-                property: p.clone(),
-                reason: format!(
-                    "the trace has no event of the kinds it reads ({}): nothing was judged",
-                    kinds
-                        .iter()
-                        .map(|k| format!("`{k}`"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-            };
-        }
-    }
+    let verdict = unless_vacuous(trace, properties, judge_trace(trace, end_ns, &mut checkers));
     Ok((
         verdict,
         Judged {
@@ -496,6 +480,123 @@ pub fn judge(
             end_ns,
         },
     ))
+}
+
+/// [`judge`] with the checkers a run of the scenario at `path` uses
+/// ([`Algorithm::checkers`](crate::algorithms::Algorithm::checkers)): the node count, quiet
+/// time and liveness bound are the scenario's (`--liveness-bound-ms` may still set the bound),
+/// and the run ended no earlier than the scenario's duration.
+fn judge_with_scenario(
+    trace: &Trace,
+    properties: &[String],
+    args: &JudgeArgs,
+    path: &Path,
+) -> Result<(Verdict, Judged), String> {
+    if args.nodes.is_some() || args.quiet_from_ms.is_some() {
+        return Err(
+            "--nodes and --quiet-from-ms come from --scenario (its node count, its last \
+             fault): give them or the scenario, not both"
+                .into(),
+        );
+    }
+    let at = |e: &dyn std::fmt::Display| format!("--scenario {}: {e}", path.display());
+    let mut sc = Scenario::load(path).map_err(|e| at(&e))?;
+    let alg = crate::algorithms::Registry::current()
+        .find(&sc.algorithm)
+        .map_err(|e| at(&e))?;
+    if trace.nodes != 0 && trace.nodes != sc.nodes {
+        return Err(format!(
+            "the trace has {} nodes and the scenario {} ({}): it is not a trace of that \
+             scenario",
+            trace.nodes,
+            sc.nodes,
+            path.display()
+        ));
+    }
+    check_nodes(trace, sc.nodes)?;
+    check_times(args)?;
+    if let Some(b) = args.liveness_bound_ms {
+        sc.checks.liveness_bound_ms = Some(b);
+    }
+    sc.checks.properties = Some(properties.to_vec());
+    let mut checkers = alg.checkers(&sc).map_err(|e| at(&e))?;
+    let end_ns = end_ns(trace, args.end_ms, sc.duration_ms.saturating_mul(NS_PER_MS))?;
+    let verdict = unless_vacuous(trace, properties, judge_trace(trace, end_ns, &mut checkers));
+    let liveness = properties
+        .iter()
+        .any(|p| sincro_checkers::needs_liveness_bound(p));
+    let bound = sc
+        .checks
+        .liveness_bound_ms
+        .unwrap_or_else(|| alg.liveness_bound_ms(&sc));
+    Ok((
+        verdict,
+        Judged {
+            nodes: sc.nodes,
+            quiet_from_ms: sc.quiet_from_ms(),
+            liveness_bound_ms: liveness.then_some(bound),
+            end_ns,
+        },
+    ))
+}
+
+/// Times from the command line are bounded as a scenario's are (no run is longer).
+fn check_times(args: &JudgeArgs) -> Result<(), String> {
+    for (flag, v) in [
+        ("--quiet-from-ms", args.quiet_from_ms),
+        ("--liveness-bound-ms", args.liveness_bound_ms),
+        ("--end-ms", args.end_ms),
+    ] {
+        if let Some(ms) = v.filter(|&ms| ms > sincro_harness::MAX_TIME_MS) {
+            return Err(format!(
+                "{flag} = {ms} is outside [0, {}] ms (the limit on any time)",
+                sincro_harness::MAX_TIME_MS
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// When the run ended: `--end-ms`, never before the trace's last event (the checkers would
+/// judge the events after it and report "judged up to" a time they went past), else the
+/// later of that event and `at_least_ns`.
+fn end_ns(trace: &Trace, end_ms: Option<u64>, at_least_ns: u64) -> Result<u64, String> {
+    let last_ns = trace.events.iter().map(|e| e.t_ns).max().unwrap_or(0);
+    match end_ms {
+        Some(ms) if ms.saturating_mul(NS_PER_MS) < last_ns => Err(format!(
+            "--end-ms {ms} is before the trace's last event, at {:.3} ms: the run cannot \
+             have ended before it",
+            last_ns as f64 / 1e6
+        )),
+        Some(ms) => Ok(ms.saturating_mul(NS_PER_MS)),
+        None => Ok(last_ns.max(at_least_ns)),
+    }
+}
+
+/// A pass by a trace with none of the events a property reads judged nothing (a mutual
+/// exclusion trace checked for leader_uniqueness): [`Verdict::Unjudged`], naming the kinds.
+fn unless_vacuous(trace: &Trace, properties: &[String], verdict: Verdict) -> Verdict {
+    if !verdict.is_pass() {
+        return verdict;
+    }
+    match properties.iter().find_map(|p| {
+        sincro_checkers::evidence(p)
+            .filter(|k| !sincro_checkers::has_evidence(&trace.events, k))
+            .map(|k| (p, k))
+    }) {
+        Some((p, kinds)) => Verdict::Unjudged {
+            property: p.clone(),
+            reason: format!(
+                "the trace has no event of the kinds it reads ({}): nothing was judged",
+                kinds
+                    .iter()
+                    .map(|k| format!("`{k}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        },
+        None => verdict,
+    }
 }
 
 /// Prints an error and returns the bad-input exit code.
@@ -561,7 +662,17 @@ pub fn show(args: &ShowArgs) -> i32 {
         Input::Trace(_) => None,
     };
     if !args.check.is_empty() {
-        match judge(trace, &args.check, &args.judge) {
+        // A scenario input is the scenario its trace was recorded from (unless the node
+        // count or the quiet time are given by hand).
+        let mut how = args.judge.clone();
+        if matches!(input, Input::Run { .. })
+            && how.scenario.is_none()
+            && how.nodes.is_none()
+            && how.quiet_from_ms.is_none()
+        {
+            how.scenario = Some(args.input.clone());
+        }
+        match judge(trace, &args.check, &how) {
             Ok((v, _)) => verdict = Some(v),
             Err(e) => return bad_input(format!("{}: {e}", args.input.display())),
         }

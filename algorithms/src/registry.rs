@@ -98,6 +98,17 @@ pub trait Algorithm: Sync {
             self.info().name
         )))
     }
+    /// The checkers a run of `scenario` judges with, built the way [`Algorithm::run`] builds
+    /// them (its `checks.properties`, this algorithm's own judgement of each: ranks, settle
+    /// time, liveness bound), to judge a trace of that scenario offline (`sincro check
+    /// --scenario`). The default refuses; every [`Spec`](crate::spec::Spec) builds them.
+    fn checkers(&self, scenario: &Scenario) -> Result<Vec<Box<dyn Checker>>, ScenarioError> {
+        let _ = scenario;
+        Err(ScenarioError(format!(
+            "{} judges its runs on its own state, not from a trace (describe it with a Spec)",
+            self.info().name
+        )))
+    }
     /// A workload for a generated scenario: inputs inside `[0, active_ms]`.
     fn workload(&self, rng: &mut SimRng, nodes: usize, active_ms: u64) -> Vec<WorkloadItem>;
     /// Default liveness bound (ms after the faults stop) for this scenario.

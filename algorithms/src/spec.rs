@@ -375,6 +375,11 @@ impl<S: Spec> Algorithm for S {
         sincro_harness::explore::replay(sc, factory, checkers(&[])?, *bounds, schedule)
     }
 
+    fn checkers(&self, sc: &Scenario) -> Result<Vec<Box<dyn Checker>>, ScenarioError> {
+        let (_, checkers) = self.parts(sc)?;
+        checkers(&[])
+    }
+
     fn workload(&self, rng: &mut SimRng, nodes: usize, active_ms: u64) -> Vec<WorkloadItem> {
         Spec::workload(self, rng, nodes, active_ms)
             .into_iter()

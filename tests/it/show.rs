@@ -1,5 +1,6 @@
 //! `sincro show`, `sincro check` and `sincro diff` end to end.
 
+use sincro::harness::{Scenario, Verdict};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -331,6 +332,37 @@ fn check_rejects_bad_input_with_exit_2() {
         "{}",
         stderr(&o)
     );
+    // The election properties each algorithm judges its own way need the scenario; its
+    // node count and quiet time come from it, not from flags as well.
+    let o = sincro(&["check", p(&lease), "--properties", "leader_validity"]);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("give --scenario"), "{}", stderr(&o));
+    let o = sincro(&[
+        "check",
+        p(&lease),
+        "--properties",
+        "mutual_exclusion",
+        "--scenario",
+        LEASE,
+        "--nodes",
+        "3",
+    ]);
+    assert_eq!(code(&o), 2);
+    assert!(
+        stderr(&o).contains("--nodes and --quiet-from-ms come from --scenario"),
+        "{}",
+        stderr(&o)
+    );
+    let o = sincro(&[
+        "check",
+        p(&lease),
+        "--properties",
+        "leader_validity",
+        "--scenario",
+        LEASE,
+    ]);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("does not promise"), "{}", stderr(&o));
     // Ω's property is judged on its registers during a run: said so, not "unknown".
     let o = sincro(&["check", p(&lease), "--properties", "newcomer_never_demotes"]);
     assert_eq!(code(&o), 2);
@@ -727,4 +759,59 @@ fn each_promised_property_finds_its_evidence_in_its_algorithms_traces() {
             );
         }
     }
+}
+
+/// `check --scenario` gives the run's verdict: every corpus scenario's trace, judged offline
+/// with the checkers its algorithm builds, is judged as the run judged it (the election
+/// properties with each algorithm's own ranking and settle time; a generic rule called correct
+/// Chang–Roberts, ad hoc and terms runs violations).
+#[test]
+fn check_with_the_scenario_gives_the_runs_verdict_on_every_corpus_scenario() {
+    use sincro::show::{judge, JudgeArgs};
+    let mut compared = 0;
+    for path in crate::common::corpus_files() {
+        let sc = Scenario::load(&path).unwrap();
+        let alg = sincro::algorithms::find(&sc.algorithm).unwrap();
+        let out = alg
+            .run(&sc, sincro::harness::RunOptions::new(true))
+            .unwrap();
+        let (Verdict::Pass | Verdict::Violation(_)) = &out.verdict else {
+            continue; // a panic or a limit is no property's verdict
+        };
+        let properties: Vec<String> = match &sc.checks.properties {
+            Some(p) => p.clone(),
+            None => alg
+                .info()
+                .properties
+                .iter()
+                .map(|p| p.to_string())
+                .collect(),
+        };
+        if properties
+            .iter()
+            .any(|p| sincro::checkers::evidence(p).is_none())
+        {
+            continue; // judged on the algorithm's own state (Ω's registers), not a trace
+        }
+        let args = JudgeArgs {
+            nodes: None,
+            quiet_from_ms: None,
+            liveness_bound_ms: None,
+            end_ms: Some(out.stats.end_t_ns.div_ceil(1_000_000)),
+            scenario: Some(path.clone()),
+        };
+        let trace = out.trace.as_ref().unwrap();
+        let (offline, _) =
+            judge(trace, &properties, &args).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        match (&out.verdict, &offline) {
+            (Verdict::Violation(a), Verdict::Violation(b)) => {
+                assert_eq!(a.property, b.property, "{}", path.display());
+                assert_eq!(a.t_ns, b.t_ns, "{}", path.display());
+            }
+            (Verdict::Pass, Verdict::Pass) => {}
+            (run, check) => panic!("{}: run {run}, check {check}", path.display()),
+        }
+        compared += 1;
+    }
+    assert!(compared >= 40, "only {compared} corpus scenarios compared");
 }
