@@ -379,16 +379,21 @@ pub fn judge(
     }
     for p in properties {
         if !known.contains(&p.as_str()) {
-            // A property an algorithm promises but judges on its own state (Ω's registers),
-            // not from a trace's events: say so rather than call it unknown.
+            // A property of an algorithm's own (a user's checker from `Spec::checker`, a
+            // clock algorithm's bounded_skew with its bound, Ω's registers): its algorithm
+            // builds the checker from the scenario, if the property can be judged from a
+            // trace at all; say so rather than call it unknown.
             if let Some(alg) = registry
                 .algorithms()
                 .iter()
                 .find(|a| a.info().properties.contains(&p.as_str()))
             {
                 return Err(format!(
-                    "`{p}` is judged by {} on its own state during a run, not from a trace: \
-                     `sincro run` judges it; offline, the known properties are: {}",
+                    "`{p}` is {}'s own property: give --scenario, the scenario the trace was \
+                     recorded from, and its algorithm judges it as a run does (a property \
+                     judged on the algorithm's own state during a run, as Ω's registers are, \
+                     cannot be judged from a trace); without a scenario, the known properties \
+                     are: {}",
                     alg.info().name,
                     known.join(", ")
                 ));
@@ -470,7 +475,8 @@ pub fn judge(
                 .ok_or_else(|| format!("no checker for property `{p}`"))
         })
         .collect::<Result<Vec<_>, String>>()?;
-    let verdict = unless_vacuous(trace, properties, judge_trace(trace, end_ns, &mut checkers));
+    let verdict = judge_trace(trace, end_ns, &mut checkers);
+    let verdict = unless_vacuous(trace, &checkers, verdict);
     Ok((
         verdict,
         Judged {
@@ -521,7 +527,8 @@ fn judge_with_scenario(
     sc.checks.properties = Some(properties.to_vec());
     let mut checkers = alg.checkers(&sc).map_err(|e| at(&e))?;
     let end_ns = end_ns(trace, args.end_ms, sc.duration_ms.saturating_mul(NS_PER_MS))?;
-    let verdict = unless_vacuous(trace, properties, judge_trace(trace, end_ns, &mut checkers));
+    let verdict = judge_trace(trace, end_ns, &mut checkers);
+    let verdict = unless_vacuous(trace, &checkers, verdict);
     let liveness = properties
         .iter()
         .any(|p| sincro_checkers::needs_liveness_bound(p));
@@ -573,19 +580,25 @@ fn end_ns(trace: &Trace, end_ms: Option<u64>, at_least_ns: u64) -> Result<u64, S
     }
 }
 
-/// A pass by a trace with none of the events a property reads judged nothing (a mutual
+/// A pass by a trace with none of the events a checker reads judged nothing (a mutual
 /// exclusion trace checked for leader_uniqueness): [`Verdict::Unjudged`], naming the kinds.
-fn unless_vacuous(trace: &Trace, properties: &[String], verdict: Verdict) -> Verdict {
+/// The kinds are a built-in property's `Property::EVIDENCE`, else what the checker declares
+/// (`Checker::evidence`, a user's own).
+fn unless_vacuous(
+    trace: &Trace,
+    checkers: &[Box<dyn sincro_harness::Checker>],
+    verdict: Verdict,
+) -> Verdict {
     if !verdict.is_pass() {
         return verdict;
     }
-    match properties.iter().find_map(|p| {
-        sincro_checkers::evidence(p)
-            .filter(|k| !sincro_checkers::has_evidence(&trace.events, k))
-            .map(|k| (p, k))
+    match checkers.iter().find_map(|c| {
+        let p = c.property();
+        let kinds = sincro_checkers::evidence(p).unwrap_or_else(|| c.evidence());
+        (!sincro_checkers::has_evidence(&trace.events, kinds)).then_some((p, kinds))
     }) {
         Some((p, kinds)) => Verdict::Unjudged {
-            property: p.clone(),
+            property: p.to_string(),
             reason: format!(
                 "the trace has no event of the kinds it reads ({}): nothing was judged",
                 kinds
@@ -817,5 +830,52 @@ pub fn violating_events<'t>(trace: &'t Trace, verdict: &Verdict) -> Vec<&'t Even
             .filter(|e| v.events.contains(&e.id))
             .collect(),
         _ => Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sincro_harness::check::Violation;
+    use sincro_harness::Checker;
+
+    /// A user's checker that reads its own `primary_on` observations and declares so.
+    struct Primaries;
+
+    impl Checker for Primaries {
+        fn property(&self) -> &'static str {
+            "at_most_one_primary"
+        }
+        fn on_event(&mut self, _: &Event) -> Result<(), Violation> {
+            Ok(())
+        }
+        fn finish(&mut self, _: u64) -> Result<(), Violation> {
+            Ok(())
+        }
+        fn evidence(&self) -> &'static [&'static str] {
+            &["primary_on"]
+        }
+    }
+
+    fn trace(kind: &str) -> Trace {
+        let text = format!(
+            "{{\"sincro_trace\":1,\"nodes\":1}}\n\
+             {{\"id\":0,\"t_ns\":0,\"node\":0,\"kind\":{{\"type\":\"observe\",\"obs\":{{\"user\":{{\"kind\":\"{kind}\"}}}}}}}}\n"
+        );
+        Trace::read_jsonl(text.as_bytes()).unwrap()
+    }
+
+    /// A user's checker declares the kinds it reads (`Checker::evidence`): a pass over a trace
+    /// with none of them judged nothing, as for a built-in property.
+    #[test]
+    fn a_users_checker_with_no_evidence_in_the_trace_could_not_judge() {
+        let checkers: Vec<Box<dyn Checker>> = vec![Box::new(Primaries)];
+        let none = unless_vacuous(&trace("primary_up"), &checkers, Verdict::Pass);
+        assert!(
+            matches!(&none, Verdict::Unjudged { property, .. } if property == "at_most_one_primary"),
+            "{none}"
+        );
+        let some = unless_vacuous(&trace("primary_on"), &checkers, Verdict::Pass);
+        assert_eq!(some, Verdict::Pass);
     }
 }

@@ -162,6 +162,8 @@ pub fn is_evidence(event: &Event, kinds: &[&str]) -> bool {
             Observation::WaitFor { .. } => "wait_for",
             Observation::WaitEnd { .. } => "wait_end",
             Observation::DeadlockDetected { .. } => "deadlock_detected",
+            // a user's observation, by its kind (`Checker::evidence` names it)
+            Observation::User { kind, .. } => kind.as_str(),
             _ => "",
         },
         EventKind::ClockAdjust { .. } => "clock_adjust",

@@ -78,6 +78,15 @@ pub trait Checker {
     fn could_not_judge(&self) -> Option<String> {
         None
     }
+    /// The kinds of events of which a trace must hold at least one for this checker to judge
+    /// anything: a trace with none of them passes it vacuously, which `sincro check` reports
+    /// as "could not judge", never as a pass. A user's observations by their kind
+    /// (`Observation::user("primary_on", ..)` is `primary_on`), the built-in ones by their
+    /// JSON name (`cs_enter`, `leader`, ...). Empty (the default): no requirement known. The
+    /// built-in checkers declare theirs as `Property::EVIDENCE` in `sincro-checkers`.
+    fn evidence(&self) -> &'static [&'static str] {
+        &[]
+    }
 }
 
 /// Runs checkers over a recorded trace (offline): the first violation, else

@@ -368,8 +368,7 @@ fn check_rejects_bad_input_with_exit_2() {
     assert_eq!(code(&o), 2);
     assert!(
         stderr(&o).contains(
-            "`newcomer_never_demotes` is judged by omega.khouri-greve on its own state during a \
-             run, not from a trace"
+            "`newcomer_never_demotes` is omega.khouri-greve's own property: give --scenario"
         ),
         "{}",
         stderr(&o)

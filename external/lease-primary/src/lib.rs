@@ -247,6 +247,11 @@ impl Checker for AtMostOnePrimary {
         AT_MOST_ONE_PRIMARY
     }
 
+    /// A trace with no `primary_on` judged nothing: `check` says so instead of PASS.
+    fn evidence(&self) -> &'static [&'static str] {
+        &["primary_on"]
+    }
+
     fn on_event(&mut self, ev: &Event) -> Result<(), Violation> {
         let node = ev.node;
         match &ev.kind {
