@@ -302,11 +302,33 @@ const MAX_INPUT_BYTES: u64 = crate::harness::trace::MAX_TRACE_FILE_BYTES;
 
 /// Reads `path` as a trace or as a scenario (run with trace recording, on `engine` if given).
 pub fn load(path: &Path, engine: Option<Engine>) -> Result<Input, String> {
+    load_with_nodes(path, engine, None)
+}
+
+/// [`load`], with the node count of a trace whose header says 0 (`--nodes`; a count the
+/// header contradicts is refused).
+pub fn load_with_nodes(
+    path: &Path,
+    engine: Option<Engine>,
+    nodes: Option<usize>,
+) -> Result<Input, String> {
     let text = crate::harness::scenario::read_limited(path, MAX_INPUT_BYTES)
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     if is_trace(path, &text) {
-        let trace = Trace::read_jsonl(text.as_bytes())
+        let mut trace = Trace::read_jsonl(text.as_bytes())
             .map_err(|e| format!("{}: not a trace: {e}", path.display()))?;
+        match nodes {
+            Some(n) if trace.nodes > 0 && n != trace.nodes => {
+                return Err(format!(
+                    "{}: --nodes {n} contradicts the trace's header ({} nodes); give --nodes \
+                     only for a header of 0 nodes",
+                    path.display(),
+                    trace.nodes
+                ))
+            }
+            Some(n) => trace.nodes = n,
+            None => {}
+        }
         trace
             .validate()
             .map_err(|e| format!("{}: not a valid trace: {e}", path.display()))?;
@@ -488,6 +510,34 @@ pub fn judge(
     ))
 }
 
+/// Refuses `show` options the chosen output would silently ignore.
+fn options_read(args: &ShowArgs) -> Result<(), String> {
+    let j = &args.judge;
+    if args.check.is_empty()
+        && (j.quiet_from_ms.is_some()
+            || j.liveness_bound_ms.is_some()
+            || j.end_ms.is_some()
+            || j.scenario.is_some())
+    {
+        return Err(
+            "--quiet-from-ms, --liveness-bound-ms, --end-ms and --scenario say how --check \
+             judges; without --check nothing is judged"
+                .into(),
+        );
+    }
+    if args.format == Format::Jsonl && !args.check.is_empty() {
+        return Err(
+            "--check judges the trace for a rendering; --format jsonl writes the trace as it \
+             is, with no verdict: use `sincro check` to judge it"
+                .into(),
+        );
+    }
+    if args.title.is_some() && args.format != Format::Html {
+        return Err("--title names the HTML page; give it with --format html".into());
+    }
+    Ok(())
+}
+
 /// [`judge`] with the checkers a run of the scenario at `path` uses
 /// ([`Algorithm::checkers`](crate::algorithms::Algorithm::checkers)): the node count, quiet
 /// time and liveness bound are the scenario's (`--liveness-bound-ms` may still set the bound),
@@ -656,16 +706,25 @@ pub fn show(args: &ShowArgs) -> i32 {
             out.display()
         ));
     }
-    let input = match load(&args.input, args.engine) {
+    if let Err(e) = options_read(args) {
+        return bad_input(e);
+    }
+    let input = match load_with_nodes(&args.input, args.engine, args.judge.nodes) {
         Ok(i) => i,
         Err(e) => return bad_input(e),
     };
-    let trace = input.trace();
+    if let (Input::Trace(_), Some(_)) = (&input, args.engine) {
+        return bad_input(format!(
+            "--engine runs a scenario input on another engine; {} is a trace",
+            args.input.display()
+        ));
+    }
     if let Input::Trace(t) = &input {
         if let Err(e) = check_nodes(t, t.nodes) {
             return bad_input(format!("{}: {e}", args.input.display()));
         }
     }
+    let trace = input.trace();
     let file_name = args.input.file_name().map_or_else(
         || args.input.display().to_string(),
         |n| n.to_string_lossy().into_owned(),
@@ -801,6 +860,11 @@ pub fn diff(args: &DiffArgs) -> i32 {
         (Ok(a), Ok(b)) => (a, b),
         (Err(e), _) | (_, Err(e)) => return bad_input(e),
     };
+    if args.engine.is_some() && matches!((&a, &b), (Input::Trace(_), Input::Trace(_))) {
+        return bad_input(
+            "--engine runs a scenario input on another engine; both inputs are traces",
+        );
+    }
     let (ta, tb) = (a.trace(), b.trace());
     let mut code = exit::PASS;
     if ta.nodes != tb.nodes {

@@ -162,17 +162,36 @@ pub fn event_line(e: &Event) -> String {
     )
 }
 
-/// `text` with its control characters escaped (`\n`, `\u{1b}`): an event is one line of the
-/// timeline, so a message or input of a hand-made trace cannot draw lines that look like
-/// events of their own (or move the terminal's cursor). Text without any is returned as is.
+/// Whether `c` must be escaped on a line of the text timeline: a control character, a
+/// line or paragraph separator (U+2028, U+2029), or a bidirectional formatting character
+/// (U+061C, U+200E, U+200F, U+202A to U+202E, U+2066 to U+2069), which reorders what a
+/// terminal shows after it.
+fn unsafe_on_a_line(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{2028}'
+                | '\u{2029}'
+                | '\u{061C}'
+                | '\u{200E}'
+                | '\u{200F}'
+                | '\u{202A}'..='\u{202E}'
+                | '\u{2066}'..='\u{2069}'
+        )
+}
+
+/// `text` with its control, separator and bidirectional characters escaped (`\n`,
+/// `\u{1b}`, `\u{202e}`): an event is one line of the timeline, so a message or input of a
+/// hand-made trace cannot draw lines that look like events of their own, move the terminal's
+/// cursor or reverse what follows. Text without any is returned as is.
 fn one_line(text: &str) -> std::borrow::Cow<'_, str> {
-    if !text.chars().any(char::is_control) {
+    if !text.chars().any(unsafe_on_a_line) {
         return std::borrow::Cow::Borrowed(text);
     }
     std::borrow::Cow::Owned(
         text.chars()
             .map(|c| {
-                if c.is_control() {
+                if unsafe_on_a_line(c) {
                     c.escape_default().to_string()
                 } else {
                     c.to_string()
@@ -1778,6 +1797,19 @@ mod tests {
             ..e
         };
         assert!(event_line(&plain).ends_with("input     Acquire { hold_ms: 3 }"));
+        // A right-to-left override or a line separator would reorder or break the line on a
+        // terminal: escaped too. Other text outside ASCII stays as it is.
+        let bidi = Event {
+            kind: EventKind::Input {
+                input: "a\u{202e}b\u{2028}c\u{2066}d é".into(),
+            },
+            ..plain
+        };
+        assert!(
+            event_line(&bidi).ends_with(r"input     a\u{202e}b\u{2028}c\u{2066}d é"),
+            "{}",
+            event_line(&bidi)
+        );
     }
 
     /// A hand-made run of 3 nodes: a request and its delivery, a grant lost on the way, a

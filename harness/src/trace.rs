@@ -476,13 +476,20 @@ impl Trace {
         // A blank line is allowed at the end only: in between, every later event's line
         // would be misnamed in a validation error (they name event `i` line `i + 2`).
         let mut blank_at = None;
+        let mut header = false;
         for (i, line) in r.lines().enumerate() {
             let line = line.map_err(|e| format!("line {}: {e}", i + 1))?;
+            if i == 0 && line.trim().is_empty() {
+                return Err(
+                    "line 1: blank; expected the header {\"sincro_trace\": 1, \"nodes\": N}".into(),
+                );
+            }
             if line.trim().is_empty() {
                 blank_at = blank_at.or(Some(i));
                 continue;
             }
             if i == 0 {
+                header = true;
                 let head: serde_json::Value =
                     serde_json::from_str(&line).map_err(|e| format!("line 1: {e}"))?;
                 match head.get("sincro_trace") {
@@ -524,6 +531,11 @@ impl Trace {
                 local_ns: row.local_ns,
                 kind: row.kind,
             });
+        }
+        if !header {
+            return Err("the file is empty: a trace starts with the header \
+                 {\"sincro_trace\": 1, \"nodes\": N}"
+                .into());
         }
         Ok(trace)
     }
@@ -1021,6 +1033,11 @@ mod tests {
         assert!(e.contains("trace format \"1\""), "{e}");
         let e = read("{\"nodes\":2}").unwrap_err();
         assert!(e.contains("expected the header"), "{e}");
+        // No header at all is no trace: an empty file, a blank one, or a blank first line.
+        for text in ["", "\n\n", "\n{\"sincro_trace\":1,\"nodes\":2}\n"] {
+            let e = Trace::read_jsonl(text.as_bytes()).unwrap_err();
+            assert!(e.contains("header"), "{text:?}: {e}");
+        }
     }
 
     #[test]

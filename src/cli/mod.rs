@@ -542,6 +542,12 @@ fn run(a: RunArgs, default_render: Render) -> i32 {
         ));
     }
     let render = a.render.unwrap_or(default_render);
+    if render == Render::None && a.view != crate::show::ViewArgs::default() {
+        return bad_input(
+            "--all, --node, --from-ms, --to-ms and --only choose what the timeline shows, and \
+             --render none prints none: add --render text",
+        );
+    }
     let record =
         render != Render::None || a.trace.is_some() || a.view != crate::show::ViewArgs::default();
     let out = match algorithms::run_scenario(&sc, RunOptions::new(record)) {

@@ -711,10 +711,88 @@ fn bad_view_options_exit_2_naming_the_problem() {
             vec!["show", LONG, "--format", "jsonl", "--all"],
             "--format jsonl writes the whole trace",
         ),
+        // Options the output would silently ignore are refused.
+        (
+            vec![
+                "show",
+                LONG,
+                "--format",
+                "jsonl",
+                "--check",
+                "leader_uniqueness",
+            ],
+            "--format jsonl writes the trace as it is",
+        ),
+        (
+            vec!["show", LONG, "--liveness-bound-ms", "5"],
+            "without --check nothing is judged",
+        ),
+        (
+            vec!["show", LONG, "--title", "x"],
+            "--title names the HTML page",
+        ),
+        (
+            vec!["run", LONG, "--node", "1"],
+            "--render none prints none: add --render text",
+        ),
+        (
+            vec!["replay", LONG, "--render", "none", "--all"],
+            "--render none prints none: add --render text",
+        ),
     ] {
         let o = sincro(&args);
         assert_eq!(code(&o), 2, "{args:?}");
         assert!(stderr(&o).contains(message), "{args:?}: {}", stderr(&o));
+    }
+    // On a trace input, --engine (which runs a scenario) is refused; --nodes gives the count
+    // a header of 0 nodes leaves out, and a blank file is no trace.
+    let trace = record(PASS, "engine-on-trace.jsonl");
+    for args in [
+        vec!["show", p(&trace), "--engine", "turmoil"],
+        vec!["diff", p(&trace), p(&trace), "--engine", "turmoil"],
+    ] {
+        let o = sincro(&args);
+        assert_eq!(code(&o), 2, "{args:?}");
+        assert!(
+            stderr(&o).contains("--engine runs a scenario input"),
+            "{args:?}: {}",
+            stderr(&o)
+        );
+    }
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let (header, events) = text.split_once('\n').unwrap();
+    let nodes: serde_json::Value = serde_json::from_str(header).unwrap();
+    let zero = tmp("zero-nodes.jsonl");
+    std::fs::write(
+        &zero,
+        format!("{{\"nodes\":0,\"sincro_trace\":1}}\n{events}"),
+    )
+    .unwrap();
+    let n = nodes["nodes"].to_string();
+    let o = sincro(&["show", p(&zero), "--nodes", &n]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let o = sincro(&["show", p(&zero)]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    let empty = tmp("empty.jsonl");
+    std::fs::write(&empty, "").unwrap();
+    for args in [
+        vec!["show", p(&empty)],
+        vec![
+            "check",
+            p(&empty),
+            "--properties",
+            "mutual_exclusion",
+            "--nodes",
+            "3",
+        ],
+    ] {
+        let o = sincro(&args);
+        assert_eq!(code(&o), 2, "{args:?}");
+        assert!(
+            stderr(&o).contains("the file is empty"),
+            "{args:?}: {}",
+            stderr(&o)
+        );
     }
 }
 
