@@ -283,6 +283,27 @@ fn message_texts(events: &[Event]) -> BTreeMap<u64, &Event> {
     sends
 }
 
+/// The message ids some event of `events` delivers or drops.
+fn arrivals<'a>(events: impl IntoIterator<Item = &'a Event>) -> BTreeSet<u64> {
+    events
+        .into_iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::Deliver { msg_id, .. } | EventKind::Drop { msg_id, .. } => Some(*msg_id),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Why a send of a view has no arrow: its message arrives (or is dropped) outside the view,
+/// or never, as it was still in flight when the trace ended.
+fn unarrived_reason(msg_id: u64, all_arrivals: &BTreeSet<u64>) -> &'static str {
+    if all_arrivals.contains(&msg_id) {
+        "arrives outside this view"
+    } else {
+        "still in flight when the trace ends"
+    }
+}
+
 /// The message text of a send event, or `#id` when the trace did not record texts.
 fn send_text(send: Option<&&Event>, msg_id: u64) -> String {
     match send.map(|e| &e.kind) {
@@ -341,13 +362,31 @@ fn mermaid_span(lo: NodeId, hi: NodeId) -> String {
     }
 }
 
+/// What a diagram knows of the messages: the send of every message id, and which messages
+/// arrive (are delivered or dropped) in the drawing and in the whole trace. A send is drawn
+/// as the arrow of its arrival; one whose arrival is not drawn is a note of its own.
+struct Messages<'a> {
+    sends: BTreeMap<u64, &'a Event>,
+    drawn: BTreeSet<u64>,
+    all: BTreeSet<u64>,
+}
+
 /// The Mermaid statement for one event (`None`: not drawn, e.g. a send, drawn at delivery).
-fn mermaid_statement(e: &Event, sends: &BTreeMap<u64, &Event>, nodes: usize) -> Option<String> {
+fn mermaid_statement(e: &Event, m: &Messages<'_>, nodes: usize) -> Option<String> {
     let all = mermaid_span(0, nodes - 1);
+    let sends = &m.sends;
     let note = |node: Option<NodeId>, text: String| {
         node.map(|n| format!("Note over n{n}: {}", mermaid_escape(&text)))
     };
     match &e.kind {
+        EventKind::Send { msg_id, to, .. } if !m.drawn.contains(msg_id) => note(
+            e.node,
+            format!(
+                "sends {} to n{to} ({})",
+                send_text(sends.get(msg_id), *msg_id),
+                unarrived_reason(*msg_id, &m.all)
+            ),
+        ),
         EventKind::Start { incarnation: 0 } | EventKind::Send { .. } => None,
         EventKind::Start { incarnation } => {
             note(e.node, format!("restart (incarnation {incarnation})"))
@@ -412,7 +451,11 @@ pub fn mermaid_view(trace: &Trace, sel: &Selection, verdict: Option<&Verdict>) -
     let all_events: Vec<&Event> = trace.events.iter().collect();
     let nodes = node_count(&all_events, trace.nodes);
     let all = mermaid_span(0, nodes - 1);
-    let sends = message_texts(&trace.events);
+    let messages = Messages {
+        sends: message_texts(&trace.events),
+        drawn: arrivals(shown.iter().copied()),
+        all: arrivals(&trace.events),
+    };
     let mut out = String::from("sequenceDiagram\n");
     let _ = writeln!(
         out,
@@ -464,7 +507,7 @@ pub fn mermaid_view(trace: &Trace, sel: &Selection, verdict: Option<&Verdict>) -
             .map_or(i, |j| j.max(i))
     });
     for (i, e) in shown.iter().enumerate() {
-        if let Some(stmt) = mermaid_statement(e, &sends, nodes) {
+        if let Some(stmt) = mermaid_statement(e, &messages, nodes) {
             if marked.contains(&e.id) {
                 let _ = writeln!(out, "    rect rgb(255,200,200)\n        {stmt}\n    end");
             } else {
@@ -571,6 +614,8 @@ enum MarkKind {
     Clock,
     Restart,
     Panic,
+    /// A send whose message arrives outside the view, or never.
+    Unarrived,
 }
 
 impl MarkKind {
@@ -583,6 +628,7 @@ impl MarkKind {
             MarkKind::Clock => "clock",
             MarkKind::Restart => "restart",
             MarkKind::Panic => "panic",
+            MarkKind::Unarrived => "unarrived",
         }
     }
 
@@ -617,6 +663,9 @@ impl MarkKind {
                 x - 5.0,
                 y - 5.0
             ),
+            MarkKind::Unarrived => {
+                format!(r#"<path d="M{:.1} {:.1} l9 5 l-9 5 z"/>"#, x - 3.0, y - 5.0)
+            }
         }
     }
 }
@@ -665,9 +714,16 @@ struct Drawing {
 
 impl Drawing {
     /// The marks, arrows and spans of `events`; `sends` names every send of the trace by
-    /// message id (a delivery's send may be outside the view).
-    fn gather(events: &[&Event], sends: &BTreeMap<u64, &Event>, marked: &BTreeSet<u64>) -> Drawing {
+    /// message id (a delivery's send may be outside the view), `all_arrivals` the messages
+    /// the trace delivers or drops (a send whose arrival is not among `events` is a mark).
+    fn gather(
+        events: &[&Event],
+        sends: &BTreeMap<u64, &Event>,
+        all_arrivals: &BTreeSet<u64>,
+        marked: &BTreeSet<u64>,
+    ) -> Drawing {
         let mut d = Drawing::default();
+        let drawn = arrivals(events.iter().copied());
         // Open intervals: (node, kind) -> span index; open critical sections by (node, resource).
         let mut open: BTreeMap<(NodeId, &'static str), usize> = BTreeMap::new();
         let mut open_cs: BTreeMap<(NodeId, u32), usize> = BTreeMap::new();
@@ -688,6 +744,18 @@ impl Drawing {
                 }
             };
             match &e.kind {
+                EventKind::Send { msg_id, to, .. } if !drawn.contains(msg_id) => mark(
+                    MarkKind::Unarrived,
+                    Some(format!(
+                        "→ n{to} {} ({})",
+                        send_text(sends.get(msg_id), *msg_id),
+                        if all_arrivals.contains(msg_id) {
+                            "outside the view"
+                        } else {
+                            "in flight at the end"
+                        }
+                    )),
+                ),
                 EventKind::Start { incarnation: 0 } | EventKind::Send { .. } => {}
                 EventKind::Start { incarnation } => {
                     mark(MarkKind::Restart, Some(format!("restart #{incarnation}")))
@@ -976,6 +1044,7 @@ svg text { font-family: "DejaVu Sans", Helvetica, Arial, sans-serif; }
 .mark.clock { fill: #319795; }
 .mark.restart { fill: #2f855a; }
 .mark.panic { stroke: #e00000; stroke-width: 3; fill: none; }
+.mark.unarrived { fill: #4a5568; }
 .mark.violating { fill: #e00000; }
 .ring { fill: none; stroke: #e00000; stroke-width: 2.5; }
 .span.paused { fill: #ecc94b; fill-opacity: 0.35; stroke: #d69e2e; stroke-width: 1; }
@@ -1165,7 +1234,7 @@ fn diagram(trace: &Trace, shown: &[&Event], verdict: Option<&Verdict>, from_ns: 
     let marked = marked_ids(verdict);
     let nodes = node_count(shown, trace.nodes);
     let sends = message_texts(&trace.events);
-    let mut d = Drawing::gather(shown, &sends, &marked);
+    let mut d = Drawing::gather(shown, &sends, &arrivals(&trace.events), &marked);
     // A liveness violation: the request waited from its event to the deadline.
     if let Some(Verdict::Violation(v)) = verdict {
         if v.class == crate::check::PropertyClass::Liveness {
@@ -1672,6 +1741,11 @@ pub fn html_view(trace: &Trace, sel: &Selection, verdict: Option<&Verdict>, titl
             "dropped message",
         ),
         legend_item(
+            r##"<path d="M5 3 l9 5 l-9 5 z" fill="#4a5568"/>"##,
+            16,
+            "send arriving outside the view, or never",
+        ),
+        legend_item(
             r##"<circle cx="8" cy="8" r="4.5" fill="#2b6cb0"/>"##,
             16,
             "observation",
@@ -2009,6 +2083,78 @@ mod tests {
             );
         }
         assert_eq!(mermaid(&trace, Some(&verdict)), m, "deterministic");
+    }
+
+    /// A send whose message arrives outside the view (a node filter, a window) or never (in
+    /// flight when the trace ends) has no arrow: it is drawn as a note (Mermaid) or a mark
+    /// (HTML) of its own, saying which, not left out of a view that counts it as shown.
+    #[test]
+    fn a_send_without_its_arrival_in_the_view_is_drawn_and_says_why() {
+        let ev = |id: u64, t_ms: u64, node: NodeId, kind: EventKind| Event {
+            id,
+            t_ns: t_ms * 1_000_000,
+            node: Some(node),
+            local_ns: None,
+            kind,
+        };
+        let send = |id, t, from, msg_id, to, msg: &str| {
+            ev(
+                id,
+                t,
+                from,
+                EventKind::Send {
+                    msg_id,
+                    to,
+                    msg: msg.into(),
+                },
+            )
+        };
+        let trace = Trace {
+            nodes: 2,
+            events: vec![
+                send(0, 1, 0, 0, 1, "Grant"),
+                ev(
+                    1,
+                    2,
+                    1,
+                    EventKind::Deliver {
+                        msg_id: 0,
+                        from: 0,
+                        sent: 0,
+                        msg: "Grant".into(),
+                    },
+                ),
+                send(2, 3, 1, 1, 0, "Release"),
+            ],
+        };
+        let m = mermaid(&trace, None);
+        assert!(m.contains("n0->>n1: Grant"), "{m}");
+        assert!(
+            m.contains("Note over n1: sends Release to n0 (still in flight when the trace ends)"),
+            "{m}"
+        );
+        // node 0 alone: the grant's delivery is on node 1, outside the view
+        let only_n0 = Selection {
+            shown: vec![0],
+            notes: vec![],
+            from_ns: 0,
+        };
+        let m = mermaid_view(&trace, &only_n0, None);
+        assert!(
+            m.contains("Note over n0: sends Grant to n1 (arrives outside this view)"),
+            "{m}"
+        );
+        let h = html_view(&trace, &only_n0, None, "t");
+        assert!(h.contains("→ n1 Grant (outside the view)"), "{h}");
+        let h = html(&trace, None, "t");
+        assert!(
+            h.contains("→ n0 Release (in flight at the end)"),
+            "{h}"
+        );
+        assert!(
+            !h.contains("→ n1 Grant"),
+            "a delivered message is an arrow: {h}"
+        );
     }
 
     #[test]
