@@ -609,8 +609,8 @@ impl Trace {
                 ),
             });
         }
-        // msg_id -> (send event id, from, to)
-        let mut sends: std::collections::HashMap<u64, (u64, NodeId, NodeId)> =
+        // msg_id -> (send event id, from, to, the message's text)
+        let mut sends: std::collections::HashMap<u64, (u64, NodeId, NodeId, &Text)> =
             std::collections::HashMap::new();
         let mut last_t = 0;
         for (i, e) in self.events.iter().enumerate() {
@@ -676,9 +676,9 @@ impl Trace {
                 }
             }
             match &e.kind {
-                EventKind::Send { msg_id, to, .. } => {
+                EventKind::Send { msg_id, to, msg } => {
                     let from = e.node.expect("checked above");
-                    if sends.insert(*msg_id, (e.id, from, *to)).is_some() {
+                    if sends.insert(*msg_id, (e.id, from, *to, msg)).is_some() {
                         return Err(err(format!(
                             "message {msg_id} is sent twice (event {})",
                             e.id
@@ -686,13 +686,27 @@ impl Trace {
                     }
                 }
                 EventKind::Deliver {
-                    msg_id, from, sent, ..
+                    msg_id,
+                    from,
+                    sent,
+                    msg,
                 } => {
                     in_range("sender", *from)?;
                     let me = e.node.expect("checked above");
                     match sends.get(msg_id) {
-                        Some(&(s, f, t)) if s == *sent && f == *from && t == me => {}
-                        Some(&(s, f, t)) => {
+                        // the views draw a message with its send's text, the timeline with
+                        // its delivery's: the two are one message
+                        Some(&(s, f, t, text)) if s == *sent && f == *from && t == me => {
+                            if text != msg {
+                                return Err(err(format!(
+                                    "event {} delivers message {msg_id} as {:?}, but event {s} sent it as {:?}",
+                                    e.id,
+                                    msg.as_str(),
+                                    text.as_str()
+                                )));
+                            }
+                        }
+                        Some(&(s, f, t, _)) => {
                             return Err(err(format!(
                                 "event {} delivers message {msg_id} as sent by event {sent} from node {from} to node {me}, but it was sent by event {s} from node {f} to node {t}",
                                 e.id
@@ -717,7 +731,7 @@ impl Trace {
                         in_range("destination", *to)?;
                     }
                     match sends.get(msg_id) {
-                        Some(&(_, f, t)) if f == *from && t == *to => {}
+                        Some(&(_, f, t, _)) if f == *from && t == *to => {}
                         _ => {
                             return Err(err(format!(
                                 "event {} drops message {msg_id} from node {from} to node {to}, which no earlier event sends",
@@ -958,6 +972,17 @@ mod tests {
             }
         });
         assert!(e.problem.contains("sent by event 0 from node 0"), "{e}");
+        // A delivery whose text is not its send's: the views would draw two messages.
+        let e = problem(&|t| {
+            if let EventKind::Deliver { msg, .. } = &mut t.events[2].kind {
+                *msg = "Forged".into();
+            }
+        });
+        assert_eq!(e.line, 4);
+        assert!(
+            e.problem.contains("as \"Forged\", but event 0 sent it as"),
+            "{e}"
+        );
         let e = problem(&|t| t.events[1].id = 7);
         assert!(e.problem.contains("event id 7"), "{e}");
         let e = problem(&|t| t.events[1].node = None);

@@ -486,8 +486,14 @@ fn bad_input(msg: impl std::fmt::Display) -> i32 {
 fn list() -> i32 {
     for alg in algorithms::registry() {
         let i = alg.info();
-        println!("{}  -  {}", i.name, i.summary);
-        println!("    source:      {}", i.source);
+        match i.summary {
+            "" => println!("{}", i.name),
+            summary => println!("{}  -  {summary}", i.name),
+        }
+        // a user's spec may name no source (`Spec::source` defaults to empty)
+        if !i.source.is_empty() {
+            println!("    source:      {}", i.source);
+        }
         println!("    properties:  {}", i.properties.join(", "));
         println!("    fault model: {}", i.fault_model.summary);
         let tol: Vec<_> = i.fault_model.tolerates.iter().map(|c| c.name()).collect();
@@ -506,9 +512,17 @@ fn list() -> i32 {
                 cap(m.clock_jump_ms_max, "ms")
             );
         }
+        // names longer than the usual column widen it, so no name runs into its tags
+        let width = i
+            .variants
+            .iter()
+            .map(|v| v.name.len() + 1)
+            .max()
+            .unwrap_or(0)
+            .max(16);
         for v in &i.variants {
             println!(
-                "    variant {:<16}{}{}",
+                "    variant {:<width$}{}{}",
                 v.name,
                 match (v.buggy, v.deep) {
                     (_, true) => "[buggy, deep] ",

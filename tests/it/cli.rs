@@ -179,6 +179,15 @@ fn fuzz_of_the_correct_variant_passes_and_list_shows_it() {
             && list.contains("[buggy]"),
         "{list}"
     );
+    // A variant name past the usual column widens it: no name runs into its tags.
+    assert!(
+        list.contains("    variant stale-coordinator [buggy, deep] "),
+        "{list}"
+    );
+    assert!(
+        !list.contains("source:      \n"),
+        "no empty source line: {list}"
+    );
     let bad = sincro(&[
         "fuzz",
         "-a",
