@@ -180,7 +180,7 @@ pub struct JudgeArgs {
     pub quiet_from_ms: Option<u64>,
     /// Liveness bound, ms after the quiet time (required when checking a property judged
     /// against a bound: liveness, no_deadlock, deadlock_completeness, leader_agreement,
-    /// election_termination, leader_validity).
+    /// election_termination, leader_validity, replica_agreement).
     #[arg(long)]
     pub liveness_bound_ms: Option<u64>,
     /// The run ended at this global time, ms (default: the trace's last event, or with

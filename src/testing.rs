@@ -1056,6 +1056,9 @@ impl Checker for Named {
     fn could_not_judge(&self) -> Option<String> {
         self.inner.could_not_judge()
     }
+    fn evidence(&self) -> &'static [&'static str] {
+        self.inner.evidence()
+    }
 }
 
 /// An algorithm as a test sees it: another set of fault classes as its model

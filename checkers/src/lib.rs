@@ -255,8 +255,9 @@ impl Property for TotalOrder {
 impl Property for ReplicaAgreement {
     const NAME: &'static str = replica_agreement::PROPERTY;
     const EVIDENCE: &'static [&'static str] = &["state"];
-    fn for_scenario(scenario: &Scenario, _liveness_bound_ms: u64) -> Self {
-        ReplicaAgreement::new(scenario.nodes)
+    const NEEDS_BOUND: bool = true;
+    fn for_scenario(scenario: &Scenario, liveness_bound_ms: u64) -> Self {
+        ReplicaAgreement::with_bound(scenario.nodes, scenario.quiet_from_ms(), liveness_bound_ms)
     }
 }
 
@@ -527,6 +528,7 @@ mod tests {
                 "leader_validity",
                 "liveness",
                 "no_deadlock",
+                "replica_agreement",
             ]
         );
         assert!(!needs_liveness_bound("no_such_property"));

@@ -13,14 +13,18 @@
 //!   Everything else is ignored, crashes included: a node that crashed keeps its last state
 //!   and is compared with the others (a replica that crashed before it caught up fails the
 //!   run), and a restarted node keeps its pre-crash state until it reports a new one.
-//! - **Settings:** the node count only. It takes neither the quiet time nor the liveness
-//!   bound: it does not check that the run lasted until `quiet + bound`.
+//! - **Settings:** the node count; from a scenario ([`ReplicaAgreement::with_bound`], which
+//!   `Property::for_scenario` uses), also the quiet time (the last fault) and the liveness
+//!   bound: the time the algorithm needs for an update to reach every replica.
 //! - **When the run ends before it can judge:** all the judging is in `finish`, at the end of
-//!   the run, whenever that is: two different last states are reported even if the run ended
-//!   before the faults stopped or while an update was still travelling. Nodes that never
-//!   reported a state are not judged. With fewer than two reporting replicas there is nothing
-//!   to compare: the run is **not judged** ([`Checker::could_not_judge`]), except in a run of
-//!   one node whose one replica reported (it agrees with itself).
+//!   the run. Replicas that differ then are a violation only when the run lasted a bound past
+//!   both the quiet time and its last input (the last update made); before that, an update
+//!   may still be travelling, and the run is **not judged** ([`Checker::could_not_judge`]):
+//!   a correct `order.total` run of 34 ms with a deposit at 26 ms was called a violation.
+//!   [`ReplicaAgreement::new`] takes no bound and judges whenever the run ends. Nodes that
+//!   never reported a state are not judged. With fewer than two reporting replicas there is
+//!   nothing to compare: the run is not judged either, except in a run of one node whose one
+//!   replica reported (it agrees with itself).
 //! - **Class:** liveness (an end state, judged once at the end).
 
 use sincro_harness::trace::{Event, EventKind};
@@ -36,14 +40,30 @@ pub struct ReplicaAgreement {
     /// per node: (last state, its event)
     last: Vec<Option<(String, u64)>>,
     unjudged: Option<String>,
+    /// the faults stop here, ns
+    quiet_ns: u64,
+    /// an update reaches every replica within this, ns
+    bound_ns: u64,
+    /// the last input (update) of the run, ns
+    last_input_ns: u64,
 }
 
 impl ReplicaAgreement {
-    /// A checker for a run of `nodes` nodes.
+    /// A checker for a run of `nodes` nodes that judges whenever the run ends.
     pub fn new(nodes: usize) -> Self {
+        ReplicaAgreement::with_bound(nodes, 0, 0)
+    }
+
+    /// A checker for a run of `nodes` nodes whose faults stop at `quiet_from_ms` and whose
+    /// updates reach every replica within `bound_ms`: replicas that differ at an end earlier
+    /// than a bound past the quiet time and the last input are not judged.
+    pub fn with_bound(nodes: usize, quiet_from_ms: u64, bound_ms: u64) -> Self {
         ReplicaAgreement {
             last: vec![None; nodes],
             unjudged: None,
+            quiet_ns: quiet_from_ms.saturating_mul(1_000_000),
+            bound_ns: bound_ms.saturating_mul(1_000_000),
+            last_input_ns: 0,
         }
     }
 }
@@ -54,13 +74,16 @@ impl Checker for ReplicaAgreement {
     }
 
     fn on_event(&mut self, ev: &Event) -> Result<(), Violation> {
-        if let EventKind::Observe {
-            obs: Observation::State { value },
-        } = &ev.kind
-        {
-            if let Some(slot) = ev.node.and_then(|n| self.last.get_mut(n)) {
-                *slot = Some((value.clone(), ev.id));
+        match &ev.kind {
+            EventKind::Observe {
+                obs: Observation::State { value },
+            } => {
+                if let Some(slot) = ev.node.and_then(|n| self.last.get_mut(n)) {
+                    *slot = Some((value.clone(), ev.id));
+                }
             }
+            EventKind::Input { .. } => self.last_input_ns = self.last_input_ns.max(ev.t_ns),
+            _ => {}
         }
         Ok(())
     }
@@ -80,6 +103,21 @@ impl Checker for ReplicaAgreement {
                     self.last.len()
                 ));
             }
+            return Ok(());
+        }
+        let from_ns = self.quiet_ns.max(self.last_input_ns);
+        let judged_from_ns = from_ns.saturating_add(self.bound_ns);
+        if end_t_ns < judged_from_ns {
+            self.unjudged = Some(format!(
+                "the replicas differ when the run ends at {:.3} ms, before {:.3} ms: the \
+                 bound of {:.3} ms after the last input or fault (at {:.3} ms) within which \
+                 an update reaches every replica; one may still be on its way, so the run is \
+                 too short to judge",
+                end_t_ns as f64 / 1e6,
+                judged_from_ns as f64 / 1e6,
+                self.bound_ns as f64 / 1e6,
+                from_ns as f64 / 1e6
+            ));
             return Ok(());
         }
         let facts: Vec<(NodeId, String)> = self
@@ -140,6 +178,77 @@ mod tests {
             v.explanation,
             "the replicas disagree at the end of the run: node 0 at $1111.00, node 1 at $1110.00"
         );
+    }
+
+    /// Replicas that differ before a bound has passed since the last input may be waiting
+    /// for an update on its way: not judged. Once the bound has passed, they diverged.
+    #[test]
+    fn replicas_that_differ_within_the_bound_of_the_last_input_are_not_judged() {
+        let at = |id: u64, t_ms: u64, node: usize, kind: EventKind| Event {
+            id,
+            t_ns: t_ms * 1_000_000,
+            node: Some(node),
+            local_ns: None,
+            kind,
+        };
+        let trace = Trace {
+            nodes: 2,
+            events: vec![
+                at(
+                    0,
+                    0,
+                    0,
+                    EventKind::Observe {
+                        obs: state("$1000"),
+                    },
+                ),
+                at(
+                    1,
+                    0,
+                    1,
+                    EventKind::Observe {
+                        obs: state("$1000"),
+                    },
+                ),
+                at(
+                    2,
+                    26,
+                    0,
+                    EventKind::Input {
+                        input: "deposit 4".into(),
+                    },
+                ),
+                at(
+                    3,
+                    26,
+                    0,
+                    EventKind::Observe {
+                        obs: state("$1004"),
+                    },
+                ),
+            ],
+        };
+        let judge = |end_ms: u64| {
+            let mut cs: Vec<Box<dyn Checker>> =
+                vec![Box::new(ReplicaAgreement::with_bound(2, 0, 100))];
+            judge_trace(&trace, end_ms * 1_000_000, &mut cs)
+        };
+        assert!(
+            matches!(judge(34), Verdict::Unjudged { ref reason, .. } if reason.contains("too short to judge")),
+            "{}",
+            judge(34)
+        );
+        assert!(
+            matches!(judge(126), Verdict::Violation(_)),
+            "{}",
+            judge(126)
+        );
+        // without a bound, judged whenever the run ends
+        let mut cs: Vec<Box<dyn Checker>> = vec![Box::new(ReplicaAgreement::new(2))];
+        assert!(matches!(
+            judge_trace(&trace, 34_000_000, &mut cs),
+            Verdict::Violation(_)
+        ));
     }
 
     /// Past 8 replicas the explanation groups those at one state (ids as ranges).

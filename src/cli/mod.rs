@@ -858,6 +858,18 @@ fn fuzz(a: FuzzArgs) -> i32 {
 
 /// `sincro merge-reports`.
 fn merge_reports(a: &MergeArgs) -> i32 {
+    if let Some((out, _)) = a.junit.as_ref().and_then(|out| {
+        a.reports
+            .iter()
+            .find(|r| crate::same_file(out, r))
+            .map(|r| (out, r))
+    }) {
+        return bad_input(format!(
+            "--junit {} is one of the reports to merge: that shard's report would be lost; \
+             name another file",
+            out.display()
+        ));
+    }
     let mut inputs = Vec::new();
     for p in &a.reports {
         match std::fs::read_to_string(p) {
@@ -869,11 +881,14 @@ fn merge_reports(a: &MergeArgs) -> i32 {
         Ok(m) => m,
         Err(e) => return bad_input(e),
     };
-    print!("{}", merged.summary);
+    // The merged report is written before the summary says anything of the merge.
     if let Some(path) = &a.junit {
         if let Err(e) = fuzz::write_output(path, &merged.junit) {
             return bad_input(format!("cannot write {}: {e}", path.display()));
         }
+    }
+    print!("{}", merged.summary);
+    if let Some(path) = &a.junit {
         println!("JUnit report: {}", path.display());
     }
     if merged.as_expected {

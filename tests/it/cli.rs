@@ -976,6 +976,23 @@ fn merged_shards_count_as_the_whole_campaign() {
     // The buggy one: caught in each shard, first at the whole campaign's first failing seed.
     assert_eq!((&merged[1].0, &merged[1].1), (&whole[1].0, &whole[1].1));
     assert_eq!(merged[1].3, whole[1].3);
+    // The merged report written over one of its shards' would lose that shard: refused,
+    // and the shard is left as it was.
+    let before = read("a.xml");
+    let o = sincro(&[
+        "merge-reports",
+        &d("a.xml"),
+        &d("b.xml"),
+        "--junit",
+        &d("a.xml"),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o).1.contains("is one of the reports to merge"),
+        "{}",
+        text(&o).1
+    );
+    assert_eq!(read("a.xml"), before);
     // A shard given twice is bad input; so is a file that is not such a report.
     let o = sincro(&["merge-reports", &d("a.xml"), &d("a.xml")]);
     assert_eq!(o.status.code(), Some(2));

@@ -58,6 +58,7 @@ class T:
     def all(self, t, nodes, l, term=0):
         for n in nodes: self.leader(t, n, l, term)
     def state(self, t, n, v): return self.obs(t, n, "state", value=v)
+    def inp(self, t, n): return self.add(t, n, {"type": "input", "input": "update"})
     def read(self, t, n, local_ms): return self.add(t, n, {"type": "input", "input": "x"}, local=int(local_ms * MS))
     def step(self, t, n, d_ms, how="step", local_ms=None):
         return self.add(t, n, {"type": "clock_adjust", "how": how, "delta_ns": int(d_ms * MS)},
@@ -430,7 +431,11 @@ case(P, "violation-crashed-replica-stale", t, "", quiet_ms=2, bound_ms=10, end_m
 t = T(3); t.state(1, 0, "a"); t.state(1, 1, "a"); t.crash(2, 1); t.restart(3, 1); t.state(4, 0, "b")
 case(P, "violation-restarted-keeps-old", t, "", quiet_ms=3, bound_ms=10, end_ms=100)
 t = T(3); t.state(1, 0, "a"); t.state(1, 1, "b")
-case(P, "violation-disagree-before-quiet-plus-bound", t, "judged at the end whenever it comes (the checker takes no quiet time nor bound: the scenario must last until the replicas settle)", quiet_ms=0, bound_ms=10, end_ms=5)
+case(P, "unjudged-disagree-before-quiet-plus-bound", t, "the run ends 5 ms after the faults stopped, within the 10 ms an update takes to reach every replica: one may be on its way", quiet_ms=0, bound_ms=10, end_ms=5)
+t = T(2); t.state(1, 0, "a"); t.state(1, 1, "a"); t.inp(50, 0); t.state(50, 0, "b")
+case(P, "unjudged-disagree-within-bound-of-last-input", t, "input at 50 ms, run ends at 55 ms: the update may still reach node 1 by 60 ms", quiet_ms=0, bound_ms=10, end_ms=55)
+t = T(2); t.state(1, 0, "a"); t.state(1, 1, "a"); t.inp(50, 0); t.state(50, 0, "b")
+case(P, "violation-disagree-past-bound-of-last-input", t, "input at 50 ms, run ends at 70 ms: node 1 never caught up", quiet_ms=0, bound_ms=10, end_ms=70)
 
 def main():
     for d in os.listdir(HERE):

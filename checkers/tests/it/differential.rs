@@ -502,7 +502,9 @@ fn build(property: &str, raw: &Raw) -> Trace {
                     _ => b.fault(Fault::Heal),
                 }
             }
-            Vocab::Replica => match a % 6 {
+            Vocab::Replica => match a % 7 {
+                // an input: the update the replicas must agree on may be on its way
+                6 => b.note(node),
                 0..=3 => b.observe(
                     node,
                     Observation::State {

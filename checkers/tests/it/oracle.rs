@@ -72,7 +72,7 @@ pub fn judge(property: &str, trace: &Trace, p: &Params) -> OracleVerdict {
         "leader_agreement" => leader_agreement(ev, n, p),
         "leader_validity" => leader_validity(ev, n, p),
         "deadlock_completeness" => deadlock_completeness(ev, n, p),
-        "replica_agreement" => replica_agreement(ev, n),
+        "replica_agreement" => replica_agreement(ev, n, p),
         other => panic!("no oracle for {other}"),
     }
 }
@@ -1147,11 +1147,11 @@ pub fn deadlock_completeness(ev: &[Event], nodes: usize, p: &Params) -> OracleVe
     fold(outcomes)
 }
 
-/// At the end of the run (whenever it ends: the scenario is responsible for lasting until the
-/// replicas have settled), the nodes of `0..nodes` that reported a state all report the same
-/// last one. Fewer than two reporting replicas (one, in a one-node run) is unjudged: nothing to
-/// compare.
-pub fn replica_agreement(ev: &[Event], nodes: usize) -> OracleVerdict {
+/// At the end of the run, the nodes of `0..nodes` that reported a state all report the same
+/// last one. Different last states are a violation once a bound has passed since both the
+/// quiet time and the last input (an update may still be on its way before: unjudged). Fewer
+/// than two reporting replicas (one, in a one-node run) is unjudged: nothing to compare.
+pub fn replica_agreement(ev: &[Event], nodes: usize, p: &Params) -> OracleVerdict {
     let mut last: BTreeMap<NodeId, &str> = BTreeMap::new();
     for e in ev {
         if let (Some(n), Some(Observation::State { value })) = (e.node, obs(e)) {
@@ -1160,8 +1160,19 @@ pub fn replica_agreement(ev: &[Event], nodes: usize) -> OracleVerdict {
             }
         }
     }
+    let last_input_ns = ev
+        .iter()
+        .filter(|e| matches!(e.kind, EventKind::Input { .. }))
+        .map(|e| e.t_ns)
+        .max()
+        .unwrap_or(0);
+    let settled_ns = (p.quiet_ms * MS).max(last_input_ns) + p.bound_ms * MS;
     let values: BTreeSet<&str> = last.values().copied().collect();
-    if values.len() > 1 {
+    if values.len() > 1 && p.end_ns < settled_ns {
+        Unjudged(format!(
+            "replicas end in {values:?} before the bound has passed, at {settled_ns} ns"
+        ))
+    } else if values.len() > 1 {
         Violation(format!("replicas end in {values:?}"))
     } else if last.len() < nodes.min(2) {
         Unjudged(format!(
