@@ -531,4 +531,15 @@ mod tests {
             "a promised property"
         );
     }
+
+    /// Params are named: an array (which serde reads into a struct by position, `[1, 2]`
+    /// moving the coordinator) is bad input.
+    #[test]
+    fn params_given_as_an_array_are_refused() {
+        let alg = find("mutex.centralized").unwrap();
+        let mut sc = alg.generate("correct", 1, &Default::default());
+        sc.params = serde_json::json!([1, 2]);
+        let e = alg.run(&sc, RunOptions::new(false)).unwrap_err().0;
+        assert!(e.contains("expected an object of named parameters"), "{e}");
+    }
 }

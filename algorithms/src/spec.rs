@@ -550,6 +550,14 @@ pub fn parse_params<T: DeserializeOwned + Default>(sc: &Scenario) -> Result<T, S
     if sc.params.is_null() {
         return Ok(T::default());
     }
+    // serde reads a struct from an array by position (`[1, 2]` set the first two fields):
+    // params are named, always
+    if !sc.params.is_object() {
+        return Err(ScenarioError(format!(
+            "params are not valid for {}: expected an object of named parameters, got {}",
+            sc.algorithm, sc.params
+        )));
+    }
     T::deserialize(&sc.params)
         .map_err(|e| ScenarioError(format!("params are not valid for {}: {e}", sc.algorithm)))
 }
