@@ -768,10 +768,14 @@ pub fn main(args: &BenchArgs) -> i32 {
         eprintln!("error: --messages and --turmoil-messages must be at most {max}, got {m}");
         return crate::exit::BAD_INPUT;
     }
-    eprintln!(
-        "measuring ({} messages per native run, {} per turmoil run)...",
-        args.messages, args.turmoil_messages
-    );
+    if args.no_turmoil {
+        eprintln!("measuring ({} messages per native run)...", args.messages);
+    } else {
+        eprintln!(
+            "measuring ({} messages per native run, {} per turmoil run)...",
+            args.messages, args.turmoil_messages
+        );
+    }
     let rows = measure(args);
     println!("| workload | engine | delivered | best wall s | delivered msg/s (best) | first run msg/s | best vs bare loop |");
     println!("|---|---|---:|---:|---:|---:|---:|");

@@ -50,7 +50,8 @@ impl Calibration {
         if self.cfg.seeds == 0 || self.cfg.seeds == crate::fuzz::UNBOUNDED {
             return Some("--seeds must be at least 1 (and bounded)".into());
         }
-        if self.stride < self.cfg.seeds {
+        // one campaign shares its seeds with no other, whatever the stride
+        if self.offsets > 1 && self.stride < self.cfg.seeds {
             return Some(format!(
                 "--stride = {} is below --seeds = {}: two campaigns would share seeds",
                 self.stride, self.cfg.seeds
@@ -277,6 +278,24 @@ mod tests {
             strategy: Strategy::Mix,
             campaigns: c,
         }
+    }
+
+    /// A stride below the seeds of a campaign makes campaigns share seeds, which one campaign
+    /// cannot: `--offsets 1 --seeds 2000000` was refused for a stride it never uses.
+    #[test]
+    fn one_campaign_takes_any_stride() {
+        let cal = |offsets| Calibration {
+            cfg: FuzzConfig {
+                seeds: 2_000_000,
+                ..FuzzConfig::default()
+            },
+            strategies: vec![Strategy::Mix],
+            offsets,
+            stride: 1_000_000,
+        };
+        assert_eq!(cal(1).error(), None);
+        let e = cal(2).error().expect("two campaigns would overlap");
+        assert!(e.contains("two campaigns would share seeds"), "{e}");
     }
 
     #[test]

@@ -248,11 +248,15 @@ pub fn main(a: &ExploreArgs) -> i32 {
         Some(_) => default_faults_until_ms(&sc),
         None => a.active_ms,
     });
+    // Checked whether or not faults are injected: a value out of range is refused either way.
+    if faults_until_ms > crate::harness::MAX_TIME_MS {
+        return bad_input(format!(
+            "--faults-until-ms = {faults_until_ms} is outside [0, {}] ms (the limit on any time)",
+            crate::harness::MAX_TIME_MS
+        ));
+    }
     if injected {
         // Liveness is judged from the end of the faults: tell the checkers where that is.
-        if faults_until_ms > crate::harness::MAX_TIME_MS {
-            return bad_input("--faults-until-ms is out of range");
-        }
         sc.faults.push(TimedFault {
             at_ms: faults_until_ms,
             fault: Fault::Heal,
@@ -367,10 +371,9 @@ pub fn main(a: &ExploreArgs) -> i32 {
             return bad_input(format!("cannot write {}: {e}", native_path.display()));
         }
         println!(
-            "  as a native scenario: {} (replay: {} run {})",
+            "  as a native scenario: {} (replay: {})",
             native_path.display(),
-            crate::program_name(),
-            native_path.display()
+            crate::replay_command(&native_path, None)
         );
     }
     debug_assert_eq!(report.stop, Stop::Violation);

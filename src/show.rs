@@ -189,7 +189,9 @@ pub struct JudgeArgs {
     pub end_ms: Option<u64>,
     /// The scenario the trace was recorded from: its algorithm builds the checkers its runs
     /// use (its own ranking for leader_validity, its settle time for leader_stability, its
-    /// liveness bound, node count and quiet time), so the verdict is the run's. Needed for
+    /// liveness bound, node count and quiet time), so the verdict is the run's (but that a
+    /// trace with none of the events a property reads is COULD NOT JUDGE, where a run of a
+    /// scenario with nothing to judge says PASS). Needed for
     /// leader_validity and leader_stability, which every election algorithm judges its own
     /// way; not with --nodes or --quiet-from-ms, which it gives.
     #[arg(long)]

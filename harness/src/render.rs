@@ -2147,10 +2147,7 @@ mod tests {
         let h = html_view(&trace, &only_n0, None, "t");
         assert!(h.contains("→ n1 Grant (outside the view)"), "{h}");
         let h = html(&trace, None, "t");
-        assert!(
-            h.contains("→ n0 Release (in flight at the end)"),
-            "{h}"
-        );
+        assert!(h.contains("→ n0 Release (in flight at the end)"), "{h}");
         assert!(
             !h.contains("→ n1 Grant"),
             "a delivered message is an arrow: {h}"

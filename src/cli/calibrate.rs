@@ -194,7 +194,7 @@ pub(super) fn main(a: &CalibrateArgs) -> i32 {
             break;
         }
     }
-    print!("{}", closing(&done, targets.len(), a.within));
+    print!("{}", closing(&done, targets.len(), a.within, a.offsets));
     if code == exit::PASS && stop.load(Ordering::Relaxed) {
         return crate::fuzz::INTERRUPTED_EXIT;
     }
@@ -203,7 +203,7 @@ pub(super) fn main(a: &CalibrateArgs) -> i32 {
 
 /// The closing lines: how many targets were found in every campaign, and within `within`
 /// seeds at the median; where the first failures are, and how to replay them.
-fn closing(done: &[Vec<StrategyResult>], asked: usize, within: u64) -> String {
+fn closing(done: &[Vec<StrategyResult>], asked: usize, within: u64, offsets: u64) -> String {
     use std::fmt::Write as _;
     let mut s = String::new();
     let all = done.iter().flatten();
@@ -229,9 +229,10 @@ fn closing(done: &[Vec<StrategyResult>], asked: usize, within: u64) -> String {
         .enumerate()
     {
         let rows: Vec<&StrategyResult> = done.iter().filter_map(|t| t.get(k)).collect();
+        // every campaign asked for ran (an interrupted calibration runs fewer) and found it
         let every = rows
             .iter()
-            .filter(|r| !r.campaigns.is_empty() && r.found() == r.campaigns.len())
+            .filter(|r| r.campaigns.len() as u64 == offsets && r.found() == r.campaigns.len())
             .count();
         let median_within = rows
             .iter()
@@ -272,7 +273,8 @@ pub(crate) fn summary(results: &[StrategyResult], offsets: u64, within: u64) -> 
         } else {
             format!("{:.3} %", 100.0 * r.failing() as f64 / seeds as f64)
         };
-        let n = r.campaigns.len();
+        // out of the campaigns asked for: an interrupted calibration ran fewer
+        let n = offsets;
         let median = r.median().map_or("-".to_string(), |m| m.to_string());
         let _ = writeln!(
             s,
@@ -301,4 +303,44 @@ pub(crate) fn summary(results: &[StrategyResult], offsets: u64, within: u64) -> 
         let _ = writeln!(s, "  {:<8} {}{cut}", r.strategy.name(), list.join(" "));
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::calibrate::CampaignResult;
+
+    /// Interrupted after one of three campaigns: the bug was not found "in every campaign",
+    /// and the table counts out of the three asked for.
+    #[test]
+    fn an_interrupted_calibration_claims_nothing_of_the_campaigns_it_did_not_run() {
+        let one = StrategyResult {
+            strategy: Strategy::Mix,
+            campaigns: vec![CampaignResult {
+                seed_start: 0,
+                seeds: 2000,
+                failing: 1,
+                seeds_to_find: Some(5),
+                first: None,
+                wall_s: 0.0,
+                complete: false,
+                bad_input: None,
+                write_errors: Vec::new(),
+            }],
+        };
+        let text = closing(&[vec![one.clone()]], 1, 1000, 3);
+        assert!(
+            text.contains("mix: 0 of 1 target(s) found in every campaign"),
+            "{text}"
+        );
+        let table = summary(std::slice::from_ref(&one), 3, 1000);
+        assert!(table.contains("1 of 3"), "{table}");
+        assert!(table.contains("(interrupted)"), "{table}");
+        // all three ran and found it
+        let all = StrategyResult {
+            campaigns: vec![one.campaigns[0].clone(); 3],
+            ..one
+        };
+        assert!(closing(&[vec![all]], 1, 1000, 3).contains("mix: 1 of 1 target(s) found"));
+    }
 }

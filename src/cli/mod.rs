@@ -353,10 +353,10 @@ struct FuzzArgs {
     out: PathBuf,
     /// With --keep-going, write (and shrink) at most this many failures per target (at least
     /// 1); the smallest failing seed, the one the summary reports, is always written.
-    #[arg(long, default_value_t = 20)]
+    #[arg(long, default_value_t = 20, requires = "keep_going")]
     max_files: usize,
     /// Do not shrink failures (only the generated scenario is written).
-    #[arg(long)]
+    #[arg(long, conflicts_with_all = ["shrink_runs", "shrink_time"])]
     no_shrink: bool,
     /// At most this many candidate runs when shrinking one failure [default: the shrinker's].
     #[arg(long, value_name = "N")]
@@ -758,6 +758,16 @@ fn fuzz(a: FuzzArgs) -> i32 {
     }
     if a.max_files == 0 {
         return bad_input("--max-files must be at least 1 (every failure reported has its file)");
+    }
+    // u64::MAX stands for "no count" inside (`fuzz::UNBOUNDED`): given as a count, it would
+    // silently run until the budget ends
+    if a.seeds == Some(fuzz::UNBOUNDED) {
+        return bad_input(format!(
+            "--seeds {}: at most {} (for a campaign bounded by time alone, give --time and no \
+             --seeds)",
+            fuzz::UNBOUNDED,
+            fuzz::UNBOUNDED - 1
+        ));
     }
     if let Some(e) = a
         .seeds

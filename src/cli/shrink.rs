@@ -131,6 +131,9 @@ pub(super) fn main(a: &ShrinkArgs) -> i32 {
     let after = ScenarioSize::of(&result.scenario);
     let how = if !result.verified {
         "the smallest candidate did not fail again: the original is written unchanged"
+    } else if after == before && result.interrupted {
+        // cut before it could try them all: no claim about the smaller ones
+        "not shrunk before it was cut short: the original is written unchanged"
     } else if after == before {
         "no smaller scenario fails the same way"
     } else {

@@ -331,9 +331,43 @@ fn huge_times_and_sizes_are_bad_input_never_a_wrapped_verdict() {
     }
 }
 
+/// At 2 nodes with the coordinator crashed, election.ring's process 0 is alone: the table
+/// says the count holds from 3 nodes on instead of calling 3 messages a departure from 5n − 2.
+#[test]
+fn the_election_table_at_two_nodes_is_no_false_alarm() {
+    let o = sincro(&["table", "election", "--n", "2"]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    assert!(out.contains("the count holds from"), "{out}");
+}
+
 #[test]
 fn huge_command_line_values_are_bad_input() {
-    let cases: [(&[&str], &str); 19] = [
+    let cases: [(&[&str], &str); 23] = [
+        // Refused with no fault to inject as well (it was accepted then).
+        (
+            &[
+                "explore",
+                "-a",
+                "mutex.ricart-agrawala",
+                "--pauses",
+                "0",
+                "--faults-until-ms",
+                "18446744073709551615",
+            ],
+            "--faults-until-ms = 18446744073709551615 is outside",
+        ),
+        // u64::MAX seeds is no count: it ran until the budget ended, as if unbounded.
+        (
+            &[
+                "fuzz",
+                "-a",
+                "election.terms",
+                "--seeds",
+                "18446744073709551615",
+            ],
+            "--seeds 18446744073709551615: at most 18446744073709551614",
+        ),
         // A table's counts are bounded, and an option it does not read is refused, not
         // silently ignored (`table voting --n 3` measured n = 5 and 7).
         (
@@ -403,8 +437,17 @@ fn huge_command_line_values_are_bad_input() {
             "--repeat must be 1..=100, got 0",
         ),
         (
-            &["fuzz", "--max-files", "0", "--seeds", "1"],
+            &["fuzz", "--max-files", "0", "--keep-going", "--seeds", "1"],
             "--max-files must be at least 1",
+        ),
+        // Options the campaign would ignore: refused by name.
+        (
+            &["fuzz", "--max-files", "5", "--seeds", "1"],
+            "--keep-going",
+        ),
+        (
+            &["fuzz", "--no-shrink", "--shrink-runs", "5", "--seeds", "1"],
+            "'--no-shrink' cannot be used with '--shrink-runs <N>'",
         ),
         (
             &["bench", "--repeat", "4000000000"],
@@ -1207,6 +1250,22 @@ fn shrink_makes_an_unshrunk_failure_smaller_and_it_still_fails_the_same_way() {
     assert!(
         rs.contains("mutual_exclusion violated") && rs.contains("as expected"),
         "{rs}"
+    );
+    // Cut before any candidate ran: it says so, and claims nothing of smaller scenarios.
+    let cut_out = tmp("shrink-cut.json");
+    let cut = sincro(&[
+        "shrink",
+        original.to_str().unwrap(),
+        "--shrink-time",
+        "1ns",
+        "--out",
+        cut_out.to_str().unwrap(),
+    ]);
+    let (cs, ce) = text(&cut);
+    assert_eq!(cut.status.code(), Some(0), "{cs}{ce}");
+    assert!(
+        cs.contains("not shrunk before it was cut short") && !cs.contains("no smaller scenario"),
+        "{cs}"
     );
     // The input is kept, and may not be the output.
     assert!(original.exists());
