@@ -376,7 +376,19 @@ impl Spec for TermsSpec {
     /// The heartbeat period and the election timeout default to values derived from the
     /// scenario's largest latency ([`Params::timeouts`]).
     fn prepare(&self, setup: &mut Setup<'_, Self>) -> Result<(), String> {
-        let (hb, el) = setup.params.timeouts(setup.max_latency_ms());
+        let lat = setup.max_latency_ms();
+        let (hb, el) = setup.params.timeouts(lat);
+        // A follower must hear a live leader's next heartbeat before its election timer
+        // fires: with a shorter timeout the correct variant calls elections with no fault at
+        // all (leader_stability), which is a misconfiguration, not a finding.
+        if el <= hb.saturating_add(lat) {
+            return Err(format!(
+                "params: election_timeout_ms = {el} must exceed heartbeat_ms + the largest \
+                 latency ({hb} + {lat} = {} ms): a follower would time out between two \
+                 heartbeats of a live leader",
+                hb.saturating_add(lat)
+            ));
+        }
         setup.params.heartbeat_ms = hb;
         setup.params.election_timeout_ms = el;
         Ok(())
@@ -437,6 +449,31 @@ mod tests {
         assert_eq!(out.verdict, Verdict::Pass);
         let leaders = final_leaders(&out, 5);
         assert!(leaders[0].is_some() && leaders.iter().all(|l| *l == leaders[0]));
+    }
+
+    /// An election timeout a live leader's heartbeats cannot beat is bad input: with 100 ms
+    /// heartbeats over links of up to 10 ms, a 50 ms (or 105 ms) timeout made the correct
+    /// variant call elections with no fault at all.
+    #[test]
+    fn an_election_timeout_shorter_than_a_heartbeat_round_is_refused() {
+        let sc = |el: u64| {
+            Scenario::from_json(&format!(
+                r#"{{"algorithm": "election.terms", "nodes": 3, "seed": 1, "duration_ms": 8000,
+                    "network": {{"latency": {{"uniform": {{"min_ms": 1, "max_ms": 10}}}}}},
+                    "params": {{"heartbeat_ms": 100, "election_timeout_ms": {el}}}}}"#
+            ))
+            .unwrap()
+        };
+        let alg = find("election.terms").unwrap();
+        for el in [50, 105, 110] {
+            let e = alg.run(&sc(el), RunOptions::default()).unwrap_err().0;
+            assert!(
+                e.contains("must exceed heartbeat_ms + the largest latency"),
+                "{el}: {e}"
+            );
+        }
+        let out = alg.run(&sc(111), RunOptions::default()).unwrap();
+        assert_eq!(out.verdict, Verdict::Pass, "{}", out.verdict);
     }
 
     #[test]
