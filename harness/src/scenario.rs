@@ -16,7 +16,7 @@
 //! Unknown fields are rejected, and [`Scenario::validate`] rejects impossible values with a
 //! message naming the field.
 
-use crate::fault::TimedFault;
+use crate::fault::{Fault, TimedFault};
 use crate::net::NetworkSpec;
 use crate::{NodeId, MAX_TIME_MS};
 use serde::{Deserialize, Serialize};
@@ -592,9 +592,42 @@ impl Scenario {
     }
 
     /// Global time (ms) after which the fault plan does nothing more: liveness is judged from
-    /// here.
+    /// here. A pause never resumed or a partition never healed is still in effect when the
+    /// run ends, so the faults stop no earlier than the end (`duration_ms`): a liveness
+    /// property cannot be judged "after the faults stopped" at the pause's own time (a
+    /// correct mutex with a node paused for good was called a violation from 20 ms on). A
+    /// crash with no restart is a crash-stop, which the models that tolerate it judge among
+    /// the live nodes: it ends nothing later.
     pub fn quiet_from_ms(&self) -> u64 {
-        self.faults.iter().map(|f| f.at_ms).max().unwrap_or(0)
+        let last = self.faults.iter().map(|f| f.at_ms).max().unwrap_or(0);
+        if self.a_fault_outlasts_the_run() {
+            last.max(self.duration_ms)
+        } else {
+            last
+        }
+    }
+
+    /// Whether a pause is never resumed or a partition never healed, in time order.
+    fn a_fault_outlasts_the_run(&self) -> bool {
+        let mut plan: Vec<&TimedFault> = self.faults.iter().collect();
+        plan.sort_by_key(|f| f.at_ms);
+        let mut paused = std::collections::BTreeSet::new();
+        let mut partitioned = false;
+        for f in plan {
+            match &f.fault {
+                Fault::Pause { node } => {
+                    paused.insert(*node);
+                }
+                // a crashed node is no longer paused (a restart starts it running)
+                Fault::Resume { node } | Fault::Crash { node } | Fault::Restart { node } => {
+                    paused.remove(node);
+                }
+                Fault::Partition { .. } | Fault::PartitionOneway { .. } => partitioned = true,
+                Fault::Heal => partitioned = false,
+                _ => {}
+            }
+        }
+        !paused.is_empty() || partitioned
     }
 }
 
@@ -658,6 +691,32 @@ impl<'de> serde::de::Visitor<'de> for NoDuplicateKeys {
 
 #[cfg(test)]
 mod tests {
+
+    /// A pause never resumed or a partition never healed outlasts the run: the faults stop at
+    /// its end, not at their own time; a resumed pause, a healed partition and a crash-stop
+    /// end at the last fault.
+    #[test]
+    fn a_fault_still_in_effect_at_the_end_stops_no_earlier_than_the_end() {
+        let quiet = |faults: &str| {
+            Scenario::from_json(&format!(
+                r#"{{"algorithm": "x", "nodes": 3, "seed": 1, "duration_ms": 500,
+                    "faults": [{faults}]}}"#
+            ))
+            .unwrap()
+            .quiet_from_ms()
+        };
+        let pause = r#"{"at_ms": 20, "fault": {"pause": {"node": 1}}}"#;
+        let resume = r#"{"at_ms": 40, "fault": {"resume": {"node": 1}}}"#;
+        let cut = r#"{"at_ms": 30, "fault": {"partition": {"groups": [[0]]}}}"#;
+        let heal = r#"{"at_ms": 60, "fault": "heal"}"#;
+        let crash = r#"{"at_ms": 25, "fault": {"crash": {"node": 2}}}"#;
+        assert_eq!(quiet(pause), 500);
+        assert_eq!(quiet(&format!("{pause}, {resume}")), 40);
+        assert_eq!(quiet(cut), 500);
+        assert_eq!(quiet(&format!("{cut}, {heal}")), 60);
+        assert_eq!(quiet(crash), 25, "a crash-stop");
+        assert_eq!(quiet(&format!("{pause}, {crash}, {resume}, {cut}")), 500);
+    }
 
     /// `params` and inputs are free JSON: a key given twice there is refused as at the top
     /// level, where the last would otherwise silently decide the run.
