@@ -465,16 +465,25 @@ pub fn judge(
     }
     check_times(args)?;
     let liveness = needs_bound.is_some();
-    let quiet_from_ms = args.quiet_from_ms.unwrap_or_else(|| {
-        trace
-            .events
-            .iter()
-            .filter(|e| matches!(e.kind, EventKind::Fault { .. }))
-            .map(|e| e.t_ns.div_ceil(NS_PER_MS))
-            .max()
-            .unwrap_or(0)
-    });
     let end_ns = end_ns(trace, args.end_ms, 0)?;
+    let faults = || {
+        trace.events.iter().filter_map(|e| match &e.kind {
+            EventKind::Fault { fault } => Some((e.t_ns, fault)),
+            _ => None,
+        })
+    };
+    // The last fault, or the end when a pause or a partition is still in effect then, as a
+    // run of the scenario judges (`Scenario::quiet_from_ms`).
+    let quiet_from_ms = args.quiet_from_ms.unwrap_or_else(|| {
+        if sincro_harness::fault::in_effect_at_the_end(faults().map(|(_, f)| f)) {
+            end_ns.div_ceil(NS_PER_MS)
+        } else {
+            faults()
+                .map(|(t_ns, _)| t_ns.div_ceil(NS_PER_MS))
+                .max()
+                .unwrap_or(0)
+        }
+    });
     // The checkers take their settings from a scenario: a minimal one carries the node count
     // and, as the time of its one (no-op) fault, the quiet time liveness is judged from.
     let mut scenario: Scenario = serde_json::from_value(serde_json::json!({

@@ -154,6 +154,29 @@ impl Fault {
     }
 }
 
+/// Whether `faults`, in time order, leave one in effect at the end: a pause never resumed
+/// (a crash or a restart of the paused node ends its pause) or a partition never healed.
+/// Liveness is judged from when the faults stop, which such a plan never does
+/// ([`Scenario::quiet_from_ms`](crate::Scenario::quiet_from_ms)).
+pub fn in_effect_at_the_end<'a>(faults: impl IntoIterator<Item = &'a Fault>) -> bool {
+    let mut paused = std::collections::BTreeSet::new();
+    let mut partitioned = false;
+    for f in faults {
+        match f {
+            Fault::Pause { node } => {
+                paused.insert(*node);
+            }
+            Fault::Resume { node } | Fault::Crash { node } | Fault::Restart { node } => {
+                paused.remove(node);
+            }
+            Fault::Partition { .. } | Fault::PartitionOneway { .. } => partitioned = true,
+            Fault::Heal => partitioned = false,
+            _ => {}
+        }
+    }
+    !paused.is_empty() || partitioned
+}
+
 /// A fault and when it happens.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -16,7 +16,7 @@
 //! Unknown fields are rejected, and [`Scenario::validate`] rejects impossible values with a
 //! message naming the field.
 
-use crate::fault::{Fault, TimedFault};
+use crate::fault::TimedFault;
 use crate::net::NetworkSpec;
 use crate::{NodeId, MAX_TIME_MS};
 use serde::{Deserialize, Serialize};
@@ -607,27 +607,11 @@ impl Scenario {
         }
     }
 
-    /// Whether a pause is never resumed or a partition never healed, in time order.
+    /// Whether a pause is never resumed or a partition never healed.
     fn a_fault_outlasts_the_run(&self) -> bool {
         let mut plan: Vec<&TimedFault> = self.faults.iter().collect();
         plan.sort_by_key(|f| f.at_ms);
-        let mut paused = std::collections::BTreeSet::new();
-        let mut partitioned = false;
-        for f in plan {
-            match &f.fault {
-                Fault::Pause { node } => {
-                    paused.insert(*node);
-                }
-                // a crashed node is no longer paused (a restart starts it running)
-                Fault::Resume { node } | Fault::Crash { node } | Fault::Restart { node } => {
-                    paused.remove(node);
-                }
-                Fault::Partition { .. } | Fault::PartitionOneway { .. } => partitioned = true,
-                Fault::Heal => partitioned = false,
-                _ => {}
-            }
-        }
-        !paused.is_empty() || partitioned
+        crate::fault::in_effect_at_the_end(plan.into_iter().map(|f| &f.fault))
     }
 }
 

@@ -892,3 +892,37 @@ fn check_with_the_scenario_gives_the_runs_verdict_on_every_corpus_scenario() {
     }
     assert!(compared >= 40, "only {compared} corpus scenarios compared");
 }
+
+/// A pause never resumed is still in effect when the run ends: the run and `check`, with or
+/// without the scenario, call liveness under it COULD NOT JUDGE, not a violation "after the
+/// faults stopped" at the pause's own time.
+#[test]
+fn liveness_under_a_pause_never_resumed_is_not_judged_online_or_offline() {
+    let sc = tmp("paused-for-good.json");
+    std::fs::write(
+        &sc,
+        r#"{"algorithm": "mutex.centralized", "nodes": 3, "seed": 3, "duration_ms": 1000,
+            "network": {"latency": {"uniform": {"min_ms": 1, "max_ms": 5}}},
+            "faults": [{"at_ms": 20, "fault": {"pause": {"node": 1}}}],
+            "workload": [{"at_ms": 10, "node": 1, "input": {"acquire": {"hold_ms": 30}}},
+                         {"at_ms": 12, "node": 2, "input": {"acquire": {"hold_ms": 30}}}]}"#,
+    )
+    .unwrap();
+    let trace = tmp("paused-for-good.jsonl");
+    let o = sincro(&["run", p(&sc), "--trace", p(&trace)]);
+    assert_eq!(code(&o), 6, "{}", stdout(&o));
+    for extra in [
+        vec!["--liveness-bound-ms", "156", "--end-ms", "1000"],
+        vec!["--scenario", p(&sc)],
+    ] {
+        let mut args = vec!["check", p(&trace), "--properties", "liveness"];
+        args.extend(extra);
+        let o = sincro(&args);
+        assert_eq!(code(&o), 6, "{args:?}: {}", stdout(&o));
+        assert!(
+            stdout(&o).contains("COULD NOT JUDGE liveness"),
+            "{}",
+            stdout(&o)
+        );
+    }
+}
