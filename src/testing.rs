@@ -1099,6 +1099,9 @@ impl Algorithm for Tested {
             .collect();
         self.inner.run_with(sc, options, extra)
     }
+    fn checkers(&self, sc: &Scenario) -> Result<Vec<Box<dyn Checker>>, ScenarioError> {
+        self.inner.checkers(sc)
+    }
     fn workload(&self, rng: &mut SimRng, nodes: usize, active_ms: u64) -> Vec<WorkloadItem> {
         self.inner.workload(rng, nodes, active_ms)
     }

@@ -102,7 +102,14 @@ impl Fault {
                 Ok(())
             }
             Fault::PartitionOneway { from, to } => {
-                from.iter().chain(to).try_for_each(|&m| check(m))
+                from.iter().chain(to).try_for_each(|&m| check(m))?;
+                // a node is never cut from itself: on both sides it cuts nothing of its own
+                match from.iter().find(|m| to.contains(m)) {
+                    Some(m) => Err(format!(
+                        "partition_oneway: node {m} is on both sides (from and to)"
+                    )),
+                    None => Ok(()),
+                }
             }
             Fault::Heal => Ok(()),
             Fault::ClockJump { node, delta_ms } => {

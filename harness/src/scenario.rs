@@ -527,6 +527,14 @@ impl Scenario {
             check_times(&w.input, || format!("workload[{i}].input"))?;
         }
         check_times(&self.params, || "params".into())?;
+        if let Some(p) = self.checks.properties.as_ref().and_then(|ps| {
+            ps.iter()
+                .enumerate()
+                .find(|(i, p)| ps[..*i].contains(p))
+                .map(|(_, p)| p)
+        }) {
+            return err(format!("checks.properties names `{p}` twice"));
+        }
         if self.checks.properties.as_ref().is_some_and(Vec::is_empty) {
             return err(
                 "checks.properties is empty: the run would judge nothing and pass; name \
@@ -876,6 +884,33 @@ mod tests {
         let e = Scenario::load(&dir).unwrap_err();
         assert!(e.0.contains("it is a directory"), "{e}");
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A property named twice in `checks.properties`, and a one-way partition with a node on
+    /// both sides (it cuts nothing of its own), were accepted as if they meant something.
+    #[test]
+    fn a_property_named_twice_and_a_node_cut_from_itself_are_refused() {
+        let sc = |extra: &str| {
+            Scenario::from_json(&format!(
+                r#"{{"algorithm": "x", "nodes": 3, "seed": 1, "duration_ms": 100, {extra}}}"#
+            ))
+        };
+        let e = sc(r#""checks": {"properties": ["liveness", "mutual_exclusion", "liveness"]}"#)
+            .unwrap_err();
+        assert!(
+            e.0.contains("checks.properties names `liveness` twice"),
+            "{e}"
+        );
+        let e = sc(
+            r#""faults": [{"at_ms": 1, "fault": {"partition_oneway": {"from": [0, 1], "to": [1, 2]}}}]"#,
+        )
+        .unwrap_err();
+        assert!(e.0.contains("node 1 is on both sides"), "{e}");
+        assert!(sc(r#""checks": {"properties": ["liveness"]}"#).is_ok());
+        assert!(sc(
+            r#""faults": [{"at_ms": 1, "fault": {"partition_oneway": {"from": [0], "to": [1, 2]}}}]"#
+        )
+        .is_ok());
     }
 
     #[test]
