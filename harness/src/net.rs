@@ -861,16 +861,41 @@ impl Network {
         }
         // Drawn even for a recorded message, so the random stream, and with it the delays of
         // the messages the record does not list, stay those of the recorded run.
-        let sampled = self.sample_route(a * self.n + b, a, now_ns, rng);
+        let i = a * self.n + b;
+        let sampled = self.sample_route(i, a, now_ns, rng);
         let Some(delays) = recorded else {
             return sampled;
         };
-        // The run's own delays (a FIFO link may have held one past its law's maximum).
-        let at = |d: u64| now_ns.saturating_add(d);
-        match delays[..] {
-            [] => Route::Dropped(DropReason::Loss),
+        self.replay_fate(i, now_ns, &delays, sampled)
+    }
+
+    /// The recorded fate `delays` of a message sent on link `i` at `now_ns`, as far as the
+    /// link can produce it now (`sampled` is the fate its law drew). A record made under a
+    /// fault the scenario no longer has is not replayed past what the scenario allows: a loss
+    /// on a link that loses nothing, a duplicate on one that duplicates nothing and a delay
+    /// outside the link's latency bounds (beyond the FIFO hold behind an earlier message)
+    /// would be faults the scenario does not declare. So the shrinker, which pins a
+    /// failure's schedule and then removes faults, cannot keep a delay spike or a loss as a
+    /// pinned delay once its fault is gone.
+    fn replay_fate(&mut self, i: usize, now_ns: u64, delays: &[u64], sampled: Route) -> Route {
+        let link = self.rt(i);
+        let (lo_ns, hi_ns) = link.latency.bounds();
+        // The latest arrival this link has scheduled: a FIFO link holds a message behind it.
+        let held = if link.reorder < 1.0 {
+            *self.fifo.slot(i)
+        } else {
+            0
+        };
+        let earliest = now_ns.saturating_add(lo_ns);
+        let latest = now_ns.saturating_add(hi_ns).max(held);
+        debug_assert!(earliest <= latest);
+        let at = |d: u64| now_ns.saturating_add(d).clamp(earliest, latest);
+        match *delays {
+            [] if link.loss > 0.0 => Route::Dropped(DropReason::Loss),
+            [] => sampled,
             [d] => Route::Once(at(d)),
-            [d, e, ..] => Route::Twice(at(d), at(e)),
+            [d, e, ..] if link.duplicate > 0.0 => Route::Twice(at(d), at(e)),
+            [d, ..] => Route::Once(at(d)),
         }
     }
 
@@ -921,6 +946,71 @@ pub enum Route {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A recorded fate is replayed only as far as the link allows it now: a record made under
+    /// loss, duplication or a delay spike the scenario no longer has (the shrinker removed
+    /// the fault) keeps none of them.
+    #[test]
+    fn a_recorded_fate_stays_inside_what_the_link_allows() {
+        use crate::schedule::{Recorded, Schedule};
+        let rec = |nth, delays_ns: Vec<u64>| Recorded {
+            from: 0,
+            to: 1,
+            msg: "m".into(),
+            nth,
+            delays_ns,
+        };
+        let records = vec![
+            rec(0, vec![]),
+            rec(1, vec![900_000_000]),
+            rec(2, vec![3_000_000, 4_000_000]),
+            rec(3, vec![1]),
+        ];
+        let route_all = |spec: NetworkSpec| {
+            let mut net = Network::new(2, &spec).unwrap();
+            net.set_schedule(&Schedule::Recorded(records.clone()));
+            let mut rng = SimRng::new(5);
+            (0..4)
+                .map(|_| net.route_text(0, 1, 1_000, &mut rng, Some("m")))
+                .collect::<Vec<_>>()
+        };
+        let uniform = Latency::Uniform {
+            min_ms: 2.0,
+            max_ms: 10.0,
+        };
+        // A reliable link with FIFO order off: no loss, one copy, delays in 2..=10 ms.
+        let plain = route_all(NetworkSpec {
+            latency: uniform.clone(),
+            reorder: 1.0,
+            ..Default::default()
+        });
+        assert!(matches!(plain[0], Route::Once(_)), "{plain:?}");
+        assert_eq!(
+            plain[1],
+            Route::Once(1_000 + 10_000_000),
+            "capped at the maximum"
+        );
+        assert_eq!(plain[2], Route::Once(1_000 + 3_000_000), "one copy");
+        assert_eq!(
+            plain[3],
+            Route::Once(1_000 + 2_000_000),
+            "raised to the minimum"
+        );
+        // Where the link loses and duplicates, those fates replay; delays stay bounded.
+        let faulty = route_all(NetworkSpec {
+            latency: uniform,
+            loss: 0.5,
+            duplicate: 0.5,
+            reorder: 1.0,
+            ..Default::default()
+        });
+        assert_eq!(faulty[0], Route::Dropped(DropReason::Loss));
+        assert_eq!(faulty[1], Route::Once(1_000 + 10_000_000));
+        assert_eq!(
+            faulty[2],
+            Route::Twice(1_000 + 3_000_000, 1_000 + 4_000_000)
+        );
+    }
 
     #[test]
     fn ring_and_graph_topologies() {

@@ -42,7 +42,10 @@ pub enum Schedule {
     /// The fates of a recorded run's messages, replayed where the same message is sent
     /// again (see [`Recorded`]); other messages get delays from their link's law. The
     /// shrinker pins a failure's schedule this way, so removing an input or a fault does not
-    /// redraw every other delay.
+    /// redraw every other delay. A fate is replayed only as far as the scenario allows it at
+    /// the send: no loss on a link that loses nothing, no second copy on one that
+    /// duplicates nothing, a delay clamped to the link's latency bounds (or its FIFO hold),
+    /// so a record never carries a fault the scenario does not declare.
     Recorded(Vec<Recorded>),
 }
 

@@ -139,3 +139,61 @@ fn recorded_losses_and_duplicates_replay_and_bad_records_are_refused() {
         .to_string()
         .contains("schedule.recorded[0]"));
 }
+
+/// A record made under loss and duplication, replayed on a scenario that has neither (as
+/// when the shrinker removes the faults of a pinned failure), loses and duplicates nothing:
+/// the record does not carry faults the scenario no longer declares.
+#[test]
+fn a_record_does_not_carry_faults_the_scenario_no_longer_has() {
+    let alg = algorithms::find("order.total").unwrap();
+    let mut sc = alg.generate(
+        "correct",
+        3,
+        &GenOptions {
+            strategy: Strategy::Random,
+            ..GenOptions::default()
+        },
+    );
+    sc.network.loss = 0.2;
+    sc.network.duplicate = 0.2;
+    let recorded = Schedule::record(&trace(alg, &sc));
+    let Schedule::Recorded(list) = &recorded else {
+        unreachable!()
+    };
+    assert!(
+        list.iter().any(|r| r.delays_ns.is_empty()),
+        "no loss recorded"
+    );
+    assert!(
+        list.iter().any(|r| r.delays_ns.len() == 2),
+        "no duplicate recorded"
+    );
+    let mut reliable = sc.clone();
+    reliable.network.loss = 0.0;
+    reliable.network.duplicate = 0.0;
+    reliable.schedule = recorded;
+    let t = trace(alg, &reliable);
+    let lost = t
+        .events
+        .iter()
+        .filter(|e| {
+            matches!(&e.kind, EventKind::Drop { reason, .. }
+                if *reason == sincro::harness::net::DropReason::Loss)
+        })
+        .count();
+    assert_eq!(
+        lost, 0,
+        "a recorded loss replayed on a link that loses nothing"
+    );
+    let mut copies: BTreeMap<u64, usize> = BTreeMap::new();
+    for e in &t.events {
+        if let EventKind::Deliver { msg_id, .. } = &e.kind {
+            *copies.entry(*msg_id).or_default() += 1;
+        }
+    }
+    assert!(!copies.is_empty());
+    assert!(
+        copies.values().all(|&c| c == 1),
+        "a recorded duplicate replayed on a link that duplicates nothing"
+    );
+}
