@@ -104,7 +104,11 @@ pub struct ExploreArgs {
     #[arg(long, default_value = "failures")]
     out: PathBuf,
     /// Replay a counterexample file written by explore and print its trace.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", conflicts_with_all = [
+        "algorithm", "variant", "nodes", "seed", "inputs", "active_ms", "scenario", "depth",
+        "max_states", "time", "untimed", "loss", "dup", "crashes", "pauses", "faults_until_ms",
+        "beyond_model", "no_sleep_sets", "out",
+    ])]
     replay: Option<PathBuf>,
 }
 
@@ -243,7 +247,12 @@ pub fn main(a: &ExploreArgs) -> i32 {
             }
         }
     }
-    let injected = loss + dup + a.crashes + pauses > 0;
+    // Added in u64: four u32 counts near u32::MAX wrapped to 0 and turned every fault off.
+    let injected = [loss, dup, a.crashes, pauses]
+        .iter()
+        .map(|&k| u64::from(k))
+        .sum::<u64>()
+        > 0;
     let faults_until_ms = a.faults_until_ms.unwrap_or_else(|| match a.scenario {
         Some(_) => default_faults_until_ms(&sc),
         None => a.active_ms,
@@ -313,35 +322,103 @@ pub fn main(a: &ExploreArgs) -> i32 {
         Ok(r) => r,
         Err(e) => return bad_input(e),
     };
+    // A counterexample is written before anything about it is printed: a reader that goes
+    // away (`| head`) ends the program at its next write, and the files must exist by then.
+    let written = match &report.counterexample {
+        Some(cx) => match write_counterexample(a, &sc, &options, cx) {
+            Ok(w) => Some(w),
+            Err(e) => return bad_input(e),
+        },
+        None => None,
+    };
     println!("{report}");
-    let Some(cx) = &report.counterexample else {
-        if report.stop != Stop::Exhausted && report.depth_complete == 0 {
-            // Cut before a single level was explored (`--time 1ns`): no bound was searched,
-            // so "no violation within the bound" would claim what was never looked at.
-            println!(
-                "NOTHING EXPLORED: the {} ended the search before it finished depth 1; give it \
-                 more (--time, --max-states)",
-                if report.stop == Stop::StateBound {
-                    "state bound"
-                } else {
-                    "time bound"
-                }
-            );
-            return exit::UNJUDGED;
-        }
-        // "Could not judge" is never a pass: a path a checker could not judge is no answer.
-        return if report.could_not_judge().is_empty() {
-            exit::PASS
-        } else {
-            exit::UNJUDGED
-        };
+    let (Some(cx), Some((path, native_path))) = (&report.counterexample, written) else {
+        return no_counterexample(&report);
     };
     for (i, c) in cx.schedule.iter().enumerate() {
         println!("  {:>3}. {c}", i + 1);
     }
-    if let Err(e) = std::fs::create_dir_all(&a.out) {
-        return bad_input(format!("cannot create {}: {e}", a.out.display()));
+    if a.untimed && !replays_timed(alg, &sc, &options.bounds, &cx.schedule) {
+        println!(
+            "  note: this schedule takes a message after its link's latest latency (it does \
+             not replay under timed semantics): it is a violation only where {} lets messages \
+             be that late (its fault model: {})",
+            info.name, info.fault_model.summary
+        );
     }
+    println!(
+        "  counterexample: {} (replay: {} explore --replay {})",
+        path.display(),
+        crate::program_name(),
+        crate::shell_word(&path)
+    );
+    match native_path {
+        Some(native_path) => println!(
+            "  as a native scenario: {} (replay: {})",
+            native_path.display(),
+            crate::replay_command(&native_path, None)
+        ),
+        None => println!("  (no native scenario: untimed semantics has no native run)"),
+    }
+    debug_assert_eq!(report.stop, Stop::Violation);
+    exit::VIOLATION
+}
+
+/// The exit code of a search that found no counterexample, after saying why when it is not a
+/// pass.
+fn no_counterexample(report: &crate::harness::explore::ExploreReport) -> i32 {
+    if report.stop != Stop::Exhausted && report.depth_complete == 0 {
+        // Cut before a single level was explored (`--time 1ns`): no bound was searched,
+        // so "no violation within the bound" would claim what was never looked at.
+        println!(
+            "NOTHING EXPLORED: the {} ended the search before it finished depth 1; give it \
+             more (--time, --max-states)",
+            if report.stop == Stop::StateBound {
+                "state bound"
+            } else {
+                "time bound"
+            }
+        );
+        return exit::UNJUDGED;
+    }
+    if report.limited > 0 {
+        // Paths cut by the scenario's own limits were never judged: no answer about them.
+        return exit::LIMIT;
+    }
+    // "Could not judge" is never a pass: a path a checker could not judge is no answer.
+    if report.could_not_judge().is_empty() {
+        exit::PASS
+    } else {
+        exit::UNJUDGED
+    }
+}
+
+/// Whether `schedule`, found under untimed semantics, also replays under timed semantics
+/// (every message within its link's latency window).
+fn replays_timed(
+    alg: &dyn Algorithm,
+    sc: &Scenario,
+    bounds: &Bounds,
+    schedule: &[crate::harness::engine::explore::Choice],
+) -> bool {
+    let timed = Bounds {
+        timed: true,
+        ..*bounds
+    };
+    alg.replay_schedule(sc, &timed, schedule).is_ok()
+}
+
+/// Writes the counterexample file and, when there is one, its native scenario (removing a
+/// native scenario an earlier search left under the same name, which would describe another
+/// execution); their paths.
+fn write_counterexample(
+    a: &ExploreArgs,
+    sc: &Scenario,
+    options: &ExploreOptions,
+    cx: &crate::harness::explore::Counterexample,
+) -> Result<(PathBuf, Option<PathBuf>), String> {
+    std::fs::create_dir_all(&a.out)
+        .map_err(|e| format!("cannot create {}: {e}", a.out.display()))?;
     let path = a
         .out
         .join(format!("{}.{}.explore.json", sc.algorithm, sc.variant));
@@ -350,34 +427,34 @@ pub fn main(a: &ExploreArgs) -> i32 {
         sc.algorithm, sc.variant
     ));
     let file = ScheduleFile {
-        scenario: sc,
+        scenario: sc.clone(),
         bounds: options.bounds,
         schedule: cx.schedule.clone(),
         verdict: cx.verdict.clone(),
     };
     let text = serde_json::to_string_pretty(&file).expect("a schedule file serializes");
-    if let Err(e) = std::fs::write(&path, text) {
-        return bad_input(format!("cannot write {}: {e}", path.display()));
-    }
-    println!(
-        "  counterexample: {} (replay: {} explore --replay {})",
-        path.display(),
-        crate::program_name(),
-        crate::shell_word(&path)
-    );
-    if let Some(native) = &cx.native {
-        let text = serde_json::to_string_pretty(native).expect("a scenario serializes");
-        if let Err(e) = std::fs::write(&native_path, text) {
-            return bad_input(format!("cannot write {}: {e}", native_path.display()));
+    std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    let Some(native) = &cx.native else {
+        match std::fs::remove_file(&native_path) {
+            Ok(()) => eprintln!(
+                "note: removed {}, an earlier search's native scenario (this counterexample \
+                 has none)",
+                native_path.display()
+            ),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => {
+                return Err(format!(
+                    "cannot remove the stale {}: {e}",
+                    native_path.display()
+                ))
+            }
         }
-        println!(
-            "  as a native scenario: {} (replay: {})",
-            native_path.display(),
-            crate::replay_command(&native_path, None)
-        );
-    }
-    debug_assert_eq!(report.stop, Stop::Violation);
-    exit::VIOLATION
+        return Ok((path, None));
+    };
+    let text = serde_json::to_string_pretty(native).expect("a scenario serializes");
+    std::fs::write(&native_path, text)
+        .map_err(|e| format!("cannot write {}: {e}", native_path.display()))?;
+    Ok((path, Some(native_path)))
 }
 
 fn replay(path: &std::path::Path) -> i32 {

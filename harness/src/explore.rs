@@ -103,6 +103,9 @@ pub enum Stop {
     Exhausted,
     /// Every state within the depth bound was visited; some paths were cut by it.
     DepthBound,
+    /// No counterexample, but some paths ended at a run limit of the scenario (its
+    /// `limits`): those were not judged, so the search answers nothing about them.
+    RunLimit,
     /// The state bound was reached first.
     StateBound,
     /// The time budget ran out first.
@@ -186,6 +189,12 @@ impl ExploreReport {
                 })
             })
             .collect();
+        if self.limited > 0 && self.stop != Stop::RunLimit {
+            note.push_str(&format!(
+                "; but {} paths ended at a run limit of the scenario and were not judged",
+                self.limited
+            ));
+        }
         for (label, n) in self.could_not_judge() {
             let property = label.trim_start_matches("unjudged:");
             note.push_str(&format!(
@@ -232,6 +241,16 @@ impl fmt::Display for ExploreReport {
                 "VIOLATION after {} choices: {}",
                 c.schedule.len(),
                 c.verdict
+            ),
+            (None, Stop::RunLimit) => write!(
+                f,
+                "NO ANSWER: {} paths ended at a run limit of the scenario (limits.max_events, \
+                 limits.max_in_flight) and were not judged; no violation on the other paths \
+                 (depth {}, {} states){}",
+                self.limited,
+                self.depth_complete,
+                self.states,
+                self.unjudged_note()
             ),
             (None, Stop::Exhausted) => write!(
                 f,
@@ -468,6 +487,7 @@ pub fn explore<P: Process>(
     }
     report.stop = match stopped {
         Some(s) => s,
+        None if report.limited > 0 => Stop::RunLimit,
         None if report.cut > 0 => Stop::DepthBound,
         None => Stop::Exhausted,
     };

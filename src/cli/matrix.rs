@@ -195,6 +195,27 @@ fn listed(cells: &[String]) -> String {
     out
 }
 
+/// What a cell's first unexpected run was: a property broken (a violation or a panic), or no
+/// answer (a checker could not judge the run, or it hit a run limit), which is not a break.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Outcome {
+    Breaks,
+    Unjudged,
+    Limit,
+}
+
+impl Outcome {
+    fn of(label: &str) -> Outcome {
+        if label.starts_with("unjudged") {
+            Outcome::Unjudged
+        } else if label.starts_with("limit_exceeded") {
+            Outcome::Limit
+        } else {
+            Outcome::Breaks
+        }
+    }
+}
+
 fn cell_text(r: Option<&TargetReport>, seeds: u64) -> String {
     let Some(r) = r else {
         return "not run (interrupted)".to_string();
@@ -208,7 +229,17 @@ fn cell_text(r: Option<&TargetReport>, seeds: u64) -> String {
         None if r.runs == 0 => "not run (out of time)".to_string(),
         None => format!("holds ({} of {seeds} seeds, cut short)", r.runs),
         Some(f) => {
-            let what = f.label.strip_prefix("violation:").unwrap_or(&f.label);
+            let (kind, what) = match Outcome::of(&f.label) {
+                Outcome::Breaks => (
+                    "breaks",
+                    f.label.strip_prefix("violation:").unwrap_or(&f.label),
+                ),
+                Outcome::Unjudged => (
+                    "could not judge",
+                    f.label.strip_prefix("unjudged:").unwrap_or(&f.label),
+                ),
+                Outcome::Limit => ("run limit hit", f.label.as_str()),
+            };
             let size = match (&f.shrunk, &f.size) {
                 (Some(sh), _) => format!(
                     "shrunk to {} faults / {} inputs",
@@ -217,7 +248,7 @@ fn cell_text(r: Option<&TargetReport>, seeds: u64) -> String {
                 (None, Some(s)) => format!("{} faults / {} inputs", s.faults, s.inputs),
                 (None, None) => "not written".into(),
             };
-            format!("breaks: {what} (seed {}, {size})", f.seed)
+            format!("{kind}: {what} (seed {}, {size})", f.seed)
         }
     }
 }
@@ -292,15 +323,16 @@ fn render(t: &Table, seeds: u64, terminal: bool) -> String {
                 .as_ref()
                 .and_then(|sh| sh.path.as_ref())
                 .or(f.path.as_ref());
+            let inside = match Outcome::of(&f.label) {
+                Outcome::Breaks => " (INSIDE the fault model: regression)",
+                Outcome::Unjudged => " (INSIDE the fault model: could not judge)",
+                Outcome::Limit => " (INSIDE the fault model: run limit hit)",
+            };
             let _ = writeln!(
                 examples,
                 "- {}{} / {p}: seed {}, {}{}",
                 r.class.name(),
-                if r.in_model {
-                    " (INSIDE the fault model: regression)"
-                } else {
-                    ""
-                },
+                if r.in_model { inside } else { "" },
                 f.seed,
                 f.label,
                 file.map_or(" (not written)".into(), |p| format!(
@@ -311,7 +343,9 @@ fn render(t: &Table, seeds: u64, terminal: bool) -> String {
         }
     }
     if !examples.is_empty() {
-        s.push_str("\nCounterexamples (shrunk):\n\n");
+        // Counterexamples are shrunk; a run that could not be judged or hit a limit is listed
+        // as it was found (nothing to shrink to).
+        s.push_str("\nCounterexamples (shrunk) and runs with no answer:\n\n");
         s.push_str(&examples);
     }
     s
@@ -412,6 +446,15 @@ pub fn main(a: &MatrixArgs) -> i32 {
         }
         tables.push(table);
     }
+    if jobs.is_empty() {
+        // A matrix of no cell shows nothing held; it is no pass.
+        eprintln!(
+            "error: nothing to run: no selected algorithm has a correct variant to put in the \
+             matrix (`{}`)",
+            a.algorithm
+        );
+        return exit::BAD_INPUT;
+    }
     let bar = if a.quiet || !std::io::stderr().is_terminal() {
         ProgressBar::hidden()
     } else {
@@ -495,7 +538,7 @@ pub fn main(a: &MatrixArgs) -> i32 {
         "# Fault-tolerance matrix\n\n{}\n",
         super::grid::wrap(&intro, 0)
     );
-    let mut regressions = Vec::new();
+    let (mut regressions, mut unjudged, mut limited) = (Vec::new(), Vec::new(), Vec::new());
     for t in &tables {
         doc.push_str(&render(t, a.seeds, false));
         doc.push('\n');
@@ -503,8 +546,14 @@ pub fn main(a: &MatrixArgs) -> i32 {
         screen.push('\n');
         for r in t.rows.iter().filter(|r| r.in_model) {
             for (p, c) in t.properties.iter().zip(&r.cells) {
-                if c.as_ref().is_some_and(|c| c.first.is_some()) {
-                    regressions.push(format!("{} / {} / {p}", t.algorithm, r.class.name()));
+                let Some(f) = c.as_ref().and_then(|c| c.first.as_ref()) else {
+                    continue;
+                };
+                let cell = format!("{} / {} / {p}", t.algorithm, r.class.name());
+                match Outcome::of(&f.label) {
+                    Outcome::Breaks => regressions.push(cell),
+                    Outcome::Unjudged => unjudged.push(cell),
+                    Outcome::Limit => limited.push(cell),
                 }
             }
         }
@@ -563,6 +612,24 @@ pub fn main(a: &MatrixArgs) -> i32 {
             listed(&in_model_not_run)
         );
         return exit::VIOLATION;
+    }
+    if regressions.is_empty() && !limited.is_empty() {
+        println!(
+            "RUN LIMIT: {} cell(s) inside the declared fault models hit a run limit, so they \
+             show nothing held: {}",
+            limited.len(),
+            listed(&limited)
+        );
+        return exit::LIMIT;
+    }
+    if regressions.is_empty() && !unjudged.is_empty() {
+        println!(
+            "COULD NOT JUDGE: {} cell(s) inside the declared fault models had a run no checker \
+             could judge, so they show nothing held: {}",
+            unjudged.len(),
+            listed(&unjudged)
+        );
+        return exit::UNJUDGED;
     }
     if regressions.is_empty() {
         println!(

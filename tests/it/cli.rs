@@ -1716,3 +1716,140 @@ fn a_range_that_ends_at_the_last_seed_ends_the_campaign() {
     assert!(!stdout.contains("cut short"), "{stdout}");
     assert!(stdout.contains("no violation"), "{stdout}");
 }
+
+/// Explore answers nothing it did not search: fault counts that wrapped a u32 sum to 0 (no
+/// faults injected, "whole state space, no violation"), paths cut by the file's own run
+/// limits, or a file whose network loses messages by probability (silently explored as
+/// reliable) each passed with exit 0. The counterexample files are written before anything is
+/// printed about them, so a reader that stops early loses nothing; `--replay` refuses the
+/// options it would ignore; an untimed counterexample that needs a late message says so.
+#[test]
+fn explore_never_passes_what_it_did_not_search() {
+    let dir = tmp("explore-honest");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let d = dir.to_str().unwrap();
+    let ra = [
+        "explore",
+        "-a",
+        "mutex.ricart-agrawala",
+        "--pauses",
+        "0",
+        "--beyond-model",
+    ];
+    let o = sincro(&[&ra[..], &["--loss", "4294967295", "--dup", "1", "--out", d]].concat());
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "a loss is found: {out}{err}");
+
+    let file = |name: &str, edit: &dyn Fn(&mut serde_json::Value)| {
+        let text =
+            std::fs::read_to_string("corpus/mutex/ricart-agrawala-no-tiebreak.json").unwrap();
+        let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        v.as_object_mut().unwrap().remove("expect");
+        edit(&mut v);
+        let path = dir.join(name);
+        std::fs::write(&path, v.to_string()).unwrap();
+        path
+    };
+    let limited = file("limited.json", &|v| {
+        v["limits"] = serde_json::json!({"max_events": 6})
+    });
+    let o = sincro(&[
+        "explore",
+        "--scenario",
+        limited.to_str().unwrap(),
+        "--out",
+        d,
+    ]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(4), "{out}{err}");
+    assert!(
+        out.contains("NO ANSWER") && !out.contains("whole state space"),
+        "{out}"
+    );
+
+    let lossy = file("lossy.json", &|v| {
+        v["network"]["loss"] = serde_json::json!(1.0)
+    });
+    let o = sincro(&["explore", "--scenario", lossy.to_str().unwrap(), "--out", d]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{out}{err}");
+    assert!(err.contains("network.loss = 1"), "{err}");
+
+    let o = sincro(&["explore", "--replay", "x.json", "-a", "mutex.centralized"]);
+    assert_eq!(o.status.code(), Some(2), "{:?}", text(&o));
+
+    // The reader goes away after the header line: the search goes on, writes its files, and
+    // its next line ends it (SIGPIPE).
+    let out_dir = dir.join("piped");
+    let mut child = Command::new("sincro")
+        .env("PATH", crate::common::path_with_sincro())
+        .args([
+            "explore",
+            "-a",
+            "order.total",
+            "--variant",
+            "unordered",
+            "--out",
+        ])
+        .arg(&out_dir)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::BufRead as _;
+        let mut header = String::new();
+        std::io::BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut header)
+            .unwrap();
+        assert!(header.starts_with("exploring"), "{header}");
+    }
+    child.wait().unwrap();
+    for name in ["explore.json", "explore.native.json"] {
+        let f = out_dir.join(format!("order.total.unordered.{name}"));
+        assert!(f.exists(), "{} was lost", f.display());
+    }
+
+    let o = sincro(&["explore", "-a", "election.bully", "--untimed", "--out", d]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}{err}");
+    assert!(
+        out.contains("does not replay under timed semantics"),
+        "{out}"
+    );
+    assert!(out.contains("no native scenario"), "{out}");
+}
+
+/// A matrix cell whose run could not be judged is no break, and a matrix of no cell is no
+/// pass: `order.causal`'s crash cell (outside its model) said "breaks" for a run that
+/// `replay` calls COULD NOT JUDGE; `election.anel1`, with no correct variant, "held" with 0
+/// runs and exit 0.
+#[test]
+fn matrix_cells_with_no_answer_are_not_breaks_and_an_empty_matrix_is_refused() {
+    let dir = tmp("matrix-answers");
+    let d = dir.to_str().unwrap();
+    let o = sincro(&[
+        "matrix",
+        "-a",
+        "order.causal",
+        "--seeds",
+        "1",
+        "-q",
+        "--out",
+        d,
+    ]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    let crashes = out
+        .lines()
+        .find(|l| l.starts_with("crashes "))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(
+        crashes.contains("could not judge: replica_agreement") && !crashes.contains("breaks"),
+        "{crashes}"
+    );
+    let o = sincro(&["matrix", "-a", "election.anel1", "--seeds", "2", "--out", d]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{out}{err}");
+    assert!(err.contains("nothing to run"), "{err}");
+}

@@ -470,6 +470,7 @@ impl<P: Process> World<P> {
                 }
             }
         }
+        refuse_drawn_faults(scenario)?;
         let net = Network::new(n, &scenario.network)
             .map_err(|e| ScenarioError(format!("network: {e}")))?;
         let nodes = prep
@@ -1496,5 +1497,38 @@ impl<P: Process> World<P> {
             _ => None,
         };
         Some(sc)
+    }
+}
+
+/// Refuses a scenario whose network draws losses or duplicates from probabilities: the
+/// explorer chooses those itself (bounded by [`Bounds::loss`] and [`Bounds::duplicate`]),
+/// and silently dropping the probabilities explored a reliable network in place of the
+/// lossy one the file describes ("no violation" where every run of the file failed).
+/// (`set_links` faults are refused with the other faults the explorer does not model.)
+fn refuse_drawn_faults(scenario: &Scenario) -> Result<(), ScenarioError> {
+    let net = &scenario.network;
+    let links = net.links.iter().enumerate().flat_map(|(i, o)| {
+        [
+            (format!("network.links[{i}].loss"), o.loss.unwrap_or(0.0)),
+            (
+                format!("network.links[{i}].duplicate"),
+                o.duplicate.unwrap_or(0.0),
+            ),
+        ]
+    });
+    let drawn = [
+        ("network.loss".to_string(), net.loss),
+        ("network.duplicate".to_string(), net.duplicate),
+    ]
+    .into_iter()
+    .chain(links)
+    .find(|(_, p)| *p > 0.0);
+    match drawn {
+        Some((what, p)) => Err(ScenarioError(format!(
+            "{what} = {p}: the explorer does not draw losses or duplicates from \
+             probabilities; it injects a bounded number of them itself (explore's --loss and \
+             --dup): set it to 0"
+        ))),
+        None => Ok(()),
     }
 }
