@@ -134,7 +134,7 @@ fn the_summary_lists_goals_and_random_turns_guidance_off() {
         assert!(o.status.success(), "{o:?}");
         String::from_utf8(o.stdout).unwrap()
     };
-    let guided = run("120", &[]);
+    let guided = run("40", &[]);
     assert!(guided.contains("coverage guidance: "), "{guided}");
     assert!(guided.contains("goals (sometimes): "), "{guided}");
     // A buggy target stops at its first failure: its goals are not judged.
@@ -144,7 +144,7 @@ fn the_summary_lists_goals_and_random_turns_guidance_off() {
             "-a",
             "election.bully",
             "--seeds",
-            "120",
+            "40",
             "--no-shrink",
         ])
         .args(["--out", dir.to_str().unwrap()])

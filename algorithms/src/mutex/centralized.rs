@@ -380,7 +380,8 @@ mod tests {
             active_ms: 250,
             ..Default::default()
         };
-        for seed in 880..1080 {
+        // Seed 893 is the one that failed; a quick run sweeps a tenth past it (CI all 200).
+        for seed in 880..880 + crate::test_support::sweep_seeds(200) {
             let sc = alg.generate("correct", seed, &opts);
             let v = alg.run(&sc, RunOptions::default()).unwrap().verdict;
             assert!(v.is_pass(), "seed {seed} at 250 ms: {v}");
