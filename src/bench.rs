@@ -49,19 +49,24 @@ pub struct BenchArgs {
     /// Messages per workload on turmoil (it steps 1 ms ticks, so it is far slower).
     #[arg(long, default_value_t = 20_000)]
     pub turmoil_messages: u64,
-    /// Skip the turmoil rows (and the engine comparison table).
-    #[arg(long)]
+    /// Skip the turmoil rows (and the engine comparison and fuzz tables).
+    #[arg(long, conflicts_with_all = ["turmoil_messages", "fuzz_seeds", "fuzz_slow_seeds"])]
     pub no_turmoil: bool,
     /// Runs of each configuration, 1 to 100; the fastest is reported (the first run of a
     /// traced configuration also pays for faulting in its trace memory).
     #[arg(long, default_value_t = 3)]
     pub repeat: u32,
-    /// Only the rows whose engine column contains this text (e.g. `bare`, `no trace`, `trace+checker`).
-    #[arg(long)]
+    /// Only the first table's rows whose engine column contains this text (e.g. `bare`,
+    /// `no trace`, `trace+checker`); the engine comparison and fuzz tables are left out.
+    #[arg(long, conflicts_with_all = ["fuzz_seeds", "fuzz_slow_seeds"])]
     pub only: Option<String>,
     /// Print the scaling curve instead: wall time, peak memory and events of an election and
-    /// a causal multicast at each `--scale-n` node count, each size in a child process.
-    #[arg(long)]
+    /// a causal multicast at each `--scale-n` node count, each size in a child process (the
+    /// options of the tables do not apply).
+    #[arg(long, conflicts_with_all = [
+        "messages", "turmoil_messages", "no_turmoil", "repeat", "only", "fuzz_seeds",
+        "fuzz_slow_seeds",
+    ])]
     pub scale: bool,
     /// Node counts of the election in `--scale` (comma-separated, each 2 ..= `MAX_NODES`).
     #[arg(long, value_delimiter = ',', requires = "scale", default_values_t = crate::bench_scale::DEFAULT_SCALE_N.to_vec())]
@@ -813,7 +818,7 @@ pub fn main(args: &BenchArgs) -> i32 {
             );
         }
     }
-    if !args.no_turmoil {
+    if !args.no_turmoil && args.only.is_none() {
         println!();
         println!(
             "Engines on the same scenarios ({} messages each; trace off, no checker):",

@@ -258,10 +258,12 @@ pub fn main(a: &ExploreArgs) -> i32 {
         None => a.active_ms,
     });
     // Checked whether or not faults are injected: a value out of range is refused either way.
-    if faults_until_ms > crate::harness::MAX_TIME_MS {
+    // The heal at that time and a run 1 ms past it must fit the limit on any time.
+    if faults_until_ms >= crate::harness::MAX_TIME_MS {
         return bad_input(format!(
-            "--faults-until-ms = {faults_until_ms} is outside [0, {}] ms (the limit on any time)",
-            crate::harness::MAX_TIME_MS
+            "--faults-until-ms = {faults_until_ms} is outside [0, {}] ms (the run lasts 1 ms \
+             past it, within the limit on any time)",
+            crate::harness::MAX_TIME_MS - 1
         ));
     }
     if injected {
@@ -370,15 +372,7 @@ fn no_counterexample(report: &crate::harness::explore::ExploreReport) -> i32 {
     if report.stop != Stop::Exhausted && report.depth_complete == 0 {
         // Cut before a single level was explored (`--time 1ns`): no bound was searched,
         // so "no violation within the bound" would claim what was never looked at.
-        println!(
-            "NOTHING EXPLORED: the {} ended the search before it finished depth 1; give it \
-             more (--time, --max-states)",
-            if report.stop == Stop::StateBound {
-                "state bound"
-            } else {
-                "time bound"
-            }
-        );
+        println!("NOTHING EXPLORED: give the search more (--time, --max-states)");
         return exit::UNJUDGED;
     }
     if report.limited > 0 {

@@ -259,6 +259,15 @@ impl fmt::Display for ExploreReport {
                 self.max_depth,
                 self.unjudged_note()
             ),
+            (None, stop) if self.depth_complete == 0 => write!(
+                f,
+                "nothing explored: the {} ended the search before it finished depth 1",
+                if stop == Stop::StateBound {
+                    "state bound"
+                } else {
+                    "time bound"
+                }
+            ),
             (None, stop) => write!(
                 f,
                 "no violation within the bound (depth {}, {} states; stopped by the {}){}",

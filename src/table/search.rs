@@ -172,6 +172,16 @@ pub fn main(args: &TableArgs) -> i32 {
             return crate::exit::BAD_INPUT;
         }
     };
+    // A strategy named twice would be measured twice, as two rows of the same thing.
+    if let Some(twice) = args
+        .strategy
+        .iter()
+        .enumerate()
+        .find_map(|(i, s)| args.strategy[..i].contains(s).then_some(s))
+    {
+        eprintln!("error: --strategy names `{twice}` twice");
+        return crate::exit::BAD_INPUT;
+    }
     let algs = match algorithms::select(args.algorithm.as_deref().unwrap_or("all")) {
         Ok(a) => a,
         Err(e) => {
@@ -179,6 +189,17 @@ pub fn main(args: &TableArgs) -> i32 {
             return crate::exit::BAD_INPUT;
         }
     };
+    // An empty table measures nothing: as `calibrate`, a selection with no bug is refused.
+    if !algs
+        .iter()
+        .any(|a| a.info().variants.iter().any(|v| v.buggy))
+    {
+        eprintln!(
+            "error: --algorithm {}: no buggy variant to measure the search on",
+            args.algorithm.as_deref().unwrap_or("all")
+        );
+        return crate::exit::BAD_INPUT;
+    }
     println!(
         "Search strategies against the planted bugs: seeds 0..{seeds} per row; the median of seeds \
          to the first failure is over {OFFSETS} starting offsets (k·{})\n",

@@ -343,7 +343,7 @@ fn the_election_table_at_two_nodes_is_no_false_alarm() {
 
 #[test]
 fn huge_command_line_values_are_bad_input() {
-    let cases: [(&[&str], &str); 23] = [
+    let cases: [(&[&str], &str); 29] = [
         // Refused with no fault to inject as well (it was accepted then).
         (
             &[
@@ -458,6 +458,44 @@ fn huge_command_line_values_are_bad_input() {
             "--only `nothing-matches` matches no row's engine",
         ),
         (&["bench", "--scale-n", "10"], "--scale"),
+        (
+            &[
+                "table",
+                "search",
+                "--seeds",
+                "20",
+                "-a",
+                "mutex.decentralized",
+            ],
+            "no buggy variant to measure the search on",
+        ),
+        (
+            &["table", "search", "--strategy", "random,pct,random"],
+            "--strategy names `random` twice",
+        ),
+        (
+            &[
+                "explore",
+                "-a",
+                "order.lamport",
+                "--faults-until-ms",
+                "1000000000",
+            ],
+            "--faults-until-ms = 1000000000 is outside",
+        ),
+        // Options a mode would ignore are refused, not dropped.
+        (
+            &["bench", "--scale", "--repeat", "5"],
+            "'--scale' cannot be used with '--repeat <REPEAT>'",
+        ),
+        (
+            &["bench", "--no-turmoil", "--fuzz-seeds", "5"],
+            "'--no-turmoil' cannot be used with '--fuzz-seeds <FUZZ_SEEDS>'",
+        ),
+        (
+            &["bench", "--only", "bare", "--fuzz-slow-seeds", "5"],
+            "cannot be used with",
+        ),
         (
             &["fuzz", "--jobs", "100000000", "--seeds", "1"],
             "--jobs = 100000000 is above the limit of 256",
@@ -1606,7 +1644,9 @@ fn an_exploration_that_explored_nothing_is_no_answer() {
     let (stdout, stderr) = text(&o);
     assert_eq!(o.status.code(), Some(6), "{stdout}{stderr}");
     assert!(
-        stdout.contains("NOTHING EXPLORED: the state bound ended the search"),
+        stdout.contains("nothing explored: the state bound ended the search")
+            && stdout.contains("NOTHING EXPLORED")
+            && !stdout.contains("no violation"),
         "{stdout}"
     );
 }
