@@ -82,6 +82,9 @@ pub struct Sim<P: Process> {
     in_flight: u64,
     limits: Limits,
     stats: Stats,
+    /// `stats.events` when simulated time last moved: a run stuck at one instant (a loop of
+    /// zero-latency messages) says so when it hits the step limit.
+    events_when_time_moved: u64,
 }
 
 /// The native engine's half of the callback core ([`super::after_callback`]).
@@ -172,6 +175,7 @@ impl<P: Process> Sim<P> {
         let mut sim = Sim {
             n,
             now_ns: 0,
+            events_when_time_moved: 0,
             end_ns: prep.end_ns,
             queue: TimeQueue::new(),
             // the items known at the start, and as many again in flight, without a regrowth
@@ -270,6 +274,9 @@ impl<P: Process> Sim<P> {
         invariant(at >= self.now_ns, "time never goes back", || {
             format!("event at {at} ns popped at {} ns", self.now_ns)
         });
+        if at != self.now_ns {
+            self.events_when_time_moved = self.stats.events;
+        }
         self.now_ns = at;
         self.stats.events += 1;
         if self.stats.events > self.limits.max_events {
@@ -279,15 +286,31 @@ impl<P: Process> Sim<P> {
             }
             self.rec.verdict = Some(Verdict::LimitExceeded {
                 limit: format!(
-                    "limits.max_events = {} steps reached at {:.3} ms",
+                    "limits.max_events = {} steps reached at {:.3} ms{}",
                     self.limits.max_events,
-                    at as f64 / 1e6
+                    at as f64 / 1e6,
+                    self.time_stood_still()
                 ),
             });
             return false;
         }
         self.handle(item);
         self.rec.verdict.is_none()
+    }
+
+    /// When most of the steps happened at the current instant, why the run could not get
+    /// past it; otherwise empty.
+    fn time_stood_still(&self) -> String {
+        let still = self.stats.events - self.events_when_time_moved;
+        if still.saturating_mul(2) <= self.limits.max_events {
+            return String::new();
+        }
+        format!(
+            "; the last {still} steps all happened at this instant: simulated time stopped \
+             advancing (messages or timers that take no time, e.g. a zero latency, keep \
+             making more work for the same instant; turmoil, which ticks whole \
+             milliseconds, would not show this)"
+        )
     }
 
     /// Runs to the end and returns the outcome.
@@ -842,6 +865,31 @@ mod tests {
             v => panic!("expected a panic verdict, got {v:?}"),
         }
         assert_eq!(count(&out, |k| matches!(k, EventKind::Panic { .. })), 1);
+    }
+
+    /// A run that cannot get past one instant (zero-latency messages answering each other)
+    /// says so when it hits the step limit; a run that merely lasts long does not.
+    #[test]
+    fn a_run_stuck_at_one_instant_says_time_stood_still() {
+        let limit = |json: &str| match run(json).verdict {
+            Verdict::LimitExceeded { limit } => limit,
+            v => panic!("expected a limit, got {v:?}"),
+        };
+        let stuck = limit(
+            r#"{"algorithm": "probe", "nodes": 3, "seed": 1, "duration_ms": 1000,
+            "network": {"latency": {"constant": {"ms": 0}}},
+            "limits": {"max_events": 50},
+            "workload": [{"at_ms": 1, "node": 0, "input": {"Flood": 40}}]}"#,
+        );
+        assert!(
+            stuck.contains("simulated time stopped advancing"),
+            "{stuck}"
+        );
+        let long = limit(
+            r#"{"algorithm": "probe", "nodes": 3, "seed": 1, "duration_ms": 1000,
+            "limits": {"max_events": 50}}"#,
+        );
+        assert!(!long.contains("stopped advancing"), "{long}");
     }
 
     #[test]
