@@ -268,6 +268,33 @@ impl<S: Spec> Check<S> {
     /// shrunk, written to the regressions directory, with the way to replay it.
     pub fn run(self) -> Result<Report, Failure> {
         let this = self.with_env()?;
+        let env = this.replay_env();
+        this.run_with_env().map_err(|mut f| {
+            f.replay_env = env;
+            f
+        })
+    }
+
+    /// The environment settings a replay of this check's failure needs besides the seed or
+    /// the file: the engine, and the determinism check that may be what failed.
+    fn replay_env(&self) -> Vec<String> {
+        let mut env = Vec::new();
+        if self.engine != EngineKind::Native {
+            let name = serde_json::to_value(self.engine).expect("an engine serializes");
+            env.push(format!(
+                "SINCRO_ENGINE={}",
+                name.as_str().unwrap_or_default()
+            ));
+        }
+        if self.check_determinism {
+            env.push("SINCRO_CHECK_DETERMINISM=1".to_string());
+        }
+        env
+    }
+
+    /// [`Check::run`] once the environment is read.
+    fn run_with_env(self) -> Result<Report, Failure> {
+        let this = self;
         let started = Instant::now();
         let alg = this.algorithm();
         if let Some(path) = this.replay_path() {
@@ -298,6 +325,18 @@ impl<S: Spec> Check<S> {
     /// or when a seed fails another way. Nothing is written to the regressions directory.
     pub fn expect_violation(self, property: &str) -> Result<Discovery, Failure> {
         let this = self.with_env()?;
+        let env = this.replay_env();
+        this.expect_with_env(property).map_err(|mut f| {
+            f.replay_env = env;
+            // It does not read SINCRO_REPLAY: a file's replay line must name another test.
+            f.replays_files = false;
+            f
+        })
+    }
+
+    /// [`Check::expect_violation`] once the environment is read.
+    fn expect_with_env(self, property: &str) -> Result<Discovery, Failure> {
+        let this = self;
         if let Some(path) = this.replay_path() {
             // It searches for a violation from seeds: a file it would not read must not look
             // replayed.
@@ -457,7 +496,15 @@ impl<S: Spec> Check<S> {
         }
         if let Ok(v) = std::env::var("SINCRO_REGRESSIONS") {
             self.regressions = match v.trim() {
-                "off" | "0" | "" => Regressions::Off,
+                "off" | "0" => Regressions::Off,
+                // An unset CI variable expanded to nothing must not turn replay off unseen.
+                "" => {
+                    return Err(bad(
+                        "SINCRO_REGRESSIONS",
+                        &v,
+                        "is empty: name a directory, or `off` to replay none".into(),
+                    ))
+                }
                 dir => Regressions::At(dir.into()),
             };
         }
@@ -529,6 +576,12 @@ impl<S: Spec> Check<S> {
         path: &Path,
         what: &str,
     ) -> Result<(), Failure> {
+        // The file is a scenario; this test judges it its own way: its properties (a file
+        // another test wrote under `.properties(["mine"])` names a property this test may not
+        // know, or leaves out one it checks) and its own checkers (in `alg`).
+        let mut own = sc.clone();
+        own.checks.properties.clone_from(&self.properties);
+        let sc = &own;
         let out = alg
             .run(sc, RunOptions::new(true))
             .map_err(|e| Failure::headline(format!("{}: {e}", path.display())))?;
@@ -580,16 +633,19 @@ impl<S: Spec> Check<S> {
             })
             .collect();
         files.sort();
-        // The fault classes this test runs: a failure another test of the same variant found
-        // with classes of its own (`.faults([ClockJumps, ..])`) is that test's regression; a
-        // test inside the model must not fail on it.
-        let allowed = alg.info().fault_model.tolerates;
+        // The fault classes this test runs (its model, and those its variant's bug needs): a
+        // failure another test of the same variant found with classes of its own
+        // (`.faults([Loss, ..])`) is that test's regression; a test inside the model must not
+        // fail on it. The network's loss, duplication and reordering and the clocks' drift
+        // count, not only the fault plan's (`Scenario::classes_in_use`).
+        let mut allowed = alg.info().fault_model.tolerates;
+        allowed.extend(alg.bug_classes(self.variant.name()));
         let mut replayed = 0;
         for path in &files {
             let sc = Scenario::load(path)
                 .map_err(|e| Failure::headline(format!("regression file: {e}")))?;
             if sc.variant != self.variant.name()
-                || sc.fault_classes().iter().any(|c| !in_model(&allowed, *c))
+                || sc.classes_in_use().iter().any(|c| !in_model(&allowed, *c))
             {
                 continue;
             }
@@ -633,8 +689,20 @@ impl<S: Spec> Check<S> {
                 "time(0 s): a budget of nothing runs no seed and checks nothing".into(),
             ));
         }
+        // As SINCRO_TIME and `fuzz --time`: a deadline past what `Instant` holds panicked.
+        if let Some(t) = self.time.filter(|t| t.as_secs() >= 1_000_000_000) {
+            return Err(Failure::headline(format!(
+                "time({t:?}): a budget must be under 10^9 s"
+            )));
+        }
         if self.seeds == 0 {
             return Err(Failure::headline("seeds(0): need at least 1 seed".into()));
+        }
+        if self.seeds == fuzz::UNBOUNDED && self.time.is_none() {
+            return Err(Failure::headline(
+                "seeds(u64::MAX): that many seeds never end; give a number, or a time budget"
+                    .into(),
+            ));
         }
         if self.properties.as_ref().is_some_and(Vec::is_empty) {
             return Err(Failure::headline(
@@ -886,6 +954,13 @@ pub struct Failure {
     /// Whether `SINCRO_SEED=<seed>` rebuilds the failing seed's scenario: false for one that
     /// coverage guidance mutated from earlier seeds' (replay its file, or the scenario shown).
     pub seed_replays: bool,
+    /// Environment settings of the failing check that its replay needs besides the seed or
+    /// the file (`SINCRO_ENGINE=madsim`, `SINCRO_CHECK_DETERMINISM=1`), printed before each
+    /// replay command.
+    pub replay_env: Vec<String>,
+    /// Whether the failing test reads a file given as `SINCRO_REPLAY` (`expect_violation`
+    /// does not): otherwise a file's replay line names a test that calls `.run()`.
+    pub replays_files: bool,
 }
 
 impl Failure {
@@ -899,6 +974,8 @@ impl Failure {
             context: Vec::new(),
             notes: Vec::new(),
             seed_replays: false,
+            replay_env: Vec::new(),
+            replays_files: true,
         }
     }
 
@@ -986,23 +1063,30 @@ impl fmt::Display for Failure {
             .filter(|n| *n != "main")
             .map(|t| format!(" -- --exact {}", crate::shell_word(Path::new(t))))
             .unwrap_or_default();
+        let env: String = self.replay_env.iter().map(|e| format!("{e} ")).collect();
+        // Where a file is replayed: this test, or (expect_violation) one that reads files.
+        let file_filter = if self.replays_files {
+            filter.clone()
+        } else {
+            " -- <a test of this algorithm and variant that calls .run()>".to_string()
+        };
         if let Some(path) = &self.path {
             let path = crate::shell_word(path);
             writeln!(f, "  replay:")?;
-            writeln!(f, "    SINCRO_REPLAY={path} cargo test{filter}")?;
+            writeln!(f, "    SINCRO_REPLAY={path} {env}cargo test{file_filter}")?;
             writeln!(
                 f,
                 "    or `replay {path}` with a binary whose registry holds this algorithm \
                  (sincro::cli::main_with)"
             )?;
         } else if let (Some(seed), true) = (self.seed, self.seed_replays) {
-            writeln!(f, "  replay: SINCRO_SEED={seed} cargo test{filter}")?;
+            writeln!(f, "  replay: SINCRO_SEED={seed} {env}cargo test{filter}")?;
         } else if let (Some(_), Some(sc)) = (self.seed, &self.scenario) {
             writeln!(
                 f,
                 "  replay: coverage guidance drew this scenario from earlier seeds', so \
                  SINCRO_SEED does not rebuild it; save it as a file and run \
-                 SINCRO_REPLAY=<file> cargo test{filter}:"
+                 SINCRO_REPLAY=<file> {env}cargo test{file_filter}:"
             )?;
             for l in sc.to_json().lines() {
                 writeln!(f, "    {l}")?;
@@ -1083,10 +1167,13 @@ impl Algorithm for Tested {
         info
     }
     fn run(&self, sc: &Scenario, options: RunOptions) -> Result<Outcome, ScenarioError> {
+        // Clamped as the spec's own checkers' bound is: a spec may answer u64::MAX for
+        // "unbounded", and a test's checker computing the bound in ns must not overflow.
         let bound = sc
             .checks
             .liveness_bound_ms
-            .unwrap_or_else(|| self.inner.liveness_bound_ms(sc));
+            .unwrap_or_else(|| self.inner.liveness_bound_ms(sc))
+            .min(crate::algorithms::spec::MAX_LIVENESS_BOUND_MS);
         let extra = self
             .extra
             .iter()
@@ -1110,6 +1197,10 @@ impl Algorithm for Tested {
     }
     fn bug_classes(&self, variant: &str) -> Vec<FaultClass> {
         self.inner.bug_classes(variant)
+    }
+    fn goals(&self) -> Vec<crate::algorithms::coverage::Goal> {
+        // The spec's own goals keep guiding a test that chose its faults or added checkers.
+        self.inner.goals()
     }
     fn complete(&self, draft: Draft, opts: &GenOptions) -> Scenario {
         self.inner.complete(draft, opts)

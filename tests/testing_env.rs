@@ -55,6 +55,32 @@ fn environment_variables_choose_seeds_replay_and_report_bad_values() {
     assert_eq!(report.regressions_replayed, 0);
     std::fs::remove_file(dir.join("mutex.centralized.correct.seed999.json")).unwrap();
 
+    // The same for a failure whose fault outside the model is in the network, not the plan:
+    // a lossy link (`network.loss`, as generation writes loss) is no fault of the plan.
+    let mut lossy: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/corpus/mutex/centralized-pass.json"
+        ))
+        .unwrap(),
+    )
+    .unwrap();
+    lossy["network"]["loss"] = serde_json::json!(1.0);
+    lossy.as_object_mut().unwrap().remove("expect");
+    let lossy_file = dir.join("mutex.centralized.correct.seed998.json");
+    std::fs::write(&lossy_file, lossy.to_string()).unwrap();
+    let report = check(CentralizedSpec).seeds(2).run().unwrap();
+    assert_eq!(
+        report.regressions_replayed, 0,
+        "a lossy regression was replayed"
+    );
+    std::fs::remove_file(&lossy_file).unwrap();
+    // An empty value (an unset CI variable) does not turn regression replay off unseen.
+    std::env::set_var("SINCRO_REGRESSIONS", "");
+    let e = check(CentralizedSpec).seeds(1).run().unwrap_err();
+    assert!(e.headline.contains("SINCRO_REGRESSIONS"), "{e}");
+    std::env::set_var("SINCRO_REGRESSIONS", &dir);
+
     std::env::set_var("SINCRO_SEEDS", "lots");
     let e = check(CentralizedSpec).run().unwrap_err();
     assert!(e.headline.contains("SINCRO_SEEDS=\"lots\""), "{e}");
@@ -74,6 +100,13 @@ fn environment_variables_choose_seeds_replay_and_report_bad_values() {
         .unwrap_err();
     assert_eq!(replayed.verdict, failed.verdict);
     assert_eq!(replayed.context, failed.context);
+    // Its replay line keeps the environment the failing check had.
+    assert!(
+        replayed
+            .to_string()
+            .contains("SINCRO_CHECK_DETERMINISM=1 cargo test"),
+        "{replayed}"
+    );
     // The test of another variant does not replay it as its own...
     let e = check(CentralizedSpec).run().unwrap_err();
     assert!(e.headline.contains("variant `lease-timeout`"), "{e}");
@@ -85,6 +118,19 @@ fn environment_variables_choose_seeds_replay_and_report_bad_values() {
     assert!(e.headline.contains("not read by expect_violation"), "{e}");
     std::env::remove_var("SINCRO_REPLAY");
     std::env::remove_var("SINCRO_CHECK_DETERMINISM");
+    // A regression file another test wrote judging a property of its own is judged the way
+    // this test judges: its `checks.properties` do not make this test fail on a name it does
+    // not know.
+    let mut named: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    named["checks"] = serde_json::json!({"properties": ["only_in_another_test"]});
+    std::fs::write(&path, named.to_string()).unwrap();
+    let e = check(CentralizedSpec)
+        .variant(Variant::LeaseTimeout)
+        .seeds(1)
+        .run()
+        .unwrap_err();
+    assert_eq!(e.verdict, failed.verdict, "{e}");
 
     std::env::set_var("SINCRO_ENGINE", "warp");
     let e = check(CentralizedSpec).run().unwrap_err();

@@ -599,6 +599,36 @@ impl Scenario {
         classes
     }
 
+    /// Every fault class the scenario exercises: its plan's ([`Scenario::fault_classes`]), and
+    /// those its network and clocks draw with no fault in the plan: loss, duplication and
+    /// reordering on any link, clock drift. (A generated scenario with loss has it in
+    /// `network.loss`; its plan only restores the links at the end of the faults.)
+    pub fn classes_in_use(&self) -> std::collections::BTreeSet<crate::fault::FaultClass> {
+        use crate::fault::FaultClass;
+        let mut classes = self.fault_classes();
+        let net = &self.network;
+        let drawn = |base: f64, of: fn(&crate::net::LinkOverride) -> Option<f64>| {
+            base > 0.0 || net.links.iter().any(|o| of(o).is_some_and(|p| p > 0.0))
+        };
+        for (on, class) in [
+            (drawn(net.loss, |o| o.loss), FaultClass::Loss),
+            (
+                drawn(net.duplicate, |o| o.duplicate),
+                FaultClass::Duplication,
+            ),
+            (drawn(net.reorder, |o| o.reorder), FaultClass::Reordering),
+            (
+                self.clocks.rho_ppm > 0.0 || self.clocks.nodes.iter().any(|c| c.drift_ppm != 0.0),
+                FaultClass::ClockDrift,
+            ),
+        ] {
+            if on {
+                classes.insert(class);
+            }
+        }
+        classes
+    }
+
     /// Global time (ms) after which the fault plan does nothing more: liveness is judged from
     /// here. A pause never resumed or a partition never healed is still in effect when the
     /// run ends, so the faults stop no earlier than the end (`duration_ms`): a liveness

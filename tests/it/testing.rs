@@ -197,6 +197,9 @@ fn bad_builder_values_are_errors_not_panics() {
         ),
         (check(CentralizedSpec).jobs(100_000), "jobs(100000)"),
         (check(CentralizedSpec).time(Duration::ZERO), "time(0 s)"),
+        // A deadline past what `Instant` holds panicked; u64::MAX seeds never end.
+        (check(CentralizedSpec).time(Duration::MAX), "under 10^9 s"),
+        (check(CentralizedSpec).seeds(u64::MAX), "seeds(u64::MAX)"),
     ];
     for (c, named) in refused {
         let e = c.ignore_env().no_regressions().run().unwrap_err();

@@ -3,8 +3,9 @@ use sincro::testing::check;
 
 #[test]
 fn one_primary_at_a_time_under_partitions_crashes_and_loss() {
-    let report = check(LeasePrimary).nodes(3..=5).seeds(150).run().unwrap();
-    assert_eq!(report.runs, 150);
+    // `Err` holds the shrunk failure, written to sincro-regressions/, and its replay line
+    // (SINCRO_SEED or SINCRO_REPLAY, which run one seed or one file instead of the 150).
+    check(LeasePrimary).nodes(3..=5).seeds(150).run().unwrap();
 }
 
 #[test]
