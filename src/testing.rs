@@ -193,8 +193,8 @@ impl<S: Spec> Check<S> {
         self.active_ms = u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
         self
     }
-    /// Every seed's faulty phase exactly [`Check::active`] (by default each seed draws ½, 1
-    /// or 2 times it: swarm testing over the phase length).
+    /// Every seed's faulty phase exactly [`Check::active`] (by default each seed draws ¼, ½,
+    /// 1, 2 or 4 times it: swarm testing over the phase length).
     pub fn fixed_phase(mut self) -> Self {
         self.phase_swarm = false;
         self

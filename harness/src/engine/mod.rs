@@ -181,7 +181,45 @@ pub struct Outcome {
 pub type Factory<P> = Rc<dyn Fn(NodeId) -> P>;
 
 /// Runs `scenario` on the engine it names.
+///
+/// A panic outside the nodes' callbacks (those are caught one by one: [`Verdict::Panic`]) —
+/// in a checker's `on_event` or `finish`, or in the node factory — ends the run as
+/// [`Verdict::Unjudged`] of the pseudo-property [`HARNESS_PANIC`], with the panic's message,
+/// instead of unwinding through a campaign's worker and losing the seed that caused it.
 pub fn run<P: Process>(
+    scenario: &Scenario,
+    factory: Factory<P>,
+    checkers: Vec<Box<dyn Checker>>,
+    options: RunOptions,
+) -> Result<Outcome, ScenarioError> {
+    let traced = options.record_trace;
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        run_on_engine(scenario, factory, checkers, options)
+    }))
+    .unwrap_or_else(|payload| {
+        Ok(Outcome {
+            verdict: Verdict::Unjudged {
+                property: HARNESS_PANIC.to_string(),
+                reason: format!(
+                    "the run panicked outside the nodes' callbacks (a checker's on_event or \
+                     finish, or the node factory), so nothing was judged: {}",
+                    panic_message(&*payload)
+                ),
+            },
+            trace: traced.then(|| Trace {
+                nodes: scenario.nodes,
+                events: Vec::new(),
+            }),
+            stats: Stats::default(),
+        })
+    })
+}
+
+/// The property a run that panicked outside the nodes' callbacks could not judge (see
+/// [`run`]).
+pub const HARNESS_PANIC: &str = "checker_or_factory_panic";
+
+fn run_on_engine<P: Process>(
     scenario: &Scenario,
     factory: Factory<P>,
     checkers: Vec<Box<dyn Checker>>,

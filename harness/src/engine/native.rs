@@ -867,6 +867,45 @@ mod tests {
         assert_eq!(count(&out, |k| matches!(k, EventKind::Panic { .. })), 1);
     }
 
+    /// A checker that panics (a user's checker with a bug) ends its run as "could not judge"
+    /// with the panic's message, through `engine::run`, instead of unwinding through the
+    /// caller (a campaign's worker, which lost the seed).
+    #[test]
+    fn a_panicking_checker_ends_the_run_unjudged_with_its_message() {
+        struct Boom;
+        impl Checker for Boom {
+            fn property(&self) -> &'static str {
+                "boom"
+            }
+            fn on_event(
+                &mut self,
+                ev: &crate::trace::Event,
+            ) -> Result<(), crate::check::Violation> {
+                assert!(ev.id < 3, "checker bug at event {}", ev.id);
+                Ok(())
+            }
+            fn finish(&mut self, _end_t_ns: u64) -> Result<(), crate::check::Violation> {
+                Ok(())
+            }
+        }
+        let sc = Scenario::from_json(PING).unwrap();
+        let out = crate::engine::run(
+            &sc,
+            Rc::new(|_| Probe::default()),
+            vec![Box::new(Boom)],
+            RunOptions::default(),
+        )
+        .unwrap();
+        match &out.verdict {
+            Verdict::Unjudged { property, reason } => {
+                assert_eq!(property, crate::engine::HARNESS_PANIC);
+                assert!(reason.contains("checker bug at event 3"), "{reason}");
+            }
+            v => panic!("expected could-not-judge, got {v:?}"),
+        }
+        assert!(out.trace.is_some(), "a traced run still has a trace");
+    }
+
     /// A run that cannot get past one instant (zero-latency messages answering each other)
     /// says so when it hits the step limit; a run that merely lasts long does not.
     #[test]
