@@ -82,6 +82,10 @@ fn in_model(allowed: &[FaultClass], c: FaultClass) -> bool {
     c == FaultClass::Delays || allowed.contains(&c)
 }
 
+/// Most seeds a passing check re-runs traced to see that each property had something to
+/// judge (see [`Check::run`]).
+pub const EVIDENCE_SAMPLE: u64 = 20;
+
 /// Starts a test of `spec`'s correct variant (the first of its variants) with the defaults:
 /// 3–6 nodes, faults inside its declared model, 100 seeds, native engine.
 pub fn check<S: Spec>(spec: S) -> Check<S> {
@@ -265,7 +269,9 @@ impl<S: Spec> Check<S> {
     }
 
     /// Runs the check: every property must hold on every seed. `Err` holds the first failure,
-    /// shrunk, written to the regressions directory, with the way to replay it.
+    /// shrunk, written to the regressions directory, with the way to replay it; or names a
+    /// property that no run gave anything to judge (the event kinds its checker reads never
+    /// happened in the first [`EVIDENCE_SAMPLE`] seeds' runs): a pass on nothing is none.
     pub fn run(self) -> Result<Report, Failure> {
         let this = self.with_env()?;
         let env = this.replay_env();
@@ -309,13 +315,28 @@ impl<S: Spec> Check<S> {
                 alg.info().name,
                 this.variant.name()
             ))),
-            Found::None { runs } => Ok(Report {
-                algorithm: alg.info().name.to_string(),
-                variant: this.variant.name().to_string(),
-                runs,
-                regressions_replayed: replayed,
-                wall: started.elapsed(),
-            }),
+            Found::None { runs } => {
+                // "Could not judge" is never a pass: a property no run gave anything to judge.
+                if let Some((property, kinds)) = this.never_judged(alg, runs)?.first() {
+                    return Err(Failure::headline(format!(
+                        "{} / {}: could not judge `{property}`: none of the first {} seeds' runs \
+                         had an event it reads ({}), so its {runs} passing runs judged nothing; \
+                         make the workload or the faults reach it, or leave it out with \
+                         .properties([..])",
+                        alg.info().name,
+                        this.variant.name(),
+                        runs.min(EVIDENCE_SAMPLE),
+                        kinds.join(", ")
+                    )));
+                }
+                Ok(Report {
+                    algorithm: alg.info().name.to_string(),
+                    variant: this.variant.name().to_string(),
+                    runs,
+                    regressions_replayed: replayed,
+                    wall: started.elapsed(),
+                })
+            }
             Found::Failure(f) => Err(*f),
         }
     }
@@ -655,6 +676,62 @@ impl<S: Spec> Check<S> {
         Ok(replayed)
     }
 
+    /// How this check generates each seed's scenario.
+    fn gen_options(&self) -> GenOptions {
+        GenOptions {
+            nodes_min: *self.nodes.start(),
+            nodes_max: *self.nodes.end(),
+            active_ms: self.active_ms,
+            beyond_model: false,
+            engine: self.engine,
+            only: None,
+            strategy: self.strategy,
+            phase_swarm: self.phase_swarm,
+        }
+    }
+
+    /// After a passing campaign of `runs` seeds: the properties none of the first seeds'
+    /// runs ([`EVIDENCE_SAMPLE`] at most, re-run traced) gave anything to judge, with the
+    /// event kinds their checkers read ([`Property::EVIDENCE`], a user's
+    /// [`Checker::evidence`]). Such a property passed on nothing: a mutual exclusion no run
+    /// entered, a primary no run elected.
+    fn never_judged(
+        &self,
+        alg: &dyn Algorithm,
+        runs: u64,
+    ) -> Result<Vec<(String, &'static [&'static str])>, Failure> {
+        let gen = self.gen_options();
+        let mut open: Option<Vec<(String, &'static [&'static str])>> = None;
+        let last = self.seed_start.saturating_add(runs.min(EVIDENCE_SAMPLE));
+        for seed in self.seed_start..last {
+            let mut sc = alg.generate(self.variant.name(), seed, &gen);
+            sc.checks.properties.clone_from(&self.properties);
+            let checkers = alg
+                .checkers(&sc)
+                .map_err(|e| Failure::headline(format!("seed {seed}: {e}")))?;
+            let want = open.get_or_insert_with(|| {
+                checkers
+                    .iter()
+                    .filter_map(|c| {
+                        let kinds =
+                            crate::checkers::evidence(c.property()).unwrap_or_else(|| c.evidence());
+                        (!kinds.is_empty()).then(|| (c.property().to_string(), kinds))
+                    })
+                    .collect()
+            });
+            if want.is_empty() {
+                break;
+            }
+            let out = alg
+                .run(&sc, RunOptions::new(true))
+                .map_err(|e| Failure::headline(format!("seed {seed}: {e}")))?;
+            if let Some(trace) = &out.trace {
+                want.retain(|(_, kinds)| !crate::checkers::has_evidence(&trace.events, kinds));
+            }
+        }
+        Ok(open.unwrap_or_default())
+    }
+
     /// Fuzzes; on a failure, shrinks it and (with `persist`) writes it to the regressions
     /// directory.
     fn fuzz(&self, alg: &'static dyn Algorithm, persist: bool) -> Result<Found, Failure> {
@@ -732,16 +809,7 @@ impl<S: Spec> Check<S> {
             jobs: self.jobs,
             keep_going: false,
             check_determinism: self.check_determinism,
-            gen: GenOptions {
-                nodes_min: *self.nodes.start(),
-                nodes_max: *self.nodes.end(),
-                active_ms: self.active_ms,
-                beyond_model: false,
-                engine: self.engine,
-                only: None,
-                strategy: self.strategy,
-                phase_swarm: self.phase_swarm,
-            },
+            gen: self.gen_options(),
             out_dir: scratch.clone(),
             max_files: 1,
             coverage: self.coverage,
@@ -1153,6 +1221,28 @@ struct Tested {
     extra: Vec<(&'static str, Arc<CheckerFactory>)>,
 }
 
+impl Tested {
+    /// This test's own checkers for `sc`, each under its given name.
+    fn own_checkers(&self, sc: &Scenario) -> Vec<Box<dyn Checker>> {
+        // Clamped as the spec's own checkers' bound is: a spec may answer u64::MAX for
+        // "unbounded", and a test's checker computing the bound in ns must not overflow.
+        let bound = sc
+            .checks
+            .liveness_bound_ms
+            .unwrap_or_else(|| self.inner.liveness_bound_ms(sc))
+            .min(crate::algorithms::spec::MAX_LIVENESS_BOUND_MS);
+        self.extra
+            .iter()
+            .map(|&(name, ref build)| {
+                Box::new(Named {
+                    name,
+                    inner: build(sc, bound),
+                }) as Box<dyn Checker>
+            })
+            .collect()
+    }
+}
+
 impl Algorithm for Tested {
     fn info(&self) -> AlgorithmInfo {
         let mut info = self.inner.info();
@@ -1167,27 +1257,13 @@ impl Algorithm for Tested {
         info
     }
     fn run(&self, sc: &Scenario, options: RunOptions) -> Result<Outcome, ScenarioError> {
-        // Clamped as the spec's own checkers' bound is: a spec may answer u64::MAX for
-        // "unbounded", and a test's checker computing the bound in ns must not overflow.
-        let bound = sc
-            .checks
-            .liveness_bound_ms
-            .unwrap_or_else(|| self.inner.liveness_bound_ms(sc))
-            .min(crate::algorithms::spec::MAX_LIVENESS_BOUND_MS);
-        let extra = self
-            .extra
-            .iter()
-            .map(|&(name, ref build)| {
-                Box::new(Named {
-                    name,
-                    inner: build(sc, bound),
-                }) as Box<dyn Checker>
-            })
-            .collect();
-        self.inner.run_with(sc, options, extra)
+        self.inner.run_with(sc, options, self.own_checkers(sc))
     }
     fn checkers(&self, sc: &Scenario) -> Result<Vec<Box<dyn Checker>>, ScenarioError> {
-        self.inner.checkers(sc)
+        // The spec's checkers and this test's own, as a run judges with.
+        let mut all = self.inner.checkers(sc)?;
+        all.extend(self.own_checkers(sc));
+        Ok(all)
     }
     fn workload(&self, rng: &mut SimRng, nodes: usize, active_ms: u64) -> Vec<WorkloadItem> {
         self.inner.workload(rng, nodes, active_ms)

@@ -371,3 +371,46 @@ fn generated_in_model_plans_stay_inside_their_models_classes() {
         }
     }
 }
+
+/// A test's checker that reads one kind of observation and finds nothing wrong.
+struct Reads(&'static [&'static str]);
+
+impl sincro::harness::Checker for Reads {
+    fn property(&self) -> &'static str {
+        "reads"
+    }
+    fn on_event(&mut self, _: &sincro::harness::Event) -> Result<(), sincro::harness::Violation> {
+        Ok(())
+    }
+    fn finish(&mut self, _end_t_ns: u64) -> Result<(), sincro::harness::Violation> {
+        Ok(())
+    }
+    fn evidence(&self) -> &'static [&'static str] {
+        self.0
+    }
+}
+
+/// A property no run gave anything to judge passed on nothing, so the check says it could
+/// not judge it: a checker reading an observation the algorithm never makes fails the test;
+/// one reading `cs_enter`, which the runs have, passes.
+#[test]
+fn a_property_no_run_gave_anything_to_judge_is_not_a_pass() {
+    let e = check(CentralizedSpec)
+        .ignore_env()
+        .no_regressions()
+        .checker("reads", |_, _| Box::new(Reads(&["primary_on"])))
+        .seeds(5)
+        .run()
+        .unwrap_err();
+    assert!(
+        e.headline.contains("could not judge `reads`") && e.headline.contains("primary_on"),
+        "{e}"
+    );
+    check(CentralizedSpec)
+        .ignore_env()
+        .no_regressions()
+        .checker("reads", |_, _| Box::new(Reads(&["cs_enter"])))
+        .seeds(5)
+        .run()
+        .unwrap();
+}
