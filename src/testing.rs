@@ -835,9 +835,27 @@ impl<S: Spec> Check<S> {
         }
         let result = match report.first.or(report.nondeterministic) {
             None => Ok(Found::None { runs: report.runs }),
-            Some(f) => self
-                .failure(alg, &target, f, &cfg.gen, persist)
-                .map(Found::Failure),
+            Some(f) => {
+                let unwritten = f.path.is_none() && !report.write_errors.is_empty();
+                self.failure(alg, &target, f, &cfg.gen, persist)
+                    .map(|mut failure| {
+                        if unwritten {
+                            // The scenario that failed was not saved: the seed's scenario
+                            // regenerated stands in for it, which for a guided mutation is
+                            // another one.
+                            failure.seed_replays = false;
+                            failure.notes.extend(report.write_errors.iter().map(|e| {
+                                format!(
+                                    "the failing scenario could not be saved ({e}): what is \
+                                     shown is the seed's scenario regenerated, which coverage \
+                                     guidance may have mutated before it failed"
+                                )
+                            }));
+                        }
+                        failure
+                    })
+                    .map(Found::Failure)
+            }
         };
         let _ = std::fs::remove_dir_all(&scratch);
         result

@@ -132,6 +132,21 @@ fn environment_variables_choose_seeds_replay_and_report_bad_values() {
         .unwrap_err();
     assert_eq!(e.verdict, failed.verdict, "{e}");
 
+    // A failure whose scenario could not be saved (no writable temporary directory) says
+    // so, and offers no SINCRO_SEED line that might rebuild another scenario.
+    std::env::set_var("TMPDIR", "/proc/sincro-no-such-dir");
+    std::env::set_var("SINCRO_REGRESSIONS", "off");
+    let e = check(CentralizedSpec)
+        .variant(Variant::LeaseTimeout)
+        .run()
+        .unwrap_err();
+    std::env::remove_var("TMPDIR");
+    std::env::set_var("SINCRO_REGRESSIONS", &dir);
+    assert!(
+        e.notes.iter().any(|n| n.contains("could not be saved")) && !e.seed_replays,
+        "{e}"
+    );
+
     std::env::set_var("SINCRO_ENGINE", "warp");
     let e = check(CentralizedSpec).run().unwrap_err();
     assert!(e.headline.contains("SINCRO_ENGINE"), "{e}");
