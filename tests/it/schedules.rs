@@ -24,6 +24,22 @@ fn delays(t: &Trace) -> BTreeMap<(usize, usize, String, u32), Vec<u64>> {
         .collect()
 }
 
+/// A total-order scenario on links that lose and duplicate a fifth of the messages.
+fn lossy_total_order() -> (&'static dyn Algorithm, Scenario) {
+    let alg = algorithms::find("order.total").unwrap();
+    let mut sc = alg.generate(
+        "correct",
+        3,
+        &GenOptions {
+            strategy: Strategy::Random,
+            ..GenOptions::default()
+        },
+    );
+    sc.network.loss = 0.2;
+    sc.network.duplicate = 0.2;
+    (alg, sc)
+}
+
 #[test]
 fn a_recorded_schedule_replays_its_run_event_for_event() {
     let opts = GenOptions {
@@ -97,17 +113,7 @@ fn without_an_input_the_recorded_messages_keep_their_delays() {
 
 #[test]
 fn recorded_losses_and_duplicates_replay_and_bad_records_are_refused() {
-    let alg = algorithms::find("order.total").unwrap();
-    let mut sc = alg.generate(
-        "correct",
-        3,
-        &GenOptions {
-            strategy: Strategy::Random,
-            ..GenOptions::default()
-        },
-    );
-    sc.network.loss = 0.2;
-    sc.network.duplicate = 0.2;
+    let (alg, sc) = lossy_total_order();
     let original = trace(alg, &sc);
     let kinds = |t: &Trace| {
         t.events
@@ -145,17 +151,7 @@ fn recorded_losses_and_duplicates_replay_and_bad_records_are_refused() {
 /// the record does not carry faults the scenario no longer declares.
 #[test]
 fn a_record_does_not_carry_faults_the_scenario_no_longer_has() {
-    let alg = algorithms::find("order.total").unwrap();
-    let mut sc = alg.generate(
-        "correct",
-        3,
-        &GenOptions {
-            strategy: Strategy::Random,
-            ..GenOptions::default()
-        },
-    );
-    sc.network.loss = 0.2;
-    sc.network.duplicate = 0.2;
+    let (alg, sc) = lossy_total_order();
     let recorded = Schedule::record(&trace(alg, &sc));
     let Schedule::Recorded(list) = &recorded else {
         unreachable!()
