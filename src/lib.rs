@@ -181,6 +181,25 @@ pub fn replay_command(path: &std::path::Path, engine: Option<&str>) -> String {
     line
 }
 
+/// `Err` naming `flag` when the output `out` is one of `inputs` (the same file, by any path:
+/// see [`same_file`]): writing it would destroy that input before it is read. `is` says what
+/// the input is (`"the input itself"`), `lost` what would be lost (`"the failing scenario"`).
+pub fn refuse_overwrite(
+    flag: &str,
+    out: &std::path::Path,
+    inputs: &[&std::path::Path],
+    is: &str,
+    lost: &str,
+) -> Result<(), String> {
+    if inputs.iter().any(|input| same_file(out, input)) {
+        return Err(format!(
+            "{flag} {} is {is}: {lost} would be lost; name another file",
+            out.display()
+        ));
+    }
+    Ok(())
+}
+
 /// Whether `a` and `b` name the same file (either may not exist yet): an output that would
 /// overwrite the command's own input (`run S --trace S`) is refused, never written.
 pub fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {

@@ -707,15 +707,12 @@ fn emit(out: Option<&Path>, text: &str) -> Result<(), String> {
 /// Runs `sincro show`; returns the exit code (0 once rendered, whatever the verdict; 2 for bad
 /// input).
 pub fn show(args: &ShowArgs) -> i32 {
-    if let Some(out) = args
+    if let Some(Err(e)) = args
         .out
         .as_ref()
-        .filter(|o| crate::same_file(o, &args.input))
+        .map(|out| crate::refuse_overwrite("--out", out, &[&args.input], "the input itself", "it"))
     {
-        return bad_input(format!(
-            "--out {} is the input itself: it would be lost; name another file",
-            out.display()
-        ));
+        return bad_input(e);
     }
     if let Err(e) = options_read(args) {
         return bad_input(e);

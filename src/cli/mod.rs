@@ -545,15 +545,16 @@ fn run(a: RunArgs, default_render: Render) -> i32 {
     if let Some(e) = a.engine {
         sc.engine = e.into();
     }
-    if let Some(t) = a
-        .trace
-        .as_ref()
-        .filter(|t| crate::same_file(t, &a.scenario))
-    {
-        return bad_input(format!(
-            "--trace {} is the scenario itself: the scenario would be lost; name another file",
-            t.display()
-        ));
+    if let Some(Err(e)) = a.trace.as_ref().map(|t| {
+        crate::refuse_overwrite(
+            "--trace",
+            t,
+            &[&a.scenario],
+            "the scenario itself",
+            "the scenario",
+        )
+    }) {
+        return bad_input(e);
     }
     let render = a.render.unwrap_or(default_render);
     if render == Render::None && a.view != crate::show::ViewArgs::default() {
@@ -868,17 +869,17 @@ fn fuzz(a: FuzzArgs) -> i32 {
 
 /// `sincro merge-reports`.
 fn merge_reports(a: &MergeArgs) -> i32 {
-    if let Some((out, _)) = a.junit.as_ref().and_then(|out| {
-        a.reports
-            .iter()
-            .find(|r| crate::same_file(out, r))
-            .map(|r| (out, r))
+    let reports: Vec<&std::path::Path> = a.reports.iter().map(PathBuf::as_path).collect();
+    if let Some(Err(e)) = a.junit.as_ref().map(|out| {
+        crate::refuse_overwrite(
+            "--junit",
+            out,
+            &reports,
+            "one of the reports to merge",
+            "that shard's report",
+        )
     }) {
-        return bad_input(format!(
-            "--junit {} is one of the reports to merge: that shard's report would be lost; \
-             name another file",
-            out.display()
-        ));
+        return bad_input(e);
     }
     let mut inputs = Vec::new();
     for p in &a.reports {

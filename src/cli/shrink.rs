@@ -63,11 +63,14 @@ pub(super) fn main(a: &ShrinkArgs) -> i32 {
         sc.engine = e.into();
     }
     let out_path = a.out.clone().unwrap_or_else(|| default_out(&a.scenario));
-    if crate::same_file(&out_path, &a.scenario) {
-        return bad_input(format!(
-            "--out {} is the input itself: the failing scenario would be lost; name another file",
-            out_path.display()
-        ));
+    if let Err(e) = crate::refuse_overwrite(
+        "--out",
+        &out_path,
+        &[&a.scenario],
+        "the input itself",
+        "the failing scenario",
+    ) {
+        return bad_input(e);
     }
     // The output's folder first: a shrink of a minute is not thrown away at the write.
     if let Some(dir) = out_path.parent().filter(|d| !d.as_os_str().is_empty()) {
