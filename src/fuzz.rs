@@ -1936,7 +1936,7 @@ fn describe_campaign((range, beyond): &(String, String)) -> String {
     if beyond == "true" {
         format!("{range} beyond the model")
     } else {
-        range.clone()
+        format!("{range} inside the model")
     }
 }
 
@@ -2050,7 +2050,16 @@ pub fn merge_junit(inputs: &[(String, String)], partial: bool) -> Result<MergedR
                 .next()
                 .unwrap_or_default()
                 .to_string(),
-            prop(&suite.properties, "beyond-model").unwrap_or_default(),
+            // Absent (an older report) is inside the model; anything else is no report of ours.
+            match prop(&suite.properties, "beyond-model").as_deref() {
+                Some("true") => "true".to_string(),
+                Some("false") | None => "false".to_string(),
+                Some(other) => {
+                    return Err(format!(
+                        "{name}: `beyond-model` = {other:?}: expected true or false"
+                    ))
+                }
+            },
         );
         match &first_campaign {
             Some((c, other)) if *c != campaign => {

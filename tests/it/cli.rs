@@ -1110,7 +1110,29 @@ fn merged_shards_count_as_the_whole_campaign() {
     let o = sincro(&["merge-reports", &d("a.xml"), &d("b-90.xml")]);
     assert_eq!(o.status.code(), Some(2));
     assert!(
-        text(&o).1.contains("(seeds [0, 60) and seeds [0, 90))"),
+        text(&o)
+            .1
+            .contains("(seeds [0, 60) inside the model and seeds [0, 90) inside the model)"),
+        "{}",
+        text(&o).1
+    );
+    // A shard beyond the model and one inside differ by that alone, and the message says so
+    // (it showed the same range twice).
+    let beyond = read("a.xml").replace(
+        r#"name="beyond-model" value="false""#,
+        r#"name="beyond-model" value="true""#,
+    );
+    assert!(
+        beyond.contains(r#"name="beyond-model" value="true""#),
+        "{beyond}"
+    );
+    std::fs::write(dir.join("a-beyond.xml"), beyond).unwrap();
+    let o = sincro(&["merge-reports", &d("a-beyond.xml"), &d("b.xml")]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o)
+            .1
+            .contains("seeds [0, 60) beyond the model and seeds [0, 60) inside the model"),
         "{}",
         text(&o).1
     );
