@@ -744,6 +744,36 @@ impl Trace {
                     fault
                         .validate(nodes, f64::INFINITY)
                         .map_err(|p| err(format!("event {}: {p}", e.id)))?;
+                    // A fault of one node happens at that node: checkers key its effect (a
+                    // clock jump's excuse) on the event's node, so the two must agree.
+                    if let Some(v) = fault.node().filter(|&v| e.node != Some(v)) {
+                        return Err(err(format!(
+                            "event {} is a fault of node {v} recorded {}: a fault of one node \
+                             must be recorded at that node",
+                            e.id,
+                            e.node
+                                .map_or("with no node".to_string(), |n| format!("at node {n}"))
+                        )));
+                    }
+                }
+                EventKind::Observe { obs } => {
+                    // Node ids inside observations are read by checkers (wait-for graphs,
+                    // leaders, deadlock initiators): one past the node count is a node that
+                    // does not exist, not something to judge.
+                    match obs {
+                        Observation::Leader {
+                            leader: Some(v), ..
+                        } => in_range("as leader", *v)?,
+                        Observation::WaitFor { waiter, on }
+                        | Observation::WaitEnd { waiter, on } => {
+                            in_range("as a waiter", *waiter)?;
+                            in_range("as waited on", *on)?;
+                        }
+                        Observation::DeadlockDetected { initiator } => {
+                            in_range("as a deadlock's initiator", *initiator)?
+                        }
+                        _ => {}
+                    }
                 }
                 _ => {}
             }
@@ -999,6 +1029,49 @@ mod tests {
             }
         });
         assert!(e.problem.contains("node 5 does not exist"), "{e}");
+        // A fault of one node recorded elsewhere, or with no node: a clock jump's excuse
+        // went to the event's node (a fall of node 2 excused by node 1's jump).
+        for at in [Some(2), None] {
+            let e = problem(&|t| {
+                t.events[1].node = at;
+                t.events[1].kind = EventKind::Fault {
+                    fault: Fault::ClockJump {
+                        node: 1,
+                        delta_ms: -5.0,
+                    },
+                }
+            });
+            assert!(e.problem.contains("is a fault of node 1 recorded"), "{e}");
+        }
+        // Node ids inside observations: a wait-for edge to node 3 of 3 nodes (a deadlock
+        // checker would demand a report of a cycle through a node that does not exist).
+        let observe = |obs: Observation| {
+            move |t: &mut Trace| t.events[1].kind = EventKind::Observe { obs: obs.clone() }
+        };
+        for (obs, says) in [
+            (
+                Observation::WaitFor { waiter: 2, on: 3 },
+                "node 3 (as waited on)",
+            ),
+            (
+                Observation::WaitEnd { waiter: 4, on: 0 },
+                "node 4 (as a waiter)",
+            ),
+            (
+                Observation::Leader {
+                    leader: Some(7),
+                    term: 1,
+                },
+                "node 7 (as leader)",
+            ),
+            (
+                Observation::DeadlockDetected { initiator: 3 },
+                "node 3 (as a deadlock's initiator)",
+            ),
+        ] {
+            let e = problem(&observe(obs));
+            assert!(e.problem.contains(says), "{e}");
+        }
         let e = problem(&|t| t.nodes = 0);
         assert_eq!(e.line, 1);
         let e = problem(&|t| t.nodes = 1_000_000_000);
