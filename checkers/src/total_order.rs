@@ -6,17 +6,23 @@
 //! `m` that delivered `x` must have delivered, before `x`, each message that `n` delivered
 //! before `x` and `m` also delivered. Checking at every delivery catches every inverted pair
 //! at the later of its four deliveries. A message delivered twice by one node is reported too.
+//! At the end, the nodes' orders together must fit one sequence: three nodes that each share
+//! only one pair (`a` before `b` at one, `b` before `c` at another, `c` before `a` at a third)
+//! invert no pair, yet no single sequence holds all three (a cycle of the union of the
+//! orders).
 //!
 //! # Contract
 //!
 //! - **Reads:** `delivered` observations of nodes in `0..nodes` (messages matched by their
 //!   application id). Only the *relative* order of messages two nodes both delivered is
-//!   compared: gaps are allowed, and a message delivered by some nodes and never by others is
-//!   not a violation (agreement on *what* is delivered is not checked). Ignored: `multicast`,
+//!   compared, and at the end that all the orders fit one sequence: gaps are allowed, and a
+//!   message delivered by some nodes and never by others is not a violation (agreement on
+//!   *what* is delivered is not checked). Ignored: `multicast`,
 //!   transport events, crashes and restarts (a restarted node keeps its delivery sequence, so
 //!   a re-delivery after a restart is reported as delivered twice), partitions, pauses.
 //! - **Settings:** the node count only. No quiet time, no bound.
-//! - **When the run ends before it can judge:** nothing is pending — `finish` passes.
+//! - **When the run ends before it can judge:** nothing is pending; `finish` looks for a
+//!   cycle of the orders.
 //! - **Class:** safety.
 
 use sincro_harness::trace::{Event, EventKind};
@@ -100,8 +106,89 @@ impl Checker for TotalOrder {
         Ok(())
     }
 
-    fn finish(&mut self, _end_t_ns: u64) -> Result<(), Violation> {
-        Ok(())
+    fn finish(&mut self, end_t_ns: u64) -> Result<(), Violation> {
+        match self.cycle() {
+            None => Ok(()),
+            Some(steps) => {
+                let said: Vec<String> = steps
+                    .iter()
+                    .map(|&(n, x, y, _, _)| format!("node {n} delivered {x} before {y}"))
+                    .collect();
+                let mut events: Vec<u64> =
+                    steps.iter().flat_map(|&(_, _, _, a, b)| [a, b]).collect();
+                events.sort_unstable();
+                events.dedup();
+                Err(Violation {
+                    property: PROPERTY.into(),
+                    class: PropertyClass::Safety,
+                    explanation: format!(
+                        "no single sequence fits the nodes' orders: {}",
+                        said.join(", ")
+                    ),
+                    t_ns: end_t_ns,
+                    events,
+                })
+            }
+        }
+    }
+}
+
+/// One step of a cycle: node, the message it delivered first, the next one, their events.
+type Step<'a> = (NodeId, &'a str, &'a str, u64, u64);
+
+impl TotalOrder {
+    /// A cycle of the union of the nodes' orders, if any: each step is two messages one node
+    /// delivered one right after the other (consecutive deliveries suffice: each node's
+    /// order is a chain). Kahn's algorithm removes what precedes nothing; what is left holds
+    /// a cycle, followed from any message left until one repeats.
+    fn cycle(&self) -> Option<Vec<Step<'_>>> {
+        let mut next: BTreeMap<&str, Vec<Step<'_>>> = BTreeMap::new();
+        let mut into: BTreeMap<&str, usize> = BTreeMap::new();
+        for (n, seq) in self.seq.iter().enumerate() {
+            for w in seq.windows(2) {
+                let (x, y) = (w[0].as_str(), w[1].as_str());
+                let step = (n, x, y, self.pos[n][x].1, self.pos[n][y].1);
+                next.entry(x).or_default().push(step);
+                into.entry(x).or_default();
+                *into.entry(y).or_default() += 1;
+            }
+        }
+        let mut free: Vec<&str> = into
+            .iter()
+            .filter(|&(_, &k)| k == 0)
+            .map(|(&m, _)| m)
+            .collect();
+        while let Some(m) = free.pop() {
+            into.remove(m);
+            for &(_, _, y, _, _) in next.get(m).map(Vec::as_slice).unwrap_or(&[]) {
+                let k = into.get_mut(y).expect("a successor not yet removed");
+                *k -= 1;
+                if *k == 0 {
+                    free.push(y);
+                }
+            }
+        }
+        // Every message left has a predecessor left (else Kahn's would have removed it):
+        // walking back from one must repeat, and the repeat closes a cycle.
+        let start = *into.keys().next()?;
+        let mut back: Vec<Step<'_>> = Vec::new();
+        let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
+        let mut at = start;
+        loop {
+            if let Some(&i) = seen.get(at) {
+                let mut cycle = back.split_off(i);
+                cycle.reverse();
+                return Some(cycle);
+            }
+            seen.insert(at, back.len());
+            let step = *next
+                .values()
+                .flatten()
+                .find(|s| s.2 == at && into.contains_key(s.1))
+                .expect("a message left has a predecessor left");
+            back.push(step);
+            at = step.1;
+        }
     }
 }
 
@@ -154,6 +241,38 @@ mod tests {
         ])
         .unwrap_err();
         assert_eq!(v.events[1], 4);
+    }
+
+    /// Three nodes that share one pair each invert none, but their orders a < b, b < c and
+    /// c < a fit no single sequence: caught at the end, naming the three.
+    #[test]
+    fn orders_that_fit_no_single_sequence_are_caught_at_the_end() {
+        let v = run(vec![
+            delivered(0, 0, "a"),
+            delivered(1, 0, "b"),
+            delivered(2, 1, "b"),
+            delivered(3, 1, "c"),
+            delivered(4, 2, "c"),
+            delivered(5, 2, "a"),
+        ])
+        .unwrap_err();
+        for step in [
+            "node 0 delivered a before b",
+            "node 1 delivered b before c",
+            "node 2 delivered c before a",
+        ] {
+            assert!(v.explanation.contains(step), "{}", v.explanation);
+        }
+        assert_eq!(v.events, vec![0, 1, 2, 3, 4, 5]);
+        // A message after the cycle does not hide it, and a chain that is no cycle passes.
+        run(vec![
+            delivered(0, 0, "a"),
+            delivered(1, 1, "b"),
+            delivered(2, 1, "c"),
+            delivered(3, 2, "a"),
+            delivered(4, 2, "c"),
+        ])
+        .unwrap();
     }
 
     #[test]

@@ -153,7 +153,9 @@ case(P, "pass-same-order", t, "")
 t = T(3); [t.dl(i + 1, n, m) for i, (n, m) in enumerate([(0, "a"), (0, "b"), (0, "c"), (1, "a"), (1, "c")])]
 case(P, "pass-gaps", t, "1 skips b")
 t = T(3); [t.dl(i + 1, n, m) for i, (n, m) in enumerate([(0, "a"), (0, "b"), (1, "b"), (1, "c"), (2, "c"), (2, "a")])]
-case(P, "pass-pairwise-only", t, "no two nodes share two messages")
+case(P, "violation-cycle-of-pairs", t, "no two nodes share two messages, but a < b, b < c and c < a fit no single sequence")
+t = T(3); [t.dl(i + 1, n, m) for i, (n, m) in enumerate([(0, "a"), (0, "b"), (1, "b"), (1, "c"), (2, "a"), (2, "c")])]
+case(P, "pass-chain-across-nodes", t, "a < b, b < c and a < c: the sequence a, b, c fits every node")
 t = T(3); [t.dl(i + 1, n, m) for i, (n, m) in enumerate([(0, "a"), (0, "b"), (1, "b"), (1, "a")])]
 case(P, "violation-inverted", t, "")
 t = T(3); [t.dl(i + 1, n, m) for i, (n, m) in enumerate([(0, "a"), (0, "a")])]

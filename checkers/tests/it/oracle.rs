@@ -351,7 +351,8 @@ pub fn causal_delivery(ev: &[Event], nodes: usize) -> OracleVerdict {
 }
 
 /// Any two messages delivered by two nodes are delivered by both in the same order; no node
-/// delivers a message twice.
+/// delivers a message twice; and one sequence fits every node's order (the transitive
+/// closure of "some node delivered x before y" relates no message to itself).
 pub fn total_order(ev: &[Event], nodes: usize) -> OracleVerdict {
     let mut seq: Vec<Vec<&str>> = vec![Vec::new(); nodes];
     for e in ev {
@@ -379,7 +380,38 @@ pub fn total_order(ev: &[Event], nodes: usize) -> OracleVerdict {
             }
         }
     }
-    Pass
+    // Every pair each node ordered, closed transitively (Floyd-Warshall over the ids).
+    let mut ids: Vec<&str> = seq.iter().flatten().copied().collect();
+    ids.sort_unstable();
+    ids.dedup();
+    let at = |x: &str| ids.binary_search(&x).expect("an id delivered");
+    let k = ids.len();
+    let mut before = vec![vec![false; k]; k];
+    for s in &seq {
+        for (i, x) in s.iter().enumerate() {
+            for y in &s[i + 1..] {
+                before[at(x)][at(y)] = true;
+            }
+        }
+    }
+    for m in 0..k {
+        for i in 0..k {
+            if before[i][m] {
+                for j in 0..k {
+                    if before[m][j] {
+                        before[i][j] = true;
+                    }
+                }
+            }
+        }
+    }
+    match (0..k).find(|&i| before[i][i]) {
+        Some(i) => Violation(format!(
+            "no single sequence fits: {} precedes itself",
+            ids[i]
+        )),
+        None => Pass,
+    }
 }
 
 /// The ground-truth wait-for graph after `ev`: edge -> the observers of its live
