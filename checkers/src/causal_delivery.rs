@@ -22,8 +22,9 @@
 //!   one node are reported. A node delivering `m'` must first have delivered every message of
 //!   `m'`'s causal past sent by *other* nodes; its own multicasts are already in its past (it
 //!   may deliver them to itself, or not, but not after something they precede). A `delivered` of
-//!   an id not multicast by the end of its instant is **ignored**: it creates no dependency
-//!   and is not judged. **Events at one instant are unordered across nodes**: a delivery
+//!   an id not multicast by the end of its instant creates no dependency and is not judged;
+//!   a multicast of that id at a later instant is reported (a delivery before its send), and
+//!   a trace whose deliveries are all of such ids could not be judged. **Events at one instant are unordered across nodes**: a delivery
 //!   listed before its message's multicast of the same instant is judged after it (with its
 //!   node's later events of the instant), so the verdict does not depend on the trace's line
 //!   order; a delivery that no order puts after its multicast (listed before it at its own
@@ -91,6 +92,11 @@ pub struct CausalDelivery {
     deferred: Vec<Event>,
     /// the nodes with events in `deferred`
     waiting: std::collections::BTreeSet<NodeId>,
+    /// deliveries of an id no node had multicast by the end of their instant, by id: (node,
+    /// event, time) of the first; a multicast of that id later is a delivery before its send
+    orphans: std::collections::BTreeMap<String, (NodeId, u64, u64)>,
+    /// deliveries judged (their multicast known)
+    judged: u64,
 }
 
 impl CausalDelivery {
@@ -112,6 +118,8 @@ impl CausalDelivery {
             now_ns: 0,
             deferred: Vec::new(),
             waiting: std::collections::BTreeSet::new(),
+            orphans: Default::default(),
+            judged: 0,
         }
     }
 
@@ -173,6 +181,18 @@ impl Checker for CausalDelivery {
 
     fn finish(&mut self, _end_t_ns: u64) -> Result<(), Violation> {
         self.close_instant()
+    }
+
+    fn could_not_judge(&self) -> Option<String> {
+        // Deliveries, none of a message anyone multicast: nothing was judged (an algorithm
+        // that never observes its multicasts).
+        (self.judged == 0 && !self.orphans.is_empty()).then(|| {
+            format!(
+                "{} messages were delivered, none of them multicast (no `multicast` \
+                 observation of their ids): no delivery could be judged",
+                self.orphans.len()
+            )
+        })
     }
 }
 
@@ -265,6 +285,16 @@ impl CausalDelivery {
                         vec![self.sent[m as usize].event, ev.id],
                     ));
                 }
+                if let Some(&(d, first, t)) = self.orphans.get(id) {
+                    return Err(fail(
+                        format!(
+                            "node {d} delivered message {id} at {:.3} ms, before node {node} \
+                             multicast it",
+                            t as f64 / 1e6
+                        ),
+                        vec![first, ev.id],
+                    ));
+                }
                 self.own[node] += 1;
                 let past = self.past_of(node);
                 #[cfg(debug_assertions)]
@@ -287,9 +317,14 @@ impl CausalDelivery {
             }
             Observation::Delivered { id } => {
                 let Some(&mi) = self.index.get(id) else {
-                    // delivered without any multicast: causality cannot be judged
+                    // delivered without any multicast so far: causality cannot be judged; a
+                    // multicast of it later is a delivery before its send
+                    self.orphans
+                        .entry(id.clone())
+                        .or_insert((node, ev.id, ev.t_ns));
                     return Ok(());
                 };
+                self.judged += 1;
                 let m = &self.sent[mi as usize];
                 let (sender, past, event) = (m.sender, &m.past, m.event);
                 if let Some(first) = self.delivered[node].event(mi) {

@@ -274,6 +274,24 @@ pub fn causal_delivery(ev: &[Event], nodes: usize) -> OracleVerdict {
             }
         }
     }
+    // A delivery at an earlier instant than its message's multicast came before its send;
+    // deliveries that are all of messages never multicast judged nothing.
+    let (mut judged, mut never) = (0, 0);
+    for e in ev {
+        if let (Some(n), Some(Observation::Delivered { id })) = (e.node, obs(e)) {
+            match multicast_t.get(id.as_str()) {
+                _ if n >= nodes => {}
+                Some(&t) if t > e.t_ns => {
+                    return Violation(format!("node {n} delivered {id} before its multicast"))
+                }
+                Some(_) => judged += 1,
+                None => never += 1,
+            }
+        }
+    }
+    if judged == 0 && never > 0 {
+        return Unjudged(format!("{never} deliveries, none of a multicast message"));
+    }
     // application events: (position, node, is_multicast, id)
     let mut app: Vec<(usize, NodeId, bool, &str)> = Vec::new();
     let mut sender: BTreeMap<&str, (NodeId, usize)> = BTreeMap::new(); // id -> (node, app index)
