@@ -508,6 +508,13 @@ impl Recorder {
         }
         if let Some(t) = &mut self.trace {
             self.trace_bytes += (std::mem::size_of::<Event>() + text_bytes(&ev.kind)) as u64;
+            if self.trace_bytes > self.max_trace_bytes && self.type_words.is_some() {
+                // A trace of type words is instrumentation (coverage guidance, a pilot run,
+                // a shrink candidate's signature), not the trace the scenario limits: it
+                // stops growing, and the run goes on to the verdict an untraced run gets
+                // (it hit the limit where `run` and `replay` passed or failed elsewhere).
+                return id;
+            }
             if self.trace_bytes > self.max_trace_bytes && self.verdict.is_none() {
                 self.verdict = Some(Verdict::LimitExceeded {
                     limit: format!(

@@ -959,6 +959,20 @@ mod tests {
             out.verdict
         );
         assert!(out.trace.expect("recorded").events.len() < 2000 / 32);
+        // A trace of type words (coverage guidance, pilots) is instrumentation: it stops
+        // growing at the limit, and the verdict is the untraced run's.
+        let json = r#"{"algorithm": "probe", "nodes": 3, "seed": 1, "duration_ms": 1000,
+            "limits": {"max_trace_bytes": 2000}}"#;
+        let sc = Scenario::from_json(json).unwrap();
+        let with = |options| {
+            Sim::new(&sc, Rc::new(|_| Probe::default()), vec![], options)
+                .unwrap()
+                .run()
+        };
+        let words = with(RunOptions::new(true).type_words_only());
+        assert_eq!(words.verdict, with(RunOptions::new(false)).verdict);
+        assert!(words.verdict.is_pass(), "{:?}", words.verdict);
+        assert!(words.trace.expect("recorded").events.len() < 2000 / 32);
     }
 
     #[test]
