@@ -1518,15 +1518,12 @@ pub fn summary(c: &CampaignReport, rss: Rss) -> String {
         "target", ">seeds", ">fail", ">first", ">runs/s", "shrunk", "outcome",
     ]);
     for r in &c.targets {
+        // The shrunk size only: an unshrunk failure (`--no-shrink`) has its original size in
+        // its own block below, not in a column that calls it shrunk.
         let shrunk = r
             .first
             .as_ref()
-            .and_then(|f| {
-                f.shrunk
-                    .as_ref()
-                    .map(|sh| format_size(&sh.size))
-                    .or(f.size.as_ref().map(format_size))
-            })
+            .and_then(|f| f.shrunk.as_ref().map(|sh| format_size(&sh.size)))
             .unwrap_or_else(|| "-".into());
         grid.row([
             name(r),

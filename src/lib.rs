@@ -181,6 +181,12 @@ pub fn replay_command(path: &std::path::Path, engine: Option<&str>) -> String {
     line
 }
 
+/// One item of a comma-separated option (`--properties "a, b"`), spaces around it trimmed
+/// as `fuzz -a "x, y"` trims its names: ` b` is no property a user meant.
+pub fn list_item(s: &str) -> Result<String, String> {
+    Ok(s.trim().to_string())
+}
+
 /// `Err` naming `flag` when the output `out` is one of `inputs` (the same file, by any path:
 /// see [`same_file`]): writing it would destroy that input before it is read. `is` says what
 /// the input is (`"the input itself"`), `lost` what would be lost (`"the failing scenario"`).

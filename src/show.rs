@@ -221,7 +221,7 @@ pub struct ShowArgs {
     pub engine: Option<Engine>,
     /// Judge the trace offline against these properties (comma-separated) and render with
     /// that verdict (a scenario input's own verdict is replaced).
-    #[arg(long, value_delimiter = ',')]
+    #[arg(long, value_delimiter = ',', value_parser = crate::list_item)]
     pub check: Vec<String>,
     /// Title of the HTML page (default: from the scenario or the file name).
     #[arg(long)]
@@ -240,7 +240,7 @@ pub struct CheckArgs {
     /// A trace JSON Lines file recorded by Sincro or elsewhere.
     pub trace: PathBuf,
     /// Properties to judge, comma-separated (e.g. `mutual_exclusion,liveness`).
-    #[arg(long, value_delimiter = ',', required = true)]
+    #[arg(long, value_delimiter = ',', required = true, value_parser = crate::list_item)]
     pub properties: Vec<String>,
     /// How to judge.
     #[command(flatten)]

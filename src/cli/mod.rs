@@ -455,7 +455,12 @@ where
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(e) => {
-            let _ = e.print();
+            // `--help` and `--version` exit 0 only once their text is written (to a full
+            // disk it is lost: exit 2, as any other output that cannot be written).
+            if let (Err(w), 0) = (e.print(), e.exit_code()) {
+                eprintln!("error: cannot write to standard output: {w}");
+                return ExitCode::from(exit::BAD_INPUT as u8);
+            }
             return ExitCode::from(e.exit_code() as u8);
         }
     };

@@ -84,7 +84,7 @@ pub struct TableArgs {
     pub seeds: Option<u64>,
     /// `search`: strategies to compare (mix, random, pct, pos, moments, and `guided`: the mix
     /// with coverage guidance, as `fuzz` runs it) [default: random,mix].
-    #[arg(long, value_delimiter = ',')]
+    #[arg(long, value_delimiter = ',', value_parser = crate::list_item)]
     pub strategy: Vec<String>,
     /// `search`: algorithms whose buggy variants to measure (`all`, a name, a glob, a list).
     #[arg(long, short)]

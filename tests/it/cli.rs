@@ -557,6 +557,21 @@ fn outputs_that_cannot_be_written_fail_loudly() {
             "{}",
             text(&out).1
         );
+        // Help to a full disk is lost output too (it exited 0).
+        for args in [&["--help"][..], &["fuzz", "--help"], &["--version"]] {
+            let out = Command::new("sincro")
+                .env("PATH", crate::common::path_with_sincro())
+                .args(args)
+                .stdout(std::fs::File::create("/dev/full").unwrap())
+                .output()
+                .unwrap();
+            assert_eq!(out.status.code(), Some(2), "{args:?}");
+            assert!(
+                text(&out).1.contains("cannot write to standard output"),
+                "{args:?}: {}",
+                text(&out).1
+            );
+        }
     }
     let file = tmp("not-a-dir");
     std::fs::write(&file, "").unwrap();
@@ -1914,4 +1929,36 @@ fn matrix_cells_with_no_answer_are_not_breaks_and_an_empty_matrix_is_refused() {
     let (out, err) = text(&o);
     assert_eq!(o.status.code(), Some(2), "{out}{err}");
     assert!(err.contains("nothing to run"), "{err}");
+}
+
+/// Without shrinking, the summary's `shrunk` column says none was made (it showed the
+/// original's size as if shrunk); the original's size stays in the failure's own block.
+#[test]
+fn an_unshrunk_failure_has_no_shrunk_size_in_the_summary() {
+    let dir = tmp("no-shrink-summary");
+    let o = sincro(&[
+        "fuzz",
+        "-a",
+        "mutex.centralized",
+        "--variant",
+        "lease-timeout",
+        "--seeds",
+        "10",
+        "--no-shrink",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    let row = out
+        .lines()
+        .find(|l| l.starts_with("mutex.centralized / lease-timeout [bug]"))
+        .unwrap_or_else(|| panic!("{out}"));
+    let cells: Vec<&str> = row.split_whitespace().collect();
+    assert!(cells.contains(&"-"), "{row}");
+    assert!(
+        !row.contains("f/"),
+        "no size like 9f/19i/5n in the row: {row}"
+    );
+    assert!(out.contains("original ("), "{out}");
 }

@@ -246,7 +246,8 @@ fn check_judges_a_recorded_trace_offline() {
         "check",
         p(&pass),
         "--properties",
-        "mutual_exclusion,liveness",
+        // spaces after the commas are trimmed, as `fuzz -a "x, y"` trims its names
+        "mutual_exclusion, liveness",
         "--liveness-bound-ms",
         "400",
     ]);
