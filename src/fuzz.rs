@@ -1391,7 +1391,9 @@ pub fn outcome(r: &TargetReport, beyond_model: bool) -> (bool, String) {
         } else {
             (
                 false,
-                "NOT RUN: the time budget or a stop came before its first seed".into(),
+                "NOT RUN: the time budget, a stop (Ctrl-C) or another target's bad input came \
+                 before its first seed"
+                    .into(),
             )
         };
     }

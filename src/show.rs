@@ -571,6 +571,13 @@ fn judge_with_scenario(
     let alg = crate::algorithms::Registry::current()
         .find(&sc.algorithm)
         .map_err(|e| at(&e))?;
+    if let Some(b) = args.liveness_bound_ms {
+        sc.checks.liveness_bound_ms = Some(b);
+    }
+    sc.checks.properties = Some(properties.to_vec());
+    // First whether the algorithm judges from a trace at all (Ω judges its own state, and
+    // its newcomers make a trace of more nodes than the scenario: that was the reason given).
+    let mut checkers = alg.checkers(&sc).map_err(|e| at(&e))?;
     if trace.nodes != 0 && trace.nodes != sc.nodes {
         return Err(format!(
             "the trace has {} nodes and the scenario {} ({}): it is not a trace of that \
@@ -582,11 +589,6 @@ fn judge_with_scenario(
     }
     check_nodes(trace, sc.nodes)?;
     check_times(args)?;
-    if let Some(b) = args.liveness_bound_ms {
-        sc.checks.liveness_bound_ms = Some(b);
-    }
-    sc.checks.properties = Some(properties.to_vec());
-    let mut checkers = alg.checkers(&sc).map_err(|e| at(&e))?;
     let end_ns = end_ns(trace, args.end_ms, sc.duration_ms.saturating_mul(NS_PER_MS))?;
     let verdict = judge_trace(trace, end_ns, &mut checkers);
     let verdict = unless_vacuous(trace, &checkers, verdict);

@@ -927,3 +927,26 @@ fn liveness_under_a_pause_never_resumed_is_not_judged_online_or_offline() {
         );
     }
 }
+
+/// An algorithm that judges its runs on its own state (Ω) is named as the reason a trace
+/// cannot be judged with its scenario, even when its newcomers make the trace larger than the
+/// scenario (the node counts were blamed: "it is not a trace of that scenario").
+#[test]
+fn check_with_the_scenario_of_an_algorithm_that_judges_its_own_state_says_so() {
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/corpus/omega/churn-pass.json");
+    let trace = record(file, "omega-churn.jsonl");
+    let o = sincro(&[
+        "check",
+        p(&trace),
+        "--properties",
+        "newcomer_never_demotes",
+        "--scenario",
+        file,
+    ]);
+    assert_eq!(code(&o), 2, "{}{}", stdout(&o), stderr(&o));
+    assert!(
+        stderr(&o).contains("judges its runs on its own state"),
+        "{}",
+        stderr(&o)
+    );
+}
