@@ -1313,6 +1313,26 @@ pub struct CampaignReport {
     pub seeds: u64,
     /// Whether runs outside the fault model were allowed (failures are findings then).
     pub beyond_model: bool,
+    /// How its scenarios were generated besides the seeds ([`generation`]): shards of one
+    /// campaign share it, so `merge-reports` refuses reports that differ in it.
+    pub generation: String,
+}
+
+/// How `cfg` generates its scenarios besides the seed range and the fault model's bounds:
+/// strategy, node range, active phase, engine, coverage guidance. Two shards merge into one
+/// campaign only with the same.
+pub fn generation(cfg: &FuzzConfig) -> String {
+    let g = &cfg.gen;
+    format!(
+        "strategy {:?}, nodes {}..={}, active {} ms{}, engine {:?}, coverage {}",
+        g.strategy,
+        g.nodes_min,
+        g.nodes_max,
+        g.active_ms,
+        if g.phase_swarm { " (swarm)" } else { "" },
+        g.engine,
+        if cfg.coverage { "on" } else { "off" }
+    )
 }
 
 /// Runs a campaign over `targets`.
@@ -1371,6 +1391,7 @@ pub fn campaign(
         seed_start: cfg.seed_start,
         seeds: cfg.seeds,
         beyond_model: cfg.gen.beyond_model,
+        generation: generation(cfg),
     }
 }
 
@@ -1819,6 +1840,7 @@ pub fn junit(c: &CampaignReport, started: std::time::SystemTime, hostname: &str)
         Property::new("runs", c.executed.to_string()),
         Property::new("interrupted", c.interrupted.to_string()),
         Property::new("beyond-model", c.beyond_model.to_string()),
+        Property::new("generation", c.generation.clone()),
     ]);
     for r in &c.targets {
         let (ok, text) = outcome(r, c.beyond_model);
@@ -1931,12 +1953,26 @@ fn missing_shards(
 /// `seeds [0, 20)` or `seeds [0, 20) beyond the model`: a report's campaign as
 /// [`merge_junit`] compares them (its range without the shard, and `beyond-model`).
 #[cfg(feature = "cli")]
-fn describe_campaign((range, beyond): &(String, String)) -> String {
-    if beyond == "true" {
-        format!("{range} beyond the model")
-    } else {
-        format!("{range} inside the model")
+/// `a` described against `b`: its range, and its model and its generation where they differ.
+fn describe_campaign(
+    (range, beyond, generation): &(String, String, String),
+    b: &(String, String, String),
+) -> String {
+    let mut s = range.clone();
+    if *beyond != b.1 {
+        s.push_str(if beyond == "true" {
+            " beyond the model"
+        } else {
+            " inside the model"
+        });
     }
+    if *generation != b.2 {
+        s.push_str(&match generation.as_str() {
+            "" => ", generation not recorded".to_string(),
+            g => format!(", {g}"),
+        });
+    }
+    s
 }
 
 /// `(input, message, type, text)` of a target not as expected in one merged report.
@@ -1982,7 +2018,7 @@ pub fn merge_junit(inputs: &[(String, String)], partial: bool) -> Result<MergedR
     let mut shards: BTreeMap<String, String> = BTreeMap::new();
     let mut hosts: Vec<String> = Vec::new();
     let mut ranges: Vec<String> = Vec::new();
-    let mut first_campaign: Option<((String, String), String)> = None;
+    let mut first_campaign: Option<((String, String, String), String)> = None;
     let mut target_sets: Vec<(String, Vec<(String, String)>)> = Vec::new();
     let mut started = None;
     for (name, xml) in inputs {
@@ -2059,14 +2095,17 @@ pub fn merge_junit(inputs: &[(String, String)], partial: bool) -> Result<MergedR
                     ))
                 }
             },
+            // and with one generation (strategy, nodes, phase, engine, guidance): shards that
+            // differ there add up to no campaign that ran
+            prop(&suite.properties, "generation").unwrap_or_default(),
         );
         match &first_campaign {
             Some((c, other)) if *c != campaign => {
                 return Err(format!(
                     "{other} and {name} are reports of different campaigns ({} and {}): \
                      merge the shards of one matrix",
-                    describe_campaign(c),
-                    describe_campaign(&campaign)
+                    describe_campaign(c, &campaign),
+                    describe_campaign(&campaign, c)
                 ))
             }
             Some(_) => {}
@@ -2169,7 +2208,7 @@ pub fn merge_junit(inputs: &[(String, String)], partial: bool) -> Result<MergedR
     // deep one). Reports without the `deep` property (before stop 46) are taken as they say.
     let beyond = first_campaign
         .as_ref()
-        .is_some_and(|((_, b), _)| b.as_str() == "true");
+        .is_some_and(|((_, b, _), _)| b.as_str() == "true");
     for t in targets.iter_mut() {
         let (Some(deep), false, None, true) = (t.deep, beyond, t.first, t.buggy) else {
             continue;
@@ -2572,6 +2611,7 @@ mod tests {
             seed_start: 0,
             seeds: FLAKY_SEED + 1,
             beyond_model: false,
+            generation: String::new(),
         };
         assert_eq!(exit_code(&campaign), crate::exit::NONDETERMINISM);
         let text = summary(&campaign, Rss::default());

@@ -1125,9 +1125,34 @@ fn merged_shards_count_as_the_whole_campaign() {
     let o = sincro(&["merge-reports", &d("a.xml"), &d("b-90.xml")]);
     assert_eq!(o.status.code(), Some(2));
     assert!(
-        text(&o)
-            .1
-            .contains("(seeds [0, 60) inside the model and seeds [0, 90) inside the model)"),
+        text(&o).1.contains("(seeds [0, 60) and seeds [0, 90))"),
+        "{}",
+        text(&o).1
+    );
+    // Nor do shards generated another way (a strategy, a node range): their sum is no
+    // campaign either.
+    let o = sincro(&[
+        "fuzz",
+        "-a",
+        "mutex.centralized",
+        "--seeds",
+        "60",
+        "--shard",
+        "2/2",
+        "--strategy",
+        "random",
+        "--junit",
+        &d("b-random.xml"),
+        "--out",
+        &d("failures"),
+        "--no-shrink",
+        "--quiet",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o).1);
+    let o = sincro(&["merge-reports", &d("a.xml"), &d("b-random.xml")]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o).1.contains("strategy Mix") && text(&o).1.contains("strategy Random"),
         "{}",
         text(&o).1
     );
