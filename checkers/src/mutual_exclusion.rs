@@ -13,7 +13,12 @@
 //! that was inside before the instant and does not leave during it (by `cs_exit` or a crash)
 //! sees nobody else enter. So an `cs_exit` of A and a `cs_enter` of B at the same instant are a
 //! hand-over (whichever line comes first), while two `cs_enter`s at one instant with no exit
-//! between them, or an entry while the holder stays, are violations.
+//! between them, or an entry while the holder stays, are violations. Where several nodes act
+//! on several resources at one instant, those per-resource rules are not enough (a
+//! hand-over-hand swap: each node enters the other's section before leaving its own passes
+//! them for each resource alone), so the orders of the instant are searched for one that
+//! serves every resource at once (at most [`ORDERS_MAX`] points of the nodes' progress; past
+//! that the run could not be judged).
 //!
 //! # Contract
 //!
@@ -56,6 +61,8 @@ pub struct MutualExclusion {
     steps: Vec<(NodeId, Step)>,
     /// the resources an instant touches (kept to reuse its memory)
     touched: Vec<u32>,
+    /// An instant whose orders were too many to search ([`ORDERS_MAX`]): not judged.
+    undecided: Option<String>,
     /// judge every instant by the general path (tests compare it with the one-node path)
     #[cfg(test)]
     general_only: bool,
@@ -250,6 +257,63 @@ impl MutualExclusion {
                 }
             }
         }
+        // Several nodes over several resources: each resource alone may have a hand-over
+        // order while no order serves them all (a hand-over-hand swap: each node enters the
+        // other's section before leaving its own). Searched once the per-resource rules pass.
+        let before: BTreeMap<u32, BTreeSet<NodeId>> = resources
+            .iter()
+            .map(|&r| (r, self.held(r).iter().map(|&(n, _)| n).collect()))
+            .collect();
+        let cross = steps.len() > 1 && resources.len() > 1;
+        self.close_per_resource(steps, resources, t)?;
+        if !cross {
+            return Ok(());
+        }
+        match some_order_fits(steps, &before) {
+            Some(true) => Ok(()),
+            Some(false) => {
+                let entries: Vec<u64> = steps
+                    .values()
+                    .flatten()
+                    .filter_map(|s| match *s {
+                        Step::Enter(_, id) => Some(id),
+                        _ => None,
+                    })
+                    .collect();
+                let nodes: Vec<String> = steps.keys().map(|n| n.to_string()).collect();
+                Err(Self::violation(
+                    t,
+                    format!(
+                        "no order of the events of nodes {} at {:.6} ms keeps one node at a time \
+                         in each critical section (each node's events in its own order): one \
+                         enters a section before leaving the one another is waiting for",
+                        nodes.join(", "),
+                        t as f64 / 1e6
+                    ),
+                    entries,
+                ))
+            }
+            None => {
+                self.undecided.get_or_insert_with(|| {
+                    format!(
+                        "the events at {:.6} ms have more than {ORDERS_MAX} orders to search",
+                        t as f64 / 1e6
+                    )
+                });
+                Ok(())
+            }
+        }
+    }
+
+    /// The rules of [`Self::close_general`] judged per resource (a second entry, a holder
+    /// that stays while another enters, two holders at the end), moving the holders to the
+    /// end of the instant.
+    fn close_per_resource(
+        &mut self,
+        steps: &BTreeMap<NodeId, Vec<Step>>,
+        resources: BTreeSet<u32>,
+        t: u64,
+    ) -> Result<(), Violation> {
         for r in resources {
             let before: BTreeMap<NodeId, u64> = self.held(r).iter().copied().collect();
             // each node's own events, in its order: who is inside at the end, who left, who
@@ -316,6 +380,69 @@ impl MutualExclusion {
     }
 }
 
+/// The most orders of one instant's events [`some_order_fits`] visits (distinct points of
+/// the nodes' progress); past it the instant is not judged.
+pub const ORDERS_MAX: usize = 100_000;
+
+/// Whether the events of one instant (`steps`, each node's in program order) can be ordered
+/// so that no node enters a section another node is in, starting from the holders `before`:
+/// a search over the nodes' progress (how many of its events each has taken), which fixes who
+/// is inside. `None` when more than [`ORDERS_MAX`] points would be visited.
+fn some_order_fits(
+    steps: &BTreeMap<NodeId, Vec<Step>>,
+    before: &BTreeMap<u32, BTreeSet<NodeId>>,
+) -> Option<bool> {
+    let nodes: Vec<(NodeId, &[Step])> = steps.iter().map(|(&n, l)| (n, l.as_slice())).collect();
+    // Whether node `n`, having taken `k` of its steps, is inside resource `r`.
+    let inside = |n: NodeId, list: &[Step], k: usize, r: u32| {
+        let mut inside = before.get(&r).is_some_and(|h| h.contains(&n));
+        for step in &list[..k] {
+            match *step {
+                Step::Enter(res, _) if res == r => inside = true,
+                Step::Exit(res) if res == r => inside = false,
+                Step::Leave => inside = false,
+                _ => {}
+            }
+        }
+        inside
+    };
+    let mut seen: BTreeSet<Vec<usize>> = BTreeSet::new();
+    let mut stack = vec![vec![0usize; nodes.len()]];
+    while let Some(at) = stack.pop() {
+        if at.iter().zip(&nodes).all(|(&k, (_, l))| k == l.len()) {
+            return Some(true);
+        }
+        if !seen.insert(at.clone()) {
+            continue;
+        }
+        if seen.len() > ORDERS_MAX {
+            return None;
+        }
+        for (i, &(n, list)) in nodes.iter().enumerate() {
+            let Some(step) = list.get(at[i]) else {
+                continue;
+            };
+            if let Step::Enter(r, _) = *step {
+                let idle_holder = before
+                    .get(&r)
+                    .is_some_and(|h| h.iter().any(|m| *m != n && !steps.contains_key(m)));
+                let taken = idle_holder
+                    || nodes
+                        .iter()
+                        .enumerate()
+                        .any(|(j, &(m, l))| j != i && inside(m, l, at[j], r));
+                if taken {
+                    continue;
+                }
+            }
+            let mut next = at.clone();
+            next[i] += 1;
+            stack.push(next);
+        }
+    }
+    Some(false)
+}
+
 impl Checker for MutualExclusion {
     fn property(&self) -> &'static str {
         PROPERTY
@@ -354,6 +481,10 @@ impl Checker for MutualExclusion {
 
     fn finish(&mut self, _end_t_ns: u64) -> Result<(), Violation> {
         self.close_instant()
+    }
+
+    fn could_not_judge(&self) -> Option<String> {
+        self.undecided.clone()
     }
 }
 
