@@ -220,7 +220,7 @@ pub fn mutual_exclusion(ev: &[Event]) -> OracleVerdict {
                 _ => {}
             }
         }
-        let lists: Vec<(NodeId, Vec<Option<(u32, bool)>>)> = moves.into_iter().collect();
+        let lists: Vec<NodeMoves> = moves.into_iter().collect();
         if !some_interleaving(&lists, &mut vec![0; lists.len()], &mut holders.clone()) {
             return Violation(format!(
                 "no order of the events at {t} ns keeps the sections exclusive"
@@ -243,10 +243,14 @@ pub fn mutual_exclusion(ev: &[Event]) -> OracleVerdict {
     Pass
 }
 
+/// A node's section moves of one instant, in its order: `Some((resource, enters))`, or `None`
+/// for a crash or restart (it leaves every section).
+type NodeMoves = (NodeId, Vec<Option<(u32, bool)>>);
+
 /// Whether the nodes' remaining moves (from `at`) have an interleaving in which nobody
 /// enters a section another node holds, tried one by one (no memo: the cases are small).
 fn some_interleaving(
-    lists: &[(NodeId, Vec<Option<(u32, bool)>>)],
+    lists: &[NodeMoves],
     at: &mut Vec<usize>,
     holders: &mut BTreeSet<(NodeId, u32)>,
 ) -> bool {
