@@ -13,7 +13,11 @@
 //! claim one term at once. That comes down to: at the end of the instant at most one node
 //! claims each term, and a node that claimed a term before the instant and does not give it
 //! up during it sees nobody else claim that term. So node 0 naming node 1 and node 1 claiming
-//! node 0's term at the same instant is a hand-over, whichever line comes first.
+//! node 0's term at the same instant is a hand-over, whichever line comes first. Where several
+//! nodes act over several terms at one instant, those per-term rules are not enough (two
+//! leaders swapping terms pass them for each term alone), so the orders of the instant are
+//! searched for one that keeps one claimant per term throughout (at most [`ORDERS_MAX`]
+//! points; past that the run could not be judged).
 //!
 //! # Contract
 //!
@@ -71,6 +75,8 @@ pub struct LeaderUniqueness {
     /// The current instant and its events, per node in order.
     now_ns: u64,
     steps: BTreeMap<NodeId, Vec<Step>>,
+    /// An instant whose orders were too many to search ([`ORDERS_MAX`]): not judged.
+    undecided: Option<String>,
 }
 
 impl LeaderUniqueness {
@@ -82,6 +88,7 @@ impl LeaderUniqueness {
             claims: BTreeMap::new(),
             now_ns: 0,
             steps: BTreeMap::new(),
+            undecided: None,
         }
     }
 
@@ -186,8 +193,81 @@ impl LeaderUniqueness {
             }
             return Err(self.split_brain(b, &now[&b], a, &now[&a]));
         }
+        // Each term alone may have a hand-over while no order serves every term at once (two
+        // leaders swapping terms): with several nodes over several terms, the orders are
+        // searched once the per-term rules pass.
+        let terms: BTreeSet<u64> = before
+            .values()
+            .map(|c| c.term)
+            .chain(steps.values().flatten().filter_map(|s| match s {
+                Step::Claim(c) => Some(c.term),
+                Step::End => None,
+            }))
+            .collect();
+        if steps.len() > 1 && terms.len() > 1 {
+            let start: BTreeMap<NodeId, u64> = before.iter().map(|(&n, c)| (n, c.term)).collect();
+            match some_order_fits(&steps, &start) {
+                Some(true) => {}
+                Some(false) => return Err(self.no_order(&steps, &before)),
+                None => {
+                    self.undecided.get_or_insert_with(|| {
+                        format!(
+                            "the events at {:.6} ms have more than {ORDERS_MAX} orders to search",
+                            self.now_ns as f64 / 1e6
+                        )
+                    });
+                }
+            }
+        }
         self.claims = now;
         Ok(())
+    }
+
+    /// The split brain of an instant no order of which keeps one claimant per term: a claim
+    /// of the instant of a term another node held before it, or else two claims of one term
+    /// made in the instant (each node keeping its own order, they cannot both be let go).
+    fn no_order(
+        &self,
+        steps: &BTreeMap<NodeId, Vec<Step>>,
+        before: &BTreeMap<NodeId, Claim>,
+    ) -> Violation {
+        let claims: Vec<(NodeId, &Claim)> = steps
+            .iter()
+            .flat_map(|(&n, l)| {
+                l.iter().filter_map(move |s| match s {
+                    Step::Claim(c) => Some((n, c)),
+                    Step::End => None,
+                })
+            })
+            .collect();
+        for &(node, c) in &claims {
+            if let Some((&holder, held)) =
+                before.iter().find(|(&h, hc)| h != node && hc.term == c.term)
+            {
+                return self.split_brain(node, c, holder, held);
+            }
+        }
+        for (i, &(a, ca)) in claims.iter().enumerate() {
+            if let Some(&(b, cb)) = claims[i + 1..]
+                .iter()
+                .find(|(b, cb)| *b != a && cb.term == ca.term)
+            {
+                return self.split_brain(b, cb, a, ca);
+            }
+        }
+        // Every conflict is between claims of the instant (found above): this names the
+        // instant's claims in case a future step kind makes another.
+        let first = claims.first().map_or(0, |(_, c)| c.event);
+        Violation {
+            property: PROPERTY.into(),
+            class: PropertyClass::Safety,
+            explanation: format!(
+                "no order of the claims at {:.6} ms keeps one claimant per term",
+                self.now_ns as f64 / 1e6
+            ),
+            t_ns: self.now_ns,
+            events: vec![first],
+        }
     }
 }
 
@@ -241,6 +321,68 @@ impl Checker for LeaderUniqueness {
     fn finish(&mut self, _end_t_ns: u64) -> Result<(), Violation> {
         self.close_instant()
     }
+
+    fn could_not_judge(&self) -> Option<String> {
+        self.undecided.clone()
+    }
+}
+
+/// The most points of the nodes' progress [`some_order_fits`] visits in one instant; past it
+/// the instant is not judged.
+pub const ORDERS_MAX: usize = 100_000;
+
+/// Whether the claims of one instant (`steps`, each node's in program order) can be ordered
+/// so that no node claims a term another node claims at that moment, from the claims `start`
+/// (node -> term): a search over the nodes' progress, which fixes who claims what. `None`
+/// when more than [`ORDERS_MAX`] points would be visited.
+fn some_order_fits(
+    steps: &BTreeMap<NodeId, Vec<Step>>,
+    start: &BTreeMap<NodeId, u64>,
+) -> Option<bool> {
+    let nodes: Vec<(NodeId, &[Step])> = steps.iter().map(|(&n, l)| (n, l.as_slice())).collect();
+    // The term node `n` claims after `k` of its steps.
+    let claim = |n: NodeId, list: &[Step], k: usize| {
+        match list[..k].last() {
+            Some(Step::Claim(c)) => Some(c.term),
+            Some(Step::End) => None,
+            None => start.get(&n).copied(),
+        }
+    };
+    let mut seen: BTreeSet<Vec<usize>> = BTreeSet::new();
+    let mut stack = vec![vec![0usize; nodes.len()]];
+    while let Some(at) = stack.pop() {
+        if at.iter().zip(&nodes).all(|(&k, (_, l))| k == l.len()) {
+            return Some(true);
+        }
+        if !seen.insert(at.clone()) {
+            continue;
+        }
+        if seen.len() > ORDERS_MAX {
+            return None;
+        }
+        for (i, &(n, list)) in nodes.iter().enumerate() {
+            let Some(step) = list.get(at[i]) else {
+                continue;
+            };
+            if let Step::Claim(c) = step {
+                let idle_holder = start
+                    .iter()
+                    .any(|(&m, &t)| m != n && t == c.term && !steps.contains_key(&m));
+                let taken = idle_holder
+                    || nodes
+                        .iter()
+                        .enumerate()
+                        .any(|(j, &(m, l))| j != i && claim(m, l, at[j]) == Some(c.term));
+                if taken {
+                    continue;
+                }
+            }
+            let mut next = at.clone();
+            next[i] += 1;
+            stack.push(next);
+        }
+    }
+    Some(false)
 }
 
 #[cfg(test)]
@@ -278,6 +420,36 @@ mod tests {
             "{}",
             v.explanation
         );
+    }
+
+    /// Claims at one instant that no order keeps one per term: two leaders swapping their
+    /// terms, and two nodes each claiming two new terms in opposite orders (no claim of
+    /// either term before the instant).
+    #[test]
+    fn claims_no_order_of_an_instant_serves_are_split_brains() {
+        let swap = run(T::default()
+            .leader(1, 0, Some(0), 1)
+            .leader(1, 1, Some(1), 2)
+            .leader(2, 0, Some(0), 2)
+            .leader(2, 1, Some(1), 1))
+        .unwrap_err();
+        assert!(swap.explanation.contains("term 2"), "{}", swap.explanation);
+        let crossed = run(T::default()
+            .leader(5, 0, Some(0), 7)
+            .leader(5, 1, Some(1), 8)
+            .leader(5, 0, Some(0), 8)
+            .leader(5, 1, Some(1), 7))
+        .unwrap_err();
+        assert_eq!(crossed.property, PROPERTY);
+        // each leaving its term before taking the other's is a hand-over
+        run(T::default()
+            .leader(1, 0, Some(0), 1)
+            .leader(1, 1, Some(1), 2)
+            .leader(2, 0, None, 1)
+            .leader(2, 1, None, 2)
+            .leader(2, 0, Some(0), 2)
+            .leader(2, 1, Some(1), 1))
+        .unwrap();
     }
 
     #[test]

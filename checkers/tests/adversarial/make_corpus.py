@@ -223,6 +223,8 @@ case(P, "violation-back-across-restart", t, "the clock is kept across a restart"
 P = "leader_uniqueness"
 t = T(3); t.leader(1, 0, 0, 0); t.leader(2, 1, 1, 1)
 case(P, "pass-different-terms", t, "")
+t = T(2); t.leader(1, 0, 0, 1); t.leader(1, 1, 1, 2); t.leader(2, 0, 0, 2); t.leader(2, 1, 1, 1)
+case(P, "violation-two-leaders-swap-terms-at-one-instant", t, "0 leads term 1 and 1 term 2; at 2 ms each claims the other's term: each term alone has a hand-over, no order serves both")
 t = T(3); t.leader(1, 0, 0, 0); t.leader(2, 0, None, 0); t.leader(3, 1, 1, 0)
 case(P, "pass-sequential", t, "")
 t = T(3); t.leader(1, 0, 0, 0); t.crash(2, 0); t.leader(3, 1, 1, 0)

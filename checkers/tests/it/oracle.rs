@@ -674,7 +674,84 @@ pub fn leader_uniqueness(ev: &[Event], nodes: usize) -> OracleVerdict {
             }
         }
     }
+    // Intervals cannot see an instant where every order puts two claimants on a term while
+    // each term alone has a hand-over (two leaders swapping terms): every order is tried.
+    let mut claiming: BTreeMap<NodeId, u64> = BTreeMap::new();
+    let mut i = 0;
+    while i < ev.len() {
+        let t = ev[i].t_ns;
+        // node -> its moves of the instant: Some(term) claims it, None ends its claim
+        let mut moves: BTreeMap<NodeId, Vec<Option<u64>>> = BTreeMap::new();
+        while i < ev.len() && ev[i].t_ns == t {
+            let e = &ev[i];
+            i += 1;
+            if let Some(x) = crash_or_restart(e) {
+                moves.entry(x).or_default().push(None);
+                continue;
+            }
+            let Some(n) = e.node.filter(|&n| n < nodes) else {
+                continue;
+            };
+            if let Some(Observation::Leader { leader, term }) = obs(e) {
+                moves
+                    .entry(n)
+                    .or_default()
+                    .push((*leader == Some(n)).then_some(*term));
+            }
+        }
+        let lists: Vec<(NodeId, Vec<Option<u64>>)> = moves.into_iter().collect();
+        if !claims_interleave(&lists, &mut vec![0; lists.len()], &mut claiming.clone()) {
+            return Violation(format!("no order of the claims at {t} ns keeps one per term"));
+        }
+        for (n, list) in &lists {
+            match list.last() {
+                Some(Some(term)) => {
+                    claiming.insert(*n, *term);
+                }
+                Some(None) => {
+                    claiming.remove(n);
+                }
+                None => {}
+            }
+        }
+    }
     Pass
+}
+
+/// Whether the nodes' remaining claims (from `at`) have an interleaving in which no node
+/// claims a term another node claims, tried one by one.
+fn claims_interleave(
+    lists: &[(NodeId, Vec<Option<u64>>)],
+    at: &mut Vec<usize>,
+    claiming: &mut BTreeMap<NodeId, u64>,
+) -> bool {
+    if lists.iter().zip(at.iter()).all(|((_, l), &k)| k == l.len()) {
+        return true;
+    }
+    for i in 0..lists.len() {
+        let (n, list) = &lists[i];
+        let Some(&m) = list.get(at[i]) else { continue };
+        let saved = claiming.clone();
+        match m {
+            Some(term) => {
+                if claiming.iter().any(|(o, t)| o != n && *t == term) {
+                    continue;
+                }
+                claiming.insert(*n, term);
+            }
+            None => {
+                claiming.remove(n);
+            }
+        }
+        at[i] += 1;
+        let fits = claims_interleave(lists, at, claiming);
+        at[i] -= 1;
+        *claiming = saved;
+        if fits {
+            return true;
+        }
+    }
+    false
 }
 
 /// At most one node acts as leader at any instant, whatever the terms: a node acts from its
