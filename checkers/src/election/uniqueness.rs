@@ -241,8 +241,9 @@ impl LeaderUniqueness {
             })
             .collect();
         for &(node, c) in &claims {
-            if let Some((&holder, held)) =
-                before.iter().find(|(&h, hc)| h != node && hc.term == c.term)
+            if let Some((&holder, held)) = before
+                .iter()
+                .find(|(&h, hc)| h != node && hc.term == c.term)
             {
                 return self.split_brain(node, c, holder, held);
             }
@@ -341,12 +342,10 @@ fn some_order_fits(
 ) -> Option<bool> {
     let nodes: Vec<(NodeId, &[Step])> = steps.iter().map(|(&n, l)| (n, l.as_slice())).collect();
     // The term node `n` claims after `k` of its steps.
-    let claim = |n: NodeId, list: &[Step], k: usize| {
-        match list[..k].last() {
-            Some(Step::Claim(c)) => Some(c.term),
-            Some(Step::End) => None,
-            None => start.get(&n).copied(),
-        }
+    let claim = |n: NodeId, list: &[Step], k: usize| match list[..k].last() {
+        Some(Step::Claim(c)) => Some(c.term),
+        Some(Step::End) => None,
+        None => start.get(&n).copied(),
     };
     let mut seen: BTreeSet<Vec<usize>> = BTreeSet::new();
     let mut stack = vec![vec![0usize; nodes.len()]];

@@ -701,7 +701,9 @@ pub fn leader_uniqueness(ev: &[Event], nodes: usize) -> OracleVerdict {
         }
         let lists: Vec<(NodeId, Vec<Option<u64>>)> = moves.into_iter().collect();
         if !claims_interleave(&lists, &mut vec![0; lists.len()], &mut claiming.clone()) {
-            return Violation(format!("no order of the claims at {t} ns keeps one per term"));
+            return Violation(format!(
+                "no order of the claims at {t} ns keeps one per term"
+            ));
         }
         for (n, list) in &lists {
             match list.last() {
