@@ -63,6 +63,7 @@ pub mod monotonic_clock;
 pub mod mutual_exclusion;
 pub mod no_deadlock;
 pub mod omega;
+pub mod orders;
 pub mod replica_agreement;
 #[cfg(test)]
 mod test_events;

@@ -17,7 +17,7 @@
 //! on several resources at one instant, those per-resource rules are not enough (a
 //! hand-over-hand swap: each node enters the other's section before leaving its own passes
 //! them for each resource alone), so the orders of the instant are searched for one that
-//! serves every resource at once (at most [`ORDERS_MAX`] points of the nodes' progress; past
+//! serves every resource at once (at most [`ORDERS_MAX`](crate::orders::ORDERS_MAX) points of the nodes' progress; past
 //! that the run could not be judged).
 //!
 //! # Contract
@@ -61,7 +61,7 @@ pub struct MutualExclusion {
     steps: Vec<(NodeId, Step)>,
     /// the resources an instant touches (kept to reuse its memory)
     touched: Vec<u32>,
-    /// An instant whose orders were too many to search ([`ORDERS_MAX`]): not judged.
+    /// An instant whose orders were too many to search ([`ORDERS_MAX`](crate::orders::ORDERS_MAX)): not judged.
     undecided: Option<String>,
     /// judge every instant by the general path (tests compare it with the one-node path)
     #[cfg(test)]
@@ -296,8 +296,9 @@ impl MutualExclusion {
             None => {
                 self.undecided.get_or_insert_with(|| {
                     format!(
-                        "the events at {:.6} ms have more than {ORDERS_MAX} orders to search",
-                        t as f64 / 1e6
+                        "the events at {:.6} ms have more than {} orders to search",
+                        t as f64 / 1e6,
+                        crate::orders::ORDERS_MAX
                     )
                 });
                 Ok(())
@@ -380,14 +381,10 @@ impl MutualExclusion {
     }
 }
 
-/// The most orders of one instant's events [`some_order_fits`] visits (distinct points of
-/// the nodes' progress); past it the instant is not judged.
-pub const ORDERS_MAX: usize = 100_000;
-
 /// Whether the events of one instant (`steps`, each node's in program order) can be ordered
-/// so that no node enters a section another node is in, starting from the holders `before`:
-/// a search over the nodes' progress (how many of its events each has taken), which fixes who
-/// is inside. `None` when more than [`ORDERS_MAX`] points would be visited.
+/// so that no node enters a section another node is in, starting from the holders `before`
+/// ([`crate::orders::some_order`]: how many of its events each node has taken fixes who is
+/// inside). `None` when there are too many orders to search.
 fn some_order_fits(
     steps: &BTreeMap<NodeId, Vec<Step>>,
     before: &BTreeMap<u32, BTreeSet<NodeId>>,
@@ -406,41 +403,21 @@ fn some_order_fits(
         }
         inside
     };
-    let mut seen: BTreeSet<Vec<usize>> = BTreeSet::new();
-    let mut stack = vec![vec![0usize; nodes.len()]];
-    while let Some(at) = stack.pop() {
-        if at.iter().zip(&nodes).all(|(&k, (_, l))| k == l.len()) {
-            return Some(true);
-        }
-        if !seen.insert(at.clone()) {
-            continue;
-        }
-        if seen.len() > ORDERS_MAX {
-            return None;
-        }
-        for (i, &(n, list)) in nodes.iter().enumerate() {
-            let Some(step) = list.get(at[i]) else {
-                continue;
-            };
-            if let Step::Enter(r, _) = *step {
-                let idle_holder = before
-                    .get(&r)
-                    .is_some_and(|h| h.iter().any(|m| *m != n && !steps.contains_key(m)));
-                let taken = idle_holder
-                    || nodes
-                        .iter()
-                        .enumerate()
-                        .any(|(j, &(m, l))| j != i && inside(m, l, at[j], r));
-                if taken {
-                    continue;
-                }
-            }
-            let mut next = at.clone();
-            next[i] += 1;
-            stack.push(next);
-        }
-    }
-    Some(false)
+    let lens: Vec<usize> = nodes.iter().map(|(_, l)| l.len()).collect();
+    crate::orders::some_order(&lens, |at, i| {
+        let (n, list) = nodes[i];
+        let Step::Enter(r, _) = list[at[i]] else {
+            return true;
+        };
+        let idle_holder = before
+            .get(&r)
+            .is_some_and(|h| h.iter().any(|m| *m != n && !steps.contains_key(m)));
+        !idle_holder
+            && !nodes
+                .iter()
+                .enumerate()
+                .any(|(j, &(m, l))| j != i && inside(m, l, at[j], r))
+    })
 }
 
 impl Checker for MutualExclusion {

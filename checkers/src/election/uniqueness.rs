@@ -16,7 +16,7 @@
 //! node 0's term at the same instant is a hand-over, whichever line comes first. Where several
 //! nodes act over several terms at one instant, those per-term rules are not enough (two
 //! leaders swapping terms pass them for each term alone), so the orders of the instant are
-//! searched for one that keeps one claimant per term throughout (at most [`ORDERS_MAX`]
+//! searched for one that keeps one claimant per term throughout (at most [`ORDERS_MAX`](crate::orders::ORDERS_MAX)
 //! points; past that the run could not be judged).
 //!
 //! # Contract
@@ -75,7 +75,7 @@ pub struct LeaderUniqueness {
     /// The current instant and its events, per node in order.
     now_ns: u64,
     steps: BTreeMap<NodeId, Vec<Step>>,
-    /// An instant whose orders were too many to search ([`ORDERS_MAX`]): not judged.
+    /// An instant whose orders were too many to search ([`ORDERS_MAX`](crate::orders::ORDERS_MAX)): not judged.
     undecided: Option<String>,
 }
 
@@ -212,8 +212,9 @@ impl LeaderUniqueness {
                 None => {
                     self.undecided.get_or_insert_with(|| {
                         format!(
-                            "the events at {:.6} ms have more than {ORDERS_MAX} orders to search",
-                            self.now_ns as f64 / 1e6
+                            "the events at {:.6} ms have more than {} orders to search",
+                            self.now_ns as f64 / 1e6,
+                            crate::orders::ORDERS_MAX
                         )
                     });
                 }
@@ -328,14 +329,10 @@ impl Checker for LeaderUniqueness {
     }
 }
 
-/// The most points of the nodes' progress [`some_order_fits`] visits in one instant; past it
-/// the instant is not judged.
-pub const ORDERS_MAX: usize = 100_000;
-
 /// Whether the claims of one instant (`steps`, each node's in program order) can be ordered
 /// so that no node claims a term another node claims at that moment, from the claims `start`
-/// (node -> term): a search over the nodes' progress, which fixes who claims what. `None`
-/// when more than [`ORDERS_MAX`] points would be visited.
+/// (node -> term; [`crate::orders::some_order`]: how many of its steps each node has taken
+/// fixes who claims what). `None` when there are too many orders to search.
 fn some_order_fits(
     steps: &BTreeMap<NodeId, Vec<Step>>,
     start: &BTreeMap<NodeId, u64>,
@@ -347,41 +344,21 @@ fn some_order_fits(
         Some(Step::End) => None,
         None => start.get(&n).copied(),
     };
-    let mut seen: BTreeSet<Vec<usize>> = BTreeSet::new();
-    let mut stack = vec![vec![0usize; nodes.len()]];
-    while let Some(at) = stack.pop() {
-        if at.iter().zip(&nodes).all(|(&k, (_, l))| k == l.len()) {
-            return Some(true);
-        }
-        if !seen.insert(at.clone()) {
-            continue;
-        }
-        if seen.len() > ORDERS_MAX {
-            return None;
-        }
-        for (i, &(n, list)) in nodes.iter().enumerate() {
-            let Some(step) = list.get(at[i]) else {
-                continue;
-            };
-            if let Step::Claim(c) = step {
-                let idle_holder = start
-                    .iter()
-                    .any(|(&m, &t)| m != n && t == c.term && !steps.contains_key(&m));
-                let taken = idle_holder
-                    || nodes
-                        .iter()
-                        .enumerate()
-                        .any(|(j, &(m, l))| j != i && claim(m, l, at[j]) == Some(c.term));
-                if taken {
-                    continue;
-                }
-            }
-            let mut next = at.clone();
-            next[i] += 1;
-            stack.push(next);
-        }
-    }
-    Some(false)
+    let lens: Vec<usize> = nodes.iter().map(|(_, l)| l.len()).collect();
+    crate::orders::some_order(&lens, |at, i| {
+        let (n, list) = nodes[i];
+        let Step::Claim(c) = &list[at[i]] else {
+            return true;
+        };
+        let idle_holder = start
+            .iter()
+            .any(|(&m, &t)| m != n && t == c.term && !steps.contains_key(&m));
+        !idle_holder
+            && !nodes
+                .iter()
+                .enumerate()
+                .any(|(j, &(m, l))| j != i && claim(m, l, at[j]) == Some(c.term))
+    })
 }
 
 #[cfg(test)]
