@@ -1876,6 +1876,9 @@ pub fn junit(c: &CampaignReport, started: std::time::SystemTime, hostname: &str)
         case.add_property(Property::new("failures", r.failures.to_string()));
         case.add_property(Property::new("buggy", r.buggy.to_string()));
         case.add_property(Property::new("deep", r.deep.to_string()));
+        // Seeds of the shard never run (a time budget, Ctrl-C): merged, they are no part of a
+        // "no violation" over the whole range.
+        case.add_property(Property::new("cut-short", (!r.complete).to_string()));
         if let Some(f) = &r.first {
             case.add_property(Property::new("first-failure", f.seed.to_string()));
         }
@@ -1993,6 +1996,8 @@ struct MergedTarget {
     deep: Option<bool>,
     first: Option<u64>,
     time: Duration,
+    /// The inputs that ran only part of their seeds of it (`cut-short`).
+    cut_short: Vec<String>,
     /// Each input where the outcome was not as expected.
     failed: Vec<InputFailure>,
     out: Vec<String>,
@@ -2167,6 +2172,9 @@ pub fn merge_junit(inputs: &[(String, String)], partial: bool) -> Result<MergedR
                 t.first = Some(t.first.map_or(f, |g| g.min(f)));
             }
             t.time += case.time.unwrap_or_default();
+            if prop(&case.properties, "cut-short").as_deref() == Some("true") {
+                t.cut_short.push(name.clone());
+            }
             if let Some(o) = &case.system_out {
                 t.out.push(format!("[{name}] {}", o.as_str()));
             }
@@ -2292,6 +2300,10 @@ pub fn merge_junit(inputs: &[(String, String)], partial: bool) -> Result<MergedR
         case.add_property(Property::new("runs", t.runs.to_string()));
         case.add_property(Property::new("failures", t.failures.to_string()));
         case.add_property(Property::new("buggy", t.buggy.to_string()));
+        case.add_property(Property::new(
+            "cut-short",
+            (!t.cut_short.is_empty()).to_string(),
+        ));
         if let Some(f) = t.first {
             case.add_property(Property::new("first-failure", f.to_string()));
         }
@@ -2301,9 +2313,17 @@ pub fn merge_junit(inputs: &[(String, String)], partial: bool) -> Result<MergedR
                 caught += 1;
                 "caught in every report".to_string()
             }
-            (true, false, None) => {
+            (true, false, None) if t.cut_short.is_empty() => {
                 held += 1;
                 "no violation".to_string()
+            }
+            (true, false, None) => {
+                held += 1;
+                format!(
+                    "no violation in {} seeds (cut short in {})",
+                    t.seeds,
+                    t.cut_short.join(", ")
+                )
             }
             (true, _, _) => "as expected".to_string(),
             (false, _, _) => {

@@ -89,7 +89,7 @@ pub struct TableArgs {
     /// `search`: algorithms whose buggy variants to measure (`all`, a name, a glob, a list).
     #[arg(long, short)]
     pub algorithm: Option<String>,
-    /// `search`: worker threads, 1 to 256 [default: 1].
+    /// `search`: worker threads, 1 to 256 (0 is taken as 1) [default: 1].
     #[arg(long, short)]
     pub jobs: Option<usize>,
     /// Print the tables as Markdown (for a README) instead of laid out within 100 columns.

@@ -152,9 +152,10 @@ pub fn main(args: &TableArgs) -> i32 {
         );
         return crate::exit::BAD_INPUT;
     }
-    let jobs = args.jobs.unwrap_or(1);
-    if !(1..=256).contains(&jobs) {
-        eprintln!("error: --jobs must be within [1, 256]");
+    // 0 is taken as 1, as `fuzz`, `matrix` and `calibrate` take it.
+    let jobs = args.jobs.unwrap_or(1).max(1);
+    if jobs > 256 {
+        eprintln!("error: --jobs must be within [1, 256] (0 is taken as 1)");
         return crate::exit::BAD_INPUT;
     }
     let want_guided = args.strategy.iter().any(|s| s == "guided");

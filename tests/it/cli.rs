@@ -1156,6 +1156,32 @@ fn merged_shards_count_as_the_whole_campaign() {
         "{}",
         text(&o).1
     );
+    // A shard a time budget cut short keeps saying so in the merge: its unrun seeds are no
+    // part of a "no violation" over the range.
+    for (shard, xml) in [("1/2", "cut-1.xml"), ("2/2", "cut-2.xml")] {
+        let o = sincro(&[
+            "fuzz",
+            "-a",
+            "mutex.centralized",
+            "--variant",
+            "correct",
+            "--seeds",
+            "1000000",
+            "--time",
+            "300ms",
+            "--shard",
+            shard,
+            "--junit",
+            &d(xml),
+            "--out",
+            &d("failures"),
+            "--quiet",
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o).1);
+    }
+    let o = sincro(&["merge-reports", &d("cut-1.xml"), &d("cut-2.xml")]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o).1);
+    assert!(text(&o).0.contains("(cut short in"), "{}", text(&o).0);
     // A shard beyond the model and one inside differ by that alone, and the message says so
     // (it showed the same range twice).
     let beyond = read("a.xml").replace(
