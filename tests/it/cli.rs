@@ -1938,6 +1938,9 @@ fn explore_never_passes_what_it_did_not_search() {
         assert!(f.exists(), "{} was lost", f.display());
     }
 
+    // An earlier search's native scenario of the same name described another execution.
+    let stale = dir.join("election.bully.correct.explore.native.json");
+    std::fs::write(&stale, "{}").unwrap();
     let o = sincro(&["explore", "-a", "election.bully", "--untimed", "--out", d]);
     let (out, err) = text(&o);
     assert_eq!(o.status.code(), Some(1), "{out}{err}");
@@ -1946,6 +1949,7 @@ fn explore_never_passes_what_it_did_not_search() {
         "{out}"
     );
     assert!(out.contains("no native scenario"), "{out}");
+    assert!(!stale.exists() && err.contains("removed"), "{err}");
 }
 
 /// A matrix cell whose run could not be judged is no break, and a matrix of no cell is no
