@@ -1143,11 +1143,18 @@ impl fmt::Display for Failure {
         for n in &self.notes {
             writeln!(f, "  note: {n}")?;
         }
-        // `cargo test`'s own filter for this test: libtest names each test's thread after it
+        // `cargo test`'s own filter for this test: libtest names each test's thread after it;
+        // the package and test target it runs in, so that one binary runs it
         let filter = std::thread::current()
             .name()
             .filter(|n| *n != "main")
-            .map(|t| format!(" -- --exact {}", crate::shell_word(Path::new(t))))
+            .map(|t| {
+                format!(
+                    "{} -- --exact {}",
+                    cargo_target_args(),
+                    crate::shell_word(Path::new(t))
+                )
+            })
             .unwrap_or_default();
         let env: String = self.replay_env.iter().map(|e| format!("{e} ")).collect();
         // Where a file is replayed: this test, or (expect_violation) one that reads files.
@@ -1180,6 +1187,47 @@ impl fmt::Display for Failure {
         }
         Ok(())
     }
+}
+
+/// The `cargo test` options that select the test binary running now (` -p pkg --test name`,
+/// `--example name` or `--lib`), from its path and what cargo sets for a test it runs
+/// (`CARGO_PKG_NAME`, `CARGO_MANIFEST_DIR`); empty when they do not say. Without them a
+/// replay line ran every binary with a test of that name, and none for a test in an example
+/// (plain `cargo test` does not run those).
+fn cargo_target_args() -> String {
+    let Ok(exe) = std::env::current_exe() else {
+        return String::new();
+    };
+    let Some(stem) = exe.file_stem().and_then(|s| s.to_str()) else {
+        return String::new();
+    };
+    // `name-<16 hex digits>`: cargo's hash of the target
+    let name = match stem.rsplit_once('-') {
+        Some((name, hash)) if hash.len() == 16 && hash.bytes().all(|b| b.is_ascii_hexdigit()) => {
+            name
+        }
+        _ => stem,
+    };
+    let pkg = std::env::var("CARGO_PKG_NAME").ok();
+    let mut args = pkg.as_ref().map_or(String::new(), |p| {
+        format!(" -p {}", crate::shell_word(Path::new(p)))
+    });
+    let word = crate::shell_word(Path::new(name));
+    let dir = exe
+        .parent()
+        .and_then(|d| d.file_name())
+        .and_then(|d| d.to_str());
+    let tests = std::env::var_os("CARGO_MANIFEST_DIR").map(|d| PathBuf::from(d).join("tests"));
+    let is_test_target = tests.is_some_and(|t| {
+        t.join(format!("{name}.rs")).is_file() || t.join(name).join("main.rs").is_file()
+    });
+    match dir {
+        Some("examples") => args.push_str(&format!(" --example {word}")),
+        Some("deps") if is_test_target => args.push_str(&format!(" --test {word}")),
+        Some("deps") if pkg.is_some_and(|p| p.replace('-', "_") == name) => args.push_str(" --lib"),
+        _ => {}
+    }
+    args
 }
 
 impl fmt::Debug for Failure {

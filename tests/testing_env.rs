@@ -100,11 +100,12 @@ fn environment_variables_choose_seeds_replay_and_report_bad_values() {
         .unwrap_err();
     assert_eq!(replayed.verdict, failed.verdict);
     assert_eq!(replayed.context, failed.context);
-    // Its replay line keeps the environment the failing check had.
+    // Its replay line keeps the environment the failing check had, and names the package and
+    // the test binary (a test of that name in another binary would run too).
     assert!(
-        replayed
-            .to_string()
-            .contains("SINCRO_CHECK_DETERMINISM=1 cargo test"),
+        replayed.to_string().contains(
+            "SINCRO_CHECK_DETERMINISM=1 cargo test -p sincro --test testing_env -- --exact"
+        ),
         "{replayed}"
     );
     // The test of another variant does not replay it as its own...
