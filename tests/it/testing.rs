@@ -135,8 +135,9 @@ fn a_failure_without_a_file_replays_by_its_seed_in_this_test() {
         "seed {seed} was generated, not mutated"
     );
     let text = failed.to_string();
+    // the package and test binary this test runs in, then the test's own name
     let filter = match std::thread::current().name() {
-        Some(t) if t != "main" => format!(" -- --exact {t}"),
+        Some(t) if t != "main" => format!(" -p sincro --test it -- --exact {t}"),
         _ => String::new(),
     };
     assert!(
