@@ -24,6 +24,18 @@ fn delays(t: &Trace) -> BTreeMap<(usize, usize, String, u32), Vec<u64>> {
         .collect()
 }
 
+/// The record holds a lost message and a duplicated one (else a test of them shows nothing).
+fn assert_loss_and_duplicate_recorded(list: &[sincro::harness::schedule::Recorded]) {
+    assert!(
+        list.iter().any(|r| r.delays_ns.is_empty()),
+        "no loss recorded"
+    );
+    assert!(
+        list.iter().any(|r| r.delays_ns.len() == 2),
+        "no duplicate recorded"
+    );
+}
+
 /// A total-order scenario on links that lose and duplicate a fifth of the messages.
 fn lossy_total_order() -> (&'static dyn Algorithm, Scenario) {
     let alg = algorithms::find("order.total").unwrap();
@@ -127,14 +139,7 @@ fn recorded_losses_and_duplicates_replay_and_bad_records_are_refused() {
     let Schedule::Recorded(list) = &pinned.schedule else {
         unreachable!()
     };
-    assert!(
-        list.iter().any(|r| r.delays_ns.is_empty()),
-        "no loss recorded"
-    );
-    assert!(
-        list.iter().any(|r| r.delays_ns.len() == 2),
-        "no duplicate recorded"
-    );
+    assert_loss_and_duplicate_recorded(list);
     let mut bad = pinned.clone();
     if let Schedule::Recorded(list) = &mut bad.schedule {
         list[0].to = 99;
@@ -156,14 +161,7 @@ fn a_record_does_not_carry_faults_the_scenario_no_longer_has() {
     let Schedule::Recorded(list) = &recorded else {
         unreachable!()
     };
-    assert!(
-        list.iter().any(|r| r.delays_ns.is_empty()),
-        "no loss recorded"
-    );
-    assert!(
-        list.iter().any(|r| r.delays_ns.len() == 2),
-        "no duplicate recorded"
-    );
+    assert_loss_and_duplicate_recorded(list);
     let mut reliable = sc.clone();
     reliable.network.loss = 0.0;
     reliable.network.duplicate = 0.0;

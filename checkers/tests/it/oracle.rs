@@ -221,7 +221,12 @@ pub fn mutual_exclusion(ev: &[Event]) -> OracleVerdict {
             }
         }
         let lists: Vec<NodeMoves> = moves.into_iter().collect();
-        if !some_interleaving(&lists, &mut vec![0; lists.len()], &mut holders.clone()) {
+        if !interleaves(
+            &lists,
+            &mut vec![0; lists.len()],
+            &mut holders.clone(),
+            &take_section,
+        ) {
             return Violation(format!(
                 "no order of the events at {t} ns keeps the sections exclusive"
             ));
@@ -247,12 +252,14 @@ pub fn mutual_exclusion(ev: &[Event]) -> OracleVerdict {
 /// for a crash or restart (it leaves every section).
 type NodeMoves = (NodeId, Vec<Option<(u32, bool)>>);
 
-/// Whether the nodes' remaining moves (from `at`) have an interleaving in which nobody
-/// enters a section another node holds, tried one by one (no memo: the cases are small).
-fn some_interleaving(
-    lists: &[NodeMoves],
+/// Whether the nodes' remaining moves (from `at`) have an interleaving, each node keeping its
+/// own order, in which `take` accepts every move (it applies the move to `state`, or refuses
+/// it): tried one by one, no memo (the cases are small).
+fn interleaves<M: Copy, S: Clone>(
+    lists: &[(NodeId, Vec<M>)],
     at: &mut Vec<usize>,
-    holders: &mut BTreeSet<(NodeId, u32)>,
+    state: &mut S,
+    take: &dyn Fn(&mut S, NodeId, M) -> bool,
 ) -> bool {
     if lists.iter().zip(at.iter()).all(|((_, l), &k)| k == l.len()) {
         return true;
@@ -260,28 +267,49 @@ fn some_interleaving(
     for i in 0..lists.len() {
         let (n, list) = &lists[i];
         let Some(&m) = list.get(at[i]) else { continue };
-        let saved = holders.clone();
-        match m {
-            Some((r, true)) => {
-                if holders.iter().any(|h| h.1 == r && h.0 != *n) {
-                    continue;
-                }
-                holders.insert((*n, r));
+        let saved = state.clone();
+        if take(state, *n, m) {
+            at[i] += 1;
+            let fits = interleaves(lists, at, state, take);
+            at[i] -= 1;
+            if fits {
+                return true;
             }
-            Some((r, false)) => {
-                holders.remove(&(*n, r));
-            }
-            None => holders.retain(|h| h.0 != *n),
         }
-        at[i] += 1;
-        let fits = some_interleaving(lists, at, holders);
-        at[i] -= 1;
-        *holders = saved;
-        if fits {
-            return true;
-        }
+        *state = saved;
     }
     false
+}
+
+/// A section move of [`mutual_exclusion`]'s search: enter or leave a resource, or (`None`) a
+/// crash or restart, which leaves every section; refused when another node holds it.
+fn take_section(holders: &mut BTreeSet<(NodeId, u32)>, n: NodeId, m: Option<(u32, bool)>) -> bool {
+    match m {
+        Some((r, true)) if holders.iter().any(|h| h.1 == r && h.0 != n) => return false,
+        Some((r, true)) => {
+            holders.insert((n, r));
+        }
+        Some((r, false)) => {
+            holders.remove(&(n, r));
+        }
+        None => holders.retain(|h| h.0 != n),
+    }
+    true
+}
+
+/// A claim move of [`leader_uniqueness`]'s search: claim a term (refused when another node
+/// claims it), or (`None`) end the node's claim.
+fn take_claim(claiming: &mut BTreeMap<NodeId, u64>, n: NodeId, m: Option<u64>) -> bool {
+    match m {
+        Some(term) if claiming.iter().any(|(o, t)| *o != n && *t == term) => return false,
+        Some(term) => {
+            claiming.insert(n, term);
+        }
+        None => {
+            claiming.remove(&n);
+        }
+    }
+    true
 }
 
 fn logical(e: &Event, nodes: usize) -> Option<(u64, &Vec<u64>)> {
@@ -700,7 +728,12 @@ pub fn leader_uniqueness(ev: &[Event], nodes: usize) -> OracleVerdict {
             }
         }
         let lists: Vec<(NodeId, Vec<Option<u64>>)> = moves.into_iter().collect();
-        if !claims_interleave(&lists, &mut vec![0; lists.len()], &mut claiming.clone()) {
+        if !interleaves(
+            &lists,
+            &mut vec![0; lists.len()],
+            &mut claiming.clone(),
+            &take_claim,
+        ) {
             return Violation(format!(
                 "no order of the claims at {t} ns keeps one per term"
             ));
@@ -718,42 +751,6 @@ pub fn leader_uniqueness(ev: &[Event], nodes: usize) -> OracleVerdict {
         }
     }
     Pass
-}
-
-/// Whether the nodes' remaining claims (from `at`) have an interleaving in which no node
-/// claims a term another node claims, tried one by one.
-fn claims_interleave(
-    lists: &[(NodeId, Vec<Option<u64>>)],
-    at: &mut Vec<usize>,
-    claiming: &mut BTreeMap<NodeId, u64>,
-) -> bool {
-    if lists.iter().zip(at.iter()).all(|((_, l), &k)| k == l.len()) {
-        return true;
-    }
-    for i in 0..lists.len() {
-        let (n, list) = &lists[i];
-        let Some(&m) = list.get(at[i]) else { continue };
-        let saved = claiming.clone();
-        match m {
-            Some(term) => {
-                if claiming.iter().any(|(o, t)| o != n && *t == term) {
-                    continue;
-                }
-                claiming.insert(*n, term);
-            }
-            None => {
-                claiming.remove(n);
-            }
-        }
-        at[i] += 1;
-        let fits = claims_interleave(lists, at, claiming);
-        at[i] -= 1;
-        *claiming = saved;
-        if fits {
-            return true;
-        }
-    }
-    false
 }
 
 /// At most one node acts as leader at any instant, whatever the terms: a node acts from its
