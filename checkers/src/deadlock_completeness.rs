@@ -29,6 +29,11 @@
 //!   is a member of a cycle marks that cycle reported, whatever cycle the report was about; a
 //!   report made before the cycle formed does not count. Ignored: messages, partitions,
 //!   pauses.
+//! - **Events at one instant are judged as a set.** Nothing orders two nodes' events of one
+//!   global time, so the verdict never depends on their line order: an instant's events are
+//!   applied each node's in its own program order, lowest node first, and every report as late
+//!   as those orders allow. A report at the instant a cycle forms counts for
+//!   it unless its own node formed the cycle after reporting.
 //! - **Settings:** the quiet time (`scenario.quiet_from_ms()`) and the liveness bound; not the
 //!   node count. A cycle formed at `t` must be reported by `max(t, quiet) + bound`; a bound of
 //!   0 is taken literally (reported at that very instant); the checker has no default bound
@@ -41,7 +46,7 @@
 //!   names the cycle, its deadline and the end).
 //! - **Class:** liveness.
 
-use crate::deadlock_graph::{cycle_text, Change, WaitForGraph};
+use crate::deadlock_graph::{by_node, cycle_text, is_report, reads, Change, WaitForGraph};
 use sincro_harness::trace::{Event, EventKind};
 use sincro_harness::{Checker, NodeId, Observation, PropertyClass, Violation, NS_PER_MS};
 use std::collections::BTreeMap;
@@ -81,6 +86,9 @@ pub struct DeadlockCompleteness {
     last_report: BTreeMap<NodeId, u64>,
     open: Vec<Obligation>,
     unjudged: Option<String>,
+    /// The current instant and the events of it this checker reads, in trace order.
+    now_ns: u64,
+    instant: Vec<Event>,
 }
 
 impl DeadlockCompleteness {
@@ -93,6 +101,8 @@ impl DeadlockCompleteness {
             last_report: BTreeMap::new(),
             open: Vec::new(),
             unjudged: None,
+            now_ns: 0,
+            instant: Vec::new(),
         }
     }
 
@@ -129,37 +139,8 @@ impl DeadlockCompleteness {
         self.open = open;
     }
 
-    fn judge(&self, now_ns: u64) -> Result<(), Violation> {
-        let Some(late) = self
-            .open
-            .iter()
-            .filter(|o| o.deadline_ns < now_ns)
-            .min_by_key(|o| o.deadline_ns)
-        else {
-            return Ok(());
-        };
-        Err(Violation {
-            property: PROPERTY.into(),
-            class: PropertyClass::Liveness,
-            explanation: format!(
-                "the deadlock {} formed at {:.3} ms was not reported by any of its members within {} ms",
-                cycle_text(&late.witness),
-                late.formed_ns as f64 / 1e6,
-                self.bound_ns / NS_PER_MS
-            ),
-            t_ns: late.deadline_ns,
-            events: vec![late.event],
-        })
-    }
-}
-
-impl Checker for DeadlockCompleteness {
-    fn property(&self) -> &'static str {
-        PROPERTY
-    }
-
-    fn on_event(&mut self, ev: &Event) -> Result<(), Violation> {
-        self.judge(ev.t_ns)?;
+    /// Applies one event of a closed instant to the graph and the obligations.
+    fn apply(&mut self, ev: &Event) {
         let change = self.graph.apply(ev);
         let seq = self.graph.seq();
         match change {
@@ -191,10 +172,90 @@ impl Checker for DeadlockCompleteness {
             self.last_report.insert(node, seq);
             self.recheck(|o| o.witness.contains(&node));
         }
+    }
+
+    /// Applies the current instant's events, each node's in its own order, every report as
+    /// late as those orders allow.
+    fn close_instant(&mut self) {
+        if self.instant.is_empty() {
+            return;
+        }
+        let events = std::mem::take(&mut self.instant);
+        for ev in reports_last(&events) {
+            self.apply(ev);
+        }
+        self.instant = events;
+        self.instant.clear();
+    }
+
+    fn judge(&self, now_ns: u64) -> Result<(), Violation> {
+        let Some(late) = self
+            .open
+            .iter()
+            .filter(|o| o.deadline_ns < now_ns)
+            .min_by_key(|o| o.deadline_ns)
+        else {
+            return Ok(());
+        };
+        Err(Violation {
+            property: PROPERTY.into(),
+            class: PropertyClass::Liveness,
+            explanation: format!(
+                "the deadlock {} formed at {:.3} ms was not reported by any of its members within {} ms",
+                cycle_text(&late.witness),
+                late.formed_ns as f64 / 1e6,
+                self.bound_ns / NS_PER_MS
+            ),
+            t_ns: late.deadline_ns,
+            events: vec![late.event],
+        })
+    }
+}
+
+/// One instant's events in the order that judges a report most kindly: each node's in its
+/// program order, and a report only when no node's next event changes the graph (lowest node
+/// first). A report counts for the cycles formed before it; moving it past other nodes'
+/// changes of the same instant only lets it count for more (a cycle broken before it needs
+/// no report, one formed before it is reported), so when some order of the instant has a
+/// cycle reported, this one has.
+fn reports_last(events: &[Event]) -> Vec<&Event> {
+    let mut seqs: Vec<std::collections::VecDeque<&Event>> =
+        by_node(events).into_iter().map(Into::into).collect();
+    if seqs.len() == 1 {
+        return seqs.pop().map(Vec::from).unwrap_or_default();
+    }
+    let mut out = Vec::with_capacity(events.len());
+    loop {
+        let next = seqs
+            .iter()
+            .position(|q| q.front().is_some_and(|e| !is_report(e)))
+            .or_else(|| seqs.iter().position(|q| !q.is_empty()));
+        let Some(k) = next else { break };
+        out.extend(seqs[k].pop_front());
+    }
+    debug_assert_eq!(out.len(), events.len());
+    out
+}
+
+impl Checker for DeadlockCompleteness {
+    fn property(&self) -> &'static str {
+        PROPERTY
+    }
+
+    fn on_event(&mut self, ev: &Event) -> Result<(), Violation> {
+        if ev.t_ns != self.now_ns {
+            self.close_instant();
+            self.now_ns = ev.t_ns;
+            self.judge(ev.t_ns)?;
+        }
+        if reads(ev) {
+            self.instant.push(ev.clone());
+        }
         Ok(())
     }
 
     fn finish(&mut self, end_t_ns: u64) -> Result<(), Violation> {
+        self.close_instant();
         self.judge(end_t_ns)?;
         self.unjudged = self.open.iter().min_by_key(|o| o.deadline_ns).map(|o| {
             format!(
@@ -337,14 +398,57 @@ mod tests {
             obs(4, 6, 0, wf(2, 0)),
         ];
         let v = run(ev.clone(), 1000).unwrap_err();
+        // the instant's two edges are taken lowest node first: 1 -> 2 (node 2's) closes it
         assert!(
-            v.explanation.contains("n2 -> n0 -> n1 -> n2"),
+            v.explanation.contains("n1 -> n2 -> n0 -> n1"),
             "{}",
             v.explanation
         );
         let mut reported = ev;
         reported.push(obs(5, 7, 1, Observation::DeadlockDetected { initiator: 1 }));
         run(reported, 1000).unwrap();
+    }
+
+    /// Two nodes' events of one instant are judged in no trace order: a report listed before
+    /// another node's closing edge of the same instant counts (it may have come after it), one
+    /// before its own node's closing edge does not (the node's own order says it came first).
+    #[test]
+    fn a_report_at_the_instant_a_cycle_forms_counts_unless_its_own_node_formed_it_later() {
+        let ev = |observer: NodeId| {
+            vec![
+                obs(0, 1, 1, wf(0, 1)),
+                obs(1, 5, 0, Observation::DeadlockDetected { initiator: 0 }),
+                obs(2, 5, observer, wf(1, 0)),
+            ]
+        };
+        run(ev(2), 1000).unwrap();
+        let mut swapped = ev(2);
+        swapped.swap(1, 2);
+        swapped[1].id = 1;
+        swapped[2].id = 2;
+        run(swapped, 1000).unwrap();
+        let v = run(ev(0), 1000).unwrap_err();
+        assert!(
+            v.explanation.contains("n1 -> n0 -> n1"),
+            "{}",
+            v.explanation
+        );
+    }
+
+    /// [`reports_last`] keeps each node's order and takes reports only when no node's next
+    /// event changes the graph.
+    #[test]
+    fn reports_go_last_within_each_nodes_order() {
+        let dd = |id, n| obs(id, 5, n, Observation::DeadlockDetected { initiator: n });
+        let events = vec![
+            dd(0, 0),
+            obs(1, 5, 0, wf(0, 1)),
+            dd(2, 1),
+            obs(3, 5, 2, wf(1, 2)),
+            obs(4, 5, 1, wf(2, 1)),
+        ];
+        let order: Vec<u64> = reports_last(&events).iter().map(|e| e.id).collect();
+        assert_eq!(order, vec![3, 0, 1, 2, 4]);
     }
 
     #[test]

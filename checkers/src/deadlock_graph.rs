@@ -39,6 +39,9 @@ struct Edge {
     born: u64,
 }
 
+/// A graph's edges with their observers ([`WaitForGraph::key`]).
+pub type GraphKey = Vec<((NodeId, NodeId), Vec<Option<NodeId>>)>;
+
 /// A wait-for graph.
 #[derive(Clone, Debug, Default)]
 pub struct WaitForGraph {
@@ -119,6 +122,15 @@ impl WaitForGraph {
             }
             _ => Change::None,
         }
+    }
+
+    /// What decides the graph's future: each edge with its observers, in order (not when or
+    /// by which event it appeared). Two graphs with one key judge every later event alike.
+    pub fn key(&self) -> GraphKey {
+        self.edges
+            .iter()
+            .map(|(&k, e)| (k, e.observers.clone()))
+            .collect()
     }
 
     /// The processes `node` waits for, in id order.
@@ -222,6 +234,42 @@ impl WaitForGraph {
             cur = next;
         }
     }
+}
+
+/// Whether a deadlock checker reads `ev`: a `wait_for`, `wait_end` or `deadlock_detected`
+/// observation, or a crash or restart. The others change neither the graph nor a verdict.
+pub fn reads(ev: &Event) -> bool {
+    matches!(
+        &ev.kind,
+        EventKind::Observe {
+            obs: Observation::WaitFor { .. }
+                | Observation::WaitEnd { .. }
+                | Observation::DeadlockDetected { .. }
+        } | EventKind::Fault {
+            fault: Fault::Crash { .. } | Fault::Restart { .. }
+        }
+    )
+}
+
+/// Whether `ev` is a `deadlock_detected` observation.
+pub fn is_report(ev: &Event) -> bool {
+    matches!(
+        &ev.kind,
+        EventKind::Observe {
+            obs: Observation::DeadlockDetected { .. }
+        }
+    )
+}
+
+/// One instant's events, each node's in its program order (the events without a node as one
+/// more sequence, first): nothing orders two nodes' events of one global time, so the
+/// deadlock checkers judge an instant from these sequences, never from the trace's line order.
+pub fn by_node<'a>(events: impl IntoIterator<Item = &'a Event>) -> Vec<Vec<&'a Event>> {
+    let mut seqs: BTreeMap<Option<NodeId>, Vec<&Event>> = BTreeMap::new();
+    for e in events {
+        seqs.entry(e.node).or_default().push(e);
+    }
+    seqs.into_values().collect()
 }
 
 /// Renders a cycle `[a, b, a]` as `n0 -> n1 -> n0` (past 16 nodes, cut in the middle by

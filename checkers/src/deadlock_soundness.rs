@@ -16,46 +16,315 @@
 //!   the `deadlock_detected` event and must name itself as `initiator` (the probe that came
 //!   back to it is its own): a report naming another initiator is a violation, and so is a
 //!   report by a node outside `0..nodes`; a report without a node is ignored. The cycle must
-//!   pass through the reporter at that instant (edges ended at the same instant but earlier in
-//!   the trace are gone). Ignored: messages, partitions, pauses, times.
+//!   pass through the reporter when it reports. Ignored: messages, partitions, pauses; times
+//!   only tell the instants apart.
+//! - **Events at one instant are judged as a set.** Nothing orders two nodes' events of one
+//!   global time, so the verdict never depends on their line order: an instant is sound when
+//!   *some* order of its events, each node's in its own program order, has a cycle under
+//!   every report when it is made (another node's closing edge may come first, another node's
+//!   ending edge after; the reporter's own events keep their order). When the order decides
+//!   the graph an instant leaves (one node's `wait_end` and another's `wait_for` of one edge),
+//!   every such graph is kept, up to [`GRAPHS_MAX`], and a later report is sound on any of them.
 //! - **Settings:** the node count (the ids that exist). No quiet time, no bound.
-//! - **When the run ends before it can judge:** nothing is pending — `finish` passes; every
-//!   report was judged when made.
+//! - **When the run ends before it can judge:** `finish` judges the last instant. An instant
+//!   with more than [`ORDERS_MAX`] points of the nodes' progress to search, or more than
+//!   [`GRAPHS_MAX`] graphs to keep, is not judged, nor anything after it: the run is **not
+//!   judged** ([`Checker::could_not_judge`] names the instant).
 //! - **Class:** safety.
 
-use crate::deadlock_graph::{cycle_text, WaitForGraph};
+use crate::deadlock_graph::{by_node, cycle_text, is_report, reads, WaitForGraph};
+use crate::orders::ORDERS_MAX;
 use sincro_harness::trace::{Event, EventKind};
 use sincro_harness::{Checker, NodeId, Observation, PropertyClass, Violation};
+use std::collections::BTreeSet;
 
 /// Property name.
 pub const PROPERTY: &str = "deadlock_soundness";
+
+/// Most graphs [`DeadlockSoundness`] keeps as what the events so far may have left: past
+/// it, the run is not judged.
+pub const GRAPHS_MAX: usize = 64;
 
 /// The deadlock soundness checker.
 #[derive(Debug)]
 pub struct DeadlockSoundness {
     nodes: usize,
-    graph: WaitForGraph,
+    /// The graphs the events so far can have left, one per distinct [`WaitForGraph::key`]
+    /// (several only when the order of one instant's events changed the outcome, e.g. one
+    /// node's `wait_end` and another's `wait_for` of one edge); never empty.
+    graphs: Vec<WaitForGraph>,
     /// Reports judged sound so far (for tests and summaries).
     confirmed: Vec<Vec<usize>>,
     /// `wait_for` observations left out of the graph because they name a node outside
     /// `0..nodes`: (event, waiter, on).
     invalid: Vec<(u64, NodeId, NodeId)>,
+    /// The current instant and the events of it this checker reads, in trace order.
+    now_ns: u64,
+    instant: Vec<Event>,
+    /// An instant with too many orders or outcomes to search: the run is not judged from it.
+    undecided: Option<String>,
 }
+
+/// A point of the search of one instant's orders: how many events each sequence has taken,
+/// the graph they left, and the cycles of the reports taken.
+type Point = (Vec<usize>, WaitForGraph, Vec<Vec<NodeId>>);
 
 impl DeadlockSoundness {
     /// A checker for a run of `nodes` nodes, with an empty wait-for graph.
     pub fn new(nodes: usize) -> Self {
         DeadlockSoundness {
             nodes,
-            graph: WaitForGraph::new(),
+            graphs: vec![WaitForGraph::new()],
             confirmed: Vec::new(),
             invalid: Vec::new(),
+            now_ns: 0,
+            instant: Vec::new(),
+            undecided: None,
         }
     }
 
     /// The cycles confirmed so far, one per sound report.
     pub fn confirmed(&self) -> &[Vec<usize>] {
         &self.confirmed
+    }
+
+    /// Whether `ev` names a node outside `0..nodes` as waiter or waited-for (left out of the
+    /// graph).
+    fn names_ghost(&self, ev: &Event) -> bool {
+        matches!(
+            &ev.kind,
+            EventKind::Observe {
+                obs: Observation::WaitFor { waiter, on } | Observation::WaitEnd { waiter, on },
+            } if *waiter >= self.nodes || *on >= self.nodes
+        )
+    }
+
+    /// Judges the current instant: the reports that are wrong whatever the order (a node
+    /// outside the run, another initiator), then whether some order of its events (each
+    /// node's in program order) from some graph kept so far has every report on a cycle.
+    fn close_instant(&mut self) -> Result<(), Violation> {
+        if self.instant.is_empty() || self.undecided.is_some() {
+            self.instant.clear();
+            return Ok(());
+        }
+        let events = std::mem::take(&mut self.instant);
+        for ev in &events {
+            self.judge_reporter(ev)?;
+            if let EventKind::Observe {
+                obs: Observation::WaitFor { waiter, on },
+            } = ev.kind
+            {
+                if self.names_ghost(ev) {
+                    self.invalid.push((ev.id, waiter, on));
+                }
+            }
+        }
+        let steps: Vec<&Event> = events
+            .iter()
+            .filter(|e| !self.names_ghost(e) && (!is_report(e) || e.node.is_some()))
+            .collect();
+        if self.graphs.len() == 1 && steps.iter().all(|e| e.node == steps[0].node) {
+            // one graph and one node's events (most instants): its own order is the only one
+            let outcome = self.apply_in_order(&steps);
+            self.instant = events;
+            self.instant.clear();
+            return outcome;
+        }
+        let seqs = by_node(steps.iter().copied());
+        let result = self.search(&seqs);
+        let outcome = match result {
+            Some((graphs, confirmed)) if !graphs.is_empty() => {
+                self.graphs = graphs;
+                self.confirmed.extend(confirmed);
+                Ok(())
+            }
+            Some(_) => Err(self.phantom(&steps, seqs.len() > 1 || self.graphs.len() > 1)),
+            None => {
+                self.undecided = Some(format!(
+                    "the events at {:.6} ms have more than {} orders to search or {} outcomes to keep",
+                    self.now_ns as f64 / 1e6,
+                    ORDERS_MAX,
+                    GRAPHS_MAX
+                ));
+                Ok(())
+            }
+        };
+        self.instant = events;
+        self.instant.clear();
+        outcome
+    }
+
+    /// Applies `steps` in their order to the one graph kept, judging each report on it.
+    fn apply_in_order(&mut self, steps: &[&Event]) -> Result<(), Violation> {
+        for ev in steps {
+            self.graphs[0].apply(ev);
+            if !is_report(ev) {
+                continue;
+            }
+            let node = ev.node.expect("reports without a node are not judged");
+            match self.graphs[0].cycle_through(node) {
+                Some(cycle) => self.confirmed.push(cycle),
+                None => return Err(self.phantom_at(&self.graphs[0], ev, false)),
+            }
+        }
+        Ok(())
+    }
+
+    /// A report wrong whatever the order: by a node outside the run, or naming another
+    /// initiator.
+    fn judge_reporter(&self, ev: &Event) -> Result<(), Violation> {
+        let (
+            EventKind::Observe {
+                obs: Observation::DeadlockDetected { initiator },
+            },
+            Some(node),
+        ) = (&ev.kind, ev.node)
+        else {
+            return Ok(());
+        };
+        if node >= self.nodes {
+            return Err(violation(
+                ev,
+                format!(
+                    "node {node} reported a deadlock at {:.3} ms, but there is no node {node} (the run has {} nodes)",
+                    ev.t_ns as f64 / 1e6,
+                    self.nodes
+                ),
+                vec![ev.id],
+            ));
+        }
+        if *initiator != node {
+            return Err(violation(
+                ev,
+                format!(
+                    "node {node} reported a deadlock at {:.3} ms naming node {initiator} as the initiator: a deadlock is declared by the initiator of the probe that came back to it",
+                    ev.t_ns as f64 / 1e6
+                ),
+                vec![ev.id],
+            ));
+        }
+        Ok(())
+    }
+
+    /// Every order of the sequences `seqs` (each in its own order) from every graph kept: the
+    /// distinct graphs left by those whose every report was on a cycle when made, with the
+    /// cycles of the first such order; `None` past [`ORDERS_MAX`] points or [`GRAPHS_MAX`]
+    /// graphs.
+    fn search(&self, seqs: &[Vec<&Event>]) -> Option<(Vec<WaitForGraph>, Vec<Vec<NodeId>>)> {
+        let mut ends: Vec<WaitForGraph> = Vec::new();
+        let mut end_keys = BTreeSet::new();
+        let mut first_cycles: Option<Vec<Vec<NodeId>>> = None;
+        let mut seen = BTreeSet::new();
+        let mut stack: Vec<Point> = self
+            .graphs
+            .iter()
+            .rev()
+            .map(|g| (vec![0; seqs.len()], g.clone(), Vec::new()))
+            .collect();
+        while let Some((at, graph, cycles)) = stack.pop() {
+            if at.iter().zip(seqs).all(|(&k, s)| k == s.len()) {
+                if end_keys.insert(graph.key()) {
+                    ends.push(graph);
+                    if ends.len() > GRAPHS_MAX {
+                        return None;
+                    }
+                }
+                first_cycles.get_or_insert(cycles);
+                continue;
+            }
+            if seqs.len() > 1 && !seen.insert((at.clone(), graph.key())) {
+                continue;
+            }
+            if seen.len() > ORDERS_MAX {
+                return None;
+            }
+            // pushed in reverse so that the lowest sequence is tried first
+            for i in (0..seqs.len()).rev() {
+                let Some(ev) = seqs[i].get(at[i]) else {
+                    continue;
+                };
+                let mut next = at.clone();
+                next[i] += 1;
+                let (mut g, mut c) = (graph.clone(), cycles.clone());
+                g.apply(ev);
+                if is_report(ev) {
+                    let Some(cycle) = ev.node.and_then(|n| g.cycle_through(n)) else {
+                        continue; // a phantom in this order
+                    };
+                    c.push(cycle);
+                }
+                stack.push((next, g, c));
+            }
+        }
+        Some((ends, first_cycles.unwrap_or_default()))
+    }
+
+    /// The violation of an instant no order of which has every report on a cycle: the first
+    /// report that is not, taking its events in trace order from the first graph kept.
+    fn phantom(&self, steps: &[&Event], reordered: bool) -> Violation {
+        let mut graph = self.graphs[0].clone();
+        for ev in steps {
+            graph.apply(ev);
+            if is_report(ev) && ev.node.and_then(|n| graph.cycle_through(n)).is_none() {
+                return self.phantom_at(&graph, ev, reordered);
+            }
+        }
+        let ev = steps.iter().find(|e| is_report(e));
+        let ev = ev.expect("an instant with no order has a report");
+        self.phantom_at(&graph, ev, reordered)
+    }
+
+    /// The violation of report `ev` made on `graph`, with no cycle through its node.
+    fn phantom_at(&self, graph: &WaitForGraph, ev: &Event, reordered: bool) -> Violation {
+        let node = ev.node.expect("reports without a node are not judged");
+        let mut events: Vec<u64> = graph
+            .successors(node)
+            .filter_map(|on| graph.edge_event(node, on))
+            .collect();
+        events.extend(graph.last_end(node));
+        events.push(ev.id);
+        let ignored = if self.invalid.is_empty() {
+            String::new()
+        } else {
+            events.extend(self.invalid.iter().map(|&(e, _, _)| e));
+            let edges: Vec<String> = self
+                .invalid
+                .iter()
+                .map(|&(e, w, on)| format!("n{w} -> n{on} (event {e})"))
+                .collect();
+            format!(
+                "; left out of the wait-for graph, as they name a node outside 0..{}: {}",
+                self.nodes,
+                crate::grouped::elide(&edges, ", ")
+            )
+        };
+        let anyhow = if reordered {
+            ", and no order of the events at that instant (each node's in its own order) puts a cycle under every report"
+        } else {
+            ""
+        };
+        events.sort_unstable();
+        events.dedup();
+        violation(
+            ev,
+            format!(
+                "node {node} reported a deadlock at {:.3} ms, but no cycle of the wait-for graph passes through it: {} (a phantom deadlock){anyhow}{ignored}",
+                ev.t_ns as f64 / 1e6,
+                graph.describe_chain(node)
+            ),
+            events,
+        )
+    }
+}
+
+/// A violation of the property at `ev`.
+fn violation(ev: &Event, explanation: String, events: Vec<u64>) -> Violation {
+    Violation {
+        property: PROPERTY.into(),
+        class: PropertyClass::Safety,
+        explanation,
+        t_ns: ev.t_ns,
+        events,
     }
 }
 
@@ -65,96 +334,23 @@ impl Checker for DeadlockSoundness {
     }
 
     fn on_event(&mut self, ev: &Event) -> Result<(), Violation> {
-        match &ev.kind {
-            EventKind::Observe {
-                obs: Observation::WaitFor { waiter, on } | Observation::WaitEnd { waiter, on },
-            } if *waiter >= self.nodes || *on >= self.nodes => {
-                if matches!(
-                    ev.kind,
-                    EventKind::Observe {
-                        obs: Observation::WaitFor { .. }
-                    }
-                ) {
-                    self.invalid.push((ev.id, *waiter, *on));
-                }
-            }
-            _ => {
-                self.graph.apply(ev);
-            }
+        // Any event of a later time closes the instant (so a violation stops the run there).
+        if ev.t_ns != self.now_ns {
+            self.close_instant()?;
+            self.now_ns = ev.t_ns;
         }
-        if let EventKind::Observe {
-            obs: Observation::DeadlockDetected { initiator },
-        } = &ev.kind
-        {
-            let Some(node) = ev.node else { return Ok(()) };
-            let fail = |explanation: String, events: Vec<u64>| Violation {
-                property: PROPERTY.into(),
-                class: PropertyClass::Safety,
-                explanation,
-                t_ns: ev.t_ns,
-                events,
-            };
-            if node >= self.nodes {
-                return Err(fail(
-                    format!(
-                        "node {node} reported a deadlock at {:.3} ms, but there is no node {node} (the run has {} nodes)",
-                        ev.t_ns as f64 / 1e6,
-                        self.nodes
-                    ),
-                    vec![ev.id],
-                ));
-            }
-            if *initiator != node {
-                return Err(fail(
-                    format!(
-                        "node {node} reported a deadlock at {:.3} ms naming node {initiator} as the initiator: a deadlock is declared by the initiator of the probe that came back to it",
-                        ev.t_ns as f64 / 1e6
-                    ),
-                    vec![ev.id],
-                ));
-            }
-            if let Some(cycle) = self.graph.cycle_through(node) {
-                self.confirmed.push(cycle);
-                return Ok(());
-            }
-            let mut events: Vec<u64> = self
-                .graph
-                .successors(node)
-                .filter_map(|on| self.graph.edge_event(node, on))
-                .collect();
-            events.extend(self.graph.last_end(node));
-            events.push(ev.id);
-            let ignored = if self.invalid.is_empty() {
-                String::new()
-            } else {
-                events.extend(self.invalid.iter().map(|&(e, _, _)| e));
-                let edges: Vec<String> = self
-                    .invalid
-                    .iter()
-                    .map(|&(e, w, on)| format!("n{w} -> n{on} (event {e})"))
-                    .collect();
-                format!(
-                    "; left out of the wait-for graph, as they name a node outside 0..{}: {}",
-                    self.nodes,
-                    crate::grouped::elide(&edges, ", ")
-                )
-            };
-            events.sort_unstable();
-            events.dedup();
-            return Err(fail(
-                format!(
-                    "node {node} reported a deadlock at {:.3} ms, but no cycle of the wait-for graph passes through it: {} (a phantom deadlock){ignored}",
-                    ev.t_ns as f64 / 1e6,
-                    self.graph.describe_chain(node)
-                ),
-                events,
-            ));
+        if reads(ev) {
+            self.instant.push(ev.clone());
         }
         Ok(())
     }
 
     fn finish(&mut self, _end_t_ns: u64) -> Result<(), Violation> {
-        Ok(())
+        self.close_instant()
+    }
+
+    fn could_not_judge(&self) -> Option<String> {
+        self.undecided.clone()
     }
 }
 
@@ -196,7 +392,98 @@ mod tests {
         ] {
             c.on_event(&e).unwrap();
         }
+        c.finish(10_000_000).unwrap();
         assert_eq!(describe(c.confirmed()), vec!["n1 -> n2 -> n0 -> n1"]);
+    }
+
+    fn dd(id: u64, t_ms: u64, node: NodeId) -> Event {
+        obs(
+            id,
+            t_ms,
+            node,
+            Observation::DeadlockDetected { initiator: node },
+        )
+    }
+
+    /// Nothing orders two nodes' events of one instant: a report listed before another node's
+    /// closing edge, or after another node's end of an edge, at its instant is sound (some
+    /// order has the cycle under it); after its own node's end, or before its own node's
+    /// closing edge, it is not (the node's own order is known).
+    #[test]
+    fn one_instant_is_judged_in_any_order_of_its_nodes() {
+        let closing = |observer| {
+            vec![
+                obs(0, 1, 1, wf(0, 1)),
+                dd(1, 5, 0),
+                obs(2, 5, observer, wf(1, 0)),
+            ]
+        };
+        run(closing(2)).unwrap();
+        let v = run(closing(0)).unwrap_err();
+        assert!(v.explanation.contains("phantom"), "{}", v.explanation);
+        assert!(!v.explanation.contains("no order"), "{}", v.explanation);
+        let ending = |observer| {
+            vec![
+                obs(0, 1, 1, wf(0, 1)),
+                obs(1, 1, 0, wf(1, 0)),
+                obs(2, 5, observer, we(0, 1)),
+                dd(3, 5, 0),
+            ]
+        };
+        run(ending(1)).unwrap();
+        run(ending(0)).unwrap_err();
+    }
+
+    /// Two reports of one instant, each needing an edge the other's node adds after its own
+    /// report: each alone has an order, no order serves both. With one node adding its edge
+    /// first, an order exists.
+    #[test]
+    fn the_reports_of_an_instant_need_one_order_for_all() {
+        let events = |second_first: bool| {
+            let mut ev = vec![obs(0, 1, 2, wf(0, 2)), obs(1, 1, 2, wf(1, 2))];
+            let mine = vec![dd(2, 5, 0), obs(3, 5, 0, wf(2, 1))];
+            let mut theirs = vec![dd(4, 5, 1), obs(5, 5, 1, wf(2, 0))];
+            if second_first {
+                theirs.reverse();
+            }
+            ev.extend(mine);
+            ev.extend(theirs);
+            ev
+        };
+        let v = run(events(false)).unwrap_err();
+        assert!(
+            v.explanation
+                .contains("no order of the events at that instant"),
+            "{}",
+            v.explanation
+        );
+        run(events(true)).unwrap();
+    }
+
+    /// When the order of an instant decides the graph (another node's `wait_end` listed after
+    /// a `wait_for` of the same edge: in trace order the edge ends, the other way round the
+    /// end matched nothing and the edge stays), every outcome is kept: a later report on the
+    /// edge is sound.
+    #[test]
+    fn every_graph_an_instant_can_leave_is_kept() {
+        let events = vec![
+            obs(0, 1, 0, wf(1, 0)),
+            obs(1, 5, 1, wf(0, 1)),
+            obs(2, 5, 2, we(0, 1)),
+            dd(3, 9, 0),
+        ];
+        run(events.clone()).unwrap();
+        let mut c = DeadlockSoundness::new(3);
+        for e in &events[..3] {
+            c.on_event(e).unwrap();
+        }
+        c.on_event(&events[3]).unwrap();
+        assert_eq!(c.graphs.len(), 2, "{:?}", c.graphs);
+        // ... and a report sound in neither is still a phantom
+        let mut gone = events;
+        gone.insert(3, obs(3, 7, 0, we(1, 0)));
+        gone[4].id = 4;
+        run(gone).unwrap_err();
     }
 
     #[test]

@@ -748,13 +748,22 @@ fn reorder_instants(t: &Trace) -> Trace {
 }
 
 /// The properties that judge the events of one instant as a set (mutual exclusion, bounded
-/// waiting, causal delivery) give the same verdict, and so do their oracles, whatever the order
-/// of the instant's lines across nodes: `bounded_waiting` and `causal_delivery` did not (a
-/// request listed before a same-instant entry counted an overtake; a delivery listed before its
-/// same-instant multicast was dropped as "never multicast").
+/// waiting, causal delivery, leader uniqueness, deadlock soundness and completeness) give the
+/// same verdict, and so do their oracles, whatever the order of the instant's lines across
+/// nodes: `bounded_waiting` and `causal_delivery` did not (a request listed before a
+/// same-instant entry counted an overtake; a delivery listed before its same-instant multicast
+/// was dropped as "never multicast"), nor did the deadlock checkers (a report listed before
+/// another node's closing edge of its instant was a phantom).
 #[test]
 fn an_instants_line_order_does_not_change_the_verdict() {
-    for property in ["mutual_exclusion", "bounded_waiting", "causal_delivery"] {
+    for property in [
+        "mutual_exclusion",
+        "bounded_waiting",
+        "causal_delivery",
+        "leader_uniqueness",
+        "deadlock_soundness",
+        "deadlock_completeness",
+    ] {
         let config = Config {
             cases: CASES,
             failure_persistence: None,

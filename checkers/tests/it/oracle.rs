@@ -551,33 +551,89 @@ pub fn total_order(ev: &[Event], nodes: usize) -> OracleVerdict {
 /// observations (a `wait_for` adds one, a `wait_end` removes one — the ending node's own if
 /// any, else the oldest; a crash or restart of `x` removes every edge out of `x` and every
 /// observation made by `x`).
-pub fn wait_for_graph(ev: &[Event]) -> BTreeMap<(NodeId, NodeId), Vec<Option<NodeId>>> {
-    let mut g: BTreeMap<(NodeId, NodeId), Vec<Option<NodeId>>> = BTreeMap::new();
+pub fn wait_for_graph(ev: &[Event]) -> WaitGraph {
+    let mut g = WaitGraph::new();
     for e in ev {
-        if let Some(x) = crash_or_restart(e) {
-            g.retain(|&(w, _), obs| {
-                obs.retain(|o| *o != Some(x));
-                w != x && !obs.is_empty()
-            });
-            continue;
-        }
-        match obs(e) {
-            Some(Observation::WaitFor { waiter, on }) => {
-                g.entry((*waiter, *on)).or_default().push(e.node)
-            }
-            Some(Observation::WaitEnd { waiter, on }) => {
-                if let Some(obs) = g.get_mut(&(*waiter, *on)) {
-                    let k = obs.iter().position(|o| *o == e.node).unwrap_or(0);
-                    obs.remove(k);
-                    if obs.is_empty() {
-                        g.remove(&(*waiter, *on));
-                    }
-                }
-            }
-            _ => {}
-        }
+        wait_step(&mut g, e);
     }
     g
+}
+
+/// A wait-for graph: edge -> the observers of its live observations.
+pub type WaitGraph = BTreeMap<(NodeId, NodeId), Vec<Option<NodeId>>>;
+
+/// [`wait_for_graph`] after one more event.
+fn wait_step(g: &mut WaitGraph, e: &Event) {
+    if let Some(x) = crash_or_restart(e) {
+        g.retain(|&(w, _), obs| {
+            obs.retain(|o| *o != Some(x));
+            w != x && !obs.is_empty()
+        });
+        return;
+    }
+    match obs(e) {
+        Some(Observation::WaitFor { waiter, on }) => {
+            g.entry((*waiter, *on)).or_default().push(e.node)
+        }
+        Some(Observation::WaitEnd { waiter, on }) => {
+            if let Some(obs) = g.get_mut(&(*waiter, *on)) {
+                let k = obs.iter().position(|o| *o == e.node).unwrap_or(0);
+                obs.remove(k);
+                if obs.is_empty() {
+                    g.remove(&(*waiter, *on));
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Whether `e` changes a wait-for graph or reports a deadlock.
+fn deadlock_event(e: &Event) -> bool {
+    crash_or_restart(e).is_some()
+        || matches!(
+            obs(e),
+            Some(
+                Observation::WaitFor { .. }
+                    | Observation::WaitEnd { .. }
+                    | Observation::DeadlockDetected { .. }
+            )
+        )
+}
+
+/// The deadlock events of `ev[first..end]` (one instant), each node's in trace order.
+fn deadlock_lists(ev: &[Event], first: usize, end: usize) -> Vec<Vec<&Event>> {
+    let mut lists: BTreeMap<Option<NodeId>, Vec<&Event>> = BTreeMap::new();
+    for e in ev[first..end].iter().filter(|e| deadlock_event(e)) {
+        lists.entry(e.node).or_default().push(e);
+    }
+    lists.into_values().collect()
+}
+
+/// Every state that some order of `lists` (each list in its own order) leaves, from `state`,
+/// `take` allowing each step: an exhaustive enumeration, no pruning.
+fn every_order<M: Copy, S: Clone + Ord>(
+    lists: &[Vec<M>],
+    at: &mut Vec<usize>,
+    state: &S,
+    take: &dyn Fn(&mut S, M) -> bool,
+    ends: &mut BTreeSet<S>,
+) {
+    if lists.iter().zip(at.iter()).all(|(l, &k)| k == l.len()) {
+        ends.insert(state.clone());
+        return;
+    }
+    for i in 0..lists.len() {
+        let Some(&m) = lists[i].get(at[i]) else {
+            continue;
+        };
+        let mut next = state.clone();
+        if take(&mut next, m) {
+            at[i] += 1;
+            every_order(lists, at, &next, take, ends);
+            at[i] -= 1;
+        }
+    }
 }
 
 /// Nodes reachable from `from` in one or more edges, over nodes in `0..nodes`.
@@ -604,23 +660,42 @@ fn edge_set(
         .collect()
 }
 
-/// Every `deadlock_detected` of node `r` names `r` as initiator, and at that point of the
-/// trace a cycle of the wait-for graph over existing nodes passes through `r`.
+/// Every `deadlock_detected` of node `r` names `r` as initiator, and when it is made a
+/// cycle of the wait-for graph over existing nodes passes through `r`, for some order of
+/// each instant's events (each node's in trace order): every order of every instant is
+/// tried from every graph the orders of the instants before can have left.
 pub fn deadlock_soundness(ev: &[Event], nodes: usize) -> OracleVerdict {
-    for (i, e) in ev.iter().enumerate() {
-        let Some(Observation::DeadlockDetected { initiator }) = obs(e) else {
-            continue;
-        };
-        let Some(r) = e.node else { continue };
-        if *initiator != r {
+    for e in ev {
+        if let (Some(Observation::DeadlockDetected { initiator }), Some(r)) = (obs(e), e.node) {
+            if *initiator != r {
+                return Violation(format!(
+                    "node {r} reported a deadlock as initiator {initiator}"
+                ));
+            }
+        }
+    }
+    let take = |g: &mut WaitGraph, e: &Event| {
+        wait_step(g, e);
+        match (obs(e), e.node) {
+            (Some(Observation::DeadlockDetected { .. }), Some(r)) => {
+                reachable_from(&edge_set(g, nodes), r).contains(&r)
+            }
+            _ => true,
+        }
+    };
+    let mut graphs = BTreeSet::from([WaitGraph::new()]);
+    for (t, first, end) in instants(ev) {
+        let lists = deadlock_lists(ev, first, end);
+        let mut next = BTreeSet::new();
+        for g in &graphs {
+            every_order(&lists, &mut vec![0; lists.len()], g, &take, &mut next);
+        }
+        if next.is_empty() {
             return Violation(format!(
-                "node {r} reported a deadlock as initiator {initiator}"
+                "no order of the events at {t} ns has a cycle under every report"
             ));
         }
-        let edges = edge_set(&wait_for_graph(&ev[..=i]), nodes);
-        if !reachable_from(&edges, r).contains(&r) {
-            return Violation(format!("node {r} reported a phantom deadlock (event {i})"));
-        }
+        graphs = next;
     }
     Pass
 }
@@ -1301,6 +1376,7 @@ pub fn leader_validity(ev: &[Event], nodes: usize, p: &Params) -> OracleVerdict 
 /// is reported (`deadlock_detected` by one of its members, after it formed) by
 /// `max(formed, quiet) + bound`, unless it is broken by then.
 pub fn deadlock_completeness(ev: &[Event], nodes: usize, p: &Params) -> OracleVerdict {
+    let ev = &reports_last(ev);
     let (quiet, bound) = (p.quiet_ms * MS, p.bound_ms * MS);
     // all simple cycles, as node lists starting at their smallest node
     let mut cycles: Vec<Vec<NodeId>> = Vec::new();
@@ -1358,6 +1434,36 @@ pub fn deadlock_completeness(ev: &[Event], nodes: usize, p: &Params) -> OracleVe
         }
     }
     fold(outcomes)
+}
+
+/// `ev` with each instant's deadlock events reordered as the checker judges them: each
+/// node's in trace order, and of the nodes' next events a graph change (of the lowest such
+/// node) before any report (of the lowest node with one left).
+fn reports_last(ev: &[Event]) -> Vec<Event> {
+    let mut out = Vec::with_capacity(ev.len());
+    for (_, first, end) in instants(ev) {
+        let mut lists: Vec<std::collections::VecDeque<&Event>> = deadlock_lists(ev, first, end)
+            .into_iter()
+            .map(Into::into)
+            .collect();
+        let report = |e: &Event| matches!(obs(e), Some(Observation::DeadlockDetected { .. }));
+        loop {
+            let change = lists
+                .iter()
+                .position(|l| l.front().is_some_and(|e| !report(e)));
+            let Some(k) = change.or_else(|| lists.iter().position(|l| !l.is_empty())) else {
+                break;
+            };
+            out.push(lists[k].pop_front().unwrap().clone());
+        }
+        out.extend(
+            ev[first..end]
+                .iter()
+                .filter(|e| !deadlock_event(e))
+                .cloned(),
+        );
+    }
+    out
 }
 
 /// At the end of the run, the nodes of `0..nodes` that reported a state all report the same
