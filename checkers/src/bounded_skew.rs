@@ -60,7 +60,12 @@
 //!   **not judged** ([`Checker::could_not_judge`] gives the end and the convergence time;
 //!   [`BoundedSkew::max_internal_ns`] stays 0). Once the reference clock jumps or changes
 //!   drift, the external bound is dropped for the rest of the run (the internal one is still
-//!   judged), and a moment when fewer than two members are alive judges no internal skew.
+//!   judged), and a moment when fewer than two members are alive judges no internal skew. A
+//!   run in which no moment after convergence had anything to compare (two live members, or
+//!   one against a trusted reference) is **not judged** either.
+//! - **Events at one instant** are judged as a set: the clocks are judged just before an
+//!   instant's first change and just after its last, never between two of its events (a
+//!   half-applied instant is no moment of the run, and its line order is arbitrary).
 //! - **Class:** safety (after convergence; stops at the first instant over a bound).
 
 use sincro_harness::clock::{SoftClock, SLEW_RATE_PPB};
@@ -366,6 +371,15 @@ pub struct BoundedSkew {
     /// Why the bound cannot be derived from the scenario's params (nothing is judged).
     problems: Vec<String>,
     unjudged: Option<String>,
+    /// The instant of the events being read, whether its state before them was judged, and
+    /// whether one of them changed a clock (its state after them is judged at the next
+    /// instant): the states between two events of one instant are no moment of the run.
+    now_ns: u64,
+    before_judged: bool,
+    changed: bool,
+    /// Whether some moment after convergence had something to compare: two live members, or a
+    /// live member against a trusted reference.
+    compared: bool,
 }
 
 impl BoundedSkew {
@@ -389,6 +403,10 @@ impl BoundedSkew {
             max_external_ns: 0,
             problems: Self::param_problems(sc),
             unjudged: None,
+            now_ns: 0,
+            before_judged: false,
+            changed: false,
+            compared: false,
             spec,
         }
     }
@@ -473,6 +491,11 @@ impl BoundedSkew {
             v
         };
         if let (Some((p, cp)), Some((q, cq))) = (hi, lo) {
+            let two = (0..self.clocks.len())
+                .filter(|&n| self.member[n] && self.alive[n])
+                .nth(1)
+                .is_some();
+            self.compared |= two;
             let skew = cp - cq;
             self.max_internal_ns = self.max_internal_ns.max(skew);
             if skew > self.spec.internal_bound_ns as i64 {
@@ -493,6 +516,7 @@ impl BoundedSkew {
             }
         }
         if let (Some((p, off)), Some(bound)) = (worst_ext, self.spec.external_bound_ns) {
+            self.compared = true;
             self.max_external_ns = self.max_external_ns.max(off.abs());
             if off.unsigned_abs() > bound {
                 return Err(Violation {
@@ -528,6 +552,30 @@ impl BoundedSkew {
         Ok(())
     }
 
+    /// Judges the state before the current instant's changes, once.
+    fn before_change(&mut self) -> Result<(), Violation> {
+        if !self.before_judged {
+            self.before_judged = true;
+            self.eval(self.now_ns)?;
+        }
+        self.changed = true;
+        Ok(())
+    }
+
+    /// Moves to the instant `t_ns`, judging the state the last instant's changes left.
+    fn enter_instant(&mut self, t_ns: u64) -> Result<(), Violation> {
+        if t_ns == self.now_ns {
+            return Ok(());
+        }
+        if self.changed {
+            self.changed = false;
+            self.eval(self.now_ns)?;
+        }
+        self.now_ns = t_ns;
+        self.before_judged = false;
+        Ok(())
+    }
+
     fn note_slew_end(&mut self, node: NodeId, t_ns: u64) {
         let pending = self.clocks[node].slew_pending_ns(t_ns).unsigned_abs() as u128;
         if pending > 0 {
@@ -545,6 +593,7 @@ impl Checker for BoundedSkew {
 
     fn on_event(&mut self, ev: &Event) -> Result<(), Violation> {
         let t = ev.t_ns;
+        self.enter_instant(t)?;
         self.drain(t)?;
         let Some(node) = ev.node.filter(|&n| n < self.clocks.len()) else {
             return Ok(());
@@ -552,33 +601,35 @@ impl Checker for BoundedSkew {
         self.last_event[node] = Some(ev.id);
         match &ev.kind {
             EventKind::ClockAdjust { how, delta_ns } => {
-                self.eval(t)?;
+                self.before_change()?;
                 match how {
                     ClockAdjust::Step => self.clocks[node].step(t, *delta_ns),
                     ClockAdjust::Slew => self.clocks[node].slew(t, *delta_ns),
                 }
                 self.note_slew_end(node, t);
-                self.eval(t)
+                Ok(())
             }
             EventKind::Fault { fault } => {
+                if !matches!(
+                    fault,
+                    Fault::ClockJump { .. }
+                        | Fault::DriftChange { .. }
+                        | Fault::Crash { .. }
+                        | Fault::Restart { .. }
+                ) {
+                    return Ok(());
+                }
+                self.before_change()?;
                 match *fault {
                     Fault::ClockJump { delta_ms, .. } => {
-                        self.eval(t)?;
                         self.clocks[node].hw_jump(t, (delta_ms * 1e6).round() as i64);
                     }
                     Fault::DriftChange { drift_ppm, .. } => {
-                        self.eval(t)?;
                         self.clocks[node].set_drift(t, (drift_ppm * 1000.0).round() as i64);
                     }
-                    Fault::Crash { .. } => {
-                        self.eval(t)?;
-                        self.alive[node] = false;
-                    }
-                    Fault::Restart { .. } => {
-                        self.eval(t)?;
-                        self.alive[node] = true;
-                    }
-                    _ => return Ok(()),
+                    Fault::Crash { .. } => self.alive[node] = false,
+                    Fault::Restart { .. } => self.alive[node] = true,
+                    _ => unreachable!("matched above"),
                 }
                 if Some(node) == self.spec.reference
                     && matches!(fault, Fault::ClockJump { .. } | Fault::DriftChange { .. })
@@ -587,13 +638,17 @@ impl Checker for BoundedSkew {
                     self.reference_ok = false;
                 }
                 self.note_slew_end(node, t);
-                self.eval(t)
+                Ok(())
             }
             _ => Ok(()),
         }
     }
 
     fn finish(&mut self, end_t_ns: u64) -> Result<(), Violation> {
+        if self.changed {
+            self.changed = false;
+            self.eval(self.now_ns)?;
+        }
         self.drain(end_t_ns.saturating_add(1))?;
         self.eval(end_t_ns)?;
         self.unjudged = if !self.problems.is_empty() {
@@ -616,6 +671,17 @@ impl Checker for BoundedSkew {
                 "the run ended at {:.3} ms, before the clocks are judged (from {:.3} ms: the faults stop, then the convergence time): too short to judge",
                 end_t_ns as f64 / 1e6,
                 self.spec.converge_from_ns as f64 / 1e6
+            ))
+        } else if !self.compared {
+            Some(format!(
+                "from {:.3} ms, when the clocks are judged, to the end at {:.3} ms, fewer than two synchronized clocks were alive at once{}: no skew to judge",
+                self.spec.converge_from_ns as f64 / 1e6,
+                end_t_ns as f64 / 1e6,
+                if self.spec.external_bound_ns.is_some() {
+                    " and none against a trusted reference"
+                } else {
+                    ""
+                }
             ))
         } else {
             None
@@ -718,6 +784,74 @@ mod tests {
             .unwrap();
         ok.finish(2 * NS_PER_MS).unwrap();
         assert_eq!(ok.max_external_ns(), 0);
+    }
+
+    /// Nothing orders two nodes' events of one instant: three steps at one instant that leave
+    /// the clocks within the bound pass in any line order (a half-applied instant was judged
+    /// as a moment: 70 µs ahead after node 1's step alone); steps that leave them apart fail
+    /// in any order.
+    #[test]
+    fn one_instant_is_judged_before_and_after_its_events_not_between() {
+        let sc = Scenario::from_json(
+            r#"{"algorithm": "clock.berkeley", "nodes": 3, "seed": 1, "duration_ms": 60000,
+                "network": {"latency": {"constant": {"ms": 5}}},
+                "clocks": {"rho_ppm": 0, "offset_ms_max": 0}}"#,
+        )
+        .unwrap();
+        let mut spec = SkewSpec::for_scenario(&sc);
+        spec.converge_from_ns = NS_PER_MS;
+        spec.internal_bound_ns = 60_000;
+        let judge = |steps: &[(NodeId, i64)]| {
+            let mut c = BoundedSkew::new(&sc, spec.clone());
+            for (id, &(node, d)) in steps.iter().enumerate() {
+                c.on_event(&adjust(id as u64, 50_000, node, ClockAdjust::Step, d))?;
+            }
+            c.finish(60_000 * NS_PER_MS)
+        };
+        for order in [[1, 0, 2], [0, 2, 1], [2, 1, 0]] {
+            let within: Vec<(NodeId, i64)> = order
+                .iter()
+                .map(|&n| (n, [30_000, 70_000, 50_000][n]))
+                .collect();
+            judge(&within).unwrap();
+            let apart: Vec<(NodeId, i64)> = order.iter().map(|&n| (n, [0, 70_000, 0][n])).collect();
+            let v = judge(&apart).unwrap_err();
+            assert_eq!(v.t_ns, 50_000 * NS_PER_MS, "{v}");
+        }
+    }
+
+    /// After convergence only one synchronized clock was ever alive: nothing was compared, so
+    /// the run is not judged (it passed).
+    #[test]
+    fn a_run_with_one_live_clock_after_convergence_is_not_judged() {
+        let sc = Scenario::from_json(
+            r#"{"algorithm": "clock.berkeley", "nodes": 3, "seed": 1, "duration_ms": 60000,
+                "clocks": {"rho_ppm": 0, "nodes": [{"node": 1, "offset_ms": 1},
+                {"node": 2, "offset_ms": -1}]}}"#,
+        )
+        .unwrap();
+        let mut spec = SkewSpec::for_scenario(&sc);
+        spec.converge_from_ns = 10_000 * NS_PER_MS;
+        spec.internal_bound_ns = NS_PER_MS;
+        let crash = |id: u64, node: NodeId| Event {
+            id,
+            t_ns: NS_PER_MS,
+            node: Some(node),
+            local_ns: None,
+            kind: EventKind::Fault {
+                fault: Fault::Crash { node },
+            },
+        };
+        let mut c = BoundedSkew::new(&sc, spec.clone());
+        c.on_event(&crash(0, 1)).unwrap();
+        c.on_event(&crash(1, 2)).unwrap();
+        c.finish(60_000 * NS_PER_MS).unwrap();
+        let why = c.could_not_judge().expect("not judged");
+        assert!(why.contains("fewer than two"), "{why}");
+        // without the crashes, the 2 ms apart clocks are compared, and fail
+        let mut all = BoundedSkew::new(&sc, spec);
+        assert!(all.finish(60_000 * NS_PER_MS).is_err());
+        assert_eq!(all.could_not_judge(), None);
     }
 
     #[test]
