@@ -4,9 +4,10 @@
 //! Weaker than [`crate::liveness`] (which wants *every* request served): a starving process
 //! does not violate it, a system where everybody waits for everybody does. Requests, entries,
 //! abandons and crashes are read as the liveness checker reads them. The clock starts when a
-//! request becomes pending, at the quiet time, or at the last entry or exit, whichever is
-//! latest. A request given up (`cs_abandon`) is no longer waited on, but giving up is not
-//! progress: nobody entered.
+//! wait begins (a request becomes pending while none was), at the quiet time, or at the last
+//! entry or exit, whichever is latest. A request given up (`cs_abandon`) is no longer waited
+//! on, but giving up is not progress: nobody entered, and while another request still waits
+//! the wait goes on from when it began.
 //!
 //! # Contract
 //!
@@ -19,7 +20,11 @@
 //!   requester's request stays pending).
 //! - **Settings:** the quiet time (`scenario.quiet_from_ms()`) and the liveness bound; not the
 //!   node count. While a request is pending, someone must make progress within `bound` of the
-//!   latest of: the last progress, the quiet time, the oldest pending request. A bound of 0 is
+//!   latest of: the last progress, the quiet time, the beginning of the wait. A wait begins
+//!   at the instant a request is pending after it and none of those pending before it are
+//!   (the oldest withdrawing while younger ones wait does not begin a new wait; requests
+//!   abandoned and made again without a gap do not either). Judged per instant, so the
+//!   order of an instant's lines changes nothing. A bound of 0 is
 //!   taken literally (any wait past that instant is reported as a deadlock); the checker has
 //!   no default bound ([`crate::Property::NEEDS_BOUND`]).
 //! - **When the run ends before it can judge:** `finish` reports a standstill whose deadline
@@ -46,6 +51,11 @@ pub struct NoDeadlock {
     /// last time someone made progress (entered or left)
     progress_ns: u64,
     unjudged: Option<String>,
+    /// The current instant, and the requests (event ids) pending before it, sorted.
+    now_ns: u64,
+    pending_before: Vec<u64>,
+    /// When the current wait began (some request pending throughout since), if one is on.
+    wait_from_ns: Option<u64>,
 }
 
 impl NoDeadlock {
@@ -57,14 +67,32 @@ impl NoDeadlock {
             pending: BTreeMap::new(),
             progress_ns: 0,
             unjudged: None,
+            now_ns: 0,
+            pending_before: Vec::new(),
+            wait_from_ns: None,
         }
     }
 
     /// When the current standstill started: the latest of the last progress, the quiet time
-    /// and the oldest pending request (`None` when nothing is pending).
+    /// and the beginning of the wait (`None` when nothing is pending).
     fn since_ns(&self) -> Option<u64> {
-        let oldest = self.pending.values().flatten().map(|&(_, t)| t).min()?;
-        Some(self.progress_ns.max(self.quiet_ns).max(oldest))
+        Some(self.progress_ns.max(self.quiet_ns).max(self.wait_from_ns?))
+    }
+
+    /// Closes the current instant: the wait goes on while a request pending before it still
+    /// is, begins at it when only requests made at it are pending, ends when none is.
+    fn close_instant(&mut self) {
+        let pending: Vec<u64> = self.pending.values().flatten().map(|&(id, _)| id).collect();
+        let goes_on = pending
+            .iter()
+            .any(|id| self.pending_before.binary_search(id).is_ok());
+        self.wait_from_ns = match (pending.is_empty(), goes_on) {
+            (true, _) => None,
+            (false, true) => self.wait_from_ns,
+            (false, false) => Some(self.now_ns),
+        };
+        self.pending_before = pending;
+        self.pending_before.sort_unstable();
     }
 
     /// `node 1 (resource 0), node 2 (resource 0)`; in a large run, grouped by resource
@@ -115,6 +143,10 @@ impl Checker for NoDeadlock {
     }
 
     fn on_event(&mut self, ev: &Event) -> Result<(), Violation> {
+        if ev.t_ns != self.now_ns {
+            self.close_instant();
+            self.now_ns = ev.t_ns;
+        }
         self.judge(ev.t_ns)?;
         let node = ev.node.unwrap_or(usize::MAX);
         match &ev.kind {
@@ -160,6 +192,7 @@ impl Checker for NoDeadlock {
     }
 
     fn finish(&mut self, end_t_ns: u64) -> Result<(), Violation> {
+        self.close_instant();
         self.judge(end_t_ns)?;
         self.unjudged = self.since_ns().map(|since| {
             format!(

@@ -347,6 +347,12 @@ t = T(2); t.req(1, 0)
 case(P, "unjudged-standstill-at-end", t, "deadline 6 ms, run ends at 6 ms", quiet_ms=0, bound_ms=5, end_ms=6)
 t = T(2); t.req(1, 0); t.req(2, 1); t.abandon(4, 1)
 case(P, "violation-abandon-is-not-progress", t, "1 gives up at 4 ms, but nobody entered: 0 still waits past 1 + 5 ms", quiet_ms=0, bound_ms=5, end_ms=100)
+t = T(2); t.req(1, 0); t.req(4, 1); t.abandon(5, 0); t.enter(8.5, 1)
+case(P, "violation-oldest-abandons-while-another-waits", t, "0 waits from 1 ms and gives up at 5 ms while 1 waits from 4 ms: someone waited throughout, nobody entered until 8.5 ms, past 1 + 5 ms", quiet_ms=0, bound_ms=5, end_ms=100)
+t = T(2); t.req(1, 0); t.req(3, 1); t.abandon(4, 0); t.req(4, 0); t.abandon(6, 1); t.req(6, 1); t.abandon(8, 0); t.req(8, 0); t.enter(9, 1)
+case(P, "violation-abandon-churn", t, "two nodes give up and ask again in turn: a request is always pending from 1 ms, nobody enters until 9 ms", quiet_ms=0, bound_ms=5, end_ms=100)
+t = T(2); t.req(1, 0); t.abandon(3, 0); t.req(4, 1); t.enter(8.5, 1)
+case(P, "pass-a-new-wait-after-a-gap", t, "the only request is given up at 3 ms; nobody waits until 1 asks at 4 ms and enters within 5 ms of it", quiet_ms=0, bound_ms=5, end_ms=100)
 
 # ---------------------------------------------------------------- election_termination
 P = "election_termination"

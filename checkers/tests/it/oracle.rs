@@ -1184,6 +1184,9 @@ pub fn no_deadlock(ev: &[Event], p: &Params) -> OracleVerdict {
     let reqs = requests(ev);
     let inst = instants(ev);
     let mut progress = 0u64;
+    // the requests pending after the last instant, and when the wait they continue began
+    let mut before: BTreeSet<usize> = BTreeSet::new();
+    let mut wait_from = 0u64;
     for (k, &(t, first, end)) in inst.iter().enumerate() {
         for e in &ev[first..end] {
             if matches!(
@@ -1194,13 +1197,19 @@ pub fn no_deadlock(ev: &[Event], p: &Params) -> OracleVerdict {
             }
         }
         // pending after this instant: made at or before it, not closed at or before it
-        let oldest = reqs
+        let after: BTreeSet<usize> = reqs
             .iter()
             .filter(|(i, close)| *i < end && close.is_none_or(|c| c > t))
-            .map(|(i, _)| ev[*i].t_ns)
-            .min();
-        let Some(oldest) = oldest else { continue };
-        let deadline = progress.max(quiet).max(oldest) + bound;
+            .map(|(i, _)| *i)
+            .collect();
+        if before.is_disjoint(&after) {
+            wait_from = t; // a new wait (or none)
+        }
+        before = after;
+        if before.is_empty() {
+            continue;
+        }
+        let deadline = progress.max(quiet).max(wait_from) + bound;
         let next = inst.get(k + 1).map_or(p.end_ns, |x| x.0);
         if next > deadline {
             return Violation(format!("standstill from {deadline}"));
