@@ -2,7 +2,9 @@
 //! same state.
 //!
 //! Judged at the end of the run from each node's last `state` observation (the replicated
-//! state after its last update). Nodes that never reported a state are not judged. The run is
+//! state after its last update). A replica that never reported a state cannot be compared, so
+//! a run with one is not judged (an algorithm reports its initial state at start, as the
+//! built-in ones do, to have such a replica compared). The run is
 //! expected to last long enough after the last fault for updates to reach every replica (the
 //! algorithm's liveness bound), so a disagreement at the end is a replica that diverged or
 //! never caught up.
@@ -21,10 +23,11 @@
 //!   both the quiet time and its last input (the last update made); before that, an update
 //!   may still be travelling, and the run is **not judged** ([`Checker::could_not_judge`]):
 //!   a correct `order.total` run of 34 ms with a deposit at 26 ms was called a violation.
-//!   [`ReplicaAgreement::new`] takes no bound and judges whenever the run ends. Nodes that
-//!   never reported a state are not judged. With fewer than two reporting replicas there is
-//!   nothing to compare: the run is not judged either, except in a run of one node whose one
-//!   replica reported (it agrees with itself).
+//!   [`ReplicaAgreement::new`] takes no bound and judges whenever the run ends. When the
+//!   replicas that reported agree but some replica never reported a state, the run is **not
+//!   judged** (it may never have received an update: a silent replica used to pass); a
+//!   disagreement among those that reported is judged as above. A run of one node whose one
+//!   replica reported passes (it agrees with itself).
 //! - **Class:** liveness (an end state, judged once at the end).
 
 use sincro_harness::trace::{Event, EventKind};
@@ -96,11 +99,18 @@ impl Checker for ReplicaAgreement {
             }
         }
         if by_value.len() <= 1 {
-            let reporters = self.last.iter().flatten().count();
-            if reporters < self.last.len().min(2) {
+            let silent: Vec<String> = (0..self.last.len())
+                .filter(|&n| self.last[n].is_none())
+                .map(|n| n.to_string())
+                .collect();
+            if !silent.is_empty() {
+                let reporters = self.last.len() - silent.len();
                 self.unjudged = Some(format!(
-                    "{reporters} of the {} replicas reported a state: nothing to compare",
-                    self.last.len()
+                    "{reporters} of the {} replicas reported a state; node{} {} never did, so {} cannot be compared (an algorithm reports its initial state at start to have every replica compared)",
+                    self.last.len(),
+                    if silent.len() == 1 { "" } else { "s" },
+                    crate::grouped::elide(&silent, ", "),
+                    if silent.len() == 1 { "it" } else { "they" },
                 ));
             }
             return Ok(());
@@ -282,12 +292,22 @@ mod tests {
             v => panic!("{v}"),
         }
         assert!(matches!(judge(3, vec![]), Verdict::Unjudged { .. }));
-        // two agreeing reporters: a pass; the one replica of a one-node run: a pass
+        // two agreeing reporters of three: the silent one cannot be compared (it passed,
+        // though it may never have received an update); all three: a pass; the one replica
+        // of a one-node run: a pass
         let two = vec![
             observe(0, 0, state("$1000.00")),
             observe(1, 2, state("$1000.00")),
         ];
-        assert_eq!(judge(3, two), Verdict::Pass);
+        match judge(3, two.clone()) {
+            Verdict::Unjudged { reason, .. } => {
+                assert!(reason.contains("node 1 never did"), "{reason}")
+            }
+            v => panic!("{v}"),
+        }
+        let mut three = two;
+        three.push(observe(2, 1, state("$1000.00")));
+        assert_eq!(judge(3, three), Verdict::Pass);
         assert_eq!(
             judge(1, vec![observe(0, 0, state("$1000.00"))]),
             Verdict::Pass

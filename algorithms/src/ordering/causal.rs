@@ -287,7 +287,13 @@ impl Process for CausalOrder {
     type Input = Input;
     type Stable = ();
 
-    fn on_start(&mut self, _ctx: &mut Ctx<'_, Self>) {}
+    /// Reports the empty delivery log, so that a replica that delivers nothing is compared
+    /// with the others (`replica_agreement` cannot judge a replica that never reported).
+    fn on_start(&mut self, ctx: &mut Ctx<'_, Self>) {
+        ctx.observe(Observation::State {
+            value: "0 delivered".into(),
+        });
+    }
 
     fn on_message(&mut self, ctx: &mut Ctx<'_, Self>, from: NodeId, msg: Msg) {
         // The released payloads go to a buffer kept between messages: no allocation a message.

@@ -1478,7 +1478,8 @@ fn reports_last(ev: &[Event]) -> Vec<Event> {
 /// At the end of the run, the nodes of `0..nodes` that reported a state all report the same
 /// last one. Different last states are a violation once a bound has passed since both the
 /// quiet time and the last input (an update may still be on its way before: unjudged). Fewer
-/// than two reporting replicas (one, in a one-node run) is unjudged: nothing to compare.
+/// than every replica reporting, when those that did agree, is unjudged: a silent replica
+/// cannot be compared.
 pub fn replica_agreement(ev: &[Event], nodes: usize, p: &Params) -> OracleVerdict {
     let mut last: BTreeMap<NodeId, &str> = BTreeMap::new();
     for e in ev {
@@ -1502,9 +1503,9 @@ pub fn replica_agreement(ev: &[Event], nodes: usize, p: &Params) -> OracleVerdic
         ))
     } else if values.len() > 1 {
         Violation(format!("replicas end in {values:?}"))
-    } else if last.len() < nodes.min(2) {
+    } else if last.len() < nodes {
         Unjudged(format!(
-            "{} replicas reported: nothing to compare",
+            "{} of {nodes} replicas reported: the others cannot be compared",
             last.len()
         ))
     } else {
