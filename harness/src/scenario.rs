@@ -169,6 +169,10 @@ pub const MAX_TURMOIL_NODES: usize = 256;
 /// The largest scenario file [`Scenario::load`] reads, bytes (64 MiB).
 pub const MAX_SCENARIO_BYTES: u64 = 64 << 20;
 
+/// The largest clock drift bound a scenario may declare, ppm (`clocks.rho_ppm`): a clock at
+/// −10⁶ ppm stands still, one below it would run backwards.
+pub const MAX_RHO_PPM: f64 = 1_000_000.0;
+
 /// The verdict a corpus scenario must reach.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
@@ -461,7 +465,7 @@ impl Scenario {
         }
         let c = &self.clocks;
         let max_ms = MAX_TIME_MS as f64;
-        if !(c.rho_ppm.is_finite() && (0.0..=1_000_000.0).contains(&c.rho_ppm)) {
+        if !(c.rho_ppm.is_finite() && (0.0..=MAX_RHO_PPM).contains(&c.rho_ppm)) {
             return err(format!(
                 "clocks.rho_ppm must be within [0, 1e6], got {}",
                 crate::show_f64(c.rho_ppm)

@@ -507,6 +507,13 @@ impl Trace {
                         )
                     }
                 }
+                // Read again strictly: a key given twice (the last would silently win, and
+                // the node count decides which ids exist) or a key of no header is refused.
+                serde_json::from_str::<HeaderIn>(&line).map_err(|e| {
+                    format!(
+                        "line 1: {e}; the header is {{\"sincro_trace\": {TRACE_FORMAT}, \"nodes\": N}}"
+                    )
+                })?;
                 if let Some(n) = head.get("nodes").and_then(|n| n.as_u64()) {
                     trace.nodes = n as usize;
                     continue;
@@ -550,6 +557,16 @@ pub const STAMPED_NODES_MAX: usize = 64;
 /// Largest JSON Lines trace Sincro writes ([`Trace::write_jsonl`]: `run --trace`, `show
 /// --format jsonl`) and reads (`check`, `show`, `diff`): 1 GiB.
 pub const MAX_TRACE_FILE_BYTES: u64 = 1 << 30;
+
+/// The header line of a JSON Lines trace, read strictly (its values are checked from a
+/// [`serde_json::Value`] for clearer messages).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)] // read only to refuse duplicate and unknown keys
+struct HeaderIn {
+    sincro_trace: serde_json::Value,
+    nodes: Option<serde_json::Value>,
+}
 
 /// The JSON Lines trace format this version writes and reads (the header's `sincro_trace`).
 pub const TRACE_FORMAT: u64 = 1;
@@ -741,8 +758,10 @@ impl Trace {
                     }
                 }
                 EventKind::Fault { fault } => {
+                    // No run drifts a clock past the largest bound a scenario may declare:
+                    // beyond −10⁶ ppm a hardware clock would run backwards.
                     fault
-                        .validate(nodes, f64::INFINITY)
+                        .validate(nodes, crate::scenario::MAX_RHO_PPM)
                         .map_err(|p| err(format!("event {}: {p}", e.id)))?;
                     // A fault of one node happens at that node: checkers key its effect (a
                     // clock jump's excuse) on the event's node, so the two must agree.
@@ -1131,6 +1150,11 @@ mod tests {
         assert!(e.contains("trace format \"1\""), "{e}");
         let e = read("{\"nodes\":2}").unwrap_err();
         assert!(e.contains("expected the header"), "{e}");
+        // a key twice (the last would win) or a key of no header: refused
+        let e = read("{\"sincro_trace\":1,\"nodes\":3,\"nodes\":30}").unwrap_err();
+        assert!(e.contains("duplicate field `nodes`"), "{e}");
+        let e = read("{\"sincro_trace\":1,\"nodes\":3,\"foo\":1}").unwrap_err();
+        assert!(e.contains("unknown field `foo`"), "{e}");
         // No header at all is no trace: an empty file, a blank one, or a blank first line.
         for text in ["", "\n\n", "\n{\"sincro_trace\":1,\"nodes\":2}\n"] {
             let e = Trace::read_jsonl(text.as_bytes()).unwrap_err();
@@ -1275,5 +1299,26 @@ mod tests {
         assert!(e.starts_with("line 2:") && e.contains("epoch"), "{e}");
         let e = read(&[head, start, "", input]).expect_err("a blank line in between");
         assert!(e.starts_with("line 3:") && e.contains("blank"), "{e}");
+    }
+
+    /// A hardware clock drifting past −10⁶ ppm would run backwards: no run records one, and
+    /// `monotonic_clock` blamed the algorithm for it. Refused; −10⁶ itself (a clock standing
+    /// still) is read.
+    #[test]
+    fn a_drift_change_past_the_largest_bound_is_refused() {
+        let head = "{\"sincro_trace\":1,\"nodes\":1}";
+        let drift = |ppm: &str| {
+            format!(
+                r#"{{"id":0,"t_ns":0,"node":0,"kind":{{"type":"fault","fault":{{"drift_change":{{"node":0,"drift_ppm":{ppm}}}}}}}}}"#
+            )
+        };
+        let read = |row: String| Trace::read_jsonl(format!("{head}\n{row}\n").as_bytes());
+        let ok = read(drift("-1000000.0")).expect("a clock standing still");
+        ok.validate().expect("valid");
+        let e = read(drift("-2000000.0"))
+            .expect("well-formed")
+            .validate()
+            .expect_err("backwards");
+        assert!(e.problem.contains("drift"), "{e}");
     }
 }
