@@ -509,6 +509,7 @@ pub fn judge(
         })
         .collect::<Result<Vec<_>, String>>()?;
     let verdict = judge_trace(trace, end_ns, &mut checkers);
+    let verdict = unless_stopped_early(trace, properties, verdict);
     let verdict = unless_vacuous(trace, &checkers, verdict);
     Ok((
         verdict,
@@ -591,6 +592,7 @@ fn judge_with_scenario(
     check_times(args)?;
     let end_ns = end_ns(trace, args.end_ms, sc.duration_ms.saturating_mul(NS_PER_MS))?;
     let verdict = judge_trace(trace, end_ns, &mut checkers);
+    let verdict = unless_stopped_early(trace, properties, verdict);
     let verdict = unless_vacuous(trace, &checkers, verdict);
     let liveness = properties
         .iter()
@@ -632,6 +634,17 @@ fn check_times(args: &JudgeArgs) -> Result<(), String> {
 /// later of that event and `at_least_ns`.
 fn end_ns(trace: &Trace, end_ms: Option<u64>, at_least_ns: u64) -> Result<u64, String> {
     let last_ns = trace.events.iter().map(|e| e.t_ns).max().unwrap_or(0);
+    if let Some(why) = stops_early(trace) {
+        // The run (or its record) ends at the last event: nothing after it can be judged.
+        return match end_ms {
+            Some(ms) if ms.saturating_mul(NS_PER_MS) != last_ns => Err(format!(
+                "--end-ms {ms}: the trace stops at its last event, at {:.3} ms ({why}); \
+                 nothing after it can be judged",
+                last_ns as f64 / 1e6
+            )),
+            _ => Ok(last_ns),
+        };
+    }
     match end_ms {
         Some(ms) if ms.saturating_mul(NS_PER_MS) < last_ns => Err(format!(
             "--end-ms {ms} is before the trace's last event, at {:.3} ms: the run cannot \
@@ -640,6 +653,51 @@ fn end_ns(trace: &Trace, end_ms: Option<u64>, at_least_ns: u64) -> Result<u64, S
         )),
         Some(ms) => Ok(ms.saturating_mul(NS_PER_MS)),
         None => Ok(last_ns.max(at_least_ns)),
+    }
+}
+
+/// Why the trace stops before its run's end, when its last event says so: a `cut` (a run
+/// limit, or the trace's own size limit) or a panic.
+fn stops_early(trace: &Trace) -> Option<String> {
+    match &trace.events.last()?.kind {
+        EventKind::Cut { reason, .. } => Some(format!("cut: {reason}")),
+        EventKind::Panic { message } => Some(format!("the algorithm panicked: {message}")),
+        _ => None,
+    }
+}
+
+/// The verdict of a trace that stops early ([`stops_early`]) when nothing was violated up
+/// to its end: the run's own (its limit, its panic), or *could not judge* when the run went
+/// on unrecorded — never a pass, nor a liveness violation the run never got to (the checkers
+/// were judged up to the trace's last event only).
+fn unless_stopped_early(trace: &Trace, properties: &[String], verdict: Verdict) -> Verdict {
+    if matches!(verdict, Verdict::Violation(_)) {
+        return verdict;
+    }
+    let Some(last) = trace.events.last() else {
+        return verdict;
+    };
+    match &last.kind {
+        EventKind::Cut {
+            reason,
+            run_stopped: true,
+        } => Verdict::LimitExceeded {
+            limit: reason.clone(),
+        },
+        EventKind::Cut { reason, .. } => Verdict::Unjudged {
+            property: properties.first().cloned().unwrap_or_default(),
+            reason: format!(
+                "the trace stops at {:.3} ms ({reason}) and the run went on unrecorded: \
+                 nothing after it can be judged",
+                last.t_ns as f64 / 1e6
+            ),
+        },
+        EventKind::Panic { message } => Verdict::Panic {
+            node: last.node.unwrap_or_default(),
+            t_ns: last.t_ns,
+            message: message.clone(),
+        },
+        _ => verdict,
     }
 }
 

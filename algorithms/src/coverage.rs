@@ -59,6 +59,7 @@ fn kind_parts(e: &Event) -> (&'static str, &str) {
             Cow::Owned(_) => ("", "observation"),
         },
         EventKind::Panic { .. } => ("", "panic"),
+        EventKind::Cut { .. } => ("", "cut"),
     }
 }
 

@@ -154,6 +154,17 @@ pub fn event_line(e: &Event) -> String {
         }
         EventKind::Observe { obs } => format!("observe   {}", observation_text(obs)),
         EventKind::Panic { message } => format!("PANIC     {message}"),
+        EventKind::Cut {
+            reason,
+            run_stopped,
+        } => format!(
+            "CUT       {reason}: the {}",
+            if *run_stopped {
+                "run stopped"
+            } else {
+                "trace stops here, the run went on unrecorded"
+            }
+        ),
     };
     format!(
         "{:>12.3} ms  {who} {local}  {}",
@@ -426,6 +437,10 @@ fn mermaid_statement(e: &Event, m: &Messages<'_>, nodes: usize) -> Option<String
         ),
         EventKind::Observe { obs } => note(e.node, observation_text(obs)),
         EventKind::Panic { message } => note(e.node, format!("PANIC {message}")),
+        EventKind::Cut { reason, .. } => Some(format!(
+            "Note over {all}: {}",
+            mermaid_escape(&format!("the trace stops here: {reason}"))
+        )),
     }
 }
 
@@ -767,6 +782,8 @@ impl Drawing {
                     Some(format!("clock {}", clock_adjust_text(*how, *delta_ns))),
                 ),
                 EventKind::Panic { .. } => mark(MarkKind::Panic, Some("PANIC".into())),
+                // at no node: the page's end and the verdict say it
+                EventKind::Cut { .. } => {}
                 EventKind::Observe { obs } => {
                     mark(MarkKind::Observe, Some(observation_text(obs)));
                     if let Some(node) = e.node {

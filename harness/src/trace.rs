@@ -107,6 +107,16 @@ pub enum EventKind {
         /// The panic message.
         message: String,
     },
+    /// The trace ends here, before the run did: a run limit stopped the run, or the recorded
+    /// trace reached `limits.max_trace_bytes` and the run went on unrecorded to its verdict.
+    /// Always the last event, at no node; nothing past it can be judged from the trace.
+    Cut {
+        /// Which limit, and when (`limits.max_events = 50 steps reached at 118.000 ms`).
+        reason: String,
+        /// Whether the run stopped there (a run limit: its verdict was the limit), or went on
+        /// unrecorded (the trace's own size limit).
+        run_stopped: bool,
+    },
 }
 
 /// The longest type word [`type_word`] returns, in bytes.
@@ -681,12 +691,24 @@ impl Trace {
                     )))
                 }
             };
+            if let EventKind::Cut { .. } = e.kind {
+                if i + 1 != self.events.len() || e.node.is_some() {
+                    return Err(err(format!(
+                        "event {} (cut) must be the trace's last event, at no node: it marks \
+                         where the trace stops",
+                        e.id
+                    )));
+                }
+            }
             match e.node {
                 Some(v) => in_range("where it happened", v)?,
-                None if matches!(e.kind, EventKind::Drop { .. } | EventKind::Fault { .. }) => {}
+                None if matches!(
+                    e.kind,
+                    EventKind::Drop { .. } | EventKind::Fault { .. } | EventKind::Cut { .. }
+                ) => {}
                 None => {
                     return Err(err(format!(
-                        "event {} ({}) has no node; only drops and faults may lack one",
+                        "event {} ({}) has no node; only drops, faults and a cut may lack one",
                         e.id,
                         kind_name(&e.kind)
                     )))
@@ -813,6 +835,7 @@ fn kind_name(k: &EventKind) -> &'static str {
         EventKind::Fault { .. } => "fault",
         EventKind::ClockAdjust { .. } => "clock_adjust",
         EventKind::Observe { .. } => "observe",
+        EventKind::Cut { .. } => "cut",
         EventKind::Panic { .. } => "panic",
     }
 }

@@ -62,7 +62,9 @@ impl EventClass {
             EventKind::Timer { .. } => EventClass::Timers,
             EventKind::Input { .. } => EventClass::Inputs,
             EventKind::ClockAdjust { .. } => EventClass::Clocks,
-            EventKind::Start { .. } | EventKind::Panic { .. } => EventClass::Lifecycle,
+            EventKind::Start { .. } | EventKind::Panic { .. } | EventKind::Cut { .. } => {
+                EventClass::Lifecycle
+            }
         }
     }
 

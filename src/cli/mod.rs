@@ -657,10 +657,23 @@ fn scenario_line(sc: &Scenario, what: &dyn std::fmt::Display) -> String {
 /// (starts, inputs, faults, timers, deliveries), so it is printed as "steps", and the events
 /// are printed when the trace was recorded (`--trace`, `--render text`, `replay`).
 fn run_counts(out: &crate::harness::Outcome) -> String {
-    let events = out
-        .trace
-        .as_ref()
-        .map_or(String::new(), |t| format!("{} events, ", t.events.len()));
+    let events = out.trace.as_ref().map_or(String::new(), |t| {
+        let cut = matches!(
+            t.events.last().map(|e| &e.kind),
+            Some(sincro_harness::trace::EventKind::Cut {
+                run_stopped: false,
+                ..
+            })
+        );
+        if cut {
+            format!(
+                "{} events recorded before the trace was cut (limits.max_trace_bytes), ",
+                t.events.len()
+            )
+        } else {
+            format!("{} events, ", t.events.len())
+        }
+    });
     format!(
         "{events}{} steps, {} sent, {} delivered, {} dropped, {:.3} ms simulated",
         out.stats.events,

@@ -21,6 +21,7 @@ use crate::algorithms::find;
 use crate::checkers::bounded_skew::{BoundedSkew, SkewSpec};
 use crate::harness::clock::{HwClock, SoftClock};
 use crate::harness::engine::RunOptions;
+use crate::harness::trace::EventKind;
 use crate::harness::{Scenario, Verdict, NS_PER_MS};
 
 /// One measured run.
@@ -80,6 +81,17 @@ pub fn measure(sc: &Scenario) -> Result<SkewMeasure, String> {
         }
         Verdict::Panic { .. } => return Err(format!("{}", out.verdict)),
         _ => {}
+    }
+    if let Some(EventKind::Cut { reason, .. }) = out
+        .trace
+        .as_ref()
+        .and_then(|t| t.events.last())
+        .map(|e| &e.kind)
+    {
+        // the run went on, its record did not: measured from the trace, the clocks would
+        // run free past the cut
+        let name = reason.split(' ').next().unwrap_or(reason);
+        return Err(format!("trace cut short by {name}"));
     }
     let spec = SkewSpec::for_scenario(sc);
     let mut c = BoundedSkew::new(sc, spec.clone());
@@ -560,7 +572,7 @@ mod tests {
         assert!(whole.pass, "{whole:?}");
         sc.limits.max_trace_bytes = 20_000;
         let e = measure(&sc).unwrap_err();
-        assert_eq!(e, "run cut short by limits.max_trace_bytes");
+        assert_eq!(e, "trace cut short by limits.max_trace_bytes");
     }
 
     #[test]

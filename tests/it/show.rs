@@ -894,6 +894,80 @@ fn check_with_the_scenario_gives_the_runs_verdict_on_every_corpus_scenario() {
     assert!(compared >= 40, "only {compared} corpus scenarios compared");
 }
 
+/// A run stopped by a limit records where (a `cut` event ends its trace), and `check` judges
+/// the trace only up to there: its verdict is the run's limit (exit 4), never a liveness
+/// violation at a deadline the run never reached (it said election_termination was violated
+/// at 800 ms in a run that stopped at 68 ms). A trace cut by its own size limit while the
+/// run went on gives the run's verdict to `run` and `replay` alike, and `check` cannot judge
+/// past the cut.
+#[test]
+fn a_trace_cut_short_is_judged_only_up_to_its_cut() {
+    let base = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("corpus/election/lease-no-step-down-split-brain.json"),
+    )
+    .unwrap();
+    let with_limit = |limits: &str| {
+        let mut v: serde_json::Value = serde_json::from_str(&base).unwrap();
+        v["limits"] = serde_json::from_str(limits).unwrap();
+        v.to_string()
+    };
+    for (name, limits) in [
+        ("in-flight", r#"{"max_in_flight": 1}"#),
+        ("events", r#"{"max_events": 50}"#),
+    ] {
+        let sc = tmp(&format!("cut-{name}.json"));
+        std::fs::write(&sc, with_limit(limits)).unwrap();
+        let trace = tmp(&format!("cut-{name}.jsonl"));
+        let o = sincro(&["run", p(&sc), "--trace", p(&trace)]);
+        assert_eq!(code(&o), 4, "{}", stdout(&o));
+        let last = std::fs::read_to_string(&trace).unwrap();
+        assert!(
+            last.lines().last().unwrap().contains(r#""type":"cut""#),
+            "{last}"
+        );
+        let o = sincro(&[
+            "check",
+            p(&trace),
+            "--scenario",
+            p(&sc),
+            "--properties",
+            "election_termination,leader_agreement",
+        ]);
+        assert_eq!(code(&o), 4, "{name}: {}{}", stdout(&o), stderr(&o));
+        assert!(stdout(&o).contains("LIMIT EXCEEDED"), "{}", stdout(&o));
+    }
+    let sc = tmp("cut-bytes.json");
+    std::fs::write(&sc, with_limit(r#"{"max_trace_bytes": 5000}"#)).unwrap();
+    let run = sincro(&["run", p(&sc)]);
+    let replay = sincro(&["replay", p(&sc)]);
+    assert_eq!(code(&run), 0, "{}", stdout(&run));
+    for o in [&run, &replay] {
+        let out = stdout(o);
+        assert!(
+            out.contains("VIOLATION (Safety): single_acting_leader violated at 280.000 ms")
+                && out.contains("as expected"),
+            "{out}"
+        );
+    }
+    assert!(
+        stdout(&replay).contains("the trace stops here"),
+        "{}",
+        stdout(&replay)
+    );
+    let trace = tmp("cut-bytes.jsonl");
+    sincro(&["run", p(&sc), "--trace", p(&trace)]);
+    let o = sincro(&[
+        "check",
+        p(&trace),
+        "--scenario",
+        p(&sc),
+        "--properties",
+        "leader_agreement",
+    ]);
+    assert_eq!(code(&o), 6, "{}", stdout(&o));
+}
+
 /// A pause never resumed is still in effect when the run ends: the run and `check`, with or
 /// without the scenario, call liveness under it COULD NOT JUDGE, not a violation "after the
 /// faults stopped" at the pause's own time.

@@ -342,6 +342,8 @@ pub(crate) struct Recorder {
     /// `limits.max_trace_bytes`, and the estimated size of the trace so far.
     max_trace_bytes: u64,
     trace_bytes: u64,
+    /// Why the recorded trace stopped growing before the run ended, if it did.
+    cut: Option<String>,
 }
 
 /// The estimated heap size of an event's texts (its fixed size is counted apart). A message
@@ -452,6 +454,7 @@ impl Recorder {
             type_words: options.type_words_only.then(Vec::new),
             max_trace_bytes,
             trace_bytes: 0,
+            cut: None,
         }
     }
 
@@ -508,22 +511,18 @@ impl Recorder {
         }
         if let Some(t) = &mut self.trace {
             self.trace_bytes += (std::mem::size_of::<Event>() + text_bytes(&ev.kind)) as u64;
-            if self.trace_bytes > self.max_trace_bytes && self.type_words.is_some() {
-                // A trace of type words is instrumentation (coverage guidance, a pilot run,
-                // a shrink candidate's signature), not the trace the scenario limits: it
-                // stops growing, and the run goes on to the verdict an untraced run gets
-                // (it hit the limit where `run` and `replay` passed or failed elsewhere).
-                return id;
-            }
-            if self.trace_bytes > self.max_trace_bytes && self.verdict.is_none() {
-                self.verdict = Some(Verdict::LimitExceeded {
-                    limit: format!(
-                        "limits.max_trace_bytes = {} reached at {:.3} ms (the recorded trace \
-                         would grow past it)",
+            if self.trace_bytes > self.max_trace_bytes {
+                // The trace stops growing and the run goes on to the verdict an untraced run
+                // gets: recording must not change it (`run` passed where `replay`, which
+                // records, hit the limit). A full trace ends with a `cut` event saying so.
+                if self.type_words.is_none() && self.cut.is_none() {
+                    self.cut = Some(format!(
+                        "limits.max_trace_bytes = {} reached at {:.3} ms",
                         self.max_trace_bytes,
                         t_ns as f64 / 1e6
-                    ),
-                });
+                    ));
+                }
+                return id;
             }
             t.events.push(ev);
         }
@@ -559,7 +558,42 @@ impl Recorder {
         if self.verdict.is_none() {
             self.verdict = crate::check::unjudged(&self.checkers);
         }
+        self.end_cut_trace(end_ns);
         self.verdict.clone().unwrap_or(Verdict::Pass)
+    }
+
+    /// Ends a full recorded trace that stops before the run's end with a `cut` event: the
+    /// trace reached `limits.max_trace_bytes`, or a run limit stopped the run. A checker
+    /// reading the trace later must not judge past it (`check` would have failed a liveness
+    /// property the run never got to).
+    fn end_cut_trace(&mut self, end_ns: u64) {
+        if self.type_words.is_some() {
+            return;
+        }
+        let (reason, run_stopped) = match (&self.cut, &self.verdict) {
+            (Some(why), _) => (why.clone(), false),
+            (None, Some(Verdict::LimitExceeded { limit })) => (limit.clone(), true),
+            _ => return,
+        };
+        let Some(t) = &mut self.trace else { return };
+        // where the run stopped, or where the recording did
+        let last_ns = t.events.last().map_or(0, |e| e.t_ns);
+        let t_ns = if run_stopped {
+            last_ns.max(end_ns)
+        } else {
+            last_ns
+        };
+        let id = t.events.len() as u64;
+        t.events.push(Event {
+            id,
+            t_ns,
+            node: None,
+            local_ns: None,
+            kind: EventKind::Cut {
+                reason,
+                run_stopped,
+            },
+        });
     }
 }
 

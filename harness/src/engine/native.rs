@@ -940,6 +940,13 @@ mod tests {
         assert!(
             matches!(&out.verdict, Verdict::LimitExceeded { limit } if limit.contains("max_events = 50"))
         );
+        // the trace says where the run stopped, and why
+        let trace = out.trace.expect("recorded");
+        let last = trace.events.last().expect("events");
+        assert!(
+            matches!(&last.kind, EventKind::Cut { reason, run_stopped: true } if reason.contains("max_events = 50")),
+            "{last:?}"
+        );
         let out = run(
             r#"{"algorithm": "probe", "nodes": 3, "seed": 1, "duration_ms": 1000,
             "limits": {"max_in_flight": 10},
@@ -948,19 +955,10 @@ mod tests {
         assert!(
             matches!(&out.verdict, Verdict::LimitExceeded { limit } if limit.contains("max_in_flight = 10"))
         );
-        // The recorded trace is bounded in bytes too: a long run cannot take gigabytes.
-        let out = run(
-            r#"{"algorithm": "probe", "nodes": 3, "seed": 1, "duration_ms": 1000,
-            "limits": {"max_trace_bytes": 2000}}"#,
-        );
-        assert!(
-            matches!(&out.verdict, Verdict::LimitExceeded { limit } if limit.contains("max_trace_bytes = 2000")),
-            "{:?}",
-            out.verdict
-        );
-        assert!(out.trace.expect("recorded").events.len() < 2000 / 32);
-        // A trace of type words (coverage guidance, pilots) is instrumentation: it stops
-        // growing at the limit, and the verdict is the untraced run's.
+        // The recorded trace is bounded in bytes too: a long run cannot take gigabytes. It
+        // stops growing and ends with a cut; the verdict is the untraced run's (recording
+        // must not change it: `replay` hit the limit where `run` passed). The same for a
+        // trace of type words (coverage guidance, pilots), which has no cut.
         let json = r#"{"algorithm": "probe", "nodes": 3, "seed": 1, "duration_ms": 1000,
             "limits": {"max_trace_bytes": 2000}}"#;
         let sc = Scenario::from_json(json).unwrap();
@@ -969,10 +967,25 @@ mod tests {
                 .unwrap()
                 .run()
         };
+        let untraced = with(RunOptions::new(false));
+        assert!(untraced.verdict.is_pass(), "{:?}", untraced.verdict);
+        let full = with(RunOptions::new(true));
+        assert_eq!(full.verdict, untraced.verdict);
+        let trace = full.trace.expect("recorded");
+        assert!(trace.events.len() < 2000 / 32);
+        let last = trace.events.last().expect("events");
+        assert!(
+            matches!(&last.kind, EventKind::Cut { reason, run_stopped: false } if reason.contains("max_trace_bytes = 2000")),
+            "{last:?}"
+        );
         let words = with(RunOptions::new(true).type_words_only());
-        assert_eq!(words.verdict, with(RunOptions::new(false)).verdict);
-        assert!(words.verdict.is_pass(), "{:?}", words.verdict);
-        assert!(words.trace.expect("recorded").events.len() < 2000 / 32);
+        assert_eq!(words.verdict, untraced.verdict);
+        let trace = words.trace.expect("recorded");
+        assert!(trace.events.len() < 2000 / 32);
+        assert!(!matches!(
+            trace.events.last().map(|e| &e.kind),
+            Some(EventKind::Cut { .. })
+        ));
     }
 
     #[test]
