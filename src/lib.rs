@@ -207,8 +207,18 @@ pub fn refuse_overwrite(
 }
 
 /// Whether `a` and `b` name the same file (either may not exist yet): an output that would
-/// overwrite the command's own input (`run S --trace S`) is refused, never written.
+/// overwrite the command's own input (`run S --trace S`) is refused, never written. Two
+/// existing paths are the same file when they are one device's one inode (hard links too:
+/// `run S --trace H` with `H` a hard link of `S` overwrote the scenario), else when they
+/// resolve to one path.
 pub fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if let (Ok(x), Ok(y)) = (std::fs::metadata(a), std::fs::metadata(b)) {
+            return x.dev() == y.dev() && x.ino() == y.ino();
+        }
+    }
     match (a.canonicalize(), b.canonicalize()) {
         (Ok(x), Ok(y)) => x == y,
         _ => a == b,

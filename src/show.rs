@@ -747,7 +747,15 @@ fn emit(out: Option<&Path>, text: &str) -> Result<(), String> {
                 std::fs::create_dir_all(dir)
                     .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
             }
-            std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
+            // A write cut short (a full disk) leaves no partial file that reads as a whole
+            // one: a truncated trace gave `check` "not a trace: line 325: EOF".
+            let regular = std::fs::metadata(path).map_or(true, |m| m.is_file());
+            std::fs::write(path, text).map_err(|e| {
+                if regular {
+                    let _ = std::fs::remove_file(path);
+                }
+                format!("cannot write {}: {e}", path.display())
+            })
         }
         None => {
             let mut stdout = std::io::stdout().lock();
@@ -858,10 +866,17 @@ pub fn show(args: &ShowArgs) -> i32 {
         return bad_input(e);
     }
     if let Some(out) = &args.out {
+        // what the rendering drew: Mermaid and HTML cut a long selection (keeping the
+        // violation and its causal past), and say so in the file
+        let cap = match args.format {
+            Format::Mermaid => render::MERMAID_MAX_EVENTS,
+            Format::Html => render::HTML_MAX_EVENTS,
+            Format::Text | Format::Jsonl => usize::MAX,
+        };
         eprintln!(
             "wrote {} ({} of {} events shown; {})",
             out.display(),
-            sel.shown.len(),
+            sel.shown.len().min(cap),
             trace.events.len(),
             verdict
                 .as_ref()

@@ -1755,10 +1755,17 @@ fn outputs_never_overwrite_their_input_and_replay_lines_replay() {
     std::fs::copy(corpus, &sc).unwrap();
     let before = std::fs::read(&sc).unwrap();
     let s = sc.to_str().unwrap();
+    // a hard link is the same file under another name (it overwrote the scenario)
+    let link = dir.join("my out/link.json");
+    std::fs::hard_link(&sc, &link).unwrap();
+    let h = link.to_str().unwrap();
     for args in [
         vec!["run", s, "--trace", s],
         vec!["replay", s, "--trace", s],
         vec!["show", s, "--out", s],
+        vec!["run", s, "--trace", h],
+        vec!["replay", s, "--trace", h],
+        vec!["show", s, "--out", h],
     ] {
         let o = sincro(&args);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o).1);

@@ -629,6 +629,18 @@ fn mermaid_keeps_a_late_violation_past_its_cap() {
             "{args:?}\n{m}"
         );
     }
+    // `--out` says what the file draws (it said every event of the selection was shown)
+    let out = tmp("late.mermaid");
+    let o = sincro(&[
+        "show",
+        LATE,
+        "--format",
+        "mermaid",
+        "--all",
+        "--out",
+        p(&out),
+    ]);
+    assert!(stderr(&o).contains("(400 of "), "{}", stderr(&o));
 }
 
 #[test]
