@@ -140,25 +140,50 @@ impl StrategyResult {
     /// as more than its seeds: `Some(Median::Seeds(m))`, or `Some(Median::Beyond(n))` when
     /// half the campaigns or more found nothing within `n` seeds; `None` with no campaign.
     pub fn median(&self) -> Option<Median> {
-        let n = self.campaigns.len();
-        if n == 0 {
-            return None;
-        }
-        // A miss sorts after every find (u64::MAX stands for "more than its seeds").
-        let mut v: Vec<u64> = self
+        self.median_of(self.campaigns.len())
+    }
+
+    /// [`Self::median`] over the `asked` campaigns a calibration asked for: one not run, or
+    /// interrupted before it found the bug, is unknown (an interrupted calibration's median
+    /// was taken over the campaigns it ran: "found 1 of 5", median 90). `Some` only when
+    /// every outcome of the unknown ones gives the same median.
+    pub fn median_of(&self, asked: usize) -> Option<Median> {
+        // known: a campaign that ran every seed, or found the bug before it stopped
+        let known: Vec<&CampaignResult> = self
             .campaigns
             .iter()
-            .map(|c| c.seeds_to_find.unwrap_or(u64::MAX))
+            .filter(|c| c.complete || c.seeds_to_find.is_some())
             .collect();
-        v.sort_unstable();
-        let (lo, hi) = (v[(n - 1) / 2], v[n / 2]);
-        if hi == u64::MAX {
-            let seeds = self.campaigns.iter().map(|c| c.seeds).min().unwrap_or(0);
-            return Some(Median::Beyond(seeds));
-        }
-        // Both middle values are finds: their mean, rounded half up.
-        Some(Median::Seeds(lo + (hi - lo).div_ceil(2)))
+        let unknown = asked.saturating_sub(known.len());
+        let beyond = known
+            .iter()
+            .filter(|c| c.seeds_to_find.is_none())
+            .map(|c| c.seeds)
+            .min();
+        let finds = known.iter().map(|c| c.seeds_to_find);
+        // every unknown one a find at its first seed, or every one a miss
+        let lower = median_of(finds.clone().chain((0..unknown).map(|_| Some(1))), beyond);
+        let upper = median_of(finds.chain((0..unknown).map(|_| None)), beyond);
+        (lower == upper).then_some(lower).flatten()
     }
+}
+
+/// The median of seeds to the first failure (`None`: a miss, more than `beyond` seeds), a
+/// miss sorting after every find; `None` with no value.
+fn median_of(values: impl Iterator<Item = Option<u64>>, beyond: Option<u64>) -> Option<Median> {
+    // u64::MAX stands for "more than its seeds"
+    let mut v: Vec<u64> = values.map(|f| f.unwrap_or(u64::MAX)).collect();
+    let n = v.len();
+    if n == 0 {
+        return None;
+    }
+    v.sort_unstable();
+    let (lo, hi) = (v[(n - 1) / 2], v[n / 2]);
+    if hi == u64::MAX {
+        return Some(Median::Beyond(beyond.unwrap_or(0)));
+    }
+    // Both middle values are finds: their mean, rounded half up.
+    Some(Median::Seeds(lo + (hi - lo).div_ceil(2)))
 }
 
 /// A median of seeds to the first failure.
@@ -320,6 +345,36 @@ mod tests {
         assert_eq!(half.median(), Some(Median::Beyond(100)));
         assert_eq!(half.median().unwrap().to_string(), "> 100");
         assert_eq!(result(vec![]).median(), None);
+    }
+
+    /// An interrupted calibration's median is over the campaigns asked for: one not run (or
+    /// cut before it found the bug) may have found it at once or never, so the median is
+    /// known only when both give the same.
+    #[test]
+    fn an_interrupted_calibration_states_a_median_only_when_it_is_known() {
+        let one = result(vec![campaign(100, Some(90))]);
+        assert_eq!(one.median(), Some(Median::Seeds(90)));
+        assert_eq!(one.median_of(5), None, "1 of 5 ran: unknown");
+        let three = result(vec![
+            campaign(100, Some(10)),
+            campaign(100, Some(20)),
+            campaign(100, Some(30)),
+        ]);
+        assert_eq!(three.median_of(4), None);
+        let misses = result(vec![
+            campaign(100, None),
+            campaign(100, None),
+            campaign(100, None),
+        ]);
+        assert_eq!(
+            misses.median_of(4),
+            Some(Median::Beyond(100)),
+            "3 misses of 4"
+        );
+        let mut cut = campaign(40, None);
+        cut.complete = false;
+        let with_cut = result(vec![campaign(100, Some(5)), cut]);
+        assert_eq!(with_cut.median_of(2), None, "the cut campaign is unknown");
     }
 
     #[test]

@@ -1649,13 +1649,13 @@ pub fn summary(c: &CampaignReport, rss: Rss) -> String {
     write_coverage(&mut s, &c.targets, &name);
     let run: Vec<&TargetReport> = c.targets.iter().filter(|r| r.executed > 0).collect();
     let caught = run.iter().filter(|r| r.buggy && r.first.is_some()).count();
-    // A refused or nondeterministic target did not hold, whatever it found before.
-    let held = run
-        .iter()
-        .filter(|r| {
-            !r.buggy && r.first.is_none() && r.bad_input.is_none() && r.nondeterministic.is_none()
-        })
-        .count();
+    // A refused or nondeterministic target did not hold, whatever it found before; one cut
+    // short held over fewer seeds than asked, and is counted apart.
+    let quiet = |r: &&&TargetReport| {
+        !r.buggy && r.first.is_none() && r.bad_input.is_none() && r.nondeterministic.is_none()
+    };
+    let held = run.iter().filter(quiet).filter(|r| r.complete).count();
+    let held_cut = run.iter().filter(quiet).filter(|r| !r.complete).count();
     let unreached = run
         .iter()
         .filter(|r| r.deep && r.first.is_none() && r.as_expected)
@@ -1674,9 +1674,11 @@ pub fn summary(c: &CampaignReport, rss: Rss) -> String {
             ),
         },
         if held == 1 { "variant" } else { "variants" },
-        match c.targets.len() - run.len() {
-            0 => String::new(),
-            n => format!(", {n} not run"),
+        match (held_cut, c.targets.len() - run.len()) {
+            (0, 0) => String::new(),
+            (0, n) => format!(", {n} not run"),
+            (k, 0) => format!(", {k} correct cut short without a violation"),
+            (k, n) => format!(", {k} correct cut short without a violation, {n} not run"),
         }
     );
     s

@@ -236,7 +236,9 @@ fn closing(done: &[Vec<StrategyResult>], asked: usize, within: u64, offsets: u64
             .count();
         let median_within = rows
             .iter()
-            .filter(|r| matches!(r.median(), Some(Median::Seeds(m)) if m <= within))
+            .filter(
+                |r| matches!(r.median_of(offsets as usize), Some(Median::Seeds(m)) if m <= within),
+            )
             .count();
         let _ = writeln!(
             s,
@@ -275,7 +277,12 @@ pub(crate) fn summary(results: &[StrategyResult], offsets: u64, within: u64) -> 
         };
         // out of the campaigns asked for: an interrupted calibration ran fewer
         let n = offsets;
-        let median = r.median().map_or("-".to_string(), |m| m.to_string());
+        // unknown when campaigns asked for did not run (interrupted): "?"
+        let median = match r.median_of(n as usize) {
+            Some(m) => m.to_string(),
+            None if r.campaigns.is_empty() && n == 0 => "-".to_string(),
+            None => "?".to_string(),
+        };
         let _ = writeln!(
             s,
             "{:<9} {:>22} {:>9} {:>10} {:>14} {:>15}",

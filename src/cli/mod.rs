@@ -47,7 +47,7 @@ mod shrink;
 /// unexpected verdict), 2 bad input (a value out of range, an output that cannot be written,
 /// a generated scenario the engine refuses), 3 the algorithm panicked, 4 a run limit was hit,
 /// 5 nondeterminism detected, 6 a checker could not judge, 130 interrupted by Ctrl-C (fuzz,
-/// matrix: what was found is written).
+/// matrix, shrink, calibrate: what was found is written).
 #[derive(Parser)]
 #[command(name = "sincro", version, about, long_about)]
 struct Cli {

@@ -302,6 +302,17 @@ pub fn main(args: &TableArgs) -> i32 {
         }
     }
     if let Ok(a2) = find("election.anel2") {
+        for &n in ns.iter().filter(|&&n| n > ANEL2_MAX_N) {
+            // said, not dropped: the default n = 1000 lost the row without a word
+            row(
+                "election.anel2",
+                "everyone starts",
+                n,
+                "–".into(),
+                format!("n² lists + n Elected = {}", anel2_messages(n as u64)),
+                format!("not run: above its {ANEL2_MAX_N} nodes (lists of n ids, n² messages)"),
+            );
+        }
         for &n in ns.iter().filter(|&&n| n <= ANEL2_MAX_N) {
             match measure(a2, n, serde_json::Value::Null, &all_start(n), None, false) {
                 Ok(m) if m.verdict == "pass" => {
@@ -350,6 +361,16 @@ pub fn main(args: &TableArgs) -> i32 {
     ];
     for (name, formula, exact) in others {
         let Ok(alg) = find(name) else { continue };
+        for &n in ns.iter().filter(|&&n| n < 2) {
+            row(
+                name,
+                "leader n−1 crashed, 0 notices",
+                n,
+                "–".into(),
+                formula(n as u64),
+                "not run: one process has no leader to lose".into(),
+            );
+        }
         for &n in ns.iter().filter(|&&n| n >= 2) {
             // With 2 nodes and the coordinator crashed, process 0 is alone: no ring to go
             // round, and the exact count (5n − 2, from 3 nodes on) does not apply.
@@ -379,7 +400,11 @@ pub fn main(args: &TableArgs) -> i32 {
                         } else {
                             format!("verdict {}", m.verdict)
                         },
-                    )
+                    );
+                    if m.verdict != "pass" {
+                        // a count from a run cut short or failed is no measurement
+                        fail(format!("{name} n={n}: {}", m.verdict));
+                    }
                 }
                 Err(e) => row(
                     name,

@@ -262,8 +262,13 @@ fn spread(v: &[u64]) -> String {
 pub fn main(args: &TableArgs) -> i32 {
     let ns = args.n_or(&[4, 8, 12]);
     let runs = args.runs.unwrap_or(RUNS_MAX);
-    if !(1..=RUNS_MAX).contains(&runs) || ns.iter().any(|&n| !(2..=100).contains(&n)) {
-        eprintln!("error: --runs must be within [1, {RUNS_MAX}] and every --n within [2, 100]");
+    if !(1..=RUNS_MAX).contains(&runs) {
+        eprintln!("error: --runs = {runs} is outside [1, {RUNS_MAX}]");
+        return crate::exit::BAD_INPUT;
+    }
+    // each row needs an α below n (the smallest is 2): --n 2 printed a table of no row
+    if let Some(n) = ns.iter().find(|&&n| !(3..=100).contains(&n)) {
+        eprintln!("error: --n = {n} is outside [3, 100] (a row's α values are below n, from 2)");
         return crate::exit::BAD_INPUT;
     }
     println!(

@@ -339,11 +339,18 @@ fn the_election_table_at_two_nodes_is_no_false_alarm() {
     let (out, err) = text(&o);
     assert_eq!(o.status.code(), Some(0), "{out}{err}");
     assert!(out.contains("the count holds from"), "{out}");
+    // a row an algorithm cannot have at n is said, not dropped (the default n = 1000 lost
+    // anel2's; n = 1 the ring's and bully's)
+    let o = sincro(&["table", "election", "--n", "1,257", "--markdown"]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    assert!(out.contains("not run: above its 256 nodes"), "{out}");
+    assert_eq!(out.matches("not run: one process").count(), 2, "{out}");
 }
 
 #[test]
 fn huge_command_line_values_are_bad_input() {
-    let cases: [(&[&str], &str); 29] = [
+    let cases: [(&[&str], &str); 30] = [
         // Refused with no fault to inject as well (it was accepted then).
         (
             &[
@@ -380,7 +387,11 @@ fn huge_command_line_values_are_bad_input() {
         ),
         (
             &["table", "omega", "--runs", "2000"],
-            "--runs must be within [1, 200]",
+            "--runs = 2000 is outside [1, 200]",
+        ),
+        (
+            &["table", "omega", "--n", "2", "--runs", "1"],
+            "--n = 2 is outside [3, 100]",
         ),
         (
             &["table", "mutex", "--seeds", "5"],
