@@ -705,7 +705,7 @@ fn unless_stopped_early(trace: &Trace, properties: &[String], verdict: Verdict) 
 /// exclusion trace checked for leader_uniqueness): [`Verdict::Unjudged`], naming the kinds.
 /// The kinds are a built-in property's `Property::EVIDENCE`, else what the checker declares
 /// (`Checker::evidence`, a user's own).
-fn unless_vacuous(
+pub(crate) fn unless_vacuous(
     trace: &Trace,
     checkers: &[Box<dyn sincro_harness::Checker>],
     verdict: Verdict,

@@ -570,10 +570,13 @@ fn run(a: RunArgs, default_render: Render) -> i32 {
     }
     let record =
         render != Render::None || a.trace.is_some() || a.view != crate::show::ViewArgs::default();
-    let out = match algorithms::run_scenario(&sc, RunOptions::new(record)) {
+    let mut out = match algorithms::run_scenario(&sc, RunOptions::new(record)) {
         Ok(o) => o,
         Err(e) => return bad_input(format!("{}: {e}", a.scenario.display())),
     };
+    if let Err(e) = unless_nothing_judged(&sc, &mut out) {
+        return bad_input(format!("{}: {e}", a.scenario.display()));
+    }
     // Bad view options are bad input even when nothing is printed.
     let filter = match out
         .trace
@@ -597,6 +600,40 @@ fn run(a: RunArgs, default_render: Render) -> i32 {
         Ok(()) => code,
         Err(e) => bad_input(e),
     }
+}
+
+/// A pass on nothing is none: when the run passed but its trace has no event a property's
+/// checker reads (a mutual exclusion scenario with no request), the verdict is *could not
+/// judge*, naming the kinds, as `check` and the testing API say. An untraced run is run again
+/// traced to look (same seed, same run); an algorithm that judges its own state (Ω) keeps its
+/// verdict.
+fn unless_nothing_judged(
+    sc: &Scenario,
+    out: &mut crate::harness::Outcome,
+) -> Result<(), crate::harness::ScenarioError> {
+    if !out.verdict.is_pass() {
+        return Ok(());
+    }
+    let alg = algorithms::find(&sc.algorithm)?;
+    let Ok(checkers) = alg.checkers(sc) else {
+        return Ok(()); // judged on its own state, not from a trace
+    };
+    let traced;
+    let trace = match &out.trace {
+        Some(t) => t,
+        None => {
+            traced = algorithms::run_scenario(sc, RunOptions::new(true))?;
+            traced.trace.as_ref().expect("recorded")
+        }
+    };
+    if matches!(
+        trace.events.last().map(|e| &e.kind),
+        Some(crate::harness::trace::EventKind::Cut { .. })
+    ) {
+        return Ok(()); // the record stops early: what it lacks may be after the cut
+    }
+    out.verdict = crate::show::unless_vacuous(trace, &checkers, out.verdict.clone());
+    Ok(())
 }
 
 /// Prints a run's view (with `--render text`), verdict, counts and expectation; returns the

@@ -980,6 +980,33 @@ fn a_trace_cut_short_is_judged_only_up_to_its_cut() {
     assert_eq!(code(&o), 6, "{}", stdout(&o));
 }
 
+/// A pass on nothing is none for `run` and `replay` too: a mutual exclusion scenario with no
+/// request judged nothing, `run` said PASS and `check --scenario` on its trace COULD NOT
+/// JUDGE. With a request, a pass.
+#[test]
+fn run_and_replay_do_not_pass_a_scenario_that_judged_nothing() {
+    let sc = tmp("no-work.json");
+    let text = |workload: &str| {
+        format!(
+            r#"{{"algorithm": "mutex.centralized", "nodes": 3, "seed": 7, "duration_ms": 400,
+                "checks": {{"properties": ["mutual_exclusion"]}}, "workload": [{workload}]}}"#
+        )
+    };
+    std::fs::write(&sc, text("")).unwrap();
+    for cmd in ["run", "replay"] {
+        let o = sincro(&[cmd, p(&sc)]);
+        assert_eq!(code(&o), 6, "{cmd}: {}", stdout(&o));
+        assert!(stdout(&o).contains("nothing was judged"), "{}", stdout(&o));
+    }
+    std::fs::write(
+        &sc,
+        text(r#"{"at_ms": 10, "node": 1, "input": {"acquire": {"hold_ms": 5}}}"#),
+    )
+    .unwrap();
+    let o = sincro(&["run", p(&sc)]);
+    assert_eq!(code(&o), 0, "{}", stdout(&o));
+}
+
 /// A pause never resumed is still in effect when the run ends: the run and `check`, with or
 /// without the scenario, call liveness under it COULD NOT JUDGE, not a violation "after the
 /// faults stopped" at the pause's own time.
