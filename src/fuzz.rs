@@ -461,6 +461,13 @@ pub fn probe_output(path: &Path) -> Result<(), String> {
 /// writes (then removes) a probe file. The error says why not.
 pub fn probe_dir(dir: &Path) -> Result<(), String> {
     let fail = |e: std::io::Error| format!("cannot write to {}: {e}", dir.display());
+    // a file (or device) there is named as such, not as the OS's "File exists"
+    if dir.exists() && !dir.is_dir() {
+        return Err(format!(
+            "{} is not a directory (failure files are written into a directory)",
+            dir.display()
+        ));
+    }
     std::fs::create_dir_all(dir).map_err(fail)?;
     if !dir.is_dir() {
         return Err(format!("{} is not a directory", dir.display()));

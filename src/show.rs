@@ -396,6 +396,14 @@ pub fn judge(
             known.join(", ")
         ));
     }
+    // as a scenario's `checks.properties` refuses one named twice
+    if let Some((_, p)) = properties
+        .iter()
+        .enumerate()
+        .find(|(i, p)| properties[..*i].contains(p))
+    {
+        return Err(format!("property `{p}` is named twice"));
+    }
     // With the scenario, its algorithm builds the checkers, and names a property it does not
     // promise (`bounded_skew` is a clock algorithm's, with its bound).
     if let Some(path) = &args.scenario {

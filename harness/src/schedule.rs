@@ -100,7 +100,16 @@ impl Schedule {
                     list.len()
                 ));
             }
+            // one message listed twice: which fate it gets would be the list's order
+            let mut seen = std::collections::BTreeMap::new();
             for (i, r) in list.iter().enumerate() {
+                if let Some(j) = seen.insert((r.from, r.to, r.msg.as_str(), r.nth), i) {
+                    return Err(format!(
+                        "schedule.recorded[{i}] repeats schedule.recorded[{j}] (message {:?} \
+                         #{} from {} to {}): each message has one recorded fate",
+                        r.msg, r.nth, r.from, r.to
+                    ));
+                }
                 if r.from >= nodes || r.to >= nodes {
                     return Err(format!(
                         "schedule.recorded[{i}] names a node >= nodes ({nodes}): {} -> {}",
@@ -458,6 +467,29 @@ mod tests {
             .contains("twice"));
         assert!(pct(vec![], vec![0; 65]).validate(4).is_err());
         assert!(pct(vec![1, 0], vec![5]).validate(2).is_ok());
+    }
+
+    /// One message recorded twice would get the fate of whichever entry the list puts first:
+    /// refused; the same message's next copy (`nth` 1) is another message.
+    #[test]
+    fn a_message_recorded_twice_is_refused() {
+        let rec = |nth, d| Recorded {
+            from: 0,
+            to: 1,
+            msg: "m".into(),
+            nth,
+            delays_ns: vec![d],
+        };
+        let e = Schedule::Recorded(vec![rec(0, 5), rec(1, 5), rec(0, 9)])
+            .validate(2)
+            .unwrap_err();
+        assert!(
+            e.contains("recorded[2] repeats schedule.recorded[0]"),
+            "{e}"
+        );
+        assert!(Schedule::Recorded(vec![rec(0, 5), rec(1, 9)])
+            .validate(2)
+            .is_ok());
     }
 
     #[test]

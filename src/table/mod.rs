@@ -178,13 +178,12 @@ fn dispatch(args: &TableArgs) -> i32 {
         "search" => search::main(args),
         "voting" => {
             let runs = args.runs.unwrap_or(2000);
-            if !(1..=VOTING_RUNS_MAX).contains(&runs)
-                || args.p.iter().any(|p| !(0.0..=1.0).contains(p))
-            {
-                eprintln!(
-                    "error: --runs must be within [1, {VOTING_RUNS_MAX}] and every --p within \
-                     [0, 1]"
-                );
+            if !(1..=VOTING_RUNS_MAX).contains(&runs) {
+                eprintln!("error: --runs = {runs} is outside [1, {VOTING_RUNS_MAX}]");
+                return crate::exit::BAD_INPUT;
+            }
+            if let Some(p) = args.p.iter().find(|p| !(0.0..=1.0).contains(*p)) {
+                eprintln!("error: --p = {p} is outside [0, 1] (a probability)");
                 return crate::exit::BAD_INPUT;
             }
             let ps = if args.p.is_empty() {

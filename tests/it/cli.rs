@@ -350,7 +350,7 @@ fn the_election_table_at_two_nodes_is_no_false_alarm() {
 
 #[test]
 fn huge_command_line_values_are_bad_input() {
-    let cases: [(&[&str], &str); 30] = [
+    let cases: [(&[&str], &str); 31] = [
         // Refused with no fault to inject as well (it was accepted then).
         (
             &[
@@ -379,7 +379,11 @@ fn huge_command_line_values_are_bad_input() {
         // silently ignored (`table voting --n 3` measured n = 5 and 7).
         (
             &["table", "voting", "--runs", "18446744073709551615"],
-            "--runs must be within [1, 100000]",
+            "--runs = 18446744073709551615 is outside [1, 100000]",
+        ),
+        (
+            &["table", "voting", "--runs", "10", "--p", "NaN"],
+            "--p = NaN is outside [0, 1]",
         ),
         (
             &["table", "voting", "--n", "3"],

@@ -333,6 +333,17 @@ fn check_rejects_bad_input_with_exit_2() {
         "{}",
         stderr(&o)
     );
+    // a property named twice, as `checks.properties` refuses it
+    for cmd in ["check", "show"] {
+        let flag = if cmd == "check" {
+            "--properties"
+        } else {
+            "--check"
+        };
+        let o = sincro(&[cmd, p(&lease), flag, "mutual_exclusion,mutual_exclusion"]);
+        assert_eq!(code(&o), 2, "{cmd}");
+        assert!(stderr(&o).contains("named twice"), "{}", stderr(&o));
+    }
     // The election properties each algorithm judges its own way need the scenario; its
     // node count and quiet time come from it, not from flags as well.
     let o = sincro(&["check", p(&lease), "--properties", "leader_validity"]);
