@@ -124,6 +124,11 @@ impl WaitForGraph {
         }
     }
 
+    /// How many edges the graph has.
+    pub fn edge_count(&self) -> usize {
+        self.edges.len()
+    }
+
     /// What decides the graph's future: each edge with its observers, in order (not when or
     /// by which event it appeared). Two graphs with one key judge every later event alike.
     pub fn key(&self) -> GraphKey {

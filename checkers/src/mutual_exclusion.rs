@@ -487,6 +487,29 @@ mod tests {
         check_trace(&trace, 1_000, &mut cs)
     }
 
+    /// 2,000 nodes entering 2,000 sections at one instant: one order serves them all, found
+    /// along one path (the search made every point's children at once: 19 GB, no end).
+    #[test]
+    fn a_wide_instant_of_separate_sections_passes_without_an_unbounded_search() {
+        let n = 2000;
+        let events: Vec<Event> = (0..n)
+            .map(|v| {
+                crate::test_events::observe_ms(
+                    v as u64,
+                    1,
+                    v,
+                    Observation::CsEnter { resource: v as u32 },
+                )
+            })
+            .collect();
+        let trace = sincro_harness::Trace { nodes: n, events };
+        let mut cs: Vec<Box<dyn Checker>> = vec![Box::new(MutualExclusion::new(n))];
+        assert_eq!(
+            sincro_harness::check::judge_trace(&trace, 10_000_000, &mut cs),
+            sincro_harness::Verdict::Pass
+        );
+    }
+
     #[test]
     fn overlapping_holders_are_caught() {
         let v = run(vec![
