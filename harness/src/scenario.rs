@@ -169,6 +169,13 @@ pub const MAX_TURMOIL_NODES: usize = 256;
 /// The largest scenario file [`Scenario::load`] reads, bytes (64 MiB).
 pub const MAX_SCENARIO_BYTES: u64 = 64 << 20;
 
+/// Most faults a scenario may list.
+pub const MAX_FAULTS: usize = 10_000;
+
+/// Most entries the partitions of a scenario may keep: partitions × nodes (each partition is
+/// kept for the whole run, one entry per node).
+pub const MAX_PARTITION_ENTRIES: usize = 10_000_000;
+
 /// The largest clock drift bound a scenario may declare, ppm (`clocks.rho_ppm`): a clock at
 /// −10⁶ ppm stands still, one below it would run backwards.
 pub const MAX_RHO_PPM: f64 = 1_000_000.0;
@@ -503,6 +510,48 @@ impl Scenario {
                     crate::show_f64(c.rho_ppm)
                 ));
             }
+        }
+        if self.faults.len() > MAX_FAULTS {
+            return err(format!(
+                "faults lists {} faults, above the limit of {MAX_FAULTS}",
+                self.faults.len()
+            ));
+        }
+        // A partition is kept for the whole run (a message sent before it is judged against
+        // it): one entry per node each. 100,000 empty partitions of 1,000 nodes took 473 MB.
+        let partitions = self
+            .faults
+            .iter()
+            .filter(|f| matches!(f.fault, crate::Fault::Partition { .. } | crate::Fault::PartitionOneway { .. }))
+            .count();
+        if partitions.saturating_mul(self.nodes) > MAX_PARTITION_ENTRIES {
+            return err(format!(
+                "faults: {partitions} partitions of {} nodes keep {} entries, above the limit of \
+                 {MAX_PARTITION_ENTRIES} (fewer partitions, or fewer nodes)",
+                self.nodes,
+                partitions.saturating_mul(self.nodes)
+            ));
+        }
+        // Each jump is bounded, and so is their sum at one node: 10,000 jumps of 10⁹ ms
+        // wrapped the clock past i64 (pinned at its end), and the run passed.
+        let mut jumped_ms = vec![0f64; self.nodes];
+        for f in &self.faults {
+            if let crate::Fault::ClockJump { node, delta_ms } = f.fault {
+                if let Some(sum) = jumped_ms.get_mut(node) {
+                    *sum += delta_ms.abs();
+                }
+            }
+        }
+        if let Some((node, sum)) = jumped_ms
+            .iter()
+            .enumerate()
+            .find(|(_, &sum)| sum > max_ms)
+        {
+            return err(format!(
+                "faults: the clock jumps of node {node} add up to {} ms, above the limit on any \
+                 time ({max_ms} ms)",
+                crate::show_f64(*sum)
+            ));
         }
         for (i, f) in self.faults.iter().enumerate() {
             if f.at_ms > self.duration_ms {
@@ -900,6 +949,31 @@ mod tests {
         // At the limits, accepted; 100000 nodes are refused without building their network.
         assert!(with(r#", "network": {"latency": {"constant": {"ms": 1000000000}}}"#).is_ok());
         assert!(with(r#", "params": {"hold_ms": 1000000000, "count": 1e300}"#).is_ok());
+    }
+
+    /// A plan's size is bounded where a run's cost or a clock's range would not be: more
+    /// faults than the limit, partitions of many nodes (kept for the whole run: 473 MB for
+    /// 100,000 of 1,000 nodes), clock jumps adding up past the limit on any time (they
+    /// wrapped the clock, and the run passed).
+    #[test]
+    fn a_fault_plan_too_large_to_run_is_refused() {
+        let plan = |nodes: usize, fault: &str, count: usize| {
+            let faults = vec![format!(r#"{{"at_ms": 1, "fault": {fault}}}"#); count].join(",");
+            Scenario::from_json(&format!(
+                r#"{{"algorithm": "x", "nodes": {nodes}, "seed": 1, "duration_ms": 100, "faults": [{faults}]}}"#
+            ))
+        };
+        let e = plan(3, r#""heal""#, MAX_FAULTS + 1).unwrap_err().0;
+        assert!(e.contains("above the limit of 10000"), "{e}");
+        plan(3, r#""heal""#, MAX_FAULTS).expect("at the limit");
+        let part = r#"{"partition": {"groups": []}}"#;
+        let e = plan(2000, part, 5001).unwrap_err().0;
+        assert!(e.contains("5001 partitions of 2000 nodes"), "{e}");
+        plan(2000, part, 5000).expect("10,000,000 entries");
+        let jump = r#"{"clock_jump": {"node": 1, "delta_ms": -600000000}}"#;
+        let e = plan(3, jump, 2).unwrap_err().0;
+        assert!(e.contains("the clock jumps of node 1 add up to 1200000000 ms"), "{e}");
+        plan(3, jump, 1).expect("one jump within the limit");
     }
 
     #[test]

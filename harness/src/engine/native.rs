@@ -751,12 +751,31 @@ impl<P: Process> Sim<P> {
         node.paused = false;
         let waiting = std::mem::take(&mut node.waiting);
         for item in waiting {
-            if let Item::Deliver {
-                from, to, msg_id, ..
-            } = item
-            {
-                self.in_flight = in_flight_less_one(self.in_flight, msg_id);
-                self.drop_msg(msg_id, from, to, DropReason::DestinationCrashed);
+            match item {
+                Item::Deliver {
+                    from, to, msg_id, ..
+                } => {
+                    self.in_flight = in_flight_less_one(self.in_flight, msg_id);
+                    self.drop_msg(msg_id, from, to, DropReason::DestinationCrashed);
+                }
+                // An input held while the node was paused reaches a crashed node: recorded
+                // as ignored, as one arriving after the crash is (it vanished from the trace).
+                Item::Input(i) => {
+                    let (to, input) = self.inputs[i].take().expect("a held input fires once");
+                    debug_assert_eq!(to, id);
+                    if self.rec.observing {
+                        let local = self.nodes[id].clock.read(self.now_ns);
+                        let mut label = self.rec.label(&input);
+                        label.push_str(" (ignored: node is crashed)");
+                        self.rec.emit(
+                            self.now_ns,
+                            Some(id),
+                            Some(local),
+                            EventKind::Input { input: label },
+                        );
+                    }
+                }
+                _ => {}
             }
         }
     }
@@ -986,6 +1005,30 @@ mod tests {
             trace.events.last().map(|e| &e.kind),
             Some(EventKind::Cut { .. })
         ));
+    }
+
+    /// An input held at a paused node that is then restarted is recorded as ignored, not
+    /// lost from the trace without a word.
+    #[test]
+    fn an_input_held_at_a_paused_node_that_crashes_is_recorded_as_ignored() {
+        let out = run(
+            r#"{"algorithm": "probe", "nodes": 2, "seed": 1, "duration_ms": 100,
+            "faults": [{"at_ms": 10, "fault": {"pause": {"node": 1}}},
+                       {"at_ms": 30, "fault": {"restart": {"node": 1}}}],
+            "workload": [{"at_ms": 20, "node": 1, "input": "Ping"}]}"#,
+        );
+        let trace = out.trace.expect("recorded");
+        let inputs: Vec<&crate::trace::Event> = trace
+            .events
+            .iter()
+            .filter(|e| matches!(e.kind, EventKind::Input { .. }))
+            .collect();
+        assert_eq!(inputs.len(), 1, "{inputs:?}");
+        assert_eq!(inputs[0].t_ns, 30 * 1_000_000);
+        assert!(
+            matches!(&inputs[0].kind, EventKind::Input { input } if input.ends_with("(ignored: node is crashed)")),
+            "{inputs:?}"
+        );
     }
 
     #[test]
