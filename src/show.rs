@@ -189,9 +189,9 @@ pub struct JudgeArgs {
     pub end_ms: Option<u64>,
     /// The scenario the trace was recorded from: its algorithm builds the checkers its runs
     /// use (its own ranking for leader_validity, its settle time for leader_stability, its
-    /// liveness bound, node count and quiet time), so the verdict is the run's (but that a
-    /// trace with none of the events a property reads is COULD NOT JUDGE, where a run of a
-    /// scenario with nothing to judge says PASS). Needed for
+    /// liveness bound, node count and quiet time), so the verdict is the run's (a trace
+    /// with none of the events a property reads is COULD NOT JUDGE, as the run is; a trace
+    /// that ends in a cut or a panic is judged only up to it). Needed for
     /// leader_validity and leader_stability, which every election algorithm judges its own
     /// way; not with --nodes or --quiet-from-ms, which it gives.
     #[arg(long)]
@@ -404,6 +404,14 @@ pub fn judge(
     {
         return Err(format!("property `{p}` is named twice"));
     }
+    let trimmed;
+    let trace = match without_cut_instant(trace) {
+        Some(t) => {
+            trimmed = t;
+            &trimmed
+        }
+        None => trace,
+    };
     // With the scenario, its algorithm builds the checkers, and names a property it does not
     // promise (`bounded_skew` is a clock algorithm's, with its bound).
     if let Some(path) = &args.scenario {
@@ -664,6 +672,28 @@ fn end_ns(trace: &Trace, end_ms: Option<u64>, at_least_ns: u64) -> Result<u64, S
     }
 }
 
+/// A trace that ends in a `cut` inside an instant, without that instant's events: the cut
+/// may have come before the rest of them (the trace's size limit stops recording between two
+/// events; a run limit stops the run at an event of its instant), and a half-recorded instant
+/// is no moment of the run (a `cs_enter` recorded without the same instant's `cs_exit` of the
+/// holder was a mutual exclusion violation). The cut itself is kept: it ends the instants
+/// before it. `None` when the trace does not end in a cut, or the cut follows its last event
+/// in time (the run stopped later).
+fn without_cut_instant(trace: &Trace) -> Option<Trace> {
+    let (cut, rest) = trace.events.split_last()?;
+    if !matches!(cut.kind, EventKind::Cut { .. }) || rest.last()?.t_ns != cut.t_ns {
+        return None;
+    }
+    let mut events: Vec<Event> = rest.iter().filter(|e| e.t_ns < cut.t_ns).cloned().collect();
+    let mut cut = cut.clone();
+    cut.id = events.len() as u64;
+    events.push(cut);
+    Some(Trace {
+        nodes: trace.nodes,
+        events,
+    })
+}
+
 /// Why the trace stops before its run's end, when its last event says so: a `cut` (a run
 /// limit, or the trace's own size limit) or a panic.
 fn stops_early(trace: &Trace) -> Option<String> {
@@ -693,7 +723,8 @@ fn unless_stopped_early(trace: &Trace, properties: &[String], verdict: Verdict) 
             limit: reason.clone(),
         },
         EventKind::Cut { reason, .. } => Verdict::Unjudged {
-            property: properties.first().cloned().unwrap_or_default(),
+            // every property asked: none can be judged past the cut
+            property: properties.join(","),
             reason: format!(
                 "the trace stops at {:.3} ms ({reason}) and the run went on unrecorded: \
                  nothing after it can be judged",

@@ -31,9 +31,11 @@
 //!   pauses.
 //! - **Events at one instant are judged as a set.** Nothing orders two nodes' events of one
 //!   global time, so the verdict never depends on their line order: an instant's events are
-//!   applied each node's in its own program order, lowest node first, and every report as late
-//!   as those orders allow. A report at the instant a cycle forms counts for
-//!   it unless its own node formed the cycle after reporting.
+//!   applied each node's in its own program order, every report as late as those orders
+//!   allow. A report at the instant a cycle forms counts for it unless its own node formed
+//!   the cycle after reporting. The order is chosen, not searched (unlike
+//!   [`crate::deadlock_soundness`]): two nodes' conflicting changes of one edge at one
+//!   instant (one ends it, the other adds it) are taken lowest node first.
 //! - **Settings:** the quiet time (`scenario.quiet_from_ms()`) and the liveness bound; not the
 //!   node count. A cycle formed at `t` must be reported by `max(t, quiet) + bound`; a bound of
 //!   0 is taken literally (reported at that very instant); the checker has no default bound
@@ -212,12 +214,15 @@ impl DeadlockCompleteness {
     }
 }
 
-/// One instant's events in the order that judges a report most kindly: each node's in its
-/// program order, and a report only when no node's next event changes the graph (lowest node
-/// first). A report counts for the cycles formed before it; moving it past other nodes'
-/// changes of the same instant only lets it count for more (a cycle broken before it needs
-/// no report, one formed before it is reported), so when some order of the instant has a
-/// cycle reported, this one has.
+/// One instant's events in the order chosen to judge its reports kindly: each node's in its
+/// program order; a graph change whenever some node's next event is one (lowest node first);
+/// when every node's next event is a report, first one that holds back its node's changes
+/// (so that the other reports come after them), and the reports that end their sequences
+/// last. A report counts for the cycles formed before it, and moving it past other nodes'
+/// changes of the instant only lets it count for more (a cycle broken before it needs no
+/// report, one formed before it is reported). The order is chosen, not searched: when two
+/// nodes' changes of one instant conflict (one ends an edge the other adds) the lowest
+/// node's goes first, and among reports that each hold back changes the lowest node's does.
 fn reports_last(events: &[Event]) -> Vec<&Event> {
     let mut seqs: Vec<std::collections::VecDeque<&Event>> =
         by_node(events).into_iter().map(Into::into).collect();
@@ -229,6 +234,11 @@ fn reports_last(events: &[Event]) -> Vec<&Event> {
         let next = seqs
             .iter()
             .position(|q| q.front().is_some_and(|e| !is_report(e)))
+            .or_else(|| {
+                // a report with changes behind it: taking it lets them in before the others
+                seqs.iter()
+                    .position(|q| q.front().is_some() && q.iter().any(|e| !is_report(e)))
+            })
             .or_else(|| seqs.iter().position(|q| !q.is_empty()));
         let Some(k) = next else { break };
         out.extend(seqs[k].pop_front());
@@ -449,6 +459,11 @@ mod tests {
         ];
         let order: Vec<u64> = reports_last(&events).iter().map(|e| e.id).collect();
         assert_eq!(order, vec![3, 0, 1, 2, 4]);
+        // node 0 only reports; node 1 reports, then closes a cycle: node 1's report goes
+        // first, its change next, node 0's report last (node 0's first missed the cycle)
+        let events = vec![dd(0, 0), dd(1, 1), obs(2, 5, 1, wf(1, 2))];
+        let order: Vec<u64> = reports_last(&events).iter().map(|e| e.id).collect();
+        assert_eq!(order, vec![1, 2, 0]);
     }
 
     #[test]

@@ -230,6 +230,7 @@ impl DeadlockSoundness {
             return Some((ends, Vec::new()));
         }
         let width = seqs.len();
+        let safe = SafeMoves::of(seqs);
         let done = |at: &[usize]| at.iter().zip(seqs).all(|(&k, s)| k == s.len());
         let mut first_cycles: Option<Vec<Vec<NodeId>>> = None;
         let mut seen = BTreeSet::new();
@@ -252,7 +253,25 @@ impl DeadlockSoundness {
             }
             while let Some(from) = next.last_mut() {
                 let mut step = None;
-                while *from < width {
+                if *from == 0 {
+                    // A fresh point: a move that loses no good order is the only one tried
+                    // (a report already on a cycle; an edge no other sequence touches).
+                    let g = graphs.last().expect("the path's graph");
+                    if let Some(i) = (0..width)
+                        .find(|&i| seqs[i].get(at[i]).is_some_and(|ev| safe.is_safe(i, ev, g)))
+                    {
+                        *from = width;
+                        let ev = seqs[i][at[i]];
+                        let mut g = g.clone();
+                        g.apply(ev);
+                        let cycle = ev
+                            .node
+                            .filter(|_| is_report(ev))
+                            .and_then(|n| g.cycle_through(n));
+                        step = Some((i, g, cycle));
+                    }
+                }
+                while step.is_none() && *from < width {
                     let i = *from;
                     *from += 1;
                     let Some(ev) = seqs[i].get(at[i]) else {
@@ -369,6 +388,63 @@ impl DeadlockSoundness {
             ),
             events,
         )
+    }
+}
+
+/// The moves of an instant's search that lose no good order, so that a point with one is
+/// not branched (a partial-order reduction): a report whose node is on a cycle already (it
+/// changes no graph, and taking it at once is as good as later), and a `wait_for` of an edge
+/// no other sequence of the instant touches, by a waiter no other sequence crashes (it only
+/// adds an edge, wherever it goes: every later point has a superset of the edges, and the
+/// graphs the instant can leave are the same). 17 nodes locking at one instant made 2^17
+/// points without it.
+struct SafeMoves {
+    /// edge -> the one sequence touching it, or `None` for several
+    edges: std::collections::BTreeMap<(NodeId, NodeId), Option<usize>>,
+    /// node -> the one sequence crashing or restarting it, or `None` for several
+    crashes: std::collections::BTreeMap<NodeId, Option<usize>>,
+}
+
+impl SafeMoves {
+    fn of(seqs: &[Vec<&Event>]) -> Self {
+        let mut edges = std::collections::BTreeMap::new();
+        let mut crashes = std::collections::BTreeMap::new();
+        let note = |slot: &mut Option<usize>, k: usize| {
+            if *slot != Some(k) {
+                *slot = None;
+            }
+        };
+        for (k, seq) in seqs.iter().enumerate() {
+            for e in seq {
+                match &e.kind {
+                    EventKind::Observe {
+                        obs:
+                            Observation::WaitFor { waiter, on } | Observation::WaitEnd { waiter, on },
+                    } => note(edges.entry((*waiter, *on)).or_insert(Some(k)), k),
+                    EventKind::Fault {
+                        fault: Fault::Crash { node } | Fault::Restart { node },
+                    } => note(crashes.entry(*node).or_insert(Some(k)), k),
+                    _ => {}
+                }
+            }
+        }
+        SafeMoves { edges, crashes }
+    }
+
+    /// Whether taking `ev`, the next event of sequence `k`, now loses no good order.
+    fn is_safe(&self, k: usize, ev: &Event, g: &WaitForGraph) -> bool {
+        match &ev.kind {
+            EventKind::Observe {
+                obs: Observation::DeadlockDetected { .. },
+            } => ev.node.is_some_and(|n| g.cycle_through(n).is_some()),
+            EventKind::Observe {
+                obs: Observation::WaitFor { waiter, on },
+            } => {
+                self.edges.get(&(*waiter, *on)) == Some(&Some(k))
+                    && self.crashes.get(waiter).is_none_or(|&c| c == Some(k))
+            }
+            _ => false,
+        }
     }
 }
 

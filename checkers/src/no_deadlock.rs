@@ -21,9 +21,9 @@
 //! - **Settings:** the quiet time (`scenario.quiet_from_ms()`) and the liveness bound; not the
 //!   node count. While a request is pending, someone must make progress within `bound` of the
 //!   latest of: the last progress, the quiet time, the beginning of the wait. A wait begins
-//!   at the instant a request is pending after it and none of those pending before it are
-//!   (the oldest withdrawing while younger ones wait does not begin a new wait; requests
-//!   abandoned and made again without a gap do not either). Judged per instant, so the
+//!   at an instant after which a request is pending while none was after the instant
+//!   before (the oldest withdrawing while younger ones wait does not begin a new wait, nor
+//!   does a request given up and made again at one instant). Judged per instant, so the
 //!   order of an instant's lines changes nothing. A bound of 0 is
 //!   taken literally (any wait past that instant is reported as a deadlock); the checker has
 //!   no default bound ([`crate::Property::NEEDS_BOUND`]).
@@ -51,9 +51,9 @@ pub struct NoDeadlock {
     /// last time someone made progress (entered or left)
     progress_ns: u64,
     unjudged: Option<String>,
-    /// The current instant, and the requests (event ids) pending before it, sorted.
+    /// The current instant, and whether a request was pending before it.
     now_ns: u64,
-    pending_before: Vec<u64>,
+    waiting_before: bool,
     /// When the current wait began (some request pending throughout since), if one is on.
     wait_from_ns: Option<u64>,
 }
@@ -68,7 +68,7 @@ impl NoDeadlock {
             progress_ns: 0,
             unjudged: None,
             now_ns: 0,
-            pending_before: Vec::new(),
+            waiting_before: false,
             wait_from_ns: None,
         }
     }
@@ -79,20 +79,17 @@ impl NoDeadlock {
         Some(self.progress_ns.max(self.quiet_ns).max(self.wait_from_ns?))
     }
 
-    /// Closes the current instant: the wait goes on while a request pending before it still
-    /// is, begins at it when only requests made at it are pending, ends when none is.
+    /// Closes the current instant: the wait goes on while some request is pending after it
+    /// and was before it (whichever: one given up and made again at one instant leaves no
+    /// gap), begins at it when none was pending before, ends when none is after.
     fn close_instant(&mut self) {
-        let pending: Vec<u64> = self.pending.values().flatten().map(|&(id, _)| id).collect();
-        let goes_on = pending
-            .iter()
-            .any(|id| self.pending_before.binary_search(id).is_ok());
-        self.wait_from_ns = match (pending.is_empty(), goes_on) {
-            (true, _) => None,
-            (false, true) => self.wait_from_ns,
-            (false, false) => Some(self.now_ns),
+        let pending = self.pending.values().any(|v| !v.is_empty());
+        self.wait_from_ns = match (pending, self.waiting_before) {
+            (false, _) => None,
+            (true, true) => self.wait_from_ns,
+            (true, false) => Some(self.now_ns),
         };
-        self.pending_before = pending;
-        self.pending_before.sort_unstable();
+        self.waiting_before = pending;
     }
 
     /// `node 1 (resource 0), node 2 (resource 0)`; in a large run, grouped by resource

@@ -522,7 +522,12 @@ impl Scenario {
         let partitions = self
             .faults
             .iter()
-            .filter(|f| matches!(f.fault, crate::Fault::Partition { .. } | crate::Fault::PartitionOneway { .. }))
+            .filter(|f| {
+                matches!(
+                    f.fault,
+                    crate::Fault::Partition { .. } | crate::Fault::PartitionOneway { .. }
+                )
+            })
             .count();
         if partitions.saturating_mul(self.nodes) > MAX_PARTITION_ENTRIES {
             return err(format!(
@@ -530,27 +535,6 @@ impl Scenario {
                  {MAX_PARTITION_ENTRIES} (fewer partitions, or fewer nodes)",
                 self.nodes,
                 partitions.saturating_mul(self.nodes)
-            ));
-        }
-        // Each jump is bounded, and so is their sum at one node: 10,000 jumps of 10⁹ ms
-        // wrapped the clock past i64 (pinned at its end), and the run passed.
-        let mut jumped_ms = vec![0f64; self.nodes];
-        for f in &self.faults {
-            if let crate::Fault::ClockJump { node, delta_ms } = f.fault {
-                if let Some(sum) = jumped_ms.get_mut(node) {
-                    *sum += delta_ms.abs();
-                }
-            }
-        }
-        if let Some((node, sum)) = jumped_ms
-            .iter()
-            .enumerate()
-            .find(|(_, &sum)| sum > max_ms)
-        {
-            return err(format!(
-                "faults: the clock jumps of node {node} add up to {} ms, above the limit on any \
-                 time ({max_ms} ms)",
-                crate::show_f64(*sum)
             ));
         }
         for (i, f) in self.faults.iter().enumerate() {
@@ -563,6 +547,23 @@ impl Scenario {
             f.fault
                 .validate(self.nodes, c.rho_ppm)
                 .map_err(|e| ScenarioError(format!("faults[{i}]: {e}")))?;
+        }
+        // Each jump is bounded, and so is their sum at one node: 10,000 jumps of 10⁹ ms
+        // wrapped the clock past i64 (pinned at its end), and the run passed.
+        let mut jumped_ms = vec![0f64; self.nodes];
+        for f in &self.faults {
+            if let crate::Fault::ClockJump { node, delta_ms } = f.fault {
+                if let Some(sum) = jumped_ms.get_mut(node) {
+                    *sum += delta_ms.abs();
+                }
+            }
+        }
+        if let Some((node, sum)) = jumped_ms.iter().enumerate().find(|(_, &sum)| sum > max_ms) {
+            return err(format!(
+                "faults: the clock jumps of node {node} add up to {} ms, above the limit on any \
+                 time ({max_ms} ms)",
+                crate::show_f64(*sum)
+            ));
         }
         for (i, w) in self.workload.iter().enumerate() {
             if w.node >= self.nodes {
@@ -972,7 +973,10 @@ mod tests {
         plan(2000, part, 5000).expect("10,000,000 entries");
         let jump = r#"{"clock_jump": {"node": 1, "delta_ms": -600000000}}"#;
         let e = plan(3, jump, 2).unwrap_err().0;
-        assert!(e.contains("the clock jumps of node 1 add up to 1200000000 ms"), "{e}");
+        assert!(
+            e.contains("the clock jumps of node 1 add up to 1200000000 ms"),
+            "{e}"
+        );
         plan(3, jump, 1).expect("one jump within the limit");
     }
 

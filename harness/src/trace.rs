@@ -700,6 +700,17 @@ impl Trace {
                     )));
                 }
             }
+            // The run stops at a panic: nothing follows it but a cut (a trace ending in a
+            // panic is judged up to it, one with events after it passed them as a run).
+            if let EventKind::Panic { .. } = e.kind {
+                let rest = &self.events[i + 1..];
+                if !rest.iter().all(|r| matches!(r.kind, EventKind::Cut { .. })) {
+                    return Err(err(format!(
+                        "event {} (panic) is followed by other events: the run stops at a panic",
+                        e.id
+                    )));
+                }
+            }
             match e.node {
                 Some(v) => in_range("where it happened", v)?,
                 None if matches!(
@@ -1322,6 +1333,23 @@ mod tests {
         assert!(e.starts_with("line 2:") && e.contains("epoch"), "{e}");
         let e = read(&[head, start, "", input]).expect_err("a blank line in between");
         assert!(e.starts_with("line 3:") && e.contains("blank"), "{e}");
+    }
+
+    /// The run stops at a panic: a trace with events after one is refused (it was judged as
+    /// if the run went on, and passed).
+    #[test]
+    fn events_after_a_panic_are_refused() {
+        let head = "{\"sincro_trace\":1,\"nodes\":1}";
+        let panic = r#"{"id":0,"t_ns":5,"node":0,"kind":{"type":"panic","message":"boom"}}"#;
+        let input = r#"{"id":1,"t_ns":9,"node":0,"kind":{"type":"input","input":"x"}}"#;
+        let read = |lines: &[&str]| Trace::read_jsonl(lines.join("\n").as_bytes()).unwrap();
+        read(&[head, panic])
+            .validate()
+            .expect("a panic ends a trace");
+        let e = read(&[head, panic, input])
+            .validate()
+            .expect_err("events after it");
+        assert!(e.problem.contains("followed by other events"), "{e}");
     }
 
     /// A hardware clock drifting past −10⁶ ppm would run backwards: no run records one, and

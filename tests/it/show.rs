@@ -1018,6 +1018,33 @@ fn run_and_replay_do_not_pass_a_scenario_that_judged_nothing() {
     assert_eq!(code(&o), 0, "{}", stdout(&o));
 }
 
+/// The instant a trace is cut in may be half recorded: `check` leaves it out (an entry
+/// recorded without the same instant's exit of the holder was a mutual exclusion violation);
+/// the instants before the cut are judged.
+#[test]
+fn the_instant_of_a_cut_is_not_judged() {
+    let trace = tmp("cut-instant.jsonl");
+    let head = r#"{"sincro_trace": 1, "nodes": 2}"#;
+    let lines = [
+        r#"{"id": 0, "t_ns": 1000000, "node": 1, "kind": {"type": "observe", "obs": {"cs_enter": {"resource": 0}}}}"#,
+        r#"{"id": 1, "t_ns": 10000000, "node": 0, "kind": {"type": "observe", "obs": {"cs_enter": {"resource": 0}}}}"#,
+        r#"{"id": 2, "t_ns": 10000000, "kind": {"type": "cut", "reason": "limits.max_trace_bytes = 500 reached at 10.000 ms", "run_stopped": false}}"#,
+    ];
+    std::fs::write(&trace, format!("{head}\n{}\n", lines.join("\n"))).unwrap();
+    let o = sincro(&["check", p(&trace), "--properties", "mutual_exclusion"]);
+    assert_eq!(code(&o), 6, "{}", stdout(&o));
+    assert!(stdout(&o).contains("the trace stops at"), "{}", stdout(&o));
+    // the same entry an instant before the cut is judged: a violation
+    let early = lines[1].replace("10000000", "9000000");
+    std::fs::write(
+        &trace,
+        format!("{head}\n{}\n{early}\n{}\n", lines[0], lines[2]),
+    )
+    .unwrap();
+    let o = sincro(&["check", p(&trace), "--properties", "mutual_exclusion"]);
+    assert_eq!(code(&o), 1, "{}", stdout(&o));
+}
+
 /// A pause never resumed is still in effect when the run ends: the run and `check`, with or
 /// without the scenario, call liveness under it COULD NOT JUDGE, not a violation "after the
 /// faults stopped" at the pause's own time.

@@ -1202,7 +1202,7 @@ pub fn no_deadlock(ev: &[Event], p: &Params) -> OracleVerdict {
             .filter(|(i, close)| *i < end && close.is_none_or(|c| c > t))
             .map(|(i, _)| *i)
             .collect();
-        if before.is_disjoint(&after) {
+        if before.is_empty() {
             wait_from = t; // a new wait (or none)
         }
         before = after;
