@@ -1018,6 +1018,36 @@ fn run_and_replay_do_not_pass_a_scenario_that_judged_nothing() {
     assert_eq!(code(&o), 0, "{}", stdout(&o));
 }
 
+/// A run stopped by a limit after its last event judges the instants before the limit, as
+/// `check` of its trace does: a split brain in the last complete instant was the run's
+/// LIMIT EXCEEDED and `check`'s violation.
+#[test]
+fn a_run_limit_after_the_last_event_still_judges_its_instant() {
+    let base = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("corpus/election/yoyo-cut-link-2-10-split-brain.json"),
+    )
+    .unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&base).unwrap();
+    v.as_object_mut().unwrap().remove("expect");
+    v["limits"] = serde_json::json!({"max_events": 120});
+    let sc = tmp("yoyo-limit.json");
+    std::fs::write(&sc, v.to_string()).unwrap();
+    let trace = tmp("yoyo-limit.jsonl");
+    let run = sincro(&["run", p(&sc), "--trace", p(&trace)]);
+    let needle = "VIOLATION (Safety): leader_uniqueness violated at 69.064 ms";
+    assert!(stdout(&run).contains(needle), "{}", stdout(&run));
+    let check = sincro(&[
+        "check",
+        p(&trace),
+        "--scenario",
+        p(&sc),
+        "--properties",
+        "leader_uniqueness",
+    ]);
+    assert!(stdout(&check).contains(needle), "{}", stdout(&check));
+}
+
 /// The instant a trace is cut in may be half recorded: `check` leaves it out (an entry
 /// recorded without the same instant's exit of the holder was a mutual exclusion violation);
 /// the instants before the cut are judged.

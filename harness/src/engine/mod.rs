@@ -344,6 +344,8 @@ pub(crate) struct Recorder {
     trace_bytes: u64,
     /// Why the recorded trace stopped growing before the run ended, if it did.
     cut: Option<String>,
+    /// The global time of the last event emitted (recorded or not).
+    last_t_ns: u64,
 }
 
 /// The estimated heap size of an event's texts (its fixed size is counted apart). A message
@@ -455,6 +457,7 @@ impl Recorder {
             max_trace_bytes,
             trace_bytes: 0,
             cut: None,
+            last_t_ns: 0,
         }
     }
 
@@ -494,6 +497,7 @@ impl Recorder {
     ) -> u64 {
         let id = self.next_id;
         self.next_id += 1;
+        self.last_t_ns = t_ns;
         let ev = Event {
             id,
             t_ns,
@@ -547,6 +551,22 @@ impl Recorder {
 
     /// Ends the run at `end_ns`: lets checkers judge what is open and returns the verdict.
     pub fn finish(&mut self, end_ns: u64) -> Verdict {
+        let limit = match &self.verdict {
+            Some(Verdict::LimitExceeded { limit }) => Some(limit.clone()),
+            _ => None,
+        };
+        if limit.is_some() && self.last_t_ns < end_ns {
+            // A run limit stopped the run at `end_ns`, after every event emitted: their
+            // instants are complete, and the checkers that judge an instant once it is over
+            // (mutual exclusion, leader uniqueness, …) judge them, as `check` of its trace
+            // does. A violation there came before the limit: it is the run's verdict.
+            for c in &mut self.checkers {
+                if let Err(v) = c.finish(end_ns) {
+                    self.verdict = Some(Verdict::Violation(v));
+                    break;
+                }
+            }
+        }
         if self.verdict.is_none() {
             for c in &mut self.checkers {
                 if let Err(v) = c.finish(end_ns) {
@@ -558,7 +578,7 @@ impl Recorder {
         if self.verdict.is_none() {
             self.verdict = crate::check::unjudged(&self.checkers);
         }
-        self.end_cut_trace(end_ns);
+        self.end_cut_trace(end_ns, limit);
         self.verdict.clone().unwrap_or(Verdict::Pass)
     }
 
@@ -566,13 +586,13 @@ impl Recorder {
     /// trace reached `limits.max_trace_bytes`, or a run limit stopped the run. A checker
     /// reading the trace later must not judge past it (`check` would have failed a liveness
     /// property the run never got to).
-    fn end_cut_trace(&mut self, end_ns: u64) {
+    fn end_cut_trace(&mut self, end_ns: u64, limit: Option<String>) {
         if self.type_words.is_some() {
             return;
         }
-        let (reason, run_stopped) = match (&self.cut, &self.verdict) {
+        let (reason, run_stopped) = match (&self.cut, limit) {
             (Some(why), _) => (why.clone(), false),
-            (None, Some(Verdict::LimitExceeded { limit })) => (limit.clone(), true),
+            (None, Some(limit)) => (limit, true),
             _ => return,
         };
         let Some(t) = &mut self.trace else { return };
