@@ -1155,11 +1155,13 @@ pub fn shrink_scenario(
     result.runs = ran.get();
     let verified = same(&result.scenario);
     let mut out = if verified {
-        // A recorded schedule keeps only the messages the shrunk run sends.
+        // A recorded schedule keeps only the messages the shrunk run sends, if the scenario
+        // pinned that way still fails as verified (the pin checks the label alone; what is
+        // written must be the run that was verified).
         match result.scenario.schedule {
-            Schedule::Recorded(_) => {
-                pin_schedule(alg, &result.scenario, label).unwrap_or(result.scenario)
-            }
+            Schedule::Recorded(_) => pin_schedule(alg, &result.scenario, label)
+                .filter(|p| same(p))
+                .unwrap_or(result.scenario),
             _ => result.scenario,
         }
     } else {

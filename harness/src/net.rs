@@ -862,11 +862,13 @@ impl Network {
         // Drawn even for a recorded message, so the random stream, and with it the delays of
         // the messages the record does not list, stay those of the recorded run.
         let i = a * self.n + b;
+        // the link's last scheduled arrival before this message (a FIFO link holds it behind)
+        let before = recorded.as_ref().map(|_| *self.fifo.slot(i));
         let sampled = self.sample_route(i, a, now_ns, rng);
-        let Some(delays) = recorded else {
+        let (Some(delays), Some(before)) = (recorded, before) else {
             return sampled;
         };
-        self.replay_fate(i, now_ns, &delays, sampled)
+        self.replay_fate(i, now_ns, &delays, sampled, before)
     }
 
     /// The recorded fate `delays` of a message sent on link `i` at `now_ns`, as far as the
@@ -877,7 +879,14 @@ impl Network {
     /// would be faults the scenario does not declare. So the shrinker, which pins a
     /// failure's schedule and then removes faults, cannot keep a delay spike or a loss as a
     /// pinned delay once its fault is gone.
-    fn replay_fate(&mut self, i: usize, now_ns: u64, delays: &[u64], sampled: Route) -> Route {
+    fn replay_fate(
+        &mut self,
+        i: usize,
+        now_ns: u64,
+        delays: &[u64],
+        sampled: Route,
+        before: u64,
+    ) -> Route {
         let link = self.rt(i);
         let (lo_ns, hi_ns) = link.latency.bounds();
         // The latest arrival this link has scheduled: a FIFO link holds a message behind it.
@@ -886,17 +895,31 @@ impl Network {
         } else {
             0
         };
-        let earliest = now_ns.saturating_add(lo_ns);
-        let latest = now_ns.saturating_add(hi_ns).max(held);
-        debug_assert!(earliest <= latest);
+        // A link that never reorders delivers this one no earlier than the one before it: a
+        // recorded delay (numbered after a shrink removed messages) must not overtake it.
+        let fifo = link.reorder == 0.0;
+        let mut earliest = now_ns.saturating_add(lo_ns);
+        if fifo {
+            earliest = earliest.max(before);
+        }
+        let latest = now_ns.saturating_add(hi_ns).max(held).max(earliest);
         let at = |d: u64| now_ns.saturating_add(d).clamp(earliest, latest);
-        match *delays {
+        let route = match *delays {
             [] if link.loss > 0.0 => Route::Dropped(DropReason::Loss),
-            [] => sampled,
+            [] => return sampled,
             [d] => Route::Once(at(d)),
             [d, e, ..] if link.duplicate > 0.0 => Route::Twice(at(d), at(e)),
             [d, ..] => Route::Once(at(d)),
+        };
+        if fifo {
+            // the link's last arrival is the replayed one, not the one drawn and not used
+            *self.fifo.slot(i) = match route {
+                Route::Dropped(_) => before,
+                Route::Once(x) => before.max(x),
+                Route::Twice(x, y) => before.max(x).max(y),
+            };
         }
+        route
     }
 
     /// Loss, duplication and arrival times of a message on link `i` from the link's law and
@@ -1009,6 +1032,35 @@ mod tests {
         assert_eq!(
             faulty[2],
             Route::Twice(1_000 + 3_000_000, 1_000 + 4_000_000)
+        );
+        // On a FIFO link (reorder 0) a replayed delay never overtakes the message before
+        // it, and the link's last arrival is the replayed one.
+        let mut net = Network::new(
+            2,
+            &NetworkSpec {
+                latency: Latency::Uniform {
+                    min_ms: 1.0,
+                    max_ms: 10.0,
+                },
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        net.set_schedule(&Schedule::Recorded(vec![
+            rec(0, vec![9_000_000]),
+            rec(1, vec![1_000_000]),
+            rec(2, vec![1_000_000]),
+        ]));
+        let mut rng = SimRng::new(5);
+        let first = net.route_text(0, 1, 0, &mut rng, Some("m"));
+        assert_eq!(first, Route::Once(9_000_000));
+        let second = net.route_text(0, 1, 1_000_000, &mut rng, Some("m"));
+        assert_eq!(second, Route::Once(9_000_000), "held behind the first");
+        let third = net.route_text(0, 1, 20_000_000, &mut rng, Some("m"));
+        assert_eq!(
+            third,
+            Route::Once(21_000_000),
+            "its own delay once the link is clear"
         );
     }
 
