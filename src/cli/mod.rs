@@ -607,7 +607,7 @@ fn run(a: RunArgs, default_render: Render) -> i32 {
 /// judge*, naming the kinds, as `check` and the testing API say. An untraced run is run again
 /// traced to look (same seed, same run); an algorithm that judges its own state (Ω) keeps its
 /// verdict.
-fn unless_nothing_judged(
+pub(crate) fn unless_nothing_judged(
     sc: &Scenario,
     out: &mut crate::harness::Outcome,
 ) -> Result<(), crate::harness::ScenarioError> {

@@ -82,10 +82,14 @@ pub(super) fn main(a: &ShrinkArgs) -> i32 {
         Ok(alg) => alg,
         Err(e) => return bad_input(format!("{}: {e}", a.scenario.display())),
     };
-    let first = match algorithms::run_scenario(&sc, RunOptions::new(false)) {
+    let mut first = match algorithms::run_scenario(&sc, RunOptions::new(false)) {
         Ok(o) => o,
         Err(e) => return bad_input(format!("{}: {e}", a.scenario.display())),
     };
+    // as `run` judges it: a pass on nothing is could-not-judge (nothing to shrink either)
+    if let Err(e) = super::unless_nothing_judged(&sc, &mut first) {
+        return bad_input(format!("{}: {e}", a.scenario.display()));
+    }
     if first.verdict.is_pass() {
         println!("{}", scenario_line(&sc, &"passes: nothing to shrink"));
         return exit::VIOLATION;

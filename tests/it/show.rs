@@ -991,7 +991,7 @@ fn a_trace_cut_short_is_judged_only_up_to_its_cut() {
     assert_eq!(code(&o), 6, "{}", stdout(&o));
 }
 
-/// A pass on nothing is none for `run` and `replay` too: a mutual exclusion scenario with no
+/// A pass on nothing is none for `run`, `replay` and `shrink` too: a mutual exclusion scenario with no
 /// request judged nothing, `run` said PASS and `check --scenario` on its trace COULD NOT
 /// JUDGE. With a request, a pass.
 #[test]
@@ -1004,7 +1004,7 @@ fn run_and_replay_do_not_pass_a_scenario_that_judged_nothing() {
         )
     };
     std::fs::write(&sc, text("")).unwrap();
-    for cmd in ["run", "replay"] {
+    for cmd in ["run", "replay", "shrink"] {
         let o = sincro(&[cmd, p(&sc)]);
         assert_eq!(code(&o), 6, "{cmd}: {}", stdout(&o));
         assert!(stdout(&o).contains("nothing was judged"), "{}", stdout(&o));
