@@ -684,7 +684,15 @@ fn without_cut_instant(trace: &Trace) -> Option<Trace> {
     if !matches!(cut.kind, EventKind::Cut { .. }) || rest.last()?.t_ns != cut.t_ns {
         return None;
     }
-    let mut events: Vec<Event> = rest.iter().filter(|e| e.t_ns < cut.t_ns).cloned().collect();
+    // a panic of the instant is kept: the run stopped at it
+    let mut events: Vec<Event> = rest
+        .iter()
+        .filter(|e| e.t_ns < cut.t_ns || matches!(e.kind, EventKind::Panic { .. }))
+        .cloned()
+        .collect();
+    for (i, e) in events.iter_mut().enumerate() {
+        e.id = i as u64;
+    }
     let mut cut = cut.clone();
     cut.id = events.len() as u64;
     events.push(cut);
@@ -697,11 +705,26 @@ fn without_cut_instant(trace: &Trace) -> Option<Trace> {
 /// Why the trace stops before its run's end, when its last event says so: a `cut` (a run
 /// limit, or the trace's own size limit) or a panic.
 fn stops_early(trace: &Trace) -> Option<String> {
+    if let Some(EventKind::Panic { message }) = panic_of(trace).map(|e| &e.kind) {
+        return Some(format!("the algorithm panicked: {message}"));
+    }
     match &trace.events.last()?.kind {
         EventKind::Cut { reason, .. } => Some(format!("cut: {reason}")),
-        EventKind::Panic { message } => Some(format!("the algorithm panicked: {message}")),
         _ => None,
     }
+}
+
+/// The panic the run stopped at: in the trace's last instant (other nodes' events of it may
+/// be listed after it, and a cut).
+fn panic_of(trace: &Trace) -> Option<&Event> {
+    let last_t = trace.events.last()?.t_ns;
+    trace
+        .events
+        .iter()
+        .rev()
+        .take_while(|e| e.t_ns == last_t)
+        .filter(|e| matches!(e.kind, EventKind::Panic { .. }))
+        .last()
 }
 
 /// The verdict of a trace that stops early ([`stops_early`]) when nothing was violated up
@@ -711,6 +734,15 @@ fn stops_early(trace: &Trace) -> Option<String> {
 fn unless_stopped_early(trace: &Trace, properties: &[String], verdict: Verdict) -> Verdict {
     if matches!(verdict, Verdict::Violation(_)) {
         return verdict;
+    }
+    if let Some(p) = panic_of(trace) {
+        if let EventKind::Panic { message } = &p.kind {
+            return Verdict::Panic {
+                node: p.node.unwrap_or_default(),
+                t_ns: p.t_ns,
+                message: message.clone(),
+            };
+        }
     }
     let Some(last) = trace.events.last() else {
         return verdict;

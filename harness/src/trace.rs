@@ -700,14 +700,19 @@ impl Trace {
                     )));
                 }
             }
-            // The run stops at a panic: nothing follows it but a cut (a trace ending in a
-            // panic is judged up to it, one with events after it passed them as a run).
+            // The run stops at a panic: after it come only other nodes' events of its
+            // instant (nothing orders them after it) and a cut. A trace with a later event
+            // was judged as if the run went on, and passed.
             if let EventKind::Panic { .. } = e.kind {
-                let rest = &self.events[i + 1..];
-                if !rest.iter().all(|r| matches!(r.kind, EventKind::Cut { .. })) {
+                let later = self.events[i + 1..].iter().find(|r| {
+                    !matches!(r.kind, EventKind::Cut { .. })
+                        && (r.t_ns != e.t_ns || r.node == e.node)
+                });
+                if let Some(r) = later {
                     return Err(err(format!(
-                        "event {} (panic) is followed by other events: the run stops at a panic",
-                        e.id
+                        "event {} (panic) is followed by event {} (a later instant, or its own \
+                         node): the run stops at a panic",
+                        e.id, r.id
                     )));
                 }
             }
@@ -1349,7 +1354,13 @@ mod tests {
         let e = read(&[head, panic, input])
             .validate()
             .expect_err("events after it");
-        assert!(e.problem.contains("followed by other events"), "{e}");
+        assert!(e.problem.contains("is followed by event 1"), "{e}");
+        // another node's event of the panic's instant may be listed after it
+        let head2 = "{\"sincro_trace\":1,\"nodes\":2}";
+        let other = r#"{"id":1,"t_ns":5,"node":1,"kind":{"type":"input","input":"x"}}"#;
+        read(&[head2, panic, other])
+            .validate()
+            .expect("unordered with the panic");
     }
 
     /// A hardware clock drifting past −10⁶ ppm would run backwards: no run records one, and

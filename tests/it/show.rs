@@ -1073,6 +1073,19 @@ fn the_instant_of_a_cut_is_not_judged() {
     .unwrap();
     let o = sincro(&["check", p(&trace), "--properties", "mutual_exclusion"]);
     assert_eq!(code(&o), 1, "{}", stdout(&o));
+    // a panic ends the run: another node's event of its instant may be listed after it, a
+    // cut of its instant may follow it; either way the verdict is the panic
+    let enter = r#"{"id": 0, "t_ns": 2000000, "node": 1, "kind": {"type": "observe", "obs": {"cs_enter": {"resource": 0}}}}"#;
+    let panic =
+        r#"{"id": 1, "t_ns": 5000000, "node": 0, "kind": {"type": "panic", "message": "boom"}}"#;
+    for after in [
+        r#"{"id": 2, "t_ns": 5000000, "node": 1, "kind": {"type": "observe", "obs": {"cs_exit": {"resource": 0}}}}"#,
+        r#"{"id": 2, "t_ns": 5000000, "kind": {"type": "cut", "reason": "limits.max_events = 4 steps reached at 5.000 ms", "run_stopped": true}}"#,
+    ] {
+        std::fs::write(&trace, format!("{head}\n{enter}\n{panic}\n{after}\n")).unwrap();
+        let o = sincro(&["check", p(&trace), "--properties", "mutual_exclusion"]);
+        assert_eq!(code(&o), 3, "{after}: {}{}", stdout(&o), stderr(&o));
+    }
 }
 
 /// A pause never resumed is still in effect when the run ends: the run and `check`, with or
