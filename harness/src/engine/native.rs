@@ -497,24 +497,31 @@ impl<P: Process> Sim<P> {
                     return;
                 }
                 let crashed = node.proc.is_none();
-                if self.rec.observing {
-                    let local = node.clock.read(self.now_ns);
-                    let mut label = self.rec.label(&input);
-                    if crashed {
-                        label.push_str(" (ignored: node is crashed)");
-                    }
-                    self.rec.emit(
-                        self.now_ns,
-                        Some(id),
-                        Some(local),
-                        EventKind::Input { input: label },
-                    );
-                }
+                self.record_input(id, &input, crashed);
                 if !crashed {
                     self.call(id, Call::Input(input));
                 }
             }
         }
+    }
+
+    /// Records input `input` reaching node `id` now (when observing), `ignored` when the
+    /// node is crashed and the input is lost with it.
+    fn record_input(&mut self, id: NodeId, input: &P::Input, ignored: bool) {
+        if !self.rec.observing {
+            return;
+        }
+        let local = self.nodes[id].clock.read(self.now_ns);
+        let mut label = self.rec.label(input);
+        if ignored {
+            label.push_str(" (ignored: node is crashed)");
+        }
+        self.rec.emit(
+            self.now_ns,
+            Some(id),
+            Some(local),
+            EventKind::Input { input: label },
+        );
     }
 
     fn start(&mut self, id: NodeId) {
@@ -763,17 +770,7 @@ impl<P: Process> Sim<P> {
                 Item::Input(i) => {
                     let (to, input) = self.inputs[i].take().expect("a held input fires once");
                     debug_assert_eq!(to, id);
-                    if self.rec.observing {
-                        let local = self.nodes[id].clock.read(self.now_ns);
-                        let mut label = self.rec.label(&input);
-                        label.push_str(" (ignored: node is crashed)");
-                        self.rec.emit(
-                            self.now_ns,
-                            Some(id),
-                            Some(local),
-                            EventKind::Input { input: label },
-                        );
-                    }
+                    self.record_input(id, &input, true);
                 }
                 _ => {}
             }
