@@ -917,6 +917,17 @@ fn check_with_the_scenario_gives_the_runs_verdict_on_every_corpus_scenario() {
     assert!(compared >= 40, "only {compared} corpus scenarios compared");
 }
 
+/// The corpus scenario `rel` (under `corpus/`) with its `limits` replaced by `limits`.
+fn corpus_with_limits(rel: &str, limits: serde_json::Value) -> serde_json::Value {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("corpus")
+        .join(rel);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    v["limits"] = limits;
+    v
+}
+
 /// A run stopped by a limit records where (a `cut` event ends its trace), and `check` judges
 /// the trace only up to there: its verdict is the run's limit (exit 4), never a liveness
 /// violation at a deadline the run never reached (it said election_termination was violated
@@ -925,15 +936,12 @@ fn check_with_the_scenario_gives_the_runs_verdict_on_every_corpus_scenario() {
 /// past the cut.
 #[test]
 fn a_trace_cut_short_is_judged_only_up_to_its_cut() {
-    let base = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("corpus/election/lease-no-step-down-split-brain.json"),
-    )
-    .unwrap();
     let with_limit = |limits: &str| {
-        let mut v: serde_json::Value = serde_json::from_str(&base).unwrap();
-        v["limits"] = serde_json::from_str(limits).unwrap();
-        v.to_string()
+        corpus_with_limits(
+            "election/lease-no-step-down-split-brain.json",
+            serde_json::from_str(limits).unwrap(),
+        )
+        .to_string()
     };
     for (name, limits) in [
         ("in-flight", r#"{"max_in_flight": 1}"#),
@@ -1023,14 +1031,11 @@ fn run_and_replay_do_not_pass_a_scenario_that_judged_nothing() {
 /// LIMIT EXCEEDED and `check`'s violation.
 #[test]
 fn a_run_limit_after_the_last_event_still_judges_its_instant() {
-    let base = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("corpus/election/yoyo-cut-link-2-10-split-brain.json"),
-    )
-    .unwrap();
-    let mut v: serde_json::Value = serde_json::from_str(&base).unwrap();
+    let mut v = corpus_with_limits(
+        "election/yoyo-cut-link-2-10-split-brain.json",
+        serde_json::json!({"max_events": 120}),
+    );
     v.as_object_mut().unwrap().remove("expect");
-    v["limits"] = serde_json::json!({"max_events": 120});
     let sc = tmp("yoyo-limit.json");
     std::fs::write(&sc, v.to_string()).unwrap();
     let trace = tmp("yoyo-limit.jsonl");
