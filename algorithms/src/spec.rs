@@ -362,7 +362,13 @@ impl<S: Spec> Algorithm for S {
         options: &ExploreOptions,
     ) -> Result<ExploreReport, ScenarioError> {
         let (factory, checkers) = self.parts(sc)?;
-        sincro_harness::explore::explore(sc, factory, &|| checkers(&[]), options)
+        // A complete path that holds none of the events a checker reads judged nothing: it
+        // counts as not judged, as `run` says of such a scenario, never as a pass.
+        let watched = || -> Result<Vec<Box<dyn Checker>>, ScenarioError> {
+            let list = checkers(&[])?;
+            Ok(list.into_iter().map(sincro_checkers::needing_evidence).collect())
+        };
+        sincro_harness::explore::explore(sc, factory, &watched, options)
     }
 
     fn replay_schedule(

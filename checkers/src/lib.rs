@@ -89,7 +89,7 @@ pub use total_order::TotalOrder;
 pub use vector_causality::VectorCausality;
 
 use sincro_harness::trace::Event;
-use sincro_harness::{Checker, Fault, Observation, Scenario};
+use sincro_harness::{Checker, Fault, Observation, Scenario, Violation};
 
 /// A built-in checker chosen by type (`check(spec).check::<MutualExclusion>()`): its property
 /// name and how to build it for a scenario.
@@ -178,6 +178,54 @@ pub fn is_evidence(event: &Event, kinds: &[&str]) -> bool {
     };
     (!kind.is_empty() && kinds.contains(&kind))
         || (kinds.contains(&"local_ns") && event.node.is_some() && event.local_ns.is_some())
+}
+
+/// `checker`, which also cannot judge a run that holds none of the events it reads (the
+/// kinds of [`evidence`], else its own [`Checker::evidence`]): it watches the events as they
+/// pass, so a run judged without a recorded trace (an exploration's paths) says "could not
+/// judge" where `sincro check` of its trace would, never a pass on nothing.
+pub fn needing_evidence(checker: Box<dyn Checker>) -> Box<dyn Checker> {
+    let kinds = evidence(checker.property()).unwrap_or_else(|| checker.evidence());
+    Box::new(NeedsEvidence {
+        inner: checker,
+        kinds,
+        seen: kinds.is_empty(),
+    })
+}
+
+/// See [`needing_evidence`].
+struct NeedsEvidence {
+    inner: Box<dyn Checker>,
+    kinds: &'static [&'static str],
+    /// An event of `kinds` went by (or none is needed).
+    seen: bool,
+}
+
+impl Checker for NeedsEvidence {
+    fn property(&self) -> &'static str {
+        self.inner.property()
+    }
+    fn on_event(&mut self, ev: &Event) -> Result<(), Violation> {
+        self.seen = self.seen || is_evidence(ev, self.kinds);
+        self.inner.on_event(ev)
+    }
+    fn finish(&mut self, end_t_ns: u64) -> Result<(), Violation> {
+        self.inner.finish(end_t_ns)
+    }
+    fn could_not_judge(&self) -> Option<String> {
+        self.inner.could_not_judge().or_else(|| {
+            let kinds: Vec<String> = self.kinds.iter().map(|k| format!("`{k}`")).collect();
+            (!self.seen).then(|| {
+                format!(
+                    "the run has no event of the kinds it reads ({}): nothing was judged",
+                    kinds.join(", ")
+                )
+            })
+        })
+    }
+    fn evidence(&self) -> &'static [&'static str] {
+        self.kinds
+    }
 }
 
 /// Whether `events` hold at least one event of the `kinds` of [`Property::EVIDENCE`] (always

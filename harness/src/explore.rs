@@ -142,6 +142,10 @@ pub struct ExploreReport {
     pub slept: u64,
     /// Complete paths judged, by verdict label (`pass`, `unjudged:<property>` ...).
     pub complete: BTreeMap<String, u64>,
+    /// Why, for each `unjudged:<property>` label of [`ExploreReport::complete`]: the first
+    /// path's reason.
+    #[serde(default)]
+    pub unjudged_reasons: BTreeMap<String, String>,
     /// Paths cut by the depth bound.
     pub cut: u64,
     /// Paths ended by a run limit of the scenario (`limits`).
@@ -189,6 +193,12 @@ impl ExploreReport {
                 })
             })
             .collect();
+        if self.complete.is_empty() && self.stop != Stop::Exhausted {
+            note.push_str(
+                "; no path ran to the scenario's end, so nothing that is judged at the end \
+                 (liveness) was judged: safety only",
+            );
+        }
         if self.limited > 0 && self.stop != Stop::RunLimit {
             note.push_str(&format!(
                 "; but {} paths ended at a run limit of the scenario and were not judged",
@@ -197,9 +207,12 @@ impl ExploreReport {
         }
         for (label, n) in self.could_not_judge() {
             let property = label.trim_start_matches("unjudged:");
+            let why = self
+                .unjudged_reasons
+                .get(label)
+                .map_or("the scenario ends before its bound", String::as_str);
             note.push_str(&format!(
-                "; but {property} could not be judged on {n} complete paths: the scenario ends \
-                 before its bound (lengthen duration_ms)"
+                "; but {property} could not be judged on {n} complete paths: {why}"
             ));
         }
         note
@@ -327,6 +340,7 @@ pub fn explore<P: Process>(
         revisits: 0,
         slept: 0,
         complete: BTreeMap::new(),
+        unjudged_reasons: BTreeMap::new(),
         cut: 0,
         limited: 0,
         max_depth: 0,
@@ -460,6 +474,10 @@ pub fn explore<P: Process>(
                     });
                     stopped = Some(Stop::Violation);
                     break 'levels;
+                }
+                if let Verdict::Unjudged { reason, .. } = &out.verdict {
+                    let label = out.verdict.label();
+                    report.unjudged_reasons.entry(label).or_insert_with(|| reason.clone());
                 }
                 *report.complete.entry(out.verdict.label()).or_default() += 1;
                 continue;

@@ -907,6 +907,45 @@ fn explore_exits_1_with_a_replayable_counterexample_0_without_and_2_on_bad_input
     }
 }
 
+/// A scenario with nothing to judge (a mutual exclusion run without a request) is no pass for
+/// `explore` either: `run` says COULD NOT JUDGE (exit 6), and explore passed every one of its
+/// paths ("no violation", exit 0). With a request, it passes.
+#[test]
+fn explore_does_not_pass_a_scenario_that_judged_nothing() {
+    let dir = tmp("explore-nothing");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("s.json");
+    let scenario = |workload: &str| {
+        format!(
+            r#"{{"algorithm": "mutex.ricart-agrawala", "nodes": 3, "seed": 1, "duration_ms": 300,
+            "network": {{"latency": {{"constant": {{"ms": 2}}}}}}, "workload": [{workload}]}}"#
+        )
+    };
+    let d = dir.to_str().unwrap();
+    std::fs::write(&file, scenario("")).unwrap();
+    let f = file.to_str().unwrap();
+    let o = sincro(&["run", f]);
+    assert_eq!(o.status.code(), Some(6), "{}", text(&o).0);
+    let o = sincro(&["explore", "--scenario", f, "--pauses", "0", "--out", d]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(6), "{out}{err}");
+    assert!(
+        out.contains("mutual_exclusion could not be judged on 1 complete paths")
+            && out.contains("nothing was judged"),
+        "{out}"
+    );
+    std::fs::write(
+        &file,
+        scenario(r#"{"at_ms": 10, "node": 1, "input": {"acquire": {"hold_ms": 5}}}"#),
+    )
+    .unwrap();
+    let o = sincro(&["explore", "--scenario", f, "--pauses", "0", "--out", d]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    assert!(!out.contains("could not be judged"), "{out}");
+}
+
 /// A scenario file too short for liveness's bound: every complete path is safe, but a
 /// checker could not judge liveness on some, so explore does not pass it (exit 6, and says
 /// why); the same file run long enough passes. Flags that shape a generated scenario are

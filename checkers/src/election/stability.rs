@@ -19,6 +19,11 @@
 //!   every live node for a change to be blamed). Pauses are ignored: a paused node is live and
 //!   must agree. A node's first report after it (re)started is not judged (it had no belief to
 //!   change).
+//! - **Events at one instant are judged as a set.** Nothing orders two nodes' events of one
+//!   global time: a change is blamed only when in *no* order of its instant (each node's
+//!   events in its own order) the leader is dead or cut off at the change. A crash of the
+//!   leader at the instant of a change excuses it whichever line comes first. Past 4,096
+//!   orders of an instant's faults, the change is not judged (*could not judge*).
 //! - **Settings:** the node count and the quiet time (`scenario.quiet_from_ms()`), plus the
 //!   settle time of [`LeaderStability::with_settle`]; [`crate::by_name`] (and
 //!   [`crate::Property`]) build [`LeaderStability::new`], settle 0. No liveness bound (unused).
@@ -30,7 +35,7 @@
 
 use super::ElectionView;
 use sincro_harness::trace::{Event, EventKind};
-use sincro_harness::{Checker, NodeId, Observation, PropertyClass, Violation, NS_PER_MS};
+use sincro_harness::{Checker, Fault, NodeId, Observation, PropertyClass, Violation, NS_PER_MS};
 
 /// Property name.
 pub const PROPERTY: &str = "leader_stability";
@@ -43,6 +48,31 @@ pub struct LeaderStability {
     /// The agreed leader, its term, and when agreement was seen.
     agreed: Option<(NodeId, u64, u64)>,
     last_t_ns: u64,
+    /// The current instant's changes of belief, judged when it closes.
+    pending: Vec<Pending>,
+    /// The current instant's events that change who is alive or reachable (crashes,
+    /// restarts, partitions, heals), while a leader is agreed.
+    faults: Vec<Event>,
+    /// The view before the first of them.
+    before: Option<ElectionView>,
+    /// Why the run could not be judged, if it could not.
+    unjudged: Option<String>,
+}
+
+/// The most orders of one instant's faults searched for a change's excuse; past it the
+/// change is not judged.
+const ORDERS_MAX: usize = 4096;
+
+/// A change of belief under the agreed leader, judged when its instant closes: nothing orders
+/// two nodes' events of one instant, so it is excused when, in *some* order of them (each
+/// node's own in its order), the leader was dead or cut off at the change (a crash of the
+/// leader listed just after the change excused it listed just before).
+#[derive(Debug)]
+struct Pending {
+    violation: Violation,
+    node: NodeId,
+    /// How many of the instant's `faults` recorded at `node` came before the change.
+    own_before: usize,
 }
 
 impl LeaderStability {
@@ -59,8 +89,119 @@ impl LeaderStability {
             quiet_ns: quiet_from_ms.saturating_add(settle_ms) * NS_PER_MS,
             agreed: None,
             last_t_ns: 0,
+            pending: Vec::new(),
+            faults: Vec::new(),
+            before: None,
+            unjudged: None,
         }
     }
+
+    /// Closes the instant: its first change excused in no order of it is the violation.
+    fn close_instant(&mut self) -> Result<(), Violation> {
+        let pending = std::mem::take(&mut self.pending);
+        let faults = std::mem::take(&mut self.faults);
+        let before = self.before.take();
+        let Some((l, _, _)) = self.agreed else {
+            return Ok(());
+        };
+        for p in pending {
+            let excused = match &before {
+                // nothing moved in the instant: the state now is the state at the change
+                None => leader_gone(&self.view, l),
+                Some(before) => match excused_in_some_order(before, &faults, &p, l) {
+                    Some(excused) => excused,
+                    None => {
+                        self.unjudged.get_or_insert_with(|| {
+                            format!(
+                                "{} faults at {:.3} ms can be ordered in more than {ORDERS_MAX} \
+                                 ways around node {}'s change of leader",
+                                faults.len(),
+                                p.violation.t_ns as f64 / 1e6,
+                                p.node
+                            )
+                        });
+                        true
+                    }
+                },
+            };
+            if !excused {
+                return Err(p.violation);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `l` is dead or cut from a live node in `view`.
+fn leader_gone(view: &ElectionView, l: NodeId) -> bool {
+    !view.alive(l) || !view.live_nodes().all(|v| view.reachable(v, l))
+}
+
+/// Whether some order of the instant's `faults` (from the state `before` them; each node's in
+/// its own order, the change's node's first `own_before` before it) has `l` gone at the
+/// change; `None` past [`ORDERS_MAX`] orders. The state at the change is what a prefix of
+/// each node's faults made, so the prefixes are enumerated.
+fn excused_in_some_order(
+    before: &ElectionView,
+    faults: &[Event],
+    p: &Pending,
+    l: NodeId,
+) -> Option<bool> {
+    let mut seqs: Vec<Vec<&Event>> = Vec::new();
+    let mut keys: Vec<Option<NodeId>> = Vec::new();
+    for ev in faults {
+        match keys.iter().position(|&k| k == ev.node) {
+            Some(i) => seqs[i].push(ev),
+            None => {
+                keys.push(ev.node);
+                seqs.push(vec![ev]);
+            }
+        }
+    }
+    // The prefix lengths each sequence can have at the change.
+    let choices: Vec<Vec<usize>> = seqs
+        .iter()
+        .zip(&keys)
+        .map(|(seq, &k)| {
+            if k == Some(p.node) {
+                vec![p.own_before]
+            } else {
+                (0..=seq.len()).collect()
+            }
+        })
+        .collect();
+    let total = choices
+        .iter()
+        .try_fold(1usize, |acc, c| acc.checked_mul(c.len()))
+        .filter(|&t| t <= ORDERS_MAX)?;
+    for mut k in 0..total {
+        let mut view = before.clone();
+        for (seq, c) in seqs.iter().zip(&choices) {
+            let len = c[k % c.len()];
+            k /= c.len();
+            for ev in &seq[..len] {
+                view.apply(ev);
+            }
+        }
+        if leader_gone(&view, l) {
+            return Some(true);
+        }
+    }
+    Some(false)
+}
+
+/// Events that change who is alive or reachable.
+fn moves_liveness(ev: &Event) -> bool {
+    matches!(
+        &ev.kind,
+        EventKind::Fault {
+            fault: Fault::Crash { .. }
+                | Fault::Restart { .. }
+                | Fault::Partition { .. }
+                | Fault::PartitionOneway { .. }
+                | Fault::Heal
+        }
+    )
 }
 
 impl Checker for LeaderStability {
@@ -69,17 +210,27 @@ impl Checker for LeaderStability {
     }
 
     fn on_event(&mut self, ev: &Event) -> Result<(), Violation> {
-        // The state before this event held since the previous event: an agreement counts once
-        // it lasted a while past quiet (states between events of one instant are transient).
-        if ev.t_ns > self.quiet_ns && ev.t_ns > self.last_t_ns {
-            match self.view.agreed_in_term() {
-                Some((l, t)) if self.agreed.map(|a| (a.0, a.1)) != Some((l, t)) => {
-                    self.agreed = Some((l, t, self.last_t_ns.max(self.quiet_ns)));
+        if ev.t_ns > self.last_t_ns {
+            self.close_instant()?;
+            // The state before this event held since the previous event: an agreement counts
+            // once it lasted a while past quiet (states between events of one instant are
+            // transient).
+            if ev.t_ns > self.quiet_ns {
+                match self.view.agreed_in_term() {
+                    Some((l, t)) if self.agreed.map(|a| (a.0, a.1)) != Some((l, t)) => {
+                        self.agreed = Some((l, t, self.last_t_ns.max(self.quiet_ns)));
+                    }
+                    _ => {}
                 }
-                _ => {}
             }
         }
         self.last_t_ns = ev.t_ns;
+        if self.agreed.is_some() && moves_liveness(ev) {
+            if self.before.is_none() {
+                self.before = Some(self.view.clone());
+            }
+            self.faults.push(ev.clone());
+        }
         let prev = self.view.apply(ev);
         if let (
             Some(Some(prev)),
@@ -90,9 +241,7 @@ impl Checker for LeaderStability {
             },
         ) = (prev, ev.node, self.agreed, &ev.kind)
         {
-            let changed = *leader != Some(l) || *term != t;
-            let connected = self.view.live_nodes().all(|v| self.view.reachable(v, l));
-            if changed && self.view.alive(l) && connected {
+            if *leader != Some(l) || *term != t {
                 let what = match leader {
                     None => format!("started a new election (term {term})"),
                     Some(x) if *x == l => {
@@ -100,15 +249,19 @@ impl Checker for LeaderStability {
                     }
                     Some(x) => format!("changed its leader to node {x} (term {term})"),
                 };
-                return Err(Violation {
-                    property: PROPERTY.into(),
-                    class: PropertyClass::Safety,
-                    explanation: format!(
-                        "node {node} {what} while the agreed leader node {l} (agreed since {:.3} ms) was alive and reachable",
-                        since_ns as f64 / 1e6
-                    ),
-                    t_ns: ev.t_ns,
-                    events: vec![prev.event, ev.id],
+                self.pending.push(Pending {
+                    violation: Violation {
+                        property: PROPERTY.into(),
+                        class: PropertyClass::Safety,
+                        explanation: format!(
+                            "node {node} {what} while the agreed leader node {l} (agreed since {:.3} ms) was alive and reachable",
+                            since_ns as f64 / 1e6
+                        ),
+                        t_ns: ev.t_ns,
+                        events: vec![prev.event, ev.id],
+                    },
+                    node,
+                    own_before: self.faults.iter().filter(|f| f.node == Some(node)).count(),
                 });
             }
         }
@@ -116,7 +269,11 @@ impl Checker for LeaderStability {
     }
 
     fn finish(&mut self, _end_t_ns: u64) -> Result<(), Violation> {
-        Ok(())
+        self.close_instant()
+    }
+
+    fn could_not_judge(&self) -> Option<String> {
+        self.unjudged.clone()
     }
 }
 
@@ -183,6 +340,33 @@ mod tests {
             )
             .leader(50, 0, None, 0);
         run(t, 0).unwrap();
+    }
+
+    /// Nothing orders two nodes' events of one instant: a change at the instant the leader
+    /// crashes (or is cut off) is excused whichever is listed first, and a crash of another
+    /// node excuses nothing in either order.
+    #[test]
+    fn a_change_at_the_instant_the_leader_goes_is_excused_in_either_line_order() {
+        let change = |t: T| t.leader(50, 0, Some(1), 0);
+        let crash = |t: T, node| t.fault(50, Fault::Crash { node });
+        let cut = |t: T| {
+            t.fault(
+                50,
+                Fault::Partition {
+                    groups: vec![vec![2]],
+                },
+            )
+        };
+        let base = || T::default().all(10, &[0, 1, 2], 2, 0);
+        run(crash(change(base()), 2), 0).unwrap();
+        run(change(crash(base(), 2)), 0).unwrap();
+        run(cut(change(base())), 0).unwrap();
+        run(change(cut(base())), 0).unwrap();
+        for t in [crash(change(base()), 1), change(crash(base(), 1))] {
+            let v = run(t, 0).unwrap_err();
+            assert!(v.explanation.contains("node 0 changed its leader to node 1"));
+            assert_eq!(v.t_ns, 50 * NS_PER_MS);
+        }
     }
 
     #[test]

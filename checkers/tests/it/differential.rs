@@ -761,6 +761,7 @@ fn an_instants_line_order_does_not_change_the_verdict() {
         "bounded_waiting",
         "causal_delivery",
         "leader_uniqueness",
+        "leader_stability",
         "deadlock_soundness",
         "deadlock_completeness",
     ] {

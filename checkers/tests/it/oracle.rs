@@ -1003,20 +1003,64 @@ pub fn leader_stability(ev: &[Event], nodes: usize, quiet_ms: u64) -> OracleVerd
                 reference = Some(a);
             }
         }
-        for e in &ev[first..end] {
-            let before = e.node.and_then(|x| w.belief.get(x).copied().flatten());
-            if w.apply(e) {
-                let x = e.node.unwrap();
-                let now = w.belief[x].unwrap();
-                if let (Some(_), Some((l, term))) = (before, reference) {
-                    let connected = w.live().all(|v| w.reach(v, l));
-                    if now != (Some(l), term) && w.is_alive(l) && connected {
-                        return Violation(format!(
-                            "node {x} left the agreed leader {l} (term {term})"
-                        ));
+        if let Some((l, term)) = reference {
+            // A change is blamed when no order of the instant (each node's events in its own
+            // order) has it made with the leader dead or cut from a live node.
+            for c in first..end {
+                let Some(x) = ev[c].node.filter(|&x| x < nodes) else {
+                    continue;
+                };
+                if !matches!(obs(&ev[c]), Some(Observation::Leader { .. })) {
+                    continue;
+                }
+                let mut lists: Vec<(NodeId, Vec<usize>)> = Vec::new();
+                for i in first..end {
+                    let key = ev[i].node.unwrap_or(usize::MAX);
+                    let moves = matches!(
+                        &ev[i].kind,
+                        EventKind::Fault {
+                            fault: Fault::Crash { .. }
+                                | Fault::Restart { .. }
+                                | Fault::Partition { .. }
+                                | Fault::PartitionOneway { .. }
+                                | Fault::Heal
+                        }
+                    );
+                    if !(moves || (key == x && i <= c)) {
+                        continue;
+                    }
+                    match lists.iter_mut().find(|(k, _)| *k == key) {
+                        Some((_, l)) => l.push(i),
+                        None => lists.push((key, vec![i])),
                     }
                 }
+                let take = |s: &mut World, _: NodeId, i: usize| {
+                    if i == c {
+                        let Observation::Leader { leader, term: now } = obs(&ev[c]).unwrap()
+                        else {
+                            unreachable!()
+                        };
+                        let had = s.belief[x].is_some();
+                        let changed = *leader != Some(l) || *now != term;
+                        let connected = s.live().all(|v| s.reach(v, l));
+                        if had && changed && s.is_alive(l) && connected {
+                            return false; // blamed in this order
+                        }
+                    }
+                    s.apply(&ev[i]);
+                    true
+                };
+                let mut at = vec![0; lists.len()];
+                let mut state = w.clone();
+                if !interleaves(&lists, &mut at, &mut state, &take) {
+                    return Violation(format!(
+                        "node {x} left the agreed leader {l} (term {term})"
+                    ));
+                }
             }
+        }
+        for e in &ev[first..end] {
+            w.apply(e);
         }
     }
     Pass
