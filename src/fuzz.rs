@@ -2065,9 +2065,13 @@ pub fn merge_junit(inputs: &[(String, String)], partial: bool) -> Result<MergedR
             }
         };
         let add = |sum: &mut u64, n: u64, key: &str| -> Result<(), String> {
-            *sum = sum
-                .checked_add(n)
-                .ok_or_else(|| format!("{name}: `{key}` = {n} makes the merged count overflow"))?;
+            // The sum so far may be what overflows it (a huge count in an earlier report).
+            *sum = sum.checked_add(n).ok_or_else(|| {
+                format!(
+                    "{name}: `{key}` = {n} makes the merged count overflow: the reports \
+                     before it add up to {sum} (one of them holds a count no campaign makes)"
+                )
+            })?;
             Ok(())
         };
         let number = |props: &[Property], key: &str| -> Result<u64, String> {

@@ -939,15 +939,16 @@ pub fn show(args: &ShowArgs) -> i32 {
     if let Some(out) = &args.out {
         // what the rendering drew: Mermaid and HTML cut a long selection (keeping the
         // violation and its causal past), and say so in the file
-        let cap = match args.format {
-            Format::Mermaid => render::MERMAID_MAX_EVENTS,
-            Format::Html => render::HTML_MAX_EVENTS,
-            Format::Text | Format::Jsonl => usize::MAX,
+        let (shown, what) = match args.format {
+            Format::Mermaid => (sel.shown.len().min(render::MERMAID_MAX_EVENTS), "shown"),
+            Format::Html => (sel.shown.len().min(render::HTML_MAX_EVENTS), "shown"),
+            Format::Text => (sel.shown.len(), "shown"),
+            // the trace itself, every event (a selection shapes the views only)
+            Format::Jsonl => (trace.events.len(), "written"),
         };
         eprintln!(
-            "wrote {} ({} of {} events shown; {})",
+            "wrote {} ({shown} of {} events {what}; {})",
             out.display(),
-            sel.shown.len().min(cap),
             trace.events.len(),
             verdict
                 .as_ref()

@@ -366,7 +366,10 @@ impl<S: Spec> Algorithm for S {
         // counts as not judged, as `run` says of such a scenario, never as a pass.
         let watched = || -> Result<Vec<Box<dyn Checker>>, ScenarioError> {
             let list = checkers(&[])?;
-            Ok(list.into_iter().map(sincro_checkers::needing_evidence).collect())
+            Ok(list
+                .into_iter()
+                .map(sincro_checkers::needing_evidence)
+                .collect())
         };
         sincro_harness::explore::explore(sc, factory, &watched, options)
     }

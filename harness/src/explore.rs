@@ -477,7 +477,10 @@ pub fn explore<P: Process>(
                 }
                 if let Verdict::Unjudged { reason, .. } = &out.verdict {
                     let label = out.verdict.label();
-                    report.unjudged_reasons.entry(label).or_insert_with(|| reason.clone());
+                    report
+                        .unjudged_reasons
+                        .entry(label)
+                        .or_insert_with(|| reason.clone());
                 }
                 *report.complete.entry(out.verdict.label()).or_default() += 1;
                 continue;

@@ -1169,6 +1169,26 @@ fn merged_shards_count_as_the_whole_campaign() {
         text(&o).0
     );
     assert!(read("part.xml").contains(r#"name="missing-shards" value="2/2""#));
+    // A count that overflows the sum is named with the sum before it (the huge count may be
+    // in the earlier report: the message named only the later one).
+    let a = read("a.xml");
+    let key = r#"name="runs" value=""#;
+    let at = a.find(key).expect("a runs property") + key.len();
+    let end = at + a[at..].find('"').unwrap();
+    std::fs::write(
+        dir.join("huge.xml"),
+        format!("{}{}{}", &a[..at], u64::MAX, &a[end..]),
+    )
+    .unwrap();
+    let o = sincro(&["merge-reports", &d("huge.xml"), &d("b.xml")]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o).0);
+    assert!(
+        text(&o)
+            .1
+            .contains(&format!("the reports before it add up to {}", u64::MAX)),
+        "{}",
+        text(&o).1
+    );
     // Shards of different matrices do not merge.
     let o = sincro(&["merge-reports", &d("a.xml"), &d("whole.xml")]);
     assert_eq!(o.status.code(), Some(2));

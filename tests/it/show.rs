@@ -88,6 +88,16 @@ fn show_renders_a_scenario_in_every_format() {
 
     let jsonl = sincro(&["show", LEASE, "--format", "jsonl"]);
     assert_eq!(code(&jsonl), 0, "{}", stderr(&jsonl));
+    // `--out` says what it wrote: the whole trace (it said "17 of 163 events shown", the
+    // size of the views' default selection).
+    let out = tmp("lease-show-out.jsonl");
+    let o = sincro(&["show", LEASE, "--format", "jsonl", "--out", p(&out)]);
+    let n = stdout(&jsonl).lines().count() - 1; // the header
+    assert!(
+        stderr(&o).contains(&format!("({n} of {n} events written;")),
+        "{}",
+        stderr(&o)
+    );
     let recorded = std::fs::read_to_string(record(LEASE, "lease-show.jsonl")).unwrap();
     assert_eq!(
         stdout(&jsonl),

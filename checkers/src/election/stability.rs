@@ -364,7 +364,9 @@ mod tests {
         run(change(cut(base())), 0).unwrap();
         for t in [crash(change(base()), 1), change(crash(base(), 1))] {
             let v = run(t, 0).unwrap_err();
-            assert!(v.explanation.contains("node 0 changed its leader to node 1"));
+            assert!(v
+                .explanation
+                .contains("node 0 changed its leader to node 1"));
             assert_eq!(v.t_ns, 50 * NS_PER_MS);
         }
     }

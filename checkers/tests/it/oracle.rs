@@ -1036,8 +1036,7 @@ pub fn leader_stability(ev: &[Event], nodes: usize, quiet_ms: u64) -> OracleVerd
                 }
                 let take = |s: &mut World, _: NodeId, i: usize| {
                     if i == c {
-                        let Observation::Leader { leader, term: now } = obs(&ev[c]).unwrap()
-                        else {
+                        let Observation::Leader { leader, term: now } = obs(&ev[c]).unwrap() else {
                             unreachable!()
                         };
                         let had = s.belief[x].is_some();
@@ -1053,9 +1052,7 @@ pub fn leader_stability(ev: &[Event], nodes: usize, quiet_ms: u64) -> OracleVerd
                 let mut at = vec![0; lists.len()];
                 let mut state = w.clone();
                 if !interleaves(&lists, &mut at, &mut state, &take) {
-                    return Violation(format!(
-                        "node {x} left the agreed leader {l} (term {term})"
-                    ));
+                    return Violation(format!("node {x} left the agreed leader {l} (term {term})"));
                 }
             }
         }
