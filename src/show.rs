@@ -605,6 +605,7 @@ fn judge_with_scenario(
         ));
     }
     check_nodes(trace, sc.nodes)?;
+    check_faults_within_plan(trace, &sc, path)?;
     check_times(args)?;
     let end_ns = end_ns(trace, args.end_ms, sc.duration_ms.saturating_mul(NS_PER_MS))?;
     let verdict = judge_trace(trace, end_ns, &mut checkers);
@@ -626,6 +627,37 @@ fn judge_with_scenario(
             end_ns,
         },
     ))
+}
+
+/// A trace judged with a scenario has no fault after the scenario's last: the quiet time,
+/// from which liveness is judged, is the scenario's, and a crash of the leader 4 ms before
+/// the end, absent from the scenario, was judged as a live node disagreeing (a liveness
+/// violation) where the trace alone could not be judged.
+fn check_faults_within_plan(trace: &Trace, sc: &Scenario, path: &Path) -> Result<(), String> {
+    let last_ns = sc
+        .faults
+        .iter()
+        .map(|f| f.at_ms.saturating_mul(NS_PER_MS))
+        .max();
+    let late = trace.events.iter().find_map(|e| match &e.kind {
+        EventKind::Fault { fault } if last_ns.is_none_or(|l| e.t_ns > l) => Some((e, fault)),
+        _ => None,
+    });
+    match late {
+        None => Ok(()),
+        Some((e, fault)) => Err(format!(
+            "the trace has a fault ({}, event {}) at {:.3} ms, {}: it is not a trace of that \
+             scenario ({}), whose quiet time liveness is judged from",
+            render::fault_text(fault),
+            e.id,
+            e.t_ns as f64 / 1e6,
+            match last_ns {
+                Some(l) => format!("after the scenario's faults stop ({:.3} ms)", l as f64 / 1e6),
+                None => "and the scenario has none".to_string(),
+            },
+            path.display()
+        )),
+    }
 }
 
 /// Times from the command line are bounded as a scenario's are (no run is longer).

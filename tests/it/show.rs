@@ -927,6 +927,45 @@ fn check_with_the_scenario_gives_the_runs_verdict_on_every_corpus_scenario() {
     assert!(compared >= 40, "only {compared} corpus scenarios compared");
 }
 
+/// `check --scenario` judges liveness from the scenario's quiet time, so a trace with a fault
+/// after the scenario's last is not a trace of it (exit 2): a crash of the leader 4 ms before
+/// the end was judged a liveness violation. The run's own trace is judged as before.
+#[test]
+fn check_with_a_scenario_refuses_a_trace_with_a_fault_after_the_scenarios_last() {
+    let sc = "corpus/election/bully-madsim-restart-coordinator.json";
+    let trace = tmp("late-fault.jsonl");
+    let o = sincro(&["run", sc, "--trace", p(&trace)]);
+    assert_eq!(code(&o), 0, "{}", stdout(&o));
+    let check = |t: &Path| {
+        sincro(&[
+            "check",
+            p(t),
+            "--scenario",
+            sc,
+            "--properties",
+            "leader_agreement",
+        ])
+    };
+    assert_eq!(code(&check(&trace)), 0, "{}", stdout(&check(&trace)));
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let mut lines: Vec<String> = text.lines().map(String::from).collect();
+    let last: serde_json::Value = serde_json::from_str(lines.last().unwrap()).unwrap();
+    let (id, t_ns) = (last["id"].as_u64().unwrap() + 1, last["t_ns"].as_u64().unwrap());
+    lines.push(format!(
+        r#"{{"id": {id}, "t_ns": {t_ns}, "node": 2, "local_ns": {t_ns}, "kind": {{"type": "fault", "fault": {{"crash": {{"node": 2}}}}}}}}"#
+    ));
+    let late = tmp("late-fault-added.jsonl");
+    std::fs::write(&late, lines.join("\n") + "\n").unwrap();
+    let o = check(&late);
+    assert_eq!(code(&o), 2, "{}{}", stdout(&o), stderr(&o));
+    assert!(
+        stderr(&o).contains("the trace has a fault (crash n2")
+            && stderr(&o).contains("it is not a trace of that scenario"),
+        "{}",
+        stderr(&o)
+    );
+}
+
 /// The corpus scenario `rel` (under `corpus/`) with its `limits` replaced by `limits`.
 fn corpus_with_limits(rel: &str, limits: serde_json::Value) -> serde_json::Value {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
