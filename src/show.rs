@@ -652,7 +652,10 @@ fn check_faults_within_plan(trace: &Trace, sc: &Scenario, path: &Path) -> Result
             e.id,
             e.t_ns as f64 / 1e6,
             match last_ns {
-                Some(l) => format!("after the scenario's faults stop ({:.3} ms)", l as f64 / 1e6),
+                Some(l) => format!(
+                    "after the scenario's faults stop ({:.3} ms)",
+                    l as f64 / 1e6
+                ),
                 None => "and the scenario has none".to_string(),
             },
             path.display()

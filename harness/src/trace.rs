@@ -619,10 +619,61 @@ impl Trace {
     /// is its `no_such_node` drop); only drops and faults may lack a node; every delivery
     /// names an earlier send of the same message, from its sender, addressed to the
     /// delivering node; every drop names an earlier send of the same message and link; a
-    /// message id is sent once; faults name existing nodes. The first problem is returned,
-    /// naming its line.
+    /// message id is sent once; faults name existing nodes; a crashed node does nothing until
+    /// it restarts, and each start of a node is a later incarnation. The first problem is
+    /// returned, naming its line.
     pub fn validate(&self) -> Result<(), TraceError> {
         self.validate_with_nodes(self.nodes)
+    }
+
+    /// A node's life: between its crash and its restart it does nothing (only faults of it,
+    /// inputs it ignores, drops of messages to it and notes are recorded there), and each
+    /// start after its first is a later incarnation. Judged, a crashed node's entry into a
+    /// critical section was a mutual exclusion violation.
+    fn check_life(
+        e: &Event,
+        down: &mut Option<u64>,
+        incarnation: &mut Option<u32>,
+    ) -> Result<(), String> {
+        let v = e.node.expect("an event at a node");
+        match &e.kind {
+            EventKind::Fault {
+                fault: Fault::Crash { .. },
+            } => *down = down.or(Some(e.id)),
+            EventKind::Fault {
+                fault: Fault::Restart { .. },
+            } => *down = None,
+            // a note is commentary, judged by nothing (Ω's end-of-run summary of every node)
+            EventKind::Fault { .. }
+            | EventKind::Input { .. }
+            | EventKind::Drop { .. }
+            | EventKind::Observe {
+                obs: Observation::Note { .. },
+            } => {}
+            kind => {
+                if let Some(c) = *down {
+                    return Err(format!(
+                        "event {} ({}) happens at node {v}, which crashed at event {c} and has \
+                         not restarted: a crashed node does nothing",
+                        e.id,
+                        kind_name(kind)
+                    ));
+                }
+            }
+        }
+        if let EventKind::Start { incarnation: k } = e.kind {
+            // Later, not always the next: on turmoil a restart and a crash of one instant
+            // count an incarnation that never started.
+            if let Some(prev) = (*incarnation).filter(|&prev| k <= prev) {
+                return Err(format!(
+                    "event {} starts node {v} as incarnation {k}, but it started as \
+                     incarnation {prev} before: each restart is a later one",
+                    e.id
+                ));
+            }
+            *incarnation = Some(k);
+        }
+        Ok(())
     }
 
     /// [`Trace::validate`] for a trace judged as a run of `nodes` nodes (`--nodes` given on
@@ -640,6 +691,9 @@ impl Trace {
         let mut sends: std::collections::HashMap<u64, (u64, NodeId, NodeId, &Text)> =
             std::collections::HashMap::new();
         let mut last_t = 0;
+        // node -> the crash event it is down since; node -> its last start's incarnation
+        let mut down: Vec<Option<u64>> = vec![None; nodes];
+        let mut incarnation: Vec<Option<u32>> = vec![None; nodes];
         for (i, e) in self.events.iter().enumerate() {
             let err = |problem: String| TraceError {
                 line: i + 2,
@@ -717,7 +771,10 @@ impl Trace {
                 }
             }
             match e.node {
-                Some(v) => in_range("where it happened", v)?,
+                Some(v) => {
+                    in_range("where it happened", v)?;
+                    Self::check_life(e, &mut down[v], &mut incarnation[v]).map_err(err)?;
+                }
                 None if matches!(
                     e.kind,
                     EventKind::Drop { .. } | EventKind::Fault { .. } | EventKind::Cut { .. }
@@ -1019,6 +1076,75 @@ mod tests {
     #[test]
     fn validate_accepts_a_trace_a_run_could_produce() {
         valid().validate().unwrap();
+    }
+
+    /// A crashed node does nothing until it restarts (its entry into a critical section was
+    /// judged a mutual exclusion violation); a fault of it, an input it ignores, a drop of a
+    /// message to it and a note are recorded there. A restart's start is a later incarnation.
+    #[test]
+    fn validate_refuses_a_crashed_nodes_acts_and_an_incarnation_going_back() {
+        let fault = |id, f| ev(id, 1, EventKind::Fault { fault: f });
+        let enter = |id| {
+            ev(
+                id,
+                1,
+                EventKind::Observe {
+                    obs: Observation::CsEnter { resource: 0 },
+                },
+            )
+        };
+        let start = |id, incarnation| ev(id, 1, EventKind::Start { incarnation });
+        let trace = |events: Vec<Event>| Trace { nodes: 2, events };
+        let e = trace(vec![
+            start(0, 0),
+            fault(1, Fault::Crash { node: 1 }),
+            ev(
+                2,
+                1,
+                EventKind::Input {
+                    input: "x (ignored: node is crashed)".into(),
+                },
+            ),
+            ev(
+                3,
+                1,
+                EventKind::Observe {
+                    obs: Observation::Note { text: "n".into() },
+                },
+            ),
+            enter(4),
+        ])
+        .validate()
+        .unwrap_err();
+        assert_eq!(e.line, 6);
+        assert!(
+            e.problem
+                .contains("event 4 (observe) happens at node 1, which crashed at event 1"),
+            "{e}"
+        );
+        trace(vec![
+            start(0, 0),
+            fault(1, Fault::Crash { node: 1 }),
+            fault(2, Fault::Restart { node: 1 }),
+            start(3, 1),
+            enter(4),
+            fault(5, Fault::Restart { node: 1 }),
+            start(6, 3),
+        ])
+        .validate()
+        .unwrap();
+        let e = trace(vec![
+            start(0, 0),
+            fault(1, Fault::Restart { node: 1 }),
+            start(2, 0),
+        ])
+        .validate()
+        .unwrap_err();
+        assert!(
+            e.problem
+                .contains("as incarnation 0, but it started as incarnation 0"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -689,7 +689,7 @@ mod tests {
     #[test]
     fn a_long_failing_trace_is_reduced_to_the_causal_past_and_faults() {
         // n0 sends m0 to n1; n2 observes 200 times; n1 delivers; n2 crashes; n1 observes
-        // (the violation); n2 observes once more (after it).
+        // (the violation); n0 observes (after it).
         let mut events = vec![send(0, 0, 0, 1)];
         for id in 1..=200 {
             events.push(obs(id, 2));
@@ -703,7 +703,7 @@ mod tests {
             },
         ));
         events.push(obs(203, 1));
-        events.push(obs(204, 2));
+        events.push(obs(204, 0));
         let t = Trace { nodes: 3, events };
         t.validate().unwrap();
         let v = violation(vec![203], 203);

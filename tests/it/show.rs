@@ -950,7 +950,10 @@ fn check_with_a_scenario_refuses_a_trace_with_a_fault_after_the_scenarios_last()
     let text = std::fs::read_to_string(&trace).unwrap();
     let mut lines: Vec<String> = text.lines().map(String::from).collect();
     let last: serde_json::Value = serde_json::from_str(lines.last().unwrap()).unwrap();
-    let (id, t_ns) = (last["id"].as_u64().unwrap() + 1, last["t_ns"].as_u64().unwrap());
+    let (id, t_ns) = (
+        last["id"].as_u64().unwrap() + 1,
+        last["t_ns"].as_u64().unwrap(),
+    );
     lines.push(format!(
         r#"{{"id": {id}, "t_ns": {t_ns}, "node": 2, "local_ns": {t_ns}, "kind": {{"type": "fault", "fault": {{"crash": {{"node": 2}}}}}}}}"#
     ));
