@@ -426,14 +426,23 @@ impl<P: Process, E: Engine<P>> World<P, E> {
                 .is_some_and(|(at, _)| *at <= horizon)
         {
             let (_, input) = self.nodes[id].inputs.pop_front().expect("checked");
-            if !self.count_event(now) {
+            if !self.ignore_input(id, now, &input) {
                 return false;
             }
-            if self.rec.observing {
-                let mut label = self.render(&input);
-                label.push_str(" (ignored: node is crashed)");
-                self.emit_at(id, now, EventKind::Input { input: label });
-            }
+        }
+        true
+    }
+
+    /// Records `input`, which reached `id` crashed (due then, or held while it was paused),
+    /// as ignored. False when the event limit was hit.
+    pub fn ignore_input(&mut self, id: NodeId, now: u64, input: &P::Input) -> bool {
+        if !self.count_event(now) {
+            return false;
+        }
+        if self.rec.observing {
+            let mut label = self.render(input);
+            label.push_str(" (ignored: node is crashed)");
+            self.emit_at(id, now, EventKind::Input { input: label });
         }
         true
     }

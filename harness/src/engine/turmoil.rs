@@ -723,9 +723,19 @@ impl<P: Process> World<P> {
             .drain(..)
             .map(|a| (a.msg_id, a.from))
             .collect();
+        // An input held while the node was paused reaches a crashed node: recorded as
+        // ignored, as on the native engine (it vanished from the trace).
+        let mut ignored: Vec<P::Input> = Vec::new();
         for w in slot.eng.waiting.drain(..) {
-            if let Waiting::Deliver(a) = w {
-                lost.push((a.msg_id, a.from));
+            match w {
+                Waiting::Deliver(a) => lost.push((a.msg_id, a.from)),
+                Waiting::Input(input) => ignored.push(input),
+                Waiting::Timer(_) => {}
+            }
+        }
+        for input in &ignored {
+            if !self.ignore_input(id, now, input) {
+                break; // the event limit: the run stops
             }
         }
         for (_, f) in self.eng.fifos.range_mut((id, 0)..=(id, usize::MAX)) {
@@ -1003,6 +1013,32 @@ mod tests {
             t.stats,
             n.stats
         );
+    }
+
+    /// An input held at a paused node that then crashes (or is restarted) is recorded as
+    /// ignored, as on the native engine: it vanished from turmoil's trace.
+    #[test]
+    fn an_input_held_at_a_paused_node_that_crashes_is_recorded_as_ignored() {
+        for end in ["crash", "restart"] {
+            let sc = scenario(&format!(
+                r#", "faults": [{{"at_ms": 10, "fault": {{"pause": {{"node": 1}}}}}},
+                                {{"at_ms": 30, "fault": {{"{end}": {{"node": 1}}}}}}],
+                     "workload": [{{"at_ms": 20, "node": 1, "input": "burst"}}]"#
+            ));
+            let o = run_turmoil(&sc);
+            let inputs: Vec<(u64, String)> = events(&o)
+                .iter()
+                .filter_map(|e| match &e.kind {
+                    EventKind::Input { input } => Some((e.t_ns / NS_PER_MS, input.to_string())),
+                    _ => None,
+                })
+                .collect();
+            assert_eq!(
+                inputs,
+                vec![(30, "Burst (ignored: node is crashed)".to_string())],
+                "{end}"
+            );
+        }
     }
 
     #[test]
