@@ -606,6 +606,19 @@ fn judge_with_scenario(
     }
     check_nodes(trace, sc.nodes)?;
     check_faults_within_plan(trace, &sc, path)?;
+    if properties
+        .iter()
+        .any(|p| p == sincro_checkers::bounded_skew::PROPERTY)
+    {
+        // bounded_skew judges the clocks it rebuilds from the scenario and the trace's
+        // clock changes; the trace's own readings must be those clocks' readings.
+        sincro_checkers::bounded_skew::readings_agree(&sc, trace).map_err(|e| {
+            format!(
+                "{e}: it is not a trace of that scenario ({})",
+                path.display()
+            )
+        })?;
+    }
     check_times(args)?;
     let end_ns = end_ns(trace, args.end_ms, sc.duration_ms.saturating_mul(NS_PER_MS))?;
     let verdict = judge_trace(trace, end_ns, &mut checkers);

@@ -31,7 +31,8 @@
 //!   comparison until it restarts, with its clock carried on across the restart. Every other
 //!   event is ignored except to note it as the node's latest event (quoted in a violation):
 //!   observations, messages, pauses, partitions. The clocks are rebuilt from the scenario,
-//!   not read from the events' `local_ns`.
+//!   not read from the events' `local_ns`; `sincro check --scenario` refuses a trace whose
+//!   readings are not those clocks' ([`readings_agree`]), so the two cannot tell two stories.
 //! - **Settings:** the scenario, not the liveness bound (unused). From it: the node count; the
 //!   initial clocks (`seed`, `clocks.rho_ppm`, `clocks.offset_ms_max`, `clocks.nodes`); the
 //!   delays (`network.latency`, the links' latencies and those of `set_links` faults); the
@@ -352,6 +353,75 @@ pub fn regression_noise_weight(n: usize) -> f64 {
     (0..n)
         .map(|i| (1.0 / nf + (x0 - mean) * (i as f64 - mean) / sxx).abs())
         .sum()
+}
+
+/// Whether `trace`'s clock readings (`local_ns`) are those of the clocks this checker
+/// rebuilds from `sc` and the trace's clock changes: a trace can carry two clock histories,
+/// its readings and its changes, and `bounded_skew` judges the second while
+/// `monotonic_clock` reads the first (a trace whose node read its clock 100 s ahead of the
+/// others passed). A node's events of one instant may read its clock before or after any of
+/// its changes of that instant (the events of one callback are recorded after it ran, with
+/// the clock it left); the first event reading something else is returned.
+pub fn readings_agree(sc: &Scenario, trace: &Trace) -> Result<(), String> {
+    let mut clocks = initial_clocks(sc);
+    let events = &trace.events;
+    let mut i = 0;
+    while i < events.len() {
+        let t = events[i].t_ns;
+        let end = i + events[i..].iter().take_while(|e| e.t_ns == t).count();
+        let instant = &events[i..end];
+        // node -> the readings its clock takes at `t` (before, and after each change)
+        let mut readings: std::collections::BTreeMap<NodeId, Vec<i64>> = Default::default();
+        for ev in instant {
+            let Some(node) = ev.node.filter(|&n| n < clocks.len()) else {
+                continue;
+            };
+            let clock = &mut clocks[node];
+            let seen = readings.entry(node).or_insert_with(|| vec![clock.read(t)]);
+            let changed = match &ev.kind {
+                EventKind::ClockAdjust { how, delta_ns } => {
+                    match how {
+                        ClockAdjust::Step => clock.step(t, *delta_ns),
+                        ClockAdjust::Slew => clock.slew(t, *delta_ns),
+                    }
+                    true
+                }
+                EventKind::Fault {
+                    fault: Fault::ClockJump { delta_ms, .. },
+                } => {
+                    clock.hw_jump(t, (delta_ms * 1e6).round() as i64);
+                    true
+                }
+                EventKind::Fault {
+                    fault: Fault::DriftChange { drift_ppm, .. },
+                } => {
+                    clock.set_drift(t, (drift_ppm * 1000.0).round() as i64);
+                    true
+                }
+                _ => false,
+            };
+            if changed {
+                seen.push(clock.read(t));
+            }
+        }
+        for ev in instant {
+            let (Some(node), Some(local)) = (ev.node.filter(|&n| n < clocks.len()), ev.local_ns)
+            else {
+                continue;
+            };
+            let seen = &readings[&node];
+            if !seen.contains(&local) {
+                return Err(format!(
+                    "event {} reads node {node}'s clock as {local} ns at {t} ns, but the \
+                     scenario's clock with the trace's clock changes reads {} ns there: the \
+                     trace's readings and its clock changes are two different histories",
+                    ev.id, seen[0]
+                ));
+            }
+        }
+        i = end;
+    }
+    Ok(())
 }
 
 /// The bounded-skew checker (online; also measures the largest skews it saw).

@@ -969,6 +969,51 @@ fn check_with_a_scenario_refuses_a_trace_with_a_fault_after_the_scenarios_last()
     );
 }
 
+/// A trace's clock readings must be the clocks `bounded_skew` rebuilds from the scenario and
+/// the trace's clock changes: a trace whose node 2 read its clock 100 s ahead passed
+/// `bounded_skew` (which judged the rebuilt clocks) while `monotonic_clock` read the other
+/// history. It is refused (exit 2); the run's own trace is judged.
+#[test]
+fn check_refuses_clock_readings_that_contradict_the_clock_changes() {
+    let sc = "corpus/clocks/cristian-fig-6-6.json";
+    let trace = tmp("cristian-readings.jsonl");
+    let o = sincro(&["run", sc, "--trace", p(&trace)]);
+    assert!(matches!(code(&o), 0 | 1), "{}", stdout(&o));
+    let check = |t: &Path| {
+        sincro(&[
+            "check",
+            p(t),
+            "--scenario",
+            sc,
+            "--properties",
+            "bounded_skew,monotonic_clock",
+        ])
+    };
+    assert_ne!(code(&check(&trace)), 2, "{}", stderr(&check(&trace)));
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let shifted: Vec<String> = text
+        .lines()
+        .map(|l| {
+            let mut v: serde_json::Value = serde_json::from_str(l).unwrap();
+            if v["node"] == 2 {
+                let local = v["local_ns"].as_i64().unwrap();
+                v["local_ns"] = (local + 100_000_000_000).into();
+            }
+            v.to_string()
+        })
+        .collect();
+    let ahead = tmp("cristian-readings-ahead.jsonl");
+    std::fs::write(&ahead, shifted.join("\n") + "\n").unwrap();
+    let o = check(&ahead);
+    assert_eq!(code(&o), 2, "{}{}", stdout(&o), stderr(&o));
+    assert!(
+        stderr(&o).contains("reads node 2's clock as")
+            && stderr(&o).contains("two different histories"),
+        "{}",
+        stderr(&o)
+    );
+}
+
 /// The corpus scenario `rel` (under `corpus/`) with its `limits` replaced by `limits`.
 fn corpus_with_limits(rel: &str, limits: serde_json::Value) -> serde_json::Value {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
