@@ -34,8 +34,9 @@
 //!   applied each node's in its own program order, every report as late as those orders
 //!   allow. A report at the instant a cycle forms counts for it unless its own node formed
 //!   the cycle after reporting. The order is chosen, not searched (unlike
-//!   [`crate::deadlock_soundness`]): two nodes' conflicting changes of one edge at one
-//!   instant (one ends it, the other adds it) are taken lowest node first.
+//!   [`crate::deadlock_soundness`]): every appearance of an edge before any end, so two
+//!   nodes' conflicting changes of one edge at one instant (one ends it, the other adds it)
+//!   leave it absent, whichever node has the lower number.
 //! - **Settings:** the quiet time (`scenario.quiet_from_ms()`) and the liveness bound; not the
 //!   node count. A cycle formed at `t` must be reported by `max(t, quiet) + bound`; a bound of
 //!   0 is taken literally (reported at that very instant); the checker has no default bound
@@ -214,15 +215,27 @@ impl DeadlockCompleteness {
     }
 }
 
+/// Whether `ev` adds a wait-for edge.
+fn is_wait_for(ev: &&Event) -> bool {
+    matches!(
+        ev.kind,
+        EventKind::Observe {
+            obs: Observation::WaitFor { .. }
+        }
+    )
+}
+
 /// One instant's events in the order chosen to judge its reports kindly: each node's in its
-/// program order; a graph change whenever some node's next event is one (lowest node first);
+/// program order; a graph change whenever some node's next event is one, an edge's
+/// appearance before any end (so that when one node adds an edge another ends at the same
+/// instant, it ends up absent, whatever the nodes' numbers);
 /// when every node's next event is a report, first one that holds back its node's changes
 /// (so that the other reports come after them), and the reports that end their sequences
 /// last. A report counts for the cycles formed before it, and moving it past other nodes'
 /// changes of the instant only lets it count for more (a cycle broken before it needs no
-/// report, one formed before it is reported). The order is chosen, not searched: when two
-/// nodes' changes of one instant conflict (one ends an edge the other adds) the lowest
-/// node's goes first, and among reports that each hold back changes the lowest node's does.
+/// report, one formed before it is reported). The order is chosen, not searched: among
+/// appearances, among ends, and among reports that each hold back changes, the lowest
+/// node's goes first (appearances commute with each other, and so do ends).
 fn reports_last(events: &[Event]) -> Vec<&Event> {
     let mut seqs: Vec<std::collections::VecDeque<&Event>> =
         by_node(events).into_iter().map(Into::into).collect();
@@ -233,7 +246,11 @@ fn reports_last(events: &[Event]) -> Vec<&Event> {
     loop {
         let next = seqs
             .iter()
-            .position(|q| q.front().is_some_and(|e| !is_report(e)))
+            .position(|q| q.front().is_some_and(is_wait_for))
+            .or_else(|| {
+                seqs.iter()
+                    .position(|q| q.front().is_some_and(|e| !is_report(e)))
+            })
             .or_else(|| {
                 // a report with changes behind it: taking it lets them in before the others
                 seqs.iter()
@@ -322,6 +339,22 @@ mod tests {
             "{}",
             v.explanation
         );
+    }
+
+    /// One node adds an edge another ends at one instant: it ends up absent (no cycle owed a
+    /// report) whichever node has the lower number. With the lower one's change first, a
+    /// renumbering of the two nodes turned a pass into a violation.
+    #[test]
+    fn an_edge_added_and_ended_at_one_instant_is_absent_whatever_the_numbering() {
+        for (ender, adder) in [(1, 2), (2, 1)] {
+            let events = vec![
+                obs(0, 1, 1, wf(0, 1)),
+                obs(1, 1, 2, wf(1, 2)),
+                obs(2, 5, ender, Observation::WaitEnd { waiter: 2, on: 0 }),
+                obs(3, 5, adder, wf(2, 0)),
+            ];
+            run(events, 1000).unwrap_or_else(|v| panic!("end at {ender}: {v}"));
+        }
     }
 
     #[test]

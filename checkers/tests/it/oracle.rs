@@ -1497,10 +1497,18 @@ fn reports_last(ev: &[Event]) -> Vec<Event> {
             .map(Into::into)
             .collect();
         let report = |e: &Event| matches!(obs(e), Some(Observation::DeadlockDetected { .. }));
+        let adds = |e: &Event| matches!(obs(e), Some(Observation::WaitFor { .. }));
         loop {
+            // an edge's appearance before any end: one node adding what another ends leaves
+            // it absent, whatever their numbers
             let change = lists
                 .iter()
-                .position(|l| l.front().is_some_and(|e| !report(e)));
+                .position(|l| l.front().is_some_and(|e| adds(e)))
+                .or_else(|| {
+                    lists
+                        .iter()
+                        .position(|l| l.front().is_some_and(|e| !report(e)))
+                });
             let Some(k) = change.or_else(|| lists.iter().position(|l| !l.is_empty())) else {
                 break;
             };
