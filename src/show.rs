@@ -780,8 +780,19 @@ fn panic_of(trace: &Trace) -> Option<&Event> {
 /// on unrecorded — never a pass, nor a liveness violation the run never got to (the checkers
 /// were judged up to the trace's last event only).
 fn unless_stopped_early(trace: &Trace, properties: &[String], verdict: Verdict) -> Verdict {
-    if matches!(verdict, Verdict::Violation(_)) {
-        return verdict;
+    if let Verdict::Violation(v) = &verdict {
+        // A violation at the cut (or after it) is a judgement of the run's end, which the
+        // trace does not reach, made on states its dropped last instant may have changed
+        // (replicas "disagreeing at the end" with a state of 10 ms, where the cut instant
+        // held the newer one). Before the cut, it stands.
+        let cut_ns = trace
+            .events
+            .last()
+            .filter(|e| matches!(e.kind, EventKind::Cut { .. }))
+            .map(|e| e.t_ns);
+        if cut_ns.is_none_or(|c| v.t_ns < c) {
+            return verdict;
+        }
     }
     if let Some(p) = panic_of(trace) {
         if let EventKind::Panic { message } = &p.kind {

@@ -594,6 +594,26 @@ pub const MAX_TRACE_TIME_NS: u64 = crate::MAX_TIME_MS * crate::NS_PER_MS;
 /// readings or add a bound to one without overflow.
 pub const MAX_TRACE_LOCAL_NS: i64 = 1 << 61;
 
+/// A node's life as [`Trace::validate`] follows it.
+#[derive(Clone, Copy, Debug, Default)]
+struct Life {
+    state: NodeState,
+    /// Its last start's incarnation.
+    incarnation: Option<u32>,
+}
+
+/// Whether a node runs.
+#[derive(Clone, Copy, Debug, Default)]
+enum NodeState {
+    /// Running (or not started yet).
+    #[default]
+    Up,
+    /// Crashed at this event.
+    Down(u64),
+    /// Restarted at this event, and not started since.
+    Restarting(u64),
+}
+
 /// Why a trace is not a trace a run could have produced (see [`Trace::validate`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TraceError {
@@ -626,23 +646,54 @@ impl Trace {
         self.validate_with_nodes(self.nodes)
     }
 
-    /// A node's life: between its crash and its restart it does nothing (only faults of it,
-    /// inputs it ignores, drops of messages to it and notes are recorded there), and each
-    /// start after its first is a later incarnation. Judged, a crashed node's entry into a
-    /// critical section was a mutual exclusion violation.
-    fn check_life(
-        e: &Event,
-        down: &mut Option<u64>,
-        incarnation: &mut Option<u32>,
-    ) -> Result<(), String> {
+    /// A node's life: between its crash (or a restart) and its next start it does nothing
+    /// (only faults of it, inputs it ignores, drops of messages to it and notes are recorded
+    /// there), a start after its first follows a restart, and starts a later incarnation.
+    /// Judged, a crashed node's entry into a critical section was a mutual exclusion
+    /// violation, and a start with no restart before it excused a leader's change.
+    fn check_life(e: &Event, life: &mut Life) -> Result<(), String> {
         let v = e.node.expect("an event at a node");
         match &e.kind {
             EventKind::Fault {
                 fault: Fault::Crash { .. },
-            } => *down = down.or(Some(e.id)),
+            } => {
+                if !matches!(life.state, NodeState::Down(_)) {
+                    life.state = NodeState::Down(e.id);
+                }
+            }
             EventKind::Fault {
                 fault: Fault::Restart { .. },
-            } => *down = None,
+            } => life.state = NodeState::Restarting(e.id),
+            EventKind::Start { incarnation: k } => {
+                match (life.state, life.incarnation) {
+                    (NodeState::Down(c), _) => {
+                        return Err(format!(
+                            "event {} starts node {v}, which crashed at event {c} and has not \
+                             restarted",
+                            e.id
+                        ))
+                    }
+                    (NodeState::Up, Some(prev)) => {
+                        return Err(format!(
+                            "event {} starts node {v} again (incarnation {k}, after {prev}) \
+                             with no restart of it before",
+                            e.id
+                        ))
+                    }
+                    // Later, not always the next: on turmoil a restart and a crash of one
+                    // instant count an incarnation that never started.
+                    (_, Some(prev)) if *k <= prev => {
+                        return Err(format!(
+                            "event {} starts node {v} as incarnation {k}, but it started as \
+                             incarnation {prev} before: each restart is a later one",
+                            e.id
+                        ))
+                    }
+                    _ => {}
+                }
+                life.state = NodeState::Up;
+                life.incarnation = Some(*k);
+            }
             // a note is commentary, judged by nothing (Ω's end-of-run summary of every node)
             EventKind::Fault { .. }
             | EventKind::Input { .. }
@@ -650,28 +701,25 @@ impl Trace {
             | EventKind::Observe {
                 obs: Observation::Note { .. },
             } => {}
-            kind => {
-                if let Some(c) = *down {
+            kind => match life.state {
+                NodeState::Up => {}
+                NodeState::Down(c) => {
                     return Err(format!(
                         "event {} ({}) happens at node {v}, which crashed at event {c} and has \
                          not restarted: a crashed node does nothing",
                         e.id,
                         kind_name(kind)
-                    ));
+                    ))
                 }
-            }
-        }
-        if let EventKind::Start { incarnation: k } = e.kind {
-            // Later, not always the next: on turmoil a restart and a crash of one instant
-            // count an incarnation that never started.
-            if let Some(prev) = (*incarnation).filter(|&prev| k <= prev) {
-                return Err(format!(
-                    "event {} starts node {v} as incarnation {k}, but it started as \
-                     incarnation {prev} before: each restart is a later one",
-                    e.id
-                ));
-            }
-            *incarnation = Some(k);
+                NodeState::Restarting(r) => {
+                    return Err(format!(
+                        "event {} ({}) happens at node {v}, which restarted at event {r} and \
+                         has not started yet",
+                        e.id,
+                        kind_name(kind)
+                    ))
+                }
+            },
         }
         Ok(())
     }
@@ -691,9 +739,7 @@ impl Trace {
         let mut sends: std::collections::HashMap<u64, (u64, NodeId, NodeId, &Text)> =
             std::collections::HashMap::new();
         let mut last_t = 0;
-        // node -> the crash event it is down since; node -> its last start's incarnation
-        let mut down: Vec<Option<u64>> = vec![None; nodes];
-        let mut incarnation: Vec<Option<u32>> = vec![None; nodes];
+        let mut lives: Vec<Life> = vec![Life::default(); nodes];
         for (i, e) in self.events.iter().enumerate() {
             let err = |problem: String| TraceError {
                 line: i + 2,
@@ -773,7 +819,7 @@ impl Trace {
             match e.node {
                 Some(v) => {
                     in_range("where it happened", v)?;
-                    Self::check_life(e, &mut down[v], &mut incarnation[v]).map_err(err)?;
+                    Self::check_life(e, &mut lives[v]).map_err(err)?;
                 }
                 None if matches!(
                     e.kind,
@@ -1145,6 +1191,25 @@ mod tests {
                 .contains("as incarnation 0, but it started as incarnation 0"),
             "{e}"
         );
+        // A start with no restart before it (it excused a leader's change), an act between
+        // a restart and its start, and a start of a crashed node.
+        for (events, says) in [
+            (
+                vec![start(0, 0), start(1, 1)],
+                "again (incarnation 1, after 0) with no restart",
+            ),
+            (
+                vec![start(0, 0), fault(1, Fault::Restart { node: 1 }), enter(2)],
+                "which restarted at event 1 and has not started yet",
+            ),
+            (
+                vec![start(0, 0), fault(1, Fault::Crash { node: 1 }), start(2, 1)],
+                "starts node 1, which crashed at event 1",
+            ),
+        ] {
+            let e = trace(events).validate().unwrap_err();
+            assert!(e.problem.contains(says), "{e}");
+        }
     }
 
     #[test]

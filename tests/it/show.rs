@@ -1014,6 +1014,49 @@ fn check_refuses_clock_readings_that_contradict_the_clock_changes() {
     );
 }
 
+/// A violation judged at the cut of a trace is a judgement of the run's end, which the
+/// trace does not reach: replicas "disagreed at the end" on a state of 10 ms, where the cut
+/// instant (left out, it may be half recorded) held the newer one. The run's limit, as with
+/// a cut a little later.
+#[test]
+fn a_violation_at_the_cut_is_no_judgement_of_the_runs_end() {
+    let head = r#"{"sincro_trace": 1, "nodes": 2}"#;
+    let state = |id: u64, ms: u64, node: u64, v: &str| {
+        format!(
+            r#"{{"id": {id}, "t_ns": {}, "node": {node}, "kind": {{"type": "observe", "obs": {{"state": {{"value": "{v}"}}}}}}}}"#,
+            ms * 1_000_000
+        )
+    };
+    let cut = |id: u64, ms: u64| {
+        format!(
+            r#"{{"id": {id}, "t_ns": {}, "kind": {{"type": "cut", "reason": "limits.max_events = 6 steps reached", "run_stopped": true}}}}"#,
+            ms * 1_000_000
+        )
+    };
+    let lines = [
+        state(0, 0, 0, "x"),
+        state(1, 0, 1, "x"),
+        state(2, 10, 0, "y"),
+        state(3, 20, 1, "y"),
+    ];
+    for (name, cut_ms) in [("at", 20), ("after", 25)] {
+        let trace = tmp(&format!("replica-cut-{name}.jsonl"));
+        let mut text = vec![head.to_string()];
+        text.extend(lines.iter().cloned());
+        text.push(cut(4, cut_ms));
+        std::fs::write(&trace, text.join("\n") + "\n").unwrap();
+        let o = sincro(&[
+            "check",
+            p(&trace),
+            "--properties",
+            "replica_agreement",
+            "--liveness-bound-ms",
+            "5",
+        ]);
+        assert_eq!(code(&o), 4, "cut {name}: {}{}", stdout(&o), stderr(&o));
+    }
+}
+
 /// The corpus scenario `rel` (under `corpus/`) with its `limits` replaced by `limits`.
 fn corpus_with_limits(rel: &str, limits: serde_json::Value) -> serde_json::Value {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
