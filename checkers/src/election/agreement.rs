@@ -225,8 +225,15 @@ impl Checker for LeaderAgreement {
         }
         if !self.reached && end_t_ns <= deadline_ns {
             let (state, _) = self.disagreement();
+            // An agreement at the last instant alone never held: the run ended with it.
+            let when = if agreed {
+                "with the live nodes agreeing only at its last instant (an agreement counts \
+                 once it has held)"
+            } else {
+                "before the live nodes had agreed"
+            };
             self.unjudged = Some(format!(
-                "the run ended at {:.3} ms, before the live nodes had agreed and before the deadline {:.3} ms ({} ms {}): too short to judge; live nodes name: {state}",
+                "the run ended at {:.3} ms, {when}, not past the deadline {:.3} ms ({} ms {}): too short to judge; live nodes name: {state}",
                 end_t_ns as f64 / 1e6,
                 deadline_ns as f64 / 1e6,
                 self.bound_ns / NS_PER_MS,
@@ -352,7 +359,7 @@ mod tests {
         // the deadline (2100 ms) is after the end of the run: could not judge, never a pass
         let t = T::default().leader(10, 0, None, 0);
         let why = unjudged(verdict(t, 100, 2000, 1000));
-        assert!(why.contains("before the deadline 2100.000 ms"), "{why}");
+        assert!(why.contains("not past the deadline 2100.000 ms"), "{why}");
         // the same run long enough is a violation
         let t = T::default().leader(10, 0, None, 0);
         assert!(run(t, 100, 2000, 3000).is_err());
