@@ -264,8 +264,8 @@ pub struct ShrunkFile {
     pub runs: usize,
     /// Accepted shrinking steps.
     pub steps: usize,
-    /// Shrinking was cut short by Ctrl-C or by the campaign's time budget (the result still
-    /// fails the same way).
+    /// Shrinking was cut short by Ctrl-C, by the campaign's time budget or by its run budget
+    /// (`--shrink-runs`): the result still fails the same way, but need not be minimal.
     pub interrupted: bool,
 }
 
@@ -811,7 +811,7 @@ impl<'a> TargetRun<'a> {
             size: ScenarioSize::of(&result.scenario),
             runs: result.runs,
             steps: result.steps,
-            interrupted: result.interrupted,
+            interrupted: result.interrupted || result.budget_spent,
         }
     }
 
@@ -1039,6 +1039,9 @@ pub struct ShrinkOutcome {
     /// The search was ended early by `give_up` (the smallest scenario verified by then is
     /// kept).
     pub interrupted: bool,
+    /// The search ran out of candidate runs (`ShrinkOptions::max_runs`) before it could try
+    /// every smaller scenario: the result need not be minimal.
+    pub budget_spent: bool,
 }
 
 /// Whether a failure with verdict label `label` can be shrunk, or why not: a run that
@@ -1093,6 +1096,7 @@ pub fn shrink_scenario(
             runs: 0,
             steps: 0,
             interrupted: false,
+            budget_spent: false,
         };
     }
     let mut interrupted = false;
@@ -1189,6 +1193,7 @@ pub fn shrink_scenario(
         runs: result.runs,
         steps: result.steps,
         interrupted,
+        budget_spent: result.runs >= opts.max_runs,
     }
 }
 

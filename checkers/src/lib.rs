@@ -77,7 +77,7 @@ pub use deadlock_completeness::DeadlockCompleteness;
 pub use deadlock_soundness::DeadlockSoundness;
 pub use election::{
     ElectionTermination, LeaderAgreement, LeaderStability, LeaderUniqueness, LeaderValidity,
-    SingleActingLeader,
+    OneLeaderPerTerm, SingleActingLeader,
 };
 pub use lamport_condition::LamportCondition;
 pub use liveness::Liveness;
@@ -141,6 +141,7 @@ pub fn evidence(name: &str) -> Option<&'static [&'static str]> {
         LeaderValidity::NAME => LeaderValidity::EVIDENCE,
         LeaderStability::NAME => LeaderStability::EVIDENCE,
         SingleActingLeader::NAME => SingleActingLeader::EVIDENCE,
+        OneLeaderPerTerm::NAME => OneLeaderPerTerm::EVIDENCE,
         _ => return None,
     };
     Some(e)
@@ -353,6 +354,14 @@ impl Property for LeaderUniqueness {
     }
 }
 
+impl Property for OneLeaderPerTerm {
+    const NAME: &'static str = election::per_term::PROPERTY;
+    const EVIDENCE: &'static [&'static str] = &["leader"];
+    fn for_scenario(scenario: &Scenario, _liveness_bound_ms: u64) -> Self {
+        OneLeaderPerTerm::new(scenario.nodes)
+    }
+}
+
 impl Property for SingleActingLeader {
     const NAME: &'static str = election::single_acting::PROPERTY;
     const EVIDENCE: &'static [&'static str] = &["leader"];
@@ -424,6 +433,7 @@ pub const PROPERTIES: &[&str] = &[
     LeaderValidity::NAME,
     LeaderStability::NAME,
     SingleActingLeader::NAME,
+    OneLeaderPerTerm::NAME,
 ];
 
 /// True when the property `name` judges against a liveness bound
@@ -452,6 +462,7 @@ pub fn needs_liveness_bound(name: &str) -> bool {
         LeaderValidity::NAME => LeaderValidity::NEEDS_BOUND,
         LeaderStability::NAME => LeaderStability::NEEDS_BOUND,
         SingleActingLeader::NAME => SingleActingLeader::NEEDS_BOUND,
+        OneLeaderPerTerm::NAME => OneLeaderPerTerm::NEEDS_BOUND,
         _ => false,
     }
 }
@@ -490,6 +501,7 @@ pub fn by_name(
         LeaderValidity::NAME => boxed::<LeaderValidity>(sc, b),
         LeaderStability::NAME => boxed::<LeaderStability>(sc, b),
         SingleActingLeader::NAME => boxed::<SingleActingLeader>(sc, b),
+        OneLeaderPerTerm::NAME => boxed::<OneLeaderPerTerm>(sc, b),
         _ => None,
     }
 }
@@ -542,6 +554,7 @@ mod tests {
             named::<LeaderValidity>(),
             named::<LeaderStability>(),
             named::<SingleActingLeader>(),
+            named::<OneLeaderPerTerm>(),
         ];
         let mut unique = names.to_vec();
         unique.sort_unstable();

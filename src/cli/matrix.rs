@@ -357,6 +357,16 @@ pub fn main(a: &MatrixArgs) -> i32 {
         eprintln!("error: --seeds must be at least 1");
         return exit::BAD_INPUT;
     }
+    // u64::MAX stands for "no count" inside (`fuzz::UNBOUNDED`): as a count, every cell ran
+    // one seed and said "cut short", and the range check let it through
+    if a.seeds == crate::fuzz::UNBOUNDED {
+        eprintln!(
+            "error: --seeds {}: at most {}",
+            crate::fuzz::UNBOUNDED,
+            crate::fuzz::UNBOUNDED - 1
+        );
+        return exit::BAD_INPUT;
+    }
     if a.shrink_runs == Some(0) {
         eprintln!("error: --shrink-runs must be at least 1");
         return exit::BAD_INPUT;

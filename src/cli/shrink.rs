@@ -138,7 +138,7 @@ pub(super) fn main(a: &ShrinkArgs) -> i32 {
     let after = ScenarioSize::of(&result.scenario);
     let how = if !result.verified {
         "the smallest candidate did not fail again: the original is written unchanged"
-    } else if after == before && result.interrupted {
+    } else if after == before && (result.interrupted || result.budget_spent) {
         // cut before it could try them all: no claim about the smaller ones
         "not shrunk before it was cut short: the original is written unchanged"
     } else if after == before {
@@ -159,10 +159,12 @@ pub(super) fn main(a: &ShrinkArgs) -> i32 {
             println!("  the shrunk scenario: {}", o.verdict);
         }
     }
-    if result.interrupted {
+    if result.interrupted || result.budget_spent {
         println!(
             "  cut short ({}): the smallest scenario verified by then is written",
-            if cut {
+            if result.budget_spent {
+                "--shrink-runs reached"
+            } else if cut {
                 "--shrink-time reached"
             } else {
                 "interrupted"

@@ -350,7 +350,7 @@ fn the_election_table_at_two_nodes_is_no_false_alarm() {
 
 #[test]
 fn huge_command_line_values_are_bad_input() {
-    let cases: [(&[&str], &str); 31] = [
+    let cases: [(&[&str], &str); 32] = [
         // Refused with no fault to inject as well (it was accepted then).
         (
             &[
@@ -446,6 +446,19 @@ fn huge_command_line_values_are_bad_input() {
                 "7",
             ],
             "at most 6 start there",
+        ),
+        // u64::MAX is "no count" inside: every cell ran one seed, "cut short", exit 0.
+        (
+            &[
+                "matrix",
+                "-a",
+                "mutex.centralized",
+                "--seed-start",
+                "18446744073709551615",
+                "--seeds",
+                "18446744073709551615",
+            ],
+            "--seeds 18446744073709551615: at most 18446744073709551614",
         ),
         (
             &["bench", "--repeat", "0"],
@@ -1467,6 +1480,22 @@ fn shrink_makes_an_unshrunk_failure_smaller_and_it_still_fails_the_same_way() {
         cs.contains("not shrunk before it was cut short") && !cs.contains("no smaller scenario"),
         "{cs}"
     );
+    // Out of candidate runs: cut short too (it said "no smaller scenario fails the same
+    // way" after one candidate, where twenty shrank it).
+    let runs_out = sincro(&[
+        "shrink",
+        original.to_str().unwrap(),
+        "--shrink-runs",
+        "1",
+        "--out",
+        cut_out.to_str().unwrap(),
+    ]);
+    let (rs, re) = text(&runs_out);
+    assert_eq!(runs_out.status.code(), Some(0), "{rs}{re}");
+    assert!(
+        rs.contains("cut short (--shrink-runs reached)") && !rs.contains("no smaller scenario"),
+        "{rs}"
+    );
     // The input is kept, and may not be the output.
     assert!(original.exists());
     let same = sincro(&[
@@ -1871,6 +1900,7 @@ fn shrink_caps_and_repeated_options_are_honoured() {
     let stdout = text(&out).0;
     assert_eq!(out.status.code(), Some(0), "{stdout}");
     assert!(stdout.contains("[1 candidate runs"), "{stdout}");
+    assert!(stdout.contains(", cut short]"), "{stdout}");
     let _ = std::fs::remove_dir_all(dir);
     for (args, needle) in [
         (

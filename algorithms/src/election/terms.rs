@@ -22,7 +22,8 @@
 //! sends no heartbeat for that long and the followers elect another, so they are left out of
 //! the declared model.
 //!
-//! **Promises**: `leader_uniqueness` (per term), `leader_agreement`, `election_termination`,
+//! **Promises**: `leader_uniqueness` (per term), `one_leader_per_term` (a term elects one
+//! leader over the whole run, Raft's Election Safety), `leader_agreement`, `election_termination`,
 //! `leader_validity` (the leader is alive; no promise of which one), `leader_stability`.
 //!
 //! **Variant `volatile-vote`** (buggy, a deep one: it needs a restart at the right moment):
@@ -353,7 +354,11 @@ impl Spec for TermsSpec {
         "seed 002 \"Eleição de Líderes\" (Split-brain: pesos, mandatos)"
     }
     fn properties(&self) -> Vec<&'static str> {
-        super::ELECTION_PROPERTIES.to_vec()
+        // and a term elects one leader, once (Raft's Election Safety), not only never two
+        // at once: last, so a split brain of one instant is reported as `leader_uniqueness`
+        let mut p = super::ELECTION_PROPERTIES.to_vec();
+        p.push("one_leader_per_term");
+        p
     }
     fn fault_model(&self) -> FaultModel {
         FaultModel {

@@ -26,6 +26,7 @@
 //! | `leader_validity` | [`LeaderValidity`] | safety after quiet + bound | `new(nodes, quiet_from_ms, bound_ms)` (highest id wins) or `with_ranks(nodes, quiet_from_ms, bound_ms, Option<Vec<u64>>)` |
 //! | `leader_stability` | [`LeaderStability`] | safety after quiet | `new(nodes, quiet_from_ms)` |
 //! | `single_acting_leader` | [`SingleActingLeader`] | safety | `new(nodes)` |
+//! | `one_leader_per_term` | [`OneLeaderPerTerm`] | safety | `new(nodes)` |
 //!
 //! `quiet_from_ms` is [`sincro_harness::Scenario::quiet_from_ms`] (when the fault plan's last
 //! fault happens); `bound_ms` is the algorithm's liveness bound. [`crate::by_name`] builds all
@@ -39,6 +40,7 @@
 //! run ends before it can judge.
 
 pub mod agreement;
+pub mod per_term;
 pub mod single_acting;
 pub mod stability;
 pub mod termination;
@@ -46,6 +48,7 @@ pub mod uniqueness;
 pub mod validity;
 
 pub use agreement::LeaderAgreement;
+pub use per_term::OneLeaderPerTerm;
 pub use single_acting::SingleActingLeader;
 pub use stability::LeaderStability;
 pub use termination::ElectionTermination;

@@ -300,6 +300,21 @@ case(P, "pass-change-between-the-leaders-crash-and-restart", t, "2 crashes and r
 t = T(3); t.all(10, [0, 1, 2], 2); t.leader(50, 2, 1); t.crash(50, 2)
 case(P, "violation-leader-changes-before-its-own-crash", t, "the leader's own change comes before its own crash, in its order", quiet_ms=0)
 
+# ---------------------------------------------------------------- one_leader_per_term
+P = "one_leader_per_term"
+t = T(3); t.leader(1, 0, 0, 1); t.leader(1, 1, 0, 1); t.leader(1, 2, 0, 1); t.leader(5, 1, 1, 2)
+case(P, "pass-one-leader-per-term", t, "0 leads term 1, 1 leads term 2")
+t = T(3); t.leader(1, 0, 0, 1); t.crash(2, 0); t.restart(3, 0); t.add(3, 0, {"type": "start", "incarnation": 1}); t.leader(4, 0, 0, 1)
+case(P, "pass-same-leader-claims-its-term-again", t, "0 claims term 1 again after a restart: the same leader")
+t = T(3); t.leader(1, 0, 1, 1); t.leader(1, 1, None, 1); t.leader(2, 1, 1, 2)
+case(P, "pass-naming-another-is-no-claim", t, "0 names 1 in term 1 (1 never claimed it); 1 claims term 2")
+t = T(3); t.leader(1, 0, 0, 1); t.crash(2, 0); t.leader(5, 1, 1, 1)
+case(P, "violation-second-leader-after-the-first-crashed", t, "never two at once, but two leaders of term 1")
+t = T(3); t.leader(1, 2, 2, 4); t.leader(1, 1, 1, 4)
+case(P, "violation-two-claims-at-one-instant", t, "2 and 1 claim term 4 at one instant, in either order")
+t = T(3); t.leader(1, 0, 0, 1); t.leader(2, 0, None, 2); t.leader(9, 2, 2, 1)
+case(P, "violation-late-claim-of-an-old-term", t, "0 led term 1 and moved on; 2 claims term 1 later")
+
 # ---------------------------------------------------------------- bounded_waiting (n = 3: k = 2)
 P = "bounded_waiting"
 def ex(t, at, n): t.enter(at, n); t.exit(at + 0.5, n)

@@ -761,6 +761,7 @@ fn an_instants_line_order_does_not_change_the_verdict() {
         "bounded_waiting",
         "causal_delivery",
         "leader_uniqueness",
+        "one_leader_per_term",
         "leader_stability",
         "deadlock_soundness",
         "deadlock_completeness",
@@ -833,6 +834,7 @@ differential_tests! {
     deadlock_soundness;
     monotonic_clock;
     leader_uniqueness;
+    one_leader_per_term;
     single_acting_leader;
     leader_stability;
     bounded_waiting;

@@ -63,6 +63,7 @@ pub fn judge(property: &str, trace: &Trace, p: &Params) -> OracleVerdict {
         "deadlock_soundness" => deadlock_soundness(ev, n),
         "monotonic_clock" => monotonic_clock(ev),
         "leader_uniqueness" => leader_uniqueness(ev, n),
+        "one_leader_per_term" => one_leader_per_term(ev, n),
         "single_acting_leader" => single_acting_leader(ev, n),
         "leader_stability" => leader_stability(ev, n, p.quiet_ms),
         "bounded_waiting" => bounded_waiting(ev, n.saturating_sub(1)),
@@ -992,6 +993,30 @@ fn instants(ev: &[Event]) -> Vec<(u64, usize, usize)> {
 /// interval ending after quiet, no live node that already had a belief reports anything other
 /// than (L, t) while L is alive and reachable from every live node. A later agreement on
 /// another (leader, term) becomes the reference.
+/// Every node that ever claimed leadership of a term (`leader: Some(itself)`), by term: more
+/// than one for some term is a violation, whatever the order or the time.
+pub fn one_leader_per_term(ev: &[Event], nodes: usize) -> OracleVerdict {
+    let mut claimants: BTreeMap<u64, BTreeSet<NodeId>> = BTreeMap::new();
+    for e in ev {
+        if let (
+            Some(x),
+            Some(Observation::Leader {
+                leader: Some(l),
+                term,
+            }),
+        ) = (e.node, obs(e))
+        {
+            if x < nodes && *l == x {
+                claimants.entry(*term).or_default().insert(x);
+            }
+        }
+    }
+    match claimants.iter().find(|(_, c)| c.len() > 1) {
+        Some((term, c)) => Violation(format!("term {term} had leaders {c:?}")),
+        None => Pass,
+    }
+}
+
 pub fn leader_stability(ev: &[Event], nodes: usize, quiet_ms: u64) -> OracleVerdict {
     let quiet = quiet_ms * MS;
     let mut w = World::new(nodes);
