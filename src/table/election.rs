@@ -179,9 +179,12 @@ pub fn main(args: &TableArgs) -> i32 {
         return crate::exit::BAD_INPUT;
     }
     let mut code = crate::exit::PASS;
-    let mut fail = |what: String| {
+    // the first failure's code: a violation 1, a limit 4, could not judge 6 (see RowFailure)
+    let mut fail = |what: String, c: i32| {
         eprintln!("error: {what}");
-        code = crate::exit::VIOLATION;
+        if code == crate::exit::PASS {
+            code = c;
+        }
     };
     println!("Messages to elect a leader, native engine, constant latency 1 ms.");
     println!("Ring family: every process starts at once; `+ n` is the final Elected round.\n");
@@ -225,8 +228,11 @@ pub fn main(args: &TableArgs) -> i32 {
                         formula,
                         String::new(),
                     ),
-                    Ok(m) => fail(format!("chang-roberts n={n} {case}: {}", m.verdict)),
-                    Err(e) => fail(e),
+                    Ok(m) => fail(
+                        format!("chang-roberts n={n} {case}: {}", m.verdict),
+                        super::RowFailure::code_of_label(&m.verdict),
+                    ),
+                    Err(e) => fail(e, crate::exit::BAD_INPUT),
                 }
             }
         }
@@ -249,13 +255,19 @@ pub fn main(args: &TableArgs) -> i32 {
                         let cur = (m.messages - n as u64, r);
                         worst = Some(worst.map_or(cur, |w| (w.0.max(cur.0), w.1.max(cur.1))));
                         if r > bound_rounds {
-                            fail(format!(
-                                "franklin n={n}: {r} rounds > ⌈log2 n⌉ + 1 = {bound_rounds}"
-                            ));
+                            fail(
+                                format!(
+                                    "franklin n={n}: {r} rounds > ⌈log2 n⌉ + 1 = {bound_rounds}"
+                                ),
+                                crate::exit::VIOLATION,
+                            );
                         }
                     }
-                    Ok(m) => fail(format!("franklin n={n}: {}", m.verdict)),
-                    Err(e) => fail(e),
+                    Ok(m) => fail(
+                        format!("franklin n={n}: {}", m.verdict),
+                        super::RowFailure::code_of_label(&m.verdict),
+                    ),
+                    Err(e) => fail(e, crate::exit::BAD_INPUT),
                 }
             }
             let bound_msgs = 2 * n as u64 * u64::from(bound_rounds);
@@ -280,9 +292,12 @@ pub fn main(args: &TableArgs) -> i32 {
                 Ok(m) if m.verdict == "pass" => {
                     let r = m.rounds.unwrap_or(0);
                     if r > bound_rounds {
-                        fail(format!(
+                        fail(
+                            format!(
                             "franklin n={n} halving: {r} rounds > ⌈log2 n⌉ + 1 = {bound_rounds}"
-                        ));
+                        ),
+                            crate::exit::VIOLATION,
+                        );
                     }
                     row(
                         "election.franklin",
@@ -296,8 +311,11 @@ pub fn main(args: &TableArgs) -> i32 {
                         ),
                     );
                 }
-                Ok(m) => fail(format!("franklin n={n} halving: {}", m.verdict)),
-                Err(e) => fail(e),
+                Ok(m) => fail(
+                    format!("franklin n={n} halving: {}", m.verdict),
+                    super::RowFailure::code_of_label(&m.verdict),
+                ),
+                Err(e) => fail(e, crate::exit::BAD_INPUT),
             }
         }
     }
@@ -317,11 +335,14 @@ pub fn main(args: &TableArgs) -> i32 {
             match measure(a2, n, serde_json::Value::Null, &all_start(n), None, false) {
                 Ok(m) if m.verdict == "pass" => {
                     if m.messages != anel2_messages(n as u64) {
-                        fail(format!(
-                            "anel2 n={n}: {} messages, the formula says {}",
-                            m.messages,
-                            anel2_messages(n as u64)
-                        ));
+                        fail(
+                            format!(
+                                "anel2 n={n}: {} messages, the formula says {}",
+                                m.messages,
+                                anel2_messages(n as u64)
+                            ),
+                            crate::exit::VIOLATION,
+                        );
                     }
                     row(
                         "election.anel2",
@@ -335,8 +356,11 @@ pub fn main(args: &TableArgs) -> i32 {
                         "lists grow to n ids".into(),
                     )
                 }
-                Ok(m) => fail(format!("anel2 n={n}: {}", m.verdict)),
-                Err(e) => fail(e),
+                Ok(m) => fail(
+                    format!("anel2 n={n}: {}", m.verdict),
+                    super::RowFailure::code_of_label(&m.verdict),
+                ),
+                Err(e) => fail(e, crate::exit::BAD_INPUT),
             }
         }
     }
@@ -379,11 +403,14 @@ pub fn main(args: &TableArgs) -> i32 {
             match measure(alg, n, serde_json::Value::Null, &[0], Some(n - 1), false) {
                 Ok(m) => {
                     if let Some(f) = exact.filter(|f| f(n as u64) != m.messages) {
-                        fail(format!(
-                            "{name} n={n}: {} messages, the formula says {}",
-                            m.messages,
-                            f(n as u64)
-                        ));
+                        fail(
+                            format!(
+                                "{name} n={n}: {} messages, the formula says {}",
+                                m.messages,
+                                f(n as u64)
+                            ),
+                            crate::exit::VIOLATION,
+                        );
                     }
                     row(
                         name,
@@ -403,7 +430,10 @@ pub fn main(args: &TableArgs) -> i32 {
                     );
                     if m.verdict != "pass" {
                         // a count from a run cut short or failed is no measurement
-                        fail(format!("{name} n={n}: {}", m.verdict));
+                        fail(
+                            format!("{name} n={n}: {}", m.verdict),
+                            super::RowFailure::code_of_label(&m.verdict),
+                        );
                     }
                 }
                 Err(e) => row(

@@ -148,6 +148,64 @@ fn unread_option(args: &TableArgs, which: &str) -> Option<&'static str> {
         .map(|(name, _)| name)
 }
 
+/// A row a table could not measure: which, and the exit code of why (a violation 1, a panic
+/// 3, a run limit 4, could not judge 6, as `run` gives them; a scenario the algorithm refused
+/// 2). A limit hit at n = 200 exited 1, the code of a violated property.
+#[derive(Debug)]
+pub struct RowFailure {
+    /// The row and what went wrong.
+    pub what: String,
+    /// The exit code it calls for.
+    pub code: i32,
+}
+
+impl RowFailure {
+    /// Row `row`'s run ended with `verdict`, which is not a pass.
+    pub fn of(row: String, verdict: &crate::harness::Verdict) -> Self {
+        RowFailure {
+            what: format!("{row}: {verdict}"),
+            code: crate::exit_code(verdict),
+        }
+    }
+
+    /// The algorithm refused the row's scenario.
+    pub fn bad_input(what: String) -> Self {
+        RowFailure {
+            what,
+            code: crate::exit::BAD_INPUT,
+        }
+    }
+
+    /// The exit code of a verdict by its label (`violation:…`, `limit_exceeded`,
+    /// `unjudged:…`, `panic`, `nondeterministic`), for rows that keep only the label.
+    pub fn code_of_label(label: &str) -> i32 {
+        match label.split(':').next().unwrap_or_default() {
+            "limit_exceeded" => crate::exit::LIMIT,
+            "unjudged" => crate::exit::UNJUDGED,
+            "panic" => crate::exit::PANIC,
+            "nondeterministic" => crate::exit::NONDETERMINISM,
+            _ => crate::exit::VIOLATION,
+        }
+    }
+}
+
+/// A row measured wrong (a count its formula contradicts, nothing entered): the table's
+/// claim fails, exit 1.
+impl From<String> for RowFailure {
+    fn from(what: String) -> Self {
+        RowFailure {
+            what,
+            code: crate::exit::VIOLATION,
+        }
+    }
+}
+
+impl std::fmt::Display for RowFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.what)
+    }
+}
+
 /// Most seeded runs per cell of `table voting`.
 pub const VOTING_RUNS_MAX: u64 = 100_000;
 
@@ -204,5 +262,32 @@ fn dispatch(args: &TableArgs) -> i32 {
             );
             crate::exit::BAD_INPUT
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RowFailure;
+    use crate::exit;
+    use crate::harness::Verdict;
+
+    /// A row's failure exits with its verdict's code, as `run` would: a run limit at n = 200
+    /// exited 1, the code of a violated property.
+    #[test]
+    fn a_row_failure_exits_with_its_verdicts_code() {
+        let limit = Verdict::LimitExceeded {
+            limit: "limits.max_events".into(),
+        };
+        assert_eq!(RowFailure::of("r".into(), &limit).code, exit::LIMIT);
+        for (label, code) in [
+            ("violation:leader_uniqueness", exit::VIOLATION),
+            ("limit_exceeded", exit::LIMIT),
+            ("unjudged:leader_agreement", exit::UNJUDGED),
+            ("panic", exit::PANIC),
+            ("nondeterministic", exit::NONDETERMINISM),
+        ] {
+            assert_eq!(RowFailure::code_of_label(label), code, "{label}");
+        }
+        assert_eq!(RowFailure::bad_input("x".into()).code, exit::BAD_INPUT);
     }
 }

@@ -64,11 +64,16 @@ pub fn measure(
     alg: &dyn Algorithm,
     n: usize,
     acquires: &[(usize, u64)],
-) -> Result<Measure, String> {
+) -> Result<Measure, super::RowFailure> {
     let sc = scenario(alg.info().name, n, acquires);
-    let out = alg.run(&sc, RunOptions::default()).map_err(|e| e.0)?;
+    let out = alg
+        .run(&sc, RunOptions::default())
+        .map_err(|e| super::RowFailure::bad_input(e.0))?;
     if !out.verdict.is_pass() {
-        return Err(format!("{} n={n}: {}", alg.info().name, out.verdict));
+        return Err(super::RowFailure::of(
+            format!("{} n={n}", alg.info().name),
+            &out.verdict,
+        ));
     }
     let trace = out.trace.expect("recorded");
     let mut asked: BTreeMap<usize, Vec<u64>> = BTreeMap::new();
@@ -124,7 +129,10 @@ pub fn measure(
         }
     }
     if entries == 0 {
-        return Err(format!("{} n={n}: nobody entered", alg.info().name));
+        return Err(super::RowFailure {
+            what: format!("{} n={n}: nobody entered", alg.info().name),
+            code: crate::exit::VIOLATION,
+        });
     }
     // requests still waiting at the end were overtaken by every entry since they were made
     for v in entries_at_request.values() {
@@ -244,7 +252,9 @@ pub fn main(args: &TableArgs) -> i32 {
                 }
                 (Err(e), _) | (_, Err(e)) => {
                     eprintln!("error: {e}");
-                    code = crate::exit::VIOLATION;
+                    if code == crate::exit::PASS {
+                        code = e.code;
+                    }
                 }
             }
         }
@@ -264,15 +274,17 @@ pub fn main(args: &TableArgs) -> i32 {
     );
     if let Err(e) = decentralized_rows(&ns) {
         eprintln!("error: {e}");
-        code = crate::exit::VIOLATION;
+        if code == crate::exit::PASS {
+            code = e.code;
+        }
     }
     code
 }
 
 /// One row of the decentralized section: `mutex.decentralized` with `n` coordinators (every
 /// node) and `m = ⌊n/2⌋ + 1`, on the light or the heavy workload of the table.
-pub fn decentralized_row(n: usize, heavy: bool) -> Result<Measure, String> {
-    let alg = find("mutex.decentralized").map_err(|e| e.0)?;
+pub fn decentralized_row(n: usize, heavy: bool) -> Result<Measure, super::RowFailure> {
+    let alg = find("mutex.decentralized").map_err(|e| super::RowFailure::bad_input(e.0))?;
     if heavy {
         let w: Vec<(usize, u64)> = (0..n)
             .flat_map(|node| (0..3).map(move |_| (node, 10)))
@@ -284,7 +296,7 @@ pub fn decentralized_row(n: usize, heavy: bool) -> Result<Measure, String> {
 }
 
 /// The decentralized row of Table 6.1, measured, with its messages broken down.
-fn decentralized_rows(ns: &[usize]) -> Result<(), String> {
+fn decentralized_rows(ns: &[usize]) -> Result<(), super::RowFailure> {
     println!("\n## The decentralized row (mutex.decentralized, Lin et al., seed 000 §6.3.3)\n");
     println!(
         "n coordinators (every node), m = ⌊n/2⌋ + 1 votes needed; same workloads and message time."
