@@ -1172,7 +1172,12 @@ pub fn shrink_scenario(
         sc.clone()
     };
     let before = ScenarioSize::of(sc);
-    out.expect = sc.expect.clone();
+    // The failure kept is the one shrunk (`label`): an `expect` the original did not meet (a
+    // file edited into failing another way) would make the shrunk file "NOT as expected".
+    out.expect = match expect_of(label) {
+        Some(e) if sc.expect.as_ref().is_some_and(|old| *old != e) => Some(e),
+        _ => sc.expect.clone(),
+    };
     out.name = format!("{}-shrunk", sc.name);
     out.description = format!(
         "{}; shrunk from {} faults / {} inputs / {} nodes in {} candidate runs{}",

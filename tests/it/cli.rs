@@ -1496,6 +1496,31 @@ fn shrink_makes_an_unshrunk_failure_smaller_and_it_still_fails_the_same_way() {
         rs.contains("cut short (--shrink-runs reached)") && !rs.contains("no smaller scenario"),
         "{rs}"
     );
+    // A file edited into failing another way than its `expect` says: the shrunk file expects
+    // the failure it keeps (it kept the stale one, and `run` said NOT as expected).
+    let mut edited: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("corpus/mutex/ricart-agrawala-no-tiebreak.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    edited["network"]["loss"] = 1.0.into();
+    let (stale, stale_out) = (tmp("shrink-stale.json"), tmp("shrink-stale.shrunk.json"));
+    std::fs::write(&stale, edited.to_string()).unwrap();
+    let o = sincro(&[
+        "shrink",
+        stale.to_str().unwrap(),
+        "--out",
+        stale_out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o).0);
+    let o = sincro(&["run", stale_out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o).0);
+    assert!(text(&o)
+        .0
+        .contains("expected a violation of liveness: as expected"));
     // The input is kept, and may not be the output.
     assert!(original.exists());
     let same = sincro(&[
