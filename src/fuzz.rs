@@ -447,12 +447,22 @@ pub fn probe_output(path: &Path) -> Result<(), String> {
                 .map(drop)
                 .map_err(fail)
         }
-        _ => {
+        found => {
             let dir = match path.parent() {
                 Some(d) if !d.as_os_str().is_empty() => d,
                 _ => Path::new("."),
             };
-            probe_dir(dir).map_err(|e| format!("{}: {e}", path.display()))
+            probe_dir(dir).map_err(|e| format!("{}: {e}", path.display()))?;
+            // An existing file that cannot be replaced (immutable, read-only) is found now,
+            // not after the campaign: opened to append, nothing written.
+            if found.is_ok() {
+                std::fs::OpenOptions::new()
+                    .append(true)
+                    .open(path)
+                    .map(drop)
+                    .map_err(fail)?;
+            }
+            Ok(())
         }
     }
 }
@@ -464,7 +474,7 @@ pub fn probe_dir(dir: &Path) -> Result<(), String> {
     // a file (or device) there is named as such, not as the OS's "File exists"
     if dir.exists() && !dir.is_dir() {
         return Err(format!(
-            "{} is not a directory (failure files are written into a directory)",
+            "{} is not a directory (the output is written into it)",
             dir.display()
         ));
     }
@@ -2423,6 +2433,37 @@ pub fn merge_junit(inputs: &[(String, String)], partial: bool) -> Result<MergedR
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An output file that exists and cannot be replaced is refused before the work starts
+    /// (a campaign ran whole, then lost its JUnit report); a path under a file names it.
+    #[test]
+    fn an_output_that_cannot_be_replaced_is_found_before_the_work() {
+        let dir = std::env::temp_dir().join(format!("sincro-probe-out-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("report.xml");
+        std::fs::write(&file, "").unwrap();
+        probe_output(&file).unwrap();
+        let e = probe_output(&file.join("x.xml")).unwrap_err();
+        assert!(
+            e.contains("is not a directory (the output is written into it)"),
+            "{e}"
+        );
+        // chattr +i makes a file immutable even to root, where the file system supports it
+        let immutable = std::process::Command::new("chattr")
+            .arg("+i")
+            .arg(&file)
+            .status()
+            .is_ok_and(|s| s.success());
+        if immutable {
+            let e = probe_output(&file);
+            let _ = std::process::Command::new("chattr")
+                .arg("-i")
+                .arg(&file)
+                .status();
+            assert!(e.unwrap_err().contains("cannot write"));
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     #[test]
     fn the_smallest_failing_seed_is_written_past_the_cap_and_the_others_within_it() {
