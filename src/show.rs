@@ -260,6 +260,10 @@ pub struct DiffArgs {
     /// Run scenario inputs on this engine instead of the one they name.
     #[arg(long, value_enum)]
     pub engine: Option<Engine>,
+    /// Number of nodes, for traces whose header says 0 (otherwise it must be the header's),
+    /// as `check` and `show` take it.
+    #[arg(long)]
+    pub nodes: Option<usize>,
 }
 
 /// A loaded input: a scenario that was run, or a recorded trace.
@@ -1070,7 +1074,10 @@ pub fn check(args: &CheckArgs) -> i32 {
 
 /// Runs `sincro diff`; returns the exit code (0 identical, 1 different, 2 bad input).
 pub fn diff(args: &DiffArgs) -> i32 {
-    let (a, b) = match (load(&args.a, args.engine), load(&args.b, args.engine)) {
+    let (a, b) = match (
+        load_with_nodes(&args.a, args.engine, args.nodes),
+        load_with_nodes(&args.b, args.engine, args.nodes),
+    ) {
         (Ok(a), Ok(b)) => (a, b),
         (Err(e), _) | (_, Err(e)) => return bad_input(e),
     };

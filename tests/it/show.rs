@@ -471,6 +471,20 @@ fn diff_finds_the_first_divergence() {
     assert_eq!(code(&same), 0, "{}", stderr(&same));
     assert_eq!(stdout(&same), "identical (22 events)\n");
 
+    // A header of 0 nodes (a trace recorded elsewhere) takes --nodes, as `check` does.
+    let text = std::fs::read_to_string(&a).unwrap();
+    let (head, rest) = text.split_once('\n').unwrap();
+    let zero = tmp("lease-diff-zero-nodes.jsonl");
+    let header: serde_json::Value = serde_json::from_str(head).unwrap();
+    assert_eq!(header["nodes"], 3, "{head}");
+    std::fs::write(
+        &zero,
+        format!("{}\n{rest}", head.replace("\"nodes\":3", "\"nodes\":0")),
+    )
+    .unwrap();
+    assert_eq!(code(&sincro(&["diff", p(&zero), p(&zero)])), 2);
+    let o = sincro(&["diff", p(&zero), p(&zero), "--nodes", "3"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
     // A scenario is run and compared with its recorded trace.
     let o = sincro(&["diff", LEASE, p(&a)]);
     assert_eq!(
