@@ -450,7 +450,7 @@ pub fn utilization(
     nodes: usize,
     contenders: usize,
     duration_ms: u64,
-) -> Result<f64, String> {
+) -> Result<f64, super::RowFailure> {
     let workload: Vec<_> = (0..contenders)
         .flat_map(|i| (0..50).map(move |_| serde_json::json!({"at_ms": 1, "node": i % nodes, "input": {"acquire": {"hold_ms": 5}}})))
         .collect();
@@ -459,11 +459,12 @@ pub fn utilization(
         "network": {"latency": {"uniform": {"min_ms": 1, "max_ms": 10}}},
         "workload": workload, "checks": {"properties": ["mutual_exclusion"]},
     });
-    let sc = Scenario::from_json(&doc.to_string()).map_err(|e| e.0)?;
+    let refused = |e: crate::harness::ScenarioError| super::RowFailure::bad_input(e.0);
+    let sc = Scenario::from_json(&doc.to_string()).map_err(refused)?;
     let out = find(alg)
-        .map_err(|e| e.0)?
+        .map_err(refused)?
         .run(&sc, RunOptions::default())
-        .map_err(|e| e.0)?;
+        .map_err(refused)?;
     let trace = out.trace.expect("recorded");
     let (mut inside, mut since) = (0u64, None);
     for e in &trace.events {
