@@ -387,6 +387,26 @@ pub fn explore<P: Process>(
                 }
                 w.step(c);
             }
+            // A liveness deadline that passed with a pause (or more crashes than the model
+            // tolerates) of the search still in effect, past the end of the faults, is no
+            // violation: liveness is promised once the faults stop, and such a path is not
+            // judged for it, as a complete one is not (the counterexample replayed as "could
+            // not judge": the pause, never resumed, outlives the run).
+            if let Some(Verdict::Violation(v)) = w.verdict() {
+                if v.class == crate::PropertyClass::Liveness {
+                    let label = if w.pause_outlived_faults() {
+                        Some(UNJUDGED_PAUSE)
+                    } else if w.crash_outlived_faults() {
+                        Some(UNJUDGED_CRASH)
+                    } else {
+                        None
+                    };
+                    if let Some(label) = label {
+                        *report.complete.entry(label.into()).or_default() += 1;
+                        continue;
+                    }
+                }
+            }
             match w.verdict() {
                 Some(Verdict::Violation(_) | Verdict::Panic { .. }) => {
                     let verdict = w.verdict().cloned().expect("matched");

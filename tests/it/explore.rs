@@ -310,6 +310,33 @@ fn a_pause_that_outlives_the_faults_is_not_judged_for_liveness() {
     holds_with_some_unjudged(&report, sincro::harness::explore::UNJUDGED_PAUSE);
 }
 
+/// A liveness deadline that passes while a pause of the search is still in effect, past the
+/// end of the faults, is no counterexample: the correct `election.terms` with node 0 paused
+/// for good "violated" leader_agreement at 101 ms, and the counterexample file replayed as
+/// could not judge (the pause outlives the run).
+#[test]
+fn a_liveness_deadline_during_a_pause_that_outlives_the_faults_is_not_judged() {
+    let a = find("election.terms").unwrap();
+    let sc: Scenario = serde_json::from_str(
+        r#"{"name": "t", "algorithm": "election.terms", "nodes": 3, "seed": 0,
+            "duration_ms": 300, "network": {"latency": {"constant": {"ms": 2}}},
+            "checks": {"properties": ["leader_agreement"], "liveness_bound_ms": 100}}"#,
+    )
+    .unwrap();
+    let mut o = options();
+    o.bounds.faults_until_ns = 1_000_000;
+    o.bounds.pauses = 1;
+    let report = a.explore(&sc, &o).unwrap();
+    assert!(report.counterexample.is_none(), "{report}");
+    assert!(
+        report
+            .complete
+            .get(sincro::harness::explore::UNJUDGED_PAUSE)
+            .is_some_and(|&n| n > 0),
+        "{report}"
+    );
+}
+
 /// No counterexample; some complete paths counted as `label` (not judged for liveness) and
 /// some passed.
 fn holds_with_some_unjudged(report: &ExploreReport, label: &str) {
