@@ -973,14 +973,21 @@ fn check_with_a_scenario_refuses_a_trace_with_a_fault_after_the_scenarios_last()
     ));
     let late = tmp("late-fault-added.jsonl");
     std::fs::write(&late, lines.join("\n") + "\n").unwrap();
-    let o = check(&late);
-    assert_eq!(code(&o), 2, "{}{}", stdout(&o), stderr(&o));
-    assert!(
-        stderr(&o).contains("the trace has a fault (crash n2")
-            && stderr(&o).contains("it is not a trace of that scenario"),
-        "{}",
-        stderr(&o)
+    refused_saying(
+        &check(&late),
+        &[
+            "the trace has a fault (crash n2",
+            "it is not a trace of that scenario",
+        ],
     );
+}
+
+/// `o` is bad input (exit 2) and its error says each of `needles`.
+fn refused_saying(o: &std::process::Output, needles: &[&str]) {
+    assert_eq!(code(o), 2, "{}{}", stdout(o), stderr(o));
+    for needle in needles {
+        assert!(stderr(o).contains(needle), "{needle}: {}", stderr(o));
+    }
 }
 
 /// A trace's clock readings must be the clocks `bounded_skew` rebuilds from the scenario and
@@ -1018,13 +1025,9 @@ fn check_refuses_clock_readings_that_contradict_the_clock_changes() {
         .collect();
     let ahead = tmp("cristian-readings-ahead.jsonl");
     std::fs::write(&ahead, shifted.join("\n") + "\n").unwrap();
-    let o = check(&ahead);
-    assert_eq!(code(&o), 2, "{}{}", stdout(&o), stderr(&o));
-    assert!(
-        stderr(&o).contains("reads node 2's clock as")
-            && stderr(&o).contains("two different histories"),
-        "{}",
-        stderr(&o)
+    refused_saying(
+        &check(&ahead),
+        &["reads node 2's clock as", "two different histories"],
     );
 }
 
