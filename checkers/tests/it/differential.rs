@@ -124,6 +124,8 @@ struct B {
     quiet_limit: Option<u64>,
     events: Vec<Event>,
     alive: Vec<bool>,
+    /// Each node's last start's incarnation.
+    incarnation: Vec<u32>,
 }
 
 impl B {
@@ -148,12 +150,24 @@ impl B {
         if !self.can_fault() {
             return;
         }
-        match fault {
-            Fault::Crash { node } => self.alive[node] = false,
-            Fault::Restart { node } => self.alive[node] = true,
-            _ => {}
-        }
+        let restarted = match fault {
+            Fault::Crash { node } => {
+                self.alive[node] = false;
+                None
+            }
+            Fault::Restart { node } => {
+                self.alive[node] = true;
+                Some(node)
+            }
+            _ => None,
+        };
         self.push(fault.node(), None, EventKind::Fault { fault });
+        // a restart starts the node's next incarnation, as every engine records it
+        if let Some(node) = restarted {
+            self.incarnation[node] += 1;
+            let incarnation = self.incarnation[node];
+            self.push(Some(node), None, EventKind::Start { incarnation });
+        }
     }
     fn note(&mut self, node: NodeId) {
         self.push(
@@ -174,6 +188,7 @@ fn build(property: &str, raw: &Raw) -> Trace {
         quiet_limit: uses_quiet(property).then_some(raw.quiet_ms * MS),
         events: Vec::new(),
         alive: vec![true; n],
+        incarnation: vec![0; n],
     };
     // per-vocabulary state
     let mut inside: BTreeSet<(NodeId, u32)> = BTreeSet::new();
