@@ -947,19 +947,7 @@ fn check_with_the_scenario_gives_the_runs_verdict_on_every_corpus_scenario() {
 #[test]
 fn check_with_a_scenario_refuses_a_trace_with_a_fault_after_the_scenarios_last() {
     let sc = "corpus/election/bully-madsim-restart-coordinator.json";
-    let trace = tmp("late-fault.jsonl");
-    let o = sincro(&["run", sc, "--trace", p(&trace)]);
-    assert_eq!(code(&o), 0, "{}", stdout(&o));
-    let check = |t: &Path| {
-        sincro(&[
-            "check",
-            p(t),
-            "--scenario",
-            sc,
-            "--properties",
-            "leader_agreement",
-        ])
-    };
+    let (trace, check) = recorded_and_judged(sc, "late-fault.jsonl", "leader_agreement");
     assert_eq!(code(&check(&trace)), 0, "{}", stdout(&check(&trace)));
     let text = std::fs::read_to_string(&trace).unwrap();
     let mut lines: Vec<String> = text.lines().map(String::from).collect();
@@ -982,6 +970,24 @@ fn check_with_a_scenario_refuses_a_trace_with_a_fault_after_the_scenarios_last()
     );
 }
 
+/// The trace of scenario `sc` (its run met its `expect`), recorded as `name`, and a judge of
+/// a trace with `check --scenario sc --properties properties`.
+fn recorded_and_judged<'a>(
+    sc: &'a str,
+    name: &str,
+    properties: &'a str,
+) -> (
+    std::path::PathBuf,
+    impl Fn(&Path) -> std::process::Output + 'a,
+) {
+    let trace = tmp(name);
+    let o = sincro(&["run", sc, "--trace", p(&trace)]);
+    assert_eq!(code(&o), 0, "{}", stdout(&o));
+    let check =
+        move |t: &Path| sincro(&["check", p(t), "--scenario", sc, "--properties", properties]);
+    (trace, check)
+}
+
 /// `o` is bad input (exit 2) and its error says each of `needles`.
 fn refused_saying(o: &std::process::Output, needles: &[&str]) {
     assert_eq!(code(o), 2, "{}{}", stdout(o), stderr(o));
@@ -997,19 +1003,11 @@ fn refused_saying(o: &std::process::Output, needles: &[&str]) {
 #[test]
 fn check_refuses_clock_readings_that_contradict_the_clock_changes() {
     let sc = "corpus/clocks/cristian-fig-6-6.json";
-    let trace = tmp("cristian-readings.jsonl");
-    let o = sincro(&["run", sc, "--trace", p(&trace)]);
-    assert!(matches!(code(&o), 0 | 1), "{}", stdout(&o));
-    let check = |t: &Path| {
-        sincro(&[
-            "check",
-            p(t),
-            "--scenario",
-            sc,
-            "--properties",
-            "bounded_skew,monotonic_clock",
-        ])
-    };
+    let (trace, check) = recorded_and_judged(
+        sc,
+        "cristian-readings.jsonl",
+        "bounded_skew,monotonic_clock",
+    );
     assert_ne!(code(&check(&trace)), 2, "{}", stderr(&check(&trace)));
     let text = std::fs::read_to_string(&trace).unwrap();
     let shifted: Vec<String> = text
