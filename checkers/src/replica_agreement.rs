@@ -81,8 +81,14 @@ impl Checker for ReplicaAgreement {
             EventKind::Observe {
                 obs: Observation::State { value },
             } => {
-                if let Some(slot) = ev.node.and_then(|n| self.last.get_mut(n)) {
-                    *slot = Some((value.clone(), ev.id));
+                match ev.node.and_then(|n| self.last.get_mut(n)) {
+                    // The node's last state's buffer is reused: no allocation a report.
+                    Some(Some((last, id))) => {
+                        last.clone_from(value);
+                        *id = ev.id;
+                    }
+                    Some(slot) => *slot = Some((value.clone(), ev.id)),
+                    None => {}
                 }
             }
             EventKind::Input { .. } => self.last_input_ns = self.last_input_ns.max(ev.t_ns),
