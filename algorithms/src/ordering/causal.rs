@@ -558,6 +558,33 @@ mod tests {
         }
     }
 
+    /// `blocked` is the delivery rule read entry by entry from `from_k` on (condition (1) at
+    /// the sender's entry, (2) elsewhere), at every length up to 150, every sender and start.
+    #[test]
+    fn blocked_is_the_rule_entry_by_entry() {
+        let mut rng = sincro_harness::SimRng::new(613);
+        for trial in 0..4000 {
+            let n = 1 + rng.index(150);
+            let i = rng.index(n);
+            let vc: Vec<u32> = (0..n).map(|_| rng.range_u64(0, 4) as u32).collect();
+            let mut ts: Vec<u32> = vc
+                .iter()
+                .map(|&c| if rng.chance(0.97) { c.saturating_sub(1) } else { c + 1 })
+                .collect();
+            ts[i] = vc[i] + 1 + u32::from(rng.chance(0.2));
+            let from_k = rng.index(n + 1);
+            let rule = (from_k..n).find_map(|k| {
+                if k == i {
+                    (vc[i] < ts[i] - 1).then(|| (i, u64::from(ts[i] - 1)))
+                } else {
+                    (ts[k] > vc[k]).then(|| (k, u64::from(ts[k])))
+                }
+            });
+            let got = super::blocked(i, &ts, &vc, from_k);
+            assert_eq!(got, rule, "trial {trial}: i {i} from {from_k} ts {ts:?} vc {vc:?}");
+        }
+    }
+
     /// Fig. 6.13: P0 multicasts m; P1 delivers it and multicasts m*; the link P0 -> P2 is slow,
     /// so m* reaches P2 first.
     pub(crate) fn fig_6_13(variant: &str) -> Scenario {
