@@ -13,9 +13,11 @@
 //!
 //! - **Reads:** `cs_request` (pending), `cs_enter` and `cs_abandon` (remove the node's oldest
 //!   pending request on that resource), `cs_exit` observations, and `crash` / `restart` faults
-//!   (drop the node's pending requests). Progress — which restarts the clock — is *any*
-//!   `cs_enter` or `cs_exit` of any node on any resource (one resource's progress excuses
-//!   another's standstill). A `cs_abandon` withdraws the request but is not progress: while
+//!   (drop the node's pending requests, and leave it outside every critical section).
+//!   Progress — which restarts the clock — is *any* `cs_enter` of any node on any resource,
+//!   or a `cs_exit` of a node inside that critical section (one resource's progress excuses
+//!   another's standstill). An exit by a node that is not inside is no progress: nobody
+//!   entered, and a trace with nothing but such exits would otherwise pass every standstill. A `cs_abandon` withdraws the request but is not progress: while
 //!   others still wait, the clock runs on. Ignored: messages, partitions, pauses (a paused
 //!   requester's request stays pending).
 //! - **Settings:** the quiet time (`scenario.quiet_from_ms()`) and the liveness bound; not the
@@ -50,6 +52,8 @@ pub struct NoDeadlock {
     pending: BTreeMap<(NodeId, u32), Vec<(u64, u64)>>,
     /// last time someone made progress (entered or left)
     progress_ns: u64,
+    /// (node, resource) -> how many times the node is inside it (entered, not exited)
+    inside: BTreeMap<(NodeId, u32), u32>,
     unjudged: Option<String>,
     /// The current instant, and whether a request was pending before it.
     now_ns: u64,
@@ -66,6 +70,7 @@ impl NoDeadlock {
             bound_ns: bound_ms * NS_PER_MS,
             pending: BTreeMap::new(),
             progress_ns: 0,
+            inside: BTreeMap::new(),
             unjudged: None,
             now_ns: 0,
             waiting_before: false,
@@ -172,16 +177,27 @@ impl Checker for NoDeadlock {
                         obs: Observation::CsEnter { .. }
                     }
                 ) {
+                    *self.inside.entry((node, *resource)).or_default() += 1;
                     self.progress_ns = ev.t_ns;
                 }
             }
             EventKind::Observe {
-                obs: Observation::CsExit { .. },
-            } => self.progress_ns = ev.t_ns,
+                obs: Observation::CsExit { resource },
+            } => {
+                // Only a node inside leaves: an exit by one that never entered is no progress.
+                if let Some(count) = self.inside.get_mut(&(node, *resource)) {
+                    *count -= 1;
+                    if *count == 0 {
+                        self.inside.remove(&(node, *resource));
+                    }
+                    self.progress_ns = ev.t_ns;
+                }
+            }
             EventKind::Fault {
                 fault: Fault::Crash { node } | Fault::Restart { node },
             } => {
                 self.pending.retain(|(n, _), _| n != node);
+                self.inside.retain(|(n, _), _| n != node);
             }
             _ => {}
         }
@@ -239,6 +255,36 @@ mod tests {
             "{}",
             v.explanation
         );
+    }
+
+    /// An exit by a node that never entered was progress: a trace where nobody ever entered
+    /// passed (a probe's hand-made trace). It is none; a real holder's exit still is.
+    #[test]
+    fn an_exit_without_an_entry_is_no_progress() {
+        let bogus = run(
+            vec![
+                obs(0, 10, 1, Observation::CsRequest { resource: 0 }),
+                obs(1, 100, 0, Observation::CsExit { resource: 0 }),
+                obs(2, 190, 1, Observation::CsAbandon { resource: 0 }),
+            ],
+            500,
+        )
+        .unwrap_err();
+        assert!(
+            bogus.explanation.contains("after 10.000 ms"),
+            "{}",
+            bogus.explanation
+        );
+        let real = run(
+            vec![
+                obs(0, 5, 0, Observation::CsEnter { resource: 0 }),
+                obs(1, 10, 1, Observation::CsRequest { resource: 0 }),
+                obs(2, 100, 0, Observation::CsExit { resource: 0 }),
+                obs(3, 190, 1, Observation::CsAbandon { resource: 0 }),
+            ],
+            500,
+        );
+        assert_eq!(real, Ok(()));
     }
 
     /// Past 8 waiting requests, the nodes waiting for one resource are grouped.

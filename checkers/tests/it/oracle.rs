@@ -1243,8 +1243,9 @@ pub fn liveness(ev: &[Event], p: &Params) -> OracleVerdict {
 
 /// While requests are pending, some node enters or exits a critical section within `bound`
 /// of the latest of: the last such progress, quiet, the oldest pending request. An abandon
-/// withdraws its request but is not progress (nobody entered). Judged on the state after each
-/// instant.
+/// withdraws its request but is not progress (nobody entered), nor is an exit by a node not
+/// inside (entered more often than it exited since its last crash or restart). Judged on the
+/// state after each instant.
 pub fn no_deadlock(ev: &[Event], p: &Params) -> OracleVerdict {
     let (quiet, bound) = (p.quiet_ms * MS, p.bound_ms * MS);
     let reqs = requests(ev);
@@ -1253,13 +1254,27 @@ pub fn no_deadlock(ev: &[Event], p: &Params) -> OracleVerdict {
     // the requests pending after the last instant, and when the wait they continue began
     let mut before: BTreeSet<usize> = BTreeSet::new();
     let mut wait_from = 0u64;
+    // entries minus exits of each (node, resource) since the node's last crash or restart
+    let mut inside: BTreeMap<(NodeId, u32), u64> = BTreeMap::new();
     for (k, &(t, first, end)) in inst.iter().enumerate() {
         for e in &ev[first..end] {
-            if matches!(
-                obs(e),
-                Some(Observation::CsEnter { .. } | Observation::CsExit { .. })
-            ) {
-                progress = t;
+            if let Some(x) = crash_or_restart(e) {
+                inside.retain(|&(n, _), _| n != x);
+            }
+            let Some(n) = e.node else { continue };
+            match obs(e) {
+                Some(Observation::CsEnter { resource }) => {
+                    *inside.entry((n, *resource)).or_insert(0) += 1;
+                    progress = t;
+                }
+                Some(Observation::CsExit { resource }) => {
+                    let held = inside.entry((n, *resource)).or_insert(0);
+                    if *held > 0 {
+                        *held -= 1;
+                        progress = t;
+                    }
+                }
+                _ => {}
             }
         }
         // pending after this instant: made at or before it, not closed at or before it
