@@ -740,6 +740,8 @@ impl Trace {
             std::collections::HashMap::new();
         let mut last_t = 0;
         let mut lives: Vec<Life> = vec![Life::default(); nodes];
+        // which nodes some event happened at
+        let mut seen = vec![false; nodes];
         for (i, e) in self.events.iter().enumerate() {
             let err = |problem: String| TraceError {
                 line: i + 2,
@@ -820,6 +822,7 @@ impl Trace {
                 Some(v) => {
                     in_range("where it happened", v)?;
                     Self::check_life(e, &mut lives[v]).map_err(err)?;
+                    seen[v] = true;
                 }
                 None if matches!(
                     e.kind,
@@ -938,7 +941,36 @@ impl Trace {
                 _ => {}
             }
         }
-        Ok(())
+        self.every_node_recorded(&seen)
+    }
+
+    /// A trace that records its nodes' first starts (every engine's does, at the start of
+    /// the run) records each of its nodes: a node with no event at all is not the run's.
+    /// Its count changes verdicts (`bounded_waiting` allows n − 1 overtakes,
+    /// `leader_agreement` waits for every node), so a silent node is refused, unless the
+    /// trace stops early (a cut, a panic) where its start may have been left out. A trace
+    /// with no first start (written by hand, recorded elsewhere) declares its count.
+    fn every_node_recorded(&self, seen: &[bool]) -> Result<(), TraceError> {
+        let records_starts = self
+            .events
+            .iter()
+            .any(|e| matches!(e.kind, EventKind::Start { incarnation: 0 }));
+        let stops_early = self
+            .events
+            .iter()
+            .any(|e| matches!(e.kind, EventKind::Cut { .. } | EventKind::Panic { .. }));
+        match seen.iter().position(|&s| !s) {
+            Some(v) if records_starts && !stops_early => Err(TraceError {
+                line: 1,
+                problem: format!(
+                    "the trace is judged as {} nodes, but node {v} has no event at all, \
+                     though the trace records its nodes' starts (a run records every node's): \
+                     the node count is not the run's",
+                    seen.len()
+                ),
+            }),
+            _ => Ok(()),
+        }
     }
 }
 
@@ -1124,6 +1156,51 @@ mod tests {
         valid().validate().unwrap();
     }
 
+    /// A trace that records its nodes' starts records every node: a header counting a node
+    /// with no event at all raised `bounded_waiting`'s bound (a violation passed). Unless the
+    /// trace stops early, or records no start (written by hand).
+    #[test]
+    fn validate_refuses_a_silent_node_where_starts_are_recorded() {
+        let start = |id, node| ev(id, node, EventKind::Start { incarnation: 0 });
+        let e = Trace {
+            nodes: 3,
+            events: vec![start(0, 0), start(1, 1)],
+        }
+        .validate()
+        .unwrap_err();
+        assert_eq!(e.line, 1);
+        assert!(e.problem.contains("node 2 has no event at all"), "{e}");
+        Trace {
+            nodes: 2,
+            events: vec![start(0, 0), start(1, 1)],
+        }
+        .validate()
+        .unwrap();
+        let cut = Event {
+            id: 2,
+            t_ns: 1,
+            node: None,
+            local_ns: None,
+            kind: EventKind::Cut {
+                reason: "limits.max_trace_bytes".into(),
+                run_stopped: false,
+            },
+        };
+        Trace {
+            nodes: 3,
+            events: vec![start(0, 0), start(1, 1), cut],
+        }
+        .validate()
+        .unwrap();
+        let input = ev(0, 0, EventKind::Input { input: "x".into() });
+        Trace {
+            nodes: 3,
+            events: vec![input],
+        }
+        .validate()
+        .unwrap();
+    }
+
     /// A crashed node does nothing until it restarts (its entry into a critical section was
     /// judged a mutual exclusion violation); a fault of it, an input it ignores, a drop of a
     /// message to it and a note are recorded there. A restart's start is a later incarnation.
@@ -1140,7 +1217,15 @@ mod tests {
             )
         };
         let start = |id, incarnation| ev(id, 1, EventKind::Start { incarnation });
-        let trace = |events: Vec<Event>| Trace { nodes: 2, events };
+        // node 0 starts last: a trace that records starts records every node's
+        let trace = |mut events: Vec<Event>| {
+            events.push(ev(
+                events.len() as u64,
+                0,
+                EventKind::Start { incarnation: 0 },
+            ));
+            Trace { nodes: 2, events }
+        };
         let e = trace(vec![
             start(0, 0),
             fault(1, Fault::Crash { node: 1 }),
