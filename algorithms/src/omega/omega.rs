@@ -426,6 +426,16 @@ pub fn prepare(sc: &Scenario) -> Result<Prepared, ScenarioError> {
     config
         .validate()
         .map_err(|e| ScenarioError(format!("params: {e}")))?;
+    // A change after the run's nominal end would happen only in a run extended that far, if
+    // any: a pass would be over churn that never happened (a network scenario refuses a
+    // fault after its end likewise).
+    if let Some((i, c)) = p.churn.iter().enumerate().find(|(_, c)| c.at_step >= steps) {
+        return err(format!(
+            "params.churn[{i}].at_step = {} is not before the end of the run ({steps} steps: \
+             duration_ms × 1000); it would never happen",
+            c.at_step
+        ));
+    }
     if let Some(judge_from) = p.judge_from_step.filter(|&j| j >= steps) {
         return err(format!(
             "params.judge_from_step = {judge_from} is not before the end of the run ({steps} steps)"
@@ -988,5 +998,8 @@ mod tests {
         assert!(with(serde_json::json!({"speeds": {"min": 0, "max": 1}})).contains("speeds"));
         assert!(with(serde_json::json!({"colour": 1})).contains("colour"));
         assert!(with(serde_json::json!({"judge_from_step": 10000})).contains("judge_from_step"));
+        // a crash after the end never happened: its run passed, exit 0
+        let late = with(serde_json::json!({"churn": [{"at_step": 10_000, "event": {"crash": 1}}]}));
+        assert!(late.contains("params.churn[0].at_step = 10000"), "{late}");
     }
 }
