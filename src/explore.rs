@@ -304,6 +304,11 @@ pub fn main(a: &ExploreArgs) -> i32 {
         max_time: Some(a.time),
         sleep_sets: !a.no_sleep_sets,
     };
+    // Where a counterexample goes is checked before the search: one found is never lost to
+    // an output that cannot be written.
+    if let Err(e) = crate::fuzz::probe_dir(&a.out) {
+        return bad_input(format!("--out: {e}"));
+    }
     println!(
         "exploring {} / {}: {} nodes, {} inputs, {} semantics, loss {} dup {} crashes {} \
          pauses {}, depth {}, {} states, {:?}",
@@ -329,7 +334,14 @@ pub fn main(a: &ExploreArgs) -> i32 {
     let written = match &report.counterexample {
         Some(cx) => match write_counterexample(a, &sc, &options, cx) {
             Ok(w) => Some(w),
-            Err(e) => return bad_input(e),
+            Err(e) => {
+                // The output went away during the search: what was found is printed.
+                println!("{report}");
+                for (i, c) in cx.schedule.iter().enumerate() {
+                    println!("  {:>3}. {c}", i + 1);
+                }
+                return bad_input(format!("{e} (the counterexample above was not written)"));
+            }
         },
         None => None,
     };
@@ -411,7 +423,7 @@ fn write_counterexample(
     options: &ExploreOptions,
     cx: &crate::harness::explore::Counterexample,
 ) -> Result<(PathBuf, Option<PathBuf>), String> {
-    std::fs::create_dir_all(&a.out)
+    crate::fuzz::create_dir_all(&a.out)
         .map_err(|e| format!("cannot create {}: {e}", a.out.display()))?;
     let path = a
         .out

@@ -382,6 +382,23 @@ impl Live {
     }
 }
 
+/// [`std::fs::create_dir_all`], naming a file in the way as such: the OS says "File exists"
+/// of `out/x` when `out` is a file, where the problem is that `out` is not a directory.
+pub fn create_dir_all(dir: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir).map_err(|e| {
+        match dir
+            .ancestors()
+            .find(|a| !a.as_os_str().is_empty() && a.exists() && !a.is_dir())
+        {
+            Some(file) => std::io::Error::new(
+                std::io::ErrorKind::NotADirectory,
+                format!("{} is not a directory", file.display()),
+            ),
+            None => e,
+        }
+    })
+}
+
 /// Writes `text` to `path` atomically: a temporary file in the same directory, flushed to disk,
 /// then renamed over `path`. A reader sees either nothing or the whole file.
 pub fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
@@ -389,7 +406,7 @@ pub fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
     };
-    std::fs::create_dir_all(&dir)?;
+    create_dir_all(&dir)?;
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -478,7 +495,7 @@ pub fn probe_dir(dir: &Path) -> Result<(), String> {
             dir.display()
         ));
     }
-    std::fs::create_dir_all(dir).map_err(fail)?;
+    create_dir_all(dir).map_err(fail)?;
     if !dir.is_dir() {
         return Err(format!("{} is not a directory", dir.display()));
     }

@@ -345,7 +345,10 @@ pub fn load_with_nodes(
     if let Some(e) = engine {
         scenario.engine = e.into();
     }
-    let outcome = sincro_algorithms::run_scenario(&scenario, RunOptions::new(true))
+    let mut outcome = sincro_algorithms::run_scenario(&scenario, RunOptions::new(true))
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    // A pass on nothing is none, as `run` says of the same scenario.
+    crate::cli::unless_nothing_judged(&scenario, &mut outcome)
         .map_err(|e| format!("{}: {e}", path.display()))?;
     let trace = outcome
         .trace
@@ -494,16 +497,24 @@ pub fn judge(
     };
     // The last fault, or the end when a pause or a partition is still in effect then, as a
     // run of the scenario judges (`Scenario::quiet_from_ms`).
-    let quiet_from_ms = args.quiet_from_ms.unwrap_or_else(|| {
-        if sincro_harness::fault::in_effect_at_the_end(faults().map(|(_, f)| f)) {
-            end_ns.div_ceil(NS_PER_MS)
-        } else {
-            faults()
-                .map(|(t_ns, _)| t_ns.div_ceil(NS_PER_MS))
-                .max()
-                .unwrap_or(0)
-        }
-    });
+    let faults_end_ms = if sincro_harness::fault::in_effect_at_the_end(faults().map(|(_, f)| f)) {
+        end_ns.div_ceil(NS_PER_MS)
+    } else {
+        faults()
+            .map(|(t_ns, _)| t_ns.div_ceil(NS_PER_MS))
+            .max()
+            .unwrap_or(0)
+    };
+    // Earlier than the trace's own faults, "after the faults stopped" would be false: a
+    // request made while the coordinator was down was blamed as a liveness violation.
+    if let Some(q) = args.quiet_from_ms.filter(|&q| q < faults_end_ms) {
+        return Err(format!(
+            "--quiet-from-ms {q} is before the trace's faults end ({faults_end_ms} ms): \
+             liveness is judged from when the faults stop (leave it out to judge from there, \
+             or give a later time)"
+        ));
+    }
+    let quiet_from_ms = args.quiet_from_ms.unwrap_or(faults_end_ms);
     // The checkers take their settings from a scenario: a minimal one carries the node count
     // and, as the time of its one (no-op) fault, the quiet time liveness is judged from.
     let mut scenario: Scenario = serde_json::from_value(serde_json::json!({
@@ -878,7 +889,7 @@ fn emit(out: Option<&Path>, text: &str) -> Result<(), String> {
     match out {
         Some(path) => {
             if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-                std::fs::create_dir_all(dir)
+                crate::fuzz::create_dir_all(dir)
                     .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
             }
             // A write cut short (a full disk) leaves no partial file that reads as a whole

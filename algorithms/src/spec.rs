@@ -353,6 +353,12 @@ impl<S: Spec> Algorithm for S {
         let own: Vec<&str> = extra.iter().map(|c| c.property()).collect();
         let mut checkers = checkers(&own)?;
         checkers.extend(extra);
+        if options.require_evidence {
+            checkers = checkers
+                .into_iter()
+                .map(sincro_checkers::needing_evidence)
+                .collect();
+        }
         engine::run(sc, factory, checkers, options)
     }
 

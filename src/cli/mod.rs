@@ -604,9 +604,10 @@ fn run(a: RunArgs, default_render: Render) -> i32 {
 
 /// A pass on nothing is none: when the run passed but its trace has no event a property's
 /// checker reads (a mutual exclusion scenario with no request), the verdict is *could not
-/// judge*, naming the kinds, as `check` and the testing API say. An untraced run is run again
-/// traced to look (same seed, same run); an algorithm that judges its own state (Ω) keeps its
-/// verdict.
+/// judge*, naming the kinds, as `check` and the testing API say. A run with no trace, or one
+/// whose trace was cut (`limits.max_trace_bytes`), is run again untraced with its checkers
+/// watching for their evidence ([`RunOptions::requiring_evidence`]: same seed, same run); an
+/// algorithm that judges its own state (Ω) keeps its verdict.
 pub(crate) fn unless_nothing_judged(
     sc: &Scenario,
     out: &mut crate::harness::Outcome,
@@ -618,21 +619,25 @@ pub(crate) fn unless_nothing_judged(
     let Ok(checkers) = alg.checkers(sc) else {
         return Ok(()); // judged on its own state, not from a trace
     };
-    let traced;
-    let trace = match &out.trace {
-        Some(t) => t,
-        None => {
-            traced = algorithms::run_scenario(sc, RunOptions::new(true))?;
-            traced.trace.as_ref().expect("recorded")
+    match &out.trace {
+        Some(trace)
+            if !matches!(
+                trace.events.last().map(|e| &e.kind),
+                Some(crate::harness::trace::EventKind::Cut { .. })
+            ) =>
+        {
+            out.verdict = crate::show::unless_vacuous(trace, &checkers, out.verdict.clone());
         }
-    };
-    if matches!(
-        trace.events.last().map(|e| &e.kind),
-        Some(crate::harness::trace::EventKind::Cut { .. })
-    ) {
-        return Ok(()); // the record stops early: what it lacks may be after the cut
+        // No trace, or one that stops early (what it lacks may be after the cut): the run
+        // again, its checkers watching every event for their evidence.
+        _ => {
+            let watched =
+                algorithms::run_scenario(sc, RunOptions::new(false).requiring_evidence())?;
+            if matches!(watched.verdict, crate::harness::Verdict::Unjudged { .. }) {
+                out.verdict = watched.verdict;
+            }
+        }
     }
-    out.verdict = crate::show::unless_vacuous(trace, &checkers, out.verdict.clone());
     Ok(())
 }
 
@@ -728,7 +733,7 @@ fn run_counts(out: &crate::harness::Outcome) -> String {
 fn write_trace(path: &std::path::Path, trace: &crate::harness::Trace) -> std::io::Result<()> {
     use std::io::Write;
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)?;
+        crate::fuzz::create_dir_all(dir)?;
     }
     let f = std::fs::File::create(path)?;
     let regular = f.metadata().is_ok_and(|m| m.is_file());

@@ -73,8 +73,14 @@ pub(super) fn main(a: &ShrinkArgs) -> i32 {
         return bad_input(e);
     }
     // The output's folder first: a shrink of a minute is not thrown away at the write.
+    if out_path.is_dir() {
+        return bad_input(format!(
+            "--out {} is a directory: give the file to write the shrunk scenario to",
+            out_path.display()
+        ));
+    }
     if let Some(dir) = out_path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        if let Err(e) = std::fs::create_dir_all(dir) {
+        if let Err(e) = crate::fuzz::create_dir_all(dir) {
             return bad_input(format!("cannot write {}: {e}", out_path.display()));
         }
     }

@@ -920,6 +920,98 @@ fn explore_exits_1_with_a_replayable_counterexample_0_without_and_2_on_bad_input
     }
 }
 
+/// `explore` with an `--out` it cannot write searched in full, then dropped the counterexample
+/// it found with the write error (its verdict and schedule were never printed). The output is
+/// now checked before the search.
+#[test]
+fn explore_refuses_an_out_it_cannot_write_before_searching() {
+    let dir = tmp("explore-out");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("afile");
+    std::fs::write(&file, "not a directory").unwrap();
+    let out = file.join("x");
+    let args = [
+        "explore",
+        "-a",
+        "mutex.ricart-agrawala",
+        "--variant",
+        "no-tiebreak",
+        "--seed",
+        "1",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    let o = sincro(&args);
+    let (stdout, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{stdout}{err}");
+    assert!(err.contains("--out:"), "{err}");
+    assert!(!stdout.contains("exploring"), "searched first: {stdout}");
+}
+
+/// An output under a file is named as such ("File exists" was the OS's word for it), and
+/// `shrink --out` of a directory is refused before shrinking.
+#[test]
+fn an_output_under_a_file_or_onto_a_directory_says_so() {
+    let dir = tmp("out-under-file");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("afile");
+    std::fs::write(&file, "x").unwrap();
+    let scenario = "corpus/mutex/quorum-coordinator-amnesia.json";
+    let trace = file.join("t.jsonl");
+    let o = sincro(&["run", scenario, "--trace", trace.to_str().unwrap()]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{out}{err}");
+    assert!(err.contains("afile is not a directory"), "{err}");
+    let o = sincro(&["shrink", scenario, "--out", dir.to_str().unwrap()]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{out}{err}");
+    assert!(err.contains("is a directory"), "{err}");
+}
+
+/// A scenario with nothing to judge is no pass whatever shows it: `run` and `replay` looked
+/// for the evidence in the trace, and when `limits.max_trace_bytes` cut the trace before any
+/// they passed (exit 0); `show` never looked. Each now says COULD NOT JUDGE; with a request,
+/// the cut trace's run passes.
+#[test]
+fn a_pass_on_nothing_is_none_with_a_cut_trace_or_in_show() {
+    let dir = tmp("cut-nothing");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("s.json");
+    let scenario = |workload: &str, limits: &str| {
+        format!(
+            r#"{{"algorithm": "mutex.centralized", "nodes": 3, "seed": 1, "duration_ms": 300,
+            "network": {{"latency": {{"constant": {{"ms": 2}}}}}}, "workload": [{workload}]{limits}}}"#
+        )
+    };
+    let cut = r#", "limits": {"max_trace_bytes": 100}"#;
+    let f = file.to_str().unwrap();
+    for limits in ["", cut] {
+        std::fs::write(&file, scenario("", limits)).unwrap();
+        for cmd in ["run", "replay"] {
+            let o = sincro(&[cmd, f]);
+            let (out, err) = text(&o);
+            assert_eq!(o.status.code(), Some(6), "{cmd} {limits}: {out}{err}");
+            assert!(out.contains("COULD NOT JUDGE mutual_exclusion"), "{out}");
+        }
+        let o = sincro(&["show", f]);
+        let (out, err) = text(&o);
+        assert_eq!(o.status.code(), Some(0), "{out}{err}");
+        assert!(
+            out.contains("# verdict: COULD NOT JUDGE mutual_exclusion"),
+            "show {limits}: {out}"
+        );
+    }
+    let acquire = r#"{"at_ms": 10, "node": 1, "input": {"acquire": {"hold_ms": 5}}}"#;
+    std::fs::write(&file, scenario(acquire, cut)).unwrap();
+    let o = sincro(&["run", f]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    assert!(out.contains("PASS"), "{out}");
+}
+
 /// A scenario with nothing to judge (a mutual exclusion run without a request) is no pass for
 /// `explore` either: `run` says COULD NOT JUDGE (exit 6), and explore passed every one of its
 /// paths ("no violation", exit 0). With a request, it passes.

@@ -316,6 +316,15 @@ fn check_judges_a_recorded_trace_offline() {
     assert!(stdout(&o).contains("liveness violated at 260.000 ms"));
     let o = sincro(&[&args[..], &["--end-ms", "500", "--quiet-from-ms", "400"]].concat());
     assert_eq!(code(&o), 6, "deadline moved past the end: {}", stdout(&o));
+    // A quiet time before the trace's own faults (the coordinator down from 20 to 60 ms)
+    // blamed a request made while it was down "after the faults stopped (at 0.000 ms)".
+    let o = sincro(&[&args[..], &["--end-ms", "500", "--quiet-from-ms", "0"]].concat());
+    assert_eq!(code(&o), 2, "{}", stdout(&o));
+    assert!(
+        stderr(&o).contains("--quiet-from-ms 0 is before the trace's faults end (60 ms)"),
+        "{}",
+        stderr(&o)
+    );
     // An end before the last event (the restart at 60 ms) contradicts the trace: the checkers
     // judged the events after it and said "judged up to 10 ms".
     let o = sincro(&[&args[..], &["--end-ms", "10"]].concat());

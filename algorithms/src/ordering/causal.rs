@@ -569,7 +569,13 @@ mod tests {
             let vc: Vec<u32> = (0..n).map(|_| rng.range_u64(0, 4) as u32).collect();
             let mut ts: Vec<u32> = vc
                 .iter()
-                .map(|&c| if rng.chance(0.97) { c.saturating_sub(1) } else { c + 1 })
+                .map(|&c| {
+                    if rng.chance(0.97) {
+                        c.saturating_sub(1)
+                    } else {
+                        c + 1
+                    }
+                })
                 .collect();
             ts[i] = vc[i] + 1 + u32::from(rng.chance(0.2));
             let from_k = rng.index(n + 1);
@@ -581,7 +587,10 @@ mod tests {
                 }
             });
             let got = super::blocked(i, &ts, &vc, from_k);
-            assert_eq!(got, rule, "trial {trial}: i {i} from {from_k} ts {ts:?} vc {vc:?}");
+            assert_eq!(
+                got, rule,
+                "trial {trial}: i {i} from {from_k} ts {ts:?} vc {vc:?}"
+            );
         }
     }
 

@@ -47,6 +47,11 @@ pub struct RunOptions {
     /// moments), it spares rendering everything in full. The native engine honours it; the
     /// others render in full (the type word of either is the same).
     pub type_words_only: bool,
+    /// A run that holds none of the events a checker reads could not judge it: its pass
+    /// would be a pass on nothing (a mutual exclusion run with no request). Honoured by every
+    /// algorithm described with a `Spec` (its checkers watch for their evidence as the events
+    /// pass, trace or none).
+    pub require_evidence: bool,
 }
 
 impl RunOptions {
@@ -55,6 +60,16 @@ impl RunOptions {
         RunOptions {
             record_trace,
             type_words_only: false,
+            require_evidence: false,
+        }
+    }
+
+    /// The same options, a checker that saw none of the events it reads reporting *could not
+    /// judge* ([`RunOptions::require_evidence`]).
+    pub const fn requiring_evidence(self) -> Self {
+        RunOptions {
+            require_evidence: true,
+            ..self
         }
     }
 
