@@ -2051,6 +2051,35 @@ struct MergedTarget {
     out: Vec<String>,
 }
 
+/// Whether seed `f` is one a report's `range` (as [`describe_range`] writes it) and `shard`
+/// run: in the range, and the shard's. A range in another form is taken as holding it.
+#[cfg(feature = "cli")]
+fn shard_runs(range: &str, shard: Shard, f: u64) -> bool {
+    let Some(seeds) = range.strip_prefix("seeds ") else {
+        return true;
+    };
+    let (start, in_range) = if let Some(rest) = seeds.strip_prefix('[') {
+        let Some((a, b)) = rest.split_once(", ") else {
+            return true;
+        };
+        let end_text: String = b.chars().take_while(char::is_ascii_digit).collect();
+        let inclusive = b[end_text.len()..].starts_with(']');
+        let (Ok(start), Ok(end)) = (a.parse::<u64>(), end_text.parse::<u64>()) else {
+            return true;
+        };
+        (start, f >= start && (f < end || (inclusive && f == end)))
+    } else {
+        let Some((a, _)) = seeds.split_once("..") else {
+            return true;
+        };
+        let Ok(start) = a.parse::<u64>() else {
+            return true;
+        };
+        (start, f >= start)
+    };
+    in_range && (f - start) % shard.n == shard.k - 1
+}
+
 /// Merges the JUnit reports of `sincro fuzz` runs (`(name, xml)`: typically the shards of
 /// one campaign, `--shard 1/N` … `N/N`) into one: per target (algorithm, variant) the seeds,
 /// runs and failures are added up, the first failing seed is the smallest, and the target is
@@ -2135,6 +2164,11 @@ pub fn merge_junit(inputs: &[(String, String)], partial: bool) -> Result<MergedR
             }
         };
         let range = prop(&suite.properties, "range").ok_or_else(not_ours)?;
+        let shard: Shard = match prop(&suite.properties, "shard") {
+            Some(s) => s.parse().map_err(|e| format!("{name}: {e}"))?,
+            None => Shard::default(),
+        };
+        let range_text = range.clone();
         // The shards of one matrix cover one seed range, inside or beyond the model alike.
         let campaign = (
             range
@@ -2221,6 +2255,14 @@ pub fn merge_junit(inputs: &[(String, String)], partial: bool) -> Result<MergedR
             }
             if let Some(f) = prop(&case.properties, "first-failure") {
                 let f: u64 = f.parse().map_err(|_| not_ours())?;
+                // A seed this report's shard never ran is no failure of its campaign.
+                if !shard_runs(&range_text, shard, f) {
+                    return Err(format!(
+                        "{name}: {} / {} fails first at seed {f}, which its range ({range_text}) \
+                         does not hold: a report `sincro fuzz` wrote never does",
+                        t.algorithm, t.variant
+                    ));
+                }
                 t.first = Some(t.first.map_or(f, |g| g.min(f)));
             }
             t.time += case.time.unwrap_or_default();

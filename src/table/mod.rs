@@ -206,6 +206,14 @@ impl std::fmt::Display for RowFailure {
     }
 }
 
+/// The first value of `list` given again later in it.
+fn first_repeat<T: PartialEq>(list: &[T]) -> Option<&T> {
+    list.iter()
+        .enumerate()
+        .find(|(i, v)| list[..*i].contains(v))
+        .map(|(_, v)| v)
+}
+
 /// Most seeded runs per cell of `table voting`.
 pub const VOTING_RUNS_MAX: u64 = 100_000;
 
@@ -213,6 +221,15 @@ fn dispatch(args: &TableArgs) -> i32 {
     let max = crate::harness::scenario::MAX_NODES;
     if let Some(n) = args.n.iter().find(|&&n| n > max) {
         eprintln!("error: --n = {n} is above the limit of {max} nodes a scenario may have");
+        return crate::exit::BAD_INPUT;
+    }
+    // A value given twice would print its rows twice (`--strategy` is refused likewise).
+    if let Some(n) = first_repeat(&args.n) {
+        eprintln!("error: --n names `{n}` twice");
+        return crate::exit::BAD_INPUT;
+    }
+    if let Some(p) = first_repeat(&args.p) {
+        eprintln!("error: --p names `{p}` twice");
         return crate::exit::BAD_INPUT;
     }
     if let Some(option) = unread_option(args, &args.which) {

@@ -350,7 +350,7 @@ fn the_election_table_at_two_nodes_is_no_false_alarm() {
 
 #[test]
 fn huge_command_line_values_are_bad_input() {
-    let cases: [(&[&str], &str); 32] = [
+    let cases: [(&[&str], &str); 34] = [
         // Refused with no fault to inject as well (it was accepted then).
         (
             &[
@@ -388,6 +388,12 @@ fn huge_command_line_values_are_bad_input() {
         (
             &["table", "voting", "--n", "3"],
             "--n is not an option of `table voting` (it reads --runs, --p)",
+        ),
+        // a value given twice printed its rows twice
+        (&["table", "mutex", "--n", "3,3"], "--n names `3` twice"),
+        (
+            &["table", "voting", "--p", "0.1,0.1"],
+            "--p names `0.1` twice",
         ),
         (
             &["table", "omega", "--runs", "2000"],
@@ -1294,6 +1300,28 @@ fn merged_shards_count_as_the_whole_campaign() {
         "{}",
         text(&o).1
     );
+    // A first failure at a seed the shard never ran (shard 2/2 runs the odd seeds, and the
+    // range ends at 60) was merged as the campaign's.
+    let b = read("b.xml");
+    let key = r#"name="first-failure" value=""#;
+    let at = b.find(key).expect("a first failure in shard 2/2") + key.len();
+    let end = at + b[at..].find('"').unwrap();
+    for seed in ["4", "61"] {
+        std::fs::write(
+            dir.join("odd.xml"),
+            format!("{}{seed}{}", &b[..at], &b[end..]),
+        )
+        .unwrap();
+        let o = sincro(&["merge-reports", &d("a.xml"), &d("odd.xml")]);
+        assert_eq!(o.status.code(), Some(2), "{}", text(&o).0);
+        assert!(
+            text(&o)
+                .1
+                .contains(&format!("fails first at seed {seed}, which its range")),
+            "{}",
+            text(&o).1
+        );
+    }
     // Shards of different matrices do not merge.
     let o = sincro(&["merge-reports", &d("a.xml"), &d("whole.xml")]);
     assert_eq!(o.status.code(), Some(2));
