@@ -21,7 +21,12 @@
 //!   counts acknowledgements; once a majority (itself included) acknowledged the heartbeat of
 //!   `s` (or granted the votes of a request sent at `s`), it holds the lease until
 //!   `s + lease_ms × 9/10`. It *acts* as leader (reports `leader: Some(itself)`) only while it
-//!   holds the lease, and steps down to follower when the lease runs out unrenewed.
+//!   holds the lease, and steps down to follower when the lease runs out unrenewed. Votes
+//!   that came slowly give a lease that may end before the first heartbeats can renew it:
+//!   such a leader stops acting at the lease's end and only goes on leading (heartbeats,
+//!   counting acknowledgements) for `lease_ms × 9/10` after it won, acting again if a
+//!   majority renews the lease by then, stepping down if not. (It acted through that grace
+//!   before stop 51, beside a new leader whose voters' promises to it had run out.)
 //!
 //! **Why at most one acting leader.** Take the old leader's last lease, from heartbeat `s`
 //! acknowledged by majority `M`, and the new leader's voters `V`. Some node `v` is in both.
