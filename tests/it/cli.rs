@@ -19,6 +19,14 @@ fn tmp(name: &str) -> PathBuf {
     dir.join(name)
 }
 
+/// [`tmp`], emptied and created.
+fn fresh(name: &str) -> PathBuf {
+    let dir = tmp(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
 fn text(o: &Output) -> (String, String) {
     (
         String::from_utf8_lossy(&o.stdout).into_owned(),
@@ -931,9 +939,7 @@ fn explore_exits_1_with_a_replayable_counterexample_0_without_and_2_on_bad_input
 /// now checked before the search.
 #[test]
 fn explore_refuses_an_out_it_cannot_write_before_searching() {
-    let dir = tmp("explore-out");
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = fresh("explore-out");
     let file = dir.join("afile");
     std::fs::write(&file, "not a directory").unwrap();
     let out = file.join("x");
@@ -959,9 +965,7 @@ fn explore_refuses_an_out_it_cannot_write_before_searching() {
 /// `shrink --out` of a directory is refused before shrinking.
 #[test]
 fn an_output_under_a_file_or_onto_a_directory_says_so() {
-    let dir = tmp("out-under-file");
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = fresh("out-under-file");
     let file = dir.join("afile");
     std::fs::write(&file, "x").unwrap();
     let scenario = "corpus/mutex/quorum-coordinator-amnesia.json";
@@ -982,9 +986,7 @@ fn an_output_under_a_file_or_onto_a_directory_says_so() {
 /// the cut trace's run passes.
 #[test]
 fn a_pass_on_nothing_is_none_with_a_cut_trace_or_in_show() {
-    let dir = tmp("cut-nothing");
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = fresh("cut-nothing");
     let file = dir.join("s.json");
     let scenario = |workload: &str, limits: &str| {
         format!(
