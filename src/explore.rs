@@ -327,7 +327,13 @@ pub fn main(a: &ExploreArgs) -> i32 {
     );
     let report = match alg.explore(&sc, &options) {
         Ok(r) => r,
-        Err(e) => return bad_input(e),
+        // A scenario the algorithm refuses (its params) is named, as `run` names it.
+        Err(e) => {
+            return bad_input(match &a.scenario {
+                Some(path) => format!("{}: {e}", path.display()),
+                None => e.to_string(),
+            })
+        }
     };
     // A counterexample is written before anything about it is printed: a reader that goes
     // away (`| head`) ends the program at its next write, and the files must exist by then.

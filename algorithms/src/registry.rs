@@ -461,8 +461,9 @@ pub fn check_expect(info: &AlgorithmInfo, sc: &Scenario) -> Result<(), ScenarioE
                 None if !info.properties.contains(&p.as_str()) => {
                     return Err(ScenarioError(format!(
                         "{field} names the property `{p}`, which {} does not promise, so a run \
-                         does not check it (it checks {}): it could never be met; name it in \
-                         checks.properties to check it",
+                         does not check it (it checks {}): it could never be met (a test that \
+                         gives its own checker of it to `Algorithm::run_with` may name it in \
+                         checks.properties)",
                         info.name,
                         info.properties.join(", ")
                     )))

@@ -961,6 +961,27 @@ fn explore_refuses_an_out_it_cannot_write_before_searching() {
     assert!(!stdout.contains("exploring"), "searched first: {stdout}");
 }
 
+/// `explore --scenario` of a scenario whose params the algorithm refuses names the file, as
+/// `run` does (it named nothing).
+#[test]
+fn explore_names_the_scenario_the_algorithm_refuses() {
+    let dir = fresh("explore-params");
+    let file = dir.join("bad-params.json");
+    std::fs::write(
+        &file,
+        r#"{"algorithm": "mutex.ricart-agrawala", "nodes": 3, "seed": 1, "duration_ms": 300,
+            "params": {"colour": 1}}"#,
+    )
+    .unwrap();
+    let o = sincro(&["explore", "--scenario", file.to_str().unwrap()]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{out}{err}");
+    assert!(
+        err.contains("bad-params.json: ") && err.contains("colour"),
+        "{err}"
+    );
+}
+
 /// An output under a file is named as such ("File exists" was the OS's word for it), and
 /// `shrink --out` of a directory is refused before shrinking.
 #[test]

@@ -21,9 +21,10 @@ pub const MADSIM: bool = cfg!(madsim);
 
 /// Why a build without `--cfg madsim` cannot run the madsim engine, and how to get one.
 pub const MADSIM_MISSING: &str = "the madsim engine is not in this build: it was built \
-    without --cfg madsim; run with RUSTFLAGS=\"--cfg madsim\" and a target dir of its own, \
-    e.g. RUSTFLAGS=\"--cfg madsim\" cargo run --release --target-dir target/madsim -- run \
-    SCENARIO --engine madsim";
+    without --cfg madsim; build the binary again with RUSTFLAGS=\"--cfg madsim\" and a \
+    target dir of its own (Sincro's own: RUSTFLAGS=\"--cfg madsim\" cargo run --release \
+    --target-dir target/madsim -- run SCENARIO --engine madsim; a crate of yours: the same \
+    with the features and binary it builds, e.g. --features cli --bin lease-sincro)";
 
 use crate::check::{Checker, Violation};
 use crate::clock::{HwClock, SoftClock};
