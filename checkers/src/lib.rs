@@ -402,10 +402,11 @@ impl Property for LeaderValidity {
 impl Property for LeaderStability {
     const NAME: &'static str = election::stability::PROPERTY;
     const EVIDENCE: &'static [&'static str] = &["leader"];
-    /// [`LeaderStability::new`]: no settle time (an algorithm built on timeouts builds
+    /// [`LeaderStability::new`], judged [between faults](LeaderStability::between_faults)
+    /// too: no settle time (an algorithm built on timeouts builds
     /// [`LeaderStability::with_settle`] itself).
     fn for_scenario(scenario: &Scenario, _liveness_bound_ms: u64) -> Self {
-        LeaderStability::new(scenario.nodes, scenario.quiet_from_ms())
+        LeaderStability::new(scenario.nodes, scenario.quiet_from_ms()).between_faults(scenario)
     }
 }
 

@@ -723,6 +723,19 @@ impl Network {
         *rt = LinkRt::from(&*l);
     }
 
+    /// Whether every link behaves as in `other` (the same latency law and probabilities;
+    /// partitions, topology and schedule are not compared).
+    pub fn same_links(&self, other: &Network) -> bool {
+        self.n == other.n
+            && self.default == other.default
+            && self.special.len() == other.special.len()
+            && self
+                .special
+                .iter()
+                .zip(&other.special)
+                .all(|((i, (a, _)), (j, (b, _)))| i == j && a == b)
+    }
+
     /// Orders deliveries with `schedule` from now on (validated with the scenario).
     pub fn set_schedule(&mut self, schedule: &crate::schedule::Schedule) {
         self.schedule = crate::schedule::ScheduleRt::new(schedule, self.n);

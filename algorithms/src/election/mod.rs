@@ -88,11 +88,10 @@ pub fn detector_checker<S: Spec>(
             policy,
         )))
     } else if property == stability::PROPERTY {
-        Some(Box::new(LeaderStability::with_settle(
-            sc.nodes,
-            sc.quiet_from_ms(),
-            settle_ms,
-        )))
+        Some(Box::new(
+            LeaderStability::with_settle(sc.nodes, sc.quiet_from_ms(), settle_ms)
+                .between_faults(sc),
+        ))
     } else {
         None
     }

@@ -243,6 +243,11 @@ impl ElectionView {
             || (a < self.n && b < self.n && !self.cuts.iter().any(|c| c.cuts(a, b) || c.cuts(b, a)))
     }
 
+    /// Whether a fault is in effect: a partition not healed, a node crashed or paused.
+    pub fn any_fault_in_effect(&self) -> bool {
+        !self.cuts.is_empty() || !self.crashed.is_empty() || !self.paused.is_empty()
+    }
+
     /// Event ids of the faults in effect: partitions since the last heal, crashed nodes, paused
     /// nodes (in id order).
     pub fn faults_in_effect(&self) -> Vec<u64> {
@@ -317,13 +322,16 @@ impl ElectionView {
             }
             EventKind::Fault { fault } => match fault {
                 Fault::Crash { node } | Fault::Restart { node } if *node >= self.n => {}
+                // a crash or a restart ends a pause, as the engines apply them
                 Fault::Crash { node } => {
                     self.set(*node, false, None);
                     self.crashed.insert(*node, ev.id);
+                    self.paused.remove(node);
                 }
                 Fault::Restart { node } => {
                     self.set(*node, true, None);
                     self.crashed.remove(node);
+                    self.paused.remove(node);
                 }
                 Fault::Pause { node } => {
                     self.paused.insert(*node, ev.id);

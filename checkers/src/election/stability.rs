@@ -28,13 +28,24 @@
 //!   settle time of [`LeaderStability::with_settle`]; [`crate::by_name`] (and
 //!   [`crate::Property`]) build [`LeaderStability::new`], settle 0. No liveness bound (unused).
 //!   An agreement counts once it held over an interval ending after `quiet + settle`.
+//! - **Between faults** ([`LeaderStability::between_faults`], what the elections of this
+//!   crate judge with): also from each fault of the plan, or of the trace, before the quiet
+//!   time, when nothing is left in effect after it — no node down or paused, no partition —
+//!   until the next fault, the same rule from that fault (plus the settle time) on. The run up
+//!   to the next fault is the run of the scenario cut after this one, whose faults stop
+//!   there: a correct algorithm passes it as it passes the scenario's own quiet time. A
+//!   change at the instant of a fault is never blamed in this mode's intervals. Without it,
+//!   only the quiet time counts (a trace judged with no scenario).
 //! - **When the run ends before it can judge:** nothing is pending — `finish` passes. If the
 //!   live nodes never agree on a leader in one term after the quiet time, nothing is judged
 //!   and the run **passes** (asking for agreement is `leader_agreement`'s job).
 //! - **Class:** safety (once agreement is reached).
 
 use super::ElectionView;
+use sincro_harness::fault::{in_effect_at_the_end, TimedFault};
+use sincro_harness::net::Network;
 use sincro_harness::trace::{Event, EventKind};
+use sincro_harness::Scenario;
 use sincro_harness::{Checker, Fault, NodeId, Observation, PropertyClass, Violation, NS_PER_MS};
 
 /// Property name.
@@ -57,6 +68,21 @@ pub struct LeaderStability {
     before: Option<ElectionView>,
     /// Why the run could not be judged, if it could not.
     unjudged: Option<String>,
+    /// The quiet time without the settle time, ns.
+    quiet_raw_ns: u64,
+    /// The settle time, ns.
+    settle_ns: u64,
+    /// Whether the intervals between faults are judged ([`LeaderStability::between_faults`]).
+    between: bool,
+    /// The plan's fault instants up to the quiet time, ns, each with whether a fault of the
+    /// plan is left in effect after it (a node down or paused, a partition).
+    plan: Vec<(u64, bool)>,
+    /// The next of them not yet reached.
+    next_plan: usize,
+    /// Whether the plan leaves a fault in effect now.
+    plan_in_effect: bool,
+    /// From when an agreement counts in the current interval between faults, ns.
+    interval_from_ns: u64,
 }
 
 /// The most orders of one instant's faults searched for a change's excuse; past it the
@@ -93,7 +119,53 @@ impl LeaderStability {
             faults: Vec::new(),
             before: None,
             unjudged: None,
+            quiet_raw_ns: quiet_from_ms.saturating_mul(NS_PER_MS),
+            settle_ns: settle_ms.saturating_mul(NS_PER_MS),
+            between: false,
+            plan: Vec::new(),
+            next_plan: 0,
+            plan_in_effect: false,
+            interval_from_ns: settle_ms.saturating_mul(NS_PER_MS),
         }
+    }
+
+    /// Also judges each interval between two faults of the scenario's plan (and of the trace)
+    /// that leaves nothing in effect — no node down or paused, no partition, every link as it
+    /// is once the faults stop — from the
+    /// fault that opens it plus the settle time, as the quiet time is judged. The run up to
+    /// the next fault is the run of the scenario cut after this one, so a correct algorithm
+    /// must pass it; a leader that abdicates with no fault in effect breaks stability even if
+    /// faults follow later (the ring's `stale-coordinator` bug mostly acts so).
+    pub fn between_faults(mut self, scenario: &Scenario) -> Self {
+        let Some((at_start, plan)) = interval_starts(scenario, self.quiet_raw_ns) else {
+            return self; // a network the engine refuses: the run is refused too
+        };
+        self.between = true;
+        self.plan_in_effect = at_start;
+        self.plan = plan;
+        self
+    }
+
+    /// A fault at `t_ns`, up to the quiet time, in [`Self::between_faults`] mode: the
+    /// agreement is forgotten (a change of its instant is not blamed) and the next interval
+    /// counts from `t_ns` plus the settle time.
+    fn fault_at(&mut self, t_ns: u64) {
+        self.agreed = None;
+        self.interval_from_ns = t_ns.saturating_add(self.settle_ns);
+    }
+
+    /// Whether an agreement seen at an event of `t_ns` counts: past the quiet time (plus the
+    /// settle time), or in [`Self::between_faults`] mode past the current interval's start
+    /// with nothing in effect.
+    fn counts_at(&self, t_ns: u64) -> bool {
+        if t_ns > self.quiet_ns {
+            return true;
+        }
+        self.between
+            && t_ns < self.quiet_raw_ns
+            && t_ns > self.interval_from_ns
+            && !self.plan_in_effect
+            && !self.view.any_fault_in_effect()
     }
 
     /// Closes the instant: its first change excused in no order of it is the violation.
@@ -130,6 +202,52 @@ impl LeaderStability {
         }
         Ok(())
     }
+}
+
+/// The scenario's fault instants up to `quiet_raw_ns`, each with whether the plan leaves a
+/// fault in effect after it: a node crashed and not restarted, a pause not resumed, a
+/// partition not healed, or a link that does not behave as it will once the faults stop.
+/// First, whether a link differs from it at the start. `None` when the scenario's network
+/// cannot be built.
+fn interval_starts(scenario: &Scenario, quiet_raw_ns: u64) -> Option<(bool, Vec<(u64, bool)>)> {
+    let mut sorted: Vec<&TimedFault> = scenario.faults.iter().collect();
+    sorted.sort_by_key(|f| f.at_ms);
+    let mut net = Network::new(scenario.nodes, &scenario.network).ok()?;
+    let mut last = net.clone();
+    for f in &sorted {
+        if let Fault::SetLinks(o) = &f.fault {
+            last.apply_override(o).ok()?;
+        }
+    }
+    let at_start = !net.same_links(&last);
+    let mut instants: Vec<(u64, bool)> = Vec::new();
+    let mut down = std::collections::BTreeSet::new();
+    for (i, f) in sorted.iter().enumerate() {
+        match &f.fault {
+            Fault::Crash { node } => {
+                down.insert(*node);
+            }
+            Fault::Restart { node } => {
+                down.remove(node);
+            }
+            Fault::SetLinks(o) => net.apply_override(o).ok()?,
+            _ => {}
+        }
+        let last_of_instant = sorted.get(i + 1).is_none_or(|g| g.at_ms != f.at_ms);
+        let t_ns = f.at_ms.saturating_mul(NS_PER_MS);
+        if last_of_instant && t_ns <= quiet_raw_ns {
+            let in_effect = !down.is_empty()
+                || !net.same_links(&last)
+                || in_effect_at_the_end(sorted[..=i].iter().map(|f| &f.fault));
+            instants.push((t_ns, in_effect));
+        }
+    }
+    // The quiet time closes the last interval, whether a fault falls there or not (a plan
+    // whose pause is never resumed stops at the end of the run).
+    if instants.last().is_none_or(|&(t, _)| t < quiet_raw_ns) && quiet_raw_ns > 0 {
+        instants.push((quiet_raw_ns, true));
+    }
+    Some((at_start, instants))
 }
 
 /// `l` is dead or cut from a live node in `view`.
@@ -212,19 +330,40 @@ impl Checker for LeaderStability {
     fn on_event(&mut self, ev: &Event) -> Result<(), Violation> {
         if ev.t_ns > self.last_t_ns {
             self.close_instant()?;
+        }
+        while let Some(&(t_ns, in_effect)) = self.plan.get(self.next_plan) {
+            if t_ns > ev.t_ns {
+                break;
+            }
+            self.fault_at(t_ns);
+            self.plan_in_effect = in_effect;
+            self.next_plan += 1;
+        }
+        if ev.t_ns > self.last_t_ns {
             // The state before this event held since the previous event: an agreement counts
             // once it lasted a while past quiet (states between events of one instant are
             // transient).
-            if ev.t_ns > self.quiet_ns {
+            if self.counts_at(ev.t_ns) {
+                let from = if ev.t_ns > self.quiet_ns {
+                    self.quiet_ns
+                } else {
+                    self.interval_from_ns
+                };
                 match self.view.agreed_in_term() {
                     Some((l, t)) if self.agreed.map(|a| (a.0, a.1)) != Some((l, t)) => {
-                        self.agreed = Some((l, t, self.last_t_ns.max(self.quiet_ns)));
+                        self.agreed = Some((l, t, self.last_t_ns.max(from)));
                     }
                     _ => {}
                 }
             }
         }
         self.last_t_ns = ev.t_ns;
+        if self.between
+            && ev.t_ns <= self.quiet_raw_ns
+            && matches!(ev.kind, EventKind::Fault { .. })
+        {
+            self.fault_at(ev.t_ns);
+        }
         if self.agreed.is_some() && moves_liveness(ev) {
             if self.before.is_none() {
                 self.before = Some(self.view.clone());
@@ -282,7 +421,7 @@ mod tests {
     use super::*;
     use crate::election::test_util::T;
     use sincro_harness::check::check_trace;
-    use sincro_harness::{Fault, Trace};
+    use sincro_harness::{Fault, Scenario, Trace};
 
     fn run(t: T, quiet_ms: u64) -> Result<(), Violation> {
         t.check(3, 10_000, LeaderStability::new(3, quiet_ms))
@@ -369,6 +508,78 @@ mod tests {
                 .contains("node 0 changed its leader to node 1"));
             assert_eq!(v.t_ns, 50 * NS_PER_MS);
         }
+    }
+
+    /// A scenario of 3 nodes with `faults` (JSON) over `network` (JSON).
+    fn scenario(network: &str, faults: &str) -> Scenario {
+        Scenario::from_json(&format!(
+            r#"{{"algorithm":"x","nodes":3,"seed":0,"duration_ms":100,"network":{network},"faults":{faults}}}"#
+        ))
+        .unwrap()
+    }
+
+    /// Between faults: a change with nothing in effect before the quiet time is caught; not
+    /// while the plan has a node down, or a link that differs from the one after the faults
+    /// (a lossy network the plan repairs at the end), nor at the instant of a fault.
+    #[test]
+    fn a_change_between_faults_with_nothing_in_effect_is_caught() {
+        let lossless = r#"{"latency":{"constant":{"ms":1.0}}}"#;
+        let lossy = r#"{"latency":{"constant":{"ms":1.0}},"loss":0.2}"#;
+        let repaired = r#"[{"at_ms":2,"fault":{"clock_jump":{"node":0,"delta_ms":1.0}}},
+            {"at_ms":20,"fault":{"set_links":{"loss":0.0}}}]"#;
+        let judge = |sc: &Scenario, t: T| {
+            let checker = LeaderStability::new(3, sc.quiet_from_ms()).between_faults(sc);
+            t.check(3, 10_000, checker)
+        };
+        let change = || {
+            T::default()
+                .fault(
+                    2,
+                    Fault::ClockJump {
+                        node: 0,
+                        delta_ms: 1.0,
+                    },
+                )
+                .all(5, &[0, 1, 2], 2, 0)
+                .leader(10, 0, None, 1)
+        };
+        // the clock jump at 2 ms opens an interval with nothing in effect: caught at 10 ms
+        let sc = scenario(lossless, repaired);
+        assert_eq!(sc.quiet_from_ms(), 20);
+        let v = judge(&sc, change()).unwrap_err();
+        assert_eq!(v.t_ns, 10 * NS_PER_MS);
+        // judged from the quiet time only, it passes
+        change()
+            .check(3, 10_000, LeaderStability::new(3, 20))
+            .unwrap();
+        // the links are lossy until 20 ms: not judged
+        judge(&scenario(lossy, repaired), change()).unwrap();
+        // node 1 down from 3 to 15 ms by the plan: not judged
+        let down = r#"[{"at_ms":3,"fault":{"crash":{"node":1}}},
+            {"at_ms":15,"fault":{"restart":{"node":1}}}, {"at_ms":20,"fault":"heal"}]"#;
+        let t = T::default()
+            .all(1, &[0, 1, 2], 2, 0)
+            .fault(3, Fault::Crash { node: 1 })
+            .leader(10, 0, None, 1);
+        judge(&scenario(lossless, down), t).unwrap();
+        // a change at the instant of a fault is not blamed; one after it is
+        let at_fault = |at: u64| {
+            T::default()
+                .all(1, &[0, 1, 2], 2, 0)
+                .leader(4, 0, Some(2), 0)
+                .fault(
+                    5,
+                    Fault::ClockJump {
+                        node: 1,
+                        delta_ms: 1.0,
+                    },
+                )
+                .leader(at, 0, None, 1)
+        };
+        let jump = r#"[{"at_ms":5,"fault":{"clock_jump":{"node":1,"delta_ms":1.0}}},
+            {"at_ms":20,"fault":"heal"}]"#;
+        judge(&scenario(lossless, jump), at_fault(5)).unwrap();
+        judge(&scenario(lossless, jump), at_fault(6)).unwrap_err();
     }
 
     #[test]

@@ -861,3 +861,46 @@ differential_tests! {
     deadlock_completeness;
     replica_agreement;
 }
+
+/// `leader_stability` is judged between faults as well as from the quiet time: the checker
+/// agrees with the oracle that judges each interval as the run cut at its next fault, and
+/// some cases are violations only there (a change with nothing in effect before quiet), so
+/// the mode is exercised, not only the quiet time.
+#[test]
+fn leader_stability_is_judged_between_faults() {
+    let property = "leader_stability";
+    let config = Config {
+        cases: CASES * 4,
+        failure_persistence: None,
+        max_shrink_iters: 4096,
+        ..Config::default()
+    };
+    let seed: [u8; 32] = std::array::from_fn(|i| (i as u8) ^ 0xb7);
+    let mut runner =
+        TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::ChaCha, &seed));
+    let only_between = std::cell::Cell::new(0u32);
+    let result = runner.run(&raw(), |raw| {
+        let (trace, p) = case(property, &raw);
+        let expected = oracle::judge(property, &trace, &p);
+        let (got, why) = checker_verdict(property, &trace, &p);
+        if got != expected.kind() {
+            return Err(TestCaseError::fail(format!(
+                "checker says {got} ({why}), oracle says {expected:?}\nparams {p:?}\n{}",
+                trace.to_jsonl()
+            )));
+        }
+        let from_quiet = oracle::leader_stability_from(&trace.events, trace.nodes, p.quiet_ms * MS);
+        if got == "violation" && from_quiet.kind() == "pass" {
+            only_between.set(only_between.get() + 1);
+        }
+        Ok(())
+    });
+    if let Err(e) = result {
+        panic!("{e}");
+    }
+    assert!(
+        only_between.get() > 5,
+        "{} violations found only between faults",
+        only_between.get()
+    );
+}

@@ -65,7 +65,15 @@ pub fn judge(property: &str, trace: &Trace, p: &Params) -> OracleVerdict {
         "leader_uniqueness" => leader_uniqueness(ev, n),
         "one_leader_per_term" => one_leader_per_term(ev, n),
         "single_acting_leader" => single_acting_leader(ev, n),
-        "leader_stability" => leader_stability(ev, n, p.quiet_ms),
+        "leader_stability" => {
+            // the plan `checker_verdict`'s scenario has: a heal at the quiet time
+            let plan: Vec<(u64, Fault)> = if p.quiet_ms > 0 {
+                vec![(p.quiet_ms * MS, Fault::Heal)]
+            } else {
+                Vec::new()
+            };
+            leader_stability_between_faults(ev, n, &plan, p.quiet_ms)
+        }
         "bounded_waiting" => bounded_waiting(ev, n.saturating_sub(1)),
         "liveness" => liveness(ev, p),
         "no_deadlock" => no_deadlock(ev, p),
@@ -1017,8 +1025,82 @@ pub fn one_leader_per_term(ev: &[Event], nodes: usize) -> OracleVerdict {
     }
 }
 
-pub fn leader_stability(ev: &[Event], nodes: usize, quiet_ms: u64) -> OracleVerdict {
+/// `leader_stability` judged between faults too: each interval that opens at a fault of the
+/// plan or of the trace (or at 0) up to the quiet time, with nothing in effect after it (no
+/// node down or paused, no partition, by the plan and by the trace), is judged as the run of
+/// the scenario cut there would be: the events before the next such fault, from that fault
+/// on. Then the whole run from the quiet time. (`plan`: `(at_ns, fault)`, in time order.)
+pub fn leader_stability_between_faults(
+    ev: &[Event],
+    nodes: usize,
+    plan: &[(u64, Fault)],
+    quiet_ms: u64,
+) -> OracleVerdict {
     let quiet = quiet_ms * MS;
+    let mut starts: BTreeSet<u64> = BTreeSet::from([0, quiet]);
+    starts.extend(plan.iter().map(|p| p.0).filter(|&t| t <= quiet));
+    starts.extend(
+        ev.iter()
+            .filter(|e| matches!(e.kind, EventKind::Fault { .. }) && e.t_ns <= quiet)
+            .map(|e| e.t_ns),
+    );
+    let starts: Vec<u64> = starts.into_iter().collect();
+    for w in starts.windows(2) {
+        let (from, to) = (w[0], w[1]);
+        let plan_upto: Vec<&Fault> = plan.iter().filter(|p| p.0 <= from).map(|p| &p.1).collect();
+        let trace_upto: Vec<&Fault> = ev
+            .iter()
+            .filter(|e| e.t_ns <= from)
+            .filter_map(|e| match &e.kind {
+                EventKind::Fault { fault } => Some(fault),
+                _ => None,
+            })
+            .collect();
+        if in_effect(&plan_upto) || in_effect(&trace_upto) {
+            continue;
+        }
+        let before: Vec<Event> = ev.iter().filter(|e| e.t_ns < to).cloned().collect();
+        if let Violation(why) = leader_stability_from(&before, nodes, from) {
+            return Violation(format!("between the faults at {from} and {to} ns: {why}"));
+        }
+    }
+    leader_stability_from(ev, nodes, quiet)
+}
+
+/// After `faults` in order: a node crashed and not restarted, a node paused and not resumed,
+/// or a partition not healed. (A plan's link changes are not generated here.)
+fn in_effect(faults: &[&Fault]) -> bool {
+    let mut down = BTreeSet::new();
+    let mut paused = BTreeSet::new();
+    let mut cut = false;
+    for f in faults {
+        match f {
+            // a crash or a restart ends a pause too
+            Fault::Crash { node } => {
+                down.insert(*node);
+                paused.remove(node);
+            }
+            Fault::Restart { node } => {
+                down.remove(node);
+                paused.remove(node);
+            }
+            Fault::Pause { node } => {
+                paused.insert(*node);
+            }
+            Fault::Resume { node } => {
+                paused.remove(node);
+            }
+            Fault::Partition { .. } | Fault::PartitionOneway { .. } => cut = true,
+            Fault::Heal => cut = false,
+            Fault::SetLinks(_) => panic!("the oracle is not given link changes"),
+            _ => {}
+        }
+    }
+    !down.is_empty() || !paused.is_empty() || cut
+}
+
+/// `leader_stability` from the quiet time `quiet` (ns) on.
+pub fn leader_stability_from(ev: &[Event], nodes: usize, quiet: u64) -> OracleVerdict {
     let mut w = World::new(nodes);
     let mut reference: Option<(NodeId, u64)> = None;
     for (t, first, end) in instants(ev) {
