@@ -381,3 +381,26 @@ fn a_crash_that_outlives_the_faults_is_not_judged_for_liveness() {
     let report = a.explore(&sc, &o).unwrap();
     holds_with_some_unjudged(&report, sincro::harness::explore::UNJUDGED_CRASH);
 }
+
+/// A pause of the scenario's own plan, never resumed there, is not ended by the search: with
+/// no pauses of its own (`pauses 0`) the search resumed the paused coordinator of a
+/// centralized mutex and called the file a pass, where `run` could not judge its liveness.
+#[test]
+fn a_pause_of_the_plan_is_never_resumed_by_the_search() {
+    let a = find("mutex.centralized").unwrap();
+    let sc: Scenario = serde_json::from_str(
+        r#"{"name": "t", "algorithm": "mutex.centralized", "nodes": 4, "seed": 42,
+            "duration_ms": 1000, "network": {"latency": {"uniform": {"min_ms": 1, "max_ms": 8}}},
+            "faults": [{"at_ms": 5, "fault": {"pause": {"node": 0}}}],
+            "workload": [{"at_ms": 10, "node": 1, "input": {"acquire": {"hold_ms": 25}}},
+                         {"at_ms": 12, "node": 2, "input": {"acquire": {"hold_ms": 25}}}]}"#,
+    )
+    .unwrap();
+    let mut o = options();
+    o.bounds.pauses = 0;
+    let report = a.explore(&sc, &o).unwrap();
+    assert!(report.counterexample.is_none(), "{report}");
+    let complete: u64 = report.complete.values().sum();
+    assert!(complete > 0, "{report}");
+    assert_eq!(report.complete.get("pass"), None, "{report}");
+}

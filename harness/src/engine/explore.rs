@@ -777,8 +777,9 @@ impl<P: Process> World<P> {
                 if injecting && up && node.paused_at.is_none() && self.paused < self.bounds.pauses {
                     events.push(Choice::Pause { node: id });
                 }
-                if node.paused_at.is_some_and(|p| p < t) {
-                    // A pause may end at any time (not only before `faults_until`).
+                if node.paused_by_search && node.paused_at.is_some_and(|p| p < t) {
+                    // A pause the search made may end at any time (not only before
+                    // `faults_until`); one of the plan ends only where the plan ends it.
                     events.push(Choice::Resume { node: id });
                 }
             }
