@@ -1126,7 +1126,7 @@ pub fn shrink_scenario(
             budget_spent: false,
         };
     }
-    let mut interrupted = false;
+    let interrupted = std::cell::Cell::new(false);
     // A run cut at a limit (a message storm, a trace too long) has no interleaving worth
     // keeping, and recording one of hundreds of thousands of messages only slows every
     // candidate: it shrinks from the seed alone.
@@ -1161,16 +1161,16 @@ pub fn shrink_scenario(
             if ran.get() >= opts.max_runs {
                 return false;
             }
-            if interrupted || give_up() {
-                // Reject every further candidate: the shrinker ends quickly with the
+            if interrupted.get() || give_up() {
+                // Reject this candidate and stop: the shrinker ends at once with the
                 // smallest scenario verified so far.
-                interrupted = true;
+                interrupted.set(true);
                 return false;
             }
             ran.set(ran.get() + 1);
             same(c)
         };
-        shrink::shrink(from, &mut still_fails, opts)
+        shrink::shrink_until(from, &mut still_fails, opts, &|| interrupted.get())
     };
     let mut result = shrink_from(sc);
     if let Some(p) = &pinned {
@@ -1224,7 +1224,7 @@ pub fn shrink_scenario(
         verified,
         runs: result.runs,
         steps: result.steps,
-        interrupted,
+        interrupted: interrupted.get(),
         budget_spent: result.runs >= opts.max_runs,
     }
 }

@@ -126,9 +126,23 @@ pub fn shrink(
     still_fails: &mut dyn FnMut(&Scenario) -> bool,
     opts: &ShrinkOptions,
 ) -> Shrunk {
+    shrink_until(original, still_fails, opts, &|| false)
+}
+
+/// [`shrink`] that ends as soon as `stop` says so (time up, Ctrl-C): no further candidate is
+/// built, and the smallest scenario that failed so far is the result. `stop` is asked before
+/// every candidate, so a large scenario (thousands of inputs, each candidate a copy of it)
+/// stops within one candidate, not after building and rejecting every one left.
+pub fn shrink_until(
+    original: &Scenario,
+    still_fails: &mut dyn FnMut(&Scenario) -> bool,
+    opts: &ShrinkOptions,
+    stop: &dyn Fn() -> bool,
+) -> Shrunk {
     let mut s = Shrinker {
         best: original.clone(),
         still_fails,
+        stop,
         max_runs: opts.max_runs,
         runs: 0,
         steps: 0,
@@ -173,6 +187,8 @@ fn key(sc: &Scenario) -> String {
 struct Shrinker<'a> {
     best: Scenario,
     still_fails: &'a mut dyn FnMut(&Scenario) -> bool,
+    /// Asked with the run budget: once it says so, the shrinker ends.
+    stop: &'a dyn Fn() -> bool,
     max_runs: usize,
     runs: usize,
     steps: usize,
@@ -219,7 +235,7 @@ impl List {
 
 impl Shrinker<'_> {
     fn exhausted(&self) -> bool {
-        self.runs >= self.max_runs
+        self.runs >= self.max_runs || (self.stop)()
     }
 
     /// Runs `cand` when it is new and valid; adopts it when it still fails.
@@ -1044,6 +1060,28 @@ mod tests {
         let (out, calls) = run(&busy(), |_| false, 0);
         assert_eq!((out.runs, calls, out.steps), (0, 0, 0));
         assert_eq!(out.scenario.faults, busy().faults);
+    }
+
+    /// Once `stop` says so the shrinker ends: no further candidate is run (a large
+    /// scenario's rejected candidates used to be built, checked and remembered one by one for
+    /// seconds after a Ctrl-C or a time cap).
+    #[test]
+    fn a_stop_ends_the_shrinker_at_once() {
+        let calls = std::cell::Cell::new(0usize);
+        let stopped = std::cell::Cell::new(false);
+        let mut still_fails = |_: &Scenario| {
+            calls.set(calls.get() + 1);
+            if calls.get() == 3 {
+                stopped.set(true);
+                return false;
+            }
+            true
+        };
+        let opts = ShrinkOptions { max_runs: 2_000 };
+        let out = shrink_until(&busy(), &mut still_fails, &opts, &|| stopped.get());
+        assert_eq!(calls.get(), 3);
+        assert_eq!((out.runs, out.steps), (3, 2));
+        assert!(ScenarioSize::of(&out.scenario) < ScenarioSize::of(&busy()));
     }
 
     #[test]
