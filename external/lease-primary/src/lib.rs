@@ -236,10 +236,60 @@ impl Spec for LeasePrimary {
 pub const AT_MOST_ONE_PRIMARY: &str = "at_most_one_primary";
 
 /// At no instant do two nodes act as primary (`primary_on` … `primary_off`, or a crash).
+///
+/// Nothing orders two nodes' events of one instant, so an instant is judged as a set, once
+/// it closes: a `primary_off` (or a crash) of one node and a `primary_on` of another at one
+/// instant are a hand-over, whichever line comes first; two nodes acting after an instant,
+/// or one that is on and off within an instant while another acts across it, are a
+/// violation. (Judged line by line, swapping two lines of one instant turned a hand-over
+/// into a split brain.)
 #[derive(Debug, Default)]
 pub struct AtMostOnePrimary {
-    /// The acting primary and the event where it began.
-    acting: Option<(NodeId, u64)>,
+    /// The nodes acting as primary before the current instant, with the event where each
+    /// began.
+    acting: BTreeMap<NodeId, u64>,
+    /// The current instant's time and its changes, in line order: `(node, event, on)`.
+    instant: Option<u64>,
+    changes: Vec<(NodeId, u64, bool)>,
+}
+
+impl AtMostOnePrimary {
+    /// Applies the closing instant's changes (each node's in its own order) and judges it.
+    fn close_instant(&mut self) -> Result<(), Violation> {
+        let Some(t_ns) = self.instant.take() else {
+            return Ok(());
+        };
+        let before = self.acting.clone();
+        let mut momentary: Option<(NodeId, u64)> = None;
+        for (node, id, on) in std::mem::take(&mut self.changes) {
+            if on {
+                self.acting.entry(node).or_insert(id);
+            } else if let Some(since) = self.acting.remove(&node) {
+                if !before.contains_key(&node) {
+                    momentary.get_or_insert((node, since));
+                }
+            }
+        }
+        let violation = |a: (NodeId, u64), b: (NodeId, u64)| Violation {
+            property: AT_MOST_ONE_PRIMARY.into(),
+            class: PropertyClass::Safety,
+            explanation: format!("node {} acts as primary while node {} still does", b.0, a.0),
+            t_ns,
+            events: vec![a.1, b.1],
+        };
+        let mut after = self.acting.iter().map(|(&n, &id)| (n, id));
+        if let (Some(a), Some(b)) = (after.next(), after.next()) {
+            // the one that began last is blamed
+            return Err(if a.1 < b.1 { violation(a, b) } else { violation(b, a) });
+        }
+        if let Some(m) = momentary {
+            // acting across the instant: before it and after it
+            if let Some((&n, &id)) = self.acting.iter().find(|(n, _)| before.contains_key(n)) {
+                return Err(violation((n, id), m));
+            }
+        }
+        Ok(())
+    }
 }
 
 impl Checker for AtMostOnePrimary {
@@ -253,38 +303,30 @@ impl Checker for AtMostOnePrimary {
     }
 
     fn on_event(&mut self, ev: &Event) -> Result<(), Violation> {
-        let node = ev.node;
-        match &ev.kind {
-            EventKind::Observe { obs } => match obs.as_user() {
-                Some(("primary_on", _)) => match self.acting {
-                    Some((other, since)) if Some(other) != node => {
-                        return Err(Violation {
-                            property: AT_MOST_ONE_PRIMARY.into(),
-                            class: PropertyClass::Safety,
-                            explanation: format!(
-                                "node {} acts as primary while node {other} still does",
-                                node.unwrap_or(usize::MAX)
-                            ),
-                            t_ns: ev.t_ns,
-                            events: vec![since, ev.id],
-                        })
-                    }
-                    _ => self.acting = node.map(|n| (n, ev.id)),
-                },
-                Some(("primary_off", _)) if self.acting.map(|a| a.0) == node => self.acting = None,
-                _ => {}
+        if self.instant.is_some_and(|t| t != ev.t_ns) {
+            self.close_instant()?;
+        }
+        let change = match &ev.kind {
+            EventKind::Observe { obs } => match (obs.as_user(), ev.node) {
+                (Some(("primary_on", _)), Some(n)) => Some((n, true)),
+                (Some(("primary_off", _)), Some(n)) => Some((n, false)),
+                _ => None,
             },
             // A restart of a running node reboots it (no `Crash` comes first): it forgets its
             // lease as a crashed one does.
             EventKind::Fault {
                 fault: Fault::Crash { node: n } | Fault::Restart { node: n },
-            } if self.acting.map(|a| a.0) == Some(*n) => self.acting = None,
-            _ => {}
+            } => Some((*n, false)),
+            _ => None,
+        };
+        if let Some((node, on)) = change {
+            self.instant = Some(ev.t_ns);
+            self.changes.push((node, ev.id, on));
         }
         Ok(())
     }
 
     fn finish(&mut self, _end_t_ns: u64) -> Result<(), Violation> {
-        Ok(())
+        self.close_instant()
     }
 }

@@ -17,3 +17,66 @@ fn the_no_step_down_twin_has_split_brain() {
         .unwrap();
     assert!(found.explanation.contains("acts as primary while node"));
 }
+
+/// The property judges an instant as a set: a hand-over at one instant passes whichever line
+/// comes first, and two primaries at once fail in either order.
+#[test]
+fn an_instants_line_order_does_not_change_the_verdict() {
+    use lease_primary::AtMostOnePrimary;
+    use sincro::harness::check::check_trace;
+    use sincro::harness::trace::{Event, EventKind};
+    use sincro::harness::{Checker, Fault, Observation, Trace};
+
+    const MS: u64 = 1_000_000;
+    let user = |node: usize, t_ms: u64, kind: &str| Event {
+        id: 0,
+        t_ns: t_ms * MS,
+        node: Some(node),
+        local_ns: None,
+        kind: EventKind::Observe {
+            obs: Observation::user(kind, ()),
+        },
+    };
+    let crash = |node: usize, t_ms: u64| Event {
+        id: 0,
+        t_ns: t_ms * MS,
+        node: Some(node),
+        local_ns: None,
+        kind: EventKind::Fault {
+            fault: Fault::Crash { node },
+        },
+    };
+    let judge = |events: Vec<Event>| {
+        let events = events
+            .into_iter()
+            .enumerate()
+            .map(|(i, e)| Event { id: i as u64, ..e })
+            .collect();
+        let trace = Trace { nodes: 3, events };
+        let mut cs: Vec<Box<dyn Checker>> = vec![Box::new(AtMostOnePrimary::default())];
+        check_trace(&trace, 100 * MS, &mut cs)
+    };
+    let on0 = || user(0, 1, "primary_on");
+    // hand-overs at 5 ms, in both line orders
+    for (a, b) in [
+        (user(0, 5, "primary_off"), user(1, 5, "primary_on")),
+        (crash(0, 5), user(1, 5, "primary_on")),
+    ] {
+        judge(vec![on0(), a.clone(), b.clone()]).unwrap();
+        judge(vec![on0(), b, a]).unwrap();
+    }
+    // node 1 starts while node 0 acts on, in both orders of the instant's lines
+    let v = judge(vec![on0(), user(1, 5, "primary_on"), user(2, 5, "primary_off")]).unwrap_err();
+    assert!(v.explanation.contains("node 1 acts as primary while node 0"), "{}", v.explanation);
+    judge(vec![on0(), user(2, 5, "primary_off"), user(1, 5, "primary_on")]).unwrap_err();
+    // a momentary primary (on and off at one instant) while node 0 acts across it
+    judge(vec![on0(), user(1, 5, "primary_on"), user(1, 5, "primary_off")]).unwrap_err();
+    // ... but not at the instant node 0 steps down
+    judge(vec![
+        on0(),
+        user(1, 5, "primary_on"),
+        user(1, 5, "primary_off"),
+        user(0, 5, "primary_off"),
+    ])
+    .unwrap();
+}
