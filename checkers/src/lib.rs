@@ -25,7 +25,7 @@
 //! | `leader_agreement` (after the faults stop, every live node names the same live leader within a bound; a run with no election at all is not judged) | [`election::agreement`] | liveness | n, quiet, bound |
 //! | `election_termination` (every election started ends with a leader, one of the run's nodes, within a bound after the faults stop) | [`election::termination`] | liveness | n, quiet, bound |
 //! | `leader_validity` (after quiet + bound, the named leader is alive and the best by rank among the live nodes the namer reaches; highest id from [`by_name`]) | [`election::validity`] | safety | n, quiet, bound |
-//! | `leader_stability` (after the live nodes agree on a leader in a term, no node starts an election or changes leader or term while that leader is alive and reachable) | [`election::stability`] | safety | n, quiet |
+//! | `leader_stability` (after the live nodes agree on a leader in a term, no node starts an election or changes leader or term while that leader is alive and reachable: from the quiet time on, and between two faults when nothing is left in effect) | [`election::stability`] | safety | n, quiet, the fault plan and network |
 //! | `eventual_leadership`, `crashed_never_elected`, `newcomer_never_demotes` (Ω over a shared-memory trace, after checking the `memory_access_pattern` assumption) | [`omega`] | liveness, liveness, safety | α, start of the judged suffix |
 //!
 //! *n* is the scenario's node count, *quiet* [`Scenario::quiet_from_ms`] (the time of the fault
