@@ -2470,7 +2470,11 @@ pub fn merge_junit(inputs: &[(String, String)], partial: bool) -> Result<MergedR
         targets.len(),
         if caught == 1 { "bug" } else { "bugs" },
         if held == 1 { "variant" } else { "variants" },
-        if interrupted { "; an input was interrupted (Ctrl-C)" } else { "" }
+        if interrupted {
+            "; INCOMPLETE: an input's campaign was interrupted (Ctrl-C), so its seeds were not all run (exit 1)"
+        } else {
+            ""
+        }
     );
     if !missing.is_empty() {
         let _ = writeln!(

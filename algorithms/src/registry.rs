@@ -114,6 +114,14 @@ pub trait Algorithm: Sync {
     /// Default liveness bound (ms after the faults stop) for this scenario.
     fn liveness_bound_ms(&self, scenario: &Scenario) -> u64;
 
+    /// The fewest nodes a generated scenario of this algorithm has (1 by default; e.g. 2 for
+    /// a clock synchronization judged by the skew between clocks): [`Algorithm::draft`] draws
+    /// the node count from `max(opts.nodes_min, this)` up, so a campaign asked for fewer
+    /// runs scenarios it can judge instead of failing every seed or refusing one.
+    fn nodes_min(&self) -> usize {
+        1
+    }
+
     /// Fault classes outside the model that a buggy `variant` needs before its bug can show
     /// (e.g. a token regenerated without a generation number only matters once a token is
     /// late, not lost). Generated scenarios of that variant draw them too; the correct variant
@@ -139,6 +147,13 @@ pub trait Algorithm: Sync {
     /// [mutates](crate::coverage::mutate) them.
     fn draft(&self, variant: &str, seed: u64, opts: &GenOptions) -> Draft {
         let model = crate::coverage::generation_model(self, variant);
+        let raised;
+        let opts = if opts.nodes_min < self.nodes_min() {
+            raised = opts.with_nodes_at_least(self.nodes_min());
+            &raised
+        } else {
+            opts
+        };
         let mut draft = gen::generate(self.info().name, variant, seed, &model, opts);
         if draft.moments > 0 {
             let rounds = draft.moments;

@@ -262,6 +262,12 @@ pub trait Spec: Clone + Send + Sync + 'static {
     fn properties(&self) -> Vec<&'static str>;
     /// The faults it tolerates: fuzzing inside this model must never find a violation.
     fn fault_model(&self) -> FaultModel;
+    /// The fewest nodes a generated scenario has (1 by default): below it a run is refused
+    /// by [`Spec::prepare`] or has nothing to judge (one clock has no skew). A campaign asked
+    /// for fewer draws from this many up ([`Algorithm::nodes_min`]).
+    fn nodes_min(&self) -> usize {
+        1
+    }
 
     /// Checks and completes the parameters for this scenario (e.g. a node id that must
     /// exist, a timeout derived from the latencies). The error names the parameter.
@@ -411,6 +417,10 @@ impl<S: Spec> Algorithm for S {
             Ok(setup) => Spec::liveness_bound_ms(self, &setup),
             Err(_) => 0,
         }
+    }
+
+    fn nodes_min(&self) -> usize {
+        Spec::nodes_min(self)
     }
 
     fn bug_classes(&self, variant: &str) -> Vec<FaultClass> {

@@ -195,6 +195,16 @@ impl GenOptions {
         None
     }
 
+    /// These options with at least `nodes_min` nodes (the range raised to it where it
+    /// starts, or ends, below): an algorithm that needs more nodes than a campaign asks for.
+    pub fn with_nodes_at_least(&self, nodes_min: usize) -> GenOptions {
+        GenOptions {
+            nodes_min: self.nodes_min.max(nodes_min),
+            nodes_max: self.nodes_max.max(nodes_min),
+            ..self.clone()
+        }
+    }
+
     /// These options with the active phase of `draft` (its seed's [`phase_ms`]): what to
     /// complete, mutate or add faults to a draft with.
     pub fn for_draft(&self, draft: &Draft) -> GenOptions {

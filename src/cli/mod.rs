@@ -804,6 +804,26 @@ fn engine_takes(engine: Engine, nodes_max: usize) -> Result<(), String> {
     }
 }
 
+/// Says which targets need more nodes than `--nodes-min` (`Algorithm::nodes_min`): their
+/// scenarios are drawn from that many up, not from the asked count.
+fn note_nodes_raised(targets: &[fuzz::Target], gen: &GenOptions) {
+    let mut seen = std::collections::BTreeSet::new();
+    for t in targets {
+        let min = t.algorithm.nodes_min();
+        if min > gen.nodes_min && seen.insert(t.algorithm.info().name) {
+            let raised = gen.with_nodes_at_least(min);
+            eprintln!(
+                "note: {} needs at least {min} nodes: its scenarios have {} to {} (not {} to {})",
+                t.algorithm.info().name,
+                raised.nodes_min,
+                raised.nodes_max,
+                gen.nodes_min,
+                gen.nodes_max
+            );
+        }
+    }
+}
+
 fn fuzz(a: FuzzArgs) -> i32 {
     if a.seeds == Some(0) {
         return bad_input("--seeds must be at least 1");
@@ -878,6 +898,7 @@ fn fuzz(a: FuzzArgs) -> i32 {
         file_tag: None,
         shrink_time: Some(a.shrink_time),
     };
+    note_nodes_raised(&targets, &cfg.gen);
     let stop = interrupt_flag();
     let live = Live::default();
     let started = Instant::now();

@@ -187,6 +187,10 @@ impl Spec for CristianSpec {
     fn properties(&self) -> Vec<&'static str> {
         super::PROPERTIES.to_vec()
     }
+    /// `bounded_skew` compares two clocks at least.
+    fn nodes_min(&self) -> usize {
+        2
+    }
     fn fault_model(&self) -> FaultModel {
         super::fault_model()
     }

@@ -262,6 +262,10 @@ impl Spec for RbsSpec {
     fn properties(&self) -> Vec<&'static str> {
         super::PROPERTIES.to_vec()
     }
+    /// A beacon and two receivers (`prepare` refuses fewer).
+    fn nodes_min(&self) -> usize {
+        3
+    }
     fn fault_model(&self) -> FaultModel {
         super::fault_model()
     }

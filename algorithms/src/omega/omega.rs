@@ -408,9 +408,12 @@ pub fn prepare(sc: &Scenario) -> Result<Prepared, ScenarioError> {
     let cap = if p.judge_from_step.is_some() {
         steps
     } else {
+        // Extended at most to the run's own event limit: a run whose nominal length fits
+        // is run (a 1,251 ms run was refused because 8 × its steps passed 10,000,000).
         steps
             .saturating_mul(p.max_extension.max(1))
             .min(sincro_harness::shm::MAX_STEPS)
+            .min(sc.limits.max_events)
             .max(steps)
     };
     let config = ShmConfig {
@@ -786,6 +789,30 @@ mod tests {
             let h2 = alg.run(&sc, RunOptions::default()).unwrap().trace.unwrap();
             assert_eq!(h1.to_jsonl(), h2.to_jsonl(), "seed {seed}");
         }
+    }
+
+    /// A run whose nominal length fits `limits.max_events` runs: its extension stops at the
+    /// limit. One of 1,500 ms (1,500,000 steps; 8 × that is past the default 10,000,000) was
+    /// refused as a limit before a step ran, as generated with `--active-ms 25000`.
+    #[test]
+    fn a_run_that_fits_the_event_limit_is_run_whatever_its_extension() {
+        let alg = find(NAME).unwrap();
+        let mut sc = alg.generate("correct", 3, &GenOptions::default());
+        sc.duration_ms = 1_500;
+        let out = alg.run(&sc, RunOptions::default()).unwrap();
+        assert!(
+            !matches!(out.verdict, Verdict::LimitExceeded { .. }),
+            "{:?}",
+            out.verdict
+        );
+        assert!(out.stats.events >= 1_500_000, "{:?}", out.stats);
+        sc.limits.max_events = 1_000_000;
+        let out = alg.run(&sc, RunOptions::default()).unwrap();
+        assert!(
+            matches!(out.verdict, Verdict::LimitExceeded { .. }),
+            "{:?}",
+            out.verdict
+        );
     }
 
     #[test]

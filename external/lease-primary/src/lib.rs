@@ -280,7 +280,11 @@ impl AtMostOnePrimary {
         let mut after = self.acting.iter().map(|(&n, &id)| (n, id));
         if let (Some(a), Some(b)) = (after.next(), after.next()) {
             // the one that began last is blamed
-            return Err(if a.1 < b.1 { violation(a, b) } else { violation(b, a) });
+            return Err(if a.1 < b.1 {
+                violation(a, b)
+            } else {
+                violation(b, a)
+            });
         }
         if let Some(m) = momentary {
             // acting across the instant: before it and after it
