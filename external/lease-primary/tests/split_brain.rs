@@ -66,11 +66,31 @@ fn an_instants_line_order_does_not_change_the_verdict() {
         judge(vec![on0(), b, a]).unwrap();
     }
     // node 1 starts while node 0 acts on, in both orders of the instant's lines
-    let v = judge(vec![on0(), user(1, 5, "primary_on"), user(2, 5, "primary_off")]).unwrap_err();
-    assert!(v.explanation.contains("node 1 acts as primary while node 0"), "{}", v.explanation);
-    judge(vec![on0(), user(2, 5, "primary_off"), user(1, 5, "primary_on")]).unwrap_err();
+    let v = judge(vec![
+        on0(),
+        user(1, 5, "primary_on"),
+        user(2, 5, "primary_off"),
+    ])
+    .unwrap_err();
+    assert!(
+        v.explanation
+            .contains("node 1 acts as primary while node 0"),
+        "{}",
+        v.explanation
+    );
+    judge(vec![
+        on0(),
+        user(2, 5, "primary_off"),
+        user(1, 5, "primary_on"),
+    ])
+    .unwrap_err();
     // a momentary primary (on and off at one instant) while node 0 acts across it
-    judge(vec![on0(), user(1, 5, "primary_on"), user(1, 5, "primary_off")]).unwrap_err();
+    judge(vec![
+        on0(),
+        user(1, 5, "primary_on"),
+        user(1, 5, "primary_off"),
+    ])
+    .unwrap_err();
     // ... but not at the instant node 0 steps down
     judge(vec![
         on0(),
