@@ -709,6 +709,24 @@ fn case(property: &str, raw: &Raw) -> (Trace, Params) {
     )
 }
 
+/// The case `raw` stands for, with the verdict's kind, when the checker agrees with the
+/// oracle on it; a test failure naming both verdicts and the trace when it does not.
+fn agreeing_case(
+    property: &str,
+    raw: &Raw,
+) -> Result<(Trace, Params, &'static str), TestCaseError> {
+    let (trace, p) = case(property, raw);
+    let expected = oracle::judge(property, &trace, &p);
+    let (got, why) = checker_verdict(property, &trace, &p);
+    if got != expected.kind() {
+        return Err(TestCaseError::fail(format!(
+            "{property}: checker says {got} ({why}), oracle says {expected:?}\nparams {p:?}\n{}",
+            trace.to_jsonl()
+        )));
+    }
+    Ok((trace, p, expected.kind()))
+}
+
 /// Runs `CASES` cases of `property` against its oracle.
 fn differential(property: &str) {
     let config = Config {
@@ -722,16 +740,8 @@ fn differential(property: &str) {
         TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::ChaCha, &seed));
     let kinds = std::cell::RefCell::new(std::collections::BTreeMap::<String, u32>::new());
     let result = runner.run(&raw(), |raw| {
-        let (trace, p) = case(property, &raw);
-        let expected = oracle::judge(property, &trace, &p);
-        let (got, why) = checker_verdict(property, &trace, &p);
-        *kinds.borrow_mut().entry(expected.kind().to_string()).or_default() += 1;
-        if got != expected.kind() {
-            return Err(TestCaseError::fail(format!(
-                "{property}: checker says {got} ({why}), oracle says {expected:?}\nparams {p:?}\n{}",
-                trace.to_jsonl()
-            )));
-        }
+        let (_, _, kind) = agreeing_case(property, &raw)?;
+        *kinds.borrow_mut().entry(kind.to_string()).or_default() += 1;
         Ok(())
     });
     eprintln!(
@@ -880,15 +890,7 @@ fn leader_stability_is_judged_between_faults() {
         TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::ChaCha, &seed));
     let only_between = std::cell::Cell::new(0u32);
     let result = runner.run(&raw(), |raw| {
-        let (trace, p) = case(property, &raw);
-        let expected = oracle::judge(property, &trace, &p);
-        let (got, why) = checker_verdict(property, &trace, &p);
-        if got != expected.kind() {
-            return Err(TestCaseError::fail(format!(
-                "checker says {got} ({why}), oracle says {expected:?}\nparams {p:?}\n{}",
-                trace.to_jsonl()
-            )));
-        }
+        let (trace, p, got) = agreeing_case(property, &raw)?;
         let from_quiet = oracle::leader_stability_from(&trace.events, trace.nodes, p.quiet_ms * MS);
         if got == "violation" && from_quiet.kind() == "pass" {
             only_between.set(only_between.get() + 1);
