@@ -626,8 +626,13 @@ pub fn draw(rng: &mut SimRng, d: &Draw) -> (Params, u64) {
         ..Params::default()
     };
     let settled = churn_settled(&params);
-    // The judged last quarter starts well after the system settles.
-    let steps = settled + (3 * settled).max(30_000);
+    // The judged last quarter starts well after the system settles, and is long enough for
+    // every process to finish rounds in it: a process takes about one step in `total`, and a
+    // round reads every process's registers, so past 10 processes the floor grows with the
+    // square of their number (at 34 processes, 16 × slower ones, a 36,000-step run left one
+    // with no round in the judged quarter: "too few steps" blamed on the assumption).
+    let scale = (total as u64).div_ceil(10).max(1);
+    let steps = settled + (3 * settled).max(30_000 * scale * scale);
     (params, steps.div_ceil(1000))
 }
 
@@ -788,6 +793,35 @@ mod tests {
             let h1 = alg.run(&sc, RunOptions::default()).unwrap().trace.unwrap();
             let h2 = alg.run(&sc, RunOptions::default()).unwrap().trace.unwrap();
             assert_eq!(h1.to_jsonl(), h2.to_jsonl(), "seed {seed}");
+        }
+    }
+
+    /// A generated run leaves every process rounds to finish in the judged quarter: up to
+    /// 10 processes at least 30,000 steps, past that the square of their number in tens (34
+    /// processes, 16 × slower ones: 36,000 steps left one with no round in the judged
+    /// quarter, and the correct variant "failed" the assumption at 2 of 150 seeds, at 60
+    /// processes at 91; now at none).
+    #[test]
+    fn a_generated_run_grows_with_the_square_of_its_processes_past_ten() {
+        let length_ms = |nodes: usize| {
+            let d = Draw {
+                nodes,
+                alpha: None,
+                joins_max: 0,
+                crashes: false,
+                vary_speeds: true,
+                pam: true,
+                active_steps: 10,
+            };
+            draw(&mut SimRng::new(7), &d).1
+        };
+        // the floor in ms, plus at most 1 ms for the settling steps (at most 10 here)
+        for (nodes, floor_ms) in [(4, 30), (10, 30), (11, 120), (34, 480), (60, 1_080)] {
+            let got = length_ms(nodes);
+            assert!(
+                (floor_ms..=floor_ms + 1).contains(&got),
+                "{nodes} processes: {got} ms"
+            );
         }
     }
 
