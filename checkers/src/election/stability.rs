@@ -131,8 +131,8 @@ impl LeaderStability {
 
     /// Also judges each interval between two faults of the scenario's plan (and of the trace)
     /// that leaves nothing in effect — no node down or paused, no partition, every link as it
-    /// is once the faults stop — from the
-    /// fault that opens it plus the settle time, as the quiet time is judged. The run up to
+    /// is once the faults stop — from the fault that opens it plus the settle time, as the
+    /// quiet time is judged. The run up to
     /// the next fault is the run of the scenario cut after this one, so a correct algorithm
     /// must pass it; a leader that abdicates with no fault in effect breaks stability even if
     /// faults follow later (the ring's `stale-coordinator` bug mostly acts so).
@@ -221,24 +221,43 @@ fn interval_starts(scenario: &Scenario, quiet_raw_ns: u64) -> Option<(bool, Vec<
     }
     let at_start = !net.same_links(&last);
     let mut instants: Vec<(u64, bool)> = Vec::new();
+    // Kept as `fault::in_effect_at_the_end` reads a plan, one fault at a time: a crash or a
+    // restart ends a pause, a heal every partition.
     let mut down = std::collections::BTreeSet::new();
+    let mut paused = std::collections::BTreeSet::new();
+    let mut partitioned = false;
     for (i, f) in sorted.iter().enumerate() {
         match &f.fault {
             Fault::Crash { node } => {
                 down.insert(*node);
+                paused.remove(node);
             }
             Fault::Restart { node } => {
                 down.remove(node);
+                paused.remove(node);
             }
+            Fault::Pause { node } => {
+                paused.insert(*node);
+            }
+            Fault::Resume { node } => {
+                paused.remove(node);
+            }
+            Fault::Partition { .. } | Fault::PartitionOneway { .. } => partitioned = true,
+            Fault::Heal => partitioned = false,
             Fault::SetLinks(o) => net.apply_override(o).ok()?,
-            _ => {}
+            Fault::ClockJump { .. } | Fault::DriftChange { .. } => {}
         }
+        // (quadratic: checked on small plans only)
+        debug_assert!(
+            sorted.len() > 64
+                || (!paused.is_empty() || partitioned)
+                    == in_effect_at_the_end(sorted[..=i].iter().map(|f| &f.fault))
+        );
         let last_of_instant = sorted.get(i + 1).is_none_or(|g| g.at_ms != f.at_ms);
         let t_ns = f.at_ms.saturating_mul(NS_PER_MS);
         if last_of_instant && t_ns <= quiet_raw_ns {
-            let in_effect = !down.is_empty()
-                || !net.same_links(&last)
-                || in_effect_at_the_end(sorted[..=i].iter().map(|f| &f.fault));
+            let in_effect =
+                !down.is_empty() || !paused.is_empty() || partitioned || !net.same_links(&last);
             instants.push((t_ns, in_effect));
         }
     }
