@@ -28,8 +28,9 @@ one. Paths cut by --depth are never counted as passing.
 Exit codes: 0 no violation within the bounds, 1 a violation (or a panic) was found and \
 written to --out (the schedule, and the native scenario <alg>.<variant>.explore.native.json), \
 2 bad input, 6 no violation but a checker could not judge some complete paths (the scenario \
-ends before a property's bound), or the time or state bound ended the search before it \
-finished depth 1 (nothing was explored).
+ends before a property's bound; or every property asked for is judged against a liveness \
+bound and no path reached the scenario's end), or the time or state bound ended the search \
+before it finished depth 1 (nothing was explored).
 
 Example: sincro explore -a mutex.ricart-agrawala --variant no-tiebreak --nodes 3")]
 pub struct ExploreArgs {
@@ -353,7 +354,7 @@ pub fn main(a: &ExploreArgs) -> i32 {
     };
     println!("{report}");
     let (Some(cx), Some((path, native_path))) = (&report.counterexample, written) else {
-        return no_counterexample(&report);
+        return no_counterexample(&report, &judged_at_the_end_only(&info, &sc));
     };
     for (i, c) in cx.schedule.iter().enumerate() {
         println!("  {:>3}. {c}", i + 1);
@@ -386,11 +387,30 @@ pub fn main(a: &ExploreArgs) -> i32 {
 
 /// The exit code of a search that found no counterexample, after saying why when it is not a
 /// pass.
-fn no_counterexample(report: &crate::harness::explore::ExploreReport) -> i32 {
+///
+/// `end_only` names the properties judged, when every one of them is judged against a liveness
+/// bound: a path cut before the run's end can break one but never meet it, so a search in
+/// which no path ran to the end judged nothing.
+fn no_counterexample(
+    report: &crate::harness::explore::ExploreReport,
+    end_only: &[String],
+) -> i32 {
     if report.stop != Stop::Exhausted && report.depth_complete == 0 {
         // Cut before a single level was explored (`--time 1ns`): no bound was searched,
         // so "no violation within the bound" would claim what was never looked at.
         println!("NOTHING EXPLORED: give the search more (--time, --max-states)");
+        return exit::UNJUDGED;
+    }
+    if report.complete.is_empty() && !end_only.is_empty() {
+        // The prefixes of cut paths were judged, but the properties asked for are all judged
+        // at a run's end: "safety only" here is nothing at all.
+        println!(
+            "NOTHING JUDGED: {} {} judged against a liveness bound, which a path cut before \
+             the run's end can break but never meet, and no path reached the end (raise \
+             --depth, or shorten the scenario)",
+            end_only.join(", "),
+            if end_only.len() == 1 { "is" } else { "are" }
+        );
         return exit::UNJUDGED;
     }
     if report.limited > 0 {
@@ -402,6 +422,24 @@ fn no_counterexample(report: &crate::harness::explore::ExploreReport) -> i32 {
         exit::PASS
     } else {
         exit::UNJUDGED
+    }
+}
+
+/// The properties the scenario's run judges (its `checks.properties`, else every one the
+/// algorithm promises) when every one of them is judged against a liveness bound ([`crate::checkers::needs_liveness_bound`]); empty when one is judged
+/// event by event (a safety property, or a user's property, whose class is not known here).
+fn judged_at_the_end_only(info: &algorithms::AlgorithmInfo, sc: &Scenario) -> Vec<String> {
+    let judged: Vec<String> = match &sc.checks.properties {
+        Some(p) => p.clone(),
+        None => info.properties.iter().map(|p| p.to_string()).collect(),
+    };
+    if judged
+        .iter()
+        .all(|p| crate::checkers::needs_liveness_bound(p))
+    {
+        judged
+    } else {
+        Vec::new()
     }
 }
 

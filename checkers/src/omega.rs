@@ -38,11 +38,14 @@
 //!   [`OMEGA_PROPERTIES`] to check (other names are ignored). No scenario, no quiet time, no
 //!   bound: the assumption asks that membership no longer changes in the suffix.
 //! - **When the run ends before it can judge:** never a pass. A suffix in which membership
-//!   still changes, |STABLE| < α, a stable process without a round or a `leader()` call in
-//!   the suffix (too few steps), or Property 1 failing, is reported by [`assumption`] as a
-//!   violation of `memory_access_pattern` whose explanation starts "assumption not met, so
-//!   the algorithm is not judged"; [`eventual_leadership`] with no `leader()` result in the
-//!   suffix is a violation.
+//!   still changes, or a stable process without a round or a `leader()` call in the suffix
+//!   (too few steps), is a run too short to judge: [`assumption`] reports it as a violation
+//!   of `memory_access_pattern` whose explanation starts [`TOO_SHORT`], which
+//!   [`too_short_to_judge`] recognizes and the registered algorithm reports as *could not
+//!   judge*. |STABLE| < α, or Property 1 failing, is a run outside the model: a violation of
+//!   `memory_access_pattern` whose explanation starts "assumption not met, so the algorithm
+//!   is not judged". [`eventual_leadership`] with no `leader()` result in the suffix is a
+//!   violation.
 //! - **Class:** `newcomer_never_demotes` safety (judged over the whole run);
 //!   `crashed_never_elected` and `eventual_leadership` liveness (judged on the suffix); the
 //!   `memory_access_pattern` assumption is reported with class liveness.
@@ -53,6 +56,17 @@ use std::collections::{BTreeMap, BTreeSet};
 
 /// Property 1 of the model (and `|STABLE| ≥ α`, finite arrival): an assumption.
 pub const MEMORY_ACCESS_PATTERN: &str = "memory_access_pattern";
+/// How the explanation of a `memory_access_pattern` report starts when the judged suffix is
+/// too short to tell whether the assumption holds (membership still changes in it, or a
+/// stable process took no round or no `leader()` step in it): a longer run, or a later
+/// `judge_from`, would judge it. No verdict, not a run outside the model.
+pub const TOO_SHORT: &str = "too short to judge";
+
+/// True when `v` is [`assumption`]'s report of a suffix too short to judge ([`TOO_SHORT`]).
+pub fn too_short_to_judge(v: &Violation) -> bool {
+    v.property == MEMORY_ACCESS_PATTERN && v.explanation.starts_with(TOO_SHORT)
+}
+
 /// Lemma 4.
 pub const NEWCOMER_NEVER_DEMOTES: &str = "newcomer_never_demotes";
 /// Lemma 3.
@@ -176,11 +190,19 @@ pub fn assumption(
             events,
         ))
     };
+    let too_short = |step: u64, why: String, events: Vec<usize>| {
+        Err(violation(
+            MEMORY_ACCESS_PATTERN,
+            step,
+            format!("{TOO_SHORT}: {why}"),
+            events,
+        ))
+    };
     if let Some((step, i)) = f.last_churn {
         if step >= judge_from {
-            return fail(
+            return too_short(
                 step,
-                format!("membership still changes at step {step}, inside the judged suffix (from step {judge_from}): arrivals have not stopped"),
+                format!("membership still changes at step {step}, inside the judged suffix (from step {judge_from}): arrivals have not stopped by the end of the run"),
                 vec![i],
             );
         }
@@ -200,9 +222,9 @@ pub fn assumption(
         let round = f.last_round.get(&p).copied().flatten();
         let query = f.last_leader.get(&p).copied().flatten();
         if round.is_none_or(|s| s < judge_from) || query.is_none_or(|s| s < judge_from) {
-            return fail(
+            return too_short(
                 trace.steps,
-                format!("stable process p{p} completed no round or no leader() call in the judged suffix (from step {judge_from}): too few steps to judge"),
+                format!("stable process p{p} completed no round or no leader() call in the judged suffix (from step {judge_from}): too few steps"),
                 Vec::new(),
             );
         }
@@ -508,8 +530,14 @@ mod tests {
         let v = judge(&base(1), 3, 75, OMEGA_PROPERTIES).unwrap_err();
         assert_eq!(v.property, MEMORY_ACCESS_PATTERN);
         assert!(v.explanation.contains("|STABLE|"), "{v}");
-        // churn inside the suffix
+        assert!(!too_short_to_judge(&v), "{v}");
+        // churn inside the suffix: too short to judge, not outside the model
         let v = judge(&base(1), 2, 8, OMEGA_PROPERTIES).unwrap_err();
         assert!(v.explanation.contains("arrivals have not stopped"), "{v}");
+        assert!(too_short_to_judge(&v), "{v}");
+        // a stable process with no round in the suffix: too few steps
+        let v = judge(&base(1), 2, 100, OMEGA_PROPERTIES).unwrap_err();
+        assert!(v.explanation.contains("too few steps"), "{v}");
+        assert!(too_short_to_judge(&v), "{v}");
     }
 }

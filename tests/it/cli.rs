@@ -1083,6 +1083,56 @@ fn explore_does_not_pass_a_scenario_that_judged_nothing() {
     assert!(!out.contains("could not be judged"), "{out}");
 }
 
+/// A search cut by the depth bound before any path reached the end judged the cut paths'
+/// prefixes for safety only: with nothing but properties judged against a liveness bound
+/// asked for (`checks.properties`), that is nothing at all, and it passed (exit 0, "safety
+/// only"). It is now no answer (exit 6), and the same file with a safety property still passes.
+#[test]
+fn explore_cut_by_depth_with_only_liveness_properties_is_no_answer() {
+    let dir = tmp("explore-liveness-only");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let d = dir.to_str().unwrap();
+    let file = |properties: &[&str]| {
+        let text = std::fs::read_to_string("corpus/election/bully-fig-6-19.json").unwrap();
+        let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        v.as_object_mut().unwrap().remove("expect");
+        v["checks"]["properties"] = serde_json::json!(properties);
+        let path = dir.join(format!("{}.json", properties.join("+")));
+        std::fs::write(&path, v.to_string()).unwrap();
+        path
+    };
+    let liveness = file(&["election_termination", "leader_agreement"]);
+    let o = sincro(&[
+        "explore",
+        "--scenario",
+        liveness.to_str().unwrap(),
+        "--depth",
+        "4",
+        "--out",
+        d,
+    ]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(6), "{out}{err}");
+    assert!(
+        out.contains("NOTHING JUDGED: election_termination, leader_agreement are judged"),
+        "{out}"
+    );
+    let safety = file(&["election_termination", "leader_uniqueness"]);
+    let o = sincro(&[
+        "explore",
+        "--scenario",
+        safety.to_str().unwrap(),
+        "--depth",
+        "4",
+        "--out",
+        d,
+    ]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    assert!(out.contains("safety only") && !out.contains("NOTHING"), "{out}");
+}
+
 /// A scenario file too short for liveness's bound: every complete path is safe, but a
 /// checker could not judge liveness on some, so explore does not pass it (exit 6, and says
 /// why); the same file run long enough passes. Flags that shape a generated scenario are
