@@ -391,10 +391,7 @@ pub fn main(a: &ExploreArgs) -> i32 {
 /// `end_only` names the properties judged, when every one of them is judged against a liveness
 /// bound: a path cut before the run's end can break one but never meet it, so a search in
 /// which no path ran to the end judged nothing.
-fn no_counterexample(
-    report: &crate::harness::explore::ExploreReport,
-    end_only: &[String],
-) -> i32 {
+fn no_counterexample(report: &crate::harness::explore::ExploreReport, end_only: &[String]) -> i32 {
     if report.stop != Stop::Exhausted && report.depth_complete == 0 {
         // Cut before a single level was explored (`--time 1ns`): no bound was searched,
         // so "no violation within the bound" would claim what was never looked at.

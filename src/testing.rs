@@ -82,6 +82,36 @@ fn in_model(allowed: &[FaultClass], c: FaultClass) -> bool {
     c == FaultClass::Delays || allowed.contains(&c)
 }
 
+/// What [`Check::audit_sample`] found.
+struct Sample {
+    /// Properties no sampled run gave anything to judge, with the event kinds they read.
+    never_judged: Vec<(String, &'static [&'static str])>,
+    /// A checker whose verdict depends on line order, as the failure to report.
+    line_order: Option<Failure>,
+}
+
+/// The first of `sc`'s checkers (as `alg` builds them) whose verdict on `trace` (a run ending
+/// at `end_t_ns`) differs from its verdict on the same run with each instant's lines in
+/// another order ([`crate::harness::reorder::reorder_instants`]): its property and the two
+/// verdicts. `None` when every checker judges both alike (or they cannot be built).
+pub fn line_order_dependence(
+    alg: &dyn Algorithm,
+    sc: &Scenario,
+    trace: &Trace,
+    end_t_ns: u64,
+) -> Option<(String, Verdict, Verdict)> {
+    let reordered = crate::harness::reorder::reorder_instants(trace);
+    let (Ok(mut a), Ok(mut b)) = (alg.checkers(sc), alg.checkers(sc)) else {
+        return None;
+    };
+    a.iter_mut().zip(b.iter_mut()).find_map(|(ca, cb)| {
+        let property = ca.property().to_string();
+        let va = crate::harness::check::judge_trace(trace, end_t_ns, std::slice::from_mut(ca));
+        let vb = crate::harness::check::judge_trace(&reordered, end_t_ns, std::slice::from_mut(cb));
+        (va.label() != vb.label()).then_some((property, va, vb))
+    })
+}
+
 /// Most seeds a passing check re-runs traced to see that each property had something to
 /// judge (see [`Check::run`]).
 pub const EVIDENCE_SAMPLE: u64 = 20;
@@ -316,8 +346,12 @@ impl<S: Spec> Check<S> {
                 this.variant.name()
             ))),
             Found::None { runs } => {
+                let sample = this.audit_sample(alg, runs)?;
+                if let Some(dependent) = sample.line_order {
+                    return Err(dependent);
+                }
                 // "Could not judge" is never a pass: a property no run gave anything to judge.
-                if let Some((property, kinds)) = this.never_judged(alg, runs)?.first() {
+                if let Some((property, kinds)) = sample.never_judged.first() {
                     return Err(Failure::headline(format!(
                         "{} / {}: could not judge `{property}`: none of the first {} seeds' runs \
                          had an event it reads ({}), so its {runs} passing runs judged nothing; \
@@ -690,16 +724,17 @@ impl<S: Spec> Check<S> {
         }
     }
 
-    /// After a passing campaign of `runs` seeds: the properties none of the first seeds'
-    /// runs ([`EVIDENCE_SAMPLE`] at most, re-run traced) gave anything to judge, with the
-    /// event kinds their checkers read ([`Property::EVIDENCE`], a user's
-    /// [`Checker::evidence`]). Such a property passed on nothing: a mutual exclusion no run
-    /// entered, a primary no run elected.
-    fn never_judged(
-        &self,
-        alg: &dyn Algorithm,
-        runs: u64,
-    ) -> Result<Vec<(String, &'static [&'static str])>, Failure> {
+    /// After a passing campaign of `runs` seeds, the first seeds' runs ([`EVIDENCE_SAMPLE`]
+    /// at most) re-run traced:
+    /// - the properties none of them gave anything to judge, with the event kinds their
+    ///   checkers read ([`Property::EVIDENCE`], a user's [`Checker::evidence`]). Such a
+    ///   property passed on nothing: a mutual exclusion no run entered, a primary no run
+    ///   elected;
+    /// - the first checker whose verdict on one of them changes when each instant's lines
+    ///   come in another order the run allows
+    ///   ([`crate::harness::reorder::reorder_instants`]): it judges line order, which
+    ///   nothing fixes (each engine records an instant in its own order).
+    fn audit_sample(&self, alg: &dyn Algorithm, runs: u64) -> Result<Sample, Failure> {
         let gen = self.gen_options();
         let mut open: Option<Vec<(String, &'static [&'static str])>> = None;
         let last = self.seed_start.saturating_add(runs.min(EVIDENCE_SAMPLE));
@@ -719,17 +754,36 @@ impl<S: Spec> Check<S> {
                     })
                     .collect()
             });
-            if want.is_empty() {
-                break;
-            }
             let out = alg
                 .run(&sc, RunOptions::new(true))
                 .map_err(|e| Failure::headline(format!("seed {seed}: {e}")))?;
-            if let Some(trace) = &out.trace {
-                want.retain(|(_, kinds)| !crate::checkers::has_evidence(&trace.events, kinds));
+            let Some(trace) = &out.trace else { continue };
+            want.retain(|(_, kinds)| !crate::checkers::has_evidence(&trace.events, kinds));
+            let end = out.stats.end_t_ns;
+            if let Some(found) = line_order_dependence(alg, &sc, trace, end) {
+                let (property, as_recorded, reordered) = found;
+                return Ok(Sample {
+                    never_judged: Vec::new(),
+                    line_order: Some(Failure {
+                        seed: Some(seed),
+                        ..Failure::headline(format!(
+                            "{} / {}, seed {seed}: the checker of `{property}` depends on line \
+                             order: {as_recorded} on the run as recorded, {reordered} on the \
+                             same run with each instant's lines in another order it allows \
+                             (sincro::harness::reorder::reorder_instants). Nothing orders two \
+                             nodes' events of one instant (each engine records them in its own \
+                             order): judge each instant as a set",
+                            alg.info().name,
+                            self.variant.name()
+                        ))
+                    }),
+                });
             }
         }
-        Ok(open.unwrap_or_default())
+        Ok(Sample {
+            never_judged: open.unwrap_or_default(),
+            line_order: None,
+        })
     }
 
     /// Fuzzes; on a failure, shrinks it and (with `persist`) writes it to the regressions

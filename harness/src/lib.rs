@@ -24,6 +24,7 @@ pub mod gen;
 pub mod net;
 pub mod process;
 pub mod render;
+pub mod reorder;
 pub mod rng;
 pub mod scenario;
 pub mod schedule;

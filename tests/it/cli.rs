@@ -1083,6 +1083,56 @@ fn explore_does_not_pass_a_scenario_that_judged_nothing() {
     assert!(!out.contains("could not be judged"), "{out}");
 }
 
+/// A counterexample that needs a lost message replays as a native scenario: the native file
+/// recorded the loss as a fate with no delay, but a recorded fate is replayed only where the
+/// scenario's link can lose, and explored links lose nothing, so `run` delivered the message
+/// and passed (bully) or broke at another instant (Berkeley). The file now declares a loss on
+/// that link, and `run` and `explore --replay` report the same violation.
+#[test]
+fn an_explored_loss_replays_in_the_native_scenario() {
+    let dir = tmp("explore-loss-native");
+    let _ = std::fs::remove_dir_all(&dir);
+    let d = dir.to_str().unwrap();
+    for (alg, variant, extra) in [
+        (
+            "election.bully",
+            "correct",
+            &["--beyond-model", "--loss", "1"][..],
+        ),
+        ("clock.berkeley", "step-backwards", &[][..]),
+    ] {
+        let args = [
+            &["explore", "-a", alg, "--variant", variant, "--out", d][..],
+            extra,
+        ]
+        .concat();
+        let o = sincro(&args);
+        let (out, err) = text(&o);
+        assert_eq!(o.status.code(), Some(1), "{alg}: {out}{err}");
+        assert!(
+            out.contains(". lose "),
+            "{alg}: the path loses a message: {out}"
+        );
+        let schedule = dir.join(format!("{alg}.{variant}.explore.json"));
+        let native = dir.join(format!("{alg}.{variant}.explore.native.json"));
+        let verdict_of = |out: &str, prefix: &str| -> String {
+            let line = out
+                .lines()
+                .find(|l| l.starts_with(prefix) && l.contains("VIOLATION"))
+                .unwrap_or_else(|| panic!("{alg}: no verdict line in {out}"));
+            line[line.find("VIOLATION").unwrap()..].to_string()
+        };
+        let o = sincro(&["explore", "--replay", schedule.to_str().unwrap()]);
+        let explored = verdict_of(&text(&o).0, alg);
+        let o = sincro(&["run", native.to_str().unwrap()]);
+        let (out, err) = text(&o);
+        assert_eq!(o.status.code(), Some(0), "{alg}: {out}{err}");
+        assert_eq!(verdict_of(&out, alg), explored, "{alg}");
+        let file = std::fs::read_to_string(&native).unwrap();
+        assert!(file.contains("\"loss\": 1e-9"), "{alg}: {file}");
+    }
+}
+
 /// A search cut by the depth bound before any path reached the end judged the cut paths'
 /// prefixes for safety only: with nothing but properties judged against a liveness bound
 /// asked for (`checks.properties`), that is nothing at all, and it passed (exit 0, "safety
@@ -1130,7 +1180,10 @@ fn explore_cut_by_depth_with_only_liveness_properties_is_no_answer() {
     ]);
     let (out, err) = text(&o);
     assert_eq!(o.status.code(), Some(0), "{out}{err}");
-    assert!(out.contains("safety only") && !out.contains("NOTHING"), "{out}");
+    assert!(
+        out.contains("safety only") && !out.contains("NOTHING"),
+        "{out}"
+    );
 }
 
 /// A scenario file too short for liveness's bound: every complete path is safe, but a

@@ -415,3 +415,110 @@ fn a_property_no_run_gave_anything_to_judge_is_not_a_pass() {
         .run()
         .unwrap();
 }
+
+/// A test's own checker that takes the first node to start as the coordinator and expects it
+/// to be node 0: true of the order the native engine records the starts of one instant in,
+/// but nothing orders them (another engine, or a hand-made trace, may start node 2 first).
+struct FirstStartIsNodeZero {
+    seen: bool,
+}
+
+impl sincro::harness::Checker for FirstStartIsNodeZero {
+    fn property(&self) -> &'static str {
+        "first_start"
+    }
+    fn on_event(&mut self, ev: &sincro::harness::Event) -> Result<(), sincro::harness::Violation> {
+        use sincro::harness::{EventKind, PropertyClass, Violation};
+        if self.seen || !matches!(ev.kind, EventKind::Start { .. }) {
+            return Ok(());
+        }
+        self.seen = true;
+        if ev.node == Some(0) {
+            return Ok(());
+        }
+        Err(Violation {
+            property: "first_start".into(),
+            class: PropertyClass::Safety,
+            explanation: format!("node {:?} started first", ev.node),
+            t_ns: ev.t_ns,
+            events: vec![ev.id],
+        })
+    }
+    fn finish(&mut self, _end_t_ns: u64) -> Result<(), sincro::harness::Violation> {
+        Ok(())
+    }
+}
+
+/// A checker whose verdict depends on the order of one instant's lines passes every seed on
+/// the native engine and would fail on another: the check judges its sampled runs again with
+/// each instant in another order the run allows and says so. The built-in checkers of the
+/// same check judge both orders alike (the check passes without the test's checker).
+#[test]
+fn a_checker_that_depends_on_line_order_fails_the_check() {
+    let e = check(CentralizedSpec)
+        .ignore_env()
+        .no_regressions()
+        .checker("first_start", |_, _| {
+            Box::new(FirstStartIsNodeZero { seen: false })
+        })
+        .seeds(10)
+        .run()
+        .unwrap_err();
+    assert!(
+        e.headline
+            .contains("the checker of `first_start` depends on line order")
+            && e.headline.contains("PASS")
+            && e.headline.contains("started first"),
+        "{e}"
+    );
+    assert_eq!(e.seed, Some(0), "{e}");
+    check(CentralizedSpec)
+        .ignore_env()
+        .no_regressions()
+        .seeds(10)
+        .run()
+        .unwrap();
+}
+
+/// Every built-in checker judges each instant as a set: on generated runs of every algorithm
+/// and variant, faults of every class included, each checker gives the same verdict on the
+/// run as recorded and with each instant's lines in another order the run allows.
+/// `SINCRO_ORDER_SEEDS` runs more seeds per variant (default 6).
+#[test]
+fn built_in_checkers_do_not_depend_on_line_order() {
+    use sincro::harness::gen::GenOptions;
+    use sincro::harness::RunOptions;
+    let seeds: u64 = std::env::var("SINCRO_ORDER_SEEDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(6);
+    let gen = GenOptions {
+        beyond_model: true,
+        ..GenOptions::default()
+    };
+    let mut judged = 0;
+    let mut found = Vec::new();
+    for alg in sincro::algorithms::Registry::current().algorithms() {
+        for variant in alg.info().variants {
+            for seed in 0..seeds {
+                let sc = alg.generate(variant.name, seed, &gen);
+                let Ok(out) = alg.run(&sc, RunOptions::new(true)) else {
+                    continue;
+                };
+                let Some(trace) = &out.trace else { continue };
+                judged += 1;
+                if let Some((p, a, b)) =
+                    sincro::testing::line_order_dependence(*alg, &sc, trace, out.stats.end_t_ns)
+                {
+                    found.push(format!(
+                        "{} / {} seed {seed}: {p}: {a} / reordered {b}",
+                        alg.info().name,
+                        variant.name
+                    ));
+                }
+            }
+        }
+    }
+    assert!(judged > 100, "{judged}");
+    assert!(found.is_empty(), "{}", found.join("\n"));
+}

@@ -1479,13 +1479,13 @@ impl<P: Process> World<P> {
         }
         let mut sc = scenario.clone();
         sc.engine = crate::scenario::EngineKind::Native;
-        sc.schedule = Schedule::Recorded(
-            recorded
-                .into_iter()
-                .filter(|(r, known)| *known && r.delays_ns.len() <= 2)
-                .map(|(r, _)| r)
-                .collect(),
-        );
+        let recorded: Vec<_> = recorded
+            .into_iter()
+            .filter(|(r, known)| *known && r.delays_ns.len() <= 2)
+            .map(|(r, _)| r)
+            .collect();
+        declare_recorded_faults(&mut sc, &recorded);
+        sc.schedule = Schedule::Recorded(recorded);
         // The plan's entries come before the injected ones at one ms (the search took them
         // first); a stable sort keeps that.
         sc.faults.extend(x.injected.iter().cloned());
@@ -1498,6 +1498,51 @@ impl<P: Process> World<P> {
             _ => None,
         };
         Some(sc)
+    }
+}
+
+/// The loss (or duplication) probability a native scenario declares on a link where the
+/// search lost (or duplicated) a message: a recorded fate is replayed only on a link that can
+/// produce it ([`Schedule::Recorded`]), and the explored scenario's links lose and duplicate
+/// nothing. Small enough that no message the record leaves out is lost or doubled by it in
+/// any run short of billions of messages on that link.
+pub const DECLARED_FAULT_P: f64 = 1e-9;
+
+/// Declares on `sc`'s links the losses and duplicates of `recorded` (a lost message has no
+/// delay, a duplicated one two), [`DECLARED_FAULT_P`] each, so its native run replays them;
+/// the description says why. Without it the native file delivered the lost message and
+/// passed, or broke another way, where the search's schedule broke a property.
+fn declare_recorded_faults(sc: &mut Scenario, recorded: &[crate::schedule::Recorded]) {
+    let mut links: std::collections::BTreeMap<(NodeId, NodeId), (bool, bool)> =
+        std::collections::BTreeMap::new();
+    for r in recorded {
+        let (lost, doubled) = links.entry((r.from, r.to)).or_default();
+        *lost |= r.delays_ns.is_empty();
+        *doubled |= r.delays_ns.len() == 2;
+    }
+    let mut named = Vec::new();
+    for (&(from, to), &(lost, doubled)) in links.iter().filter(|(_, &(l, d))| l || d) {
+        sc.network.links.push(crate::net::LinkOverride {
+            from: Some(from),
+            to: Some(to),
+            latency: None,
+            loss: lost.then_some(DECLARED_FAULT_P),
+            duplicate: doubled.then_some(DECLARED_FAULT_P),
+            reorder: None,
+        });
+        named.push(format!("{from}->{to}"));
+    }
+    if !named.is_empty() {
+        let note = format!(
+            "links {} lose or duplicate with probability {DECLARED_FAULT_P}: the search lost or \
+             duplicated a message there, which the recorded schedule replays",
+            named.join(", ")
+        );
+        sc.description = if sc.description.is_empty() {
+            note
+        } else {
+            format!("{} ({note})", sc.description)
+        };
     }
 }
 
