@@ -600,6 +600,8 @@ struct Life {
     state: NodeState,
     /// Its last start's incarnation.
     incarnation: Option<u32>,
+    /// Paused at this event (while running), and not resumed, crashed or restarted since.
+    paused: Option<u64>,
 }
 
 /// Whether a node runs.
@@ -650,7 +652,11 @@ impl Trace {
     /// (only faults of it, inputs it ignores, drops of messages to it and notes are recorded
     /// there), a start after its first follows a restart, and starts a later incarnation.
     /// Judged, a crashed node's entry into a critical section was a mutual exclusion
-    /// violation, and a start with no restart before it excused a leader's change.
+    /// violation, and a start with no restart before it excused a leader's change. A paused
+    /// node does nothing either until it resumes (what reaches it waits), crashes or
+    /// restarts; a pause of a node that is down changes nothing (the engines ignore it), a
+    /// resume of one that is not paused neither. Judged, a paused node's exit from a critical
+    /// section hid a mutual exclusion violation.
     fn check_life(e: &Event, life: &mut Life) -> Result<(), String> {
         let v = e.node.expect("an event at a node");
         match &e.kind {
@@ -660,10 +666,24 @@ impl Trace {
                 if !matches!(life.state, NodeState::Down(_)) {
                     life.state = NodeState::Down(e.id);
                 }
+                life.paused = None;
             }
             EventKind::Fault {
                 fault: Fault::Restart { .. },
-            } => life.state = NodeState::Restarting(e.id),
+            } => {
+                life.state = NodeState::Restarting(e.id);
+                life.paused = None;
+            }
+            EventKind::Fault {
+                fault: Fault::Pause { .. },
+            } => {
+                if matches!(life.state, NodeState::Up) && life.paused.is_none() {
+                    life.paused = Some(e.id);
+                }
+            }
+            EventKind::Fault {
+                fault: Fault::Resume { .. },
+            } => life.paused = None,
             EventKind::Start { incarnation: k } => {
                 match (life.state, life.incarnation) {
                     (NodeState::Down(c), _) => {
@@ -702,7 +722,16 @@ impl Trace {
                 obs: Observation::Note { .. },
             } => {}
             kind => match life.state {
-                NodeState::Up => {}
+                NodeState::Up => {
+                    if let Some(p) = life.paused {
+                        return Err(format!(
+                            "event {} ({}) happens at node {v}, which was paused at event {p} \
+                             and has not resumed: a paused node does nothing",
+                            e.id,
+                            kind_name(kind)
+                        ));
+                    }
+                }
                 NodeState::Down(c) => {
                     return Err(format!(
                         "event {} ({}) happens at node {v}, which crashed at event {c} and has \
@@ -1197,6 +1226,84 @@ mod tests {
             nodes: 3,
             events: vec![input],
         }
+        .validate()
+        .unwrap();
+    }
+
+    /// A paused node does nothing until it resumes, crashes or restarts: `check` passed a
+    /// hand-made trace whose paused node left its critical section, hiding a mutual exclusion
+    /// violation. Faults, inputs, drops and notes may be recorded there; a pause of a crashed
+    /// node and a resume of a running one change nothing, as in the engines.
+    #[test]
+    fn validate_refuses_a_paused_nodes_acts() {
+        let fault = |id, f| ev(id, 1, EventKind::Fault { fault: f });
+        let exit = |id| {
+            ev(
+                id,
+                1,
+                EventKind::Observe {
+                    obs: Observation::CsExit { resource: 0 },
+                },
+            )
+        };
+        let trace = |events: Vec<Event>| Trace { nodes: 2, events };
+        let e = trace(vec![
+            fault(0, Fault::Pause { node: 1 }),
+            ev(
+                1,
+                1,
+                EventKind::Observe {
+                    obs: Observation::Note { text: "n".into() },
+                },
+            ),
+            fault(
+                2,
+                Fault::ClockJump {
+                    node: 1,
+                    delta_ms: 1.0,
+                },
+            ),
+            exit(3),
+        ])
+        .validate()
+        .unwrap_err();
+        assert_eq!(e.line, 5);
+        assert!(
+            e.problem.contains(
+                "event 3 (observe) happens at node 1, which was paused at event 0 and has not \
+                 resumed"
+            ),
+            "{e}"
+        );
+        for ends_the_pause in [
+            Fault::Resume { node: 1 },
+            Fault::Crash { node: 1 },
+            Fault::Restart { node: 1 },
+        ] {
+            let restarted = matches!(ends_the_pause, Fault::Restart { .. });
+            let crashed = matches!(ends_the_pause, Fault::Crash { .. });
+            let mut events = vec![fault(0, Fault::Pause { node: 1 }), fault(1, ends_the_pause)];
+            if restarted {
+                events.push(ev(2, 1, EventKind::Start { incarnation: 1 }));
+            }
+            if crashed {
+                // down, then restarted: the pause is not in effect after the restart either
+                events.push(fault(2, Fault::Restart { node: 1 }));
+                events.push(ev(3, 1, EventKind::Start { incarnation: 1 }));
+            }
+            let n = events.len() as u64;
+            events.push(exit(n));
+            trace(events).validate().unwrap();
+        }
+        // A pause while down is ignored; a resume of a running node changes nothing.
+        trace(vec![
+            fault(0, Fault::Crash { node: 1 }),
+            fault(1, Fault::Pause { node: 1 }),
+            fault(2, Fault::Restart { node: 1 }),
+            ev(3, 1, EventKind::Start { incarnation: 1 }),
+            fault(4, Fault::Resume { node: 1 }),
+            exit(5),
+        ])
         .validate()
         .unwrap();
     }

@@ -482,8 +482,9 @@ fn a_checker_that_depends_on_line_order_fails_the_check() {
 
 /// Every built-in checker judges each instant as a set: on generated runs of every algorithm
 /// and variant, faults of every class included, each checker gives the same verdict on the
-/// run as recorded and with each instant's lines in another order the run allows.
-/// `SINCRO_ORDER_SEEDS` runs more seeds per variant (default 6).
+/// run as recorded and with each instant's lines in another order the run allows (and the
+/// trace is one `Trace::validate` accepts). `SINCRO_ORDER_SEEDS` runs more seeds per variant
+/// (default 6).
 #[test]
 fn built_in_checkers_do_not_depend_on_line_order() {
     use sincro::harness::gen::GenOptions;
@@ -506,6 +507,13 @@ fn built_in_checkers_do_not_depend_on_line_order() {
                     continue;
                 };
                 let Some(trace) = &out.trace else { continue };
+                if let Err(e) = trace.validate() {
+                    found.push(format!(
+                        "{} / {} seed {seed}: invalid trace: {e}",
+                        alg.info().name,
+                        variant.name
+                    ));
+                }
                 judged += 1;
                 if let Some((p, a, b)) =
                     sincro::testing::line_order_dependence(*alg, &sc, trace, out.stats.end_t_ns)
