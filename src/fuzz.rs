@@ -1891,7 +1891,14 @@ pub fn junit(c: &CampaignReport, started: std::time::SystemTime, hostname: &str)
         Property::new("generation", c.generation.clone()),
     ]);
     for r in &c.targets {
-        let (ok, text) = outcome(r, c.beyond_model);
+        let (ok, mut text) = outcome(r, c.beyond_model);
+        // A target a Ctrl-C cut short before it found anything did not run its seeds: no pass
+        // (the campaign exits 130). A bug caught before the Ctrl-C is caught.
+        let cut_by_ctrl_c = c.interrupted && !r.complete && ok && r.first.is_none();
+        if cut_by_ctrl_c {
+            text = format!("INTERRUPTED (Ctrl-C) after {} seeds: {text}", r.runs);
+        }
+        let ok = ok && !cut_by_ctrl_c;
         let mut out = format!("{text}; {} seeds judged, {} runs", r.runs, r.executed);
         if let (Some(n), Some(t)) = (r.seeds_to_find, r.time_to_find_s) {
             let _ = write!(out, "; first failure after {n} seeds, {t:.3} s");
@@ -1905,11 +1912,16 @@ pub fn junit(c: &CampaignReport, started: std::time::SystemTime, hostname: &str)
             let shown = r.nondeterministic.as_ref().or(r.first.as_ref());
             let message = match shown {
                 Some(f) => format!("{text}: {}", f.detail),
+                None if cut_by_ctrl_c => text.clone(),
                 None => format!("{text} in {} seeds", r.runs),
             };
             let mut st = TestCaseStatus::non_success(NonSuccessKind::Failure);
             st.set_message(message)
-                .set_type(shown.map_or("not_caught", |f| f.label.as_str()))
+                .set_type(match shown {
+                    Some(f) => f.label.as_str(),
+                    None if cut_by_ctrl_c => "interrupted",
+                    None => "not_caught",
+                })
                 .set_description(out.clone());
             st
         };
@@ -2154,7 +2166,7 @@ pub fn merge_junit(inputs: &[(String, String)], partial: bool) -> Result<MergedR
         }
         once(&suite.properties, "the test suite")?;
         add(&mut runs, number(&suite.properties, "runs")?, "runs")?;
-        interrupted |= match prop(&suite.properties, "interrupted").as_deref() {
+        let this_interrupted = match prop(&suite.properties, "interrupted").as_deref() {
             Some("true") => true,
             Some("false") | None => false,
             Some(other) => {
@@ -2163,6 +2175,7 @@ pub fn merge_junit(inputs: &[(String, String)], partial: bool) -> Result<MergedR
                 ))
             }
         };
+        interrupted |= this_interrupted;
         let range = prop(&suite.properties, "range").ok_or_else(not_ours)?;
         let shard: Shard = match prop(&suite.properties, "shard") {
             Some(s) => s.parse().map_err(|e| format!("{name}: {e}"))?,
@@ -2266,8 +2279,24 @@ pub fn merge_junit(inputs: &[(String, String)], partial: bool) -> Result<MergedR
                 t.first = Some(t.first.map_or(f, |g| g.min(f)));
             }
             t.time += case.time.unwrap_or_default();
-            if prop(&case.properties, "cut-short").as_deref() == Some("true") {
+            let cut_short = prop(&case.properties, "cut-short").as_deref() == Some("true");
+            if cut_short {
                 t.cut_short.push(name.clone());
+            }
+            // A target a Ctrl-C cut short is no pass, in the merged JUnit either (a report
+            // written before stop 53 marked it a success).
+            let caught = prop(&case.properties, "first-failure").is_some();
+            if cut_short
+                && this_interrupted
+                && !caught
+                && matches!(case.status, TestCaseStatus::Success { .. })
+            {
+                t.failed.push((
+                    name.clone(),
+                    "INTERRUPTED (Ctrl-C): not every seed of this target ran".into(),
+                    "interrupted".into(),
+                    String::new(),
+                ));
             }
             if let Some(o) = &case.system_out {
                 t.out.push(format!("[{name}] {}", o.as_str()));

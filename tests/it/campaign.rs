@@ -291,11 +291,23 @@ fn a_buggy_variant_is_written_and_shrunk_and_the_shrunk_file_replays() {
     assert_eq!(files.len(), 1, "only the original is written");
 }
 
+/// Ctrl-C stops a campaign: the summary is written, exit 130, and its JUnit report (and a
+/// merge of it) calls the targets it cut short failures, not passes: they said
+/// `failures="0"`, which a CI dashboard reads as green.
 #[test]
 fn ctrl_c_stops_the_campaign_writes_the_summary_and_exits_130() {
     let out = dir("ctrlc");
+    let junit = out.join("junit.xml");
     let child = Command::new(env!("CARGO_BIN_EXE_sincro"))
         .args(["fuzz", "--time", "60s", "--quiet", "--out", s(&out)])
+        .args([
+            "-a",
+            "mutex.centralized",
+            "--variant",
+            "correct",
+            "--junit",
+            s(&junit),
+        ])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -328,6 +340,19 @@ fn ctrl_c_stops_the_campaign_writes_the_summary_and_exits_130() {
     assert_eq!(o.status.code(), Some(130), "{stdout}{stderr}");
     assert!(stdout.contains("interrupted (Ctrl-C)"), "{stdout}");
     assert!(stdout.contains("runs/s"), "{stdout}");
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    assert!(
+        xml.contains("failures=\"1\"") && xml.contains("type=\"interrupted\""),
+        "{xml}"
+    );
+    let merged = out.join("merged.xml");
+    let o = Command::new(env!("CARGO_BIN_EXE_sincro"))
+        .args(["merge-reports", s(&junit), "--junit", s(&merged)])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o).0);
+    let xml = std::fs::read_to_string(&merged).unwrap();
+    assert!(xml.contains("failures=\"1\""), "{xml}");
 }
 
 /// The cells of the Markdown row starting with `first`.
