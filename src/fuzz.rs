@@ -2058,6 +2058,9 @@ struct MergedTarget {
     time: Duration,
     /// The inputs that ran only part of their seeds of it (`cut-short`).
     cut_short: Vec<String>,
+    /// The inputs that give it a first failure, and the inputs that list it.
+    caught_in: usize,
+    listed_in: usize,
     /// Each input where the outcome was not as expected.
     failed: Vec<InputFailure>,
     out: Vec<String>,
@@ -2277,7 +2280,9 @@ pub fn merge_junit(inputs: &[(String, String)], partial: bool) -> Result<MergedR
                     ));
                 }
                 t.first = Some(t.first.map_or(f, |g| g.min(f)));
+                t.caught_in += 1;
             }
+            t.listed_in += 1;
             t.time += case.time.unwrap_or_default();
             let cut_short = prop(&case.properties, "cut-short").as_deref() == Some("true");
             if cut_short {
@@ -2434,7 +2439,11 @@ pub fn merge_junit(inputs: &[(String, String)], partial: bool) -> Result<MergedR
         let outcome = match (ok, t.buggy, t.first) {
             (true, true, Some(_)) => {
                 caught += 1;
-                "caught in every report".to_string()
+                if t.caught_in == t.listed_in {
+                    "caught in every report".to_string()
+                } else {
+                    format!("caught (in {} of {} reports)", t.caught_in, t.listed_in)
+                }
             }
             (true, false, None) if t.cut_short.is_empty() => {
                 held += 1;

@@ -1366,6 +1366,29 @@ fn merged_shards_count_as_the_whole_campaign() {
     // The buggy one: caught in each shard, first at the whole campaign's first failing seed.
     assert_eq!((&merged[1].0, &merged[1].1), (&whole[1].0, &whole[1].1));
     assert_eq!(merged[1].3, whole[1].3);
+    assert!(stdout.contains("caught in every report"), "{stdout}");
+    // A shard that did not catch it (too few seeds for a deep bug): caught, in 1 of 2, not
+    // "in every report". (b.xml's buggy testcase, its failures and first failure removed.)
+    let mut in_buggy = false;
+    let b_uncaught: Vec<String> = read("b.xml")
+        .lines()
+        .filter_map(|l| {
+            if l.contains("<testcase") {
+                in_buggy = l.contains("name=\"lease-timeout\"");
+            }
+            if in_buggy && l.contains("name=\"first-failure\"") {
+                return None;
+            }
+            if in_buggy && l.contains("name=\"failures\"") {
+                return Some("<property name=\"failures\" value=\"0\"/>".to_string());
+            }
+            Some(l.to_string())
+        })
+        .collect();
+    std::fs::write(dir.join("b-uncaught.xml"), b_uncaught.join("\n")).unwrap();
+    let o = sincro(&["merge-reports", &d("a.xml"), &d("b-uncaught.xml")]);
+    let (out, err) = text(&o);
+    assert!(out.contains("caught (in 1 of 2 reports)"), "{out}{err}");
     // The merged report written over one of its shards' would lose that shard: refused,
     // and the shard is left as it was.
     let before = read("a.xml");
