@@ -92,7 +92,7 @@ pub struct ExploreArgs {
     pauses: Option<u32>,
     /// Injected faults only before this time, ms [default: --active-ms; with --scenario, 1 ms
     /// past the file's last input or planned fault]; liveness is judged from it (a heal is
-    /// added to the scenario's fault plan there).
+    /// added to the scenario's fault plan there). Refused when no fault is injected.
     #[arg(long, value_name = "MS")]
     faults_until_ms: Option<u64>,
     /// Allow injected faults outside the algorithm's fault model.
@@ -266,6 +266,17 @@ pub fn main(a: &ExploreArgs) -> i32 {
              past it, within the limit on any time)",
             crate::harness::MAX_TIME_MS - 1
         ));
+    }
+    if !injected {
+        if let Some(ms) = a.faults_until_ms {
+            // Nothing injected: no faulty phase for it to end, and no heal to judge from.
+            return bad_input(format!(
+                "--faults-until-ms = {ms}: no fault is injected (--loss {loss} --dup {dup} \
+                 --crashes {} --pauses {pauses}), so there is no faulty phase for it to end and \
+                 liveness is judged from the scenario's own faults; drop it, or allow a fault",
+                a.crashes
+            ));
+        }
     }
     if injected {
         // Liveness is judged from the end of the faults: tell the checkers where that is.

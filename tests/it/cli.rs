@@ -1133,6 +1133,45 @@ fn an_explored_loss_replays_in_the_native_scenario() {
     }
 }
 
+/// `--faults-until-ms` with no fault to inject was ignored: the search judged liveness from
+/// the file's own faults, not from the time given (exit 1 "after the faults stopped at 60 ms"
+/// for 2000). It is refused, naming the counts; with a fault to inject it is used.
+#[test]
+fn explore_refuses_faults_until_with_nothing_injected() {
+    let f = "corpus/mutex/centralized-coordinator-crash.json";
+    let d = tmp("explore-faults-until");
+    let d = d.to_str().unwrap();
+    let args = |pauses: &str| {
+        [
+            "explore",
+            "--scenario",
+            f,
+            "--beyond-model",
+            "--faults-until-ms",
+            "2000",
+            "--pauses",
+            pauses,
+            "--depth",
+            "3",
+            "--out",
+            d,
+        ]
+        .map(String::from)
+    };
+    let a = args("0");
+    let o = sincro(&a.iter().map(String::as_str).collect::<Vec<_>>());
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{out}{err}");
+    assert!(
+        err.contains("--faults-until-ms = 2000: no fault is injected (--loss 0 --dup 0"),
+        "{err}"
+    );
+    let a = args("1");
+    let o = sincro(&a.iter().map(String::as_str).collect::<Vec<_>>());
+    let (out, err) = text(&o);
+    assert_ne!(o.status.code(), Some(2), "{out}{err}");
+}
+
 /// A search cut by the depth bound before any path reached the end judged the cut paths'
 /// prefixes for safety only: with nothing but properties judged against a liveness bound
 /// asked for (`checks.properties`), that is nothing at all, and it passed (exit 0, "safety
