@@ -667,7 +667,9 @@ fn report_run(
             if m { "as expected" } else { "NOT as expected" }
         );
     }
-    if !out.verdict.is_pass() {
+    // Every failure says how to replay it: a verdict other than a pass, or a pass where the
+    // scenario expected something else.
+    if !out.verdict.is_pass() || matched == Some(false) {
         println!(
             "  replay: {}",
             crate::replay_command(&a.scenario, a.engine.map(|e| e.name()))

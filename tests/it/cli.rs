@@ -840,6 +840,21 @@ fn run_judges_expect_and_replay_reports_the_verdict() {
     assert!(text(&out)
         .1
         .contains("expect names the property `nonsense`"));
+    // A pass where a violation was expected is a failure too: it says how to replay it.
+    std::fs::write(
+        &path,
+        short(r#"{"violation": "mutual_exclusion"}"#).replace("\"at_ms\": 99", "\"at_ms\": 9"),
+    )
+    .unwrap();
+    let out = sincro(&["run", path.to_str().unwrap()]);
+    let (stdout, _) = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("PASS")
+            && stdout.contains("NOT as expected")
+            && stdout.contains("replay: "),
+        "{stdout}"
+    );
 }
 
 #[test]
