@@ -213,6 +213,16 @@ pub fn main(a: &ExploreArgs) -> i32 {
                 return bad_input(format!("--active-ms {} is out of range", a.active_ms));
             }
             let sc = small_scenario(alg, variant, a.nodes, a.seed, a.inputs, a.active_ms);
+            if sc.nodes != a.nodes {
+                // As `fuzz` says it: the count explored is not the one asked for.
+                println!(
+                    "note: {} needs at least {} nodes: exploring {} (not --nodes {})",
+                    sc.algorithm,
+                    alg.nodes_min(),
+                    sc.nodes,
+                    a.nodes
+                );
+            }
             (alg, sc)
         }
         (None, None) => return bad_input("give --algorithm, --scenario or --replay"),

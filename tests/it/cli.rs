@@ -1148,6 +1148,29 @@ fn an_explored_loss_replays_in_the_native_scenario() {
     }
 }
 
+/// An algorithm that needs more nodes than `--nodes` gives is explored with its least, and
+/// `explore` says so, as `fuzz` does (only the header's count showed it).
+#[test]
+fn explore_says_when_it_raises_the_node_count() {
+    let d = tmp("explore-nodes-min");
+    let o = sincro(&[
+        "explore",
+        "-a",
+        "clock.rbs",
+        "--nodes",
+        "1",
+        "--depth",
+        "2",
+        "--out",
+        d.to_str().unwrap(),
+    ]);
+    let (out, err) = text(&o);
+    assert!(
+        out.starts_with("note: clock.rbs needs at least 3 nodes: exploring 3 (not --nodes 1)"),
+        "{out}{err}"
+    );
+}
+
 /// `--faults-until-ms` with no fault to inject was ignored: the search judged liveness from
 /// the file's own faults, not from the time given (exit 1 "after the faults stopped at 60 ms"
 /// for 2000). It is refused, naming the counts; with a fault to inject it is used.
