@@ -326,8 +326,9 @@ fn send_text(send: Option<&&Event>, msg_id: u64) -> String {
 /// Most events [`mermaid`] draws; a note says how many more the trace has.
 pub const MERMAID_MAX_EVENTS: usize = 400;
 
-/// Escapes a label for Mermaid: `;` and `#` become entity codes, `<` and `>` too (Mermaid
-/// would read them as HTML), and line breaks become `<br/>`.
+/// Escapes a label for Mermaid: `;`, `#` and `&` become entity codes, `<` and `>` too
+/// (Mermaid would read them as HTML), line breaks become `<br/>`, other control characters
+/// spaces, and bidirectional and separator characters their escapes (`\u{202e}`).
 pub fn mermaid_escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
@@ -336,9 +337,14 @@ pub fn mermaid_escape(s: &str) -> String {
             ';' => out.push_str("#59;"),
             '<' => out.push_str("#60;"),
             '>' => out.push_str("#62;"),
+            // `&amp;` would come out as `&amp#59;`: the entity's own `;` is escaped.
+            '&' => out.push_str("#38;"),
             '\n' => out.push_str("<br/>"),
             '\r' => {}
             c if c.is_control() => out.push(' '),
+            // A bidirectional or separator character would reorder the diagram's label, as
+            // it would a line of the text timeline: written as its escape, as there.
+            c if unsafe_on_a_line(c) => out.extend(c.escape_default()),
             c => out.push(c),
         }
     }
@@ -2100,6 +2106,16 @@ mod tests {
             );
         }
         assert_eq!(mermaid(&trace, Some(&verdict)), m, "deterministic");
+    }
+
+    /// `&` is an entity code (`&amp;` came out as `&amp#59;`), and a bidirectional character
+    /// is written as its escape (it reversed the label after it), as on the text timeline.
+    #[test]
+    fn mermaid_escapes_ampersands_and_bidirectional_characters() {
+        assert_eq!(
+            mermaid_escape("a&amp;b\u{202e}c\u{2066}d;#<>\n\u{1b}é"),
+            "a#38;amp#59;b\\u{202e}c\\u{2066}d#59;#35;#60;#62;<br/> é"
+        );
     }
 
     /// A send whose message arrives outside the view (a node filter, a window) or never (in
