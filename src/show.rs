@@ -606,6 +606,19 @@ fn judge_with_scenario(
     if let Some(b) = args.liveness_bound_ms {
         sc.checks.liveness_bound_ms = Some(b);
     }
+    // --properties names what the algorithm promises (the scenario's `checks.properties`
+    // is replaced by it, so an error about it must name the option, not the field).
+    let info = alg.info();
+    if let Some(p) = properties
+        .iter()
+        .find(|p| !info.properties.contains(&p.as_str()))
+    {
+        return Err(at(&format!(
+            "--properties names `{p}`, which {} does not promise; it promises: {}",
+            info.name,
+            info.properties.join(", ")
+        )));
+    }
     sc.checks.properties = Some(properties.to_vec());
     // First whether the algorithm judges from a trace at all (Ω judges its own state, and
     // its newcomers make a trace of more nodes than the scenario: that was the reason given).

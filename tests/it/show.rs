@@ -393,7 +393,14 @@ fn check_rejects_bad_input_with_exit_2() {
         LEASE,
     ]);
     assert_eq!(code(&o), 2);
-    assert!(stderr(&o).contains("does not promise"), "{}", stderr(&o));
+    // The option named, not the scenario's `checks.properties` it replaces.
+    assert!(
+        stderr(&o).contains(
+            "--properties names `leader_validity`, which mutex.centralized does not promise"
+        ),
+        "{}",
+        stderr(&o)
+    );
     // Ω's property is judged on its registers during a run: said so, not "unknown".
     let o = sincro(&["check", p(&lease), "--properties", "newcomer_never_demotes"]);
     assert_eq!(code(&o), 2);
