@@ -30,7 +30,8 @@ written to --out (the schedule, and the native scenario <alg>.<variant>.explore.
 2 bad input, 6 no violation but a checker could not judge some complete paths (the scenario \
 ends before a property's bound; or every property asked for is judged against a liveness \
 bound and no path reached the scenario's end), or the time or state bound ended the search \
-before it finished depth 1 (nothing was explored).
+before it finished depth 1 (nothing was explored), 130 Ctrl-C (what was explored is \
+reported).
 
 Example: sincro explore -a mutex.ricart-agrawala --variant no-tiebreak --nodes 3")]
 pub struct ExploreArgs {
@@ -325,6 +326,8 @@ pub fn main(a: &ExploreArgs) -> i32 {
         max_states: a.max_states,
         max_time: Some(a.time),
         sleep_sets: !a.no_sleep_sets,
+        // Ctrl-C ends the search as its time budget does: what it explored is reported.
+        stop: Some(crate::cli::interrupt_flag()),
     };
     // Where a counterexample goes is checked before the search: one found is never lost to
     // an output that cannot be written.
@@ -413,6 +416,14 @@ pub fn main(a: &ExploreArgs) -> i32 {
 /// bound: a path cut before the run's end can break one but never meet it, so a search in
 /// which no path ran to the end judged nothing.
 fn no_counterexample(report: &crate::harness::explore::ExploreReport, end_only: &[String]) -> i32 {
+    if report.stop == Stop::Interrupted {
+        println!(
+            "INTERRUPTED (Ctrl-C): no violation in what was explored, which is no bound \
+             (exit {})",
+            crate::fuzz::INTERRUPTED_EXIT
+        );
+        return crate::fuzz::INTERRUPTED_EXIT;
+    }
     if report.stop != Stop::Exhausted && report.depth_complete == 0 {
         // Cut before a single level was explored (`--time 1ns`): no bound was searched,
         // so "no violation within the bound" would claim what was never looked at.

@@ -67,7 +67,7 @@ pub const UNJUDGED_PAUSE: &str = "unjudged: a pause outlived the faults";
 pub const UNJUDGED_CRASH: &str = "unjudged: a crash outlived the faults";
 
 /// How far to search.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct ExploreOptions {
     /// Semantics and injected faults.
     pub bounds: Bounds,
@@ -80,6 +80,9 @@ pub struct ExploreOptions {
     pub max_time: Option<Duration>,
     /// Use sleep sets (a partial-order reduction; see the module documentation).
     pub sleep_sets: bool,
+    /// Set (by a Ctrl-C handler) to end the search as the time budget does, with what it
+    /// explored so far ([`Stop::Interrupted`]).
+    pub stop: Option<&'static std::sync::atomic::AtomicBool>,
 }
 
 impl Default for ExploreOptions {
@@ -90,6 +93,7 @@ impl Default for ExploreOptions {
             max_states: 1_000_000,
             max_time: Some(Duration::from_secs(60)),
             sleep_sets: true,
+            stop: None,
         }
     }
 }
@@ -110,6 +114,8 @@ pub enum Stop {
     StateBound,
     /// The time budget ran out first.
     TimeBound,
+    /// The [`ExploreOptions::stop`] flag was set (Ctrl-C).
+    Interrupted,
     /// A counterexample was found.
     Violation,
 }
@@ -275,10 +281,10 @@ impl fmt::Display for ExploreReport {
             (None, stop) if self.depth_complete == 0 => write!(
                 f,
                 "nothing explored: the {} ended the search before it finished depth 1",
-                if stop == Stop::StateBound {
-                    "state bound"
-                } else {
-                    "time bound"
+                match stop {
+                    Stop::StateBound => "state bound",
+                    Stop::Interrupted => "interrupt (Ctrl-C)",
+                    _ => "time bound",
                 }
             ),
             (None, stop) => write!(
@@ -289,6 +295,7 @@ impl fmt::Display for ExploreReport {
                 match stop {
                     Stop::DepthBound => "depth bound",
                     Stop::StateBound => "state bound",
+                    Stop::Interrupted => "interrupt (Ctrl-C)",
                     _ => "time bound",
                 },
                 self.unjudged_note()
@@ -376,6 +383,13 @@ pub fn explore<P: Process>(
                     stopped = Some(Stop::TimeBound);
                     break 'levels;
                 }
+            }
+            if options
+                .stop
+                .is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed))
+            {
+                stopped = Some(Stop::Interrupted);
+                break 'levels;
             }
             report.max_depth = report.max_depth.max(entry.depth);
             let path = path_of(&tree, entry.at);

@@ -1045,7 +1045,7 @@ static STOP: AtomicBool = AtomicBool::new(false);
 static PRESSES: AtomicUsize = AtomicUsize::new(0);
 
 /// The stop flag, set by the first Ctrl-C (a second one exits at once with code 130).
-fn interrupt_flag() -> &'static AtomicBool {
+pub(crate) fn interrupt_flag() -> &'static AtomicBool {
     let _ = ctrlc::set_handler(|| {
         if PRESSES.fetch_add(1, Ordering::SeqCst) > 0 {
             std::process::exit(fuzz::INTERRUPTED_EXIT);

@@ -312,27 +312,7 @@ fn ctrl_c_stops_the_campaign_writes_the_summary_and_exits_130() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    // Interrupt only once the handler is installed (a loaded CI machine may start it late):
-    // SIGINT (2) is bit 1 of the caught-signals mask in /proc/<pid>/status.
-    let catches_sigint = || {
-        std::fs::read_to_string(format!("/proc/{}/status", child.id()))
-            .ok()
-            .and_then(|st| {
-                let mask = st.lines().find(|l| l.starts_with("SigCgt:"))?;
-                u64::from_str_radix(mask.trim_start_matches("SigCgt:").trim(), 16).ok()
-            })
-            .is_some_and(|m| m & (1 << 1) != 0)
-    };
-    let waiting = Instant::now();
-    while !catches_sigint() && waiting.elapsed() < Duration::from_secs(60) {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    std::thread::sleep(Duration::from_millis(500));
-    let killed = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(killed.success());
+    interrupt_once_ready(&child);
     let started = Instant::now();
     let o = child.wait_with_output().unwrap();
     assert!(started.elapsed() < Duration::from_secs(20));
@@ -353,6 +333,53 @@ fn ctrl_c_stops_the_campaign_writes_the_summary_and_exits_130() {
     assert_eq!(o.status.code(), Some(1), "{}", text(&o).0);
     let xml = std::fs::read_to_string(&merged).unwrap();
     assert!(xml.contains("failures=\"1\""), "{xml}");
+}
+
+/// Sends one SIGINT to `child` once its Ctrl-C handler is installed (a loaded CI machine may
+/// start it late: SIGINT (2) is bit 1 of the caught-signals mask in /proc/<pid>/status), and
+/// half a second of work later.
+fn interrupt_once_ready(child: &std::process::Child) {
+    let catches_sigint = || {
+        std::fs::read_to_string(format!("/proc/{}/status", child.id()))
+            .ok()
+            .and_then(|st| {
+                let mask = st.lines().find(|l| l.starts_with("SigCgt:"))?;
+                u64::from_str_radix(mask.trim_start_matches("SigCgt:").trim(), 16).ok()
+            })
+            .is_some_and(|m| m & (1 << 1) != 0)
+    };
+    let waiting = Instant::now();
+    while !catches_sigint() && waiting.elapsed() < Duration::from_secs(60) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    let killed = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+}
+
+/// Ctrl-C ends `explore` as its time budget does: what was explored is reported, and the exit
+/// is 130 (it died at once with no summary).
+#[test]
+fn ctrl_c_ends_an_exploration_with_its_report() {
+    let out = dir("explore-ctrlc");
+    let child = Command::new(env!("CARGO_BIN_EXE_sincro"))
+        .args(["explore", "-a", "mutex.ricart-agrawala", "--nodes", "4"])
+        .args(["--depth", "400", "--time", "120s", "--out", s(&out)])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    interrupt_once_ready(&child);
+    let o = child.wait_with_output().unwrap();
+    let (stdout, stderr) = text(&o);
+    assert_eq!(o.status.code(), Some(130), "{stdout}{stderr}");
+    assert!(
+        stdout.contains("stopped by the interrupt (Ctrl-C)") && stdout.contains("INTERRUPTED"),
+        "{stdout}"
+    );
 }
 
 /// The cells of the Markdown row starting with `first`.

@@ -15,6 +15,7 @@ fn options() -> ExploreOptions {
         max_states: 200_000,
         max_time: None, // deterministic: the state bound ends it
         sleep_sets: true,
+        stop: None,
     }
 }
 
