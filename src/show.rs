@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 /// Output formats of `sincro show`.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
-    /// Text timeline, one line per event (as `sincro replay`).
+    /// Text timeline, one line per event (as the `replay` command prints it).
     Text,
     /// Mermaid `sequenceDiagram`.
     Mermaid,

@@ -418,6 +418,65 @@ pub fn main_with(registry: Registry) -> ExitCode {
     main_from(registry, std::env::args_os())
 }
 
+/// `text` with each command line of `sincro` (the word `sincro` followed by a space, at the
+/// start, after a space, a backtick or a parenthesis) naming `program` instead.
+fn program_in_text(text: &str, program: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find("sincro ") {
+        let before = rest[..i].chars().next_back();
+        out.push_str(&rest[..i]);
+        if before.is_none_or(|c| matches!(c, ' ' | '`' | '(' | '\n')) {
+            out.push_str(program);
+        } else {
+            out.push_str("sincro");
+        }
+        out.push(' ');
+        rest = &rest[i + "sincro ".len()..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// `command`'s help (its texts, its arguments', its subcommands') with `sincro …` command
+/// lines naming `program`.
+fn named_in_help(command: clap::Command, program: &str) -> clap::Command {
+    let fix = |s: &clap::builder::StyledStr| program_in_text(&s.to_string(), program);
+    let mut c = command;
+    if let Some(t) = c.get_about().map(fix) {
+        c = c.about(t);
+    }
+    if let Some(t) = c.get_long_about().map(fix) {
+        c = c.long_about(t);
+    }
+    if let Some(t) = c.get_after_help().map(fix) {
+        c = c.after_help(t);
+    }
+    if let Some(t) = c.get_after_long_help().map(fix) {
+        c = c.after_long_help(t);
+    }
+    let args: Vec<String> = c.get_arguments().map(|a| a.get_id().to_string()).collect();
+    for id in args {
+        c = c.mut_arg(id, |mut a| {
+            if let Some(t) = a.get_help().map(fix) {
+                a = a.help(t);
+            }
+            if let Some(t) = a.get_long_help().map(fix) {
+                a = a.long_help(t);
+            }
+            a
+        });
+    }
+    let subcommands: Vec<String> = c
+        .get_subcommands()
+        .map(|s| s.get_name().to_string())
+        .collect();
+    for name in subcommands {
+        c = c.mut_subcommand(name, |s| named_in_help(s, program));
+    }
+    c
+}
+
 /// As [`main_with`], with explicit arguments (the first is the program name).
 pub fn main_from<I, T>(registry: Registry, args: I) -> ExitCode
 where
@@ -452,7 +511,15 @@ where
     {
         crate::set_program_name(name);
     }
-    let cli = match Cli::try_parse_from(args) {
+    let mut command = <Cli as clap::CommandFactory>::command();
+    if crate::program_name() != "sincro" {
+        // A user's program (`lease-sincro`) shows its own name in the help's examples.
+        command = named_in_help(command, crate::program_name());
+    }
+    let parsed = command
+        .try_get_matches_from(args)
+        .and_then(|m| <Cli as clap::FromArgMatches>::from_arg_matches(&m));
+    let cli = match parsed {
         Ok(cli) => cli,
         Err(e) => {
             // `--help` and `--version` exit 0 only once their text is written (to a full
@@ -1152,4 +1219,46 @@ fn monitor(
     }
     bar.finish_and_clear();
     at_10s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A user's program names itself in the help's command lines, not `sincro`; names that
+    /// only contain the word (`lease-sincro`, `sincro::testing`, `Sincro:`) are left alone.
+    #[test]
+    fn a_users_program_names_itself_in_the_help() {
+        assert_eq!(
+            program_in_text(
+                "Example: sincro explore -a x (as `sincro replay`); sincro::testing, \
+                 lease-sincro run, Sincro: sincro",
+                "my-sim"
+            ),
+            "Example: my-sim explore -a x (as `my-sim replay`); sincro::testing, \
+             lease-sincro run, Sincro: sincro"
+        );
+        let mut c = named_in_help(<Cli as clap::CommandFactory>::command(), "my-sim");
+        let explore = c
+            .find_subcommand_mut("explore")
+            .expect("explore")
+            .render_long_help()
+            .to_string();
+        assert!(
+            explore.contains("Example: my-sim explore -a mutex.ricart-agrawala"),
+            "{explore}"
+        );
+        let show = c
+            .find_subcommand_mut("show")
+            .expect("show")
+            .render_long_help()
+            .to_string();
+        assert!(!show.contains("sincro "), "{show}");
+        let merge = c
+            .find_subcommand_mut("merge-reports")
+            .expect("merge-reports")
+            .render_long_help()
+            .to_string();
+        assert!(merge.contains("`my-sim fuzz --junit`"), "{merge}");
+    }
 }
