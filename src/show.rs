@@ -540,6 +540,16 @@ pub fn judge(
         })
         .collect::<Result<Vec<_>, String>>()?;
     let verdict = judge_trace(trace, end_ns, &mut checkers);
+    let verdict = unless_order_dependent(trace, end_ns, verdict, &|| {
+        properties
+            .iter()
+            .map(|p| {
+                registry
+                    .checker(p, &scenario, bound)
+                    .ok_or_else(|| format!("no checker for property `{p}`"))
+            })
+            .collect()
+    })?;
     let verdict = unless_stopped_early(trace, properties, verdict);
     let verdict = unless_vacuous(trace, &checkers, verdict);
     Ok((
@@ -650,6 +660,9 @@ fn judge_with_scenario(
     check_times(args)?;
     let end_ns = end_ns(trace, args.end_ms, sc.duration_ms.saturating_mul(NS_PER_MS))?;
     let verdict = judge_trace(trace, end_ns, &mut checkers);
+    let verdict = unless_order_dependent(trace, end_ns, verdict, &|| {
+        alg.checkers(&sc).map_err(|e| at(&e))
+    })?;
     let verdict = unless_stopped_early(trace, properties, verdict);
     let verdict = unless_vacuous(trace, &checkers, verdict);
     let liveness = properties
@@ -857,6 +870,47 @@ fn unless_stopped_early(trace: &Trace, properties: &[String], verdict: Verdict) 
         },
         _ => verdict,
     }
+}
+
+/// Checkers as [`unless_order_dependent`] builds them, fresh for each judgement.
+type BuildCheckers<'a> = dyn Fn() -> Result<Vec<Box<dyn sincro_harness::Checker>>, String> + 'a;
+
+/// `verdict`, judged on `trace` as written, unless the checkers `build` makes judge the same
+/// trace with each instant's lines in another order it allows
+/// ([`sincro_harness::reorder::reorder_instants`]) differently: then no verdict
+/// ([`Verdict::Unjudged`]) naming the checker and both verdicts. Nothing orders two nodes'
+/// events of one instant, so such a verdict is one of the line order, not of the run (a
+/// user's checker that judges line by line; every built-in one judges instants as sets).
+fn unless_order_dependent(
+    trace: &Trace,
+    end_ns: u64,
+    verdict: Verdict,
+    build: &BuildCheckers<'_>,
+) -> Result<Verdict, String> {
+    let reordered = sincro_harness::reorder::reorder_instants(trace);
+    if judge_trace(&reordered, end_ns, &mut build()?).label() == verdict.label() {
+        return Ok(verdict);
+    }
+    // Which checker: each judged alone on both orders.
+    let (mut a, mut b) = (build()?, build()?);
+    for (ca, cb) in a.iter_mut().zip(b.iter_mut()) {
+        let va = judge_trace(trace, end_ns, std::slice::from_mut(ca));
+        let vb = judge_trace(&reordered, end_ns, std::slice::from_mut(cb));
+        if va.label() != vb.label() {
+            return Ok(Verdict::Unjudged {
+                property: ca.property().to_string(),
+                reason: format!(
+                    "its verdict depends on the order of one instant's lines: {} as written, \
+                     {} with each instant in another order the run allows (each node's events \
+                     in order, a delivery after its send); a checker must judge an instant as \
+                     a set",
+                    va.label(),
+                    vb.label()
+                ),
+            });
+        }
+    }
+    Ok(verdict)
 }
 
 /// A pass by a trace with none of the events a checker reads judged nothing (a mutual
@@ -1164,6 +1218,61 @@ mod tests {
         fn evidence(&self) -> &'static [&'static str] {
             &["primary_on"]
         }
+    }
+
+    /// A checker that blames the first line of a two-node instant when it is node 1's: a
+    /// judgement of the line order, not of the run.
+    struct NodeZeroFirst(Option<u64>);
+
+    impl Checker for NodeZeroFirst {
+        fn property(&self) -> &'static str {
+            "node_zero_first"
+        }
+        fn on_event(&mut self, e: &Event) -> Result<(), Violation> {
+            if self.0.replace(e.t_ns) != Some(e.t_ns) && e.node == Some(1) {
+                return Err(Violation {
+                    property: "node_zero_first".into(),
+                    class: sincro_harness::PropertyClass::Safety,
+                    explanation: "node 1 first".into(),
+                    t_ns: e.t_ns,
+                    events: vec![e.id],
+                });
+            }
+            Ok(())
+        }
+        fn finish(&mut self, _: u64) -> Result<(), Violation> {
+            Ok(())
+        }
+    }
+
+    /// A verdict that changes with the order of one instant's lines is no verdict: the trace
+    /// as written passes the line-order checker, the same run reordered (node 1 first) does
+    /// not, so `check` could not judge it; beside an order-independent checker the verdict
+    /// stands.
+    #[test]
+    fn a_verdict_that_depends_on_line_order_is_no_verdict() {
+        let text = "{\"sincro_trace\":1,\"nodes\":2}\n\
+             {\"id\":0,\"t_ns\":5,\"node\":0,\"kind\":{\"type\":\"observe\",\"obs\":{\"user\":{\"kind\":\"a\"}}}}\n\
+             {\"id\":1,\"t_ns\":5,\"node\":1,\"kind\":{\"type\":\"observe\",\"obs\":{\"user\":{\"kind\":\"b\"}}}}\n";
+        let t = Trace::read_jsonl(text.as_bytes()).unwrap();
+        let build = || -> Result<Vec<Box<dyn Checker>>, String> {
+            Ok(vec![Box::new(Primaries), Box::new(NodeZeroFirst(None))])
+        };
+        let v = judge_trace(&t, 10, &mut build().unwrap());
+        assert!(v.is_pass(), "{v}");
+        match unless_order_dependent(&t, 10, v, &build).unwrap() {
+            Verdict::Unjudged { property, reason } => {
+                assert_eq!(property, "node_zero_first");
+                assert!(
+                    reason.contains("pass as written, violation:node_zero_first with"),
+                    "{reason}"
+                );
+            }
+            v => panic!("{v}"),
+        }
+        let fair = || -> Result<Vec<Box<dyn Checker>>, String> { Ok(vec![Box::new(Primaries)]) };
+        let v = unless_order_dependent(&t, 10, Verdict::Pass, &fair).unwrap();
+        assert!(v.is_pass(), "{v}");
     }
 
     fn trace(kind: &str) -> Trace {
