@@ -764,8 +764,11 @@ impl<S: Spec> Check<S> {
                 let (property, as_recorded, reordered) = found;
                 return Ok(Sample {
                     never_judged: Vec::new(),
+                    // The sampled seed's scenario is generated from it alone: SINCRO_SEED
+                    // runs that seed, and the audit finds it again.
                     line_order: Some(Failure {
                         seed: Some(seed),
+                        seed_replays: true,
                         ..Failure::headline(format!(
                             "{} / {}, seed {seed}: the checker of `{property}` depends on line \
                              order: {as_recorded} on the run as recorded, {reordered} on the \
