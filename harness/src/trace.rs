@@ -602,6 +602,8 @@ struct Life {
     incarnation: Option<u32>,
     /// Paused at this event (while running), and not resumed, crashed or restarted since.
     paused: Option<u64>,
+    /// The trace records starts: the node does nothing before its first.
+    records_starts: bool,
 }
 
 /// Whether a node runs.
@@ -723,6 +725,14 @@ impl Trace {
             } => {}
             kind => match life.state {
                 NodeState::Up => {
+                    if life.records_starts && life.incarnation.is_none() {
+                        return Err(format!(
+                            "event {} ({}) happens at node {v} before its start: a trace that \
+                             records starts records each node's first before anything it does",
+                            e.id,
+                            kind_name(kind)
+                        ));
+                    }
                     if let Some(p) = life.paused {
                         return Err(format!(
                             "event {} ({}) happens at node {v}, which was paused at event {p} \
@@ -768,7 +778,19 @@ impl Trace {
         let mut sends: std::collections::HashMap<u64, (u64, NodeId, NodeId, &Text)> =
             std::collections::HashMap::new();
         let mut last_t = 0;
-        let mut lives: Vec<Life> = vec![Life::default(); nodes];
+        // A trace that records starts (every engine's does) records each node's first start
+        // before anything the node does.
+        let records_starts = self
+            .events
+            .iter()
+            .any(|e| matches!(e.kind, EventKind::Start { .. }));
+        let mut lives: Vec<Life> = vec![
+            Life {
+                records_starts,
+                ..Life::default()
+            };
+            nodes
+        ];
         // which nodes some event happened at
         let mut seen = vec![false; nodes];
         for (i, e) in self.events.iter().enumerate() {
@@ -1225,6 +1247,55 @@ mod tests {
         Trace {
             nodes: 3,
             events: vec![input],
+        }
+        .validate()
+        .unwrap();
+    }
+
+    /// A trace that records starts records each node's first before anything it does: a
+    /// hand-made trace whose node 1 sent and observed before its start was accepted.
+    #[test]
+    fn validate_refuses_an_act_before_the_nodes_start() {
+        let start = |id, node| ev(id, node, EventKind::Start { incarnation: 0 });
+        let note = |id, node| {
+            ev(
+                id,
+                node,
+                EventKind::Observe {
+                    obs: Observation::Note { text: "n".into() },
+                },
+            )
+        };
+        let act = |id, node| {
+            ev(
+                id,
+                node,
+                EventKind::Observe {
+                    obs: Observation::CsRequest { resource: 0 },
+                },
+            )
+        };
+        let e = Trace {
+            nodes: 2,
+            events: vec![start(0, 0), note(1, 1), act(2, 1), start(3, 1)],
+        }
+        .validate()
+        .unwrap_err();
+        assert!(
+            e.problem
+                .contains("event 2 (observe) happens at node 1 before its start"),
+            "{e}"
+        );
+        Trace {
+            nodes: 2,
+            events: vec![start(0, 0), note(1, 1), start(2, 1), act(3, 1)],
+        }
+        .validate()
+        .unwrap();
+        // A trace with no start at all (written by hand) is not held to it.
+        Trace {
+            nodes: 2,
+            events: vec![act(0, 0), act(1, 1)],
         }
         .validate()
         .unwrap();

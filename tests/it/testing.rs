@@ -472,7 +472,10 @@ fn a_checker_that_depends_on_line_order_fails_the_check() {
         "{e}"
     );
     assert_eq!(e.seed, Some(0), "{e}");
-    assert!(e.to_string().contains("replay: SINCRO_SEED=0 cargo test"), "{e}");
+    assert!(
+        e.to_string().contains("replay: SINCRO_SEED=0 cargo test"),
+        "{e}"
+    );
     check(CentralizedSpec)
         .ignore_env()
         .no_regressions()
