@@ -684,8 +684,9 @@ impl Scenario {
     }
 
     /// Global time (ms) after which the fault plan does nothing more: liveness is judged from
-    /// here. A pause never resumed or a partition never healed is still in effect when the
-    /// run ends, so the faults stop no earlier than the end (`duration_ms`): a liveness
+    /// here. A pause never resumed, a partition never healed or a link that still loses
+    /// messages ([`Scenario::loses_at_the_end`]) is still in effect when the run ends, so the
+    /// faults stop no earlier than the end (`duration_ms`): a liveness
     /// property cannot be judged "after the faults stopped" at the pause's own time (a
     /// correct mutex with a node paused for good was called a violation from 20 ms on). A
     /// crash with no restart is a crash-stop, which the models that tolerate it judge among
@@ -699,11 +700,55 @@ impl Scenario {
         }
     }
 
-    /// Whether a pause is never resumed or a partition never healed.
+    /// Whether a pause is never resumed, a partition never healed, or a link still loses
+    /// messages when the run ends.
     fn a_fault_outlasts_the_run(&self) -> bool {
         let mut plan: Vec<&TimedFault> = self.faults.iter().collect();
         plan.sort_by_key(|f| f.at_ms);
         crate::fault::in_effect_at_the_end(plan.into_iter().map(|f| &f.fault))
+            || self.loses_at_the_end()
+    }
+
+    /// Whether some link still loses messages (a loss probability above 0) when the run
+    /// ends: the network's own loss, its `links` overrides and the plan's `set_links`, each
+    /// in the order they apply. Loss that never stops is a fault that never stops, as a
+    /// partition never healed is: liveness cannot be judged "after the faults stopped" (a
+    /// correct election under `network.loss: 0.5` was blamed from 0 ms on).
+    pub fn loses_at_the_end(&self) -> bool {
+        let net = &self.network;
+        let mut plan: Vec<&TimedFault> = self.faults.iter().collect();
+        plan.sort_by_key(|f| f.at_ms);
+        let overrides: Vec<(Option<usize>, Option<usize>, f64)> = net
+            .links
+            .iter()
+            .chain(plan.iter().filter_map(|f| match &f.fault {
+                crate::Fault::SetLinks(o) => Some(&**o),
+                _ => None,
+            }))
+            .filter_map(|o| o.loss.map(|p| (o.from, o.to, p)))
+            .collect();
+        if net.loss <= 0.0 && overrides.iter().all(|o| o.2 <= 0.0) {
+            return false;
+        }
+        // A link's loss is the last override naming it, else the network's: the nodes no
+        // override names all behave alike, so one of them stands for the rest.
+        let named: std::collections::BTreeSet<usize> = overrides
+            .iter()
+            .flat_map(|o| [o.0, o.1])
+            .flatten()
+            .collect();
+        let mut nodes: Vec<usize> = named.iter().copied().filter(|&v| v < self.nodes).collect();
+        nodes.extend((0..self.nodes).filter(|v| !named.contains(v)).take(2));
+        let loss_of = |a: usize, b: usize| {
+            overrides
+                .iter()
+                .rev()
+                .find(|o| o.0.is_none_or(|f| f == a) && o.1.is_none_or(|t| t == b))
+                .map_or(net.loss, |o| o.2)
+        };
+        nodes
+            .iter()
+            .any(|&a| nodes.iter().any(|&b| a != b && loss_of(a, b) > 0.0))
     }
 }
 
@@ -767,6 +812,71 @@ impl<'de> serde::de::Visitor<'de> for NoDuplicateKeys {
 
 #[cfg(test)]
 mod tests {
+
+    /// A link still losing messages at the end outlasts the run, as an unhealed partition:
+    /// the network's loss, or an override's, unless a later override (of the links or of the
+    /// plan's `set_links`) that names the link restores it. A correct election under
+    /// `network.loss: 0.5` was judged "after the faults stopped" at 0 ms.
+    #[test]
+    fn loss_that_never_stops_outlasts_the_run() {
+        let sc = |network: &str, faults: &str| {
+            Scenario::from_json(&format!(
+                r#"{{"algorithm": "x", "nodes": 40, "seed": 1, "duration_ms": 500,
+                    "network": {{{network}}}, "faults": [{faults}]}}"#
+            ))
+            .unwrap()
+        };
+        let set = |at: u64, link: &str| {
+            format!(r#"{{"at_ms": {at}, "fault": {{"set_links": {{{link}}}}}}}"#)
+        };
+        for (network, faults, lossy) in [
+            ("", String::new(), false),
+            (r#""loss": 0.5"#, String::new(), true),
+            (r#""loss": 0.5"#, set(100, r#""loss": 0.0"#), false),
+            // restored on one link only: the others still lose
+            (
+                r#""loss": 0.5"#,
+                set(100, r#""from": 3, "to": 4, "loss": 0.0"#),
+                true,
+            ),
+            (
+                r#""links": [{"from": 7, "loss": 0.2}]"#,
+                String::new(),
+                true,
+            ),
+            (
+                r#""links": [{"from": 7, "loss": 0.2}]"#,
+                set(100, r#""from": 7, "loss": 0.0"#),
+                false,
+            ),
+            // restored, then lossy again on one link, one way
+            (
+                r#""loss": 0.5"#,
+                format!(
+                    "{}, {}",
+                    set(100, r#""loss": 0.0"#),
+                    set(200, r#""from": 39, "to": 0, "loss": 1.0"#)
+                ),
+                true,
+            ),
+            // the plan's order is its times', not the file's
+            (
+                "",
+                format!(
+                    "{}, {}",
+                    set(200, r#""loss": 0.0"#),
+                    set(100, r#""loss": 0.3"#)
+                ),
+                false,
+            ),
+        ] {
+            let sc = sc(network, &faults);
+            assert_eq!(sc.loses_at_the_end(), lossy, "{network} / {faults}");
+            let last = sc.faults.iter().map(|f| f.at_ms).max().unwrap_or(0);
+            let quiet = if lossy { 500 } else { last };
+            assert_eq!(sc.quiet_from_ms(), quiet, "{network} / {faults}");
+        }
+    }
 
     /// A pause never resumed or a partition never healed outlasts the run: the faults stop at
     /// its end, not at their own time; a resumed pause, a healed partition and a crash-stop

@@ -1148,6 +1148,43 @@ fn an_explored_loss_replays_in_the_native_scenario() {
     }
 }
 
+/// Loss that never stops is a fault that never stops: a correct election under
+/// `network.loss: 0.5` was blamed for `leader_stability` at 192 ms (a safety verdict the same
+/// run with the loss restored at 1000 ms passed) and for liveness "after the faults stopped
+/// (at 0 ms)". It is now COULD NOT JUDGE (exit 6), as under a partition never healed; with
+/// the loss restored it passes.
+#[test]
+fn loss_that_never_stops_is_not_judged_as_stopped() {
+    let dir = tmp("loss-never-stops");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = |name: &str, faults: &str| {
+        let path = dir.join(name);
+        std::fs::write(
+            &path,
+            format!(
+                r#"{{"algorithm": "election.terms", "variant": "correct", "nodes": 3, "seed": 1,
+                "duration_ms": 5000, "network": {{"latency": {{"uniform": {{"min_ms": 1,
+                "max_ms": 5}}}}, "loss": 0.5}}, "faults": [{faults}]}}"#
+            ),
+        )
+        .unwrap();
+        path
+    };
+    let lossy = file("lossy.json", "");
+    let o = sincro(&["run", lossy.to_str().unwrap()]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(6), "{out}{err}");
+    assert!(out.contains("COULD NOT JUDGE"), "{out}");
+    let restored = file(
+        "restored.json",
+        r#"{"at_ms": 1000, "fault": {"set_links": {"loss": 0.0}}}"#,
+    );
+    let o = sincro(&["run", restored.to_str().unwrap()]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+}
+
 /// An algorithm that needs more nodes than `--nodes` gives is explored with its least, and
 /// `explore` says so, as `fuzz` does (only the header's count showed it).
 #[test]

@@ -534,3 +534,36 @@ fn built_in_checkers_do_not_depend_on_line_order() {
     assert!(judged > 100, "{judged}");
     assert!(found.is_empty(), "{}", found.join("\n"));
 }
+
+/// Generated scenarios inside each algorithm's fault model stop their faults: none leaves a
+/// link losing messages at the end (liveness is judged after the faults stop; a loss that
+/// never stops is a fault that never stops, so such a scenario could never be judged).
+#[test]
+fn generated_scenarios_stop_losing_messages() {
+    use sincro::harness::fault::FaultClass;
+    use sincro::harness::gen::GenOptions;
+    // In the model, and the fault-tolerance matrix's loss column (beyond it).
+    let matrix_loss = GenOptions {
+        beyond_model: true,
+        only: Some(FaultClass::Loss),
+        ..GenOptions::default()
+    };
+    let mut lossy = Vec::new();
+    for gen in [GenOptions::default(), matrix_loss] {
+        for alg in sincro::algorithms::Registry::current().algorithms() {
+            for variant in alg.info().variants {
+                for seed in 0..20 {
+                    let sc = alg.generate(variant.name, seed, &gen);
+                    if sc.loses_at_the_end() {
+                        lossy.push(format!(
+                            "{} / {} seed {seed}",
+                            alg.info().name,
+                            variant.name
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    assert!(lossy.is_empty(), "{}", lossy.join("\n"));
+}

@@ -219,7 +219,10 @@ fn interval_starts(scenario: &Scenario, quiet_raw_ns: u64) -> Option<(bool, Vec<
             last.apply_override(o).ok()?;
         }
     }
-    let at_start = !net.same_links(&last);
+    // A link that still loses messages at the end is a fault that never stops: no instant of
+    // the run is free of it (a correct election under `network.loss: 0.5` was blamed).
+    let lossy = scenario.loses_at_the_end();
+    let at_start = lossy || !net.same_links(&last);
     let mut instants: Vec<(u64, bool)> = Vec::new();
     // Kept as `fault::in_effect_at_the_end` reads a plan, one fault at a time: a crash or a
     // restart ends a pause, a heal every partition.
@@ -256,8 +259,11 @@ fn interval_starts(scenario: &Scenario, quiet_raw_ns: u64) -> Option<(bool, Vec<
         let last_of_instant = sorted.get(i + 1).is_none_or(|g| g.at_ms != f.at_ms);
         let t_ns = f.at_ms.saturating_mul(NS_PER_MS);
         if last_of_instant && t_ns <= quiet_raw_ns {
-            let in_effect =
-                !down.is_empty() || !paused.is_empty() || partitioned || !net.same_links(&last);
+            let in_effect = lossy
+                || !down.is_empty()
+                || !paused.is_empty()
+                || partitioned
+                || !net.same_links(&last);
             instants.push((t_ns, in_effect));
         }
     }
