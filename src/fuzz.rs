@@ -352,6 +352,9 @@ pub struct TargetReport {
     pub shrinks_cut: u64,
     /// What coverage guidance reached (`None` when it was off).
     pub coverage: Option<CoverageReport>,
+    /// A property that no run of a target with no failure gave anything to judge: its name,
+    /// the event kinds its checker reads, and the seeds looked at (see [`campaign`]).
+    pub never_judged: Option<(String, Vec<String>, u64)>,
 }
 
 /// Live counters of a campaign, for a progress display polling from another thread.
@@ -1046,7 +1049,48 @@ impl<'a> TargetRun<'a> {
             write_errors: self.write_errors.lock().expect("no poisoning").clone(),
             shrinks_cut: self.shrinks_cut.load(Ordering::Relaxed),
             coverage: self.guide.as_ref().map(Guide::report),
+            never_judged: None,
         }
+    }
+
+    /// After a run with no failure: the first property that none of the first
+    /// [`crate::testing::EVIDENCE_SAMPLE`] seeds' runs (generated, re-run traced) gave an event
+    /// to judge, with the kinds its checker reads and how many seeds were looked at. A pass
+    /// on nothing is none: a 1-node `deadlock.cmh` campaign "held" where `run` of each of
+    /// its scenarios says COULD NOT JUDGE.
+    fn never_judged(&self) -> Option<(String, Vec<String>, u64)> {
+        let t = self.target;
+        let executed = self.executed.load(Ordering::Relaxed);
+        let seeds: Vec<u64> = (0..executed.min(crate::testing::EVIDENCE_SAMPLE))
+            .filter_map(|j| self.seed_of(j))
+            .collect();
+        let mut open: Option<Vec<(String, &'static [&'static str])>> = None;
+        for &seed in &seeds {
+            let sc = t.algorithm.generate(t.variant.name, seed, &self.cfg.gen);
+            let checkers = t.algorithm.checkers(&sc).ok()?;
+            let want = open.get_or_insert_with(|| {
+                checkers
+                    .iter()
+                    .filter_map(|c| {
+                        let kinds =
+                            crate::checkers::evidence(c.property()).unwrap_or_else(|| c.evidence());
+                        (!kinds.is_empty()).then(|| (c.property().to_string(), kinds))
+                    })
+                    .collect()
+            });
+            if want.is_empty() {
+                return None;
+            }
+            let out = t.algorithm.run(&sc, RunOptions::new(true)).ok()?;
+            let trace = out.trace.as_ref()?;
+            want.retain(|(_, kinds)| !crate::checkers::has_evidence(&trace.events, kinds));
+        }
+        let (property, kinds) = open?.into_iter().next()?;
+        Some((
+            property,
+            kinds.iter().map(|k| k.to_string()).collect(),
+            seeds.len() as u64,
+        ))
     }
 }
 
@@ -1426,7 +1470,22 @@ pub fn campaign(
             break;
         }
     }
-    let reports: Vec<TargetReport> = runs.iter().map(|r| r.report()).collect();
+    let reports: Vec<TargetReport> = runs
+        .iter()
+        .map(|r| {
+            let mut report = r.report();
+            // A target that found nothing must have judged something (not after a Ctrl-C:
+            // the campaign ends at once).
+            if report.first.is_none()
+                && report.executed > 0
+                && report.bad_input.is_none()
+                && !stop.load(Ordering::Relaxed)
+            {
+                report.never_judged = r.never_judged();
+            }
+            report
+        })
+        .collect();
     CampaignReport {
         executed: reports.iter().map(|r| r.executed).sum(),
         targets: reports,
@@ -1470,6 +1529,17 @@ pub fn outcome(r: &TargetReport, beyond_model: bool) -> (bool, String) {
             format!(
                 "NONDETERMINISTIC: seed {} gave two different traces",
                 nd.seed
+            ),
+        );
+    }
+    if let (Some((property, kinds, seeds)), None) = (&r.never_judged, &r.first) {
+        return (
+            false,
+            format!(
+                "COULD NOT JUDGE `{property}`: none of the first {seeds} seeds' runs had an \
+                 event it reads ({}), so its {} runs judged nothing",
+                kinds.join(", "),
+                r.runs
             ),
         );
     }
@@ -1698,7 +1768,11 @@ pub fn summary(c: &CampaignReport, rss: Rss) -> String {
     // A refused or nondeterministic target did not hold, whatever it found before; one cut
     // short held over fewer seeds than asked, and is counted apart.
     let quiet = |r: &&&TargetReport| {
-        !r.buggy && r.first.is_none() && r.bad_input.is_none() && r.nondeterministic.is_none()
+        !r.buggy
+            && r.first.is_none()
+            && r.bad_input.is_none()
+            && r.nondeterministic.is_none()
+            && r.never_judged.is_none()
     };
     let held = run.iter().filter(quiet).filter(|r| r.complete).count();
     let held_cut = run.iter().filter(quiet).filter(|r| !r.complete).count();

@@ -1148,6 +1148,49 @@ fn an_explored_loss_replays_in_the_native_scenario() {
     }
 }
 
+/// A campaign that found nothing must have judged something, as `run` of each of its
+/// scenarios must: a 1-node `deadlock.cmh` has no wait-for edge to judge, and `fuzz` called
+/// the correct variant "held" (exit 0, JUnit green) where `run` says COULD NOT JUDGE. Now it
+/// is not as expected (exit 1), naming the property and the kinds it reads.
+#[test]
+fn fuzz_does_not_pass_a_campaign_that_judged_nothing() {
+    let dir = tmp("fuzz-judged-nothing");
+    let _ = std::fs::remove_dir_all(&dir);
+    let d = dir.to_str().unwrap();
+    let fuzz = |nodes: &str| {
+        sincro(&[
+            "fuzz",
+            "-a",
+            "deadlock.cmh",
+            "--variant",
+            "correct",
+            "--nodes-min",
+            nodes,
+            "--nodes-max",
+            nodes,
+            "--seeds",
+            "20",
+            "-j",
+            "1",
+            "--out",
+            d,
+            "--quiet",
+        ])
+    };
+    let o = fuzz("1");
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}{err}");
+    assert!(
+        out.contains("COULD NOT JUDGE `deadlock_soundness`")
+            && out.contains("0/1 targets as expected (0 bugs caught, 0 correct variants held)"),
+        "{out}"
+    );
+    let o = fuzz("4");
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    assert!(out.contains("1 correct variant held"), "{out}");
+}
+
 /// Loss that never stops is a fault that never stops: a correct election under
 /// `network.loss: 0.5` was blamed for `leader_stability` at 192 ms (a safety verdict the same
 /// run with the loss restored at 1000 ms passed) and for liveness "after the faults stopped
