@@ -597,6 +597,15 @@ impl Scenario {
             );
         }
         if let Some(b) = self.checks.liveness_bound_ms {
+            // A bound of 0 asks every request to be served at its own instant: every
+            // algorithm "violates" liveness at once.
+            if b == 0 {
+                return err(
+                    "checks.liveness_bound_ms = 0: a request can never be served within 0 ms \
+                     of itself; give at least 1, or leave it out for the algorithm's own bound"
+                        .into(),
+                );
+            }
             if b > MAX_TIME_MS {
                 return err(format!(
                     "checks.liveness_bound_ms = {b} is above the limit of {MAX_TIME_MS} ms"
@@ -604,12 +613,16 @@ impl Scenario {
             }
         }
         let l = &self.limits;
-        if l.max_events == 0 || l.max_in_flight == 0 || l.max_trace_bytes == 0 || l.max_ticks == 0 {
-            return err(
-                "limits.max_events, limits.max_in_flight, limits.max_trace_bytes and \
-                 limits.max_ticks must be at least 1"
-                    .into(),
-            );
+        if let Some(name) = [
+            ("max_events", l.max_events),
+            ("max_in_flight", l.max_in_flight as u64),
+            ("max_trace_bytes", l.max_trace_bytes),
+            ("max_ticks", l.max_ticks),
+        ]
+        .iter()
+        .find_map(|&(name, v)| (v == 0).then_some(name))
+        {
+            return err(format!("limits.{name} = 0: each limit must be at least 1"));
         }
         if self.engine == EngineKind::Turmoil && self.nodes > MAX_TURMOIL_NODES {
             return err(format!(
@@ -1041,7 +1054,12 @@ mod tests {
             ),
             (
                 r#", "limits": {"max_trace_bytes": 0}"#,
-                "limits.max_trace_bytes",
+                "limits.max_trace_bytes = 0",
+            ),
+            (r#", "limits": {"max_events": 0}"#, "limits.max_events = 0"),
+            (
+                r#", "checks": {"liveness_bound_ms": 0}"#,
+                "checks.liveness_bound_ms = 0",
             ),
             (
                 r#", "engine": "turmoil", "limits": {"max_ticks": 50}"#,
