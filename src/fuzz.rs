@@ -1780,10 +1780,13 @@ pub fn summary(c: &CampaignReport, rss: Rss) -> String {
         .iter()
         .filter(|r| r.deep && r.first.is_none() && r.as_expected)
         .count();
+    // A Ctrl-C that cut a target short before it found anything: not as expected (its JUnit
+    // testcase is a failure of type `interrupted`).
+    let interrupted_cut = if c.interrupted { held_cut } else { 0 };
     let _ = writeln!(
         s,
         "\n{}/{} targets as expected ({caught} {} caught, {}{held} correct {} held{})",
-        c.targets.len() - unexpected.len(),
+        c.targets.len() - unexpected.len() - interrupted_cut,
         c.targets.len(),
         if caught == 1 { "bug" } else { "bugs" },
         match unreached {
@@ -1797,6 +1800,8 @@ pub fn summary(c: &CampaignReport, rss: Rss) -> String {
         match (held_cut, c.targets.len() - run.len()) {
             (0, 0) => String::new(),
             (0, n) => format!(", {n} not run"),
+            (k, 0) if c.interrupted => format!(", {k} correct cut short by Ctrl-C"),
+            (k, n) if c.interrupted => format!(", {k} correct cut short by Ctrl-C, {n} not run"),
             (k, 0) => format!(", {k} correct cut short without a violation"),
             (k, n) => format!(", {k} correct cut short without a violation, {n} not run"),
         }

@@ -320,6 +320,12 @@ fn ctrl_c_stops_the_campaign_writes_the_summary_and_exits_130() {
     assert_eq!(o.status.code(), Some(130), "{stdout}{stderr}");
     assert!(stdout.contains("interrupted (Ctrl-C)"), "{stdout}");
     assert!(stdout.contains("runs/s"), "{stdout}");
+    // The closing line agrees with the JUnit report: no pass.
+    assert!(
+        stdout.contains("0/1 targets as expected")
+            && stdout.contains("1 correct cut short by Ctrl-C"),
+        "{stdout}"
+    );
     let xml = std::fs::read_to_string(&junit).unwrap();
     assert!(
         xml.contains("failures=\"1\"") && xml.contains("type=\"interrupted\""),
