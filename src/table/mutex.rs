@@ -347,7 +347,12 @@ fn decentralized_rows(ns: &[usize]) -> Result<(), super::RowFailure> {
     println!("message times where the book counts 3m and 2m. Under heavy load k > 1: denied attempts back");
     println!("off 5-50 ms and retry. The problems, measured: a waiting request is overtaken again and again");
     println!("(most overtaken; no bound, unlike the token ring's n-1), and with 7 contenders asking 50 times");
-    println!("each the resource is in use {:.1} % of a 2 s run (centralized: {:.1} %); see `sincro table voting`.", 100.0 * d, 100.0 * c);
+    println!(
+        "each the resource is in use {:.1} % of a 2 s run (centralized: {:.1} %); see `{} table voting`.",
+        100.0 * d,
+        100.0 * c,
+        crate::program_name()
+    );
     Ok(())
 }
 

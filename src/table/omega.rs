@@ -335,7 +335,10 @@ pub fn main(args: &TableArgs) -> i32 {
     if all_pass {
         crate::exit::PASS
     } else {
-        eprintln!("some runs failed a check: replay them with `sincro fuzz --algorithm omega.khouri-greve`");
+        eprintln!(
+            "some runs failed a check: replay them with `{} fuzz --algorithm omega.khouri-greve`",
+            crate::program_name()
+        );
         crate::exit::VIOLATION
     }
 }
