@@ -153,6 +153,18 @@ pub(super) fn main(a: &ShrinkArgs) -> i32 {
         "shrunk"
     };
     println!("{}", scenario_line(&sc, &first.verdict));
+    if let Some(expect) = sc.expect.as_ref().filter(|e| !e.matches(&first.verdict)) {
+        // The shrunk file is shrunk to the failure the input has, whatever it expected.
+        println!(
+            "  note: the input expects {expect}, but it fails this way: the shrunk file keeps \
+             this failure, and its `expect` is {}",
+            result
+                .scenario
+                .expect
+                .as_ref()
+                .map_or("none".to_string(), |e| e.to_string())
+        );
+    }
     println!(
         "  {how}: {before} -> {after} ({} candidate runs, {} steps, {:.1} s)",
         result.runs,

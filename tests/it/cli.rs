@@ -1148,6 +1148,37 @@ fn an_explored_loss_replays_in_the_native_scenario() {
     }
 }
 
+/// A file that expects one failure and fails another is shrunk to the failure it has, and
+/// `shrink` says so (its `expect` was rewritten without a word).
+#[test]
+fn shrink_says_when_the_input_fails_other_than_it_expects() {
+    let dir = tmp("shrink-other-expect");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let file =
+        std::fs::read_to_string("corpus/mutex/centralized-lease-timeout-overlap.json").unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&file).unwrap();
+    v["expect"] = serde_json::json!({"violation": "liveness"});
+    let input = dir.join("s.json");
+    std::fs::write(&input, v.to_string()).unwrap();
+    let out = dir.join("out.json");
+    let o = sincro(&[
+        "shrink",
+        input.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let (stdout, stderr) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{stdout}{stderr}");
+    assert!(
+        stdout.contains(
+            "note: the input expects a violation of liveness, but it fails this way: the shrunk \
+             file keeps this failure, and its `expect` is a violation of mutual_exclusion"
+        ),
+        "{stdout}"
+    );
+}
+
 /// A campaign that found nothing must have judged something, as `run` of each of its
 /// scenarios must: a 1-node `deadlock.cmh` has no wait-for edge to judge, and `fuzz` called
 /// the correct variant "held" (exit 0, JUnit green) where `run` says COULD NOT JUDGE. Now it
