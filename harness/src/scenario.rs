@@ -560,8 +560,8 @@ impl Scenario {
         }
         if let Some((node, sum)) = jumped_ms.iter().enumerate().find(|(_, &sum)| sum > max_ms) {
             return err(format!(
-                "faults: the clock jumps of node {node} add up to {} ms, above the limit on any \
-                 time ({max_ms} ms)",
+                "faults: the clock jumps of node {node} add up to {} ms (their sizes, back or \
+                 forward), above the limit on any time ({max_ms} ms)",
                 crate::show_f64(*sum)
             ));
         }
