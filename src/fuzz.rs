@@ -1564,6 +1564,19 @@ pub fn outcome(r: &TargetReport, beyond_model: bool) -> (bool, String) {
                 if caught == 1 { "" } else { "s" }
             ),
         ),
+        // A run limit is no property of the algorithm: said apart, with what to change.
+        (false, true)
+            if r.first
+                .as_ref()
+                .is_some_and(|f| f.label == "limit_exceeded") =>
+        {
+            (
+                false,
+                "UNEXPECTED: a generated run hit a run limit (no property broke: a longer \
+             --active-ms makes longer runs; see the failure file's limits)"
+                    .into(),
+            )
+        }
         (false, true) => (
             false,
             "UNEXPECTED: a correct variant failed inside its fault model".into(),
