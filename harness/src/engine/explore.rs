@@ -1484,7 +1484,7 @@ impl<P: Process> World<P> {
             .filter(|(r, known)| *known && r.delays_ns.len() <= 2)
             .map(|(r, _)| r)
             .collect();
-        declare_recorded_faults(&mut sc, &recorded);
+        declare_recorded_faults(&mut sc, &recorded, self.bounds.faults_until_ns);
         sc.schedule = Schedule::Recorded(recorded);
         // The plan's entries come before the injected ones at one ms (the search took them
         // first); a stable sort keeps that.
@@ -1509,10 +1509,17 @@ impl<P: Process> World<P> {
 pub const DECLARED_FAULT_P: f64 = 1e-9;
 
 /// Declares on `sc`'s links the losses and duplicates of `recorded` (a lost message has no
-/// delay, a duplicated one two), [`DECLARED_FAULT_P`] each, so its native run replays them;
-/// the description says why. Without it the native file delivered the lost message and
-/// passed, or broke another way, where the search's schedule broke a property.
-fn declare_recorded_faults(sc: &mut Scenario, recorded: &[crate::schedule::Recorded]) {
+/// delay, a duplicated one two), [`DECLARED_FAULT_P`] each, so its native run replays them,
+/// and restores those links with a `set_links` where the search's faults stop
+/// (`faults_until_ns`, rounded up to the ms): a loss that never stops would be a fault that
+/// never stops, and liveness could not be judged. The description says why. Without it the
+/// native file delivered the lost message and passed, or broke another way, where the
+/// search's schedule broke a property.
+fn declare_recorded_faults(
+    sc: &mut Scenario,
+    recorded: &[crate::schedule::Recorded],
+    faults_until_ns: u64,
+) {
     let mut links: std::collections::BTreeMap<(NodeId, NodeId), (bool, bool)> =
         std::collections::BTreeMap::new();
     for r in recorded {
@@ -1521,21 +1528,29 @@ fn declare_recorded_faults(sc: &mut Scenario, recorded: &[crate::schedule::Recor
         *doubled |= r.delays_ns.len() == 2;
     }
     let mut named = Vec::new();
+    let until_ms = faults_until_ns
+        .div_ceil(crate::NS_PER_MS)
+        .min(sc.duration_ms);
     for (&(from, to), &(lost, doubled)) in links.iter().filter(|(_, &(l, d))| l || d) {
-        sc.network.links.push(crate::net::LinkOverride {
+        let link = |p: f64| crate::net::LinkOverride {
             from: Some(from),
             to: Some(to),
             latency: None,
-            loss: lost.then_some(DECLARED_FAULT_P),
-            duplicate: doubled.then_some(DECLARED_FAULT_P),
+            loss: lost.then_some(p),
+            duplicate: doubled.then_some(p),
             reorder: None,
+        };
+        sc.network.links.push(link(DECLARED_FAULT_P));
+        sc.faults.push(crate::fault::TimedFault {
+            at_ms: until_ms,
+            fault: crate::Fault::SetLinks(Box::new(link(0.0))),
         });
         named.push(format!("{from}->{to}"));
     }
     if !named.is_empty() {
         let note = format!(
-            "links {} lose or duplicate with probability {DECLARED_FAULT_P}: the search lost or \
-             duplicated a message there, which the recorded schedule replays",
+            "links {} lose or duplicate with probability {DECLARED_FAULT_P} until {until_ms} ms: \
+             the search lost or duplicated a message there, which the recorded schedule replays",
             named.join(", ")
         );
         sc.description = if sc.description.is_empty() {
