@@ -1068,16 +1068,7 @@ impl<'a> TargetRun<'a> {
         for &seed in &seeds {
             let sc = t.algorithm.generate(t.variant.name, seed, &self.cfg.gen);
             let checkers = t.algorithm.checkers(&sc).ok()?;
-            let want = open.get_or_insert_with(|| {
-                checkers
-                    .iter()
-                    .filter_map(|c| {
-                        let kinds =
-                            crate::checkers::evidence(c.property()).unwrap_or_else(|| c.evidence());
-                        (!kinds.is_empty()).then(|| (c.property().to_string(), kinds))
-                    })
-                    .collect()
-            });
+            let want = open.get_or_insert_with(|| evidence_wanted(&checkers));
             if want.is_empty() {
                 return None;
             }
@@ -1092,6 +1083,20 @@ impl<'a> TargetRun<'a> {
             seeds.len() as u64,
         ))
     }
+}
+
+/// Each of `checkers` that needs evidence to judge anything, with the event kinds it reads
+/// (a built-in property's `EVIDENCE`, a user's [`crate::harness::Checker::evidence`]).
+pub(crate) fn evidence_wanted(
+    checkers: &[Box<dyn crate::harness::Checker>],
+) -> Vec<(String, &'static [&'static str])> {
+    checkers
+        .iter()
+        .filter_map(|c| {
+            let kinds = crate::checkers::evidence(c.property()).unwrap_or_else(|| c.evidence());
+            (!kinds.is_empty()).then(|| (c.property().to_string(), kinds))
+        })
+        .collect()
 }
 
 /// A failing scenario shrunk by [`shrink_scenario`].

@@ -744,16 +744,7 @@ impl<S: Spec> Check<S> {
             let checkers = alg
                 .checkers(&sc)
                 .map_err(|e| Failure::headline(format!("seed {seed}: {e}")))?;
-            let want = open.get_or_insert_with(|| {
-                checkers
-                    .iter()
-                    .filter_map(|c| {
-                        let kinds =
-                            crate::checkers::evidence(c.property()).unwrap_or_else(|| c.evidence());
-                        (!kinds.is_empty()).then(|| (c.property().to_string(), kinds))
-                    })
-                    .collect()
-            });
+            let want = open.get_or_insert_with(|| fuzz::evidence_wanted(&checkers));
             let out = alg
                 .run(&sc, RunOptions::new(true))
                 .map_err(|e| Failure::headline(format!("seed {seed}: {e}")))?;
