@@ -28,7 +28,7 @@ pub use registry::{
     find, registry, run_scenario, select, Algorithm, AlgorithmInfo, CheckerFactory, Registry,
     VariantInfo, DEEP_BUG_SEEDS,
 };
-pub use spec::{Correct, Setup, Spec, Timed, Variant};
+pub use spec::{Correct, Links, Setup, Spec, Timed, Variant};
 
 #[doc(no_inline)]
 pub use sincro_harness::Scenario;

@@ -256,6 +256,11 @@ impl Spec for AdHocSpec {
     fn fault_model(&self) -> FaultModel {
         super::ring_model("reliable FIFO links with any delay on the scenario's (connected) topology, slow processes; no timers; the text's adjustments for partitions, joins and departures are not modelled")
     }
+    /// The topology's links only: it sends to its neighbours, and [`Spec::prepare`] checks
+    /// that it is connected.
+    fn links(&self) -> crate::spec::Links {
+        crate::spec::Links::Topology
+    }
     /// At least one node, on a connected topology; the capacities resolved.
     fn prepare(&self, setup: &mut Setup<'_, Self>) -> Result<(), String> {
         super::check_ring_topology(self, setup, true, false)?;

@@ -150,6 +150,11 @@ impl Spec for Anel1Spec {
             ..FaultModel::default()
         }
     }
+    /// The topology's links only: it sends to its neighbours, and [`Spec::prepare`] checks
+    /// that it carries the logical ring.
+    fn links(&self) -> crate::spec::Links {
+        crate::spec::Links::Topology
+    }
     /// At least one node, on a topology that carries the logical ring.
     fn prepare(&self, setup: &mut Setup<'_, Self>) -> Result<(), String> {
         super::check_ring_topology(self, setup, false, false)

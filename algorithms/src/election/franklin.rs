@@ -258,6 +258,11 @@ impl Spec for FranklinSpec {
     fn fault_model(&self) -> FaultModel {
         super::ring_model(super::RING_MODEL)
     }
+    /// The topology's links only: it sends to its neighbours, and [`Spec::prepare`] checks
+    /// that it carries the logical ring.
+    fn links(&self) -> crate::spec::Links {
+        crate::spec::Links::Topology
+    }
     /// At least one node, on a topology that carries the logical ring; the ids resolved.
     fn prepare(&self, setup: &mut Setup<'_, Self>) -> Result<(), String> {
         super::check_ring_topology(self, setup, false, true)?;

@@ -382,6 +382,11 @@ impl Spec for YoYoSpec {
     fn fault_model(&self) -> FaultModel {
         super::ring_model("reliable FIFO links with any delay on the scenario's (connected) topology, slow processes; no timers; no partitions (a silent cut link stalls it; a noticed one, params.down_links, splits it into two elections and two leaders: the seed's link 2–10), crashes or loss")
     }
+    /// The topology's links only: it sends to its neighbours, and [`Spec::prepare`] checks
+    /// that it is connected.
+    fn links(&self) -> crate::spec::Links {
+        crate::spec::Links::Topology
+    }
     /// At least one node, on a connected topology; every down link is a link of it.
     fn prepare(&self, setup: &mut Setup<'_, Self>) -> Result<(), String> {
         super::check_ring_topology(self, setup, true, false)?;
