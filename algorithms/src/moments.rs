@@ -526,6 +526,9 @@ fn plan(
             (f, format!("pause n{node} at {at} ms, resume at {end} ms"))
         }
         FaultClass::Partitions => {
+            if sc.nodes < 2 {
+                return None;
+            }
             let end = until(rng, active_ms / 2);
             let f = vec![
                 tf(

@@ -81,6 +81,21 @@ impl Fault {
         }
     }
 
+    /// Whether this is a partition that cuts no link among `n` nodes: groups that, with the
+    /// nodes none of them lists (one more group), make a single group, or a one-way cut with
+    /// an empty side. Every other fault is false.
+    pub fn cuts_nothing(&self, n: usize) -> bool {
+        match self {
+            Fault::Partition { groups } => {
+                let listed: usize = groups.iter().map(Vec::len).sum();
+                let nonempty = groups.iter().filter(|g| !g.is_empty()).count();
+                nonempty + usize::from(listed < n) <= 1
+            }
+            Fault::PartitionOneway { from, to } => from.is_empty() || to.is_empty(),
+            _ => false,
+        }
+    }
+
     /// Checks node ids and values against a run of `n` nodes with drift bound `rho_ppm`.
     pub fn validate(&self, n: usize, rho_ppm: f64) -> Result<(), String> {
         let check = |v: NodeId| {
@@ -93,16 +108,38 @@ impl Fault {
         match self {
             Fault::Partition { groups } => {
                 let mut seen = vec![false; n];
-                for &m in groups.iter().flatten() {
-                    check(m)?;
-                    if std::mem::replace(&mut seen[m], true) {
-                        return Err(format!("node {m} is in two partition groups"));
+                for (i, g) in groups.iter().enumerate() {
+                    if g.is_empty() {
+                        return Err(format!("partition.groups[{i}] is empty"));
                     }
+                    for &m in g {
+                        check(m)?;
+                        if std::mem::replace(&mut seen[m], true) {
+                            return Err(format!("node {m} is in two partition groups"));
+                        }
+                    }
+                }
+                if self.cuts_nothing(n) {
+                    return Err(format!(
+                        "partition {} cuts no link: every node is in one group (the nodes no \
+                         group lists form one more group; nodes = {n})",
+                        serde_json::to_string(groups).unwrap_or_default()
+                    ));
                 }
                 Ok(())
             }
             Fault::PartitionOneway { from, to } => {
-                from.iter().chain(to).try_for_each(|&m| check(m))?;
+                for (side, list) in [("from", from), ("to", to)] {
+                    if list.is_empty() {
+                        return Err(format!("partition_oneway.{side} is empty: it cuts no link"));
+                    }
+                    for (i, &m) in list.iter().enumerate() {
+                        check(m)?;
+                        if list[..i].contains(&m) {
+                            return Err(format!("partition_oneway.{side} lists node {m} twice"));
+                        }
+                    }
+                }
                 // a node is never cut from itself: on both sides it cuts nothing of its own
                 match from.iter().find(|m| to.contains(m)) {
                     Some(m) => Err(format!(
@@ -368,6 +405,37 @@ pub fn uniform_ms(min_ms: f64, max_ms: f64) -> Latency {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_partition_that_cuts_no_link_is_refused() {
+        let groups = |g: Vec<Vec<NodeId>>| Fault::Partition { groups: g }.validate(3, 0.0);
+        let oneway = |from: Vec<NodeId>, to: Vec<NodeId>| {
+            Fault::PartitionOneway { from, to }.validate(3, 0.0)
+        };
+        // cuts: one node alone, two groups, every node listed in two groups
+        groups(vec![vec![1]]).unwrap();
+        groups(vec![vec![0], vec![1]]).unwrap();
+        groups(vec![vec![0, 1], vec![2]]).unwrap();
+        oneway(vec![0], vec![1, 2]).unwrap();
+        // cuts nothing
+        let e = groups(vec![]).unwrap_err();
+        assert!(e.contains("cuts no link"), "{e}");
+        let e = groups(vec![vec![0, 1, 2]]).unwrap_err();
+        assert!(e.contains("cuts no link"), "{e}");
+        assert!(Fault::Partition {
+            groups: vec![vec![0]]
+        }
+        .validate(1, 0.0)
+        .is_err());
+        let e = groups(vec![vec![0], vec![]]).unwrap_err();
+        assert!(e.contains("partition.groups[1] is empty"), "{e}");
+        let e = oneway(vec![], vec![1]).unwrap_err();
+        assert!(e.contains("partition_oneway.from is empty"), "{e}");
+        let e = oneway(vec![0], vec![]).unwrap_err();
+        assert!(e.contains("partition_oneway.to is empty"), "{e}");
+        let e = oneway(vec![0], vec![1, 1]).unwrap_err();
+        assert!(e.contains("partition_oneway.to lists node 1 twice"), "{e}");
+    }
 
     #[test]
     fn json_shape_and_validation() {

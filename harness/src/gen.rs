@@ -364,6 +364,10 @@ pub fn generate(
             if side.is_empty() || side.len() == nodes {
                 side = vec![rng.index(nodes)];
             }
+            // one node alone cuts nothing: drawn all the same, to keep the seed's stream
+            if nodes < 2 {
+                continue;
+            }
             faults.push(TimedFault {
                 at_ms: a,
                 fault: Fault::Partition { groups: vec![side] },
@@ -378,9 +382,17 @@ pub fn generate(
         for _ in 0..rng.range_u64(1, 3) {
             let (a, b) = window(&mut rng, active / 2);
             let from = vec![rng.index(nodes)];
-            let to: Vec<NodeId> = (0..nodes)
+            let mut to: Vec<NodeId> = (0..nodes)
                 .filter(|&x| x != from[0] && rng.chance(0.5))
                 .collect();
+            // an empty side would cut nothing: the next node then (no draw, so the rest of
+            // the seed's stream is the same); one node alone has no link to cut
+            if to.is_empty() {
+                if nodes < 2 {
+                    continue;
+                }
+                to = vec![(from[0] + 1) % nodes];
+            }
             faults.push(TimedFault {
                 at_ms: a,
                 fault: Fault::PartitionOneway { from, to },

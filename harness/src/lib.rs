@@ -60,7 +60,8 @@ pub const MAX_TIME_MS: u64 = 1_000_000_000;
 /// A number from a scenario as an error message shows it: large ones in scientific notation
 /// (`1e300`, not three hundred digits).
 pub(crate) fn show_f64(v: f64) -> String {
-    if v.is_finite() && v.abs() >= 1e12 {
+    // very large and very small values in exponent form (`-1e-300`, not 300 digits)
+    if v.is_finite() && v != 0.0 && !(1e-6..1e12).contains(&v.abs()) {
         format!("{v:e}")
     } else {
         format!("{v}")
@@ -70,4 +71,19 @@ pub(crate) fn show_f64(v: f64) -> String {
 /// Converts milliseconds (possibly fractional) to nanoseconds, rounding to the nearest.
 pub fn ms_to_ns(ms: f64) -> u64 {
     (ms * NS_PER_MS as f64).round().max(0.0) as u64
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn values_in_messages_are_short() {
+        use super::show_f64;
+        assert_eq!(show_f64(2.5), "2.5");
+        assert_eq!(show_f64(0.0), "0");
+        assert_eq!(show_f64(-0.001), "-0.001");
+        assert_eq!(show_f64(1e13), "1e13");
+        // 300 digits before
+        assert_eq!(show_f64(-1e-300), "-1e-300");
+        assert_eq!(show_f64(f64::NAN), "NaN");
+    }
 }

@@ -274,6 +274,23 @@ impl LinkOverride {
                 }
             }
         }
+        if let (Some(a), Some(b)) = (self.from, self.to) {
+            if a == b {
+                return Err(format!(
+                    "from node {a} to itself: a node's messages to itself do not cross the \
+                     network, so the override would do nothing"
+                ));
+            }
+        }
+        if self.latency.is_none()
+            && self.loss.is_none()
+            && self.duplicate.is_none()
+            && self.reorder.is_none()
+        {
+            return Err(
+                "changes nothing: give at least one of latency, loss, duplicate, reorder".into(),
+            );
+        }
         if let Some(l) = &self.latency {
             l.validate()?;
         }
@@ -325,6 +342,7 @@ impl NetworkSpec {
     pub fn validate(&self, n: usize) -> Result<(), String> {
         self.link().validate()?;
         if let Topology::Graph { edges } = &self.topology {
+            let mut listed = std::collections::BTreeMap::new();
             for (i, &[a, b]) in edges.iter().enumerate() {
                 if a >= n || b >= n {
                     return Err(format!(
@@ -336,6 +354,13 @@ impl NetworkSpec {
                         "topology.graph.edges[{i}] is a self-loop on node {a}"
                     ));
                 }
+                // an edge links both ways: [a, b] and [b, a] are one edge
+                if let Some(j) = listed.insert((a.min(b), a.max(b)), i) {
+                    return Err(format!(
+                        "topology.graph.edges[{i}] = [{a}, {b}] repeats edges[{j}] (an edge \
+                         links both ways)"
+                    ));
+                }
             }
         }
         let mut seen: std::collections::BTreeMap<(Option<NodeId>, Option<NodeId>), usize> =
@@ -343,14 +368,6 @@ impl NetworkSpec {
         let end = |v: Option<NodeId>| v.map_or("every node".to_string(), |v| format!("node {v}"));
         for (i, o) in self.links.iter().enumerate() {
             o.validate(n).map_err(|e| format!("links[{i}]: {e}"))?;
-            if let (Some(a), Some(b)) = (o.from, o.to) {
-                if a == b {
-                    return Err(format!(
-                        "links[{i}] is from node {a} to itself: a node's messages to itself do \
-                         not cross the network, so the override would do nothing"
-                    ));
-                }
-            }
             if let Some(j) = seen.insert((o.from, o.to), i) {
                 return Err(format!(
                     "links[{i}] is for the same links as links[{j}] (from {} to {}): give one \
@@ -987,6 +1004,42 @@ mod tests {
     /// loss, duplication or a delay spike the scenario no longer has (the shrinker removed
     /// the fault) keeps none of them.
     #[test]
+    fn an_override_that_would_do_nothing_is_refused() {
+        let o = |from, to, loss| LinkOverride {
+            from,
+            to,
+            latency: None,
+            loss,
+            duplicate: None,
+            reorder: None,
+        };
+        o(Some(0), Some(1), Some(0.5)).validate(3).unwrap();
+        o(None, None, Some(0.0)).validate(3).unwrap();
+        let e = o(Some(1), Some(1), Some(0.5)).validate(3).unwrap_err();
+        assert!(e.contains("from node 1 to itself"), "{e}");
+        let e = o(Some(0), Some(1), None).validate(3).unwrap_err();
+        assert!(e.contains("changes nothing"), "{e}");
+        // the same rules for the network's overrides and the plan's set_links
+        let net = NetworkSpec {
+            links: vec![o(None, Some(2), None)],
+            ..NetworkSpec::default()
+        };
+        let e = net.validate(3).unwrap_err();
+        assert!(e.starts_with("links[0]: changes nothing"), "{e}");
+        let net = NetworkSpec {
+            topology: Topology::Graph {
+                edges: vec![[0, 1], [1, 2], [1, 0]],
+            },
+            ..NetworkSpec::default()
+        };
+        let e = net.validate(3).unwrap_err();
+        assert!(e.contains("edges[2] = [1, 0] repeats edges[0]"), "{e}");
+        let f = crate::Fault::SetLinks(Box::new(o(Some(2), Some(2), Some(1.0))));
+        let e = f.validate(3, 0.0).unwrap_err();
+        assert!(e.starts_with("set_links: from node 2 to itself"), "{e}");
+    }
+
+    #[test]
     fn a_recorded_fate_stays_inside_what_the_link_allows() {
         use crate::schedule::{Recorded, Schedule};
         let rec = |nth, delays_ns: Vec<u64>| Recorded {
@@ -1143,7 +1196,7 @@ mod tests {
         assert!(own
             .validate(3)
             .unwrap_err()
-            .contains("links[0] is from node 2 to itself"));
+            .contains("links[0]: from node 2 to itself"));
     }
 
     #[test]
@@ -1219,6 +1272,11 @@ mod tests {
                         duplicate: None,
                         reorder: rng.chance(0.3).then_some(0.5),
                     };
+                    if o.validate(n).is_err() {
+                        // a self-link or an override changing nothing: refused, not applied
+                        assert!(net.apply_override(&o).is_err());
+                        continue;
+                    }
                     net.apply_override(&o).unwrap();
                     for a in 0..n {
                         for b in 0..n {

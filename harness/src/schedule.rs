@@ -116,6 +116,13 @@ impl Schedule {
                         r.from, r.to
                     ));
                 }
+                if r.from == r.to {
+                    return Err(format!(
+                        "schedule.recorded[{i}] is from node {} to itself: a node's messages to \
+                         itself do not cross the network, so they have no recorded fate",
+                        r.from
+                    ));
+                }
                 if r.delays_ns.len() > 2 {
                     return Err(format!(
                         "schedule.recorded[{i}] has {} arrivals (at most 2: a duplicate)",
@@ -521,6 +528,10 @@ mod tests {
         assert!(Schedule::Recorded(vec![rec(0, 5), rec(1, 9)])
             .validate(2)
             .is_ok());
+        // a message to oneself never crosses the network: no fate is recorded for it
+        let own = Recorded { to: 0, ..rec(0, 5) };
+        let e = Schedule::Recorded(vec![own]).validate(2).unwrap_err();
+        assert!(e.contains("recorded[0] is from node 0 to itself"), "{e}");
     }
 
     #[test]

@@ -656,10 +656,11 @@ fn without_node(sc: &Scenario, k: NodeId) -> Scenario {
                         .map(|g| map_list(g))
                         .filter(|g| !g.is_empty())
                         .collect();
-                    if groups.is_empty() {
+                    let f = Fault::Partition { groups };
+                    if f.cuts_nothing(c.nodes) {
                         return None;
                     }
-                    Fault::Partition { groups }
+                    f
                 }
                 Fault::PartitionOneway { from, to } => {
                     let (from, to) = (map_list(from), map_list(to));
