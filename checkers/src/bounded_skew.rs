@@ -193,14 +193,17 @@ pub fn worst_offset_ns(sc: &Scenario, k: &Knobs) -> f64 {
         * 1e6;
     let mut paused_at = std::collections::BTreeMap::new();
     let mut pauses = 0.0;
-    for f in &sc.faults {
+    // in time order, as the run applies the plan (a plan built in code may list it otherwise)
+    let mut plan: Vec<&sincro_harness::TimedFault> = sc.faults.iter().collect();
+    plan.sort_by_key(|f| f.at_ms); // stable
+    for f in plan {
         match f.fault {
             Fault::Pause { node } => {
                 paused_at.entry(node).or_insert(f.at_ms);
             }
             Fault::Resume { node } => {
                 if let Some(a) = paused_at.remove(&node) {
-                    pauses += (f.at_ms - a) as f64 * 1e6;
+                    pauses += f.at_ms.saturating_sub(a) as f64 * 1e6;
                 }
             }
             _ => {}
@@ -321,7 +324,7 @@ impl SkewSpec {
                 (all, None, i, None, "I = s + 2ρ(Δ+4d_max) + 2σ·2d_max")
             }
         };
-        let converge_ms = sc.quiet_from_ms() + convergence_ms(sc);
+        let converge_ms = sc.quiet_from_ms().saturating_add(convergence_ms(sc));
         let why = format!(
             "{formula} with {desc}: internal bound {:.3} ms{}, judged from {} ms (faults quiet at {} ms + convergence)",
             internal / 1e6,
@@ -774,6 +777,31 @@ mod tests {
                 "network": {{"latency": {{"uniform": {{"min_ms": 1, "max_ms": 3}}}}}}{extra}}}"#
         ))
         .unwrap()
+    }
+
+    #[test]
+    fn a_plan_listed_out_of_time_order_is_read_in_time_order() {
+        use sincro_harness::{Fault, TimedFault};
+        let pause = TimedFault {
+            at_ms: 300,
+            fault: Fault::Pause { node: 1 },
+        };
+        let resume = TimedFault {
+            at_ms: 100,
+            fault: Fault::Resume { node: 1 },
+        };
+        // in time order: a resume of a node not paused, then a pause never resumed
+        let mut in_order = scenario("");
+        in_order.faults = vec![resume.clone(), pause.clone()];
+        // the same plan listed backwards, as a plan built in code may be (the pause's 300 ms
+        // minus the resume's 100 ms wrapped around, and the skew was judged from 599,999 ms)
+        let mut listed_back = in_order.clone();
+        listed_back.faults = vec![pause, resume];
+        assert_eq!(convergence_ms(&listed_back), convergence_ms(&in_order));
+        assert!(convergence_ms(&listed_back) < 60_000);
+        // and a file listed backwards is read in time order
+        let text = serde_json::to_string(&listed_back).unwrap();
+        assert_eq!(Scenario::from_json(&text).unwrap().faults, in_order.faults);
     }
 
     fn adjust(id: u64, t_ms: u64, node: NodeId, how: ClockAdjust, delta_ns: i64) -> Event {

@@ -377,10 +377,14 @@ impl Scenario {
 
     /// Parses and validates a scenario from JSON text.
     pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
-        let sc: Scenario = serde_json::from_str(text)
+        let mut sc: Scenario = serde_json::from_str(text)
             .map_err(|e| ScenarioError(format!("invalid scenario: {e}")))?;
-        // The scenario's own fields refuse a duplicate, but `params` and the inputs are read
-        // as free JSON, where the last of two equal keys would silently win.
+        // The plan may be listed in any order; every engine applies it in time order, faults
+        // of one instant in the order listed. Read that way once, here, so that whatever reads
+        // the plan later (a checker's bound, the liveness window) reads what the run does.
+        sc.faults.sort_by_key(|f| f.at_ms); // stable
+                                            // The scenario's own fields refuse a duplicate, but `params` and the inputs are read
+                                            // as free JSON, where the last of two equal keys would silently win.
         serde_json::from_str::<NoDuplicateKeys>(text)
             .map_err(|e| ScenarioError(format!("invalid scenario: {e}")))?;
         sc.validate()?;
@@ -1095,7 +1099,7 @@ mod tests {
         let e = plan(3, r#""heal""#, MAX_FAULTS + 1).unwrap_err().0;
         assert!(e.contains("above the limit of 10000"), "{e}");
         plan(3, r#""heal""#, MAX_FAULTS).expect("at the limit");
-        let part = r#"{"partition": {"groups": []}}"#;
+        let part = r#"{"partition": {"groups": [[0]]}}"#;
         let e = plan(2000, part, 5001).unwrap_err().0;
         assert!(e.contains("5001 partitions of 2000 nodes"), "{e}");
         plan(2000, part, 5000).expect("10,000,000 entries");
