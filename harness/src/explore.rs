@@ -340,6 +340,7 @@ pub fn explore<P: Process>(
     let new_world = || -> Result<World<P>, ScenarioError> {
         World::new(scenario, factory.clone(), checkers()?, options.bounds, opts)
     };
+    options.bounds.validate().map_err(ScenarioError)?;
     new_world()?; // bad input is reported before the search starts
     let mut report = ExploreReport {
         states: 0,
@@ -570,6 +571,7 @@ pub fn replay<P: Process>(
     bounds: Bounds,
     schedule: &[Choice],
 ) -> Result<Outcome, ScenarioError> {
+    bounds.validate().map_err(ScenarioError)?;
     let mut w = World::new(scenario, factory, checkers, bounds, RunOptions::new(true))?;
     follow(&mut w, schedule)?;
     if w.verdict().is_none() && !w.enabled().is_empty() {

@@ -881,6 +881,16 @@ fn explore_exits_1_with_a_replayable_counterexample_0_without_and_2_on_bad_input
     assert_eq!(o.status.code(), Some(1), "{out}{err}");
     assert!(out.contains("total_order violated"), "{out}");
     assert!(out.contains("deliver"), "the trace is printed: {out}");
+    // a file whose faults end past the limit on any time is refused, naming the field
+    let mut doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    doc["bounds"]["faults_until_ns"] = serde_json::json!(u64::MAX);
+    let edited = dir.join("edited-bounds.json");
+    std::fs::write(&edited, doc.to_string()).unwrap();
+    let o = sincro(&["explore", "--replay", edited.to_str().unwrap()]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{out}{err}");
+    assert!(err.contains("bounds.faults_until_ns"), "{err}");
 
     let o = sincro(&[
         "explore",

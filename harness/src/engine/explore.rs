@@ -210,6 +210,23 @@ pub struct Bounds {
     pub faults_until_ns: u64,
 }
 
+impl Bounds {
+    /// Checks the bounds read from a file: the end of the injected faults must fall within
+    /// the limit on any time (a run lasts 1 ms past it). The counts are upper bounds on what
+    /// a schedule may inject, so any count is valid.
+    pub fn validate(&self) -> Result<(), String> {
+        let max_ns = (crate::MAX_TIME_MS - 1) * NS_PER_MS;
+        if self.faults_until_ns > max_ns {
+            return Err(format!(
+                "bounds.faults_until_ns = {} is outside [0, {max_ns}] ns (the run lasts 1 ms past \
+                 it, within the limit on any time)",
+                self.faults_until_ns
+            ));
+        }
+        Ok(())
+    }
+}
+
 impl Default for Bounds {
     fn default() -> Self {
         Bounds {
