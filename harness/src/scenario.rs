@@ -370,6 +370,48 @@ impl fmt::Display for ScenarioError {
 
 impl std::error::Error for ScenarioError {}
 
+/// Where in `text` a scenario fails to deserialize, for the fields whose errors serde reports
+/// by position only (an empty `{}` where a fault or an expectation goes was "expected value
+/// at line 1 column 755"): the path of the first entry that does not read, what it failed
+/// with, and how such an entry is written. `None` when the text is not JSON, or the failure
+/// is elsewhere.
+fn locate_error(text: &str) -> Option<String> {
+    use serde::de::DeserializeOwned;
+    fn check<T: DeserializeOwned>(v: &serde_json::Value, path: &str, how: &str) -> Option<String> {
+        T::deserialize(v)
+            .err()
+            .map(|e| format!("{path}: {e}; {how}"))
+    }
+    const FAULT: &str = "a fault is written {\"crash\": {\"node\": 1}}, \"heal\", \
+                         {\"partition\": {\"groups\": [[0]]}}, ... (one kind per fault)";
+    const EXPECT: &str =
+        "expect is \"pass\", \"panic\", {\"violation\": \"P\"} or {\"unjudged\": \"P\"}";
+    let doc: serde_json::Value = serde_json::from_str(text).ok()?;
+    if let Some(faults) = doc.get("faults").and_then(|f| f.as_array()) {
+        for (i, f) in faults.iter().enumerate() {
+            if let Some(e) = check::<TimedFault>(f, &format!("faults[{i}]"), FAULT) {
+                return Some(e);
+            }
+        }
+    }
+    if let Some(e) = doc
+        .get("expect")
+        .filter(|v| !v.is_null())
+        .and_then(|v| check::<Expect>(v, "expect", EXPECT))
+    {
+        return Some(e);
+    }
+    if let Some(items) = doc.get("workload").and_then(|w| w.as_array()) {
+        for (i, w) in items.iter().enumerate() {
+            let how = "a workload item is {\"at_ms\": T, \"node\": N, \"input\": ...}";
+            if let Some(e) = check::<WorkloadItem>(w, &format!("workload[{i}]"), how) {
+                return Some(e);
+            }
+        }
+    }
+    None
+}
+
 impl Scenario {
     fn default_variant() -> String {
         "correct".into()
@@ -377,8 +419,16 @@ impl Scenario {
 
     /// Parses and validates a scenario from JSON text.
     pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
-        let mut sc: Scenario = serde_json::from_str(text)
-            .map_err(|e| ScenarioError(format!("invalid scenario: {e}")))?;
+        let mut sc: Scenario = serde_json::from_str(text).map_err(|e| {
+            ScenarioError(match locate_error(text) {
+                Some(at) => format!(
+                    "invalid scenario: {at} (line {}, column {})",
+                    e.line(),
+                    e.column()
+                ),
+                None => format!("invalid scenario: {e}"),
+            })
+        })?;
         // The plan may be listed in any order; every engine applies it in time order, faults
         // of one instant in the order listed. Read that way once, here, so that whatever reads
         // the plan later (a checker's bound, the liveness window) reads what the run does.
@@ -1088,6 +1138,32 @@ mod tests {
     /// faults than the limit, partitions of many nodes (kept for the whole run: 473 MB for
     /// 100,000 of 1,000 nodes), clock jumps adding up past the limit on any time (they
     /// wrapped the clock, and the run passed).
+    /// An entry serde reports by position only (an empty `{}` for a fault or the
+    /// expectation: "expected value at line 1 column 755") is named, with how it is written.
+    #[test]
+    fn a_malformed_fault_or_expectation_is_named() {
+        let doc = |faults: &str, expect: &str| {
+            Scenario::from_json(&format!(
+                r#"{{"algorithm": "x", "nodes": 2, "seed": 1, "duration_ms": 100,
+                    "faults": [{{"at_ms": 1, "fault": "heal"}}, {faults}], "expect": {expect}}}"#
+            ))
+            .unwrap_err()
+            .0
+        };
+        let e = doc(r#"{"at_ms": 2, "fault": {}}"#, r#""pass""#);
+        assert!(e.contains("faults[1]: "), "{e}");
+        assert!(e.contains("a fault is written"), "{e}");
+        assert!(e.contains("(line 2, column"), "{e}");
+        let e = doc(
+            r#"{"at_ms": 2, "fault": {"crsh": {"node": 1}}}"#,
+            r#""pass""#,
+        );
+        assert!(e.contains("faults[1]: unknown variant `crsh`"), "{e}");
+        let e = doc(r#"{"at_ms": 2, "fault": "heal"}"#, "{}");
+        assert!(e.contains("expect: "), "{e}");
+        assert!(e.contains(r#"{"violation": "P"}"#), "{e}");
+    }
+
     #[test]
     fn a_fault_plan_too_large_to_run_is_refused() {
         let plan = |nodes: usize, fault: &str, count: usize| {
