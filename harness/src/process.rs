@@ -251,7 +251,18 @@ impl<P: Process> Ctx<'_, P> {
     }
 
     /// Sends `msg` to `to` (to itself: delivered at once, never lost).
+    ///
+    /// # Panics
+    ///
+    /// If `to` is not a node of the run (`to >= self.nodes()`): a destination off by one is
+    /// the algorithm's bug, and the run reports it as a panic of this node, as an index out
+    /// of bounds would be (it was a message silently dropped, and the run passed).
     pub fn send(&mut self, to: NodeId, msg: P::Msg) {
+        assert!(
+            to < self.nodes,
+            "send to node {to}, which does not exist (nodes = {})",
+            self.nodes
+        );
         self.fx.ops.push(Op::Send(to, msg));
     }
 

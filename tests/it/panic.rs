@@ -129,3 +129,44 @@ fn a_panicking_algorithm_is_reported_and_its_scenario_written() {
     );
     assert_eq!(single.first.unwrap().seed, first.seed);
 }
+
+/// Sends to the node one past the last: an off-by-one destination.
+struct OffByOne;
+
+impl Process for OffByOne {
+    type Msg = ();
+    type Timer = ();
+    type Input = ();
+    type Stable = ();
+    fn on_message(&mut self, _: &mut Ctx<'_, Self>, _: NodeId, _: ()) {}
+    fn on_input(&mut self, ctx: &mut Ctx<'_, Self>, _: ()) {
+        let n = ctx.nodes();
+        ctx.send(n, ());
+    }
+}
+
+/// A send to a node that does not exist is the algorithm's bug: a panic of the sender, on
+/// every engine (it was dropped as `no_such_node` and the run passed, in a model with no
+/// loss).
+#[test]
+fn a_send_to_a_node_that_does_not_exist_is_a_panic_of_the_sender() {
+    engine::install_panic_hook();
+    for engine in ["native", "turmoil"] {
+        let sc = Scenario::from_json(&format!(
+            r#"{{"algorithm": "test.off-by-one", "nodes": 3, "seed": 1, "duration_ms": 50,
+                "engine": "{engine}", "workload": [{{"at_ms": 5, "node": 1, "input": null}}]}}"#
+        ))
+        .unwrap();
+        let out = engine::run(&sc, Rc::new(|_| OffByOne), vec![], RunOptions::new(true)).unwrap();
+        match &out.verdict {
+            Verdict::Panic { node, message, .. } => {
+                assert_eq!(*node, 1, "{engine}");
+                assert!(
+                    message.contains("send to node 3, which does not exist (nodes = 3)"),
+                    "{engine}: {message}"
+                );
+            }
+            v => panic!("{engine}: {v}"),
+        }
+    }
+}
