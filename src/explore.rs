@@ -38,7 +38,8 @@ pub struct ExploreArgs {
     /// The algorithm (its scenario is generated from --seed, --nodes, --inputs, --active-ms).
     #[arg(long, short, required_unless_present_any = ["scenario", "replay"])]
     algorithm: Option<String>,
-    /// Variant to explore [default: correct; with --scenario: the file's, and this replaces it].
+    /// Variant to explore [default: the first, the correct one; with --scenario: the file's, and
+    /// this replaces it].
     #[arg(long)]
     variant: Option<String>,
     /// Node count of the generated scenario (not with --scenario: the file has its own).
@@ -152,6 +153,13 @@ fn bad_input(msg: impl std::fmt::Display) -> i32 {
     exit::BAD_INPUT
 }
 
+/// The variant explored when none is named: the algorithm's first, the correct one by
+/// convention, whatever its name (`correct` was assumed, and a spec whose first variant is
+/// `textbook` could not be explored without `--variant`).
+fn first_variant(alg: &dyn Algorithm) -> &'static str {
+    alg.info().variants.first().map_or("correct", |v| v.name)
+}
+
 /// `Ok` when `alg` has a variant named `variant`, else the error naming the known ones.
 fn known_variant(alg: &dyn Algorithm, variant: &str) -> Result<(), String> {
     let info = alg.info();
@@ -199,7 +207,7 @@ pub fn main(a: &ExploreArgs) -> i32 {
                 Ok(alg) => alg,
                 Err(e) => return bad_input(e),
             };
-            let variant = a.variant.as_deref().unwrap_or("correct");
+            let variant = a.variant.as_deref().unwrap_or(first_variant(alg));
             if let Err(e) = known_variant(alg, variant) {
                 return bad_input(e);
             }
@@ -575,4 +583,60 @@ fn replay(path: &std::path::Path) -> i32 {
         println!("  note: the explorer recorded {}", file.verdict.label());
     }
     crate::exit_code(&out.verdict)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::algorithms::spec::{Spec, Timed};
+    use crate::harness::fault::FaultModel;
+    use crate::harness::{Ctx, NodeId, Process, SimRng};
+
+    crate::algorithms::variants! {
+        /// Named otherwise than `correct`.
+        pub enum Named {
+            Textbook = "textbook", "the textbook algorithm";
+            Broken = "broken" (buggy), "a twin";
+        }
+    }
+
+    struct Idle;
+    impl Process for Idle {
+        type Msg = ();
+        type Timer = ();
+        type Input = ();
+        type Stable = ();
+        fn on_message(&mut self, _: &mut Ctx<'_, Self>, _: NodeId, _: ()) {}
+        fn on_input(&mut self, _: &mut Ctx<'_, Self>, _: ()) {}
+    }
+
+    #[derive(Clone)]
+    struct NamedSpec;
+    impl Spec for NamedSpec {
+        type Node = Idle;
+        type Params = ();
+        type Variant = Named;
+        fn name(&self) -> &'static str {
+            "test.named"
+        }
+        fn properties(&self) -> Vec<&'static str> {
+            vec![]
+        }
+        fn fault_model(&self) -> FaultModel {
+            FaultModel::default()
+        }
+        fn node(&self, _: Named, _: &(), _: NodeId) -> Idle {
+            Idle
+        }
+        fn workload(&self, _: &mut SimRng, _: usize, _: u64) -> Vec<Timed<()>> {
+            vec![]
+        }
+    }
+
+    #[test]
+    fn the_variant_explored_by_default_is_the_first() {
+        assert_eq!(first_variant(&NamedSpec), "textbook");
+        let mutex = crate::algorithms::find("mutex.centralized").unwrap();
+        assert_eq!(first_variant(mutex), "correct");
+    }
 }
