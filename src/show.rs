@@ -239,8 +239,15 @@ pub struct ShowArgs {
 pub struct CheckArgs {
     /// A trace JSON Lines file recorded by Sincro or elsewhere.
     pub trace: PathBuf,
-    /// Properties to judge, comma-separated (e.g. `mutual_exclusion,liveness`).
-    #[arg(long, value_delimiter = ',', required = true, value_parser = crate::list_item)]
+    /// Properties to judge, comma-separated (e.g. `mutual_exclusion,liveness`); with
+    /// --scenario, by default those its run judges (its `checks.properties`, else every one
+    /// its algorithm promises).
+    #[arg(
+        long,
+        value_delimiter = ',',
+        required_unless_present = "scenario",
+        value_parser = crate::list_item
+    )]
     pub properties: Vec<String>,
     /// How to judge.
     #[command(flatten)]
@@ -397,7 +404,7 @@ pub fn judge(
 ) -> Result<(Verdict, Judged), String> {
     let registry = crate::algorithms::Registry::current();
     let known = registry.properties();
-    if properties.is_empty() {
+    if properties.is_empty() && args.scenario.is_none() {
         return Err(format!(
             "no property to check; known properties: {}",
             known.join(", ")
@@ -619,6 +626,19 @@ fn judge_with_scenario(
     // --properties names what the algorithm promises (the scenario's `checks.properties`
     // is replaced by it, so an error about it must name the option, not the field).
     let info = alg.info();
+    // No --properties: those the scenario asks for, else every one the algorithm promises,
+    // as `run` of the scenario judges.
+    let chosen: Vec<String>;
+    let properties = if properties.is_empty() {
+        chosen = sc
+            .checks
+            .properties
+            .clone()
+            .unwrap_or_else(|| info.properties.iter().map(|p| p.to_string()).collect());
+        &chosen[..]
+    } else {
+        properties
+    };
     if let Some(p) = properties
         .iter()
         .find(|p| !info.properties.contains(&p.as_str()))

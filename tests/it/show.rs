@@ -1320,3 +1320,19 @@ fn check_with_the_scenario_of_an_algorithm_that_judges_its_own_state_says_so() {
         stderr(&o)
     );
 }
+
+/// `check TRACE --scenario S` judges what a run of `S` judges when no `--properties` is
+/// given (it required them, though the scenario's algorithm knows its promises); without a
+/// scenario they are still required.
+#[test]
+fn check_with_a_scenario_judges_its_properties_by_default() {
+    let sc = "corpus/mutex/ricart-agrawala-no-tiebreak-shrunk.json";
+    let trace = tmp("default-properties.jsonl");
+    sincro(&["run", sc, "--trace", p(&trace)]);
+    let o = sincro(&["check", p(&trace), "--scenario", sc]);
+    assert_eq!(code(&o), 1, "{}{}", stdout(&o), stderr(&o));
+    assert!(stdout(&o).contains("mutual_exclusion"), "{}", stdout(&o));
+    let o = sincro(&["check", p(&trace)]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(stderr(&o).contains("--properties"), "{}", stderr(&o));
+}
