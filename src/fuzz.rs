@@ -353,7 +353,8 @@ pub struct TargetReport {
     /// What coverage guidance reached (`None` when it was off).
     pub coverage: Option<CoverageReport>,
     /// A property that no run of a target with no failure gave anything to judge: its name,
-    /// the event kinds its checker reads, and the seeds looked at (see [`campaign`]).
+    /// the event kinds its checker reads, and the seeds looked at (see [`campaign`]). An
+    /// empty name: the target judges no property at all.
     pub never_judged: Option<(String, Vec<String>, u64)>,
 }
 
@@ -1068,6 +1069,10 @@ impl<'a> TargetRun<'a> {
         for &seed in &seeds {
             let sc = t.algorithm.generate(t.variant.name, seed, &self.cfg.gen);
             let checkers = t.algorithm.checkers(&sc).ok()?;
+            if checkers.is_empty() {
+                // no property at all: every run passed on nothing (named by an empty name)
+                return Some((String::new(), Vec::new(), 0));
+            }
             let want = open.get_or_insert_with(|| evidence_wanted(&checkers));
             if want.is_empty() {
                 return None;
@@ -1538,6 +1543,16 @@ pub fn outcome(r: &TargetReport, beyond_model: bool) -> (bool, String) {
         );
     }
     if let (Some((property, kinds, seeds)), None) = (&r.never_judged, &r.first) {
+        if property.is_empty() {
+            return (
+                false,
+                format!(
+                    "COULD NOT JUDGE: {} promises no property and none was asked for, so its \
+                     {} runs judged nothing",
+                    r.algorithm, r.runs
+                ),
+            );
+        }
         return (
             false,
             format!(

@@ -48,6 +48,12 @@ pub trait Algorithm: Sync {
     /// Name, variants, properties, fault model.
     fn info(&self) -> AlgorithmInfo;
     /// Runs a scenario naming this algorithm (checkers from its declared properties).
+    ///
+    /// The verdict judges what the checkers saw: a property whose run gave it nothing to
+    /// judge (no request for a mutual exclusion, no election) passes, unless `options` asks
+    /// for evidence ([`RunOptions::requiring_evidence`]), as `sincro run` does; then it is
+    /// COULD NOT JUDGE (`sincro::testing::check` asks it of its seeds as a whole). To judge a
+    /// file the way the command line does, pass `RunOptions::new(true).requiring_evidence()`.
     fn run(&self, scenario: &Scenario, options: RunOptions) -> Result<Outcome, ScenarioError>;
     /// As [`Algorithm::run`], with `extra` checkers judging the run beside those of the
     /// scenario's properties (a test's own, see `sincro::testing::Check::checker`). The
@@ -103,7 +109,18 @@ pub trait Algorithm: Sync {
     /// time, liveness bound), to judge a trace of that scenario offline (`sincro check
     /// --scenario`). The default refuses; every [`Spec`](crate::spec::Spec) builds them.
     fn checkers(&self, scenario: &Scenario) -> Result<Vec<Box<dyn Checker>>, ScenarioError> {
-        let _ = scenario;
+        self.checkers_with(scenario, &[])
+    }
+    /// [`Algorithm::checkers`], but the properties in `judged_elsewhere` are judged by
+    /// checkers of the caller's own (a test's `.checker(..)`): `checks.properties` may name
+    /// them though the algorithm does not promise them, and no checker is built for them
+    /// here. The default refuses; every [`Spec`](crate::spec::Spec) builds them.
+    fn checkers_with(
+        &self,
+        scenario: &Scenario,
+        judged_elsewhere: &[&str],
+    ) -> Result<Vec<Box<dyn Checker>>, ScenarioError> {
+        let _ = (scenario, judged_elsewhere);
         Err(ScenarioError(format!(
             "{} judges its runs on its own state, not from a trace (describe it with a Spec)",
             self.info().name
@@ -233,7 +250,8 @@ impl Registry {
     ///
     /// # Panics
     /// If an algorithm of the same name is already registered (a programming error: two
-    /// algorithms could not be told apart in a scenario file).
+    /// algorithms could not be told apart in a scenario file), or the name is not one a
+    /// scenario, a selection (`-a`) and a file name can carry ([`name_error`]).
     pub fn with(self, algorithm: impl Algorithm + 'static) -> Self {
         // A registry lives as long as the program; its algorithms are shared by reference.
         self.with_static(Box::leak(Box::new(algorithm)))
@@ -242,9 +260,13 @@ impl Registry {
     /// As [`Registry::with`], for an algorithm that is already `'static`.
     ///
     /// # Panics
-    /// If an algorithm of the same name is already registered.
+    /// If an algorithm of the same name is already registered, or the name is not one a
+    /// scenario, a selection (`-a`) and a file name can carry ([`name_error`]).
     pub fn with_static(mut self, algorithm: &'static dyn Algorithm) -> Self {
         let name = algorithm.info().name;
+        if let Some(e) = name_error(name) {
+            panic!("{e}");
+        }
         assert!(
             self.algorithms.iter().all(|a| a.info().name != name),
             "an algorithm named `{name}` is already registered"
@@ -371,6 +393,26 @@ impl Registry {
     }
 }
 
+/// Why `name` cannot name an algorithm, if it cannot: it goes into file names
+/// (`<name>.<variant>.seed<N>.json`, a slash made the failure file unwritable) and into
+/// selections (`-a a,b`, `mutex.*`, `!x`), so it is ASCII letters, digits, `.`, `-` and `_`,
+/// not empty, and starts with a letter or a digit.
+pub fn name_error(name: &str) -> Option<String> {
+    let ok = name
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b'_'))
+        && name
+            .bytes()
+            .next()
+            .is_some_and(|b| b.is_ascii_alphanumeric());
+    (!ok).then(|| {
+        format!(
+            "an algorithm's name is ASCII letters, digits, '.', '-' and '_', starting with a \
+             letter or a digit (it goes into file names and `-a` selections): `{name}` is not"
+        )
+    })
+}
+
 /// Every algorithm of the [installed](Registry::install) registry, in a fixed order.
 pub fn registry() -> Vec<&'static dyn Algorithm> {
     Registry::current().algorithms().to_vec()
@@ -492,6 +534,27 @@ pub fn check_expect(info: &AlgorithmInfo, sc: &Scenario) -> Result<(), ScenarioE
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn an_algorithm_name_goes_into_file_names_and_selections() {
+        for name in registry().iter().map(|a| a.info().name) {
+            assert_eq!(super::name_error(name), None, "{name}");
+        }
+        assert_eq!(super::name_error("demo.lease-primary_2"), None);
+        for bad in [
+            "",
+            "probe/../../escape",
+            "a,b",
+            "mutex.*",
+            "!x",
+            "a b",
+            ".hidden",
+            "é",
+        ] {
+            let e = super::name_error(bad).expect(bad);
+            assert!(e.contains(&format!("`{bad}` is not")), "{e}");
+        }
+    }
     use super::*;
 
     #[test]

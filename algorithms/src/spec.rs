@@ -443,9 +443,13 @@ impl<S: Spec> Algorithm for S {
         sincro_harness::explore::replay(sc, factory, checkers(&[])?, *bounds, schedule)
     }
 
-    fn checkers(&self, sc: &Scenario) -> Result<Vec<Box<dyn Checker>>, ScenarioError> {
+    fn checkers_with(
+        &self,
+        sc: &Scenario,
+        judged_elsewhere: &[&str],
+    ) -> Result<Vec<Box<dyn Checker>>, ScenarioError> {
         let (_, checkers) = self.parts(sc)?;
-        checkers(&[])
+        checkers(judged_elsewhere)
     }
 
     fn workload(&self, rng: &mut SimRng, nodes: usize, active_ms: u64) -> Vec<WorkloadItem> {

@@ -117,6 +117,40 @@ fn a_failure_explains_itself_persists_and_is_replayed_first() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A shrunk failure keeps only what made it fail, and may end before liveness can be judged
+/// (a partition never healed, a run cut short). Once the bug is fixed such a file fails nothing
+/// the test can judge: it is reported, not failed on (a user's fixed algorithm failed for
+/// ever on its own regression, COULD NOT JUDGE, until the file was deleted by hand).
+#[test]
+fn a_regression_that_can_no_longer_be_judged_does_not_fail_the_test() {
+    use sincro::algorithms::Algorithm;
+    let dir = scratch("unjudged-regression");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut sc = CentralizedSpec.generate("correct", 7, &Default::default());
+    // cut right after the last request, as a shrunk file may be
+    sc.faults.clear();
+    sc.duration_ms = sc.workload.iter().map(|w| w.at_ms).max().unwrap() + 1;
+    let out = CentralizedSpec.run(&sc, Default::default()).unwrap();
+    assert!(
+        matches!(out.verdict, Verdict::Unjudged { .. }),
+        "the file must be one that cannot be judged: {}",
+        out.verdict
+    );
+    std::fs::write(
+        dir.join("mutex.centralized.correct.seed7.json"),
+        sc.to_json(),
+    )
+    .unwrap();
+    let ok = check(CentralizedSpec)
+        .ignore_env()
+        .seeds(3)
+        .regressions(&dir)
+        .run()
+        .unwrap();
+    assert_eq!(ok.regressions_replayed, 1);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// Without a regressions directory a failure has no file: its replay line is the seed, with
 /// this test's name as `cargo test`'s filter, and that seed alone fails the same way.
 #[test]
@@ -314,6 +348,31 @@ fn a_tests_own_checker_is_judged_under_its_given_name_and_can_be_the_only_proper
         found.scenario.checks.properties.as_deref(),
         Some(&["exclusive".to_string()][..])
     );
+    // and a passing check of it alone passes: the sampled runs audited after the campaign
+    // (evidence, line order) were built without the test's own names, and failed with
+    // "names `exclusive`, which mutex.centralized does not promise"
+    let report = check(CentralizedSpec)
+        .ignore_env()
+        .checker("exclusive", |sc, _| {
+            Box::new(MutualExclusion::new(sc.nodes))
+        })
+        .properties(["exclusive"])
+        .seeds(20)
+        .no_regressions()
+        .run();
+    assert!(report.is_ok(), "{}", report.unwrap_err());
+    // a failure of it replays in the test only: `sincro replay FILE` does not know the
+    // test's own checker (it said COULD NOT JUDGE where the test found the violation)
+    let dir = scratch("own-checker-replay");
+    let failed = own()
+        .properties(["exclusive"])
+        .regressions(&dir)
+        .run()
+        .unwrap_err();
+    let text = failed.to_string();
+    assert!(text.contains("SINCRO_REPLAY="), "{text}");
+    assert!(!text.contains("or `replay"), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -566,4 +625,101 @@ fn generated_scenarios_stop_losing_messages() {
         }
     }
     assert!(lossy.is_empty(), "{}", lossy.join("\n"));
+}
+
+/// A spec that promises no property, checked with none of the test's own: every run would
+/// pass on nothing. `check` refuses it, as it refuses `.properties([])`, and a `fuzz`
+/// campaign of it is COULD NOT JUDGE (both said "passed" / "no violation").
+#[test]
+fn a_spec_that_promises_nothing_is_not_passed_on_nothing() {
+    use serde::{Deserialize, Serialize};
+    use sincro::algorithms::spec::{Correct, Spec, Timed};
+    use sincro::algorithms::Algorithm;
+    use sincro::harness::fault::FaultModel;
+    use sincro::harness::{Ctx, NodeId, Process, SimRng};
+    use std::sync::atomic::AtomicBool;
+
+    #[derive(Default)]
+    struct Quiet;
+    #[derive(Clone, Debug, Serialize, Deserialize)]
+    struct Poke;
+    impl Process for Quiet {
+        type Msg = ();
+        type Timer = ();
+        type Input = Poke;
+        type Stable = ();
+        fn on_message(&mut self, _: &mut Ctx<'_, Self>, _: NodeId, _: ()) {}
+        fn on_input(&mut self, ctx: &mut Ctx<'_, Self>, _: Poke) {
+            ctx.broadcast(());
+        }
+    }
+    #[derive(Clone)]
+    struct QuietSpec;
+    impl Spec for QuietSpec {
+        type Node = Quiet;
+        type Params = ();
+        type Variant = Correct;
+        fn name(&self) -> &'static str {
+            "test.quiet"
+        }
+        fn properties(&self) -> Vec<&'static str> {
+            vec![]
+        }
+        fn fault_model(&self) -> FaultModel {
+            FaultModel::default()
+        }
+        fn node(&self, _: Correct, _: &(), _: NodeId) -> Quiet {
+            Quiet
+        }
+        fn workload(&self, rng: &mut SimRng, nodes: usize, active_ms: u64) -> Vec<Timed<Poke>> {
+            vec![Timed {
+                at_ms: rng.range_u64(0, active_ms),
+                node: rng.index(nodes),
+                input: Poke,
+            }]
+        }
+    }
+
+    let e = check(QuietSpec)
+        .ignore_env()
+        .seeds(5)
+        .no_regressions()
+        .run()
+        .unwrap_err();
+    assert!(e.headline.contains("promises no property"), "{e}");
+    // a property of the test's own makes it a check again
+    check(QuietSpec)
+        .ignore_env()
+        .check::<sincro::checkers::MutualExclusion>()
+        .seeds(5)
+        .no_regressions()
+        .run()
+        .map(|_| ())
+        .unwrap_or_else(|e| assert!(!e.headline.contains("promises no property"), "{e}"));
+
+    let alg: &'static dyn Algorithm = Box::leak(Box::new(QuietSpec));
+    let target = sincro::fuzz::Target {
+        algorithm: alg,
+        variant: alg.info().variants[0].clone(),
+    };
+    let cfg = sincro::fuzz::FuzzConfig {
+        seeds: 5,
+        coverage: false,
+        out_dir: scratch("quiet-fuzz"),
+        ..Default::default()
+    };
+    let report = sincro::fuzz::campaign(
+        &[target],
+        &cfg,
+        &Default::default(),
+        None,
+        &AtomicBool::new(false),
+        &Default::default(),
+    );
+    let (as_expected, text) = sincro::fuzz::outcome(&report.targets[0], false);
+    assert!(!as_expected, "{text}");
+    assert!(
+        text.contains("COULD NOT JUDGE: test.quiet promises no property"),
+        "{text}"
+    );
 }
