@@ -1423,6 +1423,9 @@ impl Algorithm for Tested {
     fn run(&self, sc: &Scenario, options: RunOptions) -> Result<Outcome, ScenarioError> {
         self.inner.run_with(sc, options, self.own_checkers(sc))
     }
+    fn checkers(&self, sc: &Scenario) -> Result<Vec<Box<dyn Checker>>, ScenarioError> {
+        self.checkers_with(sc, &[])
+    }
     fn checkers_with(
         &self,
         sc: &Scenario,

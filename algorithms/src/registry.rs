@@ -109,22 +109,24 @@ pub trait Algorithm: Sync {
     /// time, liveness bound), to judge a trace of that scenario offline (`sincro check
     /// --scenario`). The default refuses; every [`Spec`](crate::spec::Spec) builds them.
     fn checkers(&self, scenario: &Scenario) -> Result<Vec<Box<dyn Checker>>, ScenarioError> {
-        self.checkers_with(scenario, &[])
+        let _ = scenario;
+        Err(ScenarioError(format!(
+            "{} judges its runs on its own state, not from a trace (describe it with a Spec)",
+            self.info().name
+        )))
     }
     /// [`Algorithm::checkers`], but the properties in `judged_elsewhere` are judged by
     /// checkers of the caller's own (a test's `.checker(..)`): `checks.properties` may name
     /// them though the algorithm does not promise them, and no checker is built for them
-    /// here. The default refuses; every [`Spec`](crate::spec::Spec) builds them.
+    /// here. Every [`Spec`](crate::spec::Spec) builds them so; the default ignores the list
+    /// and answers [`Algorithm::checkers`].
     fn checkers_with(
         &self,
         scenario: &Scenario,
         judged_elsewhere: &[&str],
     ) -> Result<Vec<Box<dyn Checker>>, ScenarioError> {
-        let _ = (scenario, judged_elsewhere);
-        Err(ScenarioError(format!(
-            "{} judges its runs on its own state, not from a trace (describe it with a Spec)",
-            self.info().name
-        )))
+        let _ = judged_elsewhere;
+        self.checkers(scenario)
     }
     /// A workload for a generated scenario: inputs inside `[0, active_ms]`.
     fn workload(&self, rng: &mut SimRng, nodes: usize, active_ms: u64) -> Vec<WorkloadItem>;

@@ -443,6 +443,10 @@ impl<S: Spec> Algorithm for S {
         sincro_harness::explore::replay(sc, factory, checkers(&[])?, *bounds, schedule)
     }
 
+    fn checkers(&self, sc: &Scenario) -> Result<Vec<Box<dyn Checker>>, ScenarioError> {
+        self.checkers_with(sc, &[])
+    }
+
     fn checkers_with(
         &self,
         sc: &Scenario,

@@ -170,3 +170,16 @@ fn a_send_to_a_node_that_does_not_exist_is_a_panic_of_the_sender() {
         }
     }
 }
+
+/// An algorithm implemented without a `Spec` answers `checkers_with` as it answers
+/// `checkers` (the default delegates; a test's own checkers are added by the caller).
+#[test]
+fn an_algorithm_without_a_spec_answers_checkers_with_as_checkers() {
+    let sc = FRAGILE.generate("correct", 1, &GenOptions::default());
+    let plain = FRAGILE.checkers(&sc).map(|c| c.len()).map_err(|e| e.0);
+    let with = FRAGILE
+        .checkers_with(&sc, &["mine"])
+        .map(|c| c.len())
+        .map_err(|e| e.0);
+    assert_eq!(plain, with);
+}
