@@ -368,9 +368,13 @@ impl FuzzInput {
                             .filter(|_| allowed(FaultClass::Reordering))
                             .map(|p| p as f64 / 255.0),
                     };
-                    lossy |=
-                        o.loss.is_some_and(|p| p > 0.0) || o.duplicate.is_some_and(|p| p > 0.0);
-                    push(at_of(at), Fault::SetLinks(Box::new(o)));
+                    // one that would do nothing (every field outside the model, or a node to
+                    // itself) is refused by validation: left out
+                    if o.validate(n).is_ok() {
+                        lossy |=
+                            o.loss.is_some_and(|p| p > 0.0) || o.duplicate.is_some_and(|p| p > 0.0);
+                        push(at_of(at), Fault::SetLinks(Box::new(o)));
+                    }
                 }
                 // A class outside the model, or a partition of a single node.
                 _ => {}
