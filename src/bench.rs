@@ -773,14 +773,24 @@ pub fn main(args: &BenchArgs) -> i32 {
         eprintln!("error: --messages and --turmoil-messages must be at most {max}, got {m}");
         return crate::exit::BAD_INPUT;
     }
-    if args.no_turmoil {
-        eprintln!("measuring ({} messages per native run)...", args.messages);
+    let per_round = (NODES * (NODES - 1)) as u64;
+    let count = |m: u64| {
+        if m == 1 {
+            "1 message".to_string()
+        } else {
+            format!("{m} messages")
+        }
+    };
+    let turmoil = if args.no_turmoil {
+        String::new()
     } else {
-        eprintln!(
-            "measuring ({} messages per native run, {} per turmoil run)...",
-            args.messages, args.turmoil_messages
-        );
-    }
+        format!(", {} per turmoil run", count(args.turmoil_messages))
+    };
+    eprintln!(
+        "measuring ({} per native run{turmoil}; the broadcast delivers whole rounds of \
+         {per_round})...",
+        count(args.messages)
+    );
     let rows = measure(args);
     println!("| workload | engine | delivered | best wall s | delivered msg/s (best) | first run msg/s | best vs bare loop |");
     println!("|---|---|---:|---:|---:|---:|---:|");

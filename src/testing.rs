@@ -203,7 +203,8 @@ impl<S: Spec> Check<S> {
         self
     }
     /// Node counts to draw from (default `3..=6`, at most [`MAX_NODES`]); `n..=n` for exactly
-    /// `n`.
+    /// `n`. A range reaching below the algorithm's `nodes_min` is raised to it; one wholly
+    /// below it is refused when the check runs.
     pub fn nodes(mut self, range: RangeInclusive<usize>) -> Self {
         self.nodes = range;
         self
@@ -815,6 +816,17 @@ impl<S: Spec> Check<S> {
             return Err(Failure::headline(format!(
                 "nodes(..={}): above the limit of {MAX_NODES} nodes",
                 self.nodes.end()
+            )));
+        }
+        // The generator raises the range to what the algorithm needs: a range wholly below
+        // it would test node counts the test never asked for.
+        if *self.nodes.end() < alg.nodes_min() {
+            return Err(Failure::headline(format!(
+                "nodes({}..={}): {} needs at least {} nodes (its nodes_min)",
+                self.nodes.start(),
+                self.nodes.end(),
+                alg.info().name,
+                alg.nodes_min()
             )));
         }
         if !(10..=MAX_TIME_MS).contains(&self.active_ms) {

@@ -401,6 +401,20 @@ fn locate_error(text: &str) -> Option<String> {
     {
         return Some(e);
     }
+    let edges = doc.pointer("/network/topology/graph/edges");
+    for (i, edge) in edges
+        .and_then(|e| e.as_array())
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        let pair = edge.as_array().filter(|e| e.len() == 2);
+        if !pair.is_some_and(|e| e.iter().all(|x| x.as_u64().is_some())) {
+            return Some(format!(
+                "network.topology.graph.edges[{i}] = {edge}: an edge is two node numbers, [a, b]"
+            ));
+        }
+    }
     if let Some(items) = doc.get("workload").and_then(|w| w.as_array()) {
         for (i, w) in items.iter().enumerate() {
             let how = "a workload item is {\"at_ms\": T, \"node\": N, \"input\": ...}";
@@ -1073,6 +1087,14 @@ mod tests {
             (
                 r#", "network": {"topology": {"graph": {"edges": [[0, 9]]}}}"#,
                 "edges[0] = [0, 9]",
+            ),
+            (
+                r#", "network": {"topology": {"graph": {"edges": [[0, 1, 2]]}}}"#,
+                "edges[0] = [0,1,2]: an edge is two node numbers",
+            ),
+            (
+                r#", "network": {"topology": {"graph": {"edges": [[0, 1], [-1, 2]]}}}"#,
+                "edges[1] = [-1,2]: an edge is two node numbers",
             ),
             (
                 r#", "clocks": {"offset_ms_max": 1e10}"#,

@@ -723,3 +723,30 @@ fn a_spec_that_promises_nothing_is_not_passed_on_nothing() {
         "{text}"
     );
 }
+
+#[test]
+fn a_node_range_wholly_below_what_the_algorithm_needs_is_refused() {
+    use sincro::algorithms::clocks::berkeley::BerkeleySpec;
+    // Berkeley needs 2 nodes (a master and a slave): a test asking for exactly 1 would run
+    // 2 without a word.
+    let err = check(BerkeleySpec)
+        .ignore_env()
+        .nodes(1..=1)
+        .seeds(2)
+        .no_regressions()
+        .run()
+        .unwrap_err();
+    assert!(
+        err.headline.contains("nodes(1..=1)") && err.headline.contains("at least 2 nodes"),
+        "{err}"
+    );
+    // A range reaching what it needs is raised to it, as the command line does.
+    let report = check(BerkeleySpec)
+        .ignore_env()
+        .nodes(1..=2)
+        .seeds(2)
+        .no_regressions()
+        .run()
+        .unwrap();
+    assert_eq!(report.runs, 2);
+}
