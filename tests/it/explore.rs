@@ -405,3 +405,45 @@ fn a_pause_of_the_plan_is_never_resumed_by_the_search() {
     assert!(complete > 0, "{report}");
     assert_eq!(report.complete.get("pass"), None, "{report}");
 }
+
+/// A duplicate the search chose replays natively: the native file declares duplication on
+/// that link until the faults stop (then a `set_links` restores it), and its recorded
+/// schedule delivers both copies. mutex.centralized's model has no duplication: a doubled
+/// request is queued twice, and the second grant goes to a client no longer waiting.
+#[test]
+fn a_duplicate_chosen_by_the_search_replays_natively() {
+    let a = find("mutex.centralized").unwrap();
+    let mut sc = small_scenario(a, "correct", 3, 2, 2, 20);
+    heal_at(&mut sc, 300);
+    let mut o = options();
+    o.bounds.duplicate = 1;
+    o.bounds.faults_until_ns = 300_000_000;
+    let report = a.explore(&sc, &o).unwrap();
+    native_replay_gives_the_same_violation("mutex.centralized", &sc, &report);
+    let cx = report.counterexample.unwrap();
+    assert!(
+        cx.schedule
+            .iter()
+            .any(|c| matches!(c, sincro::harness::engine::explore::Choice::Duplicate(_))),
+        "{:?}",
+        cx.schedule
+    );
+    let native = cx.native.unwrap();
+    let declared = |l: &sincro::harness::net::LinkOverride| {
+        l.duplicate == Some(sincro::harness::engine::explore::DECLARED_FAULT_P)
+    };
+    assert!(
+        native.network.links.iter().any(declared),
+        "{:?}",
+        native.network
+    );
+    let restored = native.faults.iter().any(|f| {
+        f.at_ms == 300
+            && matches!(&f.fault, sincro::harness::Fault::SetLinks(l) if l.duplicate == Some(0.0))
+    });
+    assert!(restored, "{:?}", native.faults);
+    // Without duplication the same scenario holds: the duplicate is what breaks it.
+    o.bounds.duplicate = 0;
+    let plain = a.explore(&sc, &o).unwrap();
+    assert!(plain.counterexample.is_none(), "{plain}");
+}
