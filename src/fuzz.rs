@@ -1613,6 +1613,34 @@ pub fn outcome(r: &TargetReport, beyond_model: bool) -> (bool, String) {
     }
 }
 
+/// Whether a Ctrl-C cut `r` short before it found anything (a bug not caught yet, a deep bug
+/// not reached, a correct variant that held so far): it did not run its seeds, and is no
+/// outcome of them.
+fn cut_by_ctrl_c(r: &TargetReport, c: &CampaignReport) -> bool {
+    c.interrupted
+        && !r.complete
+        && r.executed > 0
+        && r.first.is_none()
+        && r.bad_input.is_none()
+        && r.nondeterministic.is_none()
+        && r.never_judged.is_none()
+}
+
+/// [`outcome`] within its campaign: a target a Ctrl-C cut short before it found anything is
+/// INTERRUPTED, never as expected nor "not caught" (a target never started is NOT RUN).
+pub fn outcome_in(r: &TargetReport, c: &CampaignReport) -> (bool, String) {
+    if cut_by_ctrl_c(r, c) {
+        return (
+            false,
+            format!(
+                "INTERRUPTED (Ctrl-C) after {} of its seeds, before it found anything",
+                r.runs
+            ),
+        );
+    }
+    outcome(r, c.beyond_model)
+}
+
 /// The exit code of a campaign: 2 when a generated scenario was refused (bad input) or a
 /// failure file could not be written, 130 after Ctrl-C, 5 on nondeterminism, 1 on an unexpected
 /// outcome (not counted with `beyond_model`), else 0.
@@ -1628,7 +1656,7 @@ pub fn exit_code(c: &CampaignReport) -> i32 {
     }
     let mut code = crate::exit::PASS;
     for r in &c.targets {
-        if !outcome(r, c.beyond_model).0 {
+        if !outcome_in(r, c).0 {
             code = crate::exit::VIOLATION;
         }
     }
@@ -1704,7 +1732,7 @@ pub fn summary(c: &CampaignReport, rss: Rss) -> String {
             r.first.as_ref().map_or("-".into(), |f| f.seed.to_string()),
             format!("{:.0}", r.executed as f64 / r.wall_s.max(1e-9)),
             shrunk,
-            outcome(r, c.beyond_model).1,
+            outcome_in(r, c).1,
         ]);
     }
     s.push_str(&grid.text());
@@ -1755,7 +1783,7 @@ pub fn summary(c: &CampaignReport, rss: Rss) -> String {
 
     // Expected catches first, then what is not as expected (loud, last).
     let (expected, unexpected): (Vec<&TargetReport>, Vec<&TargetReport>) =
-        c.targets.iter().partition(|r| outcome(r, c.beyond_model).0);
+        c.targets.iter().partition(|r| outcome_in(r, c).0);
     let heading = |s: &mut String, rs: &[&TargetReport], title: &str| {
         if rs
             .iter()
@@ -1786,12 +1814,15 @@ pub fn summary(c: &CampaignReport, rss: Rss) -> String {
         "== NOT AS EXPECTED: a correct variant failed, a bug was missed, or a run was refused ==",
     );
     for r in &unexpected {
+        let (_, text) = outcome_in(r, c);
+        let stopped = c.interrupted && !r.complete && r.first.is_none();
+        let label = if stopped {
+            "INTERRUPTED"
+        } else {
+            "NOT AS EXPECTED"
+        };
         s.push_str(&crate::cli::grid::wrap(
-            &format!(
-                "NOT AS EXPECTED: {}: {}",
-                name(r),
-                outcome(r, c.beyond_model).1
-            ),
+            &format!("{label}: {}: {text}", name(r)),
             2,
         ));
     }
@@ -1811,15 +1842,14 @@ pub fn summary(c: &CampaignReport, rss: Rss) -> String {
     let held_cut = run.iter().filter(quiet).filter(|r| !r.complete).count();
     let unreached = run
         .iter()
-        .filter(|r| r.deep && r.first.is_none() && r.as_expected)
+        .filter(|r| r.deep && r.first.is_none() && r.as_expected && !cut_by_ctrl_c(r, c))
         .count();
     // A Ctrl-C that cut a target short before it found anything: not as expected (its JUnit
-    // testcase is a failure of type `interrupted`).
-    let interrupted_cut = if c.interrupted { held_cut } else { 0 };
+    // testcase is a failure of type `interrupted`), counted in `unexpected`.
     let _ = writeln!(
         s,
         "\n{}/{} targets as expected ({caught} {} caught, {}{held} correct {} held{})",
-        c.targets.len() - unexpected.len() - interrupted_cut,
+        c.targets.len() - unexpected.len(),
         c.targets.len(),
         if caught == 1 { "bug" } else { "bugs" },
         match unreached {
@@ -2003,14 +2033,11 @@ pub fn junit(c: &CampaignReport, started: std::time::SystemTime, hostname: &str)
         Property::new("generation", c.generation.clone()),
     ]);
     for r in &c.targets {
-        let (ok, mut text) = outcome(r, c.beyond_model);
         // A target a Ctrl-C cut short before it found anything did not run its seeds: no pass
-        // (the campaign exits 130). A bug caught before the Ctrl-C is caught.
-        let cut_by_ctrl_c = c.interrupted && !r.complete && ok && r.first.is_none();
-        if cut_by_ctrl_c {
-            text = format!("INTERRUPTED (Ctrl-C) after {} seeds: {text}", r.runs);
-        }
-        let ok = ok && !cut_by_ctrl_c;
+        // and no "not caught" (the campaign exits 130). A bug caught before the Ctrl-C is
+        // caught.
+        let (ok, text) = outcome_in(r, c);
+        let cut_by_ctrl_c = cut_by_ctrl_c(r, c);
         let mut out = format!("{text}; {} seeds judged, {} runs", r.runs, r.executed);
         if let (Some(n), Some(t)) = (r.seeds_to_find, r.time_to_find_s) {
             let _ = write!(out, "; first failure after {n} seeds, {t:.3} s");
@@ -2032,6 +2059,7 @@ pub fn junit(c: &CampaignReport, started: std::time::SystemTime, hostname: &str)
                 .set_type(match shown {
                     Some(f) => f.label.as_str(),
                     None if cut_by_ctrl_c => "interrupted",
+                    None if r.executed == 0 && !r.complete => "not_run",
                     None => "not_caught",
                 })
                 .set_description(out.clone());

@@ -1111,7 +1111,9 @@ fn shrink_options(runs: Option<usize>) -> ShrinkOptions {
 static STOP: AtomicBool = AtomicBool::new(false);
 static PRESSES: AtomicUsize = AtomicUsize::new(0);
 
-/// The stop flag, set by the first Ctrl-C (a second one exits at once with code 130).
+/// The stop flag, set by the first Ctrl-C, SIGTERM or SIGHUP (what CI timeouts, `timeout`
+/// and `docker stop` send): the runs in flight finish and the reports are written. A second
+/// one exits at once with code 130.
 pub(crate) fn interrupt_flag() -> &'static AtomicBool {
     let _ = ctrlc::set_handler(|| {
         if PRESSES.fetch_add(1, Ordering::SeqCst) > 0 {

@@ -341,10 +341,59 @@ fn ctrl_c_stops_the_campaign_writes_the_summary_and_exits_130() {
     assert!(xml.contains("failures=\"1\""), "{xml}");
 }
 
+/// SIGTERM (what CI timeouts and `docker stop` send) stops a campaign as Ctrl-C does, and a
+/// buggy target it cut short before its bug showed is INTERRUPTED, not "the bug was not
+/// caught": it was reported as a missed bug, and its JUnit testcase as `not_caught`.
+#[test]
+fn sigterm_stops_the_campaign_and_a_bug_not_yet_caught_is_interrupted_not_missed() {
+    let out = dir("sigterm");
+    let junit = out.join("junit.xml");
+    // From seed 1000 the ring's deep bug first shows after ~690 seeds (-j 1, some seconds):
+    // half a second in, it has not.
+    let child = Command::new(env!("CARGO_BIN_EXE_sincro"))
+        .args([
+            "fuzz",
+            "--time",
+            "60s",
+            "--quiet",
+            "-j",
+            "1",
+            "--out",
+            s(&out),
+        ])
+        .args(["-a", "election.ring", "--variant", "stale-coordinator"])
+        .args(["--seed-start", "1000", "--junit", s(&junit)])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    signal_once_ready(&child, "-TERM");
+    let o = child.wait_with_output().unwrap();
+    let (stdout, stderr) = text(&o);
+    assert_eq!(o.status.code(), Some(130), "{stdout}{stderr}");
+    assert!(
+        stdout.contains("INTERRUPTED: election.ring / stale-coordinator [bug]: INTERRUPTED")
+            && stdout.contains("0/1 targets as expected")
+            && !stdout.contains("not caught"),
+        "{stdout}"
+    );
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    assert!(
+        xml.contains("type=\"interrupted\"") && !xml.contains("not_caught"),
+        "{xml}"
+    );
+}
+
 /// Sends one SIGINT to `child` once its Ctrl-C handler is installed (a loaded CI machine may
 /// start it late: SIGINT (2) is bit 1 of the caught-signals mask in /proc/<pid>/status), and
 /// half a second of work later.
 fn interrupt_once_ready(child: &std::process::Child) {
+    signal_once_ready(child, "-INT");
+}
+
+/// [`interrupt_once_ready`] with another signal (`-TERM`): the handler catches SIGINT, SIGTERM
+/// and SIGHUP from the same instant.
+fn signal_once_ready(child: &std::process::Child, signal: &str) {
     let catches_sigint = || {
         std::fs::read_to_string(format!("/proc/{}/status", child.id()))
             .ok()
@@ -360,7 +409,7 @@ fn interrupt_once_ready(child: &std::process::Child) {
     }
     std::thread::sleep(Duration::from_millis(500));
     let killed = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
+        .args([signal, &child.id().to_string()])
         .status()
         .unwrap();
     assert!(killed.success());
