@@ -142,11 +142,29 @@ pub fn complete(draft: Draft, opts: &GenOptions, reference: bool) -> Scenario {
             sc.description
         );
     }
-    let period_ms = sc
+    let mut period_ms = sc
         .params
         .get("period_ms")
         .and_then(|v| v.as_u64())
         .unwrap_or(bounded_skew::DEFAULT_PERIOD_MS);
+    // A delay spike outside the family's model (`--beyond-model`) may outlast half a period,
+    // which `prepare` refuses (a round trip must fit in a period, and Berkeley's timeout
+    // below it): the period is lengthened to whole seconds past it, and the campaign runs
+    // the spike instead of aborting on a refused scenario.
+    let fits_ms = 2 * crate::spec::max_latency_ms(&sc) + 3;
+    if period_ms < fits_ms {
+        period_ms = fits_ms.div_ceil(1000) * 1000;
+        if let Some(params) = sc.params.as_object_mut() {
+            params.insert("period_ms".into(), period_ms.into());
+        } else {
+            sc.params = serde_json::json!({ "period_ms": period_ms });
+        }
+        sc.description = format!(
+            "{}; resync period lengthened to {period_ms} ms, past a round trip of its delay \
+             spikes",
+            sc.description
+        );
+    }
     sc.duration_ms =
         sc.quiet_from_ms().max(opts.active_ms) + bounded_skew::convergence_ms(&sc) + 10 * period_ms;
     sc
@@ -364,6 +382,34 @@ mod tests {
             .run(&sc, RunOptions::default())
             .unwrap_err();
         assert!(e.0.contains("period_ms"), "{e}");
+    }
+
+    /// `fuzz --beyond-model` draws delay spikes outside the clocks' model, some longer than
+    /// half a resync period: the generator lengthens the period past them, so every clock
+    /// algorithm runs them instead of refusing the scenario (which aborted the campaign).
+    #[test]
+    fn a_delay_spike_longer_than_half_the_period_lengthens_it() {
+        let opts = GenOptions {
+            beyond_model: true,
+            ..GenOptions::default()
+        };
+        for name in [
+            "clock.cristian",
+            "clock.ntp-peers",
+            "clock.berkeley",
+            "clock.rbs",
+        ] {
+            let alg = find(name).unwrap();
+            let mut lengthened = 0;
+            for seed in 0..16 {
+                let sc = alg.generate("correct", seed, &opts);
+                lengthened += usize::from(sc.description.contains("period lengthened"));
+                if let Err(e) = alg.run(&sc, RunOptions::default()) {
+                    panic!("{name} seed {seed}: refused: {e}");
+                }
+            }
+            assert!(lengthened > 0, "{name}: no seed drew a long spike");
+        }
     }
 
     #[test]
