@@ -390,6 +390,9 @@ pub struct Judged {
     pub liveness_bound_ms: Option<u64>,
     /// End of the run, ns.
     pub end_ns: u64,
+    /// The properties judged (those asked for, or with a scenario and none asked for, the
+    /// scenario's).
+    pub properties: Vec<String>,
 }
 
 /// Judges `trace` offline against `properties` with the installed registry's checkers
@@ -417,6 +420,21 @@ pub fn judge(
         .find(|(i, p)| properties[..*i].contains(p))
     {
         return Err(format!("property `{p}` is named twice"));
+    }
+    // Before the cut's instant is trimmed: a second cut there was trimmed with it, and the
+    // verdict followed whichever came last.
+    if let Some(e) = trace
+        .events
+        .iter()
+        .rev()
+        .skip(1)
+        .find(|e| matches!(e.kind, EventKind::Cut { .. }))
+    {
+        return Err(format!(
+            "not a valid trace: event {} (cut) must be the trace's last event: it marks where \
+             the trace stops",
+            e.id
+        ));
     }
     let trimmed;
     let trace = match without_cut_instant(trace) {
@@ -566,6 +584,7 @@ pub fn judge(
             quiet_from_ms,
             liveness_bound_ms: liveness.then_some(bound),
             end_ns,
+            properties: properties.to_vec(),
         },
     ))
 }
@@ -664,6 +683,7 @@ fn judge_with_scenario(
     }
     check_nodes(trace, sc.nodes)?;
     check_faults_within_plan(trace, &sc, path)?;
+    check_faults_match_plan(trace, &sc, path)?;
     if properties
         .iter()
         .any(|p| p == sincro_checkers::bounded_skew::PROPERTY)
@@ -695,6 +715,7 @@ fn judge_with_scenario(
     Ok((
         verdict,
         Judged {
+            properties: properties.to_vec(),
             nodes: sc.nodes,
             quiet_from_ms: sc.quiet_from_ms(),
             liveness_bound_ms: liveness.then_some(bound),
@@ -734,6 +755,65 @@ fn check_faults_within_plan(trace: &Trace, sc: &Scenario, path: &Path) -> Result
             },
             path.display()
         )),
+    }
+}
+
+/// A trace judged with a scenario holds the scenario's planned faults, each at its time, and
+/// no other: the quiet time and what the checkers forgive (a crashed node's silence, a
+/// partition's lost messages) are read from the plan, and a scenario with one pause more
+/// than its trace moved the quiet time past a late grant and passed it. A planned fault is
+/// required only before the trace's last instant: a fault is an event, so a run that went
+/// past its time recorded it; a run may stop before it (at a violation, a limit, a cut), and
+/// one at the run's end is never applied.
+fn check_faults_match_plan(trace: &Trace, sc: &Scenario, path: &Path) -> Result<(), String> {
+    let key =
+        |t_ns: u64, f: &crate::harness::Fault| (t_ns, serde_json::to_string(f).unwrap_or_default());
+    let mut recorded: Vec<(u64, String)> = trace
+        .events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::Fault { fault } => Some(key(e.t_ns, fault)),
+            _ => None,
+        })
+        .collect();
+    recorded.sort();
+    let mut planned: Vec<(u64, String)> = sc
+        .faults
+        .iter()
+        .map(|f| key(f.at_ms.saturating_mul(NS_PER_MS), &f.fault))
+        .collect();
+    planned.sort();
+    let reached_before = trace.events.last().map_or(0, |e| e.t_ns);
+    let not_a_trace = |what: String| {
+        format!(
+            "{what}: it is not a trace of that scenario ({}), whose fault plan the checkers \
+             read",
+            path.display()
+        )
+    };
+    let mut left = recorded;
+    for p in &planned {
+        match left.iter().position(|r| r == p) {
+            Some(i) => {
+                left.remove(i);
+            }
+            None if p.0 < reached_before => {
+                return Err(not_a_trace(format!(
+                    "the scenario's fault {} at {:.3} ms is not in the trace",
+                    p.1,
+                    p.0 as f64 / 1e6
+                )))
+            }
+            None => {}
+        }
+    }
+    match left.first() {
+        None => Ok(()),
+        Some(r) => Err(not_a_trace(format!(
+            "the trace's fault {} at {:.3} ms is not in the scenario's plan",
+            r.1,
+            r.0 as f64 / 1e6
+        ))),
     }
 }
 
@@ -824,7 +904,8 @@ fn stops_early(trace: &Trace) -> Option<String> {
 }
 
 /// The panic the run stopped at: in the trace's last instant (other nodes' events of it may
-/// be listed after it, and a cut).
+/// be listed after it, and a cut). Of two nodes' panics in that instant, the lowest node's:
+/// nothing orders an instant's lines, and the one reported followed line order.
 fn panic_of(trace: &Trace) -> Option<&Event> {
     let last_t = trace.events.last()?.t_ns;
     trace
@@ -833,7 +914,7 @@ fn panic_of(trace: &Trace) -> Option<&Event> {
         .rev()
         .take_while(|e| e.t_ns == last_t)
         .filter(|e| matches!(e.kind, EventKind::Panic { .. }))
-        .last()
+        .min_by_key(|e| e.node)
 }
 
 /// The verdict of a trace that stops early ([`stops_early`]) when nothing was violated up
@@ -1161,7 +1242,7 @@ pub fn check(args: &CheckArgs) -> i32 {
                 println!("  >>{}", render::event_line(e));
             }
         }
-        Verdict::Pass => println!("PASS: {} held ({how})", args.properties.join(", ")),
+        Verdict::Pass => println!("PASS: {} held ({how})", judged.properties.join(", ")),
         other => {
             println!("{other}");
             println!("  {how}");

@@ -177,7 +177,19 @@ pub fn is_evidence(event: &Event, kinds: &[&str]) -> bool {
         } => "drift_change",
         _ => "",
     };
+    // A node claiming a leader (`leader` with a node, not "no leader"): what the properties
+    // about leaders at once judge; a run where none was ever claimed has nothing for them.
+    let claim = matches!(
+        &event.kind,
+        EventKind::Observe {
+            obs: Observation::Leader {
+                leader: Some(_),
+                ..
+            }
+        }
+    );
     (!kind.is_empty() && kinds.contains(&kind))
+        || (claim && kinds.contains(&"leader_claim"))
         || (kinds.contains(&"local_ns") && event.node.is_some() && event.local_ns.is_some())
 }
 
@@ -348,7 +360,7 @@ impl Property for MonotonicClock {
 
 impl Property for LeaderUniqueness {
     const NAME: &'static str = election::uniqueness::PROPERTY;
-    const EVIDENCE: &'static [&'static str] = &["leader"];
+    const EVIDENCE: &'static [&'static str] = &["leader_claim"];
     fn for_scenario(scenario: &Scenario, _liveness_bound_ms: u64) -> Self {
         LeaderUniqueness::new(scenario.nodes)
     }
@@ -356,7 +368,7 @@ impl Property for LeaderUniqueness {
 
 impl Property for OneLeaderPerTerm {
     const NAME: &'static str = election::per_term::PROPERTY;
-    const EVIDENCE: &'static [&'static str] = &["leader"];
+    const EVIDENCE: &'static [&'static str] = &["leader_claim"];
     fn for_scenario(scenario: &Scenario, _liveness_bound_ms: u64) -> Self {
         OneLeaderPerTerm::new(scenario.nodes)
     }
@@ -364,7 +376,7 @@ impl Property for OneLeaderPerTerm {
 
 impl Property for SingleActingLeader {
     const NAME: &'static str = election::single_acting::PROPERTY;
-    const EVIDENCE: &'static [&'static str] = &["leader"];
+    const EVIDENCE: &'static [&'static str] = &["leader_claim"];
     fn for_scenario(scenario: &Scenario, _liveness_bound_ms: u64) -> Self {
         SingleActingLeader::new(scenario.nodes)
     }
@@ -390,7 +402,7 @@ impl Property for ElectionTermination {
 
 impl Property for LeaderValidity {
     const NAME: &'static str = election::validity::PROPERTY;
-    const EVIDENCE: &'static [&'static str] = &["leader"];
+    const EVIDENCE: &'static [&'static str] = &["leader_claim"];
     const NEEDS_BOUND: bool = true;
     /// [`LeaderValidity::new`]: the highest live id must win (an algorithm with another
     /// winner builds [`LeaderValidity::with_ranks`] itself).

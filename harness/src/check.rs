@@ -82,7 +82,8 @@ pub trait Checker {
     /// anything: a trace with none of them passes it vacuously, which `sincro check` reports
     /// as "could not judge", never as a pass. A user's observations by their kind
     /// (`Observation::user("primary_on", ..)` is `primary_on`), the built-in ones by their
-    /// JSON name (`cs_enter`, `leader`, ...). Empty (the default): no requirement known. The
+    /// JSON name (`cs_enter`, `leader`, ...), and `leader_claim` for a `leader` observation
+    /// that names a node (not "no leader"). Empty (the default): no requirement known. The
     /// built-in checkers declare theirs as `Property::EVIDENCE` in `sincro-checkers`.
     fn evidence(&self) -> &'static [&'static str] {
         &[]

@@ -1335,4 +1335,164 @@ fn check_with_a_scenario_judges_its_properties_by_default() {
     let o = sincro(&["check", p(&trace)]);
     assert_eq!(code(&o), 2, "{}", stderr(&o));
     assert!(stderr(&o).contains("--properties"), "{}", stderr(&o));
+    // A pass names what held (it said "PASS:  held").
+    let trace = tmp("default-properties-pass.jsonl");
+    sincro(&["run", PASS, "--trace", p(&trace)]);
+    let o = sincro(&["check", p(&trace), "--scenario", PASS]);
+    assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
+    assert!(
+        stdout(&o).starts_with("PASS: mutual_exclusion, liveness held"),
+        "{}",
+        stdout(&o)
+    );
+}
+
+/// `check --scenario` reads the scenario's fault plan (quiet time, crashed and paused nodes),
+/// so the trace must hold that plan: a scenario with a pause its trace lacks moved the quiet
+/// time and passed a late grant, and one crashing another node was accepted. A planned
+/// fault the run never reached (past the trace's last instant) is not required.
+#[test]
+fn check_with_a_scenario_refuses_a_trace_missing_one_of_its_planned_faults() {
+    // The coordinator's crash is never repaired: a liveness violation, judged.
+    let (trace, check) = recorded_and_judged(CRASH, "plan-crash.jsonl", "liveness");
+    assert_eq!(code(&check(&trace)), 1, "{}", stdout(&check(&trace)));
+    let base: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(CRASH).unwrap()).unwrap();
+    let with_faults = |name: &str, faults: serde_json::Value| {
+        let mut sc = base.clone();
+        sc["faults"] = faults;
+        let path = tmp(name);
+        std::fs::write(&path, sc.to_string()).unwrap();
+        path
+    };
+    let planned = base["faults"].as_array().unwrap().clone();
+    let mut extra = planned.clone();
+    extra.push(serde_json::json!({"at_ms": 30, "fault": {"pause": {"node": 1}}}));
+    extra.push(serde_json::json!({"at_ms": 31, "fault": {"resume": {"node": 1}}}));
+    let extra = with_faults("plan-extra.json", serde_json::Value::Array(extra));
+    let judge = |sc: &Path| {
+        sincro(&[
+            "check",
+            p(&trace),
+            "--scenario",
+            p(sc),
+            "--properties",
+            "liveness",
+        ])
+    };
+    refused_saying(
+        &judge(&extra),
+        &[
+            r#"the scenario's fault {"pause":{"node":1}} at 30.000 ms is not in the trace"#,
+            "it is not a trace of that scenario",
+        ],
+    );
+    // The same times, another node.
+    let other: Vec<serde_json::Value> = planned
+        .iter()
+        .map(|f| {
+            let text = f.to_string().replace(r#""node":0"#, r#""node":1"#);
+            serde_json::from_str(&text).unwrap()
+        })
+        .collect();
+    assert_ne!(other, planned, "the plan names node 0");
+    let other = with_faults("plan-other.json", serde_json::Value::Array(other));
+    refused_saying(&judge(&other), &["is not in the trace"]);
+    // A fault planned after the trace's last instant: the run may have stopped before it.
+    let mut late = planned.clone();
+    late.push(serde_json::json!({"at_ms": 499, "fault": {"pause": {"node": 1}}}));
+    let late = with_faults("plan-late.json", serde_json::Value::Array(late));
+    // (Liveness is then judged from 499 ms, too late to judge: COULD NOT JUDGE, not refused.)
+    let o = judge(&late);
+    assert_eq!(code(&o), 6, "{}", stderr(&o));
+}
+
+/// A trace ends in at most one cut: two at its last instant were both trimmed with it, and
+/// the verdict followed whichever came last (LIMIT EXCEEDED or COULD NOT JUDGE).
+#[test]
+fn check_refuses_a_second_cut_as_show_does() {
+    let trace = record(PASS, "two-cuts.jsonl");
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let last: serde_json::Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+    let (id, t_ns) = (last["id"].as_u64().unwrap(), last["t_ns"].as_u64().unwrap());
+    let cut = |id: u64, stopped: bool| {
+        format!(
+            r#"{{"id":{id},"t_ns":{t_ns},"kind":{{"type":"cut","reason":"r{id}","run_stopped":{stopped}}}}}"#
+        )
+    };
+    for (a, b) in [(true, false), (false, true)] {
+        let two = tmp("two-cuts-added.jsonl");
+        std::fs::write(
+            &two,
+            format!("{text}{}\n{}\n", cut(id + 1, a), cut(id + 2, b)),
+        )
+        .unwrap();
+        let o = sincro(&["check", p(&two), "--properties", "mutual_exclusion"]);
+        refused_saying(&o, &["(cut) must be the trace's last event"]);
+    }
+}
+
+/// The properties about leaders at once (uniqueness, one per term, a single acting leader,
+/// validity) judge the leaders nodes claim: a trace where every `leader` observation says
+/// "no leader" has nothing for them, COULD NOT JUDGE (exit 6), not a pass.
+#[test]
+fn leader_properties_need_a_claimed_leader_to_judge() {
+    let sc = "corpus/election/bully-madsim-restart-coordinator.json";
+    let trace = record(sc, "claims.jsonl");
+    let judged = |t: &Path, property: &str| {
+        sincro(&["check", p(t), "--scenario", sc, "--properties", property])
+    };
+    assert_eq!(code(&judged(&trace, "leader_uniqueness")), 0);
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let nobody: String = text
+        .lines()
+        .map(|l| {
+            let mut v: serde_json::Value = serde_json::from_str(l).unwrap();
+            if let Some(obs) = v.pointer_mut("/kind/obs/leader") {
+                obs["leader"] = serde_json::Value::Null;
+            }
+            v.to_string() + "\n"
+        })
+        .collect();
+    assert_ne!(nobody, text);
+    let none = tmp("claims-none.jsonl");
+    std::fs::write(&none, nobody).unwrap();
+    let alone = |t: &Path, property: &str| sincro(&["check", p(t), "--properties", property]);
+    for (property, o) in [
+        ("leader_uniqueness", judged(&none, "leader_uniqueness")),
+        ("leader_validity", judged(&none, "leader_validity")),
+        ("one_leader_per_term", alone(&none, "one_leader_per_term")),
+        ("single_acting_leader", alone(&none, "single_acting_leader")),
+    ] {
+        assert_eq!(code(&o), 6, "{property}: {}{}", stdout(&o), stderr(&o));
+        assert!(stdout(&o).contains("COULD NOT JUDGE"), "{}", stdout(&o));
+    }
+}
+
+/// Two nodes' panics in the run's last instant: the one reported is the lowest node's,
+/// whatever the lines' order (it followed line order).
+#[test]
+fn the_panic_reported_does_not_follow_line_order() {
+    let trace = record(PASS, "two-panics.jsonl");
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let last: serde_json::Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+    let (id, t_ns) = (last["id"].as_u64().unwrap(), last["t_ns"].as_u64().unwrap());
+    let panic = |id: u64, node: u64| {
+        format!(
+            r#"{{"id":{id},"t_ns":{t_ns},"node":{node},"local_ns":{t_ns},"kind":{{"type":"panic","message":"boom at {node}"}}}}"#
+        )
+    };
+    let verdicts: Vec<String> = [(1, 3), (3, 1)]
+        .iter()
+        .map(|&(a, b)| {
+            let two = tmp(&format!("two-panics-{a}{b}.jsonl"));
+            let body = format!("{text}{}\n{}\n", panic(id + 1, a), panic(id + 2, b));
+            std::fs::write(&two, body).unwrap();
+            let o = sincro(&["check", p(&two), "--properties", "mutual_exclusion"]);
+            assert_eq!(code(&o), 3, "{}{}", stdout(&o), stderr(&o));
+            stdout(&o)
+        })
+        .collect();
+    assert!(verdicts[0].contains("boom at 1"), "{}", verdicts[0]);
+    assert_eq!(verdicts[0], verdicts[1]);
 }
