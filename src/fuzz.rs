@@ -659,8 +659,12 @@ impl<'a> TargetRun<'a> {
         self
     }
 
+    /// A scenario was refused, or a failure file could not be written: the campaign stops
+    /// (it ran on, logging failures it could not keep, and its reports called it as
+    /// expected).
     fn refused(&self) -> bool {
         self.bad_input.lock().expect("no poisoning").is_some()
+            || !self.write_errors.lock().expect("no poisoning").is_empty()
     }
 
     fn write_error(&self, live: &Live, what: String) {
@@ -1519,6 +1523,13 @@ pub fn outcome(r: &TargetReport, beyond_model: bool) -> (bool, String) {
             format!("BAD INPUT: seed {seed}'s scenario was refused: {msg}"),
         );
     }
+    if !r.write_errors.is_empty() {
+        // The error itself is on stderr and in the JUnit report's description.
+        return (
+            false,
+            "LOST OUTPUT: a failure file could not be written; the campaign stopped there".into(),
+        );
+    }
     if r.executed == 0 {
         // A shard may hold no seed of a short range; a target the budget never reached was
         // not tested, which a regression suite must not read as "as expected".
@@ -2039,6 +2050,9 @@ pub fn junit(c: &CampaignReport, started: std::time::SystemTime, hostname: &str)
         let (ok, text) = outcome_in(r, c);
         let cut_by_ctrl_c = cut_by_ctrl_c(r, c);
         let mut out = format!("{text}; {} seeds judged, {} runs", r.runs, r.executed);
+        for e in &r.write_errors {
+            let _ = write!(out, "\n{e}");
+        }
         if let (Some(n), Some(t)) = (r.seeds_to_find, r.time_to_find_s) {
             let _ = write!(out, "; first failure after {n} seeds, {t:.3} s");
         }
@@ -2057,6 +2071,7 @@ pub fn junit(c: &CampaignReport, started: std::time::SystemTime, hostname: &str)
             let mut st = TestCaseStatus::non_success(NonSuccessKind::Failure);
             st.set_message(message)
                 .set_type(match shown {
+                    _ if !r.write_errors.is_empty() => "write_error",
                     Some(f) => f.label.as_str(),
                     None if cut_by_ctrl_c => "interrupted",
                     None if r.executed == 0 && !r.complete => "not_run",

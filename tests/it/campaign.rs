@@ -644,3 +644,50 @@ fn a_matrix_cell_inside_the_model_never_run_fails_it() {
     );
     assert!(!stdout.contains("every property held"), "{stdout}");
 }
+
+/// A failure file that cannot be written mid-campaign stops the campaign (exit 2), and the
+/// summary and the JUnit report say the output was lost: the campaign ran on, logging
+/// failures it could not keep, and both called it as expected.
+#[test]
+fn a_failure_file_that_cannot_be_written_stops_the_campaign_and_is_reported() {
+    let out = dir("lost-output");
+    // lease-timeout's first failure from seed 0 is seed 2: its file's path is a directory.
+    std::fs::create_dir_all(out.join("mutex.centralized.lease-timeout.seed2.json")).unwrap();
+    let junit = out.join("j.xml");
+    let o = Command::new(env!("CARGO_BIN_EXE_sincro"))
+        .args([
+            "fuzz",
+            "-a",
+            "mutex.centralized",
+            "--variant",
+            "lease-timeout",
+        ])
+        .args([
+            "--seeds",
+            "100",
+            "--keep-going",
+            "--no-shrink",
+            "-j",
+            "1",
+            "-q",
+        ])
+        .args(["--out", s(&out), "--junit", s(&junit)])
+        .output()
+        .unwrap();
+    let (stdout, stderr) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{stdout}{stderr}");
+    assert!(
+        stdout.contains("[bug]: LOST OUTPUT: a failure file could not be")
+            && stdout.contains("0/1 targets as expected"),
+        "{stdout}"
+    );
+    assert!(stderr.contains("Is a directory"), "{stderr}");
+    // It stopped there: no failure file after the lost one.
+    let written = std::fs::read_dir(&out).unwrap().count();
+    assert!(written <= 3, "{written} entries: the campaign ran on");
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    assert!(
+        xml.contains(r#"type="write_error""#) && xml.contains("Is a directory"),
+        "{xml}"
+    );
+}
