@@ -528,7 +528,13 @@ pub fn main(a: &MatrixArgs) -> i32 {
         }
         tables[cell.table].rows[cell.row].cells[cell.property_index] = Some(ran.report);
     }
-    // An interruption leaves the last algorithms' cells unrun: their tables are left out.
+    // An interruption leaves the last algorithms' cells unrun: their tables are left out, and
+    // named in the Markdown's note.
+    let left_out: Vec<&'static str> = tables
+        .iter()
+        .filter(|t| !t.rows.iter().any(|r| r.cells.iter().any(Option::is_some)))
+        .map(|t| t.algorithm)
+        .collect();
     tables.retain(|t| t.rows.iter().any(|r| r.cells.iter().any(Option::is_some)));
     bar.finish_and_clear();
     if let Some(msg) = refused {
@@ -544,6 +550,20 @@ pub fn main(a: &MatrixArgs) -> i32 {
         a.seed_start.saturating_add(a.seeds)
     );
     let mut doc = format!("# Fault-tolerance matrix\n\n{intro}\n\n");
+    if interrupted {
+        // The file outlives the terminal that said "partial".
+        doc.push_str(&format!(
+            "**Partial: interrupted (Ctrl-C) before every cell ran.** Not run: {}.\n\n",
+            if left_out.is_empty() {
+                "cells marked not run below".to_string()
+            } else {
+                format!(
+                    "{} (left out), and cells marked not run below",
+                    left_out.join(", ")
+                )
+            }
+        ));
+    }
     let mut screen = format!(
         "# Fault-tolerance matrix\n\n{}\n",
         super::grid::wrap(&intro, 0)

@@ -937,6 +937,11 @@ fn fuzz(a: FuzzArgs) -> i32 {
         (None, Some(_)) => fuzz::UNBOUNDED,
         (None, None) => 1000,
     };
+    // The default 1000 seeds, checked as a given count is (it was refused as a generated
+    // scenario, after the header).
+    if let Some(e) = fuzz::seed_range_error(a.seed_start, seeds) {
+        return bad_input(format!("--seed-start {}: {e}; give --seeds", a.seed_start));
+    }
     let cfg = FuzzConfig {
         seed_start: a.seed_start,
         seeds,

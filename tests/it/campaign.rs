@@ -691,3 +691,28 @@ fn a_failure_file_that_cannot_be_written_stops_the_campaign_and_is_reported() {
         "{xml}"
     );
 }
+
+/// An interrupted `matrix --markdown` says in the file that it is partial, and names the
+/// algorithms left out: only the terminal said so, and the file outlives it.
+#[test]
+fn an_interrupted_matrix_says_so_in_its_markdown() {
+    let out = dir("matrix-ctrlc");
+    let md = out.join("m.md");
+    let child = Command::new(env!("CARGO_BIN_EXE_sincro"))
+        .args(["matrix", "--seeds", "100", "-j", "1", "--out", s(&out)])
+        .args(["--markdown", s(&md)])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    interrupt_once_ready(&child);
+    let o = child.wait_with_output().unwrap();
+    let (stdout, stderr) = text(&o);
+    assert_eq!(o.status.code(), Some(130), "{stdout}{stderr}");
+    let doc = std::fs::read_to_string(&md).unwrap();
+    assert!(
+        doc.contains("**Partial: interrupted (Ctrl-C) before every cell ran.**")
+            && doc.contains("omega.khouri-greve"),
+        "{doc}"
+    );
+}

@@ -358,7 +358,7 @@ fn the_election_table_at_two_nodes_is_no_false_alarm() {
 
 #[test]
 fn huge_command_line_values_are_bad_input() {
-    let cases: [(&[&str], &str); 34] = [
+    let cases: [(&[&str], &str); 35] = [
         // Refused with no fault to inject as well (it was accepted then).
         (
             &[
@@ -448,6 +448,18 @@ fn huge_command_line_values_are_bad_input() {
             ],
             "10 seeds from seed 18446744073709551615 run past the last seed, \
              18446744073709551615: at most 1 start there",
+        ),
+        // The default count too: it was refused as a generated scenario, after the header.
+        (
+            &[
+                "fuzz",
+                "-a",
+                "mutex.centralized",
+                "--seed-start",
+                "18446744073709551615",
+            ],
+            "--seed-start 18446744073709551615: 1000 seeds from seed 18446744073709551615 \
+             run past the last seed",
         ),
         (
             &[
