@@ -724,6 +724,13 @@ pub fn main(args: &BenchArgs) -> i32 {
     if args.scale {
         return scale_main(args);
     }
+    // clap's `requires` does not see an option with a default: check it here.
+    if args.scale_n != crate::bench_scale::DEFAULT_SCALE_N
+        || args.scale_causal_n != crate::bench_scale::DEFAULT_CAUSAL_N
+    {
+        eprintln!("error: --scale-n and --scale-causal-n are the sizes of --scale: give it too");
+        return crate::exit::BAD_INPUT;
+    }
     if args.messages == 0 || args.turmoil_messages == 0 {
         eprintln!("error: --messages and --turmoil-messages must be at least 1");
         return crate::exit::BAD_INPUT;

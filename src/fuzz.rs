@@ -201,10 +201,14 @@ impl FromStr for Shard {
         let (k, n) = s.split_once('/').ok_or_else(bad)?;
         let k: u64 = k.trim().parse().map_err(|_| bad())?;
         let n: u64 = n.trim().parse().map_err(|_| bad())?;
-        if n == 0 || k == 0 || k > n {
+        if n == 0 {
             return Err(format!(
-                "shard {k}/{n} does not exist: k is 1-based and must be within 1..={n}{}",
-                if n == 0 { " (and n at least 1)" } else { "" }
+                "shard {k}/0 does not exist: n, the number of shards, must be at least 1"
+            ));
+        }
+        if k == 0 || k > n {
+            return Err(format!(
+                "shard {k}/{n} does not exist: k is 1-based and must be within 1..={n}"
             ));
         }
         Ok(Shard { k, n })

@@ -340,15 +340,24 @@ fn bad_time(v: &serde_json::Value) -> Option<(String, serde_json::Number)> {
 pub fn read_limited(path: &Path, max: u64) -> std::io::Result<String> {
     use std::io::Read;
     let f = std::fs::File::open(path)?;
-    if f.metadata()?.is_dir() {
+    let meta = f.metadata()?;
+    if meta.is_dir() {
         return Err(std::io::Error::other("it is a directory"));
+    }
+    let too_large = || std::io::Error::other(format!("larger than the limit of {max} bytes"));
+    // A regular file says its size: refused before a gigabyte is read into memory. Other
+    // files (a pipe, /dev/zero) are read up to the limit.
+    if meta.is_file() && meta.len() > max {
+        return Err(too_large());
     }
     let mut buf = Vec::new();
     f.take(max + 1).read_to_end(&mut buf)?;
     if buf.len() as u64 > max {
-        return Err(std::io::Error::other(format!(
-            "larger than the limit of {max} bytes"
-        )));
+        return Err(too_large());
+    }
+    // A byte-order mark (some Windows editors write one) is no part of the JSON.
+    if buf.starts_with(b"\xEF\xBB\xBF") {
+        buf.drain(..3);
     }
     String::from_utf8(buf).map_err(|_| std::io::Error::other("not UTF-8 text"))
 }
@@ -387,6 +396,14 @@ fn locate_error(text: &str) -> Option<String> {
     const EXPECT: &str =
         "expect is \"pass\", \"panic\", {\"violation\": \"P\"} or {\"unjudged\": \"P\"}";
     let doc: serde_json::Value = serde_json::from_str(text).ok()?;
+    if doc.get("scenario").is_some() && doc.get("schedule").is_some() {
+        return Some(
+            "this is a counterexample written by `explore` (a scenario and a schedule), not a \
+             scenario: replay it with `sincro explore --replay FILE`, or run the \
+             `.explore.native.json` written beside it"
+                .into(),
+        );
+    }
     if let Some(faults) = doc.get("faults").and_then(|f| f.as_array()) {
         for (i, f) in faults.iter().enumerate() {
             if let Some(e) = check::<TimedFault>(f, &format!("faults[{i}]"), FAULT) {
@@ -1089,6 +1106,10 @@ mod tests {
                 "edges[0] = [0, 9]",
             ),
             (
+                r#", "scenario": {}, "schedule": []"#,
+                "a counterexample written by `explore`",
+            ),
+            (
                 r#", "network": {"topology": {"graph": {"edges": [[0, 1, 2]]}}}"#,
                 "edges[0] = [0,1,2]: an edge is two node numbers",
             ),
@@ -1223,6 +1244,18 @@ mod tests {
             "{e}"
         );
         assert_eq!(read_limited(&big, 2000).unwrap().len(), 2000);
+        // A huge sparse file is refused by its size, without reading it.
+        let huge = dir.join("huge.json");
+        std::fs::File::create(&huge)
+            .unwrap()
+            .set_len(1 << 40)
+            .unwrap();
+        let e = read_limited(&huge, 1000).unwrap_err();
+        assert!(e.to_string().contains("larger than the limit"), "{e}");
+        // A byte-order mark is skipped.
+        let bom = dir.join("bom.json");
+        std::fs::write(&bom, b"\xEF\xBB\xBF{}").unwrap();
+        assert_eq!(read_limited(&bom, 100).unwrap(), "{}");
         let e = Scenario::load(&dir).unwrap_err();
         assert!(e.0.contains("it is a directory"), "{e}");
         let _ = std::fs::remove_dir_all(&dir);

@@ -84,10 +84,17 @@ pub(super) fn main(a: &ShrinkArgs) -> i32 {
             return bad_input(format!("cannot write {}: {e}", out_path.display()));
         }
     }
+    // A folder that cannot be written to (`/proc`, read-only) was found after the shrink.
+    if let Err(e) = crate::fuzz::probe_output(&out_path) {
+        return bad_input(format!("--out: {e}"));
+    }
     let alg = match algorithms::find(&sc.algorithm) {
         Ok(alg) => alg,
         Err(e) => return bad_input(format!("{}: {e}", a.scenario.display())),
     };
+    // From the start: a Ctrl-C during the first run (a long one on turmoil) ended the process
+    // at once, with nothing said; now the run finishes and the original is written.
+    let stop = interrupt_flag();
     let mut first = match algorithms::run_scenario(&sc, RunOptions::new(false)) {
         Ok(o) => o,
         Err(e) => return bad_input(format!("{}: {e}", a.scenario.display())),
@@ -114,7 +121,6 @@ pub(super) fn main(a: &ShrinkArgs) -> i32 {
         shrink_options(a.shrink_runs).max_runs,
         humantime::format_duration(a.shrink_time)
     );
-    let stop = interrupt_flag();
     let started = Instant::now();
     let deadline = started + a.shrink_time;
     let (mut runs, mut shown, mut cut) = (0u64, started, false);

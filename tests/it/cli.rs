@@ -358,7 +358,7 @@ fn the_election_table_at_two_nodes_is_no_false_alarm() {
 
 #[test]
 fn huge_command_line_values_are_bad_input() {
-    let cases: [(&[&str], &str); 35] = [
+    let cases: [(&[&str], &str); 36] = [
         // Refused with no fault to inject as well (it was accepted then).
         (
             &[
@@ -512,6 +512,8 @@ fn huge_command_line_values_are_bad_input() {
             "--only `nothing-matches` matches no row's engine",
         ),
         (&["bench", "--scale-n", "10"], "--scale"),
+        // clap's `requires` let it through beside another option; it was ignored, exit 0.
+        (&["bench", "--no-turmoil", "--scale-n", "0"], "give it too"),
         (
             &[
                 "table",
@@ -1039,6 +1041,14 @@ fn an_output_under_a_file_or_onto_a_directory_says_so() {
     let (out, err) = text(&o);
     assert_eq!(o.status.code(), Some(2), "{out}{err}");
     assert!(err.contains("is a directory"), "{err}");
+    // A folder nothing can be written to is found before the shrink, not after it.
+    let o = sincro(&["shrink", scenario, "--out", "/proc/sincro-shrunk.json"]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{out}{err}");
+    assert!(
+        err.contains("--out:") && !err.contains("shrinking"),
+        "{err}"
+    );
 }
 
 /// A scenario with nothing to judge is no pass whatever shows it: `run` and `replay` looked
