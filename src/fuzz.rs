@@ -1573,7 +1573,11 @@ pub fn outcome(r: &TargetReport, beyond_model: bool) -> (bool, String) {
             format!(
                 "COULD NOT JUDGE `{property}`: none of the first {seeds} seeds' runs had an \
                  event it reads ({}), so its {} runs judged nothing",
-                kinds.join(", "),
+                kinds
+                    .iter()
+                    .map(|k| crate::checkers::evidence_text(k))
+                    .collect::<Vec<_>>()
+                    .join(", "),
                 r.runs
             ),
         );

@@ -1037,7 +1037,7 @@ pub(crate) fn unless_vacuous(
                 "the trace has no event of the kinds it reads ({}): nothing was judged",
                 kinds
                     .iter()
-                    .map(|k| format!("`{k}`"))
+                    .map(|k| sincro_checkers::evidence_text(k))
                     .collect::<Vec<_>>()
                     .join(", ")
             ),

@@ -362,7 +362,11 @@ impl<S: Spec> Check<S> {
                         alg.info().name,
                         this.variant.name(),
                         runs.min(EVIDENCE_SAMPLE),
-                        kinds.join(", ")
+                        kinds
+                            .iter()
+                            .map(|k| crate::checkers::evidence_text(k))
+                            .collect::<Vec<_>>()
+                            .join(", ")
                     )));
                 }
                 Ok(Report {

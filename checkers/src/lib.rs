@@ -147,6 +147,15 @@ pub fn evidence(name: &str) -> Option<&'static [&'static str]> {
     Some(e)
 }
 
+/// An evidence kind of [`Property::EVIDENCE`] as a message names it: `` `cs_enter` ``, and
+/// `leader_claim` as what it is in a trace (a `leader` observation naming a node).
+pub fn evidence_text(kind: &str) -> String {
+    match kind {
+        "leader_claim" => "`leader` naming a node".to_string(),
+        k => format!("`{k}`"),
+    }
+}
+
 /// Whether `event` is of one of the `kinds` of [`Property::EVIDENCE`].
 pub fn is_evidence(event: &Event, kinds: &[&str]) -> bool {
     use sincro_harness::EventKind;

@@ -542,6 +542,12 @@ pub fn mermaid_view(trace: &Trace, sel: &Selection, verdict: Option<&Verdict>) -
     if shown.len() < sel.shown.len() {
         let which = if prefix {
             format!("the first {} of {}", shown.len(), sel.shown.len())
+        } else if sel.shown.ends_with(&kept) {
+            format!(
+                "the last {} of {}, where the run limit stopped it",
+                shown.len(),
+                sel.shown.len()
+            )
         } else {
             format!(
                 "{} of {}: the violating events and their causal past first",
@@ -1739,6 +1745,12 @@ pub fn html_view(trace: &Trace, sel: &Selection, verdict: Option<&Verdict>, titl
                 shown.len(),
                 sel.shown.len()
             )
+        } else if sel.shown.ends_with(&kept) {
+            format!(
+                "Only the last {} of {} events are drawn, where the run limit stopped it",
+                shown.len(),
+                sel.shown.len()
+            )
         } else {
             format!(
                 "{} of {} events are drawn, the violating events and their causal past first",
@@ -2217,6 +2229,19 @@ mod tests {
         );
         assert!(
             m.ends_with("Note over n0: verdict: PASS: every checked property held\n"),
+            "{m}"
+        );
+        // A run limit stopped the run at its end: the end is drawn.
+        let limit = Verdict::LimitExceeded {
+            limit: "max_events = 425".into(),
+        };
+        let m = mermaid(&trace, Some(&limit));
+        assert!(
+            m.contains("note step 424") && !m.contains("note step 0\n"),
+            "{m}"
+        );
+        assert!(
+            m.contains("(the diagram shows the last 400 of 425, where the run limit stopped it)"),
             "{m}"
         );
     }

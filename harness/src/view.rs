@@ -554,6 +554,11 @@ pub fn cut(trace: &Trace, verdict: Option<&Verdict>, shown: &[usize], max: usize
     }
     let anchor = anchors(trace, verdict);
     if anchor.is_empty() {
+        // A run limit stops the run at its end: that end is what to look at (the first
+        // events of a run that looped a million times show nothing of the loop's end).
+        if matches!(verdict, Some(Verdict::LimitExceeded { .. })) {
+            return shown[shown.len() - max..].to_vec();
+        }
         return shown[..max].to_vec();
     }
     let past = causal_past(trace, &anchor);
