@@ -705,6 +705,7 @@ fn judge_with_scenario(
     })?;
     let verdict = unless_stopped_early(trace, properties, verdict);
     let verdict = unless_vacuous(trace, &checkers, verdict);
+    check_not_cut_short(trace, &sc, &verdict, path)?;
     let liveness = properties
         .iter()
         .any(|p| sincro_checkers::needs_liveness_bound(p));
@@ -815,6 +816,87 @@ fn check_faults_match_plan(trace: &Trace, sc: &Scenario, path: &Path) -> Result<
             r.0 as f64 / 1e6
         ))),
     }
+}
+
+/// A trace judged with a scenario is judged up to the scenario's end (or its violation): it
+/// must hold what the run did up to there. A run records each planned fault at its time, and
+/// each input at its time unless its node is paused then (it waits for the resume); a trace
+/// without one of them before that time was cut short by hand (a trace has no end marker) and
+/// was judged as if the run had gone quiet: a deadlock run's first 25 events passed, where
+/// the run broke `deadlock_completeness`. A trace that says it stops early (a cut, a panic, a
+/// run limit) ends where it says; one that stops at a violation holds what came before it.
+fn check_not_cut_short(
+    trace: &Trace,
+    sc: &Scenario,
+    verdict: &Verdict,
+    path: &Path,
+) -> Result<(), String> {
+    use std::collections::BTreeMap;
+    if stops_early(trace).is_some() || matches!(verdict, Verdict::LimitExceeded { .. }) {
+        return Ok(());
+    }
+    let until_ns = match verdict {
+        Verdict::Violation(v) => v.t_ns,
+        _ => sc.duration_ms.saturating_mul(NS_PER_MS),
+    };
+    let last_ns = trace.events.last().map_or(0, |e| e.t_ns);
+    // What the trace holds: faults by (time, fault), inputs by (time, node).
+    let mut held: BTreeMap<(u64, String), usize> = BTreeMap::new();
+    for e in &trace.events {
+        let key = match (&e.kind, e.node) {
+            (EventKind::Fault { fault }, _) => format!("fault {}", render::fault_text(fault)),
+            (EventKind::Input { .. }, Some(v)) => format!("input to node {v}"),
+            _ => continue,
+        };
+        *held.entry((e.t_ns, key)).or_default() += 1;
+    }
+    let paused = |node: usize| {
+        sc.faults
+            .iter()
+            .any(|f| matches!(f.fault, crate::harness::Fault::Pause { node: v } if v == node))
+    };
+    let faults = sc.faults.iter().map(|f| {
+        let at = f.at_ms.saturating_mul(NS_PER_MS);
+        (at, format!("fault {}", render::fault_text(&f.fault)))
+    });
+    let inputs = sc.workload.iter().filter(|w| !paused(w.node)).map(|w| {
+        let at = w.at_ms.saturating_mul(NS_PER_MS);
+        (at, format!("input to node {}", w.node))
+    });
+    let mut planned: Vec<(u64, String)> = faults
+        .chain(inputs)
+        .filter(|(t, _)| *t < until_ns)
+        .collect();
+    planned.sort();
+    for item in planned {
+        match held.get_mut(&item) {
+            Some(n) if *n > 0 => *n -= 1,
+            _ => {
+                let (t, what) = item;
+                let why = if t > last_ns {
+                    format!(
+                        "the trace stops at {:.3} ms, before the scenario's {what} at {:.3} \
+                         ms, which a run to {:.3} ms records: it was cut short (a trace ends \
+                         where its run did: at the scenario's end, a violation, a limit or a \
+                         cut), or it",
+                        last_ns as f64 / 1e6,
+                        t as f64 / 1e6,
+                        until_ns as f64 / 1e6
+                    )
+                } else {
+                    format!(
+                        "the scenario's {what} at {:.3} ms is not in the trace: it",
+                        t as f64 / 1e6
+                    )
+                };
+                return Err(format!(
+                    "{why} is not a trace of that scenario ({})",
+                    path.display()
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Times from the command line are bounded as a scenario's are (no run is longer).

@@ -1496,3 +1496,49 @@ fn the_panic_reported_does_not_follow_line_order() {
     assert!(verdicts[0].contains("boom at 1"), "{}", verdicts[0]);
     assert_eq!(verdicts[0], verdicts[1]);
 }
+
+/// A trace has no end marker: one cut short by hand was judged with `--scenario` up to the
+/// scenario's end, as if the run had gone quiet, and passed where the run failed. A run
+/// records its planned faults and inputs (at a node not paused) at their times, so a trace
+/// stopping before one of them is refused (exit 2); one that stops at its violation, or
+/// says it stops early (a cut), is judged.
+#[test]
+fn check_with_a_scenario_refuses_a_trace_cut_short_by_hand() {
+    let trace = record(PASS, "cut-by-hand.jsonl");
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let ok = sincro(&["check", p(&trace), "--scenario", PASS]);
+    assert_eq!(code(&ok), 0, "{}{}", stdout(&ok), stderr(&ok));
+    // The header and the events before the pause at 30 ms.
+    let kept: Vec<&str> = text
+        .lines()
+        .take_while(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            v["t_ns"].as_u64().is_none_or(|t| t < 30_000_000)
+        })
+        .collect();
+    assert!(kept.len() > 5, "{kept:?}");
+    let short = tmp("cut-by-hand-short.jsonl");
+    std::fs::write(&short, kept.join("\n") + "\n").unwrap();
+    let o = sincro(&["check", p(&short), "--scenario", PASS]);
+    refused_saying(
+        &o,
+        &[
+            "before the scenario's fault pause n2 at 30.000 ms",
+            "it was cut short",
+        ],
+    );
+    // A scenario with one input more than the trace (node 3's at 50 ms, in mid-trace).
+    let mut sc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(PASS).unwrap()).unwrap();
+    sc["workload"]
+        .as_array_mut()
+        .unwrap()
+        .push(serde_json::json!({"at_ms": 50, "node": 3, "input": {"acquire": {"hold_ms": 5}}}));
+    let more = tmp("cut-by-hand-more.json");
+    std::fs::write(&more, sc.to_string()).unwrap();
+    let o = sincro(&["check", p(&trace), "--scenario", p(&more)]);
+    refused_saying(
+        &o,
+        &["the scenario's input to node 3 at 50.000 ms is not in the trace"],
+    );
+}
