@@ -1583,6 +1583,21 @@ pub fn outcome(r: &TargetReport, beyond_model: bool) -> (bool, String) {
         );
     }
     match (r.buggy, r.first.is_some()) {
+        // "Could not judge" is never "breaks", inside the model or out of it.
+        (_, true)
+            if beyond_model
+                && r.first
+                    .as_ref()
+                    .is_some_and(|f| f.label.starts_with("unjudged:")) =>
+        {
+            (
+                true,
+                format!(
+                    "explored: could not judge outside its fault model (seed {})",
+                    r.first.as_ref().map_or(0, |f| f.seed)
+                ),
+            )
+        }
         (_, true) if beyond_model => (
             true,
             format!("explored: breaks outside its fault model after {caught} seeds"),
@@ -1847,7 +1862,33 @@ pub fn summary(c: &CampaignReport, rss: Rss) -> String {
     }
     write_coverage(&mut s, &c.targets, &name);
     let run: Vec<&TargetReport> = c.targets.iter().filter(|r| r.executed > 0).collect();
-    let caught = run.iter().filter(|r| r.buggy && r.first.is_some()).count();
+    if c.beyond_model {
+        // Outside the models a correct variant may break too: what broke, what held.
+        let broke = run.iter().filter(|r| r.first.is_some()).count();
+        let _ = writeln!(
+            s,
+            "\n{}/{} targets as expected (explored outside their fault models: {broke} found \
+             a failure, {} held{})",
+            c.targets.len() - unexpected.len(),
+            c.targets.len(),
+            run.len() - broke,
+            match c.targets.len() - run.len() {
+                0 => String::new(),
+                n => format!(", {n} not run"),
+            }
+        );
+        return s;
+    }
+    // A target whose failure file was lost caught nothing anyone can replay.
+    let caught = run
+        .iter()
+        .filter(|r| r.buggy && r.first.is_some() && r.write_errors.is_empty())
+        .count();
+    let lost = run.iter().filter(|r| !r.write_errors.is_empty()).count();
+    let buggy_cut = run
+        .iter()
+        .filter(|r| r.buggy && cut_by_ctrl_c(r, c))
+        .count();
     // A refused or nondeterministic target did not hold, whatever it found before; one cut
     // short held over fewer seeds than asked, and is counted apart.
     let quiet = |r: &&&TargetReport| {
@@ -1886,6 +1927,12 @@ pub fn summary(c: &CampaignReport, rss: Rss) -> String {
             (k, n) if c.interrupted => format!(", {k} correct cut short by Ctrl-C, {n} not run"),
             (k, 0) => format!(", {k} correct cut short without a violation"),
             (k, n) => format!(", {k} correct cut short without a violation, {n} not run"),
+        } + &match buggy_cut {
+            0 => String::new(),
+            n => format!(", {n} buggy cut short by Ctrl-C before the bug showed"),
+        } + &match lost {
+            0 => String::new(),
+            n => format!(", {n} with a failure file lost"),
         }
     );
     s

@@ -46,8 +46,8 @@ mod shrink;
 /// Exit codes: 0 pass (run: the scenario's `expect` met), 1 property violated (fuzz:
 /// unexpected verdict), 2 bad input (a value out of range, an output that cannot be written,
 /// a generated scenario the engine refuses), 3 the algorithm panicked, 4 a run limit was hit,
-/// 5 nondeterminism detected, 6 a checker could not judge, 130 interrupted by Ctrl-C (fuzz,
-/// matrix, shrink, calibrate: what was found is written).
+/// 5 nondeterminism detected, 6 a checker could not judge, 130 interrupted by Ctrl-C, SIGTERM
+/// or SIGHUP (fuzz, matrix, shrink, calibrate, explore: what was found is written).
 #[derive(Parser)]
 #[command(name = "sincro", version, about, long_about)]
 struct Cli {

@@ -374,6 +374,7 @@ fn sigterm_stops_the_campaign_and_a_bug_not_yet_caught_is_interrupted_not_missed
     assert!(
         stdout.contains("INTERRUPTED: election.ring / stale-coordinator [bug]: INTERRUPTED")
             && stdout.contains("0/1 targets as expected")
+            && stdout.contains("1 buggy cut short by Ctrl-C before the bug showed")
             && !stdout.contains("not caught"),
         "{stdout}"
     );
@@ -678,7 +679,8 @@ fn a_failure_file_that_cannot_be_written_stops_the_campaign_and_is_reported() {
     assert_eq!(o.status.code(), Some(2), "{stdout}{stderr}");
     assert!(
         stdout.contains("[bug]: LOST OUTPUT: a failure file could not be")
-            && stdout.contains("0/1 targets as expected"),
+            && stdout.contains("0/1 targets as expected (0 bugs caught")
+            && stdout.contains("1 with a failure file lost"),
         "{stdout}"
     );
     assert!(stderr.contains("Is a directory"), "{stderr}");
@@ -714,5 +716,46 @@ fn an_interrupted_matrix_says_so_in_its_markdown() {
         doc.contains("**Partial: interrupted (Ctrl-C) before every cell ran.**")
             && doc.contains("omega.khouri-greve"),
         "{doc}"
+    );
+}
+
+/// Outside the fault models a correct variant may break, or leave a property it cannot
+/// judge: the closing line counts what found a failure and what held (it counted the buggy
+/// variants alone, 23 of 43), and a run that could not be judged is never "breaks".
+#[test]
+fn a_campaign_beyond_the_models_counts_every_target_and_never_calls_unjudged_breaks() {
+    let out = dir("beyond");
+    let o = Command::new(env!("CARGO_BIN_EXE_sincro"))
+        .args([
+            "fuzz",
+            "-a",
+            "clock.rbs",
+            "--variant",
+            "correct",
+            "--beyond-model",
+        ])
+        .args([
+            "--seeds",
+            "12",
+            "--keep-going",
+            "--no-shrink",
+            "-j",
+            "1",
+            "-q",
+        ])
+        .args(["--out", s(&out)])
+        .output()
+        .unwrap();
+    let (stdout, stderr) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{stdout}{stderr}");
+    assert!(
+        stdout.contains("1/1 targets as expected (explored outside their fault models: 1 found a failure, 0 held)"),
+        "{stdout}"
+    );
+    // rbs's seed 0 beyond its model: fewer than two synchronized clocks alive at once.
+    assert!(
+        stdout.contains("explored: could not judge outside its fault")
+            && !stdout.contains("breaks outside"),
+        "{stdout}"
     );
 }
