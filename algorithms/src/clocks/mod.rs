@@ -325,16 +325,19 @@ mod tests {
     use sincro_harness::engine::RunOptions;
     use sincro_harness::fault::FaultClass as FC;
 
+    /// The family's algorithms.
+    const CLOCKS: [&str; 4] = [
+        "clock.cristian",
+        "clock.ntp-peers",
+        "clock.berkeley",
+        "clock.rbs",
+    ];
+
     /// Generated runs are judged, not vacuous: skew is measured after convergence (and stays
     /// within the bound), the run lasts long enough, and the reference has no drift.
     #[test]
     fn generated_runs_are_judged_after_convergence() {
-        for name in [
-            "clock.cristian",
-            "clock.ntp-peers",
-            "clock.berkeley",
-            "clock.rbs",
-        ] {
+        for name in CLOCKS {
             let alg = find(name).unwrap();
             let mut judged = 0;
             for seed in 0..12 {
@@ -393,12 +396,7 @@ mod tests {
             beyond_model: true,
             ..GenOptions::default()
         };
-        for name in [
-            "clock.cristian",
-            "clock.ntp-peers",
-            "clock.berkeley",
-            "clock.rbs",
-        ] {
+        for name in CLOCKS {
             let alg = find(name).unwrap();
             let mut lengthened = 0;
             for seed in 0..16 {
