@@ -788,6 +788,24 @@ pub(crate) fn invariant(ok: bool, what: &str, detail: impl FnOnce() -> String) {
     }
 }
 
+/// Asks the CPU to bring `value`'s first cache line in, without waiting for it: the native
+/// engine calls it on the next event's slab slot while it handles the current one. At 500
+/// nodes the slab of a causal multicast holds hundreds of thousands of items and most pops
+/// missed the cache on their slot. A hint only: no effect on any result, and none off x86-64.
+#[inline(always)]
+pub(crate) fn prefetch<T>(value: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: `_mm_prefetch` only hints the cache; it never faults or reads into the program,
+    // and SSE, which it needs, is part of every x86-64 target. The pointer comes from a
+    // reference, so it is valid anyway.
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch::<_MM_HINT_T0>(std::ptr::from_ref(value).cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = value;
+}
+
 /// `in_flight - 1` for a delivery or a drop of message `msg_id`, checked.
 #[inline]
 #[track_caller]

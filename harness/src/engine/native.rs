@@ -10,8 +10,8 @@
 use super::queue::TimeQueue;
 use super::timers::Timers;
 use super::{
-    in_flight_less_one, invariant, invariant_broken, invoke, Call, Factory, Outcome, Prepared,
-    Recorder, RunOptions, Stats, Verdict,
+    in_flight_less_one, invariant, invariant_broken, invoke, prefetch, Call, Factory, Outcome,
+    Prepared, Recorder, RunOptions, Stats, Verdict,
 };
 use crate::check::Checker;
 use crate::clock::SoftClock;
@@ -259,6 +259,9 @@ impl<P: Process> Sim<P> {
             );
         };
         self.free.push(slot);
+        if let Some(next) = self.queue.next_slot_hint() {
+            prefetch(&self.slab[next as usize]);
+        }
         invariant(
             self.queue.len() + self.free.len() == self.slab.len(),
             "every slab slot is either queued or free",

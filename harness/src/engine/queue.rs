@@ -54,6 +54,9 @@ pub(crate) const SMALL_MAX: usize = 128;
 /// [`SMALL_MAX`], so a queue near the limit does not switch at every push and pop).
 pub(crate) const SMALL_BACK: usize = 32;
 
+/// Most keys [`TimeQueue::next_slot_hint`] scans for the earliest one of a bucket.
+const HINT_SCAN_MAX: usize = 16;
+
 /// A dropped queue's emptied storage, for the thread's next queue.
 struct Spare {
     small: Vec<Key>,
@@ -232,6 +235,30 @@ impl TimeQueue {
         Some(key)
     }
 
+    /// The slot of a key [`Self::pop`] would take next if nothing were pushed, when finding it
+    /// is cheap (a small queue's last key, bucket 0's next one, or the earliest of a lowest
+    /// non-empty bucket of at most [`HINT_SCAN_MAX`] keys); `None` otherwise. A hint only,
+    /// with no effect on the queue: the engine prefetches that slot's item while it handles
+    /// the current one.
+    #[inline]
+    pub(crate) fn next_slot_hint(&self) -> Option<u32> {
+        if self.is_small {
+            return self.small.last().map(|&(_, slot)| slot);
+        }
+        if let Some(&(_, slot)) = self.buckets[0].get(self.head) {
+            return Some(slot);
+        }
+        let rest = self.nonempty & !1;
+        if rest == 0 {
+            return None;
+        }
+        let lowest = &self.buckets[rest.trailing_zeros() as usize];
+        if lowest.len() > HINT_SCAN_MAX {
+            return None;
+        }
+        lowest.iter().min_by_key(|&&(at, _)| at).map(|&(_, slot)| slot)
+    }
+
     /// Makes bucket 0 hold the earliest keys; false when the queue is empty.
     #[inline]
     fn refill(&mut self) -> bool {
@@ -362,9 +389,13 @@ mod tests {
                 (true, false) => 0.9,
             };
             if q.len() > 0 && rng.chance(pop) {
+                let hint = q.next_slot_hint();
                 let peeked = q.peek();
                 let got = q.pop();
                 assert_eq!(got, o.pop(), "seed {seed}");
+                if let Some(h) = hint {
+                    assert_eq!(Some(h), got.map(|k| k.1), "the hint names the next pop");
+                }
                 assert_eq!(peeked, got.map(|k| k.0));
                 now = got.expect("non-empty").0;
                 popped += 1;
@@ -391,6 +422,30 @@ mod tests {
         assert_eq!(q.pop(), None);
         assert_eq!(q.peek(), None);
         (popped, switches)
+    }
+
+    /// The prefetch hint names the key popped next in both forms, including the earliest of
+    /// a short lowest bucket (ties: the first pushed), and gives up on a long one.
+    #[test]
+    fn the_next_slot_hint_names_the_next_pop_or_nothing() {
+        let mut q = TimeQueue::new();
+        q.push(10, 1);
+        q.push(5, 2);
+        assert_eq!(q.next_slot_hint(), Some(2), "small form");
+        for slot in 3..=(SMALL_MAX as u32 + 2) {
+            q.push(1_000 + u64::from(slot % 3), slot);
+        }
+        assert!(!q.is_small);
+        assert_eq!(q.pop(), Some((5, 2)));
+        assert_eq!(q.next_slot_hint(), Some(1), "a bucket of one key");
+        assert_eq!(q.pop(), Some((10, 1)));
+        // Every other key sits in one long bucket: too long to scan.
+        assert!(q.buckets.iter().any(|b| b.len() > HINT_SCAN_MAX));
+        assert_eq!(q.next_slot_hint(), None);
+        assert_eq!(q.pop(), Some((1_000, 3)));
+        // Bucket 0 now holds the other keys at 1,000 ms: the next of them, in push order.
+        assert_eq!(q.next_slot_hint(), Some(6));
+        assert_eq!(q.pop(), Some((1_000, 6)));
     }
 
     #[test]
