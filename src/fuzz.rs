@@ -2189,38 +2189,79 @@ pub struct MergedReports {
     pub as_expected: bool,
 }
 
-/// The shards (`k/n`) missing from the reports' `shard` properties (`shards`: shard -> the
-/// file that holds it), in order. Reports of different shardings (`1/2` and `1/3`) cannot be
-/// merged: an error names them.
+/// The shards of a matrix missing from the reports: how many, and the first
+/// [`MISSING_LISTED_MAX`] of them (`k/n`, in order). A matrix may have more shards than any
+/// list could hold (`--shard 1/18446744073709551615` is a valid shard), so they are counted,
+/// not enumerated.
+#[cfg(feature = "cli")]
+#[derive(Debug, Default, PartialEq)]
+struct MissingShards {
+    count: u64,
+    listed: Vec<String>,
+}
+
+/// Most missing shards named in a message or a report.
+#[cfg(feature = "cli")]
+const MISSING_LISTED_MAX: usize = 10;
+
+#[cfg(feature = "cli")]
+impl MissingShards {
+    fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// `2/4, 3/4` or `2/9000, 3/9000, … and 8,977 more`, with `sep` between names.
+    fn describe(&self, sep: &str) -> String {
+        let mut s = self.listed.join(sep);
+        let more = self.count - self.listed.len() as u64;
+        if more > 0 {
+            s.push_str(&format!("{sep}and {more} more"));
+        }
+        s
+    }
+
+    fn plural(&self) -> (&'static str, &'static str) {
+        if self.count == 1 {
+            ("", "is")
+        } else {
+            ("s", "are")
+        }
+    }
+}
+
+/// The shards missing from the reports' parsed `shard` properties (`shards`: (k, n) -> the
+/// file that holds it). Reports of different shardings (`1/2` and `1/3`) cannot be merged: an
+/// error names them.
 #[cfg(feature = "cli")]
 fn missing_shards(
-    shards: &std::collections::BTreeMap<String, String>,
-) -> Result<Vec<String>, String> {
+    shards: &std::collections::BTreeMap<(u64, u64), String>,
+) -> Result<MissingShards, String> {
     let mut n_of: Option<(u64, &str)> = None;
     let mut present = std::collections::BTreeSet::new();
-    for (shard, file) in shards {
-        let s: Shard = shard
-            .parse()
-            .map_err(|e| format!("{file}: property `shard`: {e}"))?;
+    for (&(k, n), file) in shards {
         match n_of {
-            Some((n, other)) if n != s.n => {
+            Some((m, other)) if m != n => {
                 return Err(format!(
-                    "{other} and {file} are shards of different campaigns (`--shard K/{n}` \
-                     and `--shard K/{}`): merge the shards of one matrix",
-                    s.n
+                    "{other} and {file} are shards of different campaigns (`--shard K/{m}` \
+                     and `--shard K/{n}`): merge the shards of one matrix"
                 ))
             }
-            _ => n_of = Some((s.n, file)),
+            _ => n_of = Some((n, file)),
         }
-        present.insert(s.k);
+        present.insert(k);
     }
     let Some((n, _)) = n_of else {
-        return Ok(Vec::new());
+        return Ok(MissingShards::default());
     };
-    Ok((1..=n)
+    // Each k in 1..=n is a distinct shard; `present` holds distinct ones of them.
+    let count = n - present.len() as u64;
+    // At most |present| + MISSING_LISTED_MAX values of k are looked at.
+    let listed = (1..=n)
         .filter(|k| !present.contains(k))
+        .take(MISSING_LISTED_MAX)
         .map(|k| format!("{k}/{n}"))
-        .collect())
+        .collect();
+    Ok(MissingShards { count, listed })
 }
 
 /// `seeds [0, 20)` or `seeds [0, 20) beyond the model`: a report's campaign as
@@ -2322,7 +2363,7 @@ pub fn merge_junit(inputs: &[(String, String)], partial: bool) -> Result<MergedR
     let mut targets: Vec<MergedTarget> = Vec::new();
     let mut index: BTreeMap<(String, String), usize> = BTreeMap::new();
     let (mut runs, mut interrupted, mut time) = (0u64, false, Duration::ZERO);
-    let mut shards: BTreeMap<String, String> = BTreeMap::new();
+    let mut shards: BTreeMap<(u64, u64), String> = BTreeMap::new();
     let mut hosts: Vec<String> = Vec::new();
     let mut ranges: Vec<String> = Vec::new();
     let mut first_campaign: Option<((String, String, String), String)> = None;
@@ -2370,15 +2411,22 @@ pub fn merge_junit(inputs: &[(String, String)], partial: bool) -> Result<MergedR
                 .and_then(|v| v.parse().ok())
                 .ok_or_else(|| format!("{name}: a property `{key}` is missing or not a number"))
         };
-        if let Some(shard) = prop(&suite.properties, "shard") {
-            if let Some(other) = shards.insert(shard.clone(), name.clone()) {
+        once(&suite.properties, "the test suite")?;
+        // Compared as parsed: ` 1/3` and `01/3` are shard 1/3 too.
+        let shard: Option<Shard> = prop(&suite.properties, "shard")
+            .map(|s| s.parse())
+            .transpose()
+            .map_err(|e| format!("{name}: property `shard`: {e}"))?;
+        if let Some(shard) = shard {
+            if let Some(other) = shards.insert((shard.k, shard.n), name.clone()) {
                 return Err(format!(
                     "shard {shard} is given twice ({other} and {name}): its runs would count twice"
                 ));
             }
         }
-        once(&suite.properties, "the test suite")?;
-        add(&mut runs, number(&suite.properties, "runs")?, "runs")?;
+        let suite_runs = number(&suite.properties, "runs")?;
+        add(&mut runs, suite_runs, "runs")?;
+        let mut case_runs = 0u64;
         let this_interrupted = match prop(&suite.properties, "interrupted").as_deref() {
             Some("true") => true,
             Some("false") | None => false,
@@ -2390,10 +2438,7 @@ pub fn merge_junit(inputs: &[(String, String)], partial: bool) -> Result<MergedR
         };
         interrupted |= this_interrupted;
         let range = prop(&suite.properties, "range").ok_or_else(not_ours)?;
-        let shard: Shard = match prop(&suite.properties, "shard") {
-            Some(s) => s.parse().map_err(|e| format!("{name}: {e}"))?,
-            None => Shard::default(),
-        };
+        let shard = shard.unwrap_or_default();
         let range_text = range.clone();
         // The shards of one matrix cover one seed range, inside or beyond the model alike.
         let campaign = (
@@ -2416,6 +2461,7 @@ pub fn merge_junit(inputs: &[(String, String)], partial: bool) -> Result<MergedR
             // differ there add up to no campaign that ran
             prop(&suite.properties, "generation").unwrap_or_default(),
         );
+        let beyond_here = campaign.1 == "true";
         match &first_campaign {
             Some((c, other)) if *c != campaign => {
                 return Err(format!(
@@ -2471,10 +2517,35 @@ pub fn merge_junit(inputs: &[(String, String)], partial: bool) -> Result<MergedR
                 targets.len() - 1
             });
             let t = &mut targets[i];
+            let buggy = prop(&case.properties, "buggy").as_deref() == Some("true");
+            if t.listed_in > 0 && t.buggy != buggy {
+                return Err(format!(
+                    "{name}: {} / {} is{} a buggy variant here and{} in another report: the \
+                     reports are of different builds; merge the shards of one matrix",
+                    t.algorithm,
+                    t.variant,
+                    if buggy { "" } else { " not" },
+                    if buggy { " not" } else { "" }
+                ));
+            }
+            t.buggy = buggy;
+            // A correct variant that failed inside its model is never a success.
+            if !buggy
+                && failures > 0
+                && !beyond_here
+                && matches!(case.status, TestCaseStatus::Success { .. })
+            {
+                return Err(format!(
+                    "{name}: {} / {} passes with {failures} failures: a report `sincro fuzz` \
+                     wrote never does",
+                    t.algorithm, t.variant
+                ));
+            }
+            let target_runs = number(&case.properties, "runs")?;
+            add(&mut case_runs, target_runs, "runs")?;
             add(&mut t.seeds, seeds, "seeds")?;
-            add(&mut t.runs, number(&case.properties, "runs")?, "runs")?;
+            add(&mut t.runs, target_runs, "runs")?;
             add(&mut t.failures, failures, "failures")?;
-            t.buggy |= prop(&case.properties, "buggy").as_deref() == Some("true");
             if let Some(deep) = prop(&case.properties, "deep") {
                 let deep = deep == "true";
                 t.deep = Some(t.deep.unwrap_or(false) | deep);
@@ -2530,6 +2601,12 @@ pub fn merge_junit(inputs: &[(String, String)], partial: bool) -> Result<MergedR
                     .push((name.clone(), text(message), text(ty), text(description)));
             }
         }
+        if case_runs != suite_runs {
+            return Err(format!(
+                "{name}: the suite counts {suite_runs} runs and its targets {case_runs}: a \
+                 report `sincro fuzz` wrote never does"
+            ));
+        }
         these.sort();
         these.dedup();
         target_sets.push((name.clone(), these));
@@ -2581,13 +2658,12 @@ pub fn merge_junit(inputs: &[(String, String)], partial: bool) -> Result<MergedR
     }
     let missing = missing_shards(&shards)?;
     if !missing.is_empty() && !partial {
+        let (s, are) = missing.plural();
         return Err(format!(
-            "shard{} {} {} missing: the merged report would cover part of the campaign and \
+            "shard{s} {} {are} missing: the merged report would cover part of the campaign and \
              call it whole (a matrix job that failed or did not upload its report?); merge \
              them all, or pass --partial to merge what is there",
-            if missing.len() == 1 { "" } else { "s" },
-            missing.join(", "),
-            if missing.len() == 1 { "is" } else { "are" },
+            missing.describe(", "),
         ));
     }
     // The merged report.
@@ -2610,7 +2686,7 @@ pub fn merge_junit(inputs: &[(String, String)], partial: bool) -> Result<MergedR
         Property::new("interrupted", interrupted.to_string()),
     ]);
     if !missing.is_empty() {
-        suite.add_property(Property::new("missing-shards", missing.join(" ")));
+        suite.add_property(Property::new("missing-shards", missing.describe(" ")));
     }
     let mut grid = crate::cli::grid::Grid::new(&["target", ">seeds", ">fail", ">first", "outcome"]);
     let mut loud = String::new();
@@ -2728,8 +2804,8 @@ pub fn merge_junit(inputs: &[(String, String)], partial: bool) -> Result<MergedR
         let _ = writeln!(
             summary,
             "PARTIAL: shard{} {} not merged (--partial): these figures cover part of the campaign",
-            if missing.len() == 1 { "" } else { "s" },
-            missing.join(", ")
+            missing.plural().0,
+            missing.describe(", ")
         );
     }
     Ok(MergedReports {

@@ -1634,6 +1634,65 @@ fn merged_shards_count_as_the_whole_campaign() {
     let o = sincro(&["merge-reports", &d("a.xml"), &d("a.xml")]);
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o).1.contains("given twice"), "{}", text(&o).1);
+    // ... however its shard is spelled (the runs counted twice, 80 seeds of 60).
+    let a = read("a.xml");
+    assert!(a.contains(r#"name="shard" value="1/2""#));
+    let edit = |from: &str, to: &str, file: &str| {
+        assert!(a.contains(from), "{from}");
+        std::fs::write(dir.join(file), a.replacen(from, to, 1)).unwrap();
+        d(file)
+    };
+    let respelled = edit(r#"value="1/2""#, r#"value="01/2""#, "a01.xml");
+    let o = sincro(&["merge-reports", &d("a.xml"), &respelled, &d("b.xml")]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o).0);
+    assert!(
+        text(&o).1.contains("shard 1/2 is given twice"),
+        "{}",
+        text(&o).1
+    );
+    // Figures a report contradicts itself with: a suite's runs that are not its targets', a
+    // variant buggy in one report and not in another.
+    let runs = edit(
+        r#"name="runs" value=""#,
+        r#"name="runs" value="9"#,
+        "runs.xml",
+    );
+    let o = sincro(&["merge-reports", &runs, &d("b.xml")]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o).0);
+    assert!(text(&o).1.contains("the suite counts 9"), "{}", text(&o).1);
+    let buggy = edit(
+        r#"name="buggy" value="false""#,
+        r#"name="buggy" value="true""#,
+        "buggy.xml",
+    );
+    let o = sincro(&["merge-reports", &buggy, &d("b.xml")]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o).0);
+    assert!(
+        text(&o)
+            .1
+            .contains("is not a buggy variant here and in another report"),
+        "{}",
+        text(&o).1
+    );
+    // A matrix of more shards than any list could hold: counted, not listed (it took every
+    // byte of memory and aborted).
+    let wide: String = a
+        .replacen(r#"value="1/2""#, &format!(r#"value="1/{}""#, u64::MAX), 1)
+        .lines()
+        .filter(|l| !l.contains(r#"name="first-failure""#))
+        .collect::<Vec<_>>()
+        .join("\n");
+    std::fs::write(dir.join("wide.xml"), wide).unwrap();
+    let wide = d("wide.xml");
+    let o = sincro(&["merge-reports", &wide]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o).0);
+    assert!(
+        text(&o)
+            .1
+            .contains(&format!("and {} more are missing", u64::MAX - 11)),
+        "{}",
+        text(&o).1
+    );
     // A missing shard is an error that names it; `--partial` merges and says so.
     let o = sincro(&["merge-reports", &d("a.xml")]);
     assert_eq!(o.status.code(), Some(2));
@@ -1659,8 +1718,8 @@ fn merged_shards_count_as_the_whole_campaign() {
     // A count that overflows the sum is named with the sum before it (the huge count may be
     // in the earlier report: the message named only the later one).
     let a = read("a.xml");
-    let key = r#"name="runs" value=""#;
-    let at = a.find(key).expect("a runs property") + key.len();
+    let key = r#"name="seeds" value=""#;
+    let at = a.find(key).expect("a seeds property") + key.len();
     let end = at + a[at..].find('"').unwrap();
     std::fs::write(
         dir.join("huge.xml"),

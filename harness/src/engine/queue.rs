@@ -256,7 +256,10 @@ impl TimeQueue {
         if lowest.len() > HINT_SCAN_MAX {
             return None;
         }
-        lowest.iter().min_by_key(|&&(at, _)| at).map(|&(_, slot)| slot)
+        lowest
+            .iter()
+            .min_by_key(|&&(at, _)| at)
+            .map(|&(_, slot)| slot)
     }
 
     /// Makes bucket 0 hold the earliest keys; false when the queue is empty.
