@@ -379,13 +379,28 @@ pub fn main(a: &ExploreArgs) -> i32 {
                 for (i, c) in cx.schedule.iter().enumerate() {
                     println!("  {:>3}. {c}", i + 1);
                 }
-                return bad_input(format!("{e} (the counterexample above was not written)"));
+                return bad_input(e);
             }
         },
         None => None,
     };
     println!("{report}");
     let (Some(cx), Some((path, native_path))) = (&report.counterexample, written) else {
+        if injected && report.fault_choices == 0 && report.stop != Stop::Interrupted {
+            // The budget was never spent: the claim above is about a fault-free search.
+            println!(
+                "note: no fault was ever injected: no message was in flight and no node could \
+                 be crashed or paused before the faults end at {faults_until_ms} ms{}; so \
+                 --loss {loss} --dup {dup} --crashes {} --pauses {pauses} explored nothing \
+                 more (widen the fault window with --faults-until-ms)",
+                if a.faults_until_ms.is_none() && a.scenario.is_some() {
+                    " (by default, 1 ms past the file's last input or planned fault)"
+                } else {
+                    ""
+                },
+                a.crashes
+            );
+        }
         return no_counterexample(&report, &judged_at_the_end_only(&info, &sc));
     };
     for (i, c) in cx.schedule.iter().enumerate() {
@@ -504,8 +519,9 @@ fn write_counterexample(
     options: &ExploreOptions,
     cx: &crate::harness::explore::Counterexample,
 ) -> Result<(PathBuf, Option<PathBuf>), String> {
+    let unwritten = " (the counterexample above was not written)";
     crate::fuzz::create_dir_all(&a.out)
-        .map_err(|e| format!("cannot create {}: {e}", a.out.display()))?;
+        .map_err(|e| format!("cannot create {}: {e}{unwritten}", a.out.display()))?;
     let path = a
         .out
         .join(format!("{}.{}.explore.json", sc.algorithm, sc.variant));
@@ -520,7 +536,8 @@ fn write_counterexample(
         verdict: cx.verdict.clone(),
     };
     let text = serde_json::to_string_pretty(&file).expect("a schedule file serializes");
-    std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    std::fs::write(&path, text)
+        .map_err(|e| format!("cannot write {}: {e}{unwritten}", path.display()))?;
     let Some(native) = &cx.native else {
         match std::fs::remove_file(&native_path) {
             Ok(()) => eprintln!(
@@ -531,16 +548,24 @@ fn write_counterexample(
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(e) => {
                 return Err(format!(
-                    "cannot remove the stale {}: {e}",
-                    native_path.display()
+                    "cannot remove the stale {}: {e} (the counterexample above was written to \
+                     {}, but the stale file would be taken for its native scenario)",
+                    native_path.display(),
+                    path.display()
                 ))
             }
         }
         return Ok((path, None));
     };
     let text = serde_json::to_string_pretty(native).expect("a scenario serializes");
-    std::fs::write(&native_path, text)
-        .map_err(|e| format!("cannot write {}: {e}", native_path.display()))?;
+    std::fs::write(&native_path, text).map_err(|e| {
+        format!(
+            "cannot write {}: {e} (the counterexample above was written to {}, for `sincro \
+             explore --replay`; its native scenario was not)",
+            native_path.display(),
+            path.display()
+        )
+    })?;
     Ok((path, Some(native_path)))
 }
 

@@ -158,6 +158,11 @@ pub struct ExploreReport {
     pub limited: u64,
     /// Deepest level reached.
     pub max_depth: usize,
+    /// Fault choices (a loss, a duplicate, a crash or a pause the search injects) enabled in
+    /// the states visited: 0 when the bounds allow faults but none was ever possible (a fault
+    /// window that ends before any message is sent), which a "no violation" must say.
+    #[serde(default)]
+    pub fault_choices: u64,
     /// Every state reachable within this many choices was visited (the last level searched
     /// to its end).
     pub depth_complete: usize,
@@ -352,6 +357,7 @@ pub fn explore<P: Process>(
         cut: 0,
         limited: 0,
         max_depth: 0,
+        fault_choices: 0,
         depth_complete: 0,
         stop: Stop::Exhausted,
         elapsed_ms: 0,
@@ -455,6 +461,8 @@ pub fn explore<P: Process>(
                         break 'levels;
                     }
                     report.states += 1;
+                    report.fault_choices +=
+                        enabled.iter().filter(|c| c.is_injected()).count() as u64;
                     visited.insert(fp, entry.sleep.clone());
                     enabled
                         .iter()
@@ -585,7 +593,14 @@ pub fn replay<P: Process>(
 fn follow<P: Process>(w: &mut World<P>, schedule: &[Choice]) -> Result<(), ScenarioError> {
     for (i, c) in schedule.iter().enumerate() {
         if w.verdict().is_some() {
-            break;
+            // The search ends a path at its verdict: what follows was never explored, and
+            // would be neither checked nor run.
+            return Err(ScenarioError(format!(
+                "schedule[{i}] ({c}) and the {} choice(s) after it come after the verdict \
+                 reached at choice {i}: a counterexample ends at its verdict (was the file \
+                 edited?)",
+                schedule.len() - i - 1
+            )));
         }
         if !w.enabled().contains(c) {
             return Err(ScenarioError(format!(

@@ -905,6 +905,40 @@ fn explore_exits_1_with_a_replayable_counterexample_0_without_and_2_on_bad_input
     let (out, err) = text(&o);
     assert_eq!(o.status.code(), Some(2), "{out}{err}");
     assert!(err.contains("bounds.faults_until_ns"), "{err}");
+    // A fault budget the window never lets the search spend is said so: a file that plans
+    // nothing has its faults end at 1 ms, before the first heartbeat.
+    let quiet = dir.join("quiet.json");
+    std::fs::write(
+        &quiet,
+        r#"{"algorithm": "election.lease", "nodes": 3, "seed": 1, "duration_ms": 300,
+            "network": {"latency": {"constant": {"ms": 2}}}}"#,
+    )
+    .unwrap();
+    let explore_quiet = |extra: &[&str]| {
+        let q = quiet.to_str().unwrap();
+        let mut args = vec!["explore", "--scenario", q, "--loss", "1", "--depth", "12"];
+        args.extend_from_slice(extra);
+        args.extend_from_slice(&["--out", d]);
+        let o = sincro(&args);
+        assert_eq!(o.status.code(), Some(0), "{}{}", text(&o).0, text(&o).1);
+        text(&o).0
+    };
+    let out = explore_quiet(&[]);
+    assert!(out.contains("no fault was ever injected"), "{out}");
+    let out = explore_quiet(&["--faults-until-ms", "100"]);
+    assert!(!out.contains("no fault was ever injected"), "{out}");
+    // Choices after the violation were neither checked nor run, and the summary counted them.
+    let mut doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let schedule = doc["schedule"].as_array_mut().expect("a schedule");
+    let last = schedule.last().expect("a choice").clone();
+    schedule.push(last);
+    let edited = dir.join("edited-longer.json");
+    std::fs::write(&edited, doc.to_string()).unwrap();
+    let o = sincro(&["explore", "--replay", edited.to_str().unwrap()]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{out}{err}");
+    assert!(err.contains("come after the verdict"), "{err}");
 
     let o = sincro(&[
         "explore",

@@ -99,6 +99,17 @@ pub enum Choice {
     },
 }
 
+impl Choice {
+    /// Whether the search injects this fault (a loss, a duplicate, a crash or a pause; a
+    /// restart or a resume only ends one, and a planned fault is the scenario's).
+    pub fn is_injected(&self) -> bool {
+        matches!(
+            self,
+            Choice::Lose(_) | Choice::Duplicate(_) | Choice::Crash { .. } | Choice::Pause { .. }
+        )
+    }
+}
+
 /// Names a message in flight independently of the interleaving: its link, the sender's
 /// callback count when it was sent, its position among that callback's sends, and a copy
 /// number (duplicates).
