@@ -224,6 +224,37 @@ impl std::fmt::Debug for Registry {
 
 static INSTALLED: std::sync::OnceLock<Registry> = std::sync::OnceLock::new();
 
+/// The known name within two edits of `name` (a typo: `mutex.ricart-agrawla`), the nearest
+/// one first; `None` when none is that close.
+fn closest<'a>(name: &str, known: &[&'a str]) -> Option<&'a str> {
+    known
+        .iter()
+        .map(|k| (edit_distance(name, k), *k))
+        .filter(|&(d, _)| d <= 2)
+        .min_by_key(|&(d, _)| d)
+        .map(|(_, k)| k)
+}
+
+/// Levenshtein distance over bytes (names are ASCII; a longer input is far from every name
+/// anyway), one row at a time.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len().abs_diff(b.len()) > 2 {
+        return a.len().abs_diff(b.len());
+    }
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, &x) in a.iter().enumerate() {
+        let mut diag = row[0];
+        row[0] = i + 1;
+        for (j, &y) in b.iter().enumerate() {
+            let up = row[j + 1];
+            row[j + 1] = (diag + usize::from(x != y)).min(up + 1).min(row[j] + 1);
+            diag = up;
+        }
+    }
+    row[b.len()]
+}
+
 impl Registry {
     /// No algorithm, no user checker (the built-in checkers are always known by name).
     pub fn empty() -> Self {
@@ -314,8 +345,16 @@ impl Registry {
             .find(|a| a.info().name == name)
             .ok_or_else(|| {
                 let known: Vec<_> = self.algorithms.iter().map(|a| a.info().name).collect();
+                let hint = match closest(name, &known) {
+                    Some(near) => format!("did you mean `{near}`? "),
+                    // Not a misspelt one of these: perhaps an algorithm of the user's own.
+                    None => "an algorithm of your own is known only to a binary that \
+                             registers it (`sincro::cli::main_with(Registry::builtin().with(..))`): \
+                             run this with that binary; "
+                        .to_string(),
+                };
                 ScenarioError(format!(
-                    "unknown algorithm `{name}`; known algorithms: {}",
+                    "unknown algorithm `{name}`; {hint}known algorithms: {}",
                     known.join(", ")
                 ))
             })
@@ -587,6 +626,30 @@ mod tests {
         let e = err("mutex.nope");
         assert!(e.contains("unknown algorithm `mutex.nope`"), "{e}");
         assert!(err("mutex.*,!mutex.*").contains("selects no algorithm"));
+    }
+
+    /// An unknown name says what to do: a misspelt built-in gets its right spelling; any
+    /// other (a user's algorithm given to the plain `sincro`) the binary to run it with.
+    #[test]
+    fn an_unknown_algorithm_names_the_fix() {
+        let e = Registry::builtin()
+            .find("mutex.ricart-agrawla")
+            .err()
+            .expect("unknown")
+            .0;
+        assert!(e.contains("did you mean `mutex.ricart-agrawala`?"), "{e}");
+        let e = Registry::builtin()
+            .find("demo.lease-primary")
+            .err()
+            .expect("unknown")
+            .0;
+        assert!(
+            e.contains("known only to a binary that registers it"),
+            "{e}"
+        );
+        assert!(!e.contains("did you mean"), "{e}");
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(edit_distance("", "ab"), 2);
     }
 
     /// An `expect` that no run could meet is bad input: a registered property this algorithm

@@ -229,10 +229,15 @@ fn closing(done: &[Vec<StrategyResult>], asked: usize, within: u64, offsets: u64
         .enumerate()
     {
         let rows: Vec<&StrategyResult> = done.iter().filter_map(|t| t.get(k)).collect();
-        // every campaign asked for ran (an interrupted calibration runs fewer) and found it
+        // every campaign asked for ran (an interrupted calibration runs fewer), found it and
+        // wrote its failure file
         let every = rows
             .iter()
-            .filter(|r| r.campaigns.len() as u64 == offsets && r.found() == r.campaigns.len())
+            .filter(|r| {
+                r.campaigns.len() as u64 == offsets
+                    && r.found() == r.campaigns.len()
+                    && r.campaigns.iter().all(|c| c.write_errors.is_empty())
+            })
             .count();
         let median_within = rows
             .iter()
@@ -301,8 +306,10 @@ pub(crate) fn summary(results: &[StrategyResult], offsets: u64, within: u64) -> 
             .iter()
             .map(|c| c.seeds_to_find.map_or("-".into(), |n| n.to_string()))
             .collect();
-        let cut = if (r.campaigns.len() as u64) < offsets || r.campaigns.iter().any(|c| !c.complete)
-        {
+        // A campaign stops early at a Ctrl-C, or at a failure file it could not write.
+        let cut = if r.campaigns.iter().any(|c| !c.write_errors.is_empty()) {
+            " (stopped: a failure file could not be written)"
+        } else if (r.campaigns.len() as u64) < offsets || r.campaigns.iter().any(|c| !c.complete) {
             " (interrupted)"
         } else {
             ""
@@ -349,5 +356,36 @@ mod tests {
             ..one
         };
         assert!(closing(&[vec![all]], 1, 1000, 3).contains("mix: 1 of 1 target(s) found"));
+    }
+
+    /// A campaign stopped by a failure file it could not write was labelled "interrupted"
+    /// with no signal sent, and counted as a target found in every campaign.
+    #[test]
+    fn a_campaign_stopped_by_a_write_error_says_so_and_is_not_counted_found() {
+        let lost = StrategyResult {
+            strategy: Strategy::Mix,
+            campaigns: vec![CampaignResult {
+                seed_start: 0,
+                seeds: 5,
+                failing: 1,
+                seeds_to_find: Some(3),
+                first: None,
+                wall_s: 0.0,
+                complete: false,
+                bad_input: None,
+                write_errors: vec!["cannot write x.json: Is a directory".into()],
+            }],
+        };
+        let table = summary(std::slice::from_ref(&lost), 1, 1000);
+        assert!(
+            table.contains("(stopped: a failure file could not be written)"),
+            "{table}"
+        );
+        assert!(!table.contains("(interrupted)"), "{table}");
+        let text = closing(&[vec![lost]], 1, 1000, 1);
+        assert!(
+            text.contains("mix: 0 of 1 target(s) found in every campaign"),
+            "{text}"
+        );
     }
 }

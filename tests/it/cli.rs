@@ -56,7 +56,8 @@ fn malformed_and_impossible_scenarios_exit_2_with_a_message() {
         (
             "unknown-alg.json",
             r#"{"algorithm": "mutex.nope", "nodes": 3, "seed": 1, "duration_ms": 10}"#,
-            "unknown algorithm `mutex.nope`; known algorithms: mutex.centralized",
+            "unknown algorithm `mutex.nope`; an algorithm of your own is known only to a \
+             binary that registers it",
         ),
         (
             "bad-variant.json",
