@@ -1268,9 +1268,11 @@ pub fn shrink_scenario(
         _ => sc.expect.clone(),
     };
     out.name = format!("{}-shrunk", sc.name);
+    // The original's description names faults and moments the shrunk file may no longer
+    // hold: it follows, as what was shrunk.
     out.description = format!(
-        "{}; shrunk from {} faults / {} inputs / {} nodes in {} candidate runs{}",
-        sc.description,
+        "shrunk from {} faults / {} inputs / {} nodes in {} candidate runs{}; before \
+         shrinking: {}",
         before.faults,
         before.inputs,
         before.nodes,
@@ -1279,7 +1281,8 @@ pub fn shrink_scenario(
             ""
         } else {
             " (the shrunk scenario did not reproduce; this is the original)"
-        }
+        },
+        sc.description,
     );
     ShrinkOutcome {
         scenario: out,
