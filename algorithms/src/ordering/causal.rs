@@ -106,6 +106,10 @@ pub struct CausalOrder {
     /// clock grows, so each message walks its stamp once, and a delivery from `P_i` (which
     /// advances `vc[i]` alone) wakes only the messages waiting on entry `i`.
     waiting: Vec<BinaryHeap<Reverse<(u64, u64)>>>,
+    /// Bit `k` set while `waiting[k]` is not empty: a delivery wakes entry `k` after reading
+    /// one bit of a few cache lines, not a heap of its own (at n = 500 the heaps of every
+    /// node take 6 MiB, and reading an empty one missed the cache on most deliveries).
+    waiting_on: Vec<u64>,
     /// Held messages that satisfy the rule, by arrival number: the earliest arrival is
     /// delivered first, as a scan of the hold-back queue in arrival order would.
     ready: BTreeSet<u64>,
@@ -132,6 +136,7 @@ impl CausalOrder {
             held: BTreeMap::new(),
             arrivals: 0,
             waiting: vec![BinaryHeap::new(); n],
+            waiting_on: vec![0; n.div_ceil(64)],
             ready: BTreeSet::new(),
             released: Vec::new(),
         }
@@ -159,7 +164,10 @@ impl CausalOrder {
     /// that entry, or ready.
     fn place(&mut self, a: u64, first: Option<(usize, u64)>) {
         match first {
-            Some((k, need)) => self.waiting[k].push(Reverse((need, a))),
+            Some((k, need)) => {
+                self.waiting[k].push(Reverse((need, a)));
+                self.waiting_on[k / 64] |= 1 << (k % 64);
+            }
             None => {
                 self.ready.insert(a);
             }
@@ -202,12 +210,23 @@ impl CausalOrder {
 
     /// Moves on the held messages waiting on entry `k` that the clock now satisfies.
     fn wake(&mut self, k: usize) {
+        debug_assert_eq!(
+            self.waiting_on[k / 64] >> (k % 64) & 1 == 1,
+            !self.waiting[k].is_empty()
+        );
+        if self.waiting_on[k / 64] >> (k % 64) & 1 == 0 {
+            return;
+        }
         while let Some(&Reverse((need, w))) = self.waiting[k].peek() {
             if need > u64::from(self.vc[k]) {
                 break;
             }
             self.waiting[k].pop();
+            // Walking on never places it back on entry `k` (it goes past it).
             self.walk(w, k + 1);
+        }
+        if self.waiting[k].is_empty() {
+            self.waiting_on[k / 64] &= !(1 << (k % 64));
         }
     }
 
