@@ -1098,8 +1098,8 @@ fn unless_order_dependent(
 
 /// A pass by a trace with none of the events a checker reads judged nothing (a mutual
 /// exclusion trace checked for leader_uniqueness): [`Verdict::Unjudged`], naming the kinds.
-/// The kinds are a built-in property's `Property::EVIDENCE`, else what the checker declares
-/// (`Checker::evidence`, a user's own).
+/// The kinds are what the checker declares (`Checker::evidence`: a built-in checker's is its
+/// property's `Property::EVIDENCE`), so a spec's own checker under a built-in name is asked.
 pub(crate) fn unless_vacuous(
     trace: &Trace,
     checkers: &[Box<dyn sincro_harness::Checker>],
@@ -1110,7 +1110,7 @@ pub(crate) fn unless_vacuous(
     }
     match checkers.iter().find_map(|c| {
         let p = c.property();
-        let kinds = sincro_checkers::evidence(p).unwrap_or_else(|| c.evidence());
+        let kinds = c.evidence();
         (!sincro_checkers::has_evidence(&trace.events, kinds)).then_some((p, kinds))
     }) {
         Some((p, kinds)) => Verdict::Unjudged {

@@ -43,7 +43,7 @@
 //! |---|---|
 //! | `SINCRO_SEED=N` | run only seed `N` (not with `SINCRO_SEEDS`) |
 //! | `SINCRO_SEEDS=N` | run `N` seeds |
-//! | `SINCRO_TIME=30s` | a wall-clock budget (`90s`, `5m`, `1h30m`); with it and no `SINCRO_SEEDS`, seeds are unbounded |
+//! | `SINCRO_TIME=30s` | a wall-clock budget (`90s`, `5m`, `1h30m`; a bare number is seconds); with it and no `SINCRO_SEEDS`, seeds are unbounded |
 //! | `SINCRO_CHECK_DETERMINISM=1` | run every seed twice and compare the traces event by event |
 //! | `SINCRO_REPLAY=path.json` | replay one scenario file (e.g. the one a failure names) in the tests of its algorithm and variant; `expect_violation` refuses it |
 //! | `SINCRO_ENGINE=native\|turmoil\|madsim` | the engine of generated scenarios |
@@ -275,7 +275,8 @@ impl<S: Spec> Check<S> {
     /// Worker threads (default 1, at most [`fuzz::MAX_JOBS`]; each run stays single-threaded
     /// and deterministic).
     pub fn jobs(mut self, n: usize) -> Self {
-        self.jobs = n.max(1);
+        // 0 is refused when the check runs, as `SINCRO_JOBS=0` is.
+        self.jobs = n;
         self
     }
     /// Where failures persist and are replayed first (default `<crate>/sincro-regressions`).
@@ -290,7 +291,8 @@ impl<S: Spec> Check<S> {
     }
     /// At most this many candidate runs when shrinking a failure (default 2000).
     pub fn shrink_runs(mut self, n: usize) -> Self {
-        self.shrink_runs = n.max(1);
+        // 0 is refused when the check runs.
+        self.shrink_runs = n;
         self
     }
     /// Ignore the `SINCRO_*` environment variables (for tests of this module).
@@ -308,7 +310,13 @@ impl<S: Spec> Check<S> {
         let this = self.with_env()?;
         let env = this.replay_env();
         this.run_with_env().map_err(|mut f| {
-            f.replay_env = env;
+            // What the failure itself needs (a regression that failed its determinism check)
+            // is kept beside the check's own settings.
+            for e in env.iter() {
+                if !f.replay_env.contains(e) {
+                    f.replay_env.push(e.clone());
+                }
+            }
             f
         })
     }
@@ -343,9 +351,14 @@ impl<S: Spec> Check<S> {
         match found {
             Found::None { runs: 0 } => Err(Failure::headline(format!(
                 "{} / {}: the time budget ended before any seed ran: nothing was checked \
-                 (give a longer `time`, or none)",
+                 (give a longer {}, or none)",
                 alg.info().name,
-                this.variant.name()
+                this.variant.name(),
+                if this.read_env && std::env::var_os("SINCRO_TIME").is_some() {
+                    "SINCRO_TIME"
+                } else {
+                    "`time`"
+                }
             ))),
             Found::None { runs } => {
                 let sample = this.audit_sample(alg, runs)?;
@@ -389,7 +402,13 @@ impl<S: Spec> Check<S> {
         let this = self.with_env()?;
         let env = this.replay_env();
         this.expect_with_env(property).map_err(|mut f| {
-            f.replay_env = env;
+            // What the failure itself needs (a regression that failed its determinism check)
+            // is kept beside the check's own settings.
+            for e in env.iter() {
+                if !f.replay_env.contains(e) {
+                    f.replay_env.push(e.clone());
+                }
+            }
             // It does not read SINCRO_REPLAY: a file's replay line must name another test.
             f.replays_files = false;
             f
@@ -647,16 +666,24 @@ impl<S: Spec> Check<S> {
         let out = alg
             .run(sc, RunOptions::new(true))
             .map_err(|e| Failure::headline(format!("{}: {e}", path.display())))?;
-        if self.check_determinism {
+        // A regression is always run twice: the file does not say whether it was a
+        // determinism failure, and one that was would pass every plain run after it.
+        if self.check_determinism || what == "regression" {
             let again = alg
                 .run(sc, RunOptions::new(true))
                 .map_err(|e| Failure::headline(format!("{}: {e}", path.display())))?;
             if let (Some(a), Some(b)) = (&out.trace, &again.trace) {
                 if let Some(d) = a.first_difference(b) {
-                    return Err(Failure::headline(format!(
-                        "{}: the same scenario gave two different traces; {d}",
+                    let mut f = Failure::headline(format!(
+                        "{what} {}: the same scenario gave two different traces; {d}",
                         path.display()
-                    )));
+                    ));
+                    f.scenario = Some(sc.clone());
+                    f.path = Some(path.to_path_buf());
+                    f.replay_env = vec!["SINCRO_CHECK_DETERMINISM=1".into()];
+                    // `sincro replay` runs a file once: it would not show this.
+                    f.cli_judges = false;
+                    return Err(f);
                 }
             }
         }
@@ -713,7 +740,10 @@ impl<S: Spec> Check<S> {
         for path in &files {
             let sc = Scenario::load(path)
                 .map_err(|e| Failure::headline(format!("regression file: {e}")))?;
-            if sc.variant != self.variant.name()
+            // The prefix does not tell `a.b` + `c` from `a` + `b.c`... nor another algorithm
+            // whose name starts with this one's: the file says whose it is.
+            if sc.algorithm != alg.info().name
+                || sc.variant != self.variant.name()
                 || sc.classes_in_use().iter().any(|c| !in_model(&allowed, *c))
             {
                 continue;
@@ -839,12 +869,19 @@ impl<S: Spec> Check<S> {
                 self.active_ms
             )));
         }
-        if self.jobs > fuzz::MAX_JOBS {
+        if self.jobs == 0 || self.jobs > fuzz::MAX_JOBS {
             return Err(Failure::headline(format!(
-                "jobs({}): above the limit of {} worker threads",
+                "jobs({}): worker threads are 1 ..= {}",
                 self.jobs,
                 fuzz::MAX_JOBS
             )));
+        }
+        if self.shrink_runs == 0 {
+            return Err(Failure::headline(
+                "shrink_runs(0): a shrink of no candidate run cannot keep a failure's smallest \
+                 form; give at least 1"
+                    .into(),
+            ));
         }
         if self.time.is_some_and(|t| t.is_zero()) {
             return Err(Failure::headline(
@@ -873,7 +910,7 @@ impl<S: Spec> Check<S> {
                     .into(),
             ));
         }
-        if let Some(e) = crate::algorithms::name_error(alg.info().name) {
+        if let Some(e) = crate::algorithms::info_error(&alg.info()) {
             return Err(Failure::headline(e));
         }
         if alg.info().properties.is_empty() && self.extra.is_empty() {

@@ -293,11 +293,12 @@ impl Registry {
     /// As [`Registry::with`], for an algorithm that is already `'static`.
     ///
     /// # Panics
-    /// If an algorithm of the same name is already registered, or the name is not one a
-    /// scenario, a selection (`-a`) and a file name can carry ([`name_error`]).
+    /// If an algorithm of the same name is already registered, or its name or a variant's is
+    /// not one a scenario, a selection (`-a`) and a file name can carry ([`info_error`]).
     pub fn with_static(mut self, algorithm: &'static dyn Algorithm) -> Self {
-        let name = algorithm.info().name;
-        if let Some(e) = name_error(name) {
+        let info = algorithm.info();
+        let name = info.name;
+        if let Some(e) = info_error(&info) {
             panic!("{e}");
         }
         assert!(
@@ -454,6 +455,42 @@ pub fn name_error(name: &str) -> Option<String> {
     })
 }
 
+/// Why `info`'s name or one of its variants' names cannot be registered, if so: the
+/// algorithm's per [`name_error`]; a variant's goes into file names too
+/// (`<name>.<variant>.seed<N>.json`: `time/out` made the failure file unwritable and the
+/// failure was lost), so it is ASCII letters, digits, `-` and `_`, starting with a letter or
+/// a digit (no `.`, which separates it from the name); the names are distinct.
+pub fn info_error(info: &AlgorithmInfo) -> Option<String> {
+    if let Some(e) = name_error(info.name) {
+        return Some(e);
+    }
+    for (i, v) in info.variants.iter().enumerate() {
+        let ok = v
+            .name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_'))
+            && v.name
+                .bytes()
+                .next()
+                .is_some_and(|b| b.is_ascii_alphanumeric());
+        if !ok {
+            return Some(format!(
+                "{}: a variant's name is ASCII letters, digits, '-' and '_', starting with a \
+                 letter or a digit (it goes into file names: `<algorithm>.<variant>.seed<N>.json`): \
+                 `{}` is not",
+                info.name, v.name
+            ));
+        }
+        if info.variants[..i].iter().any(|w| w.name == v.name) {
+            return Some(format!(
+                "{}: two variants are named `{}`",
+                info.name, v.name
+            ));
+        }
+    }
+    None
+}
+
 /// Every algorithm of the [installed](Registry::install) registry, in a fixed order.
 pub fn registry() -> Vec<&'static dyn Algorithm> {
     Registry::current().algorithms().to_vec()
@@ -582,6 +619,18 @@ mod tests {
             assert_eq!(super::name_error(name), None, "{name}");
         }
         assert_eq!(super::name_error("demo.lease-primary_2"), None);
+        for alg in registry() {
+            assert_eq!(super::info_error(&alg.info()), None, "{}", alg.info().name);
+        }
+        let mut info = registry()[0].info();
+        info.variants[0].name = "time/out";
+        let e = super::info_error(&info).expect("a slash");
+        assert!(e.contains("`time/out` is not"), "{e}");
+        info.variants[0].name = "a.b";
+        assert!(super::info_error(&info).is_some(), "a dot");
+        info.variants[0].name = info.variants[1].name;
+        let e = super::info_error(&info).expect("twice");
+        assert!(e.contains("two variants are named"), "{e}");
         for bad in [
             "",
             "probe/../../escape",

@@ -265,6 +265,11 @@ fn reports_last(events: &[Event]) -> Vec<&Event> {
 }
 
 impl Checker for DeadlockCompleteness {
+    /// [`crate::Property::EVIDENCE`]: what a run must hold for this checker to judge anything.
+    fn evidence(&self) -> &'static [&'static str] {
+        <Self as crate::Property>::EVIDENCE
+    }
+
     fn property(&self) -> &'static str {
         PROPERTY
     }

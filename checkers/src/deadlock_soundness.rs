@@ -525,6 +525,11 @@ fn violation(ev: &Event, explanation: String, events: Vec<u64>) -> Violation {
 }
 
 impl Checker for DeadlockSoundness {
+    /// [`crate::Property::EVIDENCE`]: what a run must hold for this checker to judge anything.
+    fn evidence(&self) -> &'static [&'static str] {
+        <Self as crate::Property>::EVIDENCE
+    }
+
     fn property(&self) -> &'static str {
         PROPERTY
     }

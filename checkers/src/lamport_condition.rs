@@ -56,6 +56,11 @@ impl LamportCondition {
 }
 
 impl Checker for LamportCondition {
+    /// [`crate::Property::EVIDENCE`]: what a run must hold for this checker to judge anything.
+    fn evidence(&self) -> &'static [&'static str] {
+        <Self as crate::Property>::EVIDENCE
+    }
+
     fn property(&self) -> &'static str {
         PROPERTY
     }

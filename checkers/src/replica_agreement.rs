@@ -72,6 +72,11 @@ impl ReplicaAgreement {
 }
 
 impl Checker for ReplicaAgreement {
+    /// [`crate::Property::EVIDENCE`]: what a run must hold for this checker to judge anything.
+    fn evidence(&self) -> &'static [&'static str] {
+        <Self as crate::Property>::EVIDENCE
+    }
+
     fn property(&self) -> &'static str {
         PROPERTY
     }

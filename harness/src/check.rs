@@ -84,7 +84,9 @@ pub trait Checker {
     /// (`Observation::user("primary_on", ..)` is `primary_on`), the built-in ones by their
     /// JSON name (`cs_enter`, `leader`, ...), and `leader_claim` for a `leader` observation
     /// that names a node (not "no leader"). Empty (the default): no requirement known. The
-    /// built-in checkers declare theirs as `Property::EVIDENCE` in `sincro-checkers`.
+    /// built-in checkers return their `Property::EVIDENCE` (in `sincro-checkers`); campaigns and
+    /// `check` ask the checker itself, so one of your own under a built-in property's name is
+    /// judged by what it reads.
     fn evidence(&self) -> &'static [&'static str] {
         &[]
     }

@@ -114,6 +114,17 @@ fn a_failure_explains_itself_persists_and_is_replayed_first() {
         .run()
         .unwrap();
     assert_eq!(ok.regressions_replayed, 0);
+    // Nor another algorithm's file whose name starts the same way (an algorithm may be
+    // named `mutex.centralized.correct`): the file says whose it is.
+    let other = std::fs::read_to_string("corpus/mutex/token-ring-late-token.json").unwrap();
+    std::fs::write(dir.join("mutex.centralized.correct.seed7.json"), other).unwrap();
+    let ok = check(CentralizedSpec)
+        .ignore_env()
+        .seeds(3)
+        .regressions(&dir)
+        .run()
+        .unwrap();
+    assert_eq!(ok.regressions_replayed, 0);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -231,6 +242,9 @@ fn bad_builder_values_are_errors_not_panics() {
             "active(0 ms)",
         ),
         (check(CentralizedSpec).jobs(100_000), "jobs(100000)"),
+        // 0 was made 1 silently, where SINCRO_JOBS=0 is refused.
+        (check(CentralizedSpec).jobs(0), "jobs(0)"),
+        (check(CentralizedSpec).shrink_runs(0), "shrink_runs(0)"),
         (check(CentralizedSpec).time(Duration::ZERO), "time(0 s)"),
         // A deadline past what `Instant` holds panicked; u64::MAX seeds never end.
         (check(CentralizedSpec).time(Duration::MAX), "under 10^9 s"),
@@ -749,4 +763,164 @@ fn a_node_range_wholly_below_what_the_algorithm_needs_is_refused() {
         .run()
         .unwrap();
     assert_eq!(report.runs, 2);
+}
+
+/// A spec may build its own checker under a built-in property's name, reading other events
+/// (`Spec::checker`): the check asks that checker what it reads. It used the built-in's
+/// (`cs_enter`), so a correct algorithm whose nodes observe `enter` failed every time with
+/// "could not judge".
+#[test]
+fn a_specs_own_checker_under_a_built_in_name_is_judged_by_what_it_reads() {
+    use serde::{Deserialize, Serialize};
+    use sincro::algorithms::spec::{Correct, Setup, Spec, Timed};
+    use sincro::harness::fault::FaultModel;
+    use sincro::harness::{Ctx, NodeId, Observation, Process, SimRng};
+
+    #[derive(Default)]
+    struct Enters;
+    #[derive(Clone, Debug, Serialize, Deserialize)]
+    struct Go;
+    impl Process for Enters {
+        type Msg = ();
+        type Timer = ();
+        type Input = Go;
+        type Stable = ();
+        fn on_message(&mut self, _: &mut Ctx<'_, Self>, _: NodeId, _: ()) {}
+        fn on_input(&mut self, ctx: &mut Ctx<'_, Self>, _: Go) {
+            ctx.observe(Observation::user("enter", ()));
+        }
+    }
+    #[derive(Clone)]
+    struct OwnLock;
+    impl Spec for OwnLock {
+        type Node = Enters;
+        type Params = ();
+        type Variant = Correct;
+        fn name(&self) -> &'static str {
+            "test.own-lock"
+        }
+        fn properties(&self) -> Vec<&'static str> {
+            vec!["mutual_exclusion"]
+        }
+        fn fault_model(&self) -> FaultModel {
+            FaultModel::default()
+        }
+        fn node(&self, _: Correct, _: &(), _: NodeId) -> Enters {
+            Enters
+        }
+        fn workload(&self, rng: &mut SimRng, nodes: usize, active_ms: u64) -> Vec<Timed<Go>> {
+            vec![Timed {
+                at_ms: rng.range_u64(0, active_ms),
+                node: rng.index(nodes),
+                input: Go,
+            }]
+        }
+        fn checker(
+            &self,
+            property: &str,
+            _: &Setup<'_, Self>,
+            _: u64,
+        ) -> Result<Option<Box<dyn sincro::harness::Checker>>, String> {
+            struct Own(Reads);
+            impl sincro::harness::Checker for Own {
+                fn property(&self) -> &'static str {
+                    "mutual_exclusion"
+                }
+                fn on_event(
+                    &mut self,
+                    ev: &sincro::harness::Event,
+                ) -> Result<(), sincro::harness::Violation> {
+                    self.0.on_event(ev)
+                }
+                fn finish(&mut self, end: u64) -> Result<(), sincro::harness::Violation> {
+                    self.0.finish(end)
+                }
+                fn evidence(&self) -> &'static [&'static str] {
+                    self.0.evidence()
+                }
+            }
+            Ok((property == "mutual_exclusion")
+                .then(|| Box::new(Own(Reads(&["enter"]))) as Box<dyn sincro::harness::Checker>))
+        }
+    }
+    let report = check(OwnLock).ignore_env().no_regressions().seeds(10).run();
+    assert!(report.is_ok(), "{}", report.unwrap_err());
+}
+
+/// A determinism failure persists like any other, and its regression file stays a failure in
+/// the plain runs after it (it passed them: the file does not say how it failed, and only a
+/// run twice shows it); its message says how to replay it.
+#[test]
+fn a_nondeterministic_regression_keeps_failing_without_the_env_variable() {
+    use serde::{Deserialize, Serialize};
+    use sincro::algorithms::spec::{Correct, Spec, Timed};
+    use sincro::harness::fault::FaultModel;
+    use sincro::harness::{Ctx, NodeId, Observation, Process, SimRng};
+    use std::sync::atomic::{AtomicU64, Ordering};
+
+    static CALLS: AtomicU64 = AtomicU64::new(0);
+    #[derive(Default)]
+    struct Drifting;
+    #[derive(Clone, Debug, Serialize, Deserialize)]
+    struct Go;
+    impl Process for Drifting {
+        type Msg = ();
+        type Timer = ();
+        type Input = Go;
+        type Stable = ();
+        fn on_message(&mut self, _: &mut Ctx<'_, Self>, _: NodeId, _: ()) {}
+        fn on_input(&mut self, ctx: &mut Ctx<'_, Self>, _: Go) {
+            // State outside the run: a different trace every run.
+            let n = CALLS.fetch_add(1, Ordering::Relaxed);
+            ctx.observe(Observation::user("tick", n));
+        }
+    }
+    #[derive(Clone)]
+    struct DriftingSpec;
+    impl Spec for DriftingSpec {
+        type Node = Drifting;
+        type Params = ();
+        type Variant = Correct;
+        fn name(&self) -> &'static str {
+            "test.drifting"
+        }
+        fn properties(&self) -> Vec<&'static str> {
+            vec![]
+        }
+        fn fault_model(&self) -> FaultModel {
+            FaultModel::default()
+        }
+        fn node(&self, _: Correct, _: &(), _: NodeId) -> Drifting {
+            Drifting
+        }
+        fn workload(&self, rng: &mut SimRng, nodes: usize, active_ms: u64) -> Vec<Timed<Go>> {
+            vec![Timed {
+                at_ms: rng.range_u64(0, active_ms),
+                node: rng.index(nodes),
+                input: Go,
+            }]
+        }
+    }
+    let dir = scratch("nondeterministic");
+    let check_it = || {
+        check(DriftingSpec)
+            .ignore_env()
+            .checker("reads", |_, _| Box::new(Reads(&["tick"])))
+            .seeds(3)
+            .regressions(&dir)
+    };
+    let found = check_it().check_determinism(true).run().unwrap_err();
+    assert!(
+        found.to_string().contains("two different traces"),
+        "{found}"
+    );
+    let again = check_it().run().unwrap_err();
+    let text = again.to_string();
+    assert!(
+        text.contains("regression") && text.contains("two different traces"),
+        "{text}"
+    );
+    assert!(text.contains("SINCRO_CHECK_DETERMINISM=1"), "{text}");
+    assert!(text.contains("SINCRO_REPLAY="), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
 }

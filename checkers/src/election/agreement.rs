@@ -172,6 +172,11 @@ impl LeaderAgreement {
 }
 
 impl Checker for LeaderAgreement {
+    /// [`crate::Property::EVIDENCE`]: what a run must hold for this checker to judge anything.
+    fn evidence(&self) -> &'static [&'static str] {
+        <Self as crate::Property>::EVIDENCE
+    }
+
     fn property(&self) -> &'static str {
         PROPERTY
     }

@@ -90,6 +90,11 @@ impl OneLeaderPerTerm {
 }
 
 impl Checker for OneLeaderPerTerm {
+    /// [`crate::Property::EVIDENCE`]: what a run must hold for this checker to judge anything.
+    fn evidence(&self) -> &'static [&'static str] {
+        <Self as crate::Property>::EVIDENCE
+    }
+
     fn property(&self) -> &'static str {
         PROPERTY
     }

@@ -348,6 +348,11 @@ fn moves_liveness(ev: &Event) -> bool {
 }
 
 impl Checker for LeaderStability {
+    /// [`crate::Property::EVIDENCE`]: what a run must hold for this checker to judge anything.
+    fn evidence(&self) -> &'static [&'static str] {
+        <Self as crate::Property>::EVIDENCE
+    }
+
     fn property(&self) -> &'static str {
         PROPERTY
     }

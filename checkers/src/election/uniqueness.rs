@@ -274,6 +274,11 @@ impl LeaderUniqueness {
 }
 
 impl Checker for LeaderUniqueness {
+    /// [`crate::Property::EVIDENCE`]: what a run must hold for this checker to judge anything.
+    fn evidence(&self) -> &'static [&'static str] {
+        <Self as crate::Property>::EVIDENCE
+    }
+
     fn property(&self) -> &'static str {
         PROPERTY
     }

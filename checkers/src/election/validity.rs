@@ -199,6 +199,11 @@ impl LeaderValidity {
 }
 
 impl Checker for LeaderValidity {
+    /// [`crate::Property::EVIDENCE`]: what a run must hold for this checker to judge anything.
+    fn evidence(&self) -> &'static [&'static str] {
+        <Self as crate::Property>::EVIDENCE
+    }
+
     fn property(&self) -> &'static str {
         PROPERTY
     }
