@@ -115,11 +115,24 @@ pub struct ViewArgs {
 impl ViewArgs {
     /// The filter these options ask for; an error names a time that is not a time.
     pub fn filter(&self) -> Result<Filter, String> {
-        let time = |flag: &str, ms: Option<f64>| -> Result<Option<u64>, String> {
+        // A window's bounds are inclusive: rounded inward, so `--to-ms 63.9999999` keeps no
+        // event at 64 ms (rounding to the nearest ns took them in).
+        let time = |flag: &str, ms: Option<f64>, up: bool| -> Result<Option<u64>, String> {
             match ms {
                 None => Ok(None),
                 Some(v) if v.is_finite() && v >= 0.0 && v * 1e6 <= MAX_TRACE_TIME_NS as f64 => {
-                    Ok(Some(sincro_harness::ms_to_ns(v)))
+                    // A value that is a whole ns but for the decimal's binary error (0.1 ms
+                    // is 100000.00000000001 ns) is that ns.
+                    let ns = v * 1e6;
+                    let near = ns.round();
+                    let whole = if (ns - near).abs() < 1e-3 {
+                        near
+                    } else if up {
+                        ns.ceil()
+                    } else {
+                        ns.floor()
+                    };
+                    Ok(Some(whole as u64))
                 }
                 // `{v:?}`: 1e300 prints as `1e300`, not as 301 digits.
                 Some(v) => Err(format!(
@@ -128,8 +141,8 @@ impl ViewArgs {
                 )),
             }
         };
-        let from_ns = time("--from-ms", self.from_ms)?;
-        let to_ns = time("--to-ms", self.to_ms)?;
+        let from_ns = time("--from-ms", self.from_ms, true)?;
+        let to_ns = time("--to-ms", self.to_ms, false)?;
         if let (Some(a), Some(b)) = (from_ns, to_ns) {
             if a > b {
                 return Err(format!(
@@ -349,6 +362,15 @@ pub fn load_with_nodes(
     }
     let mut scenario =
         Scenario::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    // A scenario names its node count: --nodes is for a trace whose header does not.
+    if let Some(n) = nodes.filter(|&n| n != scenario.nodes) {
+        return Err(format!(
+            "{}: --nodes {n} contradicts the scenario ({} nodes); give --nodes only for a \
+             trace whose header says 0",
+            path.display(),
+            scenario.nodes
+        ));
+    }
     if let Some(e) = engine {
         scenario.engine = e.into();
     }
@@ -1349,6 +1371,18 @@ pub fn diff(args: &DiffArgs) -> i32 {
     }
     let (ta, tb) = (a.trace(), b.trace());
     let mut code = exit::PASS;
+    // Two scenario files: runs of different scenarios differ for that reason, which the first
+    // diverging event alone does not say (it read as an engine's or a run's difference).
+    if let (Input::Run { scenario: sa, .. }, Input::Run { scenario: sb, .. }) = (&a, &b) {
+        let fields = scenario_differences(sa, sb);
+        if !fields.is_empty() {
+            println!(
+                "the scenarios differ in: {} (their runs are expected to differ)",
+                fields.join(", ")
+            );
+            code = exit::VIOLATION;
+        }
+    }
     if ta.nodes != tb.nodes {
         println!(
             "node counts differ: a has {} nodes, b has {}",
@@ -1365,6 +1399,25 @@ pub fn diff(args: &DiffArgs) -> i32 {
         }
     }
     code
+}
+
+/// The top-level fields of two scenarios that differ, in the file's order, leaving out those
+/// that do not change a run (`name`, `description`, `expect`).
+fn scenario_differences(a: &Scenario, b: &Scenario) -> Vec<String> {
+    let (Ok(serde_json::Value::Object(a)), Ok(serde_json::Value::Object(b))) =
+        (serde_json::to_value(a), serde_json::to_value(b))
+    else {
+        return Vec::new();
+    };
+    let mut keys: Vec<&String> = a.keys().chain(b.keys()).collect();
+    keys.dedup();
+    let mut seen = std::collections::BTreeSet::new();
+    keys.into_iter()
+        .filter(|k| !matches!(k.as_str(), "name" | "description" | "expect"))
+        .filter(|k| seen.insert(k.as_str()))
+        .filter(|k| a.get(k.as_str()) != b.get(k.as_str()))
+        .cloned()
+        .collect()
 }
 
 /// The events of `trace` a verdict points at (for callers that print them).

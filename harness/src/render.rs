@@ -305,14 +305,28 @@ fn arrivals<'a>(events: impl IntoIterator<Item = &'a Event>) -> BTreeSet<u64> {
         .collect()
 }
 
-/// Why a send of a view has no arrow: its message arrives (or is dropped) outside the view,
-/// or never, as it was still in flight when the trace ended.
-fn unarrived_reason(msg_id: u64, all_arrivals: &BTreeSet<u64>) -> &'static str {
-    if all_arrivals.contains(&msg_id) {
+/// Why a send of a view has no arrow: its message arrives outside the view, is dropped
+/// outside it (every copy: a partition, a crash, loss), or never arrives, as it was still in
+/// flight when the trace ended.
+fn unarrived_reason(msg_id: u64, m: &Messages<'_>) -> &'static str {
+    if m.delivered.contains(&msg_id) {
         "arrives outside this view"
+    } else if m.all.contains(&msg_id) {
+        "dropped outside this view"
     } else {
         "still in flight when the trace ends"
     }
+}
+
+/// The message ids some event of `events` delivers.
+fn deliveries(events: &[Event]) -> BTreeSet<u64> {
+    events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::Deliver { msg_id, .. } => Some(*msg_id),
+            _ => None,
+        })
+        .collect()
 }
 
 /// The message text of a send event, or `#id` when the trace did not record texts.
@@ -320,6 +334,18 @@ fn send_text(send: Option<&&Event>, msg_id: u64) -> String {
     match send.map(|e| &e.kind) {
         Some(EventKind::Send { msg, .. }) if !msg.is_empty() => msg.to_string(),
         _ => format!("message #{msg_id}"),
+    }
+}
+
+/// Why a view too long to draw whole keeps its last events: where a run limit stopped the
+/// run, or where the violation is (the verdict says which; a limit is never claimed for a
+/// run that hit none).
+fn tail_reason(verdict: Option<&Verdict>) -> &'static str {
+    match verdict {
+        Some(Verdict::LimitExceeded { .. }) => "where the run limit stopped it",
+        Some(Verdict::Violation(_)) => "up to the violation",
+        Some(Verdict::Panic { .. }) => "up to the panic",
+        _ => "where the trace ends",
     }
 }
 
@@ -386,6 +412,8 @@ struct Messages<'a> {
     sends: BTreeMap<u64, &'a Event>,
     drawn: BTreeSet<u64>,
     all: BTreeSet<u64>,
+    /// The messages some event of the whole trace delivers (the others of `all` are dropped).
+    delivered: BTreeSet<u64>,
 }
 
 /// The Mermaid statement for one event (`None`: not drawn, e.g. a send, drawn at delivery).
@@ -401,7 +429,7 @@ fn mermaid_statement(e: &Event, m: &Messages<'_>, nodes: usize) -> Option<String
             format!(
                 "sends {} to n{to} ({})",
                 send_text(sends.get(msg_id), *msg_id),
-                unarrived_reason(*msg_id, &m.all)
+                unarrived_reason(*msg_id, m)
             ),
         ),
         EventKind::Start { incarnation: 0 } | EventKind::Send { .. } => None,
@@ -476,6 +504,7 @@ pub fn mermaid_view(trace: &Trace, sel: &Selection, verdict: Option<&Verdict>) -
         sends: message_texts(&trace.events),
         drawn: arrivals(shown.iter().copied()),
         all: arrivals(&trace.events),
+        delivered: deliveries(&trace.events),
     };
     let mut out = String::from("sequenceDiagram\n");
     let _ = writeln!(
@@ -544,9 +573,10 @@ pub fn mermaid_view(trace: &Trace, sel: &Selection, verdict: Option<&Verdict>) -
             format!("the first {} of {}", shown.len(), sel.shown.len())
         } else if sel.shown.ends_with(&kept) {
             format!(
-                "the last {} of {}, where the run limit stopped it",
+                "the last {} of {}, {}",
                 shown.len(),
-                sel.shown.len()
+                sel.shown.len(),
+                tail_reason(verdict)
             )
         } else {
             format!(
@@ -1680,12 +1710,22 @@ pub fn html_view(trace: &Trace, sel: &Selection, verdict: Option<&Verdict>, titl
     let main = diagram(trace, &shown, verdict, sel.from_ns);
     // A wide diagram puts the violation off the first screen: its causal view first.
     let closeup = if main.width > FIRST_SCREEN_W {
-        let close = view::closeup(trace, verdict, CLOSEUP_PER_NODE);
+        // Of the selection only: a close-up of events a filter (`--node`, a time window,
+        // `--only`) left out would show what the page says is not shown.
+        let selected: BTreeSet<usize> = sel.shown.iter().copied().collect();
+        let mut close = view::closeup(trace, verdict, CLOSEUP_PER_NODE);
+        close.retain(|i| selected.contains(i));
+        // ... and only with the violation in it: it is what the close-up is of.
         Some(close)
-            .filter(|c| !c.is_empty() && c.len() < shown.len())
+            .filter(|c| {
+                !c.is_empty()
+                    && c.len() < shown.len()
+                    && (marked.is_empty()
+                        || c.iter().any(|&i| marked.contains(&trace.events[i].id)))
+            })
             .map(|c| {
                 let events: Vec<&Event> = c.iter().map(|&i| &trace.events[i]).collect();
-                (c.len(), diagram(trace, &events, verdict, 0))
+                (c.len(), diagram(trace, &events, verdict, sel.from_ns))
             })
     } else {
         None
@@ -1747,9 +1787,10 @@ pub fn html_view(trace: &Trace, sel: &Selection, verdict: Option<&Verdict>, titl
             )
         } else if sel.shown.ends_with(&kept) {
             format!(
-                "Only the last {} of {} events are drawn, where the run limit stopped it",
+                "Only the last {} of {} events are drawn, {}",
                 shown.len(),
-                sel.shown.len()
+                sel.shown.len(),
+                tail_reason(verdict)
             )
         } else {
             format!(
@@ -2242,6 +2283,21 @@ mod tests {
         );
         assert!(
             m.contains("(the diagram shows the last 400 of 425, where the run limit stopped it)"),
+            "{m}"
+        );
+        // A violation at the end keeps the end too; no run limit is claimed for it.
+        let violation = Verdict::Violation(crate::check::Violation {
+            property: "p".into(),
+            class: crate::PropertyClass::Safety,
+            explanation: "at the end".into(),
+            t_ns: 424,
+            events: vec![424],
+        });
+        let m = mermaid(&trace, Some(&violation));
+        assert!(m.contains("note step 424"), "{m}");
+        assert!(!m.contains("run limit"), "{m}");
+        assert!(
+            m.contains("the last 400 of 425, up to the violation)"),
             "{m}"
         );
     }

@@ -541,7 +541,15 @@ fn diff_finds_the_first_divergence() {
     // Different scenarios: different node counts and events.
     let o = sincro(&["diff", PASS, LEASE]);
     assert_eq!(code(&o), 1);
-    assert!(stdout(&o).starts_with("node counts differ: a has 4 nodes, b has 3\n"));
+    let out = stdout(&o);
+    assert!(
+        out.starts_with("the scenarios differ in: ") && out.contains("nodes"),
+        "{out}"
+    );
+    assert!(
+        out.contains("\nnode counts differ: a has 4 nodes, b has 3\n"),
+        "{out}"
+    );
 
     let o = sincro(&["diff", p(&a), "missing.jsonl"]);
     assert_eq!(code(&o), 2);
@@ -1548,4 +1556,74 @@ fn check_with_a_scenario_refuses_a_trace_cut_short_by_hand() {
         &o,
         &["the scenario's input to node 3 at 50.000 ms is not in the trace"],
     );
+}
+
+/// Found by a probe of the views:
+/// - the HTML close-up ignored the filters, drawing the violation a window left out;
+/// - Mermaid said a message a partition dropped "arrives outside this view";
+/// - `--to-ms` rounded to the nearest ns, taking in events after the bound;
+/// - `--nodes` was ignored for a scenario input, where a trace's header is checked;
+/// - `diff` of two different scenarios read as a run's difference.
+#[test]
+fn views_keep_to_their_filters_and_say_what_they_show() {
+    let split = "corpus/election/lease-no-step-down-split-brain.json";
+    let html = tmp("window.html");
+    let o = sincro(&[
+        "show",
+        split,
+        "--format",
+        "html",
+        "--from-ms",
+        "150",
+        "--out",
+        p(&html),
+    ]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(
+        page.contains("are not shown"),
+        "the window leaves part of the violation out"
+    );
+    // The close-up draws only events of the window (it drew 59, from 0 ms on).
+    let close =
+        &page[page.find("Close-up").expect("a close-up")..page.find("<h2>The run").unwrap()];
+    let times: Vec<f64> = close
+        .split("<title>")
+        .skip(1)
+        .filter_map(|t| t.split(" ms ").next()?.trim().parse().ok())
+        .collect();
+    assert!(!times.is_empty(), "{close}");
+    assert!(times.iter().all(|&t| t >= 150.0), "{times:?}");
+    let o = sincro(&["show", split, "--format", "mermaid"]);
+    let m = stdout(&o);
+    assert!(m.contains("dropped outside this view"), "{m}");
+    // every message of this view that is never delivered is dropped: none "arrives"
+    for l in m
+        .lines()
+        .filter(|l| l.contains("arrives outside this view"))
+    {
+        assert!(!l.contains("Heartbeat { term: 2"), "{l}");
+    }
+    let o = sincro(&["show", LEASE, "--to-ms", "63.9999999"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(!stdout(&o).contains("  64.000"), "{}", stdout(&o));
+    let o = sincro(&["show", LEASE, "--to-ms", "64"]);
+    assert!(stdout(&o).contains("64.000"), "{}", stdout(&o));
+    let o = sincro(&["show", LEASE, "--nodes", "7"]);
+    assert_eq!(code(&o), 2, "{}", stdout(&o));
+    assert!(
+        stderr(&o).contains("--nodes 7 contradicts the scenario"),
+        "{}",
+        stderr(&o)
+    );
+    let o = sincro(&["diff", LEASE, CRASH]);
+    assert_eq!(code(&o), 1);
+    assert!(
+        stdout(&o).contains("the scenarios differ in:") && stdout(&o).contains("variant"),
+        "{}",
+        stdout(&o)
+    );
+    let o = sincro(&["diff", LEASE, LEASE]);
+    assert_eq!(code(&o), 0);
+    assert!(!stdout(&o).contains("differ in"), "{}", stdout(&o));
 }
