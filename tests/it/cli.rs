@@ -874,7 +874,8 @@ fn run_judges_expect_and_replay_reports_the_verdict() {
 
 #[test]
 fn explore_exits_1_with_a_replayable_counterexample_0_without_and_2_on_bad_input() {
-    let dir = tmp("explore-out");
+    // Its own directory: another test empties `explore-out` while this one runs.
+    let dir = tmp("explore-exits");
     let _ = std::fs::remove_dir_all(&dir);
     let d = dir.to_str().unwrap();
     let o = sincro(&[
