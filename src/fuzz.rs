@@ -1273,8 +1273,7 @@ pub fn shrink_scenario(
     // The original's description names faults and moments the shrunk file may no longer
     // hold: it follows, as what was shrunk.
     out.description = format!(
-        "shrunk from {} faults / {} inputs / {} nodes in {} candidate runs{}; before \
-         shrinking: {}",
+        "shrunk from {} faults / {} inputs / {} nodes in {} candidate runs{}{}",
         before.faults,
         before.inputs,
         before.nodes,
@@ -1284,7 +1283,11 @@ pub fn shrink_scenario(
         } else {
             " (the shrunk scenario did not reproduce; this is the original)"
         },
-        sc.description,
+        if sc.description.is_empty() {
+            String::new()
+        } else {
+            format!("; before shrinking: {}", sc.description)
+        },
     );
     ShrinkOutcome {
         scenario: out,
@@ -1807,6 +1810,7 @@ pub fn summary(c: &CampaignReport, rss: Rss) -> String {
             s,
             "determinism: every seed ran twice, traces compared: {}",
             match mismatched {
+                0 if c.executed == 0 => "no seed ran, nothing was compared".to_string(),
                 0 => "no mismatch".to_string(),
                 k => format!(
                     "a mismatch in {k} of {} target{} (exit {})",
@@ -2376,6 +2380,20 @@ fn shard_runs(range: &str, shard: Shard, f: u64) -> bool {
     in_range && (f - start) % shard.n == shard.k - 1
 }
 
+/// How many seeds a report's `range` (as [`describe_range`] writes it: `seeds [a, b)`,
+/// `seeds [a, b]`) gives `shard`; `None` for an unbounded range (`seeds a..`, a time budget)
+/// or one in another form.
+#[cfg(feature = "cli")]
+fn shard_seed_count(range: &str, shard: Shard) -> Option<u64> {
+    let rest = range.strip_prefix("seeds [")?;
+    let (a, b) = rest.split_once(", ")?;
+    let end_text: String = b.chars().take_while(char::is_ascii_digit).collect();
+    let inclusive = b[end_text.len()..].starts_with(']');
+    let (start, end) = (a.parse::<u64>().ok()?, end_text.parse::<u64>().ok()?);
+    let len = end.checked_sub(start)?.checked_add(u64::from(inclusive))?;
+    Some(shard.count(len))
+}
+
 /// Merges the JUnit reports of `sincro fuzz` runs (`(name, xml)`: typically the shards of
 /// one campaign, `--shard 1/N` … `N/N`) into one: per target (algorithm, variant) the seeds,
 /// runs and failures are added up, the first failing seed is the smallest, and the target is
@@ -2530,6 +2548,13 @@ pub fn merge_junit(inputs: &[(String, String)], partial: bool) -> Result<MergedR
                 number(&case.properties, "seeds")?,
                 number(&case.properties, "failures")?,
             );
+            if let Some(most) = shard_seed_count(&range_text, shard).filter(|&m| seeds > m) {
+                return Err(format!(
+                    "{name}: {classname} / {} has {seeds} seeds where its range ({range_text}) \
+                     gives its shard {most}: a report `sincro fuzz` wrote never does",
+                    key.1
+                ));
+            }
             if failures > seeds {
                 return Err(format!(
                     "{name}: {classname} / {} has {failures} failures in {seeds} seeds: a \
@@ -2547,7 +2572,19 @@ pub fn merge_junit(inputs: &[(String, String)], partial: bool) -> Result<MergedR
                 targets.len() - 1
             });
             let t = &mut targets[i];
-            let buggy = prop(&case.properties, "buggy").as_deref() == Some("true");
+            let flag = |key: &str| -> Result<Option<bool>, String> {
+                match prop(&case.properties, key).as_deref() {
+                    None => Ok(None),
+                    Some("true") => Ok(Some(true)),
+                    Some("false") => Ok(Some(false)),
+                    Some(other) => Err(format!(
+                        "{name}: {} / {}: `{key}` = {other:?}: expected true or false",
+                        t.algorithm, t.variant
+                    )),
+                }
+            };
+            let buggy = flag("buggy")?.unwrap_or(false);
+            let deep_flag = flag("deep")?;
             if t.listed_in > 0 && t.buggy != buggy {
                 return Err(format!(
                     "{name}: {} / {} is{} a buggy variant here and{} in another report: the \
@@ -2576,8 +2613,7 @@ pub fn merge_junit(inputs: &[(String, String)], partial: bool) -> Result<MergedR
             add(&mut t.seeds, seeds, "seeds")?;
             add(&mut t.runs, target_runs, "runs")?;
             add(&mut t.failures, failures, "failures")?;
-            if let Some(deep) = prop(&case.properties, "deep") {
-                let deep = deep == "true";
+            if let Some(deep) = deep_flag {
                 t.deep = Some(t.deep.unwrap_or(false) | deep);
             }
             if let Some(f) = prop(&case.properties, "first-failure") {

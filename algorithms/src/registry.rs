@@ -227,9 +227,11 @@ static INSTALLED: std::sync::OnceLock<Registry> = std::sync::OnceLock::new();
 /// The known name within two edits of `name` (a typo: `mutex.ricart-agrawla`), the nearest
 /// one first; `None` when none is that close.
 fn closest<'a>(name: &str, known: &[&'a str]) -> Option<&'a str> {
+    // Names are lower case: `MUTEX.CENTRALIZED` is a misspelling of one too.
+    let name = name.to_ascii_lowercase();
     known
         .iter()
-        .map(|k| (edit_distance(name, k), *k))
+        .map(|k| (edit_distance(&name, k), *k))
         .filter(|&(d, _)| d <= 2)
         .min_by_key(|&(d, _)| d)
         .map(|(_, k)| k)
@@ -346,8 +348,13 @@ impl Registry {
             .find(|a| a.info().name == name)
             .ok_or_else(|| {
                 let known: Vec<_> = self.algorithms.iter().map(|a| a.info().name).collect();
+                let family = format!("{name}.");
                 let hint = match closest(name, &known) {
                     Some(near) => format!("did you mean `{near}`? "),
+                    // A family's name alone (`mutex`): its algorithms are `mutex.*`.
+                    None if known.iter().any(|k| k.starts_with(&family)) => {
+                        format!("`{name}` is a family: `{name}.*` selects its algorithms; ")
+                    }
                     // Not a misspelt one of these: perhaps an algorithm of the user's own.
                     None => "an algorithm of your own is known only to a binary that \
                              registers it (`sincro::cli::main_with(Registry::builtin().with(..))`): \
@@ -370,6 +377,12 @@ impl Registry {
                 Some(rest) => (false, rest),
                 None => (true, item),
             };
+            if pattern.trim_end_matches('*').contains('*') || pattern.ends_with("**") {
+                return Err(ScenarioError(format!(
+                    "`{pattern}`: a `*` matches only at the end of a selection (`mutex.*`: every \
+                     name that starts with `mutex.`)"
+                )));
+            }
             let matches = |name: &str| match pattern.strip_suffix('*') {
                 _ if pattern == "all" => true,
                 Some(prefix) => name.starts_with(prefix),
@@ -383,6 +396,21 @@ impl Registry {
                 }
             }
             if !any {
+                if let Some(prefix) = pattern.strip_suffix('*') {
+                    let families: std::collections::BTreeSet<&str> = all
+                        .iter()
+                        .filter_map(|a| a.info().name.split_once('.').map(|(f, _)| f))
+                        .collect();
+                    return Err(ScenarioError(format!(
+                        "`{pattern}` matches no algorithm: no name starts with `{prefix}` \
+                         (families: {})",
+                        families
+                            .iter()
+                            .map(|f| format!("{f}.*"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )));
+                }
                 // the error lists the known names
                 self.find(pattern)?;
             }
@@ -697,6 +725,21 @@ mod tests {
             "{e}"
         );
         assert!(!e.contains("did you mean"), "{e}");
+        let e = Registry::builtin()
+            .find("MUTEX.CENTRALIZED")
+            .err()
+            .expect("unknown")
+            .0;
+        assert!(e.contains("did you mean `mutex.centralized`?"), "{e}");
+        let e = Registry::builtin().find("mutex").err().expect("unknown").0;
+        assert!(e.contains("`mutex.*` selects its algorithms"), "{e}");
+        let e = select("mutex.*x").err().expect("a star inside").0;
+        assert!(e.contains("matches only at the end"), "{e}");
+        let e = select("mutexx.*").err().expect("nothing matches").0;
+        assert!(
+            e.contains("matches no algorithm") && e.contains("mutex.*"),
+            "{e}"
+        );
         assert_eq!(edit_distance("kitten", "sitting"), 3);
         assert_eq!(edit_distance("", "ab"), 2);
     }

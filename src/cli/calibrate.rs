@@ -229,15 +229,15 @@ fn closing(done: &[Vec<StrategyResult>], asked: usize, within: u64, offsets: u64
         .enumerate()
     {
         let rows: Vec<&StrategyResult> = done.iter().filter_map(|t| t.get(k)).collect();
-        // every campaign asked for ran (an interrupted calibration runs fewer), found it and
-        // wrote its failure file
+        // every campaign asked for ran (an interrupted calibration runs fewer) and found it
         let every = rows
             .iter()
-            .filter(|r| {
-                r.campaigns.len() as u64 == offsets
-                    && r.found() == r.campaigns.len()
-                    && r.campaigns.iter().all(|c| c.write_errors.is_empty())
-            })
+            .filter(|r| r.campaigns.len() as u64 == offsets && r.found() == r.campaigns.len())
+            .count();
+        // found, but its failure file is lost (the campaign stopped there)
+        let lost = rows
+            .iter()
+            .filter(|r| r.campaigns.iter().any(|c| !c.write_errors.is_empty()))
             .count();
         let median_within = rows
             .iter()
@@ -247,8 +247,12 @@ fn closing(done: &[Vec<StrategyResult>], asked: usize, within: u64, offsets: u64
             .count();
         let _ = writeln!(
             s,
-            "{}: {every} of {asked} target(s) found in every campaign, {median_within} at a median within {within} seeds",
-            strategy.name()
+            "{}: {every} of {asked} target(s) found in every campaign, {median_within} at a median within {within} seeds{}",
+            strategy.name(),
+            match lost {
+                0 => String::new(),
+                k => format!("; {k} with a failure file not written (its campaign stopped there)"),
+            }
         );
     }
     s
@@ -359,9 +363,9 @@ mod tests {
     }
 
     /// A campaign stopped by a failure file it could not write was labelled "interrupted"
-    /// with no signal sent, and counted as a target found in every campaign.
+    /// with no signal sent, and the closing line did not say a file was lost.
     #[test]
-    fn a_campaign_stopped_by_a_write_error_says_so_and_is_not_counted_found() {
+    fn a_campaign_stopped_by_a_write_error_says_so_and_its_lost_file() {
         let lost = StrategyResult {
             strategy: Strategy::Mix,
             campaigns: vec![CampaignResult {
@@ -382,9 +386,11 @@ mod tests {
             "{table}"
         );
         assert!(!table.contains("(interrupted)"), "{table}");
+        // It was found (the table says so too); its file is lost, and the line says that.
         let text = closing(&[vec![lost]], 1, 1000, 1);
         assert!(
-            text.contains("mix: 0 of 1 target(s) found in every campaign"),
+            text.contains("mix: 1 of 1 target(s) found in every campaign")
+                && text.contains("1 with a failure file not written"),
             "{text}"
         );
     }

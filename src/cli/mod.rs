@@ -942,6 +942,20 @@ fn fuzz(a: FuzzArgs) -> i32 {
     if let Some(e) = fuzz::seed_range_error(a.seed_start, seeds) {
         return bad_input(format!("--seed-start {}: {e}; give --seeds", a.seed_start));
     }
+    // A shard of no seed runs nothing and would pass: a CI matrix with more shards than
+    // seeds would go green without fuzzing.
+    if a.shard.count(seeds) == 0 {
+        return bad_input(format!(
+            "--shard {}: a range of {seeds} seeds has no seed for shard {} of {} (shards are \
+             the seeds s with (s - seed-start) % {} == {}); use at most {seeds} shards, or \
+             more seeds",
+            a.shard,
+            a.shard.k,
+            a.shard.n,
+            a.shard.n,
+            a.shard.k - 1
+        ));
+    }
     let cfg = FuzzConfig {
         seed_start: a.seed_start,
         seeds,

@@ -84,6 +84,19 @@ fn shards_split_the_seed_range_and_bad_shards_exit_2() {
         assert_eq!(o.status.code(), Some(2), "{bad}: {stderr}");
         assert!(stderr.contains("shard"), "{bad}: {stderr}");
     }
+    // A shard of no seed ran nothing and passed (exit 0): more shards than seeds is refused.
+    let o = sincro(&[
+        "fuzz",
+        "-a",
+        "mutex.centralized",
+        "--seeds",
+        "2",
+        "--shard",
+        "3/3",
+    ]);
+    let (stdout, stderr) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{stdout}{stderr}");
+    assert!(stderr.contains("has no seed for shard 3 of 3"), "{stderr}");
 }
 
 #[test]

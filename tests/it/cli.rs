@@ -1710,10 +1710,34 @@ fn merged_shards_count_as_the_whole_campaign() {
         "{}",
         text(&o).1
     );
+    // More seeds than the shard's part of the range, and a flag that is neither true nor false.
+    let seeds = edit(
+        r#"name="seeds" value=""#,
+        r#"name="seeds" value="1000"#,
+        "seeds.xml",
+    );
+    let o = sincro(&["merge-reports", &seeds, &d("b.xml")]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o).0);
+    assert!(text(&o).1.contains("gives its shard 30"), "{}", text(&o).1);
+    let maybe = edit(
+        r#"name="buggy" value="false""#,
+        r#"name="buggy" value="maybe""#,
+        "maybe.xml",
+    );
+    let o = sincro(&["merge-reports", &maybe, &d("b.xml")]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o).0);
+    assert!(
+        text(&o).1.contains(r#"`buggy` = "maybe""#),
+        "{}",
+        text(&o).1
+    );
     // A matrix of more shards than any list could hold: counted, not listed (it took every
     // byte of memory and aborted).
     let wide: String = a
         .replacen(r#"value="1/2""#, &format!(r#"value="1/{}""#, u64::MAX), 1)
+        // that shard holds one seed of the range
+        .replace(r#"name="seeds" value="30""#, r#"name="seeds" value="1""#)
+        .replace(r#"name="seeds" value="2""#, r#"name="seeds" value="1""#)
         .lines()
         .filter(|l| !l.contains(r#"name="first-failure""#))
         .collect::<Vec<_>>()
@@ -1753,15 +1777,21 @@ fn merged_shards_count_as_the_whole_campaign() {
     assert!(read("part.xml").contains(r#"name="missing-shards" value="2/2""#));
     // A count that overflows the sum is named with the sum before it (the huge count may be
     // in the earlier report: the message named only the later one).
+    // (A report that adds up by itself: the suite's runs and its targets' both huge.)
     let a = read("a.xml");
-    let key = r#"name="seeds" value=""#;
-    let at = a.find(key).expect("a seeds property") + key.len();
-    let end = at + a[at..].find('"').unwrap();
-    std::fs::write(
-        dir.join("huge.xml"),
-        format!("{}{}{}", &a[..at], u64::MAX, &a[end..]),
-    )
-    .unwrap();
+    assert!(a.contains(r#"name="runs" value="32""#) && a.contains(r#"name="runs" value="30""#));
+    let huge = a
+        .replacen(
+            r#"name="runs" value="32""#,
+            &format!(r#"name="runs" value="{}""#, u64::MAX),
+            1,
+        )
+        .replacen(
+            r#"name="runs" value="30""#,
+            &format!(r#"name="runs" value="{}""#, u64::MAX - 2),
+            1,
+        );
+    std::fs::write(dir.join("huge.xml"), huge).unwrap();
     let o = sincro(&["merge-reports", &d("huge.xml"), &d("b.xml")]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o).0);
     assert!(
@@ -1907,7 +1937,10 @@ fn merged_shards_count_as_the_whole_campaign() {
     let prop_end = seeds_prop + a[seeds_prop..].find("/>").unwrap() + 2;
     let repeated_prop = format!("{}{}", &a[..prop_end], &a[seeds_prop..]);
     for (edit, needle) in [
-        (set(&a, "seeds", "18446744073709551615"), "overflow"),
+        (
+            set(&a, "seeds", "18446744073709551615"),
+            "gives its shard 30",
+        ),
         (set(&a, "failures", "99"), "failures in"),
         (set(&a, "interrupted", "maybe"), "expected true or false"),
         (twice, "is in it twice"),
@@ -1938,6 +1971,8 @@ fn merged_shards_count_as_the_whole_campaign() {
         let case = set(&case, "failures", "0");
         let case = set(&case, "seeds", &seeds.to_string());
         let case = set(&case, "deep", &deep.to_string());
+        // a range that holds that many seeds per shard
+        let head = head.replace("seeds [0, 60)", "seeds [0, 200000)");
         format!("{head}{case}")
     };
     let b = read("b.xml");
@@ -2749,4 +2784,42 @@ fn an_unshrunk_failure_has_no_shrunk_size_in_the_summary() {
         "no size like 9f/19i/5n in the row: {row}"
     );
     assert!(out.contains("original ("), "{out}");
+}
+
+/// A shrunk file's description begins with how it was shrunk, then the original's text as
+/// what came before; a file with no description gets no dangling "before shrinking:".
+#[test]
+fn a_shrunk_description_says_what_came_before_only_when_there_was_one() {
+    let dir = fresh("shrink-description");
+    let mut doc: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string("corpus/mutex/centralized-lease-timeout-overlap.json").unwrap(),
+    )
+    .unwrap();
+    for (name, description) in [("with", "a story"), ("without", "")] {
+        doc["description"] = serde_json::json!(description);
+        let file = dir.join(format!("{name}.json"));
+        std::fs::write(&file, doc.to_string()).unwrap();
+        let o = sincro(&["shrink", file.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(0), "{}{}", text(&o).0, text(&o).1);
+        let shrunk =
+            sincro::harness::Scenario::load(&dir.join(format!("{name}.shrunk.json"))).unwrap();
+        assert!(
+            shrunk.description.starts_with("shrunk from "),
+            "{}",
+            shrunk.description
+        );
+        if description.is_empty() {
+            assert!(
+                !shrunk.description.contains("before shrinking"),
+                "{}",
+                shrunk.description
+            );
+        } else {
+            assert!(
+                shrunk.description.ends_with("; before shrinking: a story"),
+                "{}",
+                shrunk.description
+            );
+        }
+    }
 }
