@@ -27,7 +27,8 @@ one. Paths cut by --depth are never counted as passing.
 
 Exit codes: 0 no violation within the bounds, 1 a violation (or a panic) was found and \
 written to --out (the schedule, and the native scenario <alg>.<variant>.explore.native.json), \
-2 bad input, 6 no violation but a checker could not judge some complete paths (the scenario \
+2 bad input, 4 no answer: some paths ended at the scenario's own run limits (`limits`) and \
+were not judged, 6 no violation but a checker could not judge some complete paths (the scenario \
 ends before a property's bound; or every property asked for is judged against a liveness \
 bound and no path reached the scenario's end), or the time or state bound ended the search \
 before it finished depth 1 (nothing was explored), 130 Ctrl-C (what was explored is \

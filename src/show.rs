@@ -209,6 +209,10 @@ pub struct JudgeArgs {
     /// way; not with --nodes or --quiet-from-ms, which it gives.
     #[arg(long)]
     pub scenario: Option<PathBuf>,
+    /// Set by `show` when the scenario is its own input, judged with `--check`: errors then
+    /// name `--check` and no `--scenario` (neither `--properties` nor `--scenario` was given).
+    #[arg(skip)]
+    pub scenario_is_input: bool,
 }
 
 /// Properties whose judgement every algorithm that promises them sets its own way (the
@@ -656,7 +660,18 @@ fn judge_with_scenario(
                 .into(),
         );
     }
-    let at = |e: &dyn std::fmt::Display| format!("--scenario {}: {e}", path.display());
+    let at = |e: &dyn std::fmt::Display| {
+        if args.scenario_is_input {
+            e.to_string()
+        } else {
+            format!("--scenario {}: {e}", path.display())
+        }
+    };
+    let option = if args.scenario_is_input {
+        "--check"
+    } else {
+        "--properties"
+    };
     let mut sc = Scenario::load(path).map_err(|e| at(&e))?;
     let alg = crate::algorithms::Registry::current()
         .find(&sc.algorithm)
@@ -685,7 +700,7 @@ fn judge_with_scenario(
         .find(|p| !info.properties.contains(&p.as_str()))
     {
         return Err(at(&format!(
-            "--properties names `{p}`, which {} does not promise; it promises: {}",
+            "{option} names `{p}`, which {} does not promise; it promises: {}",
             info.name,
             info.properties.join(", ")
         )));
@@ -1236,6 +1251,7 @@ pub fn show(args: &ShowArgs) -> i32 {
             && how.quiet_from_ms.is_none()
         {
             how.scenario = Some(args.input.clone());
+            how.scenario_is_input = true;
         }
         match judge(trace, &args.check, &how) {
             Ok((v, _)) => verdict = Some(v),

@@ -948,6 +948,7 @@ fn check_with_the_scenario_gives_the_runs_verdict_on_every_corpus_scenario() {
             liveness_bound_ms: None,
             end_ms: Some(out.stats.end_t_ns.div_ceil(1_000_000)),
             scenario: Some(path.clone()),
+            ..JudgeArgs::default()
         };
         let trace = out.trace.as_ref().unwrap();
         let (offline, _) =
@@ -1626,4 +1627,13 @@ fn views_keep_to_their_filters_and_say_what_they_show() {
     let o = sincro(&["diff", LEASE, LEASE]);
     assert_eq!(code(&o), 0);
     assert!(!stdout(&o).contains("differ in"), "{}", stdout(&o));
+    // `show --check` names its own option, not `check`'s --properties and --scenario.
+    let o = sincro(&["show", PASS, "--check", "leader_validity"]);
+    assert_eq!(code(&o), 2);
+    assert!(
+        stderr(&o).contains("--check names `leader_validity`")
+            && !stderr(&o).contains("--scenario"),
+        "{}",
+        stderr(&o)
+    );
 }
