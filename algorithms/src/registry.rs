@@ -361,8 +361,10 @@ impl Registry {
                              run this with that binary; "
                         .to_string(),
                 };
+                // Escaped: a NUL or a control character printed raw looks like a known name.
                 ScenarioError(format!(
-                    "unknown algorithm `{name}`; {hint}known algorithms: {}",
+                    "unknown algorithm `{}`; {hint}known algorithms: {}",
+                    name.escape_debug(),
                     known.join(", ")
                 ))
             })
@@ -731,6 +733,12 @@ mod tests {
             .expect("unknown")
             .0;
         assert!(e.contains("did you mean `mutex.centralized`?"), "{e}");
+        let e = Registry::builtin()
+            .find("mutex.centralized\0")
+            .err()
+            .expect("unknown")
+            .0;
+        assert!(e.contains("`mutex.centralized\\0`"), "{e}");
         let e = Registry::builtin().find("mutex").err().expect("unknown").0;
         assert!(e.contains("`mutex.*` selects its algorithms"), "{e}");
         let e = select("mutex.*x").err().expect("a star inside").0;

@@ -394,6 +394,22 @@ pub fn main(a: &MatrixArgs) -> i32 {
         eprintln!("error: --out: {e}");
         return exit::BAD_INPUT;
     }
+    // A `.json` in --out may be a counterexample this matrix writes: the table written over
+    // it lost the counterexample its own replay line names.
+    if let Some(md) = a
+        .markdown
+        .as_deref()
+        .filter(|md| in_dir_as_json(md, &a.out))
+    {
+        eprintln!(
+            "error: --markdown {}: a .json file in --out {} may be one of the counterexamples \
+             this matrix writes there (<alg>.<variant>.<class>.<property>.seed<N>[.shrunk].json); \
+             name it .md, or write it elsewhere",
+            md.display(),
+            a.out.display()
+        );
+        return exit::BAD_INPUT;
+    }
     if let Some(Err(e)) = a.markdown.as_deref().map(crate::fuzz::probe_output) {
         eprintln!("error: --markdown: {e}");
         return exit::BAD_INPUT;
@@ -599,10 +615,9 @@ pub fn main(a: &MatrixArgs) -> i32 {
         match fuzz::write_output(path, &doc) {
             Ok(()) => println!("Markdown written to {}", path.display()),
             Err(e) => {
+                // Lost output is exit 2, interrupted or not (as a counterexample's is).
                 eprintln!("error: cannot write {}: {e}", path.display());
-                if !interrupted {
-                    return exit::BAD_INPUT;
-                }
+                return exit::BAD_INPUT;
             }
         }
     }
@@ -673,4 +688,21 @@ pub fn main(a: &MatrixArgs) -> i32 {
         }
         exit::VIOLATION
     }
+}
+
+/// Whether `file` is a `.json` file directly in `dir` (compared as canonical paths, so
+/// `./out/x.json` and `out/x.json` are one).
+fn in_dir_as_json(file: &std::path::Path, dir: &std::path::Path) -> bool {
+    let is_json = file
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("json"));
+    let parent = match file.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => std::path::Path::new("."),
+    };
+    is_json
+        && matches!(
+            (parent.canonicalize(), dir.canonicalize()),
+            (Ok(p), Ok(d)) if p == d
+        )
 }

@@ -772,3 +772,32 @@ fn a_campaign_beyond_the_models_counts_every_target_and_never_calls_unjudged_bre
         "{stdout}"
     );
 }
+
+/// `--markdown` naming a `.json` in `--out` wrote the table over a counterexample the matrix
+/// had just written, whose replay line it printed (exit 0): refused before anything runs.
+#[test]
+fn the_matrix_markdown_never_replaces_a_counterexample() {
+    let out = dir("matrix-md-over");
+    let over = out.join("mutex.centralized.correct.loss.liveness.seed0.shrunk.json");
+    let o = sincro(&[
+        "matrix",
+        "-a",
+        "mutex.centralized",
+        "--seeds",
+        "2",
+        "-j",
+        "1",
+        "-q",
+        "--out",
+        s(&out),
+        "--markdown",
+        s(&over),
+    ]);
+    let (stdout, stderr) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{stdout}{stderr}");
+    assert!(
+        stderr.contains("may be one of the counterexamples"),
+        "{stderr}"
+    );
+    assert!(stdout.is_empty(), "nothing ran: {stdout}");
+}
