@@ -34,7 +34,7 @@ bound and no path reached the scenario's end), or the time or state bound ended 
 before it finished depth 1 (nothing was explored), 130 Ctrl-C (what was explored is \
 reported).
 
-Example: sincro explore -a mutex.ricart-agrawala --variant no-tiebreak --nodes 3")]
+Example: sincro explore -a mutex.ricart-agrawala --variant no-tiebreak --seed 1 (a counterexample of 12 choices)")]
 pub struct ExploreArgs {
     /// The algorithm (its scenario is generated from --seed, --nodes, --inputs, --active-ms).
     #[arg(long, short, required_unless_present_any = ["scenario", "replay"])]

@@ -457,6 +457,27 @@ pub fn write_output(path: &Path, text: &str) -> std::io::Result<()> {
     }
 }
 
+/// Whether writing `file` would write a `.json` file directly in `dir`, where a campaign or a
+/// matrix writes its failure files (compared as canonical paths, through a symlink `file`
+/// is, so `./out/x.json`, `out/x.json` and a link to either are one): a report written there
+/// could replace a failure whose replay line was printed.
+pub fn in_dir_as_json(file: &Path, dir: &Path) -> bool {
+    // Where the bytes would go: a symlink's target, else the path itself.
+    let target = file.canonicalize().unwrap_or_else(|_| file.to_path_buf());
+    let is_json = target
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("json"));
+    let parent = match target.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    is_json
+        && matches!(
+            (parent.canonicalize(), dir.canonicalize()),
+            (Ok(p), Ok(d)) if p == d
+        )
+}
+
 /// Checks, before a campaign runs, that the report [`write_output`] will write at its end
 /// (`--junit`, `--markdown`) can be written: not a directory; a symlink or a device opens for
 /// writing (untouched); otherwise its folder is created and takes a probe file. A campaign
@@ -2164,6 +2185,8 @@ pub fn junit(c: &CampaignReport, started: std::time::SystemTime, hostname: &str)
                     Some(f) => f.label.as_str(),
                     None if cut_by_ctrl_c => "interrupted",
                     None if r.executed == 0 && !r.complete => "not_run",
+                    // Its runs judged nothing: no pass, and not a bug not caught either.
+                    None if r.never_judged.is_some() => "could_not_judge",
                     None => "not_caught",
                 })
                 .set_description(out.clone());
@@ -2381,10 +2404,19 @@ fn shard_runs(range: &str, shard: Shard, f: u64) -> bool {
 }
 
 /// How many seeds a report's `range` (as [`describe_range`] writes it: `seeds [a, b)`,
-/// `seeds [a, b]`) gives `shard`; `None` for an unbounded range (`seeds a..`, a time budget)
-/// or one in another form.
+/// `seeds [a, b]`, `seeds a..` for a time budget, which the last seed bounds) gives `shard`
+/// at most; `None` for a range in another form.
 #[cfg(feature = "cli")]
 fn shard_seed_count(range: &str, shard: Shard) -> Option<u64> {
+    // `seeds a..`: bounded by a time budget, and by the last seed, 2^64 - 1.
+    if let Some(start) = range
+        .strip_prefix("seeds ")
+        .and_then(|r| r.split_once(".."))
+        .filter(|(a, _)| !a.starts_with('['))
+        .and_then(|(a, _)| a.parse::<u64>().ok())
+    {
+        return Some(shard.count((u64::MAX - start).saturating_add(1)));
+    }
     let rest = range.strip_prefix("seeds [")?;
     let (a, b) = rest.split_once(", ")?;
     let end_text: String = b.chars().take_while(char::is_ascii_digit).collect();

@@ -705,6 +705,9 @@ fn judge_with_scenario(
             info.properties.join(", ")
         )));
     }
+    // The run's own properties: where its trace ends (a violation of one of them) does not
+    // depend on those asked for here.
+    let run_properties = sc.checks.properties.clone();
     sc.checks.properties = Some(properties.to_vec());
     // First whether the algorithm judges from a trace at all (Ω judges its own state, and
     // its newcomers make a trace of more nodes than the scenario: that was the reason given).
@@ -742,7 +745,22 @@ fn judge_with_scenario(
     })?;
     let verdict = unless_stopped_early(trace, properties, verdict);
     let verdict = unless_vacuous(trace, &checkers, verdict);
-    check_not_cut_short(trace, &sc, &verdict, path)?;
+    // A trace ends where its run stopped: at a violation of any property the run judged,
+    // not only of those asked for (`--properties mutual_exclusion` of a run that stopped at a
+    // liveness violation called the trace cut short).
+    let stopped_at = if properties.len() < info.properties.len() || run_properties.is_some() {
+        let mut run_sc = sc.clone();
+        run_sc.checks.properties = run_properties;
+        let mut all = alg.checkers(&run_sc).map_err(|e| at(&e))?;
+        judge_trace(trace, end_ns, &mut all)
+    } else {
+        verdict.clone()
+    };
+    let stopped_at = match (&verdict, stopped_at) {
+        (Verdict::Violation(_), _) => verdict.clone(),
+        (_, v) => v,
+    };
+    check_not_cut_short(trace, &sc, &stopped_at, path)?;
     let liveness = properties
         .iter()
         .any(|p| sincro_checkers::needs_liveness_bound(p));

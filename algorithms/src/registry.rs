@@ -348,12 +348,13 @@ impl Registry {
             .find(|a| a.info().name == name)
             .ok_or_else(|| {
                 let known: Vec<_> = self.algorithms.iter().map(|a| a.info().name).collect();
-                let family = format!("{name}.");
+                // A family's name alone (`mutex`, `Mutex`, `mutex.`): its algorithms are
+                // `mutex.*`.
+                let family = name.trim_end_matches('.').to_ascii_lowercase();
                 let hint = match closest(name, &known) {
                     Some(near) => format!("did you mean `{near}`? "),
-                    // A family's name alone (`mutex`): its algorithms are `mutex.*`.
-                    None if known.iter().any(|k| k.starts_with(&family)) => {
-                        format!("`{name}` is a family: `{name}.*` selects its algorithms; ")
+                    None if known.iter().any(|k| k.starts_with(&format!("{family}."))) => {
+                        format!("`{family}` is a family: `{family}.*` selects its algorithms; ")
                     }
                     // Not a misspelt one of these: perhaps an algorithm of the user's own.
                     None => "an algorithm of your own is known only to a binary that \
@@ -376,7 +377,7 @@ impl Registry {
         let mut chosen = vec![false; all.len()];
         for item in spec.split(',').map(str::trim).filter(|i| !i.is_empty()) {
             let (keep, pattern) = match item.strip_prefix('!') {
-                Some(rest) => (false, rest),
+                Some(rest) => (false, rest.trim_start()),
                 None => (true, item),
             };
             if pattern.trim_end_matches('*').contains('*') || pattern.ends_with("**") {
@@ -739,8 +740,19 @@ mod tests {
             .expect("unknown")
             .0;
         assert!(e.contains("`mutex.centralized\\0`"), "{e}");
-        let e = Registry::builtin().find("mutex").err().expect("unknown").0;
-        assert!(e.contains("`mutex.*` selects its algorithms"), "{e}");
+        for family in ["mutex", "Mutex", "mutex."] {
+            let e = Registry::builtin().find(family).err().expect("unknown").0;
+            assert!(
+                e.contains("`mutex.*` selects its algorithms"),
+                "{family}: {e}"
+            );
+        }
+        assert_eq!(
+            select("order.total, ! order.total, mutex.quorum")
+                .unwrap()
+                .len(),
+            1
+        );
         let e = select("mutex.*x").err().expect("a star inside").0;
         assert!(e.contains("matches only at the end"), "{e}");
         let e = select("mutexx.*").err().expect("nothing matches").0;

@@ -399,7 +399,7 @@ pub fn main(a: &MatrixArgs) -> i32 {
     if let Some(md) = a
         .markdown
         .as_deref()
-        .filter(|md| in_dir_as_json(md, &a.out))
+        .filter(|md| crate::fuzz::in_dir_as_json(md, &a.out))
     {
         eprintln!(
             "error: --markdown {}: a .json file in --out {} may be one of the counterexamples \
@@ -688,21 +688,4 @@ pub fn main(a: &MatrixArgs) -> i32 {
         }
         exit::VIOLATION
     }
-}
-
-/// Whether `file` is a `.json` file directly in `dir` (compared as canonical paths, so
-/// `./out/x.json` and `out/x.json` are one).
-fn in_dir_as_json(file: &std::path::Path, dir: &std::path::Path) -> bool {
-    let is_json = file
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("json"));
-    let parent = match file.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => std::path::Path::new("."),
-    };
-    is_json
-        && matches!(
-            (parent.canonicalize(), dir.canonicalize()),
-            (Ok(p), Ok(d)) if p == d
-        )
 }

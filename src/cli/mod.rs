@@ -944,10 +944,16 @@ fn fuzz(a: FuzzArgs) -> i32 {
     }
     // A shard of no seed runs nothing and would pass: a CI matrix with more shards than
     // seeds would go green without fuzzing.
-    if a.shard.count(seeds) == 0 {
+    // An unbounded range (--time without --seeds) still ends at the last seed, 2^64 - 1.
+    let span = if seeds == fuzz::UNBOUNDED {
+        (u64::MAX - a.seed_start).saturating_add(1)
+    } else {
+        seeds
+    };
+    if a.shard.count(span) == 0 {
         return bad_input(format!(
-            "--shard {}: a range of {seeds} seeds has no seed for shard {} of {} (shards are \
-             the seeds s with (s - seed-start) % {} == {}); use at most {seeds} shards, or \
+            "--shard {}: a range of {span} seeds has no seed for shard {} of {} (shards are \
+             the seeds s with (s - seed-start) % {} == {}); use at most {span} shards, or \
              more seeds",
             a.shard,
             a.shard.k,
@@ -975,6 +981,21 @@ fn fuzz(a: FuzzArgs) -> i32 {
     };
     if let Err(e) = prepare_out_dir(&a.out) {
         return bad_input(format!("--out: {e}"));
+    }
+    // Checked before it is probed (which creates it): a `.json` in --out may be a failure
+    // file this campaign writes and prints the replay line of.
+    if let Some(j) = a
+        .junit
+        .as_deref()
+        .filter(|j| fuzz::in_dir_as_json(j, &a.out))
+    {
+        return bad_input(format!(
+            "--junit {}: a .json file in --out {} may be one of the failure files this \
+             campaign writes there (<alg>.<variant>.seed<N>[.shrunk].json); name it .xml, or \
+             write it elsewhere",
+            j.display(),
+            a.out.display()
+        ));
     }
     if let Some(Err(e)) = a.junit.as_deref().map(fuzz::probe_output) {
         return bad_input(format!("--junit: {e}"));

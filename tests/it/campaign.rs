@@ -801,3 +801,55 @@ fn the_matrix_markdown_never_replaces_a_counterexample() {
     );
     assert!(stdout.is_empty(), "nothing ran: {stdout}");
 }
+
+/// A correct variant whose runs judged nothing fails, and its JUnit type says why: it was
+/// `not_caught`, a buggy variant's type. `--junit` naming a `.json` in `--out` (where the
+/// failure files go) is refused before the campaign runs.
+#[test]
+fn junit_names_an_unjudged_target_and_never_replaces_a_failure_file() {
+    let out = dir("junit-unjudged");
+    let junit = out.join("report.xml");
+    let o = sincro(&[
+        "fuzz",
+        "-a",
+        "deadlock.cmh",
+        "--variant",
+        "correct",
+        "--seeds",
+        "3",
+        "--nodes-min",
+        "1",
+        "--nodes-max",
+        "1",
+        "-q",
+        "--out",
+        s(&out),
+        "--junit",
+        s(&junit),
+    ]);
+    let (stdout, stderr) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{stdout}{stderr}");
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    assert!(xml.contains(r#"type="could_not_judge""#), "{xml}");
+    let over = out.join("mutex.centralized.lease-timeout.seed2.shrunk.json");
+    let o = sincro(&[
+        "fuzz",
+        "-a",
+        "mutex.centralized",
+        "--variant",
+        "lease-timeout",
+        "--seeds",
+        "10",
+        "-q",
+        "--out",
+        s(&out),
+        "--junit",
+        s(&over),
+    ]);
+    let (stdout, stderr) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{stdout}{stderr}");
+    assert!(
+        stderr.contains("may be one of the failure files"),
+        "{stderr}"
+    );
+}

@@ -1637,3 +1637,47 @@ fn views_keep_to_their_filters_and_say_what_they_show() {
         stderr(&o)
     );
 }
+
+/// A trace ends where its run stopped: at a violation of any property the run judged. Asked
+/// for another property only (`--check mutual_exclusion` of a run that stopped at a liveness
+/// violation), `show` and `check --scenario` called the trace cut short (exit 2).
+#[test]
+fn a_trace_that_stopped_at_a_violation_is_judged_for_any_one_property() {
+    let out = tmp("subset-matrix");
+    let _ = std::fs::remove_dir_all(&out);
+    let o = sincro(&[
+        "matrix",
+        "-a",
+        "mutex.centralized",
+        "--seeds",
+        "1",
+        "-j",
+        "1",
+        "-q",
+        "--out",
+        p(&out),
+    ]);
+    assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
+    let sc = out.join("mutex.centralized.correct.crashes.liveness.seed0.json");
+    assert!(
+        sc.exists(),
+        "the matrix finds the crash's liveness counterexample"
+    );
+    let o = sincro(&["show", p(&sc), "--check", "liveness"]);
+    assert!(stdout(&o).contains("liveness violated"), "{}", stdout(&o));
+    let o = sincro(&["show", p(&sc), "--check", "mutual_exclusion"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(stdout(&o).contains("PASS"), "{}", stdout(&o));
+    let trace = tmp("subset.jsonl");
+    let o = sincro(&["show", p(&sc), "--format", "jsonl", "--out", p(&trace)]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let o = sincro(&[
+        "check",
+        p(&trace),
+        "--scenario",
+        p(&sc),
+        "--properties",
+        "mutual_exclusion",
+    ]);
+    assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
+}
