@@ -712,36 +712,21 @@ mod tests {
     /// other (a user's algorithm given to the plain `sincro`) the binary to run it with.
     #[test]
     fn an_unknown_algorithm_names_the_fix() {
-        let e = Registry::builtin()
-            .find("mutex.ricart-agrawla")
-            .err()
-            .expect("unknown")
-            .0;
+        let unknown = |name: &str| Registry::builtin().find(name).err().expect("unknown").0;
+        let e = unknown("mutex.ricart-agrawla");
         assert!(e.contains("did you mean `mutex.ricart-agrawala`?"), "{e}");
-        let e = Registry::builtin()
-            .find("demo.lease-primary")
-            .err()
-            .expect("unknown")
-            .0;
+        let e = unknown("demo.lease-primary");
         assert!(
             e.contains("known only to a binary that registers it"),
             "{e}"
         );
         assert!(!e.contains("did you mean"), "{e}");
-        let e = Registry::builtin()
-            .find("MUTEX.CENTRALIZED")
-            .err()
-            .expect("unknown")
-            .0;
+        let e = unknown("MUTEX.CENTRALIZED");
         assert!(e.contains("did you mean `mutex.centralized`?"), "{e}");
-        let e = Registry::builtin()
-            .find("mutex.centralized\0")
-            .err()
-            .expect("unknown")
-            .0;
+        let e = unknown("mutex.centralized\0");
         assert!(e.contains("`mutex.centralized\\0`"), "{e}");
         for family in ["mutex", "Mutex", "mutex."] {
-            let e = Registry::builtin().find(family).err().expect("unknown").0;
+            let e = unknown(family);
             assert!(
                 e.contains("`mutex.*` selects its algorithms"),
                 "{family}: {e}"

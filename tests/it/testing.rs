@@ -647,15 +647,13 @@ fn generated_scenarios_stop_losing_messages() {
 #[test]
 fn a_spec_that_promises_nothing_is_not_passed_on_nothing() {
     use serde::{Deserialize, Serialize};
-    use sincro::algorithms::spec::{Correct, Spec, Timed};
     use sincro::algorithms::Algorithm;
-    use sincro::harness::fault::FaultModel;
-    use sincro::harness::{Ctx, NodeId, Process, SimRng};
+    use sincro::harness::{Ctx, NodeId, Process};
     use std::sync::atomic::AtomicBool;
 
     #[derive(Default)]
     struct Quiet;
-    #[derive(Clone, Debug, Serialize, Deserialize)]
+    #[derive(Clone, Debug, Default, Serialize, Deserialize)]
     struct Poke;
     impl Process for Quiet {
         type Msg = ();
@@ -667,32 +665,8 @@ fn a_spec_that_promises_nothing_is_not_passed_on_nothing() {
             ctx.broadcast(());
         }
     }
-    #[derive(Clone)]
-    struct QuietSpec;
-    impl Spec for QuietSpec {
-        type Node = Quiet;
-        type Params = ();
-        type Variant = Correct;
-        fn name(&self) -> &'static str {
-            "test.quiet"
-        }
-        fn properties(&self) -> Vec<&'static str> {
-            vec![]
-        }
-        fn fault_model(&self) -> FaultModel {
-            FaultModel::default()
-        }
-        fn node(&self, _: Correct, _: &(), _: NodeId) -> Quiet {
-            Quiet
-        }
-        fn workload(&self, rng: &mut SimRng, nodes: usize, active_ms: u64) -> Vec<Timed<Poke>> {
-            vec![Timed {
-                at_ms: rng.range_u64(0, active_ms),
-                node: rng.index(nodes),
-                input: Poke,
-            }]
-        }
-    }
+    #[allow(non_upper_case_globals)]
+    const QuietSpec: OneInput<Quiet> = OneInput::new("test.quiet", &[]);
 
     let e = check(QuietSpec)
         .ignore_env()
@@ -772,13 +746,11 @@ fn a_node_range_wholly_below_what_the_algorithm_needs_is_refused() {
 #[test]
 fn a_specs_own_checker_under_a_built_in_name_is_judged_by_what_it_reads() {
     use serde::{Deserialize, Serialize};
-    use sincro::algorithms::spec::{Correct, Setup, Spec, Timed};
-    use sincro::harness::fault::FaultModel;
-    use sincro::harness::{Ctx, NodeId, Observation, Process, SimRng};
+    use sincro::harness::{Ctx, NodeId, Observation, Process};
 
     #[derive(Default)]
     struct Enters;
-    #[derive(Clone, Debug, Serialize, Deserialize)]
+    #[derive(Clone, Debug, Default, Serialize, Deserialize)]
     struct Go;
     impl Process for Enters {
         type Msg = ();
@@ -790,60 +762,31 @@ fn a_specs_own_checker_under_a_built_in_name_is_judged_by_what_it_reads() {
             ctx.observe(Observation::user("enter", ()));
         }
     }
-    #[derive(Clone)]
-    struct OwnLock;
-    impl Spec for OwnLock {
-        type Node = Enters;
-        type Params = ();
-        type Variant = Correct;
-        fn name(&self) -> &'static str {
-            "test.own-lock"
+    struct Own(Reads);
+    impl sincro::harness::Checker for Own {
+        fn property(&self) -> &'static str {
+            "mutual_exclusion"
         }
-        fn properties(&self) -> Vec<&'static str> {
-            vec!["mutual_exclusion"]
+        fn on_event(
+            &mut self,
+            ev: &sincro::harness::Event,
+        ) -> Result<(), sincro::harness::Violation> {
+            self.0.on_event(ev)
         }
-        fn fault_model(&self) -> FaultModel {
-            FaultModel::default()
+        fn finish(&mut self, end: u64) -> Result<(), sincro::harness::Violation> {
+            self.0.finish(end)
         }
-        fn node(&self, _: Correct, _: &(), _: NodeId) -> Enters {
-            Enters
-        }
-        fn workload(&self, rng: &mut SimRng, nodes: usize, active_ms: u64) -> Vec<Timed<Go>> {
-            vec![Timed {
-                at_ms: rng.range_u64(0, active_ms),
-                node: rng.index(nodes),
-                input: Go,
-            }]
-        }
-        fn checker(
-            &self,
-            property: &str,
-            _: &Setup<'_, Self>,
-            _: u64,
-        ) -> Result<Option<Box<dyn sincro::harness::Checker>>, String> {
-            struct Own(Reads);
-            impl sincro::harness::Checker for Own {
-                fn property(&self) -> &'static str {
-                    "mutual_exclusion"
-                }
-                fn on_event(
-                    &mut self,
-                    ev: &sincro::harness::Event,
-                ) -> Result<(), sincro::harness::Violation> {
-                    self.0.on_event(ev)
-                }
-                fn finish(&mut self, end: u64) -> Result<(), sincro::harness::Violation> {
-                    self.0.finish(end)
-                }
-                fn evidence(&self) -> &'static [&'static str] {
-                    self.0.evidence()
-                }
-            }
-            Ok((property == "mutual_exclusion")
-                .then(|| Box::new(Own(Reads(&["enter"]))) as Box<dyn sincro::harness::Checker>))
+        fn evidence(&self) -> &'static [&'static str] {
+            self.0.evidence()
         }
     }
-    let report = check(OwnLock).ignore_env().no_regressions().seeds(10).run();
+    let own_lock = OneInput::<Enters>::new("test.own-lock", &["mutual_exclusion"])
+        .with_checker(|| Box::new(Own(Reads(&["enter"]))));
+    let report = check(own_lock)
+        .ignore_env()
+        .no_regressions()
+        .seeds(10)
+        .run();
     assert!(report.is_ok(), "{}", report.unwrap_err());
 }
 
@@ -853,15 +796,13 @@ fn a_specs_own_checker_under_a_built_in_name_is_judged_by_what_it_reads() {
 #[test]
 fn a_nondeterministic_regression_keeps_failing_without_the_env_variable() {
     use serde::{Deserialize, Serialize};
-    use sincro::algorithms::spec::{Correct, Spec, Timed};
-    use sincro::harness::fault::FaultModel;
-    use sincro::harness::{Ctx, NodeId, Observation, Process, SimRng};
+    use sincro::harness::{Ctx, NodeId, Observation, Process};
     use std::sync::atomic::{AtomicU64, Ordering};
 
     static CALLS: AtomicU64 = AtomicU64::new(0);
     #[derive(Default)]
     struct Drifting;
-    #[derive(Clone, Debug, Serialize, Deserialize)]
+    #[derive(Clone, Debug, Default, Serialize, Deserialize)]
     struct Go;
     impl Process for Drifting {
         type Msg = ();
@@ -875,35 +816,9 @@ fn a_nondeterministic_regression_keeps_failing_without_the_env_variable() {
             ctx.observe(Observation::user("tick", n));
         }
     }
-    #[derive(Clone)]
-    struct DriftingSpec;
-    impl Spec for DriftingSpec {
-        type Node = Drifting;
-        type Params = ();
-        type Variant = Correct;
-        fn name(&self) -> &'static str {
-            "test.drifting"
-        }
-        fn properties(&self) -> Vec<&'static str> {
-            vec![]
-        }
-        fn fault_model(&self) -> FaultModel {
-            FaultModel::default()
-        }
-        fn node(&self, _: Correct, _: &(), _: NodeId) -> Drifting {
-            Drifting
-        }
-        fn workload(&self, rng: &mut SimRng, nodes: usize, active_ms: u64) -> Vec<Timed<Go>> {
-            vec![Timed {
-                at_ms: rng.range_u64(0, active_ms),
-                node: rng.index(nodes),
-                input: Go,
-            }]
-        }
-    }
     let dir = scratch("nondeterministic");
     let check_it = || {
-        check(DriftingSpec)
+        check(OneInput::<Drifting>::new("test.drifting", &[]))
             .ignore_env()
             .checker("reads", |_, _| Box::new(Reads(&["tick"])))
             .seeds(3)
@@ -923,4 +838,84 @@ fn a_nondeterministic_regression_keeps_failing_without_the_env_variable() {
     assert!(text.contains("SINCRO_CHECK_DETERMINISM=1"), "{text}");
     assert!(text.contains("SINCRO_REPLAY="), "{text}");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A test spec: nodes `N::default()`, a workload of one input (`N::Input::default()`) at a
+/// random node and time, the properties it promises, and optionally a checker it builds
+/// itself for them (`Spec::checker`).
+struct OneInput<N> {
+    name: &'static str,
+    properties: &'static [&'static str],
+    own: Option<fn() -> Box<dyn sincro::harness::Checker>>,
+    node: std::marker::PhantomData<fn() -> N>,
+}
+
+impl<N> Clone for OneInput<N> {
+    fn clone(&self) -> Self {
+        OneInput {
+            node: std::marker::PhantomData,
+            ..*self
+        }
+    }
+}
+
+impl<N> OneInput<N> {
+    const fn new(name: &'static str, properties: &'static [&'static str]) -> Self {
+        OneInput {
+            name,
+            properties,
+            own: None,
+            node: std::marker::PhantomData,
+        }
+    }
+
+    fn with_checker(mut self, own: fn() -> Box<dyn sincro::harness::Checker>) -> Self {
+        self.own = Some(own);
+        self
+    }
+}
+
+impl<N> sincro::algorithms::spec::Spec for OneInput<N>
+where
+    N: sincro::harness::Process + Default + 'static,
+    N::Input: Default,
+{
+    type Node = N;
+    type Params = ();
+    type Variant = sincro::algorithms::spec::Correct;
+    fn name(&self) -> &'static str {
+        self.name
+    }
+    fn properties(&self) -> Vec<&'static str> {
+        self.properties.to_vec()
+    }
+    fn fault_model(&self) -> sincro::harness::fault::FaultModel {
+        sincro::harness::fault::FaultModel::default()
+    }
+    fn node(&self, _: sincro::algorithms::spec::Correct, _: &(), _: sincro::harness::NodeId) -> N {
+        N::default()
+    }
+    fn workload(
+        &self,
+        rng: &mut sincro::harness::SimRng,
+        nodes: usize,
+        active_ms: u64,
+    ) -> Vec<sincro::algorithms::spec::Timed<N::Input>> {
+        vec![sincro::algorithms::spec::Timed {
+            at_ms: rng.range_u64(0, active_ms),
+            node: rng.index(nodes),
+            input: N::Input::default(),
+        }]
+    }
+    fn checker(
+        &self,
+        property: &str,
+        _: &sincro::algorithms::spec::Setup<'_, Self>,
+        _: u64,
+    ) -> Result<Option<Box<dyn sincro::harness::Checker>>, String> {
+        Ok(self
+            .own
+            .filter(|_| self.properties.contains(&property))
+            .map(|build| build()))
+    }
 }
