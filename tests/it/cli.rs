@@ -1689,50 +1689,39 @@ fn merged_shards_count_as_the_whole_campaign() {
         text(&o).1
     );
     // Figures a report contradicts itself with: a suite's runs that are not its targets', a
-    // variant buggy in one report and not in another.
-    let runs = edit(
-        r#"name="runs" value=""#,
-        r#"name="runs" value="9"#,
-        "runs.xml",
-    );
-    let o = sincro(&["merge-reports", &runs, &d("b.xml")]);
-    assert_eq!(o.status.code(), Some(2), "{}", text(&o).0);
-    assert!(text(&o).1.contains("the suite counts 9"), "{}", text(&o).1);
-    let buggy = edit(
-        r#"name="buggy" value="false""#,
-        r#"name="buggy" value="true""#,
-        "buggy.xml",
-    );
-    let o = sincro(&["merge-reports", &buggy, &d("b.xml")]);
-    assert_eq!(o.status.code(), Some(2), "{}", text(&o).0);
-    assert!(
-        text(&o)
-            .1
-            .contains("is not a buggy variant here and in another report"),
-        "{}",
-        text(&o).1
-    );
-    // More seeds than the shard's part of the range, and a flag that is neither true nor false.
-    let seeds = edit(
-        r#"name="seeds" value=""#,
-        r#"name="seeds" value="1000"#,
-        "seeds.xml",
-    );
-    let o = sincro(&["merge-reports", &seeds, &d("b.xml")]);
-    assert_eq!(o.status.code(), Some(2), "{}", text(&o).0);
-    assert!(text(&o).1.contains("gives its shard 30"), "{}", text(&o).1);
-    let maybe = edit(
-        r#"name="buggy" value="false""#,
-        r#"name="buggy" value="maybe""#,
-        "maybe.xml",
-    );
-    let o = sincro(&["merge-reports", &maybe, &d("b.xml")]);
-    assert_eq!(o.status.code(), Some(2), "{}", text(&o).0);
-    assert!(
-        text(&o).1.contains(r#"`buggy` = "maybe""#),
-        "{}",
-        text(&o).1
-    );
+    // variant buggy in one report and not in another, more seeds than the shard's part of the
+    // range, a flag that is neither true nor false.
+    for (from, to, file, needle) in [
+        (
+            r#"name="runs" value=""#,
+            r#"name="runs" value="9"#,
+            "runs.xml",
+            "the suite counts 9",
+        ),
+        (
+            r#"name="buggy" value="false""#,
+            r#"name="buggy" value="true""#,
+            "buggy.xml",
+            "is not a buggy variant here and in another report",
+        ),
+        (
+            r#"name="seeds" value=""#,
+            r#"name="seeds" value="1000"#,
+            "seeds.xml",
+            "gives its shard 30",
+        ),
+        (
+            r#"name="buggy" value="false""#,
+            r#"name="buggy" value="maybe""#,
+            "maybe.xml",
+            r#"`buggy` = "maybe""#,
+        ),
+    ] {
+        let edited = edit(from, to, file);
+        let o = sincro(&["merge-reports", &edited, &d("b.xml")]);
+        assert_eq!(o.status.code(), Some(2), "{file}: {}", text(&o).0);
+        assert!(text(&o).1.contains(needle), "{file}: {}", text(&o).1);
+    }
     // A matrix of more shards than any list could hold: counted, not listed (it took every
     // byte of memory and aborted).
     let wide: String = a
