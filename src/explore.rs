@@ -35,9 +35,10 @@ before it finished depth 1 (nothing was explored), 130 Ctrl-C (what was explored
 reported).
 
 Example: sincro explore -a mutex.ricart-agrawala --variant no-tiebreak --seed 1 (a counterexample of 12 choices)")]
+#[command(group(clap::ArgGroup::new("what").required(true).args(["algorithm", "scenario", "replay"])))]
 pub struct ExploreArgs {
     /// The algorithm (its scenario is generated from --seed, --nodes, --inputs, --active-ms).
-    #[arg(long, short, required_unless_present_any = ["scenario", "replay"])]
+    #[arg(long, short)]
     algorithm: Option<String>,
     /// Variant to explore [default: the first, the correct one; with --scenario: the file's, and
     /// this replaces it].

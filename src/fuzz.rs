@@ -352,6 +352,9 @@ pub struct TargetReport {
     /// Files that could not be written (the failure scenario or its shrunk form), each with
     /// the error: the campaign fails loudly on any.
     pub write_errors: Vec<String>,
+    /// Failure files written (not counting shrunk forms): with `keep_going`, fewer than
+    /// `failures` when `max_files` capped them.
+    pub files_written: u64,
     /// Shrinks cut short by the time budget.
     pub shrinks_cut: u64,
     /// What coverage guidance reached (`None` when it was off).
@@ -635,6 +638,7 @@ pub struct TargetRun<'a> {
     /// The smallest seed whose scenario was refused, and why (see [`TargetReport::bad_input`]).
     bad_input: Mutex<Option<(u64, String)>>,
     write_errors: Mutex<Vec<String>>,
+    files_written: AtomicU64,
     shrinks_cut: AtomicU64,
     /// The campaign's hard deadline: shrinking stops there too.
     hard_deadline: Option<Instant>,
@@ -661,6 +665,7 @@ impl<'a> TargetRun<'a> {
             nondeterministic: Mutex::new(None),
             bad_input: Mutex::new(None),
             write_errors: Mutex::new(Vec::new()),
+            files_written: AtomicU64::new(0),
             shrinks_cut: AtomicU64::new(0),
             hard_deadline: None,
             wall: Duration::ZERO,
@@ -972,6 +977,7 @@ impl<'a> TargetRun<'a> {
                         let path = self.file_path(seed, false);
                         match write_atomically(&path, &sc.to_json()) {
                             Ok(()) => {
+                                self.files_written.fetch_add(1, Ordering::Relaxed);
                                 live.note(format!(
                                     "{} {} seed {seed}: {} -> {}",
                                     if buggy { "caught:" } else { "FAILURE:" },
@@ -1077,6 +1083,7 @@ impl<'a> TargetRun<'a> {
             nondeterministic,
             bad_input: self.bad_input.lock().expect("no poisoning").clone(),
             write_errors: self.write_errors.lock().expect("no poisoning").clone(),
+            files_written: self.files_written.load(Ordering::Relaxed),
             shrinks_cut: self.shrinks_cut.load(Ordering::Relaxed),
             coverage: self.guide.as_ref().map(Guide::report),
             never_judged: None,
@@ -1820,6 +1827,20 @@ pub fn summary(c: &CampaignReport, rss: Rss) -> String {
             String::new()
         }
     );
+    let unfiled: Vec<String> = c
+        .targets
+        .iter()
+        .filter(|r| r.write_errors.is_empty() && r.failures > r.files_written)
+        .map(|r| format!("{} of {}", r.failures - r.files_written, name(r)))
+        .collect();
+    if !unfiled.is_empty() {
+        let _ = writeln!(
+            s,
+            "failing seeds with no file (--max-files caps each target's files; a guided seed \
+             may draw on the seeds before it, so raise --max-files to keep more): {}",
+            unfiled.join(", ")
+        );
+    }
     if c.determinism_checked {
         // The runs above count each seed once; say what else ran, and what it found.
         let mismatched = c

@@ -302,6 +302,45 @@ fn a_buggy_variant_is_written_and_shrunk_and_the_shrunk_file_replays() {
     assert_eq!(o.status.code(), Some(0));
     let files: Vec<_> = std::fs::read_dir(&plain).unwrap().collect();
     assert_eq!(files.len(), 1, "only the original is written");
+    let (plain_out, _) = text(&o);
+    assert!(!plain_out.contains("with no file"), "{plain_out}");
+
+    // Keep going past the cap: the summary counts the failing seeds left with no file (it
+    // said nothing: 58 failing seeds, 3 files, and no word of the other 55).
+    let capped = dir("max-files");
+    let o = sincro(&[
+        "fuzz",
+        "-a",
+        "mutex.centralized",
+        "--variant",
+        "lease-timeout",
+        "--seeds",
+        "200",
+        "--keep-going",
+        "--no-shrink",
+        "--max-files",
+        "3",
+        "--out",
+        s(&capped),
+    ]);
+    let (stdout, stderr) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{stdout}{stderr}");
+    let written = std::fs::read_dir(&capped).unwrap().count() as u64;
+    // The summary's row: the target's name in four words, then seeds and failing seeds.
+    let failing: u64 = stdout
+        .lines()
+        .find(|l| l.starts_with("mutex.centralized / lease-timeout [bug]"))
+        .and_then(|l| l.split_whitespace().nth(5))
+        .and_then(|f| f.parse().ok())
+        .unwrap_or_else(|| panic!("no failing count:\n{stdout}"));
+    assert!(failing > written && written == 3, "{stdout}");
+    assert!(
+        stdout.contains(&format!(
+            "{} of mutex.centralized / lease-timeout [bug]",
+            failing - written
+        )) && stdout.contains("failing seeds with no file (--max-files"),
+        "{stdout}"
+    );
 }
 
 /// Ctrl-C stops a campaign: the summary is written, exit 130, and its JUnit report (and a

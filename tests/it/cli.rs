@@ -988,6 +988,12 @@ fn explore_exits_1_with_a_replayable_counterexample_0_without_and_2_on_bad_input
             "unknown variant `nope`",
         ),
         (vec!["explore", "-a", "mutex.nope"], "unknown algorithm"),
+        // What to explore comes from one of three flags: the error names all three (it named
+        // `--algorithm` only, as if the other two did not exist).
+        (
+            vec!["explore"],
+            "--algorithm <ALGORITHM>|--scenario <FILE>|--replay <FILE>",
+        ),
         (
             vec![
                 "explore",
