@@ -572,11 +572,19 @@ fn write_counterexample(
 }
 
 fn replay(path: &std::path::Path) -> i32 {
-    let text = match std::fs::read_to_string(path) {
+    use crate::harness::scenario;
+    // Read as a scenario file is: bounded in bytes and in JSON values, no key given twice
+    // (it read any file whole, and let the last of two equal keys win).
+    let text = match scenario::read_limited(path, scenario::MAX_SCENARIO_BYTES) {
         Ok(t) => t,
         Err(e) => return bad_input(format!("cannot read {}: {e}", path.display())),
     };
-    let file: ScheduleFile = match serde_json::from_str(&text) {
+    if let Err(e) =
+        scenario::check_json_size(&text).and_then(|()| scenario::check_no_duplicate_keys(&text))
+    {
+        return bad_input(format!("{}: {e}", path.display()));
+    }
+    let mut file: ScheduleFile = match serde_json::from_str(&text) {
         Ok(f) => f,
         Err(e) => {
             return bad_input(format!(
@@ -588,6 +596,8 @@ fn replay(path: &std::path::Path) -> i32 {
     if let Err(e) = file.scenario.validate() {
         return bad_input(format!("{}: {e}", path.display()));
     }
+    // In time order, as a scenario file's plan is read (`Scenario::from_json`).
+    file.scenario.faults.sort_by_key(|f| f.at_ms);
     let alg = match algorithms::find(&file.scenario.algorithm) {
         Ok(a) => a,
         Err(e) => return bad_input(format!("{}: {e}", path.display())),

@@ -364,6 +364,14 @@ pub fn load_with_nodes(
             .map_err(|e| format!("{}: not a valid trace: {e}", path.display()))?;
         return Ok(Input::Trace(trace));
     }
+    // A trace may take up to 1 GiB; a scenario no more than `run` reads.
+    if text.len() as u64 > crate::harness::scenario::MAX_SCENARIO_BYTES {
+        return Err(format!(
+            "cannot read {}: a scenario larger than the limit of {} bytes",
+            path.display(),
+            crate::harness::scenario::MAX_SCENARIO_BYTES
+        ));
+    }
     let mut scenario =
         Scenario::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))?;
     // A scenario names its node count: --nodes is for a trace whose header does not.

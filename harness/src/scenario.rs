@@ -169,6 +169,55 @@ pub const MAX_TURMOIL_NODES: usize = 256;
 /// The largest scenario file [`Scenario::load`] reads, bytes (64 MiB).
 pub const MAX_SCENARIO_BYTES: u64 = 64 << 20;
 
+/// The most JSON values a scenario's text may hold (objects, arrays and the elements after a
+/// comma, about one each; counted before anything is parsed). Parsed, each costs up to a few
+/// hundred bytes: a 56 MB file of 7 million one-key objects took 4.7 GB before it was refused,
+/// and aborted under a memory cap; at this limit such a file takes at most about 350 MB.
+pub const MAX_SCENARIO_JSON_VALUES: usize = 1_000_000;
+
+/// About how many JSON values `text` holds: each `{`, `[` and `,` outside strings.
+fn json_values(text: &str) -> usize {
+    let (mut n, mut in_string, mut escaped) = (0usize, false, false);
+    for &b in text.as_bytes() {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if b == b'\\' {
+                escaped = true;
+            } else if b == b'"' {
+                in_string = false;
+            }
+        } else {
+            match b {
+                b'"' => in_string = true,
+                b'{' | b'[' | b',' => n += 1,
+                _ => {}
+            }
+        }
+    }
+    n
+}
+
+/// Checks a JSON document before it is parsed as a scenario (or a file holding one): at most
+/// [`MAX_SCENARIO_JSON_VALUES`] values.
+pub fn check_json_size(text: &str) -> Result<(), ScenarioError> {
+    let n = json_values(text);
+    if n > MAX_SCENARIO_JSON_VALUES {
+        return Err(ScenarioError(format!(
+            "invalid scenario: it holds about {n} JSON values (objects, arrays, elements), above \
+             the limit of {MAX_SCENARIO_JSON_VALUES} (`scenario::MAX_SCENARIO_JSON_VALUES`)"
+        )));
+    }
+    Ok(())
+}
+
+/// Checks that no object of a JSON document has a key twice (`serde_json` lets the last win).
+pub fn check_no_duplicate_keys(text: &str) -> Result<(), ScenarioError> {
+    serde_json::from_str::<NoDuplicateKeys>(text)
+        .map(|_| ())
+        .map_err(|e| ScenarioError(format!("invalid scenario: {e}")))
+}
+
 /// Most faults a scenario may list.
 pub const MAX_FAULTS: usize = 10_000;
 
@@ -450,25 +499,31 @@ impl Scenario {
 
     /// Parses and validates a scenario from JSON text.
     pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
-        let mut sc: Scenario = serde_json::from_str(text).map_err(|e| {
+        check_json_size(text)?;
+        let mut json = serde_json::Deserializer::from_str(text);
+        let mut sc: Scenario = serde_path_to_error::deserialize(&mut json).map_err(|e| {
+            let (line, column) = (e.inner().line(), e.inner().column());
             ScenarioError(match locate_error(text) {
-                Some(at) => format!(
-                    "invalid scenario: {at} (line {}, column {})",
-                    e.line(),
-                    e.column()
-                ),
-                None => format!("invalid scenario: {e}"),
+                Some(at) => format!("invalid scenario: {at} (line {line}, column {column})"),
+                // The field, as a path (`clocks.nodes[0].offset_ms`): serde_json's own message
+                // names only a line and a column.
+                None => match e.path().to_string() {
+                    p if p == "." => format!("invalid scenario: {}", e.inner()),
+                    p => format!("invalid scenario: {p}: {}", e.inner()),
+                },
             })
         })?;
+        json.end()
+            .map_err(|e| ScenarioError(format!("invalid scenario: {e}")))?;
+        // The scenario's own fields refuse a duplicate, but `params` and the inputs are read
+        // as free JSON, where the last of two equal keys would silently win.
+        check_no_duplicate_keys(text)?;
+        // Validated as listed, so that an error's `faults[i]` is the file's i-th fault.
+        sc.validate()?;
         // The plan may be listed in any order; every engine applies it in time order, faults
         // of one instant in the order listed. Read that way once, here, so that whatever reads
         // the plan later (a checker's bound, the liveness window) reads what the run does.
         sc.faults.sort_by_key(|f| f.at_ms); // stable
-                                            // The scenario's own fields refuse a duplicate, but `params` and the inputs are read
-                                            // as free JSON, where the last of two equal keys would silently win.
-        serde_json::from_str::<NoDuplicateKeys>(text)
-            .map_err(|e| ScenarioError(format!("invalid scenario: {e}")))?;
-        sc.validate()?;
         Ok(sc)
     }
 
@@ -1205,6 +1260,66 @@ mod tests {
         let e = doc(r#"{"at_ms": 2, "fault": "heal"}"#, "{}");
         assert!(e.contains("expect: "), "{e}");
         assert!(e.contains(r#"{"violation": "P"}"#), "{e}");
+    }
+
+    /// Errors name what the file says: a fault by its place in the file, whatever order the
+    /// plan is listed in (validation counted places in the plan sorted by time: the third
+    /// fault of a file was `faults[0]`), and a value of the wrong type by its field (serde
+    /// named a line and a column only).
+    #[test]
+    fn errors_name_the_files_own_places_and_fields() {
+        let doc = |rest: &str| {
+            Scenario::from_json(&format!(
+                r#"{{"algorithm": "x", "nodes": 4, "seed": 1, "duration_ms": 600{rest}}}"#
+            ))
+            .unwrap_err()
+            .0
+        };
+        let e = doc(
+            r#", "faults": [{"at_ms": 50, "fault": {"pause": {"node": 1}}},
+                {"at_ms": 60, "fault": {"resume": {"node": 1}}},
+                {"at_ms": 10, "fault": {"crash": {"node": 9}}}]"#,
+        );
+        assert!(e.contains("faults[2]: node 9"), "{e}");
+        let e = doc(
+            r#", "faults": [{"at_ms": 50, "fault": {"pause": {"node": 1}}},
+                {"at_ms": 700, "fault": {"resume": {"node": 1}}}, {"at_ms": 10, "fault": "heal"}]"#,
+        );
+        assert!(e.contains("faults[1].at_ms = 700"), "{e}");
+        let e = doc(r#", "clocks": {"nodes": [{"node": 0, "offset_ms": "NaN"}]}"#);
+        assert!(e.contains("clocks.nodes[0].offset_ms: invalid type"), "{e}");
+        let e = Scenario::from_json(r#"{"algorithm": "x", "nodes": 4, "seed": -1}"#)
+            .unwrap_err()
+            .0;
+        assert!(e.contains("seed: invalid value: integer `-1`"), "{e}");
+        // Parsed, the plan is in time order, as every engine applies it.
+        let sc = Scenario::from_json(
+            r#"{"algorithm": "x", "nodes": 4, "seed": 1, "duration_ms": 600, "faults": [
+                {"at_ms": 50, "fault": {"pause": {"node": 1}}}, {"at_ms": 10, "fault": "heal"}]}"#,
+        )
+        .unwrap();
+        assert_eq!(sc.faults[0].at_ms, 10);
+    }
+
+    /// The JSON's size is bounded before it is parsed: a 56 MB file of one-key objects
+    /// under `params` took 4.7 GB, and aborted under a memory cap.
+    #[test]
+    fn a_scenario_of_too_many_json_values_is_refused_before_parsing() {
+        let junk = |n: usize| vec![r#"{"a":0}"#; n].join(",");
+        let doc = |n: usize| {
+            format!(
+                r#"{{"algorithm": "x", "nodes": 4, "seed": 1, "params": {{"junk": [{}]}}}}"#,
+                junk(n)
+            )
+        };
+        // One object and one comma per element.
+        let e = Scenario::from_json(&doc(MAX_SCENARIO_JSON_VALUES / 2 + 1))
+            .unwrap_err()
+            .0;
+        assert!(e.contains("above the limit of 1000000"), "{e}");
+        assert!(!Scenario::from_json(&doc(1000)).unwrap_err().0.contains("limit"));
+        // Braces and commas inside strings are text, not values.
+        assert_eq!(json_values(r#"{"a": "{[,\",", "b": [1, 2]}"#), 4);
     }
 
     #[test]

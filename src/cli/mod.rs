@@ -1073,7 +1073,9 @@ fn merge_reports(a: &MergeArgs) -> i32 {
     }
     let mut inputs = Vec::new();
     for p in &a.reports {
-        match std::fs::read_to_string(p) {
+        // A campaign's report is a few kilobytes per target: a file past the limit is no
+        // such report (it was read whole, whatever its size).
+        match crate::harness::scenario::read_limited(p, MAX_REPORT_BYTES) {
             Ok(xml) => inputs.push((p.display().to_string(), xml)),
             Err(e) => return bad_input(format!("cannot read {}: {e}", p.display())),
         }
@@ -1147,6 +1149,9 @@ fn shrink_options(runs: Option<usize>) -> ShrinkOptions {
     }
     o
 }
+
+/// The largest JUnit report `merge-reports` reads, bytes (64 MiB).
+const MAX_REPORT_BYTES: u64 = 64 << 20;
 
 static STOP: AtomicBool = AtomicBool::new(false);
 static PRESSES: AtomicUsize = AtomicUsize::new(0);

@@ -909,6 +909,24 @@ fn explore_exits_1_with_a_replayable_counterexample_0_without_and_2_on_bad_input
     let (out, err) = text(&o);
     assert_eq!(o.status.code(), Some(2), "{out}{err}");
     assert!(err.contains("bounds.faults_until_ns"), "{err}");
+    // A misspelt bound was dropped for its default (`pauzes`: no pause at all), and the last
+    // of two equal keys won: both are refused, as in a scenario file.
+    let original = std::fs::read_to_string(&file).unwrap();
+    let mut doc: serde_json::Value = serde_json::from_str(&original).unwrap();
+    let pauses = doc["bounds"].as_object_mut().unwrap().remove("pauses");
+    doc["bounds"]["pauzes"] = pauses.unwrap_or(serde_json::json!(0));
+    let twice = original.replacen("\"bounds\": {", "\"bounds\": {\"loss\": 3, ", 1);
+    for (name, content, says) in [
+        ("typo.json", doc.to_string(), "unknown field `pauzes`"),
+        ("twice.json", twice, "duplicate key `loss`"),
+    ] {
+        let edited = dir.join(name);
+        std::fs::write(&edited, content).unwrap();
+        let o = sincro(&["explore", "--replay", edited.to_str().unwrap()]);
+        let (out, err) = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{name}: {out}{err}");
+        assert!(err.contains(says), "{name}: {err}");
+    }
     // A fault budget the window never lets the search spend is said so: a file that plans
     // nothing has its faults end at 1 ms, before the first heartbeat.
     let quiet = dir.join("quiet.json");

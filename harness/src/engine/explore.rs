@@ -195,6 +195,7 @@ impl fmt::Display for Choice {
 
 /// What the search may do beyond choosing the order of events.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Bounds {
     /// Timed semantics (see the module documentation); false: untimed.
     pub timed: bool,
