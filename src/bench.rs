@@ -43,10 +43,13 @@ pub const MAX_REPEAT: u32 = 100;
 /// Options of `sincro bench`.
 #[derive(clap::Args, Clone, Debug)]
 pub struct BenchArgs {
-    /// Messages delivered per workload on the bare loops and the native engine.
+    /// Messages delivered per workload on the reference loops and the native engine, 1 ..=
+    /// 333,333,323 (each takes up to 3 ms of simulated time); the broadcast delivers whole
+    /// rounds of 20, at least this many.
     #[arg(long, default_value_t = 500_000)]
     pub messages: u64,
-    /// Messages per workload on turmoil (it steps 1 ms ticks, so it is far slower).
+    /// Messages per workload on turmoil (it steps 1 ms ticks, so it is far slower), 1 ..=
+    /// 333,333,323.
     #[arg(long, default_value_t = 20_000)]
     pub turmoil_messages: u64,
     /// Skip the turmoil rows (and the engine comparison and fuzz tables).
@@ -68,7 +71,7 @@ pub struct BenchArgs {
         "fuzz_slow_seeds",
     ])]
     pub scale: bool,
-    /// Node counts of the election in `--scale` (comma-separated, each 2 ..= `MAX_NODES`).
+    /// Node counts of the election in `--scale` (comma-separated, each 2 ..= 10,000).
     #[arg(long, value_delimiter = ',', requires = "scale", default_values_t = crate::bench_scale::DEFAULT_SCALE_N.to_vec())]
     pub scale_n: Vec<usize>,
     /// Node counts of the causal multicast in `--scale` (each 2 ..= 1000, order.causal's
@@ -82,8 +85,14 @@ pub struct BenchArgs {
     /// Seeds of each algorithm's generated scenarios on turmoil and madsim in that comparison.
     #[arg(long, default_value_t = 100)]
     pub fuzz_slow_seeds: u64,
-    /// Internal: run one size of the curve (`WORKLOAD:N`) and print its result line.
-    #[arg(long, hide = true)]
+    /// Run one size of the scaling curve in this process and print its result line:
+    /// `election:N` or `causal:N` (what `--scale` runs in a child process for each size; the
+    /// line gives the workload, n, events, messages, wall seconds, peak RSS in KiB and the
+    /// verdict).
+    #[arg(long, value_name = "WORKLOAD:N", conflicts_with_all = [
+        "scale", "messages", "turmoil_messages", "no_turmoil", "repeat", "only", "fuzz_seeds",
+        "fuzz_slow_seeds",
+    ])]
     pub scale_one: Option<String>,
 }
 
@@ -199,8 +208,9 @@ fn comparison_scenario(name: &str, engine: EngineKind, messages: u64) -> Scenari
     sc
 }
 
+/// Whole rounds of the broadcast delivering at least `messages` (39 gave one round of 20).
 fn broadcast_rounds(messages: u64) -> u32 {
-    (messages / (NODES * (NODES - 1)) as u64).max(1) as u32
+    u32::try_from(messages.div_ceil((NODES * (NODES - 1)) as u64).max(1)).unwrap_or(u32::MAX)
 }
 
 /// Bare reference loop: token ring.
@@ -740,6 +750,10 @@ pub fn main(args: &BenchArgs) -> i32 {
         .into_iter()
         .filter(|e| !(args.no_turmoil && *e == "turmoil"))
         .collect();
+    if args.only.as_deref().is_some_and(|o| o.trim().is_empty()) {
+        eprintln!("error: --only is empty: give part of a row's engine (e.g. `bare`)");
+        return crate::exit::BAD_INPUT;
+    }
     if let Some(o) = args
         .only
         .as_deref()

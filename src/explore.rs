@@ -31,7 +31,7 @@ written to --out (the schedule, and the native scenario <alg>.<variant>.explore.
 were not judged, 6 no violation but a checker could not judge some complete paths (the scenario \
 ends before a property's bound; or every property asked for is judged against a liveness \
 bound and no path reached the scenario's end), or the time or state bound ended the search \
-before it finished depth 1 (nothing was explored), 130 Ctrl-C (what was explored is \
+before it finished depth 1 (nothing was explored), 130 Ctrl-C, SIGTERM or SIGHUP (what was explored is \
 reported).
 
 Example: sincro explore -a mutex.ricart-agrawala --variant no-tiebreak --seed 1 (a counterexample of 12 choices)")]
@@ -220,8 +220,15 @@ pub fn main(a: &ExploreArgs) -> i32 {
                     a.nodes
                 ));
             }
-            if a.active_ms == 0 || a.active_ms > crate::harness::MAX_TIME_MS {
-                return bad_input(format!("--active-ms {} is out of range", a.active_ms));
+            // The faults end with the phase, and the run lasts 1 ms past them: within the
+            // limit on any time (at the limit itself, --faults-until-ms, never given, was
+            // blamed).
+            let most = crate::harness::MAX_TIME_MS - 1;
+            if a.active_ms == 0 || a.active_ms > most {
+                return bad_input(format!(
+                    "--active-ms = {} is outside 1 ..= {most} ms",
+                    a.active_ms
+                ));
             }
             let sc = small_scenario(alg, variant, a.nodes, a.seed, a.inputs, a.active_ms);
             if sc.nodes != a.nodes {
@@ -443,8 +450,9 @@ pub fn main(a: &ExploreArgs) -> i32 {
 fn no_counterexample(report: &crate::harness::explore::ExploreReport, end_only: &[String]) -> i32 {
     if report.stop == Stop::Interrupted {
         println!(
-            "INTERRUPTED (Ctrl-C): no violation in what was explored, which is no bound \
+            "INTERRUPTED ({}): no violation in what was explored, which is no bound \
              (exit {})",
+            crate::stop::cause(),
             crate::fuzz::INTERRUPTED_EXIT
         );
         return crate::fuzz::INTERRUPTED_EXIT;

@@ -1582,7 +1582,7 @@ pub fn outcome(r: &TargetReport, beyond_model: bool) -> (bool, String) {
         } else {
             (
                 false,
-                "NOT RUN: the time budget, a stop (Ctrl-C) or another target's bad input came \
+                "NOT RUN: the time budget, a stop (Ctrl-C, SIGTERM or SIGHUP) or another target's bad input came \
                  before its first seed"
                     .into(),
             )
@@ -1707,7 +1707,8 @@ pub fn outcome_in(r: &TargetReport, c: &CampaignReport) -> (bool, String) {
         return (
             false,
             format!(
-                "INTERRUPTED (Ctrl-C) after {} of its seeds, before it found anything",
+                "INTERRUPTED ({}) after {} of its seeds, before it found anything",
+                crate::stop::cause(),
                 r.runs
             ),
         );
@@ -1866,7 +1867,13 @@ pub fn summary(c: &CampaignReport, rss: Rss) -> String {
     if c.interrupted {
         let _ = writeln!(
             s,
-            "interrupted (Ctrl-C): runs in flight finished, every failure found is written"
+            "interrupted ({}): runs in flight finished, {}",
+            crate::stop::cause(),
+            if unfiled.is_empty() {
+                "every failure found is written"
+            } else {
+                "the failure files due were written (--max-files: see the count above)"
+            }
         );
     }
     if let Some(b) = c.budget {
@@ -1974,6 +1981,7 @@ pub fn summary(c: &CampaignReport, rss: Rss) -> String {
             && r.nondeterministic.is_none()
             && r.never_judged.is_none()
     };
+    let cause = crate::stop::cause();
     let held = run.iter().filter(quiet).filter(|r| r.complete).count();
     let held_cut = run.iter().filter(quiet).filter(|r| !r.complete).count();
     let unreached = run
@@ -1999,13 +2007,13 @@ pub fn summary(c: &CampaignReport, rss: Rss) -> String {
         match (held_cut, c.targets.len() - run.len()) {
             (0, 0) => String::new(),
             (0, n) => format!(", {n} not run"),
-            (k, 0) if c.interrupted => format!(", {k} correct cut short by Ctrl-C"),
-            (k, n) if c.interrupted => format!(", {k} correct cut short by Ctrl-C, {n} not run"),
+            (k, 0) if c.interrupted => format!(", {k} correct cut short by {cause}"),
+            (k, n) if c.interrupted => format!(", {k} correct cut short by {cause}, {n} not run"),
             (k, 0) => format!(", {k} correct cut short without a violation"),
             (k, n) => format!(", {k} correct cut short without a violation, {n} not run"),
         } + &match buggy_cut {
             0 => String::new(),
-            n => format!(", {n} buggy cut short by Ctrl-C before the bug showed"),
+            n => format!(", {n} buggy cut short by {cause} before the bug showed"),
         } + &match lost {
             0 => String::new(),
             n => format!(", {n} with a failure file lost"),
@@ -2698,7 +2706,7 @@ pub fn merge_junit(inputs: &[(String, String)], partial: bool) -> Result<MergedR
             {
                 t.failed.push((
                     name.clone(),
-                    "INTERRUPTED (Ctrl-C): not every seed of this target ran".into(),
+                    "INTERRUPTED: not every seed of this target ran".into(),
                     "interrupted".into(),
                     String::new(),
                 ));
@@ -2914,7 +2922,7 @@ pub fn merge_junit(inputs: &[(String, String)], partial: bool) -> Result<MergedR
         if caught == 1 { "bug" } else { "bugs" },
         if held == 1 { "variant" } else { "variants" },
         if interrupted {
-            "; INCOMPLETE: an input's campaign was interrupted (Ctrl-C), so its seeds were not all run (exit 1)"
+            "; INCOMPLETE: an input's campaign was interrupted (Ctrl-C, SIGTERM or SIGHUP), so its seeds were not all run (exit 1)"
         } else {
             ""
         }

@@ -250,6 +250,42 @@ pub fn program_name_from(argv0: &std::path::Path) -> Option<String> {
     })
 }
 
+/// What stopped a campaign, a matrix or an exploration early, for the messages that say so.
+/// The CLI records the signal it received ([`stop::record`]); a stop flag a library user sets
+/// reads as "a stop request".
+pub mod stop {
+    use std::sync::atomic::{AtomicU8, Ordering};
+
+    static CAUSE: AtomicU8 = AtomicU8::new(0);
+
+    /// What asked a long piece of work to stop.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub enum Cause {
+        /// SIGINT: Ctrl-C at a terminal.
+        CtrlC = 1,
+        /// SIGTERM: what `timeout`, CI runners and `docker stop` send.
+        Term = 2,
+        /// SIGHUP: the terminal went away.
+        Hangup = 3,
+    }
+
+    /// Records the first cause (later ones do not replace it).
+    pub fn record(cause: Cause) {
+        let _ = CAUSE.compare_exchange(0, cause as u8, Ordering::SeqCst, Ordering::SeqCst);
+    }
+
+    /// The recorded cause, as messages name it: `Ctrl-C`, `SIGTERM`, `SIGHUP`, or `a stop
+    /// request` when nothing was recorded (a library user's own stop flag).
+    pub fn cause() -> &'static str {
+        match CAUSE.load(Ordering::SeqCst) {
+            1 => "Ctrl-C",
+            2 => "SIGTERM",
+            3 => "SIGHUP",
+            _ => "a stop request",
+        }
+    }
+}
+
 /// Exit codes of the `sincro` command.
 pub mod exit {
     /// Every checked property held (or, for `fuzz`, every verdict was as expected).
@@ -268,7 +304,8 @@ pub mod exit {
     /// No property was violated, but a checker could not judge the run (it ended too early,
     /// a checker's limit was reached): never a pass.
     pub const UNJUDGED: i32 = 6;
-    /// A campaign was interrupted (Ctrl-C); what it found was written and summarized.
+    /// A campaign was interrupted (Ctrl-C, SIGTERM or SIGHUP); what it found was written
+    /// and summarized.
     pub const INTERRUPTED: i32 = 130;
 }
 

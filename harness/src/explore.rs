@@ -288,7 +288,7 @@ impl fmt::Display for ExploreReport {
                 "nothing explored: the {} ended the search before it finished depth 1",
                 match stop {
                     Stop::StateBound => "state bound",
-                    Stop::Interrupted => "interrupt (Ctrl-C)",
+                    Stop::Interrupted => "interrupt",
                     _ => "time bound",
                 }
             ),
@@ -300,7 +300,7 @@ impl fmt::Display for ExploreReport {
                 match stop {
                     Stop::DepthBound => "depth bound",
                     Stop::StateBound => "state bound",
-                    Stop::Interrupted => "interrupt (Ctrl-C)",
+                    Stop::Interrupted => "interrupt",
                     _ => "time bound",
                 },
                 self.unjudged_note()

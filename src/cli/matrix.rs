@@ -569,7 +569,8 @@ pub fn main(a: &MatrixArgs) -> i32 {
     if interrupted {
         // The file outlives the terminal that said "partial".
         doc.push_str(&format!(
-            "**Partial: interrupted (Ctrl-C) before every cell ran.** Not run: {}.\n\n",
+            "**Partial: interrupted ({}) before every cell ran.** Not run: {}.\n\n",
+            crate::stop::cause(),
             if left_out.is_empty() {
                 "cells marked not run below".to_string()
             } else {
@@ -628,7 +629,16 @@ pub fn main(a: &MatrixArgs) -> i32 {
         return exit::BAD_INPUT;
     }
     if interrupted {
-        println!("interrupted (Ctrl-C): the matrix above is partial");
+        // As the Markdown's note says: the algorithms never reached have no table above.
+        println!(
+            "interrupted ({}): the matrix above is partial{}",
+            crate::stop::cause(),
+            if left_out.is_empty() {
+                String::new()
+            } else {
+                format!("; not run at all: {}", left_out.join(", "))
+            }
+        );
         return fuzz::INTERRUPTED_EXIT;
     }
     let mut partial = false;

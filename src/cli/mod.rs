@@ -47,7 +47,8 @@ mod shrink;
 /// unexpected verdict), 2 bad input (a value out of range, an output that cannot be written,
 /// a generated scenario the engine refuses), 3 the algorithm panicked, 4 a run limit was hit,
 /// 5 nondeterminism detected, 6 a checker could not judge, 130 interrupted by Ctrl-C, SIGTERM
-/// or SIGHUP (fuzz, matrix, shrink, calibrate, explore: what was found is written).
+/// or SIGHUP (fuzz, matrix, shrink, calibrate, explore: what was found is written; the other
+/// commands end at the signal, as any program does).
 #[derive(Parser)]
 #[command(name = "sincro", version, about, long_about)]
 struct Cli {
@@ -179,7 +180,9 @@ enum Command {
     /// hold, and a shrunk counterexample for each that breaks.
     Matrix(matrix::MatrixArgs),
     /// Measure engine speed: token ring and all-to-all broadcast on the native engine, on
-    /// turmoil, and on a bare BinaryHeap loop (the reference limit).
+    /// turmoil, and on two reference loops: the `bare loop` (the same node code through `Ctx`
+    /// over a BinaryHeap, no network model: the native engine's target) and the
+    /// `hand-inlined loop` (the workload written against a BinaryHeap, no node code).
     Bench(crate::bench::BenchArgs),
     /// Measured comparison tables (e.g. `mutex`: Table 6.1, messages and delay per entry).
     Table(crate::table::TableArgs),
@@ -1159,18 +1162,42 @@ static PRESSES: AtomicUsize = AtomicUsize::new(0);
 /// The stop flag, set by the first Ctrl-C, SIGTERM or SIGHUP (what CI timeouts, `timeout`
 /// and `docker stop` send): the runs in flight finish and the reports are written. A second
 /// one exits at once with code 130.
+/// The messages name the signal received (stop 56 and before said "Ctrl-C" of a SIGTERM).
 pub(crate) fn interrupt_flag() -> &'static AtomicBool {
-    let _ = ctrlc::set_handler(|| {
-        if PRESSES.fetch_add(1, Ordering::SeqCst) > 0 {
-            std::process::exit(fuzz::INTERRUPTED_EXIT);
-        }
-        STOP.store(true, Ordering::SeqCst);
-        eprintln!(
-            "\ninterrupted: finishing the runs in flight and writing what was found \
-             (Ctrl-C again to quit at once)"
-        );
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    static INSTALLED: std::sync::Once = std::sync::Once::new();
+    INSTALLED.call_once(|| {
+        // Without handlers, a signal ends the process as it would any program: no output is
+        // at risk that was not before.
+        let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])
+        else {
+            return;
+        };
+        std::thread::spawn(move || {
+            for signal in signals.forever() {
+                on_signal(match signal {
+                    SIGTERM => crate::stop::Cause::Term,
+                    SIGHUP => crate::stop::Cause::Hangup,
+                    _ => crate::stop::Cause::CtrlC,
+                });
+            }
+        });
     });
     &STOP
+}
+
+/// The first stop signal sets the stop flag; a second one exits at once with code 130.
+fn on_signal(cause: crate::stop::Cause) {
+    if PRESSES.fetch_add(1, Ordering::SeqCst) > 0 {
+        std::process::exit(fuzz::INTERRUPTED_EXIT);
+    }
+    crate::stop::record(cause);
+    STOP.store(true, Ordering::SeqCst);
+    eprintln!(
+        "\ninterrupted ({}): finishing the runs in flight and writing what was found \
+         (Ctrl-C, SIGTERM or SIGHUP again to quit at once)",
+        crate::stop::cause()
+    );
 }
 
 /// Shows progress until `done()`: an indicatif bar on a terminal, a line every 5 s otherwise,

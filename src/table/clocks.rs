@@ -363,12 +363,19 @@ fn ms(v: f64) -> String {
     format!("{v:.3}")
 }
 
+/// The most nodes `table clocks` takes.
+pub const CLOCKS_N_MAX: usize = 16;
+
 /// Prints the tables; returns the exit code.
 pub fn main(args: &TableArgs) -> i32 {
     let n = match args.n_or(&[5])[..] {
-        [n] if n >= 3 => n,
+        [n] if (3..=CLOCKS_N_MAX).contains(&n) => n,
         _ => {
-            eprintln!("error: `table clocks` takes one --n, at least 3 (a master and two others)");
+            eprintln!(
+                "error: `table clocks` takes one --n, 3 ..= {CLOCKS_N_MAX} (a master and two \
+                 others at least; every clock algorithm runs minutes of simulated time at each \
+                 of its rows, so the table's time grows fast with n: 1 s at n = 5, 88 s at 30)"
+            );
             return crate::exit::BAD_INPUT;
         }
     };

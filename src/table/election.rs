@@ -228,10 +228,22 @@ pub fn main(args: &TableArgs) -> i32 {
                         formula,
                         String::new(),
                     ),
-                    Ok(m) => fail(
-                        format!("chang-roberts n={n} {case}: {}", m.verdict),
-                        super::RowFailure::code_of_label(&m.verdict),
-                    ),
+                    Ok(m) => {
+                        // The row stays in the table, saying why it has no count (it was
+                        // left out, the reason only on stderr).
+                        row(
+                            "election.chang-roberts",
+                            case,
+                            n,
+                            "-".into(),
+                            formula,
+                            format!("verdict {}", m.verdict),
+                        );
+                        fail(
+                            format!("chang-roberts n={n} {case}: {}", m.verdict),
+                            super::RowFailure::code_of_label(&m.verdict),
+                        )
+                    }
                     Err(e) => fail(e, crate::exit::BAD_INPUT),
                 }
             }

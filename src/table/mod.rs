@@ -76,10 +76,10 @@ pub struct TableArgs {
     #[arg(long, value_delimiter = ',')]
     pub p: Vec<f64>,
     /// Node counts to measure, for `mutex`, `election`, `omega`, `positioning` (each has its
-    /// own default) and `clocks` (one count, at least 3).
+    /// own default) and `clocks` (one count, 3 ..= 16).
     #[arg(long, value_delimiter = ',')]
     pub n: Vec<usize>,
-    /// `search`: seeds per (buggy variant, strategy), up to 1000000 [default: 20000].
+    /// `search`: seeds per (buggy variant, strategy), 20 ..= 1,000,000 [default: 20000].
     #[arg(long)]
     pub seeds: Option<u64>,
     /// `search`: strategies to compare (mix, random, pct, pos, moments, and `guided`: the mix

@@ -426,10 +426,14 @@ fn sigterm_stops_the_campaign_and_a_bug_not_yet_caught_is_interrupted_not_missed
     assert!(
         stdout.contains("INTERRUPTED: election.ring / stale-coordinator [bug]: INTERRUPTED")
             && stdout.contains("0/1 targets as expected")
-            && stdout.contains("1 buggy cut short by Ctrl-C before the bug showed")
+            && stdout.contains("1 buggy cut short by SIGTERM before the bug showed")
+            && stdout.contains("INTERRUPTED (SIGTERM) after")
+            && !stdout.contains("Ctrl-C")
             && !stdout.contains("not caught"),
         "{stdout}"
     );
+    // The messages name the signal received: they all said "Ctrl-C" of a SIGTERM.
+    assert!(stderr.contains("interrupted (SIGTERM)"), "{stderr}");
     let xml = std::fs::read_to_string(&junit).unwrap();
     assert!(
         xml.contains("type=\"interrupted\"") && !xml.contains("not_caught"),
@@ -485,7 +489,7 @@ fn ctrl_c_ends_an_exploration_with_its_report() {
     let (stdout, stderr) = text(&o);
     assert_eq!(o.status.code(), Some(130), "{stdout}{stderr}");
     assert!(
-        stdout.contains("stopped by the interrupt (Ctrl-C)") && stdout.contains("INTERRUPTED"),
+        stdout.contains("stopped by the interrupt)") && stdout.contains("INTERRUPTED"),
         "{stdout}"
     );
 }
@@ -768,6 +772,12 @@ fn an_interrupted_matrix_says_so_in_its_markdown() {
         doc.contains("**Partial: interrupted (Ctrl-C) before every cell ran.**")
             && doc.contains("omega.khouri-greve"),
         "{doc}"
+    );
+    // The terminal names the algorithms never reached too (it said only "partial").
+    assert!(
+        stdout.contains("interrupted (Ctrl-C): the matrix above is partial; not run at all: ")
+            && stdout.contains("omega.khouri-greve"),
+        "{stdout}"
     );
 }
 
