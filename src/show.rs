@@ -962,8 +962,16 @@ fn check_not_cut_short(
     Ok(())
 }
 
-/// Times from the command line are bounded as a scenario's are (no run is longer).
+/// Times from the command line are bounded as a scenario's are (no run is longer), and a
+/// liveness bound of 0 is refused as a scenario's is.
 fn check_times(args: &JudgeArgs) -> Result<(), String> {
+    if args.liveness_bound_ms == Some(0) {
+        return Err(
+            "--liveness-bound-ms 0: a request can never be served within 0 ms of itself; give \
+             at least 1"
+                .into(),
+        );
+    }
     for (flag, v) in [
         ("--quiet-from-ms", args.quiet_from_ms),
         ("--liveness-bound-ms", args.liveness_bound_ms),

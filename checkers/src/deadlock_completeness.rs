@@ -291,10 +291,11 @@ impl Checker for DeadlockCompleteness {
         self.judge(end_t_ns)?;
         self.unjudged = self.open.iter().min_by_key(|o| o.deadline_ns).map(|o| {
             format!(
-                "the deadlock {} formed at {:.3} ms was not reported yet when the run ended at {:.3} ms, before its deadline {:.3} ms: too short to judge",
+                "the deadlock {} formed at {:.3} ms was not reported yet when the run ended at {:.3} ms, {} its deadline {:.3} ms: too short to judge",
                 cycle_text(&o.witness),
                 o.formed_ns as f64 / 1e6,
                 end_t_ns as f64 / 1e6,
+                crate::before_or_at(end_t_ns, o.deadline_ns),
                 o.deadline_ns as f64 / 1e6
             )
         });

@@ -490,6 +490,17 @@ pub fn needs_liveness_bound(name: &str) -> bool {
 }
 
 /// `P::for_scenario(scenario, liveness_bound_ms)`, boxed.
+/// How an unjudged message places a run's end against a deadline it did not reach: `before`,
+/// or `at` when the run ended at the deadline itself (it said "ended at 60.000 ms, before its
+/// deadline 60.000 ms").
+pub(crate) fn before_or_at(end_t_ns: u64, deadline_ns: u64) -> &'static str {
+    if end_t_ns < deadline_ns {
+        "before"
+    } else {
+        "at"
+    }
+}
+
 fn boxed<P: Property>(scenario: &Scenario, liveness_bound_ms: u64) -> Option<Box<dyn Checker>> {
     Some(Box::new(P::for_scenario(scenario, liveness_bound_ms)))
 }

@@ -179,9 +179,10 @@ impl Checker for Liveness {
             .min_by_key(|(_, p)| p.deadline_ns)
             .map(|(&(node, resource), p)| {
                 format!(
-                    "node {node}'s request for resource {resource} made at {:.3} ms was still pending when the run ended at {:.3} ms, before its deadline {:.3} ms: too short to judge",
+                    "node {node}'s request for resource {resource} made at {:.3} ms was still pending when the run ended at {:.3} ms, {} its deadline {:.3} ms: too short to judge",
                     p.t_ns as f64 / 1e6,
                     end_t_ns as f64 / 1e6,
+                    crate::before_or_at(end_t_ns, p.deadline_ns),
                     p.deadline_ns as f64 / 1e6
                 )
             });
@@ -256,6 +257,17 @@ mod tests {
                 assert_eq!(property, PROPERTY);
                 assert!(reason.contains("node 1's request"), "{reason}");
                 assert!(reason.contains("150.000 ms"), "{reason}");
+                assert!(reason.contains("before its deadline"), "{reason}");
+            }
+            v => panic!("{v}"),
+        }
+        // Ended at the deadline itself: not "before" it.
+        match judge(150) {
+            Verdict::Unjudged { reason, .. } => {
+                assert!(
+                    reason.contains("ended at 150.000 ms, at its deadline"),
+                    "{reason}"
+                );
             }
             v => panic!("{v}"),
         }

@@ -1317,7 +1317,10 @@ mod tests {
             .unwrap_err()
             .0;
         assert!(e.contains("above the limit of 1000000"), "{e}");
-        assert!(!Scenario::from_json(&doc(1000)).unwrap_err().0.contains("limit"));
+        assert!(!Scenario::from_json(&doc(1000))
+            .unwrap_err()
+            .0
+            .contains("limit"));
         // Braces and commas inside strings are text, not values.
         assert_eq!(json_values(r#"{"a": "{[,\",", "b": [1, 2]}"#), 4);
     }

@@ -1169,8 +1169,7 @@ pub(crate) fn interrupt_flag() -> &'static AtomicBool {
     INSTALLED.call_once(|| {
         // Without handlers, a signal ends the process as it would any program: no output is
         // at risk that was not before.
-        let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])
-        else {
+        let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
             return;
         };
         std::thread::spawn(move || {

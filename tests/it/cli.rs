@@ -1041,7 +1041,13 @@ fn explore_exits_1_with_a_replayable_counterexample_0_without_and_2_on_bad_input
             "--active-ms = 0 is outside 1 ..= 999999999 ms",
         ),
         (
-            vec!["explore", "-a", "mutex.centralized", "--active-ms", "1000000000"],
+            vec![
+                "explore",
+                "-a",
+                "mutex.centralized",
+                "--active-ms",
+                "1000000000",
+            ],
             "--active-ms = 1000000000 is outside 1 ..= 999999999 ms",
         ),
     ] {

@@ -434,6 +434,22 @@ fn check_rejects_bad_input_with_exit_2() {
             stderr(&o)
         );
     }
+    // A bound of 0, refused in a scenario, was taken here (and the run "ended at 60.000 ms,
+    // before its deadline 60.000 ms").
+    let o = sincro(&[
+        "check",
+        p(&lease),
+        "--properties",
+        "liveness",
+        "--liveness-bound-ms",
+        "0",
+    ]);
+    assert_eq!(code(&o), 2, "{}{}", stdout(&o), stderr(&o));
+    assert!(
+        stderr(&o).contains("--liveness-bound-ms 0: a request can never be served"),
+        "{}",
+        stderr(&o)
+    );
     let o = sincro(&["check", LEASE, "--properties", "mutual_exclusion"]);
     assert_eq!(code(&o), 2);
     assert!(stderr(&o).contains("not a trace"), "{}", stderr(&o));

@@ -158,9 +158,10 @@ impl Checker for ElectionTermination {
         self.judge(end_t_ns)?;
         self.unjudged = self.earliest().map(|(node, s)| {
                 format!(
-                    "the election node {node} started at {:.3} ms was still open when the run ended at {:.3} ms, before its deadline {:.3} ms: too short to judge",
+                    "the election node {node} started at {:.3} ms was still open when the run ended at {:.3} ms, {} its deadline {:.3} ms: too short to judge",
                     s.t_ns as f64 / 1e6,
                     end_t_ns as f64 / 1e6,
+                    crate::before_or_at(end_t_ns, s.deadline_ns),
                     s.deadline_ns as f64 / 1e6
                 )
             });

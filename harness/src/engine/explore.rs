@@ -971,6 +971,8 @@ impl<P: Process> World<P> {
                     self.limits.max_events
                 ),
             });
+            // The step refused never happened: the count is the steps taken.
+            self.stats.events -= 1;
             return;
         }
         if let Some(order) = self.order_of(&choice) {

@@ -295,6 +295,9 @@ impl<P: Process> Sim<P> {
                     self.time_stood_still()
                 ),
             });
+            // The step refused never happened: the count is the steps taken (it said 2
+            // steps of a run that took 1).
+            self.stats.events -= 1;
             return false;
         }
         self.handle(item);
@@ -967,6 +970,8 @@ mod tests {
         assert!(
             matches!(&out.verdict, Verdict::LimitExceeded { limit } if limit.contains("max_events = 50"))
         );
+        // The steps counted are the steps taken: the limit's, not one more.
+        assert_eq!(out.stats.events, 50);
         // the trace says where the run stopped, and why
         let trace = out.trace.expect("recorded");
         let last = trace.events.last().expect("events");

@@ -310,6 +310,8 @@ impl<P: Process, E: Engine<P>> World<P, E> {
             self.rec
                 .verdict
                 .get_or_insert(Verdict::LimitExceeded { limit });
+            // The step refused never happened: the count is the steps taken.
+            self.stats.events -= 1;
             return false;
         }
         true
