@@ -359,7 +359,7 @@ fn the_election_table_at_two_nodes_is_no_false_alarm() {
 
 #[test]
 fn huge_command_line_values_are_bad_input() {
-    let cases: [(&[&str], &str); 36] = [
+    let cases: [(&[&str], &str); 38] = [
         // Refused with no fault to inject as well (it was accepted then).
         (
             &[
