@@ -320,8 +320,11 @@ fn is_trace(path: &Path, text: &str) -> bool {
     if path.extension().is_some_and(|e| e == "jsonl") {
         return true;
     }
+    // The header is a short line: a scenario on one long line is not parsed here (up to
+    // 1 GiB of it, into a JSON tree many times its size).
     text.lines()
         .find(|l| !l.trim().is_empty())
+        .filter(|l| l.len() <= 4096)
         .and_then(|l| serde_json::from_str::<serde_json::Value>(l).ok())
         .is_some_and(|v| v.get("sincro_trace").is_some())
 }

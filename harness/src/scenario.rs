@@ -532,9 +532,12 @@ impl Scenario {
         let text = read_limited(path, MAX_SCENARIO_BYTES)
             .map_err(|e| ScenarioError(format!("cannot read scenario {}: {e}", path.display())))?;
         Scenario::from_json(&text).map_err(|e| {
+            // A trace's header is a short line: a long first line (a whole scenario on one
+            // line) is not parsed again, which took 2 GB to say a file was too large.
             let first = text.lines().next().unwrap_or_default();
-            let is_trace = serde_json::from_str::<serde_json::Value>(first)
-                .is_ok_and(|v| v.get("sincro_trace").is_some());
+            let is_trace = first.len() <= 4096
+                && serde_json::from_str::<serde_json::Value>(first)
+                    .is_ok_and(|v| v.get("sincro_trace").is_some());
             ScenarioError(if is_trace {
                 format!(
                     "{}: this is a trace (JSON Lines), not a scenario; `sincro show`, `check` \

@@ -1161,8 +1161,8 @@ static PRESSES: AtomicUsize = AtomicUsize::new(0);
 
 /// The stop flag, set by the first Ctrl-C, SIGTERM or SIGHUP (what CI timeouts, `timeout`
 /// and `docker stop` send): the runs in flight finish and the reports are written. A second
-/// one exits at once with code 130.
-/// The messages name the signal received (stop 56 and before said "Ctrl-C" of a SIGTERM).
+/// one exits at once with code 130. The messages name the signal received (stop 56 and
+/// before said "Ctrl-C" of a SIGTERM).
 pub(crate) fn interrupt_flag() -> &'static AtomicBool {
     use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
     static INSTALLED: std::sync::Once = std::sync::Once::new();
