@@ -351,6 +351,22 @@ pub fn main(a: &ExploreArgs) -> i32 {
     if let Err(e) = crate::fuzz::probe_dir(&a.out) {
         return bad_input(format!("--out: {e}"));
     }
+    let refused = |e: crate::harness::ScenarioError| {
+        bad_input(match &a.scenario {
+            Some(path) => format!("{}: {e}", path.display()),
+            None => e.to_string(),
+        })
+    };
+    // A refusal (an algorithm with no Spec, params it rejects) comes before the header says
+    // the search started: where building the checkers fails, the search is asked first, and
+    // refuses at once in the algorithm's own words.
+    let early = match alg.checkers(&sc) {
+        Ok(_) => None,
+        Err(_) => match alg.explore(&sc, &options) {
+            Ok(r) => Some(r),
+            Err(e) => return refused(e),
+        },
+    };
     println!(
         "exploring {} / {}: {} nodes, {} inputs, {} semantics, loss {} dup {} crashes {} \
          pauses {}, depth {}, {} states, {:?}",
@@ -367,15 +383,10 @@ pub fn main(a: &ExploreArgs) -> i32 {
         a.max_states,
         a.time
     );
-    let report = match alg.explore(&sc, &options) {
+    let report = match early.map_or_else(|| alg.explore(&sc, &options), Ok) {
         Ok(r) => r,
         // A scenario the algorithm refuses (its params) is named, as `run` names it.
-        Err(e) => {
-            return bad_input(match &a.scenario {
-                Some(path) => format!("{}: {e}", path.display()),
-                None => e.to_string(),
-            })
-        }
+        Err(e) => return refused(e),
     };
     // A counterexample is written before anything about it is printed: a reader that goes
     // away (`| head`) ends the program at its next write, and the files must exist by then.

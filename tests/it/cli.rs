@@ -1012,6 +1012,10 @@ fn explore_exits_1_with_a_replayable_counterexample_0_without_and_2_on_bad_input
             "unknown variant `nope`",
         ),
         (vec!["explore", "-a", "mutex.nope"], "unknown algorithm"),
+        (
+            vec!["explore", "-a", "omega.khouri-greve"],
+            "omega.khouri-greve cannot be explored",
+        ),
         // What to explore comes from one of three flags: the error names all three (it named
         // `--algorithm` only, as if the other two did not exist).
         (
@@ -1055,6 +1059,8 @@ fn explore_exits_1_with_a_replayable_counterexample_0_without_and_2_on_bad_input
         let (out, err) = text(&o);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {out}{err}");
         assert!(err.contains(msg), "{args:?}: {err}");
+        // Refused before the header says a search started.
+        assert!(!out.contains("exploring "), "{args:?}: {out}");
     }
 }
 
