@@ -12,8 +12,12 @@
 //! the trace lists them in. A request waits from the instant `h` it reaches the head of its
 //! queue with its process outside the section to the instant `e` it is served, abandoned or
 //! dropped; an entry by another process overtakes it when it happens strictly between the two
-//! (`h < t < e`). An entry at `h` may have come before the request or the exit that started
-//! the wait, and one at `e` after the requester's own entry, so neither is counted.
+//! (`h < t < e`). An entry at `h` may have come before the request or the abandon that started
+//! the wait, and one at `e` after the requester's own entry, so neither is counted; but when
+//! the wait starts with the requester's own `cs_exit` from the resource (its request made
+//! before it), an entry into that resource at `h` comes after the exit in every order that
+//! keeps mutual exclusion, the order `mutual_exclusion` finds, and it is counted (stop 57: a
+//! trace overtaken twice with `k = 1` passed both properties, each by an order of its own).
 //!
 //! # Contract
 //!
@@ -108,6 +112,7 @@ impl BoundedWaiting {
                 Step::Request(..) | Step::Exit(_) => {}
             }
         }
+        let by_exit = self.waits_from_own_exit(&steps);
         for &(node, step) in &steps {
             let Step::Enter(resource, id) = step else {
                 continue;
@@ -128,27 +133,76 @@ impl BoundedWaiting {
                     "a wait begun at an earlier instant"
                 );
                 head.overtakes.push(id);
-                if head.overtakes.len() > self.k {
-                    let mut events = vec![head.request_event];
-                    events.extend(&head.overtakes);
-                    return Err(Violation {
-                        property: PROPERTY.into(),
-                        class: PropertyClass::Safety,
-                        explanation: format!(
-                            "node {other}'s request for resource {r} was overtaken {} times (bound {}): the last by node {node}",
-                            head.overtakes.len(),
-                            self.k
-                        ),
-                        t_ns: t,
-                        events,
-                    });
-                }
+                overtaken(head, self.k, other, r, node, t)?;
             }
         }
+        // Entries into a resource at the instant a waiter's own exit from it starts its wait.
+        let late: Vec<(NodeId, u32, NodeId, u64)> = by_exit
+            .iter()
+            .flat_map(|&(waiter, r)| {
+                steps.iter().filter_map(move |&(node, step)| match step {
+                    Step::Enter(resource, id) if resource == r && node != waiter => {
+                        Some((waiter, r, node, id))
+                    }
+                    _ => None,
+                })
+            })
+            .collect();
         for (node, step) in steps {
             self.apply(node, step, t);
         }
+        for (waiter, r, node, id) in late {
+            let head = self
+                .pending
+                .get_mut(&(waiter, r))
+                .and_then(|q| q.first_mut());
+            if let Some(head) = head.filter(|h| h.since_ns == Some(t)) {
+                head.overtakes.push(id);
+                overtaken(head, self.k, waiter, r, node, t)?;
+            }
+        }
         Ok(())
+    }
+
+    /// The (node, resource) pairs whose head request starts waiting at this instant with the
+    /// node's own exit from the resource: a request made before that exit (in the node's
+    /// order), its wait not ended later in the instant (an entry, an abandon, a crash). Another
+    /// node's entry into that resource at this instant follows the exit in every order that
+    /// keeps mutual exclusion (`mutual_exclusion` judges the instant in such an order), so it
+    /// overtakes; excusing it as possibly "before the wait" passed a trace that violates
+    /// bounded waiting in every order that does not violate mutual exclusion.
+    fn waits_from_own_exit(&self, steps: &[(NodeId, Step)]) -> BTreeSet<(NodeId, u32)> {
+        let mut queued: BTreeMap<(NodeId, u32), usize> = BTreeMap::new();
+        let mut by_exit = BTreeSet::new();
+        let pending = &self.pending;
+        let count = |queued: &mut BTreeMap<(NodeId, u32), usize>, key: (NodeId, u32)| -> usize {
+            *queued
+                .entry(key)
+                .or_insert_with(|| pending.get(&key).map_or(0, Vec::len))
+        };
+        for &(node, step) in steps {
+            match step {
+                Step::Request(r, _) => {
+                    let n = count(&mut queued, (node, r));
+                    queued.insert((node, r), n + 1);
+                }
+                Step::Enter(r, _) | Step::Abandon(r) => {
+                    let n = count(&mut queued, (node, r));
+                    queued.insert((node, r), n.saturating_sub(1));
+                    by_exit.remove(&(node, r));
+                }
+                Step::Exit(r) => {
+                    if count(&mut queued, (node, r)) > 0 {
+                        by_exit.insert((node, r));
+                    }
+                }
+                Step::Leave => {
+                    queued.retain(|(n, _), _| *n != node);
+                    by_exit.retain(|(n, _)| *n != node);
+                }
+            }
+        }
+        by_exit
     }
 
     /// Applies one event of node `node` at instant `t` to the queues.
@@ -200,6 +254,33 @@ impl BoundedWaiting {
             head.since_ns.get_or_insert(t);
         }
     }
+}
+
+/// Fails when `head` (node `waiter`'s request on `r`) has now been overtaken more than `k`
+/// times, the last by `node` at `t`.
+fn overtaken(
+    head: &Waiting,
+    k: usize,
+    waiter: NodeId,
+    r: u32,
+    node: NodeId,
+    t: u64,
+) -> Result<(), Violation> {
+    if head.overtakes.len() <= k {
+        return Ok(());
+    }
+    let mut events = vec![head.request_event];
+    events.extend(&head.overtakes);
+    Err(Violation {
+        property: PROPERTY.into(),
+        class: PropertyClass::Safety,
+        explanation: format!(
+            "node {waiter}'s request for resource {r} was overtaken {} times (bound {k}): the last by node {node}",
+            head.overtakes.len(),
+        ),
+        t_ns: t,
+        events,
+    })
 }
 
 impl Checker for BoundedWaiting {
@@ -335,7 +416,8 @@ mod tests {
     }
 
     /// An entry at the instant the waiter enters, abandons or crashes, or at the instant it
-    /// exits with its next request queued, is not counted; one strictly inside the wait is.
+    /// requests, is not counted; one strictly inside the wait is, and one at the instant the
+    /// waiter exits with its next request queued (mutual exclusion puts it after the exit).
     #[test]
     fn only_entries_strictly_inside_a_wait_count() {
         use Observation::{CsAbandon, CsEnter, CsExit, CsRequest};
@@ -357,22 +439,40 @@ mod tests {
             (0, CsAbandon { resource: 0 }, 2),
         ]);
         assert_eq!(run(ends_at_abandon, 0), Ok(()));
-        // node 0 inside with a second request queued; node 1 enters as node 0 exits
-        let at_exit = trace(&[
-            (0, req.clone(), 1),
-            (0, enter.clone(), 1),
-            (0, req.clone(), 1),
-            (1, enter.clone(), 2),
-            (0, exit.clone(), 2),
-        ]);
-        assert_eq!(run(at_exit.clone(), 0), Ok(()));
+        // node 0 requests at 2 ms, the instant node 1 enters: the entry may come first
+        let at_request = trace(&[(1, enter.clone(), 2), (0, req.clone(), 2)]);
+        assert_eq!(run(at_request.clone(), 0), Ok(()));
         // ... but an entry at 3 ms, strictly inside node 0's wait, is
-        let mut later = at_exit;
+        let mut later = at_request;
         later.extend(trace(&[(1, exit.clone(), 3), (1, enter.clone(), 3)]));
         for (i, e) in later.iter_mut().enumerate() {
             e.id = i as u64;
         }
         assert!(run(later, 0).is_err());
+        // node 0 inside with a second request queued; node 1 enters as node 0 exits, listed
+        // before or after the exit: it follows the exit (or both are inside at once)
+        let at_exit = [
+            (0, req.clone(), 1),
+            (0, enter.clone(), 1),
+            (0, req.clone(), 1),
+            (1, enter.clone(), 2),
+            (0, exit.clone(), 2),
+        ];
+        let v = run(trace(&at_exit), 0).unwrap_err();
+        assert_eq!(v.events, vec![2, 3]);
+        let mut swapped = at_exit;
+        swapped.swap(3, 4);
+        assert!(run(trace(&swapped), 0).is_err());
+        // with node 0's next request made after its exit, at the same instant, the entry may
+        // come between the two: not counted
+        let exit_then_request = trace(&[
+            (0, req.clone(), 1),
+            (0, enter.clone(), 1),
+            (0, exit.clone(), 2),
+            (1, enter.clone(), 2),
+            (0, req.clone(), 2),
+        ]);
+        assert_eq!(run(exit_then_request, 0), Ok(()));
     }
 
     #[test]

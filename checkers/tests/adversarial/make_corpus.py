@@ -339,6 +339,16 @@ t = T(3); t.req(1, 2); t.enter(2, 2); t.req(3, 2); t.exit(4, 2); ex(t, 5, 0); ex
 case(P, "violation-second-request-after-exit", t, "")
 t = T(3); t.req(1, 2); ex(t, 2, 0); t.crash(3, 2); t.restart(3.5, 2); t.req(4, 2); ex(t, 5, 0); ex(t, 6, 1); t.enter(7, 0)
 case(P, "violation-after-restart", t, "")
+# An entry at the instant the waiter's own exit starts its wait follows that exit in every
+# order that keeps mutual exclusion: it overtakes (stop 57: it was excused, and the trace
+# passed both properties, each by an order of its own), whatever order the lines are in.
+t = T(3); t.req(1, 2); t.enter(1.5, 2); t.req(2, 2); t.exit(3, 2); ex(t, 3, 0); ex(t, 4, 1); t.enter(5, 0)
+case(P, "violation-entry-at-the-waiters-own-exit", t, "overtaken at 3 (with the exit), 4 and 5")
+t = T(3); t.req(1, 2); t.enter(1.5, 2); t.req(2, 2); t.enter(3, 0); t.exit(3, 2); t.exit(3.5, 0); ex(t, 4, 1); t.enter(5, 0)
+case(P, "violation-entry-at-the-waiters-own-exit-listed-first", t, "the same, node 0's entry listed before the exit")
+# An entry at the instant of the request itself may have come first: not counted.
+t = T(3); t.req(3, 2); ex(t, 3, 0); ex(t, 4, 1); ex(t, 5, 0); t.enter(6, 2)
+case(P, "pass-entry-at-the-request-instant", t, "overtaken at 4 and 5 only")
 
 # ---------------------------------------------------------------- liveness
 P = "liveness"

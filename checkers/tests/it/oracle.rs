@@ -1173,11 +1173,15 @@ pub fn leader_stability_from(ev: &[Event], nodes: usize, quiet: u64) -> OracleVe
 /// A request waits from the instant `h` it is at the head of its node's queue with the node
 /// outside the section, to the instant `e` it is served (the node enters), abandoned, or
 /// dropped by a crash or restart of its node (`e` = +infinity if none). Entries of other nodes
-/// into the same resource at instants strictly between (`h < t < e`) overtake it; at most `k`
-/// may. Instants, not trace lines: events of one global time are unordered.
+/// into the same resource at instants strictly between (`h < t < e`) overtake it, and at `h`
+/// itself when the wait began with the node's own exit from the resource (an entry there
+/// follows that exit in any order that keeps mutual exclusion); at most `k` may. Instants,
+/// not trace lines: events of one global time are unordered.
 pub fn bounded_waiting(ev: &[Event], k: usize) -> OracleVerdict {
     // Each request's wait: (node, resource, h, e); the open ones by (node, resource), in order.
     let mut waits: Vec<(NodeId, u32, Option<u64>, Option<u64>)> = Vec::new();
+    // The waits that began with their node's own exit.
+    let mut from_exit: BTreeSet<usize> = BTreeSet::new();
     let mut queue: BTreeMap<(NodeId, u32), Vec<usize>> = BTreeMap::new();
     let mut inside: BTreeSet<(NodeId, u32)> = BTreeSet::new();
     let mut entries: Vec<(NodeId, u32, u64)> = Vec::new();
@@ -1232,16 +1236,22 @@ pub fn bounded_waiting(ev: &[Event], k: usize) -> OracleVerdict {
             Some(Observation::CsExit { resource }) => {
                 let key = (n, *resource);
                 inside.remove(&key);
+                let head = queue.get(&key).and_then(|q| q.first().copied());
+                let waited = head.is_some_and(|h| waits[h].2.is_some());
                 start(&mut waits, &queue, &inside, key, t);
+                if let Some(h) = head.filter(|_| !waited) {
+                    from_exit.insert(h);
+                }
             }
             _ => {}
         }
     }
     for (i, &(n, r, h, end)) in waits.iter().enumerate() {
         let Some(h) = h else { continue };
+        let after = |t: u64| h < t || (t == h && from_exit.contains(&i));
         let c = entries
             .iter()
-            .filter(|&&(m, rr, t)| m != n && rr == r && h < t && lt(t, end))
+            .filter(|&&(m, rr, t)| m != n && rr == r && after(t) && lt(t, end))
             .count();
         if c > k {
             return Violation(format!("request {i} of node {n} overtaken {c} times"));
