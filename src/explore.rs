@@ -34,7 +34,7 @@ bound and no path reached the scenario's end), or the time or state bound ended 
 before it finished depth 1 (nothing was explored), 130 Ctrl-C, SIGTERM or SIGHUP (what was explored is \
 reported).
 
-Example: sincro explore -a mutex.ricart-agrawala --variant no-tiebreak --seed 1 (a counterexample of 12 choices)")]
+Example: sincro explore -a mutex.ricart-agrawala --variant no-tiebreak --seed 1 (a counterexample of 11 choices)")]
 #[command(group(clap::ArgGroup::new("what").required(true).args(["algorithm", "scenario", "replay"])))]
 pub struct ExploreArgs {
     /// The algorithm (its scenario is generated from --seed, --nodes, --inputs, --active-ms).

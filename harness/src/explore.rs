@@ -33,6 +33,10 @@
 //!
 //! **Judgement.** Checkers run online on every path, exactly as in a run (the same checkers
 //! the algorithm's run builds); a safety violation or a panic anywhere is a counterexample.
+//! A checker that judges an instant once it is over (at the next later event) has it judged
+//! as soon as nothing enabled can happen at it, so a counterexample ends at its violating
+//! event, and a path the depth bound cuts there is judged too
+//! ([`World::judge_closed_instant`]).
 //! A path with no enabled choice left (quiescent, or at the scenario's end) is *complete*: the
 //! checkers' end-of-run judgement (liveness) applies to it as in a run. A path cut by the depth
 //! bound is judged only for what happened on it, never for liveness, and never counts as a
@@ -430,19 +434,9 @@ pub fn explore<P: Process>(
             }
             match w.verdict() {
                 Some(Verdict::Violation(_) | Verdict::Panic { .. }) => {
-                    let verdict = w.verdict().cloned().expect("matched");
-                    let native = native_scenario(
-                        scenario,
-                        factory.clone(),
-                        checkers()?,
-                        options.bounds,
-                        &path,
-                    )?;
-                    report.counterexample = Some(Counterexample {
-                        schedule: path,
-                        verdict,
-                        native,
-                    });
+                    report.counterexample = Some(counterexample(
+                        scenario, &factory, checkers, options, path, w,
+                    )?);
                     stopped = Some(Stop::Violation);
                     break 'levels;
                 }
@@ -529,6 +523,14 @@ pub fn explore<P: Process>(
                 continue;
             }
             if entry.depth >= options.max_depth {
+                if w.judge_closed_instant(&enabled).is_some() {
+                    // The cut path's last instant is over and broke a property.
+                    report.counterexample = Some(counterexample(
+                        scenario, &factory, checkers, options, path, w,
+                    )?);
+                    stopped = Some(Stop::Violation);
+                    break 'levels;
+                }
                 report.cut += 1;
                 continue;
             }
@@ -553,6 +555,15 @@ pub fn explore<P: Process>(
                     depth: entry.depth + 1,
                     sleep,
                 });
+            }
+            // This path's last instant is over: a violation it completed is found at this
+            // depth, not one unrelated choice later.
+            if w.judge_closed_instant(&enabled).is_some() {
+                report.counterexample = Some(counterexample(
+                    scenario, &factory, checkers, options, path, w,
+                )?);
+                stopped = Some(Stop::Violation);
+                break 'levels;
             }
         }
         report.depth_complete = report.max_depth;
@@ -582,10 +593,37 @@ pub fn replay<P: Process>(
     bounds.validate().map_err(ScenarioError)?;
     let mut w = World::new(scenario, factory, checkers, bounds, RunOptions::new(true))?;
     follow(&mut w, schedule)?;
-    if w.verdict().is_none() && !w.enabled().is_empty() {
+    let enabled = w.enabled();
+    if w.verdict().is_none() && !enabled.is_empty() {
+        // A schedule the search ended at an instant it judged over ends there.
+        w.judge_closed_instant(&enabled);
         return Ok(w.finish_cut("the schedule ends before the execution is complete"));
     }
     Ok(w.finish())
+}
+
+/// The counterexample of a path whose world `w` reached a violation (or a panic).
+fn counterexample<P: Process>(
+    scenario: &Scenario,
+    factory: &Factory<P>,
+    checkers: CheckerSource<'_>,
+    options: &ExploreOptions,
+    schedule: Vec<Choice>,
+    w: World<P>,
+) -> Result<Counterexample, ScenarioError> {
+    let verdict = w.verdict().cloned().expect("a verdict");
+    let native = native_scenario(
+        scenario,
+        factory.clone(),
+        checkers()?,
+        options.bounds,
+        &schedule,
+    )?;
+    Ok(Counterexample {
+        schedule,
+        verdict,
+        native,
+    })
 }
 
 /// Takes the choices of `schedule` in order on `w`, until a verdict; an error names the first
@@ -626,6 +664,8 @@ pub fn native_scenario<P: Process>(
 ) -> Result<Option<Scenario>, ScenarioError> {
     let mut w = World::exporting(scenario, factory, checkers, bounds, RunOptions::new(false))?;
     follow(&mut w, schedule)?;
+    let enabled = w.enabled();
+    w.judge_closed_instant(&enabled);
     let verdict = match w.verdict() {
         Some(v) => v.clone(),
         None if w.enabled().is_empty() => {

@@ -93,8 +93,46 @@ fn finds_ricart_agrawala_without_tiebreak_and_nothing_in_the_textbook_one() {
         "no-tiebreak",
         1,
         "mutual_exclusion",
-        12,
+        10,
     );
+}
+
+/// A violation completed by a path's last choice is judged there when nothing enabled can
+/// come at that instant, as the next event would judge it: the counterexample ends at the
+/// violating event (it carried one unrelated step more, 11 choices here), and a depth bound
+/// that cuts the path right after it still finds it (`--depth 10` found nothing).
+#[test]
+fn a_violation_is_judged_when_its_instant_is_over_even_at_the_depth_bound() {
+    let a = find("mutex.ricart-agrawala").unwrap();
+    let sc = small_scenario(a, "no-tiebreak", 3, 1, 2, 20);
+    let depth = |max_depth| {
+        a.explore(
+            &sc,
+            &ExploreOptions {
+                max_depth,
+                ..options()
+            },
+        )
+        .unwrap()
+    };
+    let found = depth(10);
+    let cx = found.counterexample.as_ref().expect("found at the bound");
+    assert_eq!(cx.schedule.len(), 10, "{found}");
+    let Verdict::Violation(v) = &cx.verdict else {
+        panic!("{found}")
+    };
+    // The last choice is the violating entry's: the trace ends at the violation's instant.
+    let out = a
+        .replay_schedule(&sc, &options().bounds, &cx.schedule)
+        .unwrap();
+    assert_eq!(out.verdict, cx.verdict);
+    let last = out.trace.as_ref().and_then(|t| t.events.last()).unwrap();
+    assert_eq!(last.t_ns, v.t_ns, "{last:?}");
+    // One short of it, the bound cuts every path before the violation: nothing found.
+    let short = depth(9);
+    assert!(short.counterexample.is_none(), "{short}");
+    assert_eq!(short.stop, Stop::DepthBound, "{short}");
+    native_replay_gives_the_same_violation("mutex.ricart-agrawala", &sc, &found);
 }
 
 #[test]

@@ -593,6 +593,29 @@ impl<P: Process> World<P> {
         }
     }
 
+    /// When no enabled choice can happen at the current instant, the instant is over in
+    /// every continuation, and the checkers that judge an instant once it is over (mutual
+    /// exclusion, one leader per term, …: at the next later event, or at the end) judge it
+    /// now: the safety violation one of them finds, if any, becomes the verdict. Without this
+    /// the search saw such a violation only one choice later, at the next instant's first
+    /// event: a "shortest" counterexample carried one unrelated step, and a path the depth
+    /// bound cut right after the violating event was never judged (stop 57). The checkers
+    /// have then judged their end: take no further step (finish or drop the world).
+    pub fn judge_closed_instant(&mut self, enabled: &[Choice]) -> Option<&Verdict> {
+        let closed = !enabled.is_empty() && enabled.iter().all(|c| self.window(c).0 > self.now);
+        if self.rec.verdict.is_some() || !closed {
+            return None;
+        }
+        let now = self.now;
+        let found = self.rec.checkers.iter_mut().find_map(|c| {
+            c.finish(now)
+                .err()
+                .filter(|v| v.class == crate::PropertyClass::Safety)
+        })?;
+        self.rec.verdict = Some(Verdict::Violation(found));
+        self.rec.verdict.as_ref()
+    }
+
     /// True when a pause the search injected outlived the faults (resumed at or after
     /// `Bounds::faults_until_ns`, or never): liveness, judged from the end of the faults,
     /// cannot be judged on such a path (a node paused to the end looks like a crashed one).
