@@ -213,6 +213,10 @@ pub struct JudgeArgs {
     /// name `--check` and no `--scenario` (neither `--properties` nor `--scenario` was given).
     #[arg(skip)]
     pub scenario_is_input: bool,
+    /// Set by `show`: the properties come from its `--check` (errors named `check`'s
+    /// `--properties`, an option `show` does not have).
+    #[arg(skip)]
+    pub from_show: bool,
 }
 
 /// Properties whose judgement every algorithm that promises them sets its own way (the
@@ -492,19 +496,30 @@ pub fn judge(
             // clock algorithm's bounded_skew with its bound, Ω's registers): its algorithm
             // builds the checker from the scenario, if the property can be judged from a
             // trace at all; say so rather than call it unknown.
-            if let Some(alg) = registry
+            // Every algorithm that promises it (the first one's name alone read as if a
+            // Berkeley trace were Cristian's), and what can be judged with no scenario.
+            let owners: Vec<&str> = registry
                 .algorithms()
                 .iter()
-                .find(|a| a.info().properties.contains(&p.as_str()))
-            {
+                .filter(|a| a.info().properties.contains(&p.as_str()))
+                .map(|a| a.info().name)
+                .collect();
+            if !owners.is_empty() {
+                let without: Vec<&str> = known
+                    .iter()
+                    .copied()
+                    .filter(|k| !JUDGED_BY_THE_ALGORITHM.contains(k))
+                    .collect();
                 return Err(format!(
-                    "`{p}` is {}'s own property: give --scenario, the scenario the trace was \
-                     recorded from, and its algorithm judges it as a run does (a property \
-                     judged on the algorithm's own state during a run, as Ω's registers are, \
-                     cannot be judged from a trace); without a scenario, the known properties \
-                     are: {}",
-                    alg.info().name,
-                    known.join(", ")
+                    "`{p}` is a property {} judge{} {} own way: give --scenario, the scenario \
+                     the trace was recorded from, and its algorithm judges it as a run does (a \
+                     property judged on the algorithm's own state during a run, as Ω's \
+                     registers are, cannot be judged from a trace); without a scenario, the \
+                     properties `check` judges are: {}",
+                    owners.join(", "),
+                    if owners.len() == 1 { "s" } else { "" },
+                    if owners.len() == 1 { "its" } else { "each its" },
+                    without.join(", ")
                 ));
             }
             return Err(format!(
@@ -678,7 +693,7 @@ fn judge_with_scenario(
             format!("--scenario {}: {e}", path.display())
         }
     };
-    let option = if args.scenario_is_input {
+    let option = if args.from_show {
         "--check"
     } else {
         "--properties"
@@ -965,6 +980,17 @@ fn check_not_cut_short(
     Ok(())
 }
 
+/// `ns` in ms, to the µs as usual (`10.000`), to the ns when it is not a whole µs
+/// (`10.000001`): a message that compares it with a value given must not round it away.
+fn ms_to_the_ns(ns: u64) -> String {
+    let (whole, frac) = (ns / NS_PER_MS, ns % NS_PER_MS);
+    if frac % 1000 == 0 {
+        format!("{whole}.{:03}", frac / 1000)
+    } else {
+        format!("{whole}.{frac:06}")
+    }
+}
+
 /// Times from the command line are bounded as a scenario's are (no run is longer), and a
 /// liveness bound of 0 is refused as a scenario's is.
 fn check_times(args: &JudgeArgs) -> Result<(), String> {
@@ -1007,10 +1033,13 @@ fn end_ns(trace: &Trace, end_ms: Option<u64>, at_least_ns: u64) -> Result<u64, S
         };
     }
     match end_ms {
+        // The event's time to the ns, and the smallest value accepted: "10 is before …, at
+        // 10.000 ms" read as a contradiction of an event at 10.000001 ms.
         Some(ms) if ms.saturating_mul(NS_PER_MS) < last_ns => Err(format!(
-            "--end-ms {ms} is before the trace's last event, at {:.3} ms: the run cannot \
-             have ended before it",
-            last_ns as f64 / 1e6
+            "--end-ms {ms} is before the trace's last event, at {} ms: the run cannot \
+             have ended before it (give at least --end-ms {})",
+            ms_to_the_ns(last_ns),
+            last_ns.div_ceil(NS_PER_MS)
         )),
         Some(ms) => Ok(ms.saturating_mul(NS_PER_MS)),
         None => Ok(last_ns.max(at_least_ns)),
@@ -1282,6 +1311,7 @@ pub fn show(args: &ShowArgs) -> i32 {
         // A scenario input is the scenario its trace was recorded from (unless the node
         // count or the quiet time are given by hand).
         let mut how = args.judge.clone();
+        how.from_show = true;
         if matches!(input, Input::Run { .. })
             && how.scenario.is_none()
             && how.nodes.is_none()
@@ -1488,6 +1518,31 @@ pub fn violating_events<'t>(trace: &'t Trace, verdict: &Verdict) -> Vec<&'t Even
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A time compared with a value given is not rounded away: an event 1 ns past 10 ms was
+    /// "at 10.000 ms", beside "--end-ms 10 is before" it.
+    #[test]
+    fn a_time_in_a_message_keeps_its_ns() {
+        assert_eq!(ms_to_the_ns(10_000_001), "10.000001");
+        assert_eq!(ms_to_the_ns(10_000_000), "10.000");
+        assert_eq!(ms_to_the_ns(60_500_000), "60.500");
+        assert_eq!(ms_to_the_ns(0), "0.000");
+        let trace = Trace {
+            nodes: 1,
+            events: vec![crate::harness::Event {
+                id: 0,
+                t_ns: 10_000_001,
+                node: Some(0),
+                local_ns: Some(0),
+                kind: EventKind::Start { incarnation: 0 },
+            }],
+        };
+        let e = end_ns(&trace, Some(10), 0).unwrap_err();
+        assert!(
+            e.contains("at 10.000001 ms") && e.contains("give at least --end-ms 11"),
+            "{e}"
+        );
+    }
     use sincro_harness::check::Violation;
     use sincro_harness::Checker;
 

@@ -352,7 +352,11 @@ impl Registry {
                 // `mutex.*`.
                 let family = name.trim_end_matches('.').to_ascii_lowercase();
                 let hint = match closest(name, &known) {
-                    Some(near) => format!("did you mean `{near}`? "),
+                    // A name near a built-in one may still be the user's own (`election.leases`).
+                    Some(near) => format!(
+                        "did you mean `{near}`? (an algorithm of your own is known only to a \
+                         binary that registers it: run this with that binary) "
+                    ),
                     None if known.iter().any(|k| k.starts_with(&format!("{family}."))) => {
                         format!("`{family}` is a family: `{family}.*` selects its algorithms; ")
                     }
@@ -715,6 +719,13 @@ mod tests {
         let unknown = |name: &str| Registry::builtin().find(name).err().expect("unknown").0;
         let e = unknown("mutex.ricart-agrawla");
         assert!(e.contains("did you mean `mutex.ricart-agrawala`?"), "{e}");
+        // Near a built-in name, it may still be the user's own: both are said.
+        let e = unknown("election.leases");
+        assert!(e.contains("did you mean `election.lease`?"), "{e}");
+        assert!(
+            e.contains("known only to a binary that registers it"),
+            "{e}"
+        );
         let e = unknown("demo.lease-primary");
         assert!(
             e.contains("known only to a binary that registers it"),

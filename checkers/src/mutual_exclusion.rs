@@ -280,7 +280,15 @@ impl MutualExclusion {
                         _ => None,
                     })
                     .collect();
-                let nodes: Vec<String> = steps.keys().map(|n| n.to_string()).collect();
+                // As the event list is cut past `EVENTS_LISTED_MAX`: 2,000 nodes made a
+                // 10 KB line.
+                let mut nodes: Vec<String> = steps.keys().map(|n| n.to_string()).collect();
+                let max = sincro_harness::check::EVENTS_LISTED_MAX;
+                if nodes.len() > max {
+                    let (count, last) = (nodes.len(), nodes[nodes.len() - 1].clone());
+                    nodes.truncate(max / 2);
+                    nodes.push(format!("…, {last} ({count} nodes)"));
+                }
                 Err(Self::violation(
                     t,
                     format!(
@@ -512,6 +520,48 @@ mod tests {
         assert_eq!(
             sincro_harness::check::judge_trace(&trace, 10_000_000, &mut cs),
             sincro_harness::Verdict::Pass
+        );
+    }
+
+    /// A cycle of waits over many nodes at one instant: the message lists a few nodes and
+    /// how many (2,000 nodes made a 10 KB line), as the event list is cut.
+    #[test]
+    fn an_unsatisfiable_wide_instant_lists_its_nodes_cut_short() {
+        use crate::test_events::observe_ms;
+        let n = 40;
+        let mut events: Vec<Event> = (0..n)
+            .map(|v| observe_ms(v as u64, 1, v, Observation::CsEnter { resource: v as u32 }))
+            .collect();
+        // at 2 ms, each node enters the next one's section, then leaves its own
+        for v in 0..n {
+            let next = ((v + 1) % n) as u32;
+            let id = events.len() as u64;
+            events.push(observe_ms(
+                id,
+                2,
+                v,
+                Observation::CsEnter { resource: next },
+            ));
+            let id = events.len() as u64;
+            events.push(observe_ms(
+                id,
+                2,
+                v,
+                Observation::CsExit { resource: v as u32 },
+            ));
+        }
+        let trace = sincro_harness::Trace { nodes: n, events };
+        let mut cs: Vec<Box<dyn Checker>> = vec![Box::new(MutualExclusion::new(n))];
+        let sincro_harness::Verdict::Violation(v) =
+            sincro_harness::check::judge_trace(&trace, 10_000_000, &mut cs)
+        else {
+            panic!("no order fits: a violation")
+        };
+        assert!(
+            v.explanation
+                .contains("nodes 0, 1, 2, 3, 4, 5, 6, 7, …, 39 (40 nodes) at"),
+            "{}",
+            v.explanation
         );
     }
 

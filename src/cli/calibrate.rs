@@ -196,6 +196,11 @@ pub(super) fn main(a: &CalibrateArgs) -> i32 {
     }
     print!("{}", closing(&done, targets.len(), a.within, a.offsets));
     if code == exit::PASS && stop.load(Ordering::Relaxed) {
+        // Said where the figures are, as `fuzz` and `matrix` say it (only stderr named it).
+        println!(
+            "interrupted ({}): the figures above count only the campaigns that ran",
+            crate::stop::cause()
+        );
         return crate::fuzz::INTERRUPTED_EXIT;
     }
     code

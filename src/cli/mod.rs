@@ -516,8 +516,19 @@ where
     }
     let mut command = <Cli as clap::CommandFactory>::command();
     if crate::program_name() != "sincro" {
-        // A user's program (`lease-sincro`) shows its own name in the help's examples.
+        // A user's program (`lease-sincro`) shows its own name in the help's examples, and in
+        // `--version`, with the sincro it is built on (it said `sincro 0.1.0`).
         command = named_in_help(command, crate::program_name());
+        let file = std::path::Path::new(crate::program_name().trim_matches('\''))
+            .file_name()
+            .and_then(|f| f.to_str())
+            .unwrap_or("sincro");
+        if file != "sincro" {
+            let name: &'static str = Box::leak(file.to_string().into_boxed_str());
+            let version: &'static str =
+                Box::leak(format!("(sincro {})", env!("CARGO_PKG_VERSION")).into_boxed_str());
+            command = command.name(name).version(version);
+        }
     }
     let parsed = command
         .try_get_matches_from(args)

@@ -441,6 +441,35 @@ fn sigterm_stops_the_campaign_and_a_bug_not_yet_caught_is_interrupted_not_missed
     );
 }
 
+/// An interrupted calibration says so where its figures are (only stderr named it), and
+/// names the signal received.
+#[test]
+fn an_interrupted_calibration_says_its_figures_are_partial() {
+    let out = dir("calibrate-hup");
+    let child = Command::new(env!("CARGO_BIN_EXE_sincro"))
+        .args([
+            "calibrate",
+            "-a",
+            "mutex.centralized",
+            "--variant",
+            "lease-timeout",
+        ])
+        .args(["--offsets", "5", "--seeds", "1000000", "-j", "1", "-q"])
+        .args(["--out", s(&out)])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    signal_once_ready(&child, "-HUP");
+    let o = child.wait_with_output().unwrap();
+    let (stdout, stderr) = text(&o);
+    assert_eq!(o.status.code(), Some(130), "{stdout}{stderr}");
+    assert!(
+        stdout.contains("interrupted (SIGHUP): the figures above count only the campaigns"),
+        "{stdout}"
+    );
+}
+
 /// Sends one SIGINT to `child` once its Ctrl-C handler is installed (a loaded CI machine may
 /// start it late: SIGINT (2) is bit 1 of the caught-signals mask in /proc/<pid>/status), and
 /// half a second of work later.

@@ -657,6 +657,27 @@ fn outputs_that_cannot_be_written_fail_loudly() {
 }
 
 #[cfg(unix)]
+/// A program started under another name (a user's `lease-sincro`, here a link) says its own
+/// name in `--version`, with the sincro it is built on (it said `sincro 0.1.0`).
+#[test]
+fn a_program_under_another_name_says_so_in_its_version() {
+    let dir = fresh("renamed");
+    let link = dir.join("my-sim");
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_sincro"), &link).unwrap();
+    let o = Command::new(&link).arg("--version").output().unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(
+        out.trim(),
+        format!("my-sim (sincro {})", env!("CARGO_PKG_VERSION"))
+    );
+    let o = sincro(&["--version"]);
+    assert_eq!(
+        text(&o).0.trim(),
+        format!("sincro {}", env!("CARGO_PKG_VERSION"))
+    );
+}
+
 #[test]
 fn reports_do_not_replace_symlinks_or_devices() {
     let target = tmp("junit-target.xml");

@@ -362,6 +362,22 @@ fn check_rejects_bad_input_with_exit_2() {
         let o = sincro(&[cmd, p(&lease), flag, "mutual_exclusion,mutual_exclusion"]);
         assert_eq!(code(&o), 2, "{cmd}");
         assert!(stderr(&o).contains("named twice"), "{}", stderr(&o));
+        // A property the scenario's algorithm does not promise: the error names the option
+        // of this command (`show` was told of a `--properties` it does not have).
+        let o = sincro(&[
+            cmd,
+            p(&lease),
+            "--scenario",
+            LEASE,
+            flag,
+            "leader_uniqueness",
+        ]);
+        assert_eq!(code(&o), 2, "{cmd}");
+        assert!(
+            stderr(&o).contains(&format!("{flag} names `leader_uniqueness`, which")),
+            "{cmd}: {}",
+            stderr(&o)
+        );
     }
     // The election properties each algorithm judges its own way need the scenario; its
     // node count and quiet time come from it, not from flags as well.
@@ -406,10 +422,26 @@ fn check_rejects_bad_input_with_exit_2() {
     assert_eq!(code(&o), 2);
     assert!(
         stderr(&o).contains(
-            "`newcomer_never_demotes` is omega.khouri-greve's own property: give --scenario"
+            "`newcomer_never_demotes` is a property omega.khouri-greve judges its own way: \
+             give --scenario"
         ),
         "{}",
         stderr(&o)
+    );
+    // A property of several algorithms names each (it named the first, clock.cristian, of a
+    // Berkeley trace), and the properties judged without a scenario leave out those that
+    // need one.
+    let o = sincro(&["check", p(&lease), "--properties", "bounded_skew"]);
+    assert_eq!(code(&o), 2);
+    let e = stderr(&o);
+    assert!(
+        e.contains("clock.cristian") && e.contains("clock.berkeley") && e.contains("each its own"),
+        "{e}"
+    );
+    let judged = e.split("judges are: ").nth(1).unwrap_or_default();
+    assert!(
+        judged.contains("mutual_exclusion") && !judged.contains("leader_validity"),
+        "{e}"
     );
     let o = sincro(&["check", p(&lease), "--properties", "liveness"]);
     assert_eq!(code(&o), 2);
