@@ -1000,6 +1000,18 @@ impl<'a> TargetRun<'a> {
                         if let (Some(opts), Ok(())) = (&self.opts.shrink, shrinkable(&f.label)) {
                             f.shrunk =
                                 Some(self.shrink_failure(seed, &sc, &f.label, stop, opts, live));
+                        } else if f.path.is_some() {
+                            // A shrunk file of an earlier campaign into this directory would
+                            // sit beside the new original as if it were its shrunk form.
+                            let stale = self.file_path(seed, true);
+                            if std::fs::remove_file(&stale).is_ok() {
+                                live.note(format!(
+                                    "{} seed {seed}: removed {}, the shrunk form of an earlier \
+                                     failure file this campaign replaced",
+                                    self.target.name(),
+                                    stale.display()
+                                ));
+                            }
                         }
                     }
                     if f.label == "nondeterministic" {
@@ -1291,25 +1303,29 @@ pub fn shrink_scenario(
         sc.clone()
     };
     let before = ScenarioSize::of(sc);
-    // The failure kept is the one shrunk (`label`): an `expect` the original did not meet (a
-    // file edited into failing another way) would make the shrunk file "NOT as expected".
-    out.expect = match expect_of(label) {
-        Some(e) if sc.expect.as_ref().is_some_and(|old| *old != e) => Some(e),
-        _ => sc.expect.clone(),
-    };
+    // The failure kept is the one shrunk (`label`), and the file expects it, as a campaign's
+    // does: an `expect` the original did not meet (a file edited into failing another way)
+    // made the shrunk file "NOT as expected"; an input with none gave a file `run` failed;
+    // and a run limit, which no `expect` names, kept one that could never be met.
+    out.expect = expect_of(label);
     out.name = format!("{}-shrunk", sc.name);
     // The original's description names faults and moments the shrunk file may no longer
     // hold: it follows, as what was shrunk.
+    let unchanged = ScenarioSize::of(&out) == before;
     out.description = format!(
         "shrunk from {} faults / {} inputs / {} nodes in {} candidate runs{}{}",
         before.faults,
         before.inputs,
         before.nodes,
         result.runs,
-        if verified {
-            ""
-        } else {
+        if !verified {
             " (the shrunk scenario did not reproduce; this is the original)"
+        } else if unchanged && interrupted.get() {
+            " (cut short before a smaller scenario was found: the original's size)"
+        } else if unchanged {
+            " (no smaller scenario fails the same way)"
+        } else {
+            ""
         },
         if sc.description.is_empty() {
             String::new()

@@ -159,6 +159,18 @@ pub(super) fn main(a: &ShrinkArgs) -> i32 {
         "shrunk"
     };
     println!("{}", scenario_line(&sc, &first.verdict));
+    if sc.expect.is_none() {
+        println!(
+            "  note: the input has no `expect`; the shrunk file's is {}",
+            result
+                .scenario
+                .expect
+                .as_ref()
+                .map_or("none (a run limit is no `expect` kind)".to_string(), |e| {
+                    e.to_string()
+                })
+        );
+    }
     if let Some(expect) = sc.expect.as_ref().filter(|e| !e.matches(&first.verdict)) {
         // The shrunk file is shrunk to the failure the input has, whatever it expected.
         println!(

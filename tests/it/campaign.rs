@@ -286,6 +286,25 @@ fn a_buggy_variant_is_written_and_shrunk_and_the_shrunk_file_replays() {
         );
     }
 
+    // Again into the same directory without shrinking: the new original replaces the old,
+    // and the old shrunk file, no longer its shrunk form, is removed and said so (it stayed).
+    let o = sincro(&[
+        "fuzz",
+        "-a",
+        "mutex.centralized",
+        "--variant",
+        "lease-timeout",
+        "--seeds",
+        "300",
+        "--no-shrink",
+        "--out",
+        s(&out),
+    ]);
+    let (stdout, stderr) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{stdout}{stderr}");
+    assert!(!out.join(shrunk).exists(), "{stdout}{stderr}");
+    assert!(stderr.contains("the shrunk form of an earlier"), "{stderr}");
+
     let plain = dir("no-shrink");
     let o = sincro(&[
         "fuzz",

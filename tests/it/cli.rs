@@ -1322,6 +1322,39 @@ fn shrink_says_when_the_input_fails_other_than_it_expects() {
         ),
         "{stdout}"
     );
+    // The shrunk file of an input with no `expect` expects its failure, as a campaign's
+    // does (`run` of it exited 1); one shrunk from a run limit expects nothing, since no
+    // `expect` names a limit (it kept the input's, which `run` could never meet).
+    for (name, edit, says, run_code) in [
+        (
+            "none",
+            serde_json::json!(null),
+            "the shrunk file's is a violation of mutual_exclusion",
+            0,
+        ),
+        ("limit", serde_json::json!(8), "its `expect` is none", 4),
+    ] {
+        let mut v: serde_json::Value = serde_json::from_str(&file).unwrap();
+        v.as_object_mut().unwrap().remove("expect");
+        if name == "limit" {
+            v["expect"] = serde_json::json!({"violation": "mutual_exclusion"});
+            v["limits"] = serde_json::json!({"max_events": edit});
+        }
+        let input = dir.join(format!("{name}.json"));
+        std::fs::write(&input, v.to_string()).unwrap();
+        let out = dir.join(format!("{name}.out.json"));
+        let o = sincro(&[
+            "shrink",
+            input.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        let (stdout, stderr) = text(&o);
+        assert_eq!(o.status.code(), Some(0), "{name}: {stdout}{stderr}");
+        assert!(stdout.contains(says), "{name}: {stdout}");
+        let o = sincro(&["run", out.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(run_code), "{name}: {}", text(&o).0);
+    }
 }
 
 /// A campaign that found nothing must have judged something, as `run` of each of its
