@@ -92,7 +92,8 @@ cargo run --release --quiet -- fuzz --algorithm all --seeds 300 --jobs 2 --check
 # that is ~16 s a run, so they get one seed there and the rest get 50. Turmoil's cost grows with
 # simulated time, so its sweep keeps every active phase at 1 s (--fixed-phase): the native
 # sweep above covers the phase swarm (¼ to 4 s), and the phase does not touch determinism.
-cargo run --release --quiet -- fuzz --algorithm 'all,!clock.*' --seeds 50 --jobs 2 --engine turmoil --fixed-phase --check-determinism --keep-going --no-shrink --out target/ci-failures
+# omega.* runs on its own shared-memory model, on no engine: it refuses turmoil.
+cargo run --release --quiet -- fuzz --algorithm 'all,!clock.*,!omega.*' --seeds 50 --jobs 2 --engine turmoil --fixed-phase --check-determinism --keep-going --no-shrink --out target/ci-failures
 cargo run --release --quiet -- fuzz --algorithm 'clock.*' --seeds 1 --jobs 2 --engine turmoil --fixed-phase --check-determinism --keep-going --no-shrink --out target/ci-failures
 
 step "fuzz campaign: correct variants must pass, buggy variants must be caught"

@@ -75,6 +75,14 @@ pub trait Algorithm: Sync {
             )))
         }
     }
+    /// Whether this algorithm's runs can be made on `engine`; `Err` says why not. A campaign
+    /// asks before any seed runs. Every [`Spec`](crate::spec::Spec) runs on every engine
+    /// (the default); `omega.khouri-greve`, on its own shared-memory model, on none but the
+    /// native default.
+    fn runs_on(&self, engine: sincro_harness::EngineKind) -> Result<(), String> {
+        let _ = engine;
+        Ok(())
+    }
     /// Explores `scenario` exhaustively within `options`' bounds: every order of its events
     /// (and the faults the bounds allow), judged by the same checkers as a run (see
     /// [`sincro_harness::explore`]). The default refuses; every [`Spec`](crate::spec::Spec)

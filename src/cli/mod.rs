@@ -946,6 +946,13 @@ fn fuzz(a: FuzzArgs) -> i32 {
         Ok(t) => t,
         Err(e) => return bad_input(e),
     };
+    // Before any seed runs: the first refused seed stopped the campaign part-way.
+    if let Some(e) = targets
+        .iter()
+        .find_map(|t| t.algorithm.runs_on(a.engine.into()).err())
+    {
+        return bad_input(e);
+    }
     let seeds = match (a.seeds, a.time) {
         (Some(n), _) => n,
         (None, Some(_)) => fuzz::UNBOUNDED,

@@ -359,7 +359,7 @@ fn the_election_table_at_two_nodes_is_no_false_alarm() {
 
 #[test]
 fn huge_command_line_values_are_bad_input() {
-    let cases: [(&[&str], &str); 38] = [
+    let cases: [(&[&str], &str); 39] = [
         // Refused with no fault to inject as well (it was accepted then).
         (
             &[
@@ -426,6 +426,14 @@ fn huge_command_line_values_are_bad_input() {
             "`table clocks` takes one --n, 3 ..= 16",
         ),
         (&["bench", "--only", ""], "--only is empty"),
+        // Ω runs on no engine: refused before any seed runs (it "ran" on turmoil, and on a
+        // madsim this build does not have).
+        (
+            &[
+                "fuzz", "-a", "omega.*", "--engine", "turmoil", "--seeds", "1",
+            ],
+            "omega.khouri-greve does not run on the turmoil engine",
+        ),
         (
             &["table", "search", "--seeds", "18446744073709551615"],
             "--seeds must be within [20, 1000000]",

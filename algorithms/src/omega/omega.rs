@@ -395,6 +395,9 @@ pub fn prepare(sc: &Scenario) -> Result<Prepared, ScenarioError> {
     sc.validate()?;
     let p: Params = parse_params(sc)?;
     let err = |m: String| Err(ScenarioError(m));
+    // It ran whatever engine was named, and said it ran there (`madsim engine`, in a build
+    // without madsim; a turmoil trace identical to native's).
+    OmegaKhouriGreve.runs_on(sc.engine).map_err(ScenarioError)?;
     if !sc.faults.is_empty() || !sc.workload.is_empty() {
         return err("omega.khouri-greve runs on the shared-memory model: put joins, leaves and crashes in params.churn; faults and workload must be empty".into());
     }
@@ -650,6 +653,18 @@ const NAME: &str = "omega.khouri-greve";
 pub struct OmegaKhouriGreve;
 
 impl Algorithm for OmegaKhouriGreve {
+    fn runs_on(&self, engine: sincro_harness::EngineKind) -> Result<(), String> {
+        match engine {
+            sincro_harness::EngineKind::Native => Ok(()),
+            other => Err(format!(
+                "{NAME} does not run on the {} engine: it runs on its own shared-memory model, \
+                 which no message-passing engine applies to; leave `engine` native (the \
+                 default), or leave it out (`!omega.*`)",
+                other.name()
+            )),
+        }
+    }
+
     fn info(&self) -> AlgorithmInfo {
         AlgorithmInfo {
             name: NAME,
@@ -874,6 +889,23 @@ mod tests {
             v => panic!("{v:?}"),
         }
         assert_eq!(run(40), Verdict::Pass);
+    }
+
+    /// It runs on its shared-memory model alone: another engine is refused, not named as
+    /// the one it ran on (`(madsim engine, seed 7): PASS` in a build without madsim).
+    #[test]
+    fn another_engine_is_refused() {
+        let alg = find(NAME).unwrap();
+        for engine in ["turmoil", "madsim"] {
+            let doc = serde_json::json!({"algorithm": NAME, "nodes": 4, "seed": 1,
+                "duration_ms": 40, "engine": engine});
+            let sc = Scenario::from_json(&doc.to_string()).unwrap();
+            let e = alg.run(&sc, RunOptions::default()).unwrap_err().0;
+            assert!(
+                e.contains(&format!("does not run on the {engine} engine")),
+                "{e}"
+            );
+        }
     }
 
     #[test]
