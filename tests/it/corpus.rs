@@ -100,6 +100,10 @@ fn check_one(root: &Path, path: &Path) {
             // engines test compares such a scenario on madsim.
             return;
         }
+        // Ω runs on its shared-memory model alone, and refuses another engine.
+        if sincro::algorithms::find(&sc.algorithm).is_ok_and(|a| a.runs_on(other).is_err()) {
+            return;
+        }
         let sc2 = Scenario {
             engine: other,
             ..sc.clone()
