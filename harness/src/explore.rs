@@ -522,15 +522,17 @@ pub fn explore<P: Process>(
                 *report.complete.entry(out.verdict.label()).or_default() += 1;
                 continue;
             }
+            // This path's last instant is over: a violation it completed is found at this
+            // depth, not one unrelated choice later, and even where the depth bound cuts the
+            // path. (The world takes no further step: only its state is read below.)
+            if w.judge_closed_instant(&enabled).is_some() {
+                report.counterexample = Some(counterexample(
+                    scenario, &factory, checkers, options, path, w,
+                )?);
+                stopped = Some(Stop::Violation);
+                break 'levels;
+            }
             if entry.depth >= options.max_depth {
-                if w.judge_closed_instant(&enabled).is_some() {
-                    // The cut path's last instant is over and broke a property.
-                    report.counterexample = Some(counterexample(
-                        scenario, &factory, checkers, options, path, w,
-                    )?);
-                    stopped = Some(Stop::Violation);
-                    break 'levels;
-                }
                 report.cut += 1;
                 continue;
             }
@@ -555,15 +557,6 @@ pub fn explore<P: Process>(
                     depth: entry.depth + 1,
                     sleep,
                 });
-            }
-            // This path's last instant is over: a violation it completed is found at this
-            // depth, not one unrelated choice later.
-            if w.judge_closed_instant(&enabled).is_some() {
-                report.counterexample = Some(counterexample(
-                    scenario, &factory, checkers, options, path, w,
-                )?);
-                stopped = Some(Stop::Violation);
-                break 'levels;
             }
         }
         report.depth_complete = report.max_depth;
