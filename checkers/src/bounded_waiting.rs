@@ -24,8 +24,9 @@
 //! - **Reads:** `cs_request` (queued per node and resource), `cs_enter` (serves the node's
 //!   oldest request on that resource, marks it inside, and counts one overtake against the
 //!   head request of every *other* node that has waited on that resource since an earlier
-//!   instant and whose wait does not end at this one), `cs_exit` (no longer inside: the head
-//!   request waits from here), `cs_abandon` (drops the node's oldest request) observations,
+//!   instant, or since this one by its own `cs_exit` from the resource, and whose wait does
+//!   not end at this one), `cs_exit` (no longer inside: the head request waits from here),
+//!   `cs_abandon` (drops the node's oldest request) observations,
 //!   and `crash` / `restart` faults (drop the node's requests and its being inside). Ignored:
 //!   times other than the global one, messages, pauses, partitions — overtakes are counted in
 //!   entries, not in time.
