@@ -47,8 +47,8 @@ mod shrink;
 /// unexpected verdict), 2 bad input (a value out of range, an output that cannot be written,
 /// a generated scenario the engine refuses), 3 the algorithm panicked, 4 a run limit was hit,
 /// 5 nondeterminism detected, 6 a checker could not judge, 130 interrupted by Ctrl-C, SIGTERM
-/// or SIGHUP (fuzz, matrix, shrink, calibrate, explore: what was found is written; the other
-/// commands end at the signal, as any program does).
+/// or SIGHUP (fuzz, matrix, shrink, calibrate, explore: what was found is written; table: the
+/// rows measured are printed; the other commands end at the signal, as any program does).
 #[derive(Parser)]
 #[command(name = "sincro", version, about, long_about)]
 struct Cli {
@@ -590,12 +590,28 @@ fn list() -> i32 {
         );
         let m = &i.fault_model;
         if m.drift_ppm_max.is_some() || m.clock_jump_ms_max.is_some() {
+            // A class the model leaves out has no cap to speak of: "any" read as if a lease
+            // tolerated any clock jump.
             let cap =
-                |c: Option<u32>, unit: &str| c.map_or("any".into(), |c| format!("{c} {unit}"));
+                |class: crate::harness::fault::FaultClass, c: Option<u32>, unit: &str| -> String {
+                    match c {
+                        _ if !m.tolerates.contains(&class) => "none (not in the model)".into(),
+                        Some(c) => format!("up to {c} {unit}"),
+                        None => "any".into(),
+                    }
+                };
             println!(
-                "    clock caps:  drift up to {}, jumps up to {} (generated scenarios are scaled inside)",
-                cap(m.drift_ppm_max, "ppm"),
-                cap(m.clock_jump_ms_max, "ms")
+                "    clock caps:  drift {}, jumps {} (generated scenarios are scaled inside)",
+                cap(
+                    crate::harness::fault::FaultClass::ClockDrift,
+                    m.drift_ppm_max,
+                    "ppm"
+                ),
+                cap(
+                    crate::harness::fault::FaultClass::ClockJumps,
+                    m.clock_jump_ms_max,
+                    "ms"
+                )
             );
         }
         // names longer than the usual column widen it, so no name runs into its tags
@@ -852,7 +868,8 @@ fn targets(algorithm: &str, variant: &str) -> Result<Vec<Target>, String> {
         if vs.is_empty() && single {
             let known: Vec<_> = info.variants.iter().map(|v| v.name).collect();
             return Err(format!(
-                "unknown variant `{variant}` of {}; known variants: {}",
+                "unknown variant `{}` of {}; known variants: {}",
+                crate::harness::scenario::shown_text(variant),
                 info.name,
                 known.join(", ")
             ));
@@ -863,7 +880,24 @@ fn targets(algorithm: &str, variant: &str) -> Result<Vec<Target>, String> {
         }));
     }
     if out.is_empty() {
-        return Err(format!("no algorithm has a variant `{variant}`"));
+        let shown = crate::harness::scenario::shown_text(variant);
+        // Said of the selection when it leaves out one that has it (`'mutex.*,!mutex.x'`).
+        let elsewhere: Vec<_> = algorithms::select("all")
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|a| a.info().variants.iter().any(|v| v.name == variant))
+            .map(|a| a.info().name)
+            .collect();
+        return Err(if elsewhere.is_empty() {
+            format!("no algorithm has a variant `{shown}`")
+        } else {
+            format!(
+                "no selected algorithm has a variant `{shown}` (`{}` leaves out {}, which has \
+                 it)",
+                crate::harness::scenario::shown_text(algorithm),
+                elsewhere.join(", ")
+            )
+        });
     }
     Ok(out)
 }
@@ -1203,11 +1237,30 @@ pub(crate) fn interrupt_flag() -> &'static AtomicBool {
     &STOP
 }
 
-/// The first stop signal sets the stop flag; a second one exits at once with code 130.
+/// A signal this soon after the first is the same stop, not a second one: coreutils'
+/// `timeout` sends its SIGTERM to the command and then to its process group, so the command
+/// receives it twice within microseconds (stop 57: a campaign under `timeout` sometimes quit
+/// at once, its summary and JUnit report lost).
+pub(crate) const REPEAT_WINDOW: Duration = Duration::from_secs(1);
+
+/// Whether a signal `since_first` after the first one quits at once.
+pub(crate) fn quits_at_once(since_first: Duration) -> bool {
+    since_first >= REPEAT_WINDOW
+}
+
+/// The first stop signal sets the stop flag; another one, from [`REPEAT_WINDOW`] after it,
+/// exits at once with code 130 (and says so).
 fn on_signal(cause: crate::stop::Cause) {
+    static FIRST: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
     if PRESSES.fetch_add(1, Ordering::SeqCst) > 0 {
-        std::process::exit(fuzz::INTERRUPTED_EXIT);
+        let first = *FIRST.get_or_init(Instant::now);
+        if quits_at_once(first.elapsed()) {
+            eprintln!("\ninterrupted again: quitting at once; what was not yet written is lost");
+            std::process::exit(fuzz::INTERRUPTED_EXIT);
+        }
+        return;
     }
+    let _ = FIRST.set(Instant::now());
     crate::stop::record(cause);
     STOP.store(true, Ordering::SeqCst);
     eprintln!(

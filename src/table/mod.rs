@@ -111,9 +111,35 @@ impl TableArgs {
 /// Runs `sincro table`; returns the exit code.
 pub fn main(args: &TableArgs) -> i32 {
     sink::set_markdown(args.markdown);
+    flush_on_signal();
     let code = dispatch(args);
     sink::flush();
     code
+}
+
+/// On Ctrl-C, SIGTERM or SIGHUP: prints the rows measured so far and exits 130. The terminal
+/// layout holds a block's rows until the block ends, so a signal lost every row of a table
+/// still being measured (stop 57: `table search` interrupted after 7 of its 8 rows printed
+/// only its title).
+fn flush_on_signal() {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    use std::io::Write as _;
+    let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
+        return;
+    };
+    std::thread::spawn(move || {
+        if let Some(signal) = signals.forever().next() {
+            sink::flush();
+            let _ = std::io::stdout().flush();
+            let name = match signal {
+                SIGTERM => "SIGTERM",
+                SIGHUP => "SIGHUP",
+                _ => "Ctrl-C",
+            };
+            eprintln!("interrupted ({name}): the rows printed are those measured before it");
+            std::process::exit(crate::fuzz::INTERRUPTED_EXIT);
+        }
+    });
 }
 
 /// The options each table reads; any other given is refused, not silently ignored.
