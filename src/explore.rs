@@ -170,7 +170,8 @@ fn known_variant(alg: &dyn Algorithm, variant: &str) -> Result<(), String> {
     }
     let known: Vec<_> = info.variants.iter().map(|v| v.name).collect();
     Err(format!(
-        "unknown variant `{variant}` of {}; known variants: {}",
+        "unknown variant `{}` of {}; known variants: {}",
+        crate::harness::scenario::shown_text(variant),
         info.name,
         known.join(", ")
     ))
@@ -266,12 +267,20 @@ pub fn main(a: &ExploreArgs) -> i32 {
             let ok =
                 allows(class) || (class == FaultClass::CrashStop && allows(FaultClass::Crashes));
             if n > 0 && !ok {
+                // `--crashes` stands for both crash classes, and neither is tolerated.
+                let what = if class == FaultClass::CrashStop {
+                    format!(
+                        "crashes of any kind ({} nor {})",
+                        class.name(),
+                        FaultClass::Crashes.name()
+                    )
+                } else {
+                    class.name().to_string()
+                };
                 return bad_input(format!(
-                    "{flag} {n}: {} does not tolerate {} ({}); add --beyond-model to explore \
-                     outside its fault model",
-                    info.name,
-                    class.name(),
-                    info.fault_model.summary
+                    "{flag} {n}: {} does not tolerate {what} ({}); add --beyond-model to \
+                     explore outside its fault model",
+                    info.name, info.fault_model.summary
                 ));
             }
         }

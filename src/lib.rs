@@ -152,7 +152,16 @@ pub fn program_name() -> &'static str {
 /// (letters, digits, `/ . _ - + , : = @ %`), else in single quotes (a `'` inside written
 /// `'\''`), so a printed replay line runs as printed (`--out "my out"`, a `$` in a name). A
 /// relative path that starts with `-` is written `./-…`, so no command reads it as an option.
+///
+/// A name a terminal would not show as it is (a control character, a bidirectional override,
+/// bytes that are not UTF-8) is written in Bash's `$'…'` quoting, each such character as an
+/// escape (`\x1b`, `\u202e`, `\xff`), so the line names that very file and prints nothing
+/// raw to the terminal (stop 57: an ESC reached the terminal, and a non-UTF-8 name was
+/// printed as `�`, naming a file that does not exist).
 pub fn shell_word(path: &std::path::Path) -> String {
+    if let Some(w) = ansi_c_word(path) {
+        return w;
+    }
     let s = path.to_string_lossy();
     if s.starts_with('-') {
         return shell_word(&std::path::Path::new(".").join(path));
@@ -167,6 +176,44 @@ pub fn shell_word(path: &std::path::Path) -> String {
     } else {
         format!("'{}'", s.replace('\'', r"'\''"))
     }
+}
+
+/// `path` in Bash's `$'…'` quoting when it holds a [`harness::scenario::hidden_char`] or bytes that are not
+/// UTF-8 (on Unix), else `None`.
+fn ansi_c_word(path: &std::path::Path) -> Option<String> {
+    #[cfg(unix)]
+    let bytes = std::os::unix::ffi::OsStrExt::as_bytes(path.as_os_str()).to_vec();
+    #[cfg(not(unix))]
+    let bytes = path.to_string_lossy().into_owned().into_bytes();
+    let clean =
+        std::str::from_utf8(&bytes).is_ok_and(|s| !s.chars().any(harness::scenario::hidden_char));
+    if clean {
+        return None;
+    }
+    let mut out = String::from("$'");
+    if bytes.first() == Some(&b'-') {
+        out.push_str("./");
+    }
+    for chunk in bytes.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            match c {
+                '\\' => out.push_str("\\\\"),
+                '\'' => out.push_str("\\'"),
+                c if (c as u32) < 0x80 && harness::scenario::hidden_char(c) => {
+                    out.push_str(&format!("\\x{:02x}", c as u32))
+                }
+                c if harness::scenario::hidden_char(c) => {
+                    out.push_str(&format!("\\u{:04x}", c as u32))
+                }
+                c => out.push(c),
+            }
+        }
+        for b in chunk.invalid() {
+            out.push_str(&format!("\\x{b:02x}"));
+        }
+    }
+    out.push('\'');
+    Some(out)
 }
 
 /// The command that replays scenario file `path`: `sincro replay PATH`, the path quoted for
@@ -340,6 +387,47 @@ mod tests {
         assert_eq!(shell_word(Path::new("-a b.json")), "'./-a b.json'");
         assert!(replay_command(Path::new("a b.json"), Some("turmoil"))
             .ends_with(" replay 'a b.json' --engine turmoil"));
+    }
+
+    /// A name with a control character, a bidirectional override or bytes that are not UTF-8
+    /// is one `$'…'` word that Bash reads back as those very bytes, and prints nothing raw (an
+    /// ESC reached the terminal; a non-UTF-8 name was printed as `�`, another file).
+    #[cfg(unix)]
+    #[test]
+    fn replay_lines_escape_what_a_terminal_would_act_on_and_name_the_very_bytes() {
+        use std::os::unix::ffi::OsStrExt;
+        let names: [&[u8]; 5] = [
+            b"red\x1b[31m\nline.json",
+            b"\xff\xfe.json",
+            "a\u{202e}nosj.exe".as_bytes(),
+            b"-x\x07 'q' \\.json",
+            "ü\x01.json".as_bytes(),
+        ];
+        for name in names {
+            let path = Path::new(std::ffi::OsStr::from_bytes(name));
+            let word = shell_word(path);
+            assert!(word.starts_with("$'"), "{word}");
+            assert!(
+                !word.chars().any(harness::scenario::hidden_char),
+                "{word:?}"
+            );
+            if std::path::Path::new("/bin/bash").exists() {
+                let out = std::process::Command::new("/bin/bash")
+                    .arg("-c")
+                    .arg(format!("printf %s {word}"))
+                    .output()
+                    .unwrap();
+                let want: Vec<u8> = if name.starts_with(b"-") {
+                    [b"./".as_slice(), name].concat()
+                } else {
+                    name.to_vec()
+                };
+                assert_eq!(out.stdout, want, "{word}");
+            }
+        }
+        let shown = harness::scenario::shown_text;
+        assert_eq!(shown("v\x1b[1m"), "v\\u{1b}[1m");
+        assert_eq!(shown("plain ü"), "plain ü");
     }
 
     /// A program started by its name is named so; one started by a path no `PATH` leads to

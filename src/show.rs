@@ -219,6 +219,20 @@ pub struct JudgeArgs {
     pub from_show: bool,
 }
 
+/// Whether algorithm `name` builds checkers that judge a trace (Ω judges its own state
+/// during a run: it does not), asked of a scenario of its first variant.
+fn judges_from_a_trace(registry: &crate::algorithms::Registry, name: &str) -> bool {
+    let Ok(alg) = registry.find(name) else {
+        return false;
+    };
+    let info = alg.info();
+    let Some(variant) = info.variants.first() else {
+        return false;
+    };
+    let sc = alg.generate(variant.name, 0, &sincro_harness::gen::GenOptions::default());
+    alg.checkers(&sc).is_ok()
+}
+
 /// Properties whose judgement every algorithm that promises them sets its own way (the
 /// ranking a valid leader wins by, the time a new leader may take to settle): judged offline
 /// only with the scenario the trace came from (`--scenario`). A generic rule (the highest
@@ -510,6 +524,18 @@ pub fn judge(
                     .copied()
                     .filter(|k| !JUDGED_BY_THE_ALGORITHM.contains(k))
                     .collect();
+                // No owner judges from a trace (Ω): `--scenario` would only be refused in
+                // turn (the two messages sent the user from one to the other).
+                if !owners.iter().any(|o| judges_from_a_trace(registry, o)) {
+                    return Err(format!(
+                        "`{p}` is judged by {} on its own state during a run, not from a \
+                         trace: `check` cannot judge it (run the scenario instead, with \
+                         `sincro run`); the properties `check` judges without a scenario are: \
+                         {}",
+                        owners.join(", "),
+                        without.join(", ")
+                    ));
+                }
                 return Err(format!(
                     "`{p}` is a property {} judge{} {} own way: give --scenario, the scenario \
                      the trace was recorded from, and its algorithm judges it as a run does (a \

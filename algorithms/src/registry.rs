@@ -119,7 +119,9 @@ pub trait Algorithm: Sync {
     fn checkers(&self, scenario: &Scenario) -> Result<Vec<Box<dyn Checker>>, ScenarioError> {
         let _ = scenario;
         Err(ScenarioError(format!(
-            "{} judges its runs on its own state, not from a trace (describe it with a Spec)",
+            "{} judges its runs on its own state during the run, not from a trace: its \
+             properties cannot be judged offline; run the scenario instead (an algorithm \
+             described with a Spec can be judged from a trace)",
             self.info().name
         )))
     }

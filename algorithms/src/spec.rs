@@ -109,7 +109,8 @@ pub trait Variant: Copy + Eq + Debug + Send + Sync + 'static {
             .ok_or_else(|| {
                 let known: Vec<_> = Self::ALL.iter().map(|v| v.name()).collect();
                 format!(
-                    "unknown variant `{name}`; known variants: {}",
+                    "unknown variant `{}`; known variants: {}",
+                    sincro_harness::scenario::shown_text(name),
                     known.join(", ")
                 )
             })
@@ -600,7 +601,7 @@ trait SetupExt: Spec {
                 let known: Vec<_> = Self::Variant::ALL.iter().map(|v| v.name()).collect();
                 ScenarioError(format!(
                     "unknown variant `{}` of {}; known variants: {}",
-                    sc.variant,
+                    sincro_harness::scenario::shown_text(&sc.variant),
                     self.name(),
                     known.join(", ")
                 ))

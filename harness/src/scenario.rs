@@ -384,6 +384,36 @@ fn bad_time(v: &serde_json::Value) -> Option<(String, serde_json::Number)> {
     }
 }
 
+/// Whether `c` is a character a message must not print raw: a control character (it acts on
+/// the terminal) or a bidirectional override (it makes a name read as another).
+pub fn hidden_char(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+/// `text` (a name given by the user: a file, a variant) for a message, its [`hidden_char`]s
+/// escaped as Rust writes them (`\u{1b}`).
+pub fn shown_text(text: &str) -> String {
+    if !text.chars().any(hidden_char) {
+        return text.to_string();
+    }
+    text.chars()
+        .map(|c| {
+            if hidden_char(c) {
+                c.escape_unicode().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
+/// `path` for a message: as [`Path::display`] shows it, its [`hidden_char`]s escaped, so a
+/// file's name cannot act on the terminal or pass for another.
+pub fn shown(path: &Path) -> String {
+    shown_text(&path.to_string_lossy())
+}
+
 /// Reads at most `max` bytes of `path` as UTF-8; a longer file is an error saying so (the whole
 /// file is never read: `/dev/zero` fails at once).
 pub fn read_limited(path: &Path, max: u64) -> std::io::Result<String> {
@@ -527,10 +557,11 @@ impl Scenario {
         Ok(sc)
     }
 
-    /// Reads, parses and validates a scenario file (at most [`MAX_SCENARIO_BYTES`]).
+    /// Reads, parses and validates a scenario file (at most [`MAX_SCENARIO_BYTES`]); an error
+    /// names the file with its control characters escaped (a name could clear the screen).
     pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
         let text = read_limited(path, MAX_SCENARIO_BYTES)
-            .map_err(|e| ScenarioError(format!("cannot read scenario {}: {e}", path.display())))?;
+            .map_err(|e| ScenarioError(format!("cannot read scenario {}: {e}", shown(path))))?;
         Scenario::from_json(&text).map_err(|e| {
             // A trace's header is a short line: a long first line (a whole scenario on one
             // line) is not parsed again, which took 2 GB to say a file was too large.
@@ -542,10 +573,10 @@ impl Scenario {
                 format!(
                     "{}: this is a trace (JSON Lines), not a scenario; `sincro show`, `check` \
                      and `diff` read traces",
-                    path.display()
+                    shown(path)
                 )
             } else {
-                format!("{}: {}", path.display(), e.0)
+                format!("{}: {}", shown(path), e.0)
             })
         })
     }

@@ -4,8 +4,8 @@
 //! median ([`crate::calibrate`]).
 
 use super::{
-    bad_input, check_jobs, interrupt_flag, monitor, prepare_out_dir, targets, ScenarioArgs,
-    StrategyArg,
+    bad_input, check_jobs, interrupt_flag, monitor, note_nodes_raised, prepare_out_dir, targets,
+    ScenarioArgs, StrategyArg,
 };
 use crate::calibrate::{calibrate, Calibration, CampaignResult, Median, StrategyResult};
 use crate::exit;
@@ -123,6 +123,7 @@ pub(super) fn main(a: &CalibrateArgs) -> i32 {
     if let Err(e) = prepare_out_dir(&a.out) {
         return bad_input(format!("--out: {e}"));
     }
+    note_nodes_raised(&targets, &cal.cfg.gen);
     println!(
         "calibration of {} target(s): {} campaign(s) of {} seeds per strategy, starting at seed {} and every {} seeds after",
         targets.len(),

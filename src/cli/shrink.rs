@@ -37,13 +37,35 @@ pub(super) struct ShrinkArgs {
 
 /// The default output: `dir/name.shrunk.json` for `dir/name.json` (any other name gets
 /// `.shrunk.json` appended).
+/// The name is kept as its bytes: a lossy rendering wrote `�.shrunk.json` for any name that
+/// is not UTF-8, so two such inputs overwrote one file (stop 57).
 fn default_out(input: &Path) -> PathBuf {
-    let name = input
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let stem = name.strip_suffix(".json").unwrap_or(&name);
-    input.with_file_name(format!("{stem}.shrunk.json"))
+    let name = input.file_name().unwrap_or_default();
+    let stem = name
+        .to_str()
+        .and_then(|n| n.strip_suffix(".json"))
+        .map(std::ffi::OsStr::new)
+        .or_else(|| strip_json_bytes(name))
+        .unwrap_or(name);
+    let mut out = stem.to_os_string();
+    out.push(".shrunk.json");
+    input.with_file_name(out)
+}
+
+/// `name` without a final `.json`, for a name that is not UTF-8 (on Unix).
+fn strip_json_bytes(name: &std::ffi::OsStr) -> Option<&std::ffi::OsStr> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        name.as_bytes()
+            .strip_suffix(b".json")
+            .map(std::ffi::OsStr::from_bytes)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = name;
+        None
+    }
 }
 
 /// `sincro shrink`. Exit 0 when the scenario failed and its shrunk form (or, if nothing
@@ -207,7 +229,7 @@ pub(super) fn main(a: &ShrinkArgs) -> i32 {
             }
         );
     }
-    println!("  written: {}", out_path.display());
+    println!("  written: {}", crate::shell_word(&out_path));
     println!(
         "  replay: {}",
         // the shrunk file names the engine it was shrunk on
@@ -231,5 +253,15 @@ mod tests {
             PathBuf::from("failures/a.seed3.shrunk.json")
         );
         assert_eq!(default_out(Path::new("x")), PathBuf::from("x.shrunk.json"));
+        // A name that is not UTF-8 keeps its bytes (it became `�.shrunk.json`).
+        #[cfg(unix)]
+        {
+            use std::os::unix::ffi::OsStrExt;
+            let input = Path::new(std::ffi::OsStr::from_bytes(b"d/\xff\xfe.json"));
+            let out = default_out(input);
+            assert_eq!(out.as_os_str().as_bytes(), b"d/\xff\xfe.shrunk.json");
+            let other = default_out(Path::new(std::ffi::OsStr::from_bytes(b"d/\xfe.json")));
+            assert_ne!(out, other);
+        }
     }
 }

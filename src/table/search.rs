@@ -106,13 +106,39 @@ pub fn median_text(xs: &[Option<u64>], seeds: u64) -> String {
 
 /// A guided campaign's view of `variant`: the failing seeds of one campaign over `0..seeds`,
 /// and the seeds to the first failure of campaigns started at each of the [`OFFSETS`].
+/// The settings of a guided campaign as `sincro fuzz` runs it by default: the mix with
+/// coverage guidance, each seed's phase from the swarm (`FuzzConfig::default()` keeps the
+/// generator's fixed phase: the guided row measured another generator than `fuzz`'s).
+fn guided_config(
+    seed_start: u64,
+    seeds: u64,
+    jobs: usize,
+    keep_going: bool,
+    out_dir: std::path::PathBuf,
+) -> crate::fuzz::FuzzConfig {
+    let base = crate::fuzz::FuzzConfig::default();
+    crate::fuzz::FuzzConfig {
+        seed_start,
+        seeds,
+        jobs,
+        keep_going,
+        out_dir,
+        max_files: 0,
+        gen: GenOptions {
+            phase_swarm: true,
+            ..base.gen.clone()
+        },
+        ..base
+    }
+}
+
 fn guided(
     alg: &'static dyn Algorithm,
     variant: &algorithms::VariantInfo,
     seeds: u64,
     jobs: usize,
 ) -> (u64, Option<u64>, Vec<Option<u64>>) {
-    use crate::fuzz::{fuzz_target, FuzzConfig, Target};
+    use crate::fuzz::{fuzz_target, Target};
     let out_dir = std::env::temp_dir().join(format!("sincro-table-search-{}", std::process::id()));
     let target = Target {
         algorithm: alg,
@@ -120,15 +146,7 @@ fn guided(
     };
     let stop = std::sync::atomic::AtomicBool::new(false);
     let campaign = |seed_start: u64, seeds: u64, keep_going: bool| {
-        let cfg = FuzzConfig {
-            seed_start,
-            seeds,
-            jobs,
-            keep_going,
-            out_dir: out_dir.clone(),
-            max_files: 0,
-            ..FuzzConfig::default()
-        };
+        let cfg = guided_config(seed_start, seeds, jobs, keep_going, out_dir.clone());
         fuzz_target(&target, &cfg, &stop, &|_| {})
     };
     let all = campaign(0, seeds, true);
@@ -271,6 +289,17 @@ fn strategy_named(name: &str) -> Result<Strategy, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The guided row runs the generator `sincro fuzz` runs by default: each seed's phase
+    /// from the swarm, as the unguided rows draw it (it kept the fixed phase, and measured
+    /// another rate than `fuzz` finds).
+    #[test]
+    fn the_guided_row_draws_the_phase_as_fuzz_does() {
+        let cfg = guided_config(7, 100, 1, true, std::env::temp_dir());
+        assert!(cfg.gen.phase_swarm);
+        assert_eq!((cfg.seed_start, cfg.seeds, cfg.max_files), (7, 100, 0));
+        assert!(!crate::fuzz::FuzzConfig::default().gen.phase_swarm);
+    }
 
     #[test]
     fn seeds_to_find_counts_from_each_offset_and_the_median_marks_misses() {

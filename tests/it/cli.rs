@@ -197,6 +197,14 @@ fn fuzz_of_the_correct_variant_passes_and_list_shows_it() {
         !list.contains("source:      \n"),
         "no empty source line: {list}"
     );
+    // A clock fault the model leaves out has no cap: the lease said "jumps up to any".
+    let lease = list
+        .split("\nelection.lease")
+        .nth(1)
+        .and_then(|rest| rest.lines().find(|l| l.contains("clock caps:")))
+        .unwrap_or_else(|| panic!("no clock caps for election.lease: {list}"));
+    assert!(lease.contains("jumps none (not in the model)"), "{lease}");
+    assert!(!list.contains("up to any"), "{list}");
     let bad = sincro(&[
         "fuzz",
         "-a",
@@ -2472,6 +2480,16 @@ fn calibrate_refuses_bad_settings_with_exit_2() {
         (
             vec!["--variant", "nope"],
             "no algorithm has a variant `nope`",
+        ),
+        // A variant the selection leaves out is not said to exist nowhere; a control
+        // character in a name is escaped, not printed raw.
+        (
+            vec!["-a", "mutex.*,!mutex.centralized", "--variant", "lease-timeout"],
+            "no selected algorithm has a variant `lease-timeout` (`mutex.*,!mutex.centralized` leaves out mutex.centralized",
+        ),
+        (
+            vec!["-a", "mutex.centralized", "--variant", "v\u{1b}[1m"],
+            "unknown variant `v\\u{1b}[1m`",
         ),
         (vec!["--within", "0"], "--within"),
         (

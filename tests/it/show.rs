@@ -1376,6 +1376,16 @@ fn check_with_the_scenario_of_an_algorithm_that_judges_its_own_state_says_so() {
         "{}",
         stderr(&o)
     );
+    // Without the scenario, the refusal says outright that no trace can be judged so: it
+    // sent the user to `--scenario`, which is refused in turn.
+    let o = sincro(&["check", p(&trace), "--properties", "newcomer_never_demotes"]);
+    assert_eq!(code(&o), 2, "{}{}", stdout(&o), stderr(&o));
+    assert!(
+        stderr(&o).contains("on its own state during a run, not from a trace")
+            && !stderr(&o).contains("give --scenario"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 /// `check TRACE --scenario S` judges what a run of `S` judges when no `--properties` is
