@@ -13,7 +13,7 @@
 
 use crate::algorithms::{Algorithm, VariantInfo};
 use crate::guide::{CoverageReport, Guide, Observed};
-use crate::harness::engine::RunOptions;
+use crate::harness::engine::{catch_algorithm_panic, RunOptions};
 use crate::harness::gen::GenOptions;
 use crate::harness::gen::Strategy;
 use crate::harness::schedule::Schedule;
@@ -32,6 +32,32 @@ use std::time::{Duration, Instant};
 /// The internal label of a generated scenario the engine or the algorithm refused: reported
 /// as bad input ([`TargetReport::bad_input`]), never as a verdict.
 const BAD_SCENARIO: &str = "bad_scenario";
+
+/// The failure of seed `seed` whose scenario could not be generated: the algorithm's own
+/// code panicked while generating it (`message`). Refused as bad input, as a scenario the
+/// engine refuses is: no run, no verdict.
+fn generation_panicked(seed: u64, message: String) -> Box<(Scenario, Failure)> {
+    // No scenario exists: a blank one stands in (a refused seed's scenario is never read).
+    let blank: Scenario = serde_json::from_value(serde_json::json!({
+        "algorithm": "", "nodes": 0, "seed": seed, "duration_ms": 0
+    }))
+    .expect("the blank scenario deserializes");
+    Box::new((
+        blank,
+        Failure {
+            seed,
+            label: BAD_SCENARIO.into(),
+            detail: format!(
+                "generating its scenario panicked in the algorithm's own code (its workload, \
+                 liveness bound or parameters, not a node's callback): {message}"
+            ),
+            path: None,
+            size: None,
+            shrunk: None,
+            found_after_s: 0.0,
+        },
+    ))
+}
 
 /// `FuzzConfig::seeds` value for "no bound": run until the time budget ends or Ctrl-C.
 pub const UNBOUNDED: u64 = u64::MAX;
@@ -747,12 +773,24 @@ impl<'a> TargetRun<'a> {
     ) -> Result<(u64, u64), Box<(Scenario, Failure)>> {
         let t = self.target;
         let Some(guide) = &self.guide else {
-            let sc = t.algorithm.generate(t.variant.name, seed, &self.cfg.gen);
+            let sc =
+                catch_algorithm_panic(|| t.algorithm.generate(t.variant.name, seed, &self.cfg.gen))
+                    .map_err(|e| generation_panicked(seed, e))?;
             return self.run_scenario(seed, sc, None);
         };
-        let drawn = guide.draw(t.algorithm, t.variant.name, j, seed, &self.cfg.gen, give_up);
-        let gen = self.cfg.gen.for_draft(&drawn.draft);
-        let sc = t.algorithm.complete(drawn.draft.clone(), &gen);
+        let generated = catch_algorithm_panic(|| {
+            let drawn = guide.draw(t.algorithm, t.variant.name, j, seed, &self.cfg.gen, give_up);
+            let gen = self.cfg.gen.for_draft(&drawn.draft);
+            let sc = t.algorithm.complete(drawn.draft.clone(), &gen);
+            (drawn, sc)
+        });
+        let (drawn, sc) = match generated {
+            Ok(g) => g,
+            Err(e) => {
+                guide.record(j, None);
+                return Err(generation_panicked(seed, e));
+            }
+        };
         let mut measured = None;
         let result = self.run_scenario(
             seed,

@@ -137,6 +137,7 @@ pub fn check<S: Spec>(spec: S) -> Check<S> {
         jobs: 1,
         regressions: Regressions::Default,
         shrink_runs: ShrinkOptions::default().max_runs,
+        shrink_time: SHRINK_TIME_DEFAULT,
         read_env: true,
         extra: Vec::new(),
     }
@@ -148,6 +149,10 @@ enum Regressions {
     Off,
     At(PathBuf),
 }
+
+/// How long [`Check`] shrinks a failure at most unless told ([`Check::shrink_time`]): as
+/// `sincro fuzz --shrink-time`'s default.
+pub const SHRINK_TIME_DEFAULT: Duration = Duration::from_secs(60);
 
 /// A test of one algorithm variant, built like a sentence and ended by [`Check::run`] or
 /// [`Check::expect_violation`].
@@ -171,6 +176,7 @@ pub struct Check<S: Spec> {
     jobs: usize,
     regressions: Regressions,
     shrink_runs: usize,
+    shrink_time: Duration,
     read_env: bool,
     extra: Vec<(&'static str, Arc<CheckerFactory>)>,
 }
@@ -293,6 +299,15 @@ impl<S: Spec> Check<S> {
     pub fn shrink_runs(mut self, n: usize) -> Self {
         // 0 is refused when the check runs.
         self.shrink_runs = n;
+        self
+    }
+    /// At most this long shrinking a failure (default 60 s, as `sincro fuzz --shrink-time`);
+    /// the smallest scenario verified by then is reported. The budget of [`Check::time`], when
+    /// it ends first, stops shrinking too. (Without a cap, an algorithm whose every run
+    /// stops at a run limit took minutes per candidate in a debug build: 323 s for one seed.)
+    pub fn shrink_time(mut self, cap: Duration) -> Self {
+        // 0 is refused when the check runs.
+        self.shrink_time = cap;
         self
     }
     /// Ignore the `SINCRO_*` environment variables (for tests of this module).
@@ -477,6 +492,14 @@ impl<S: Spec> Check<S> {
         names.extend(self.extra.iter().map(|(n, _)| *n));
         if names.contains(&property) {
             return Ok(());
+        }
+        if names.is_empty() {
+            return Err(Failure::headline(format!(
+                "expect_violation(\"{property}\"): `.properties([..])` names nothing {} judges, \
+                 so its runs judge no property at all (it judges: {})",
+                info.name,
+                info.properties.join(", ")
+            )));
         }
         Err(Failure::headline(format!(
             "expect_violation(\"{property}\"): the runs of {} do not judge `{property}`; they \
@@ -876,6 +899,13 @@ impl<S: Spec> Check<S> {
                 fuzz::MAX_JOBS
             )));
         }
+        if self.shrink_time.is_zero() {
+            return Err(Failure::headline(
+                "shrink_time(0): a shrink with no time cannot verify a smaller failure; give \
+                 at least 1 ms"
+                    .into(),
+            ));
+        }
         if self.shrink_runs == 0 {
             return Err(Failure::headline(
                 "shrink_runs(0): a shrink of no candidate run cannot keep a failure's smallest \
@@ -921,6 +951,26 @@ impl<S: Spec> Check<S> {
                 alg.info().name
             )));
         }
+        // A name `properties` gives that nothing judges is the builder's mistake, said so
+        // before any seed (it was "the scenario of seed 0 was refused").
+        let info = alg.info();
+        let judged =
+            |p: &str| info.properties.contains(&p) || self.extra.iter().any(|(n, _)| *n == p);
+        if let Some(p) = self
+            .properties
+            .iter()
+            .flatten()
+            .find(|p| !judged(p.as_str()))
+        {
+            let mut known: Vec<&str> = info.properties.clone();
+            known.extend(self.extra.iter().map(|(n, _)| *n));
+            return Err(Failure::headline(format!(
+                "properties([.. \"{p}\" ..]): {} does not judge `{p}`; it judges: {} (a \
+                 property of your own is added with `.checker(name, ..)` or `.check::<P>()`)",
+                info.name,
+                known.join(", ")
+            )));
+        }
         if let Some(e) = fuzz::seed_range_error(self.seed_start, self.seeds) {
             return Err(Failure::headline(format!("seed_start and seeds: {e}")));
         }
@@ -952,6 +1002,7 @@ impl<S: Spec> Check<S> {
                 max_runs: self.shrink_runs,
             }),
             properties: self.properties.clone(),
+            shrink_time: Some(self.shrink_time),
             ..Default::default()
         };
         let deadline = self.time.map(|t| Instant::now() + t);

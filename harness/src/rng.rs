@@ -42,6 +42,11 @@ impl SimRng {
     }
 
     /// A uniform index in `0..n` (`n > 0`).
+    ///
+    /// # Panics
+    ///
+    /// If `n == 0`; the panic names the caller's line, not this one.
+    #[track_caller]
     pub fn index(&mut self, n: usize) -> usize {
         assert!(n > 0, "index() over an empty range");
         self.0.gen_range(0..n)

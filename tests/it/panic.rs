@@ -165,6 +165,11 @@ fn a_send_to_a_node_that_does_not_exist_is_a_panic_of_the_sender() {
                     message.contains("send to node 3, which does not exist (nodes = 3)"),
                     "{engine}: {message}"
                 );
+                // The algorithm's line is named, not the harness's assert (`#[track_caller]`).
+                assert!(
+                    message.contains("tests/it/panic.rs") && !message.contains("process.rs"),
+                    "{engine}: {message}"
+                );
             }
             v => panic!("{engine}: {v}"),
         }

@@ -245,6 +245,10 @@ fn bad_builder_values_are_errors_not_panics() {
         // 0 was made 1 silently, where SINCRO_JOBS=0 is refused.
         (check(CentralizedSpec).jobs(0), "jobs(0)"),
         (check(CentralizedSpec).shrink_runs(0), "shrink_runs(0)"),
+        (
+            check(CentralizedSpec).shrink_time(Duration::ZERO),
+            "shrink_time(0)",
+        ),
         (check(CentralizedSpec).time(Duration::ZERO), "time(0 s)"),
         // A deadline past what `Instant` holds panicked; u64::MAX seeds never end.
         (check(CentralizedSpec).time(Duration::MAX), "under 10^9 s"),
@@ -262,6 +266,46 @@ fn bad_builder_values_are_errors_not_panics() {
         .run()
         .unwrap_err();
     assert!(e.headline.contains("before any seed ran"), "{e}");
+    // A property name nothing judges is the builder's mistake, said before any seed (it was
+    // "the scenario of seed 0 was refused"); one that leaves nothing judged says so (it
+    // listed nothing after "they judge:").
+    let e = check(CentralizedSpec)
+        .ignore_env()
+        .no_regressions()
+        .properties(["nope"])
+        .run()
+        .unwrap_err();
+    assert!(
+        e.headline.contains("does not judge `nope`")
+            && e.headline.contains("mutual_exclusion")
+            && !e.headline.contains("seed 0"),
+        "{e}"
+    );
+    let e = check(CentralizedSpec)
+        .ignore_env()
+        .no_regressions()
+        .properties(["nope"])
+        .expect_violation("nope")
+        .unwrap_err();
+    assert!(
+        e.headline
+            .contains("names nothing mutex.centralized judges"),
+        "{e}"
+    );
+    // A shrink cap that ends at once still reports a failure that fails (the smallest
+    // verified by then: at worst the scenario as found).
+    let d = check(CentralizedSpec)
+        .ignore_env()
+        .no_regressions()
+        .variant(Variant::LeaseTimeout)
+        .shrink_time(Duration::from_nanos(1))
+        .expect_violation("mutual_exclusion")
+        .unwrap();
+    let replayed = sincro::algorithms::find("mutex.centralized")
+        .unwrap()
+        .run(&d.scenario, sincro::harness::RunOptions::default())
+        .unwrap();
+    assert_eq!(replayed.verdict.label(), "violation:mutual_exclusion");
     // A misspelt property is refused at once, not after every seed "did not violate" it.
     let e = check(CentralizedSpec)
         .ignore_env()
@@ -712,6 +756,47 @@ fn a_spec_that_promises_nothing_is_not_passed_on_nothing() {
     );
 }
 
+/// A panic in a spec's own code while a scenario is generated (its workload here) is an
+/// error naming the seed and the spec's line, guided or not: it unwound through the
+/// campaign's worker ("a scoped thread panicked", no seed, the line inside Sincro).
+#[test]
+fn a_panic_in_a_specs_workload_is_reported_for_its_seed() {
+    use serde::{Deserialize, Serialize};
+    use sincro::harness::{Ctx, NodeId, Process};
+
+    #[derive(Default)]
+    struct Idle;
+    #[derive(Clone, Debug, Default, Serialize, Deserialize)]
+    struct Poke;
+    impl Process for Idle {
+        type Msg = ();
+        type Timer = ();
+        type Input = Poke;
+        type Stable = ();
+        fn on_message(&mut self, _: &mut Ctx<'_, Self>, _: NodeId, _: ()) {}
+    }
+    #[allow(non_upper_case_globals)]
+    const Panicky: OneInput<Idle> =
+        OneInput::new("test.panicky", &["mutual_exclusion"]).panicking_in_its_workload();
+    for coverage in [false, true] {
+        let e = check(Panicky)
+            .ignore_env()
+            .seeds(4)
+            .coverage(coverage)
+            .no_regressions()
+            .run()
+            .unwrap_err();
+        let text = e.to_string();
+        assert!(
+            text.contains("seed 0")
+                && text.contains("generating its scenario panicked")
+                && text.contains("index() over an empty range")
+                && text.contains("tests/it/testing.rs"),
+            "coverage {coverage}: {text}"
+        );
+    }
+}
+
 #[test]
 fn a_node_range_wholly_below_what_the_algorithm_needs_is_refused() {
     use sincro::algorithms::clocks::berkeley::BerkeleySpec;
@@ -847,6 +932,8 @@ struct OneInput<N> {
     name: &'static str,
     properties: &'static [&'static str],
     own: Option<fn() -> Box<dyn sincro::harness::Checker>>,
+    /// The workload panics (`SimRng::index(0)`): the spec's own code, not a node's.
+    panics: bool,
     node: std::marker::PhantomData<fn() -> N>,
 }
 
@@ -865,8 +952,14 @@ impl<N> OneInput<N> {
             name,
             properties,
             own: None,
+            panics: false,
             node: std::marker::PhantomData,
         }
+    }
+
+    const fn panicking_in_its_workload(mut self) -> Self {
+        self.panics = true;
+        self
     }
 
     fn with_checker(mut self, own: fn() -> Box<dyn sincro::harness::Checker>) -> Self {
@@ -901,6 +994,9 @@ where
         nodes: usize,
         active_ms: u64,
     ) -> Vec<sincro::algorithms::spec::Timed<N::Input>> {
+        if self.panics {
+            rng.index(0);
+        }
         vec![sincro::algorithms::spec::Timed {
             at_ms: rng.range_u64(0, active_ms),
             node: rng.index(nodes),

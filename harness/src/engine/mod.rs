@@ -829,6 +829,16 @@ pub(crate) fn in_callback<R>(f: impl FnOnce() -> R) -> R {
     r
 }
 
+/// Runs `f`, code of an algorithm's own outside its nodes' callbacks (generating a scenario
+/// calls its workload and liveness bound), catching a panic in it: `Err` carries the panic's
+/// message with its location, kept quiet as a callback's is when [`install_panic_hook`] is
+/// installed. A campaign reports such a panic for its seed instead of unwinding through the
+/// worker that ran it (stop 57: "a scoped thread panicked", with no seed).
+pub fn catch_algorithm_panic<R>(f: impl FnOnce() -> R) -> Result<R, String> {
+    in_callback(|| std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)))
+        .map_err(|payload| panic_message(&*payload))
+}
+
 /// Installs a panic hook that silences panics raised inside process callbacks (the engines
 /// catch them and report a `panic` verdict naming the location) and leaves every other panic
 /// to the previous hook. Call once at program start (the CLI does).
