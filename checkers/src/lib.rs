@@ -77,7 +77,7 @@ pub use deadlock_completeness::DeadlockCompleteness;
 pub use deadlock_soundness::DeadlockSoundness;
 pub use election::{
     ElectionTermination, LeaderAgreement, LeaderStability, LeaderUniqueness, LeaderValidity,
-    OneLeaderPerTerm, SingleActingLeader,
+    OneLeaderPerTerm, OneVotePerTerm, SingleActingLeader,
 };
 pub use lamport_condition::LamportCondition;
 pub use liveness::Liveness;
@@ -142,6 +142,7 @@ pub fn evidence(name: &str) -> Option<&'static [&'static str]> {
         LeaderStability::NAME => LeaderStability::EVIDENCE,
         SingleActingLeader::NAME => SingleActingLeader::EVIDENCE,
         OneLeaderPerTerm::NAME => OneLeaderPerTerm::EVIDENCE,
+        OneVotePerTerm::NAME => OneVotePerTerm::EVIDENCE,
         _ => return None,
     };
     Some(e)
@@ -166,6 +167,7 @@ pub fn is_evidence(event: &Event, kinds: &[&str]) -> bool {
             Observation::CsExit { .. } => "cs_exit",
             Observation::CsAbandon { .. } => "cs_abandon",
             Observation::Leader { .. } => "leader",
+            Observation::Vote { .. } => "vote",
             Observation::Delivered { .. } => "delivered",
             Observation::Multicast { .. } => "multicast",
             Observation::State { .. } => "state",
@@ -383,6 +385,14 @@ impl Property for OneLeaderPerTerm {
     }
 }
 
+impl Property for OneVotePerTerm {
+    const NAME: &'static str = election::per_term_vote::PROPERTY;
+    const EVIDENCE: &'static [&'static str] = &["vote"];
+    fn for_scenario(scenario: &Scenario, _liveness_bound_ms: u64) -> Self {
+        OneVotePerTerm::new(scenario.nodes)
+    }
+}
+
 impl Property for SingleActingLeader {
     const NAME: &'static str = election::single_acting::PROPERTY;
     const EVIDENCE: &'static [&'static str] = &["leader_claim"];
@@ -456,6 +466,7 @@ pub const PROPERTIES: &[&str] = &[
     LeaderStability::NAME,
     SingleActingLeader::NAME,
     OneLeaderPerTerm::NAME,
+    OneVotePerTerm::NAME,
 ];
 
 /// True when the property `name` judges against a liveness bound
@@ -485,6 +496,7 @@ pub fn needs_liveness_bound(name: &str) -> bool {
         LeaderStability::NAME => LeaderStability::NEEDS_BOUND,
         SingleActingLeader::NAME => SingleActingLeader::NEEDS_BOUND,
         OneLeaderPerTerm::NAME => OneLeaderPerTerm::NEEDS_BOUND,
+        OneVotePerTerm::NAME => OneVotePerTerm::NEEDS_BOUND,
         _ => false,
     }
 }
@@ -535,6 +547,7 @@ pub fn by_name(
         LeaderStability::NAME => boxed::<LeaderStability>(sc, b),
         SingleActingLeader::NAME => boxed::<SingleActingLeader>(sc, b),
         OneLeaderPerTerm::NAME => boxed::<OneLeaderPerTerm>(sc, b),
+        OneVotePerTerm::NAME => boxed::<OneVotePerTerm>(sc, b),
         _ => None,
     }
 }
@@ -588,6 +601,7 @@ mod tests {
             named::<LeaderStability>(),
             named::<SingleActingLeader>(),
             named::<OneLeaderPerTerm>(),
+            named::<OneVotePerTerm>(),
         ];
         let mut unique = names.to_vec();
         unique.sort_unstable();

@@ -76,6 +76,15 @@ pub enum Observation {
         /// Term or epoch (0 for algorithms without terms).
         term: u64,
     },
+    /// The node grants its vote in `term` to `candidate` (a candidate's vote for itself
+    /// included): what `one_vote_per_term` judges (an algorithm with terms and majority votes
+    /// grants at most one vote per term, kept across crashes).
+    Vote {
+        /// The term of the vote.
+        term: u64,
+        /// Who gets it.
+        candidate: NodeId,
+    },
     /// The node delivers an application message to its upper layer.
     Delivered {
         /// Application-level id of the message.
@@ -144,6 +153,7 @@ impl Observation {
     /// # Panics
     /// If `data` cannot be serialized to JSON (a map with non-string keys, say): a
     /// programming error in the algorithm under test, reported like any of its panics.
+    #[track_caller]
     pub fn user(kind: impl Into<String>, data: impl Serialize) -> Self {
         Observation::User {
             kind: kind.into(),
@@ -257,6 +267,7 @@ impl<P: Process> Ctx<'_, P> {
     /// If `to` is not a node of the run (`to >= self.nodes()`): a destination off by one is
     /// the algorithm's bug, and the run reports it as a panic of this node, as an index out
     /// of bounds would be (it was a message silently dropped, and the run passed).
+    #[track_caller]
     pub fn send(&mut self, to: NodeId, msg: P::Msg) {
         assert!(
             to < self.nodes,

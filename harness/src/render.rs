@@ -27,6 +27,7 @@ pub fn observation_text(obs: &Observation) -> String {
             term,
         } => format!("leader n{l} term {term}"),
         Observation::Leader { leader: None, term } => format!("no leader term {term}"),
+        Observation::Vote { term, candidate } => format!("vote n{candidate} term {term}"),
         Observation::Delivered { id } => format!("delivered {id}"),
         Observation::Multicast { id } => format!("multicast {id}"),
         Observation::State { value } => format!("state {value}"),

@@ -417,13 +417,14 @@ fn check_rejects_bad_input_with_exit_2() {
         "{}",
         stderr(&o)
     );
-    // Ω's property is judged on its registers during a run: said so, not "unknown".
+    // Ω's property is judged on its registers during a run: said so, not "unknown", and
+    // not sent to `--scenario`, which refuses it in turn.
     let o = sincro(&["check", p(&lease), "--properties", "newcomer_never_demotes"]);
     assert_eq!(code(&o), 2);
     assert!(
         stderr(&o).contains(
-            "`newcomer_never_demotes` is a property omega.khouri-greve judges its own way: \
-             give --scenario"
+            "`newcomer_never_demotes` is judged by omega.khouri-greve on its own state during \
+             a run, not from a trace: `check` cannot judge it"
         ),
         "{}",
         stderr(&o)

@@ -27,6 +27,7 @@
 //! | `leader_stability` | [`LeaderStability`] | safety after quiet | `new(nodes, quiet_from_ms)` |
 //! | `single_acting_leader` | [`SingleActingLeader`] | safety | `new(nodes)` |
 //! | `one_leader_per_term` | [`OneLeaderPerTerm`] | safety | `new(nodes)` |
+//! | `one_vote_per_term` | [`OneVotePerTerm`] | safety | `new(nodes)` |
 //!
 //! `quiet_from_ms` is [`sincro_harness::Scenario::quiet_from_ms`] (when the fault plan's last
 //! fault happens); `bound_ms` is the algorithm's liveness bound. [`crate::by_name`] builds all
@@ -41,6 +42,7 @@
 
 pub mod agreement;
 pub mod per_term;
+pub mod per_term_vote;
 pub mod single_acting;
 pub mod stability;
 pub mod termination;
@@ -49,6 +51,7 @@ pub mod validity;
 
 pub use agreement::LeaderAgreement;
 pub use per_term::OneLeaderPerTerm;
+pub use per_term_vote::OneVotePerTerm;
 pub use single_acting::SingleActingLeader;
 pub use stability::LeaderStability;
 pub use termination::ElectionTermination;

@@ -56,6 +56,7 @@ class T:
     def we(self, t, w, on, observer=None): return self.obs(t, on if observer is None else observer, "wait_end", waiter=w, on=on)
     def dd(self, t, n, initiator=None): return self.obs(t, n, "deadlock_detected", initiator=n if initiator is None else initiator)
     def leader(self, t, n, l, term=0): return self.obs(t, n, "leader", leader=l, term=term)
+    def vote(self, t, n, c, term): return self.obs(t, n, "vote", term=term, candidate=c)
     def all(self, t, nodes, l, term=0):
         for n in nodes: self.leader(t, n, l, term)
     def state(self, t, n, v): return self.obs(t, n, "state", value=v)
@@ -321,6 +322,21 @@ t = T(3); t.leader(1, 2, 2, 4); t.leader(1, 1, 1, 4)
 case(P, "violation-two-claims-at-one-instant", t, "2 and 1 claim term 4 at one instant, in either order")
 t = T(3); t.leader(1, 0, 0, 1); t.leader(2, 0, None, 2); t.leader(9, 2, 2, 1)
 case(P, "violation-late-claim-of-an-old-term", t, "0 led term 1 and moved on; 2 claims term 1 later")
+
+# ---------------------------------------------------------------- one_vote_per_term
+P = "one_vote_per_term"
+t = T(3); t.vote(1, 0, 0, 1); t.vote(1.5, 1, 0, 1); t.vote(2, 1, 0, 1); t.vote(5, 1, 1, 2); t.vote(5, 2, 1, 2)
+case(P, "pass-one-vote-per-term", t, "0 votes for itself in term 1, 1 for 0 (twice, the same vote); term 2 another vote")
+t = T(3); t.vote(1, 1, 0, 1); t.crash(2, 1); t.restart(3, 1); t.add(3, 1, {"type": "start", "incarnation": 1}); t.vote(4, 1, 0, 1); t.vote(6, 1, 2, 2)
+case(P, "pass-the-same-vote-after-a-restart", t, "1 votes for 0 in term 1 again after a restart, then for 2 in term 2")
+t = T(3); t.vote(1, 1, 1, 1); t.leader(1, 1, 1, 1); t.crash(2, 1); t.restart(3, 1); t.add(3, 1, {"type": "start", "incarnation": 1}); t.vote(4, 1, 2, 1)
+case(P, "violation-a-vote-forgotten-in-a-restart", t, "1 votes for itself in term 1, restarts, votes for 2 in term 1: no two leaders yet")
+t = T(3); t.vote(4, 0, 2, 3); t.vote(4, 0, 1, 3)
+case(P, "violation-two-votes-at-one-instant", t, "0 votes for 2 and for 1 in term 3 at one instant, in either order")
+t = T(3); t.vote(4, 1, 2, 3); t.vote(4, 0, 2, 3); t.vote(4, 0, 1, 3)
+case(P, "violation-two-votes-at-one-instant-other-order", t, "the same two votes of 0, the lower candidate's line last")
+t = T(2); t.vote(1, 0, 0, 1); t.vote(2, 5, 1, 1); t.vote(3, 0, 0, 2); t.vote(3, 1, 0, 2)
+case(P, "pass-a-node-outside-the-run-is-ignored", t, "node 5 is not one of the run's 2 nodes; 0 and 1 vote once per term")
 
 # ---------------------------------------------------------------- bounded_waiting (n = 3: k = 2)
 P = "bounded_waiting"

@@ -56,6 +56,8 @@ enum Vocab {
     Deadlock,
     Monotonic,
     Election,
+    /// Votes of terms (`one_vote_per_term`), with leaders, crashes and restarts.
+    Votes,
     Replica,
 }
 
@@ -67,6 +69,7 @@ fn vocab(property: &str) -> Vocab {
         "deadlock_soundness" | "deadlock_completeness" => Vocab::Deadlock,
         "monotonic_clock" => Vocab::Monotonic,
         "replica_agreement" => Vocab::Replica,
+        "one_vote_per_term" => Vocab::Votes,
         _ => Vocab::Election,
     }
 }
@@ -517,6 +520,41 @@ fn build(property: &str, raw: &Raw) -> Trace {
                     _ => b.fault(Fault::Heal),
                 }
             }
+            Vocab::Votes => {
+                // one id past the last node: a candidate that does not exist
+                let pick = |c: u8| c as usize % (n + 1);
+                match a % 10 {
+                    0..=4 => b.observe(
+                        node,
+                        Observation::Vote {
+                            term: u64::from(c / 8 % 2),
+                            candidate: pick(c),
+                        },
+                    ),
+                    5 | 6 => b.observe(
+                        node,
+                        Observation::Vote {
+                            term: u64::from(c % 3),
+                            candidate: node,
+                        },
+                    ),
+                    7 => b.observe(
+                        node,
+                        Observation::Leader {
+                            leader: Some(node),
+                            term: u64::from(c % 2),
+                        },
+                    ),
+                    8 => {
+                        if (0..n).filter(|&v| b.alive[v]).count() > 1 {
+                            b.fault(Fault::Crash { node })
+                        }
+                    }
+                    _ => b.fault(Fault::Restart {
+                        node: c as usize % n,
+                    }),
+                }
+            }
             Vocab::Replica => match a % 7 {
                 // an input: the update the replicas must agree on may be on its way
                 6 => b.note(node),
@@ -787,6 +825,7 @@ fn an_instants_line_order_does_not_change_the_verdict() {
         "causal_delivery",
         "leader_uniqueness",
         "one_leader_per_term",
+        "one_vote_per_term",
         "leader_stability",
         "deadlock_soundness",
         "deadlock_completeness",
@@ -860,6 +899,7 @@ differential_tests! {
     monotonic_clock;
     leader_uniqueness;
     one_leader_per_term;
+    one_vote_per_term;
     single_acting_leader;
     leader_stability;
     bounded_waiting;

@@ -64,6 +64,7 @@ pub fn judge(property: &str, trace: &Trace, p: &Params) -> OracleVerdict {
         "monotonic_clock" => monotonic_clock(ev),
         "leader_uniqueness" => leader_uniqueness(ev, n),
         "one_leader_per_term" => one_leader_per_term(ev, n),
+        "one_vote_per_term" => one_vote_per_term(ev, n),
         "single_acting_leader" => single_acting_leader(ev, n),
         "leader_stability" => {
             // the plan `checker_verdict`'s scenario has: a heal at the quiet time
@@ -1021,6 +1022,23 @@ pub fn one_leader_per_term(ev: &[Event], nodes: usize) -> OracleVerdict {
     }
     match claimants.iter().find(|(_, c)| c.len() > 1) {
         Some((term, c)) => Violation(format!("term {term} had leaders {c:?}")),
+        None => Pass,
+    }
+}
+
+/// Every candidate each node ever voted for, by (node, term): more than one for some node and
+/// term is a violation, whatever the order or the time.
+pub fn one_vote_per_term(ev: &[Event], nodes: usize) -> OracleVerdict {
+    let mut voted: BTreeMap<(NodeId, u64), BTreeSet<NodeId>> = BTreeMap::new();
+    for e in ev {
+        if let (Some(x), Some(Observation::Vote { term, candidate })) = (e.node, obs(e)) {
+            if x < nodes {
+                voted.entry((x, *term)).or_default().insert(*candidate);
+            }
+        }
+    }
+    match voted.iter().find(|(_, c)| c.len() > 1) {
+        Some(((x, term), c)) => Violation(format!("node {x} voted for {c:?} in term {term}")),
         None => Pass,
     }
 }
