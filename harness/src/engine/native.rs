@@ -923,10 +923,12 @@ mod tests {
     }
 
     /// A checker that panics (a user's checker with a bug) ends its run as "could not judge"
-    /// with the panic's message, through `engine::run`, instead of unwinding through the
-    /// caller (a campaign's worker, which lost the seed).
+    /// with the panic's message and place, through `engine::run`, instead of unwinding through
+    /// the caller (a campaign's worker, which lost the seed); the hook keeps it quiet as a
+    /// callback's panic, and the mark is put back once the run is over.
     #[test]
     fn a_panicking_checker_ends_the_run_unjudged_with_its_message() {
+        crate::engine::install_panic_hook();
         struct Boom;
         impl Checker for Boom {
             fn property(&self) -> &'static str {
@@ -955,10 +957,18 @@ mod tests {
             Verdict::Unjudged { property, reason } => {
                 assert_eq!(property, crate::engine::HARNESS_PANIC);
                 assert!(reason.contains("checker bug at event 3"), "{reason}");
+                assert!(
+                    reason.contains("(at harness/src/engine/native.rs:"),
+                    "{reason}"
+                );
             }
             v => panic!("expected could-not-judge, got {v:?}"),
         }
         assert!(out.trace.is_some(), "a traced run still has a trace");
+        assert!(
+            !super::super::IN_CALLBACK.with(|c| c.get()),
+            "the mark is put back after the run"
+        );
     }
 
     /// A run that cannot get past one instant (zero-latency messages answering each other)
