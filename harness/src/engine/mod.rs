@@ -24,7 +24,8 @@ pub const MADSIM_MISSING: &str = "the madsim engine is not in this build: it was
     without --cfg madsim; build the binary again with RUSTFLAGS=\"--cfg madsim\" and a \
     target dir of its own (Sincro's own: RUSTFLAGS=\"--cfg madsim\" cargo run --release \
     --target-dir target/madsim -- run SCENARIO --engine madsim; a crate of yours: the same \
-    with the features and binary it builds, e.g. --features cli --bin lease-sincro)";
+    with the features and binary it builds, e.g. --features cli --bin lease-sincro; its \
+    tests: RUSTFLAGS=\"--cfg madsim\" cargo test --target-dir target/madsim)";
 
 use crate::check::{Checker, Violation};
 use crate::clock::{HwClock, SoftClock};
