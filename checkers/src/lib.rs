@@ -175,8 +175,13 @@ pub fn is_evidence(event: &Event, kinds: &[&str]) -> bool {
             Observation::WaitFor { .. } => "wait_for",
             Observation::WaitEnd { .. } => "wait_end",
             Observation::DeadlockDetected { .. } => "deadlock_detected",
-            // a user's observation, by its kind (`Checker::evidence` names it)
-            Observation::User { kind, .. } => kind.as_str(),
+            // a user's observation, by its kind (`Checker::evidence` names it); never as a
+            // built-in kind, which it may not take (`RESERVED_KINDS`)
+            Observation::User { kind, .. }
+                if !sincro_harness::process::RESERVED_KINDS.contains(&kind.as_str()) =>
+            {
+                kind.as_str()
+            }
             _ => "",
         },
         EventKind::ClockAdjust { .. } => "clock_adjust",
@@ -576,6 +581,36 @@ mod tests {
         let c = by_name(P::NAME, &sc, 100).expect("by_name builds every Property");
         assert_eq!(c.property(), P::NAME);
         P::NAME
+    }
+
+    #[test]
+    /// Every kind a built-in property reads is reserved: a user observation of that kind
+    /// is no evidence for it (a user `vote` let a trace with no vote pass
+    /// `one_vote_per_term`), while a user kind of the user's own is evidence for a checker
+    /// that names it.
+    #[test]
+    fn a_user_observation_is_never_evidence_for_a_built_in_kind() {
+        use sincro_harness::process::RESERVED_KINDS;
+        for name in PROPERTIES {
+            for kind in evidence(name).unwrap_or_default() {
+                assert!(RESERVED_KINDS.contains(kind), "{name} reads `{kind}`");
+            }
+        }
+        let user = |kind: &str| Event {
+            id: 0,
+            t_ns: 0,
+            node: Some(0),
+            local_ns: None,
+            kind: sincro_harness::EventKind::Observe {
+                obs: Observation::User {
+                    kind: kind.into(),
+                    data: serde_json::Value::Null,
+                },
+            },
+        };
+        assert!(!is_evidence(&user("vote"), &["vote"]));
+        assert!(!is_evidence(&user("leader_claim"), &["leader_claim"]));
+        assert!(is_evidence(&user("primary_on"), &["primary_on"]));
     }
 
     #[test]

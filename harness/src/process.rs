@@ -146,17 +146,51 @@ pub enum Observation {
     },
 }
 
+/// The names of the built-in observations and of the other event kinds the built-in
+/// properties read (`Property::EVIDENCE`): a user observation may not take one as its
+/// `kind`. A user `vote` counted as a vote, so a trace with no vote at all passed
+/// `one_vote_per_term` (stop 58); the renderers showed it as one too.
+pub const RESERVED_KINDS: &[&str] = &[
+    "cs_request",
+    "cs_enter",
+    "cs_exit",
+    "cs_abandon",
+    "leader",
+    "leader_claim",
+    "vote",
+    "delivered",
+    "multicast",
+    "state",
+    "logical_time",
+    "wait_for",
+    "wait_end",
+    "deadlock_detected",
+    "note",
+    "user",
+    "clock_adjust",
+    "clock_jump",
+    "drift_change",
+    "local_ns",
+];
+
 impl Observation {
     /// A user observation of `kind` with `data` serialized to JSON (e.g. a struct of the
     /// user's, or `()` for none).
     ///
     /// # Panics
-    /// If `data` cannot be serialized to JSON (a map with non-string keys, say): a
-    /// programming error in the algorithm under test, reported like any of its panics.
+    /// If `data` cannot be serialized to JSON (a map with non-string keys, say), or `kind` is
+    /// one of the [`RESERVED_KINDS`] (a built-in observation's name): a programming error in
+    /// the algorithm under test, reported like any of its panics.
     #[track_caller]
     pub fn user(kind: impl Into<String>, data: impl Serialize) -> Self {
+        let kind = kind.into();
+        assert!(
+            !RESERVED_KINDS.contains(&kind.as_str()),
+            "a user observation's kind `{kind}` is the name of a built-in one: the built-in \
+             properties would take it for theirs; choose another name"
+        );
         Observation::User {
-            kind: kind.into(),
+            kind,
             data: serde_json::to_value(data).expect("an observation's data serializes to JSON"),
         }
     }

@@ -834,6 +834,18 @@ impl Trace {
                 }
             }
             last_t = e.t_ns;
+            if let EventKind::Observe {
+                obs: Observation::User { kind, .. },
+            } = &e.kind
+            {
+                if crate::process::RESERVED_KINDS.contains(&kind.as_str()) {
+                    return Err(err(format!(
+                        "event {} is a user observation of kind `{kind}`, the name of a \
+                         built-in one: the built-in properties would take it for theirs",
+                        e.id
+                    )));
+                }
+            }
             let in_range = |what: &str, v: NodeId| {
                 if v < nodes {
                     Ok(())
@@ -1205,6 +1217,30 @@ mod tests {
     #[test]
     fn validate_accepts_a_trace_a_run_could_produce() {
         valid().validate().unwrap();
+    }
+
+    /// A user observation may not take a built-in one's name: a trace with a user `vote`
+    /// and no vote passed `one_vote_per_term`. `Observation::user` refuses it at the source.
+    #[test]
+    fn a_user_observation_named_as_a_built_in_one_is_refused() {
+        let user = |kind: &str| Trace {
+            nodes: 1,
+            events: vec![ev(
+                0,
+                0,
+                EventKind::Observe {
+                    obs: Observation::User {
+                        kind: kind.into(),
+                        data: serde_json::Value::Null,
+                    },
+                },
+            )],
+        };
+        let e = user("vote").validate().unwrap_err();
+        assert!(e.problem.contains("user observation of kind `vote`"), "{e}");
+        user("votes").validate().unwrap();
+        let caught = std::panic::catch_unwind(|| Observation::user("cs_enter", ()));
+        assert!(caught.is_err(), "Observation::user refuses a reserved kind");
     }
 
     /// A trace that records its nodes' starts records every node: a header counting a node
