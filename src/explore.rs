@@ -469,10 +469,13 @@ pub fn main(a: &ExploreArgs) -> i32 {
 /// which no path ran to the end judged nothing.
 fn no_counterexample(report: &crate::harness::explore::ExploreReport, end_only: &[String]) -> i32 {
     if report.stop == Stop::Interrupted {
+        // The depth every path was explored to is a bound, if not the one asked for (it
+        // said "which is no bound" under a line giving that depth).
         println!(
-            "INTERRUPTED ({}): no violation in what was explored, which is no bound \
-             (exit {})",
+            "INTERRUPTED ({}): no violation within depth {}, the depth the interrupt left \
+             complete, not the bound asked for (exit {})",
             crate::stop::cause(),
+            report.depth_complete,
             crate::fuzz::INTERRUPTED_EXIT
         );
         return crate::fuzz::INTERRUPTED_EXIT;

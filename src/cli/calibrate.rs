@@ -298,6 +298,11 @@ pub(crate) fn summary(results: &[StrategyResult], offsets: u64, within: u64) -> 
             None if r.campaigns.is_empty() && n == 0 => "-".to_string(),
             None => "?".to_string(),
         };
+        if r.campaigns.is_empty() && n > 0 {
+            // No campaign of it ran: no figure to give (it read "0 of 0 … 0 of 5").
+            let _ = writeln!(s, "{:<9} not run (interrupted)", r.strategy.name());
+            continue;
+        }
         let _ = writeln!(
             s,
             "{:<9} {:>22} {:>9} {:>10} {:>14} {:>15}",
@@ -324,6 +329,10 @@ pub(crate) fn summary(results: &[StrategyResult], offsets: u64, within: u64) -> 
         } else {
             ""
         };
+        if r.campaigns.is_empty() && offsets > 0 {
+            let _ = writeln!(s, "  {:<8} not run (interrupted)", r.strategy.name());
+            continue;
+        }
         let _ = writeln!(s, "  {:<8} {}{cut}", r.strategy.name(), list.join(" "));
     }
     s
@@ -360,6 +369,18 @@ mod tests {
         let table = summary(std::slice::from_ref(&one), 3, 1000);
         assert!(table.contains("1 of 3"), "{table}");
         assert!(table.contains("(interrupted)"), "{table}");
+        // a strategy none of whose campaigns ran has no figures, not "0 of 0"
+        let none = StrategyResult {
+            strategy: Strategy::Random,
+            campaigns: Vec::new(),
+        };
+        let table = summary(&[one.clone(), none], 3, 1000);
+        assert!(
+            table.contains("random    not run (interrupted)")
+                && table.contains("  random   not run (interrupted)")
+                && !table.contains("0 of 0"),
+            "{table}"
+        );
         // all three ran and found it
         let all = StrategyResult {
             campaigns: vec![one.campaigns[0].clone(); 3],

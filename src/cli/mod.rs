@@ -48,7 +48,8 @@ mod shrink;
 /// a generated scenario the engine refuses), 3 the algorithm panicked, 4 a run limit was hit,
 /// 5 nondeterminism detected, 6 a checker could not judge, 130 interrupted by Ctrl-C, SIGTERM
 /// or SIGHUP (fuzz, matrix, shrink, calibrate, explore: what was found is written; table: the
-/// rows measured are printed; the other commands end at the signal, as any program does).
+/// rows measured are printed; the other commands end at the signal, as any program does: 130,
+/// 143 or 129 from the shell).
 #[derive(Parser)]
 #[command(name = "sincro", version, about, long_about)]
 struct Cli {
@@ -1264,8 +1265,9 @@ fn on_signal(cause: crate::stop::Cause) {
     crate::stop::record(cause);
     STOP.store(true, Ordering::SeqCst);
     eprintln!(
-        "\ninterrupted ({}): finishing the runs in flight and writing what was found \
-         (Ctrl-C, SIGTERM or SIGHUP again to quit at once)",
+        "\ninterrupted ({}): finishing the runs in flight and writing what was found (a \
+         run goes on to its end: a long one may take minutes; Ctrl-C, SIGTERM or SIGHUP \
+         again, a second or more later, quits at once)",
         crate::stop::cause()
     );
 }

@@ -44,8 +44,9 @@
 //! acts again when it resumes (the classic stop-the-world pause of lease-based systems). Not
 //! clock jumps: a lease is a duration on a clock.
 //!
-//! **Promises:** `single_acting_leader` (the point of the lease), `leader_uniqueness` (per
-//! term), `leader_agreement`, `election_termination`, `leader_validity` (the leader is alive),
+//! **Promises:** `single_acting_leader` (the point of the lease), `one_vote_per_term` (a vote
+//! is in stable storage, as in `election.terms`), `leader_uniqueness` (per term),
+//! `leader_agreement`, `election_termination`, `leader_validity` (the leader is alive),
 //! `leader_stability`.
 //!
 //! **Variant `no-step-down`** (buggy): the leader goes on acting until it hears a heartbeat of
@@ -313,6 +314,10 @@ impl Lease {
         st.term += 1;
         st.voted_for = Some(me);
         let term = st.term;
+        ctx.observe(Observation::Vote {
+            term,
+            candidate: me,
+        });
         self.promise(ctx, me);
         self.role = Role::Candidate {
             votes: BTreeSet::from([me]),
@@ -447,6 +452,10 @@ impl Lease {
             && !self.promised_to_other(ctx, from);
         if granted {
             ctx.stable_mut().voted_for = Some(from);
+            ctx.observe(Observation::Vote {
+                term,
+                candidate: from,
+            });
             self.promise(ctx, from);
             self.reset_election_timer(ctx);
         }
@@ -560,7 +569,10 @@ impl Spec for LeaseSpec {
         "seed 002 \"Eleição de Líderes\" (Split-brain: mandatos); Gray & Cheriton's leases"
     }
     fn properties(&self) -> Vec<&'static str> {
-        let mut p = super::ELECTION_PROPERTIES.to_vec();
+        // One vote per term first (the votes are in stable storage, as in `election.terms`),
+        // then the properties of leaders.
+        let mut p = vec![sincro_checkers::election::per_term_vote::PROPERTY];
+        p.extend(super::ELECTION_PROPERTIES);
         p.push(sincro_checkers::election::single_acting::PROPERTY);
         p
     }
