@@ -653,7 +653,7 @@ fn single_acting_leader_catches_a_split_brain_and_passes_a_step_down() {
     assert_eq!(code(&o), 0, "{}", stdout(&o));
 }
 
-/// A long failing corpus case (363 events) and the token-ring late token, whose violating
+/// A long failing corpus case (371 events) and the token-ring late token, whose violating
 /// events come after the 400th event.
 const LONG: &str = "corpus/election/lease-no-step-down-split-brain.json";
 const LATE: &str = "corpus/mutex/token-ring-late-token-no-generation.json";
@@ -666,19 +666,19 @@ fn violating_lines(text: &str) -> Vec<&str> {
 #[test]
 fn a_long_failure_shows_the_violation_and_its_causal_past_first() {
     let all = stdout(&sincro(&["show", LONG, "--all"]));
-    assert_eq!(all.lines().count(), 363 + 2, "header, every event, verdict");
+    assert_eq!(all.lines().count(), 371 + 2, "header, every event, verdict");
     assert!(!all.contains("# showing"), "{all}");
     let reduced = sincro(&["show", LONG]);
     assert_eq!(code(&reduced), 0, "{}", stderr(&reduced));
     let t = stdout(&reduced);
     let lines: Vec<&str> = t.lines().collect();
     assert!(
-        lines[1].starts_with("# showing 59 of 363 events up to the violation at 280.000 ms: ")
+        lines[1].starts_with("# showing 67 of 371 events up to the violation at 280.000 ms: ")
             && lines[1].ends_with("; 304 hidden (`--all` shows every event)"),
         "{}",
         lines[1]
     );
-    assert_eq!(lines.len(), 59 + 3);
+    assert_eq!(lines.len(), 67 + 3);
     // The same violating events, and every shown line is a line of the whole trace, in order.
     assert_eq!(violating_lines(&t), violating_lines(&all));
     assert_eq!(violating_lines(&t).len(), 2);
@@ -705,7 +705,7 @@ fn a_long_failure_shows_the_violation_and_its_causal_past_first() {
     };
     assert!(first_svg_width(&h) <= 1340.0, "{}", first_svg_width(&h));
     assert_eq!(h.matches("<g class=\"mark obs violating\">").count(), 2);
-    assert!(h.contains("<p class=\"note\">showing 59 of 363 events"));
+    assert!(h.contains("<p class=\"note\">showing 67 of 371 events"));
     let whole = stdout(&sincro(&["show", LONG, "--format", "html", "--all"]));
     let close = whole
         .find("<h2>Close-up: the violation and the end of its causal past")
