@@ -73,6 +73,19 @@ vacuous=$?
 set -e
 if [ "$code" -ne 1 ] || [ "$vacuous" -ne 6 ]; then echo "expected exit 1 and 6, got $code and $vacuous"; exit 1; fi
 grep -q primary_on target/ci-external/a.jsonl
+# Messages in the user's binary: a misspelt name gets its right spelling and no advice to
+# run another binary; a message of the library's layers names this program, not `sincro`.
+set +e
+target/debug/lease-sincro fuzz -a demo.lease-primry --seeds 1 2> target/ci-external/misspelt.txt
+misspelt=$?
+target/debug/lease-sincro run target/ci-external/a.jsonl 2> target/ci-external/trace-as-scenario.txt
+as_scenario=$?
+set -e
+cat target/ci-external/misspelt.txt target/ci-external/trace-as-scenario.txt
+if [ "$misspelt" -ne 2 ] || [ "$as_scenario" -ne 2 ]; then echo "expected exit 2 and 2, got $misspelt and $as_scenario"; exit 1; fi
+grep -q 'did you mean `demo.lease-primary`' target/ci-external/misspelt.txt
+if grep -q 'that binary' target/ci-external/misspelt.txt; then echo "the user's binary sent its user to another binary"; exit 1; fi
+grep -q 'lease-sincro show`' target/ci-external/trace-as-scenario.txt
 # `shrink` on the user's algorithm, through the same binary: the unshrunk failure file shrinks
 # again, and the result still fails as its `expect` says (`run` exits 0).
 orig=$(ls target/ci-external/demo.lease-primary.no-step-down.seed*.json | grep -v shrunk | head -1)

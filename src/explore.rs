@@ -151,7 +151,7 @@ pub fn small_scenario(
 }
 
 fn bad_input(msg: impl std::fmt::Display) -> i32 {
-    eprintln!("error: {msg}");
+    eprintln!("error: {}", crate::cli::for_program(&msg.to_string()));
     exit::BAD_INPUT
 }
 

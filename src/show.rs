@@ -548,9 +548,23 @@ pub fn judge(
                     without.join(", ")
                 ));
             }
+            // A misspelling of any property, an algorithm's own among them (they were left
+            // out of the list, and nothing said which one was meant).
+            let mut every: Vec<&str> = known.clone();
+            for a in registry.algorithms() {
+                for q in a.info().properties {
+                    if !every.contains(&q) {
+                        every.push(q);
+                    }
+                }
+            }
+            let near = crate::algorithms::closest(p, &every)
+                .map(|q| format!("did you mean `{q}`? "))
+                .unwrap_or_default();
             return Err(format!(
-                "unknown property `{p}`; known properties: {}",
-                known.join(", ")
+                "unknown property `{}`; {near}known properties: {}",
+                crate::harness::scenario::shown_text(p),
+                every.join(", ")
             ));
         }
     }
@@ -1259,7 +1273,7 @@ pub(crate) fn unless_vacuous(
 
 /// Prints an error and returns the bad-input exit code.
 fn bad_input(msg: impl std::fmt::Display) -> i32 {
-    eprintln!("error: {msg}");
+    eprintln!("error: {}", crate::cli::for_program(&msg.to_string()));
     exit::BAD_INPUT
 }
 

@@ -236,7 +236,7 @@ static INSTALLED: std::sync::OnceLock<Registry> = std::sync::OnceLock::new();
 
 /// The known name within two edits of `name` (a typo: `mutex.ricart-agrawla`), the nearest
 /// one first; `None` when none is that close.
-fn closest<'a>(name: &str, known: &[&'a str]) -> Option<&'a str> {
+pub fn closest<'a>(name: &str, known: &[&'a str]) -> Option<&'a str> {
     // Names are lower case: `MUTEX.CENTRALIZED` is a misspelling of one too.
     let name = name.to_ascii_lowercase();
     known
@@ -350,6 +350,17 @@ impl Registry {
         &self.algorithms
     }
 
+    /// Whether this registry holds an algorithm that is not a built-in one (a user's binary).
+    fn has_own_algorithms(&self) -> bool {
+        let builtin = Registry::builtin();
+        self.algorithms.iter().any(|a| {
+            builtin
+                .algorithms
+                .iter()
+                .all(|b| b.info().name != a.info().name)
+        })
+    }
+
     /// The algorithm called `name`, or an error listing the known names.
     pub fn find(&self, name: &str) -> Result<&'static dyn Algorithm, ScenarioError> {
         self.algorithms
@@ -361,7 +372,11 @@ impl Registry {
                 // A family's name alone (`mutex`, `Mutex`, `mutex.`): its algorithms are
                 // `mutex.*`.
                 let family = name.trim_end_matches('.').to_ascii_lowercase();
+                // A binary that registers algorithms of its own is that binary: sending the
+                // user to one was advice for the stock `sincro` only.
+                let own = self.has_own_algorithms();
                 let hint = match closest(name, &known) {
+                    Some(near) if own => format!("did you mean `{near}`? "),
                     // A name near a built-in one may still be the user's own (`election.leases`).
                     Some(near) => format!(
                         "did you mean `{near}`? (an algorithm of your own is known only to a \
@@ -370,6 +385,7 @@ impl Registry {
                     None if known.iter().any(|k| k.starts_with(&format!("{family}."))) => {
                         format!("`{family}` is a family: `{family}.*` selects its algorithms; ")
                     }
+                    None if own => String::new(),
                     // Not a misspelt one of these: perhaps an algorithm of the user's own.
                     None => "an algorithm of your own is known only to a binary that \
                              registers it (`sincro::cli::main_with(Registry::builtin().with(..))`): \

@@ -583,7 +583,6 @@ mod tests {
         P::NAME
     }
 
-    #[test]
     /// Every kind a built-in property reads is reserved: a user observation of that kind
     /// is no evidence for it (a user `vote` let a trace with no vote pass
     /// `one_vote_per_term`), while a user kind of the user's own is evidence for a checker

@@ -185,7 +185,7 @@ pub(super) fn main(a: &CalibrateArgs) -> i32 {
                 code = exit::BAD_INPUT;
             }
             for e in &c.write_errors {
-                eprintln!("error: {e}");
+                eprintln!("error: {}", super::for_program(&e.to_string()));
                 code = exit::BAD_INPUT;
             }
         }

@@ -376,13 +376,13 @@ pub fn main(a: &MatrixArgs) -> i32 {
         return exit::BAD_INPUT;
     }
     if let Err(e) = super::check_jobs(a.jobs) {
-        eprintln!("error: {e}");
+        eprintln!("error: {}", super::for_program(&e.to_string()));
         return exit::BAD_INPUT;
     }
     let algs: Vec<&'static dyn Algorithm> = match algorithms::select(&a.algorithm) {
         Ok(algs) => algs,
         Err(e) => {
-            eprintln!("error: {}", e.0);
+            eprintln!("error: {}", super::for_program(&e.0));
             return exit::BAD_INPUT;
         }
     };
@@ -555,7 +555,7 @@ pub fn main(a: &MatrixArgs) -> i32 {
     bar.finish_and_clear();
     if let Some(msg) = refused {
         // Bad input, never a cell of the matrix: nothing is rendered from a partial matrix.
-        eprintln!("error: {msg}");
+        eprintln!("error: {}", super::for_program(&msg.to_string()));
         return exit::BAD_INPUT;
     }
     let interrupted = stop.load(Ordering::Relaxed);
@@ -624,7 +624,7 @@ pub fn main(a: &MatrixArgs) -> i32 {
     }
     if !write_errors.is_empty() {
         for e in &write_errors {
-            eprintln!("error: {e}");
+            eprintln!("error: {}", super::for_program(&e.to_string()));
         }
         return exit::BAD_INPUT;
     }

@@ -424,7 +424,7 @@ pub fn main_with(registry: Registry) -> ExitCode {
 
 /// `text` with each command line of `sincro` (the word `sincro` followed by a space, at the
 /// start, after a space, a backtick or a parenthesis) naming `program` instead.
-fn program_in_text(text: &str, program: &str) -> String {
+pub(crate) fn program_in_text(text: &str, program: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(i) = rest.find("sincro ") {
@@ -566,8 +566,18 @@ where
 }
 
 fn bad_input(msg: impl std::fmt::Display) -> i32 {
-    eprintln!("error: {msg}");
+    eprintln!("error: {}", for_program(&msg.to_string()));
     exit::BAD_INPUT
+}
+
+/// `msg` with its `sincro …` command lines naming the program that runs (a user's binary over
+/// [`main_with`]): the messages of the library's layers say `sincro`, and a user's binary told
+/// its user to run `sincro explore --replay FILE`, which does not know their algorithm.
+pub(crate) fn for_program(msg: &str) -> String {
+    match crate::program_name() {
+        "sincro" => msg.to_string(),
+        program => program_in_text(msg, program),
+    }
 }
 
 fn list() -> i32 {
@@ -1096,7 +1106,7 @@ fn fuzz(a: FuzzArgs) -> i32 {
             );
         }
         for e in &r.write_errors {
-            eprintln!("error: {e}");
+            eprintln!("error: {}", for_program(e));
         }
     }
     if let Some((path, written)) = junit {

@@ -352,6 +352,16 @@ fn check_rejects_bad_input_with_exit_2() {
         "{}",
         stderr(&o)
     );
+    // A misspelling of an algorithm's own property is named, and the list has it (it listed
+    // the properties `check` judges alone).
+    let o = sincro(&["check", p(&lease), "--properties", "bounded_skw"]);
+    assert_eq!(code(&o), 2);
+    assert!(
+        stderr(&o).contains("did you mean `bounded_skew`?")
+            && stderr(&o).contains("newcomer_never_demotes"),
+        "{}",
+        stderr(&o)
+    );
     // a property named twice, as `checks.properties` refuses it
     for cmd in ["check", "show"] {
         let flag = if cmd == "check" {
