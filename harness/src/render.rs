@@ -178,7 +178,7 @@ pub fn event_line(e: &Event) -> String {
 /// line or paragraph separator (U+2028, U+2029), or a bidirectional formatting character
 /// (U+061C, U+200E, U+200F, U+202A to U+202E, U+2066 to U+2069), which reorders what a
 /// terminal shows after it.
-fn unsafe_on_a_line(c: char) -> bool {
+pub(crate) fn unsafe_on_a_line(c: char) -> bool {
     c.is_control()
         || matches!(
             c,
@@ -196,7 +196,7 @@ fn unsafe_on_a_line(c: char) -> bool {
 /// `\u{1b}`, `\u{202e}`): an event is one line of the timeline, so a message or input of a
 /// hand-made trace cannot draw lines that look like events of their own, move the terminal's
 /// cursor or reverse what follows. Text without any is returned as is.
-fn one_line(text: &str) -> std::borrow::Cow<'_, str> {
+pub(crate) fn one_line(text: &str) -> std::borrow::Cow<'_, str> {
     if !text.chars().any(unsafe_on_a_line) {
         return std::borrow::Cow::Borrowed(text);
     }

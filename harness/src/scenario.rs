@@ -385,27 +385,16 @@ fn bad_time(v: &serde_json::Value) -> Option<(String, serde_json::Number)> {
 }
 
 /// Whether `c` is a character a message must not print raw: a control character (it acts on
-/// the terminal) or a bidirectional override (it makes a name read as another).
+/// the terminal), a line separator, or a bidirectional mark (it makes a name read as
+/// another); the timeline's own rule ([`crate::render`]).
 pub fn hidden_char(c: char) -> bool {
-    c.is_control()
-        || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    crate::render::unsafe_on_a_line(c)
 }
 
 /// `text` (a name given by the user: a file, a variant) for a message, its [`hidden_char`]s
-/// escaped as Rust writes them (`\u{1b}`).
+/// escaped as Rust writes them (`\u{1b}`, `\n`), as the timeline escapes a message's text.
 pub fn shown_text(text: &str) -> String {
-    if !text.chars().any(hidden_char) {
-        return text.to_string();
-    }
-    text.chars()
-        .map(|c| {
-            if hidden_char(c) {
-                c.escape_unicode().to_string()
-            } else {
-                c.to_string()
-            }
-        })
-        .collect()
+    crate::render::one_line(text).into_owned()
 }
 
 /// `path` for a message: as [`Path::display`] shows it, its [`hidden_char`]s escaped, so a
