@@ -526,22 +526,28 @@ pub fn judge(
                     .collect();
                 // No owner judges from a trace (Ω): `--scenario` would only be refused in
                 // turn (the two messages sent the user from one to the other).
+                // The command the user typed (`show --check` said "`check`").
+                let cmd = if args.from_show {
+                    "`show --check`"
+                } else {
+                    "`check`"
+                };
                 if !owners.iter().any(|o| judges_from_a_trace(registry, o)) {
                     return Err(format!(
                         "`{p}` is judged by {} on its own state during a run, not from a \
-                         trace: `check` cannot judge it (run the scenario instead, with \
-                         `sincro run`); the properties `check` judges without a scenario are: \
+                         trace: {cmd} cannot judge it (run the scenario instead, with \
+                         `sincro run`); the properties {cmd} judges without a scenario are: \
                          {}",
                         owners.join(", "),
                         without.join(", ")
                     ));
                 }
+                // (The aside about properties judged on an algorithm's own state, Ω's, is the
+                // message above: it read as if it applied to every algorithm.)
                 return Err(format!(
                     "`{p}` is a property {} judge{} {} own way: give --scenario, the scenario \
-                     the trace was recorded from, and its algorithm judges it as a run does (a \
-                     property judged on the algorithm's own state during a run, as Ω's \
-                     registers are, cannot be judged from a trace); without a scenario, the \
-                     properties `check` judges are: {}",
+                     the trace was recorded from, and its algorithm judges it as a run does; \
+                     without a scenario, the properties {cmd} judges are: {}",
                     owners.join(", "),
                     if owners.len() == 1 { "s" } else { "" },
                     if owners.len() == 1 { "its" } else { "each its" },
@@ -668,7 +674,7 @@ pub fn judge(
             .collect()
     })?;
     let verdict = unless_stopped_early(trace, properties, verdict);
-    let verdict = unless_vacuous(trace, &checkers, verdict);
+    let verdict = unless_vacuous(trace, &checkers, verdict, "trace");
     Ok((
         verdict,
         Judged {
@@ -810,7 +816,7 @@ fn judge_with_scenario(
         alg.checkers(&sc).map_err(|e| at(&e))
     })?;
     let verdict = unless_stopped_early(trace, properties, verdict);
-    let verdict = unless_vacuous(trace, &checkers, verdict);
+    let verdict = unless_vacuous(trace, &checkers, verdict, "trace");
     // A trace ends where its run stopped: at a violation of any property the run judged,
     // not only of those asked for (`--properties mutual_exclusion` of a run that stopped at a
     // liveness violation called the trace cut short).
@@ -1243,10 +1249,15 @@ fn unless_order_dependent(
 /// exclusion trace checked for leader_uniqueness): [`Verdict::Unjudged`], naming the kinds.
 /// The kinds are what the checker declares (`Checker::evidence`: a built-in checker's is its
 /// property's `Property::EVIDENCE`), so a spec's own checker under a built-in name is asked.
+///
+/// `of` says what the events are of, as the message names it: `"trace"` for a file `check`
+/// reads, `"run"` for a run of a scenario (as a run's own checkers say it: `run` and `shrink`
+/// of one scenario worded it two ways).
 pub(crate) fn unless_vacuous(
     trace: &Trace,
     checkers: &[Box<dyn sincro_harness::Checker>],
     verdict: Verdict,
+    of: &str,
 ) -> Verdict {
     if !verdict.is_pass() {
         return verdict;
@@ -1259,7 +1270,7 @@ pub(crate) fn unless_vacuous(
         Some((p, kinds)) => Verdict::Unjudged {
             property: p.to_string(),
             reason: format!(
-                "the trace has no event of the kinds it reads ({}): nothing was judged",
+                "the {of} has no event of the kinds it reads ({}): nothing was judged",
                 kinds
                     .iter()
                     .map(|k| sincro_checkers::evidence_text(k))
@@ -1672,12 +1683,12 @@ mod tests {
     #[test]
     fn a_users_checker_with_no_evidence_in_the_trace_could_not_judge() {
         let checkers: Vec<Box<dyn Checker>> = vec![Box::new(Primaries)];
-        let none = unless_vacuous(&trace("primary_up"), &checkers, Verdict::Pass);
+        let none = unless_vacuous(&trace("primary_up"), &checkers, Verdict::Pass, "trace");
         assert!(
             matches!(&none, Verdict::Unjudged { property, .. } if property == "at_most_one_primary"),
             "{none}"
         );
-        let some = unless_vacuous(&trace("primary_on"), &checkers, Verdict::Pass);
+        let some = unless_vacuous(&trace("primary_on"), &checkers, Verdict::Pass, "trace");
         assert_eq!(some, Verdict::Pass);
     }
 }

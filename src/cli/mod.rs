@@ -734,7 +734,7 @@ pub(crate) fn unless_nothing_judged(
                 Some(crate::harness::trace::EventKind::Cut { .. })
             ) =>
         {
-            out.verdict = crate::show::unless_vacuous(trace, &checkers, out.verdict.clone());
+            out.verdict = crate::show::unless_vacuous(trace, &checkers, out.verdict.clone(), "run");
         }
         // No trace, or one that stops early (what it lacks may be after the cut): the run
         // again, its checkers watching every event for their evidence.

@@ -1236,6 +1236,14 @@ fn explore_does_not_pass_a_scenario_that_judged_nothing() {
     let f = file.to_str().unwrap();
     let o = sincro(&["run", f]);
     assert_eq!(o.status.code(), Some(6), "{}", text(&o).0);
+    // Said of a run, as `shrink` of the same file says it (`run` said "the trace").
+    assert!(
+        text(&o)
+            .0
+            .contains("the run has no event of the kinds it reads"),
+        "{}",
+        text(&o).0
+    );
     let o = sincro(&["explore", "--scenario", f, "--pauses", "0", "--out", d]);
     let (out, err) = text(&o);
     assert_eq!(o.status.code(), Some(6), "{out}{err}");

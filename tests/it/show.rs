@@ -1397,6 +1397,14 @@ fn check_with_the_scenario_of_an_algorithm_that_judges_its_own_state_says_so() {
         "{}",
         stderr(&o)
     );
+    // `show --check` is named as what was typed (it said `check`).
+    let o = sincro(&["show", p(&trace), "--check", "newcomer_never_demotes"]);
+    assert_eq!(code(&o), 2, "{}{}", stdout(&o), stderr(&o));
+    assert!(
+        stderr(&o).contains("`show --check` cannot judge it"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 /// `check TRACE --scenario S` judges what a run of `S` judges when no `--properties` is
