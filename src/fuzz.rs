@@ -33,6 +33,10 @@ use std::time::{Duration, Instant};
 /// as bad input ([`TargetReport::bad_input`]), never as a verdict.
 const BAD_SCENARIO: &str = "bad_scenario";
 
+/// The label of a run a stop request ended before its end ([`Verdict::is_interrupted`]): not
+/// counted, neither a failure nor a pass.
+const STOPPED: &str = "stopped";
+
 /// The failure of seed `seed` whose scenario could not be generated: the algorithm's own
 /// code panicked while generating it (`message`). Refused as bad input, as a scenario the
 /// engine refuses is: no run, no verdict.
@@ -849,11 +853,19 @@ impl<'a> TargetRun<'a> {
             Ok(o) => o,
             Err(e) => return fail(sc, BAD_SCENARIO.into(), e.0),
         };
+        if out.verdict.is_interrupted() {
+            // (before `on_trace`: a cut trace would give the guide coverage no run had)
+            return fail(sc, STOPPED.into(), out.verdict.to_string());
+        }
         if let (Some(f), Some(trace)) = (on_trace, &out.trace) {
             f(trace);
         }
         if self.cfg.check_determinism {
             let again = t.algorithm.run(&sc, opts).expect("ran once already");
+            if again.verdict.is_interrupted() {
+                // (its trace stops where the stop came: no difference to report)
+                return fail(sc, STOPPED.into(), again.verdict.to_string());
+            }
             let diff = match (&out.trace, &again.trace) {
                 (Some(a), Some(b)) => a.first_difference(b),
                 _ => None,
@@ -897,7 +909,14 @@ impl<'a> TargetRun<'a> {
             }
             cut || stop.load(Ordering::Relaxed)
         };
-        let result = shrink_scenario(self.target.algorithm, sc, label, opts, &mut give_up);
+        let result = shrink_scenario(
+            self.target.algorithm,
+            sc,
+            label,
+            opts,
+            &mut give_up,
+            Some(stop),
+        );
         if cut {
             self.shrinks_cut.fetch_add(1, Ordering::Relaxed);
         }
@@ -919,7 +938,9 @@ impl<'a> TargetRun<'a> {
     }
 
     /// Runs seeds until the range is done, the target stops at a failure, `deadline` passes or
-    /// `stop` is set. Runs in flight finish; failures are written (and shrunk) as found.
+    /// `stop` is set. Runs in flight finish, unless `stop` cuts them short (not counted:
+    /// [`stoppable`](sincro_harness::engine::stoppable)); failures are written (and shrunk) as
+    /// found.
     /// `progress` is called after each run with the number of failures so far.
     pub fn run(
         &mut self,
@@ -983,7 +1004,13 @@ impl<'a> TargetRun<'a> {
                     || deadline.is_some_and(|d| Instant::now() >= d)
                     || (!self.cfg.keep_going && self.best.load(Ordering::Relaxed) < j)
             };
-            match self.run_seed(j, seed, &give_up) {
+            // A stop request ends the run in flight too, not only the campaign's next ones.
+            match sincro_harness::engine::stoppable(stop, || self.run_seed(j, seed, &give_up)) {
+                Err(failure) if failure.1.label == STOPPED => {
+                    // Cut short: it tells nothing, so it is not counted as run.
+                    self.executed.fetch_sub(1, Ordering::Relaxed);
+                    return;
+                }
                 Ok((e, d)) => {
                     self.events.fetch_add(e, Ordering::Relaxed);
                     self.delivered.fetch_add(d, Ordering::Relaxed);
@@ -1245,14 +1272,17 @@ pub fn shrinkable(label: &str) -> Result<(), &'static str> {
 /// original comes back unchanged but for its description, with no candidate run and
 /// `verified` false.
 /// `give_up` is asked before every candidate run; once it says so, every further candidate
-/// is rejected and the smallest scenario verified so far is the result. `sincro fuzz` shrinks
-/// its failures with this, and `sincro shrink` a scenario file.
+/// is rejected and the smallest scenario verified so far is the result. `stop`, when given,
+/// also ends the candidate run in flight ([`stoppable`](sincro_harness::engine::stoppable));
+/// the runs that check and pin the result are never cut. `sincro fuzz` shrinks its failures
+/// with this, and `sincro shrink` a scenario file.
 pub fn shrink_scenario(
     alg: &dyn Algorithm,
     sc: &Scenario,
     label: &str,
     opts: &ShrinkOptions,
     give_up: &mut dyn FnMut() -> bool,
+    stop: Option<&AtomicBool>,
 ) -> ShrinkOutcome {
     if let Err(why) = shrinkable(label) {
         // Nothing is run: the original is the answer, marked as not reproduced by a
@@ -1310,7 +1340,13 @@ pub fn shrink_scenario(
                 return false;
             }
             ran.set(ran.get() + 1);
-            same(c)
+            let Some(stop) = stop else { return same(c) };
+            // A candidate the stop cuts short is rejected (its verdict is "interrupted").
+            let fails = sincro_harness::engine::stoppable(stop, || same(c));
+            if stop.load(Ordering::Relaxed) {
+                interrupted.set(true);
+            }
+            fails
         };
         shrink::shrink_until(from, &mut still_fails, opts, &|| interrupted.get())
     };
@@ -1921,7 +1957,7 @@ pub fn summary(c: &CampaignReport, rss: Rss) -> String {
     if c.interrupted {
         let _ = writeln!(
             s,
-            "interrupted ({}): runs in flight finished, {}",
+            "interrupted ({}): runs in flight stopped (not counted), {}",
             crate::stop::cause(),
             if unfiled.is_empty() {
                 "every failure found is written"
@@ -3387,7 +3423,14 @@ mod tests {
         assert!(why.contains("duration_ms"), "{why}");
         assert_eq!(shrinkable("violation:leader_agreement"), Ok(()));
         assert!(shrinkable("nondeterministic").is_err());
-        let out = shrink_scenario(alg, &sc, &label, &ShrinkOptions::default(), &mut || false);
+        let out = shrink_scenario(
+            alg,
+            &sc,
+            &label,
+            &ShrinkOptions::default(),
+            &mut || false,
+            None,
+        );
         assert_eq!((out.runs, out.verified), (0, false));
         assert_eq!(ScenarioSize::of(&out.scenario), ScenarioSize::of(&sc));
         assert!(out.scenario.description.contains("not shrunk"));

@@ -1223,7 +1223,7 @@ static STOP: AtomicBool = AtomicBool::new(false);
 static PRESSES: AtomicUsize = AtomicUsize::new(0);
 
 /// The stop flag, set by the first Ctrl-C, SIGTERM or SIGHUP (what CI timeouts, `timeout`
-/// and `docker stop` send): the runs in flight finish and the reports are written. A second
+/// and `docker stop` send): the runs in flight stop (not counted) and the reports are written. A second
 /// one exits at once with code 130. The messages name the signal received (stop 56 and
 /// before said "Ctrl-C" of a SIGTERM).
 pub(crate) fn interrupt_flag() -> &'static AtomicBool {
@@ -1275,9 +1275,8 @@ fn on_signal(cause: crate::stop::Cause) {
     crate::stop::record(cause);
     STOP.store(true, Ordering::SeqCst);
     eprintln!(
-        "\ninterrupted ({}): finishing the runs in flight and writing what was found (a \
-         run goes on to its end: a long one may take minutes; Ctrl-C, SIGTERM or SIGHUP \
-         again, a second or more later, quits at once)",
+        "\ninterrupted ({}): stopping the runs in flight (not counted) and writing what \
+         was found (Ctrl-C, SIGTERM or SIGHUP again, a second or more later, quits at once)",
         crate::stop::cause()
     );
 }

@@ -115,12 +115,23 @@ pub(super) fn main(a: &ShrinkArgs) -> i32 {
         Err(e) => return bad_input(format!("{}: {e}", a.scenario.display())),
     };
     // From the start: a Ctrl-C during the first run (a long one on turmoil) ended the process
-    // at once, with nothing said; now the run finishes and the original is written.
+    // at once, with nothing said; now it stops that run, and says so.
     let stop = interrupt_flag();
-    let mut first = match algorithms::run_scenario(&sc, RunOptions::new(false)) {
+    let mut first = match sincro_harness::engine::stoppable(stop, || {
+        algorithms::run_scenario(&sc, RunOptions::new(false))
+    }) {
         Ok(o) => o,
         Err(e) => return bad_input(format!("{}: {e}", a.scenario.display())),
     };
+    if first.verdict.is_interrupted() {
+        eprintln!(
+            "interrupted ({}) during the first run of {}: {}; nothing was shrunk or written",
+            crate::stop::cause(),
+            a.scenario.display(),
+            first.verdict
+        );
+        return crate::fuzz::INTERRUPTED_EXIT;
+    }
     // as `run` judges it: a pass on nothing is could-not-judge (nothing to shrink either)
     if let Err(e) = super::unless_nothing_judged(&sc, &mut first) {
         return bad_input(format!("{}: {e}", a.scenario.display()));
@@ -165,6 +176,7 @@ pub(super) fn main(a: &ShrinkArgs) -> i32 {
         &label,
         &shrink_options(a.shrink_runs),
         &mut give_up,
+        Some(stop),
     );
     if let Err(e) = write_output(&out_path, &result.scenario.to_json()) {
         return bad_input(format!("cannot write {}: {e}", out_path.display()));

@@ -412,6 +412,48 @@ fn ctrl_c_stops_the_campaign_writes_the_summary_and_exits_130() {
     assert!(xml.contains("failures=\"1\""), "{xml}");
 }
 
+/// Ctrl-C stops the run in flight too, not only the campaign's next ones: a turmoil run of
+/// 500 simulated seconds (many seconds of wall time) went on to its end after the signal
+/// (stop 58: minutes for a big one). The run cut short is not counted.
+#[test]
+fn ctrl_c_stops_the_run_in_flight_and_does_not_count_it() {
+    let out = dir("ctrlc-in-flight");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sincro"))
+        .args(["fuzz", "-a", "mutex.centralized", "--variant", "correct"])
+        .args([
+            "--engine",
+            "turmoil",
+            "--active-ms",
+            "500000",
+            "--fixed-phase",
+        ])
+        .args(["--seeds", "1", "-j", "1", "--quiet", "--out", s(&out)])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    interrupt_once_ready(&child);
+    // A bound for a hang, not a speed measurement: the run alone takes far longer.
+    let waiting = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if waiting.elapsed() > Duration::from_secs(120) {
+            child.kill().unwrap();
+            panic!("the run in flight was not stopped by Ctrl-C");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let o = child.wait_with_output().unwrap();
+    let (stdout, stderr) = text(&o);
+    assert_eq!(o.status.code(), Some(130), "{stdout}{stderr}");
+    assert!(
+        stdout.contains("total: 0 runs")
+            && stdout.contains("runs in flight stopped (not counted)")
+            && stdout.contains("INTERRUPTED"),
+        "{stdout}"
+    );
+    assert!(stderr.contains("stopping the runs in flight"), "{stderr}");
+}
+
 /// SIGTERM (what CI timeouts and `docker stop` send) stops a campaign as Ctrl-C does, and a
 /// buggy target it cut short before its bug showed is INTERRUPTED, not "the bug was not
 /// caught": it was reported as a missed bug, and its JUnit testcase as `not_caught`. The

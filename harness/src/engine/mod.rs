@@ -138,6 +138,12 @@ impl Verdict {
     pub fn is_pass(&self) -> bool {
         matches!(self, Verdict::Pass)
     }
+
+    /// True for a run stopped before its end by a stop request ([`stoppable`]): it says
+    /// nothing of the algorithm.
+    pub fn is_interrupted(&self) -> bool {
+        matches!(self, Verdict::Unjudged { property, .. } if property == INTERRUPTED)
+    }
 }
 
 impl fmt::Display for Verdict {
@@ -240,6 +246,62 @@ pub fn run<P: Process>(
 /// The property a run that panicked outside the nodes' callbacks could not judge (see
 /// [`run`]).
 pub const HARNESS_PANIC: &str = "checker_or_factory_panic";
+
+/// The pseudo-property of a run stopped before its end by a stop request ([`stoppable`]):
+/// [`Verdict::Unjudged`] of it, never a pass and never a violation; a campaign does not
+/// count such a run.
+pub const INTERRUPTED: &str = "interrupted";
+
+/// Engines look at the stop flag once per this many steps (a thread-local read and an
+/// atomic load: nothing measurable at that rate), and turmoil once per this many ticks.
+pub(crate) const STOP_POLL_STEPS: u64 = 1024;
+
+thread_local! {
+    /// The stop flag of the runs on this thread (null: none), set by [`stoppable`] for the
+    /// length of its borrow of the flag.
+    static STOP_FLAG: std::cell::Cell<*const std::sync::atomic::AtomicBool> =
+        const { std::cell::Cell::new(std::ptr::null()) };
+}
+
+/// Runs `f` with the runs it makes on this thread stoppable by `flag`: once the flag is set,
+/// a run in flight ends within [`STOP_POLL_STEPS`] steps (or ticks) as
+/// [`Verdict::Unjudged`] of [`INTERRUPTED`], its recorded trace ending in a `cut` event,
+/// instead of going on to its end (a long turmoil run took minutes after Ctrl-C). The
+/// `sincro` command line sets its signal flag so around a campaign's runs; a library user
+/// may do the same with a flag of their own. Nested calls restore the outer flag.
+pub fn stoppable<R>(flag: &std::sync::atomic::AtomicBool, f: impl FnOnce() -> R) -> R {
+    struct Restore(*const std::sync::atomic::AtomicBool);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            STOP_FLAG.with(|c| c.set(self.0));
+        }
+    }
+    let _restore = Restore(STOP_FLAG.with(|c| c.replace(std::ptr::from_ref(flag))));
+    f()
+}
+
+/// Whether the runs on this thread were asked to stop (see [`stoppable`]).
+pub(crate) fn stop_requested() -> bool {
+    STOP_FLAG.with(|c| {
+        let flag = c.get();
+        // SAFETY: the pointer is set only by `stoppable` from a reference it borrows for the
+        // whole time the pointer is set, and restored when that borrow ends (a drop guard,
+        // so a panic restores it too): while it is non-null it points to a live flag.
+        !flag.is_null() && unsafe { &*flag }.load(std::sync::atomic::Ordering::Relaxed)
+    })
+}
+
+/// The verdict of a run stopped at `t_ns` by a stop request.
+pub(crate) fn interrupted(t_ns: u64) -> Verdict {
+    Verdict::Unjudged {
+        property: INTERRUPTED.to_string(),
+        reason: format!(
+            "the run was stopped at {:.3} ms, before its end, by a stop request (Ctrl-C, \
+             SIGTERM or SIGHUP): nothing after that was judged",
+            t_ns as f64 / 1e6
+        ),
+    }
+}
 
 fn run_on_engine<P: Process>(
     scenario: &Scenario,
@@ -577,6 +639,15 @@ impl Recorder {
             Some(Verdict::LimitExceeded { limit }) => Some(limit.clone()),
             _ => None,
         };
+        if let Some(Verdict::Unjudged { reason, .. }) =
+            self.verdict.as_ref().filter(|v| v.is_interrupted())
+        {
+            // Stopped on request: nothing is judged, not even the instants complete (the
+            // verdict stays "interrupted", which no campaign counts).
+            let reason = reason.clone();
+            self.end_cut_trace(end_ns, Some(reason));
+            return self.verdict.clone().unwrap_or(Verdict::Pass);
+        }
         if limit.is_some() && self.last_t_ns < end_ns {
             // A run limit stopped the run at `end_ns`, after every event emitted: their
             // instants are complete, and the checkers that judge an instant once it is over

@@ -10,8 +10,8 @@
 use super::queue::TimeQueue;
 use super::timers::Timers;
 use super::{
-    in_flight_less_one, invariant, invariant_broken, invoke, prefetch, Call, Factory, Outcome,
-    Prepared, Recorder, RunOptions, Stats, Verdict,
+    in_flight_less_one, interrupted, invariant, invariant_broken, invoke, prefetch, stop_requested,
+    Call, Factory, Outcome, Prepared, Recorder, RunOptions, Stats, Verdict, STOP_POLL_STEPS,
 };
 use crate::check::Checker;
 use crate::clock::SoftClock;
@@ -285,6 +285,15 @@ impl<P: Process> Sim<P> {
         // `handle`, which is inlined here).
         let counted = u64::from(self.takes_a_step(&item));
         self.stats.events += counted;
+        if counted == 1 && self.stats.events % STOP_POLL_STEPS == 0 && stop_requested() {
+            // Not taken, as a step past `max_events`: a message leaves with the run.
+            if let Item::Deliver { msg_id, .. } = item {
+                self.in_flight = in_flight_less_one(self.in_flight, msg_id);
+            }
+            self.stats.events -= 1;
+            self.rec.verdict = Some(interrupted(at));
+            return false;
+        }
         if counted == 1 && self.stats.events > self.limits.max_events {
             if let Item::Deliver { msg_id, .. } = item {
                 // never delivered: it leaves the network with the run
@@ -1000,6 +1009,43 @@ mod tests {
             "limits": {"max_events": 1}}"#,
         );
         assert!(!tiny.contains("stopped advancing"), "{tiny}");
+    }
+
+    /// A stop request ends a run in flight within [`STOP_POLL_STEPS`] steps, as
+    /// "interrupted" (never a pass), its trace ending in a cut; only inside
+    /// [`stoppable`](crate::engine::stoppable), whose flag is the innermost one and is
+    /// forgotten when it returns.
+    #[test]
+    fn a_stop_request_ends_the_run_in_flight_as_interrupted() {
+        use std::sync::atomic::AtomicBool;
+        // 3 nodes ticking every 10 ms for 100 s: 30,000 steps
+        let json = r#"{"algorithm": "probe", "nodes": 3, "seed": 1, "duration_ms": 100000}"#;
+        let (set, unset) = (AtomicBool::new(true), AtomicBool::new(false));
+        let out = crate::engine::stoppable(&set, || run(json));
+        assert!(out.verdict.is_interrupted(), "{:?}", out.verdict);
+        assert!(!out.verdict.is_pass());
+        assert_eq!(out.stats.events, STOP_POLL_STEPS - 1);
+        let last = out
+            .trace
+            .as_ref()
+            .and_then(|t| t.events.last())
+            .expect("events");
+        assert!(
+            matches!(&last.kind, EventKind::Cut { reason, run_stopped: true } if reason.contains("stop request")),
+            "{last:?}"
+        );
+        // Not set, or outside `stoppable`: the run goes to its end.
+        let whole = crate::engine::stoppable(&unset, || run(json));
+        assert!(whole.verdict.is_pass(), "{:?}", whole.verdict);
+        assert!(whole.stats.events > 30_000 - 10);
+        assert!(run(json).verdict.is_pass());
+        // Nested: the inner flag, then the outer one again.
+        crate::engine::stoppable(&set, || {
+            assert!(crate::engine::stoppable(&unset, || run(json))
+                .verdict
+                .is_pass());
+            assert!(run(json).verdict.is_interrupted());
+        });
     }
 
     #[test]

@@ -301,6 +301,11 @@ impl<P: Process, E: Engine<P>> World<P, E> {
     /// Counts one processed event; false (and a verdict) past the limit.
     pub fn count_event(&mut self, now: u64) -> bool {
         self.stats.events += 1;
+        if self.stats.events % super::STOP_POLL_STEPS == 0 && super::stop_requested() {
+            self.rec.verdict.get_or_insert(super::interrupted(now));
+            self.stats.events -= 1;
+            return false;
+        }
         if self.stats.events > self.limits.max_events {
             let limit = format!(
                 "limits.max_events = {} steps reached at {:.3} ms",

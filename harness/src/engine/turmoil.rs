@@ -203,12 +203,19 @@ pub fn run<P: Process>(
     let mut faults = fault_plan(scenario).into_iter().peekable();
 
     let mut now = 0;
+    let mut ticks = 0u64;
     loop {
         let t = driver.sim.elapsed().as_nanos() as u64;
         if t > end_ns || driver.world.borrow().rec.verdict.is_some() {
             break;
         }
         now = t;
+        ticks += 1;
+        if ticks % super::STOP_POLL_STEPS == 0 && super::stop_requested() {
+            let mut w = driver.world.borrow_mut();
+            w.rec.verdict.get_or_insert(super::interrupted(now));
+            break;
+        }
         while let Some((_, fault)) = faults.next_if(|(at, _)| *at <= now) {
             driver.apply_fault(fault, now);
             if driver.world.borrow().rec.verdict.is_some() {
@@ -936,6 +943,28 @@ mod tests {
     #[test]
     fn same_scenario_same_trace() {
         testing::same_scenario_same_trace(scenario, run_turmoil);
+    }
+
+    /// A stop request ends a turmoil run within [`STOP_POLL_STEPS`](crate::engine) ticks
+    /// (a long run took minutes after Ctrl-C), as "interrupted", its trace ending in a cut.
+    #[test]
+    fn a_stop_request_ends_the_run_in_flight_as_interrupted() {
+        let sc = scenario(r#", "duration_ms": 100000"#);
+        let set = std::sync::atomic::AtomicBool::new(true);
+        let o = crate::engine::stoppable(&set, || run_turmoil(&sc));
+        assert!(o.verdict.is_interrupted(), "{}", o.verdict);
+        assert!(o.stats.end_t_ns < 2 * super::super::STOP_POLL_STEPS * NS_PER_MS);
+        let last = events(&o).last().expect("events");
+        assert!(
+            matches!(
+                &last.kind,
+                EventKind::Cut {
+                    run_stopped: true,
+                    ..
+                }
+            ),
+            "{last:?}"
+        );
     }
 
     #[test]
