@@ -2611,6 +2611,16 @@ pub fn merge_junit(inputs: &[(String, String)], partial: bool) -> Result<MergedR
                 .ok_or_else(|| format!("{name}: a property `{key}` is missing or not a number"))
         };
         once(&suite.properties, "the test suite")?;
+        // A merged report has no shard to check against the others: merged again, its shards
+        // counted twice, a partial merge passed for whole, and reports of different
+        // campaigns mixed, all with exit 0 (stop 58's probe).
+        if prop(&suite.properties, "merged").is_some() {
+            return Err(format!(
+                "{name} is itself a merged report (merge-reports wrote it): it names no shard, \
+                 so a shard in it twice or missing could not be told; merge the shards' own \
+                 reports, all in one call"
+            ));
+        }
         // Compared as parsed: ` 1/3` and `01/3` are shard 1/3 too.
         let shard: Option<Shard> = prop(&suite.properties, "shard")
             .map(|s| s.parse())
@@ -2769,6 +2779,13 @@ pub fn merge_junit(inputs: &[(String, String)], partial: bool) -> Result<MergedR
             }
             if let Some(f) = prop(&case.properties, "first-failure") {
                 let f: u64 = f.parse().map_err(|_| not_ours())?;
+                if failures == 0 {
+                    return Err(format!(
+                        "{name}: {} / {} fails first at seed {f} with 0 failures: a report \
+                         `sincro fuzz` wrote never does",
+                        t.algorithm, t.variant
+                    ));
+                }
                 // A seed this report's shard never ran is no failure of its campaign.
                 if !shard_runs(&range_text, shard, f) {
                     return Err(format!(
@@ -2896,9 +2913,20 @@ pub fn merge_junit(inputs: &[(String, String)], partial: bool) -> Result<MergedR
     };
     suite.extra.insert("hostname".into(), host.into());
     let names: Vec<&str> = inputs.iter().map(|(n, _)| n.as_str()).collect();
+    // The campaign every input shares (checked above), as each shard's report says it.
+    let (beyond_model, generation) = first_campaign
+        .as_ref()
+        .map(|((_, b, g), _)| (b.clone(), g.clone()))
+        .unwrap_or_default();
     suite.add_properties([
         Property::new("range", ranges.join(" + ")),
-        Property::new("merged", names.join(" ")),
+        // a JSON array: a name with a space in it is one name
+        Property::new(
+            "merged",
+            serde_json::to_string(&names).expect("strings serialize"),
+        ),
+        Property::new("beyond-model", beyond_model),
+        Property::new("generation", generation),
         Property::new("runs", runs.to_string()),
         Property::new("interrupted", interrupted.to_string()),
     ]);
@@ -2914,12 +2942,14 @@ pub fn merge_junit(inputs: &[(String, String)], partial: bool) -> Result<MergedR
             TestCaseStatus::success()
         } else {
             let mut st = TestCaseStatus::non_success(NonSuccessKind::Failure);
-            let join = |f: &dyn Fn(&InputFailure) -> String| {
-                t.failed.iter().map(f).collect::<Vec<_>>().join("\n")
+            let join = |f: &dyn Fn(&InputFailure) -> String, by: &str| {
+                t.failed.iter().map(f).collect::<Vec<_>>().join(by)
             };
-            st.set_message(join(&|(n, m, _, _)| format!("{n}: {m}")))
+            // One line: an XML reader turns a newline in an attribute into a space.
+            let message = |(n, m, _, _): &InputFailure| format!("{n}: {}", m.replace('\n', " "));
+            st.set_message(join(&message, "; "))
                 .set_type(t.failed[0].2.clone())
-                .set_description(join(&|(n, _, _, d)| format!("[{n}] {d}")));
+                .set_description(join(&|(n, _, _, d)| format!("[{n}] {d}"), "\n"));
             st
         };
         let mut case = TestCase::new(t.variant.clone(), status);

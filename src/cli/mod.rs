@@ -158,7 +158,9 @@ enum Command {
     /// Run a scenario file and print its verdict. A scenario with `expect` is judged against
     /// it: exit 0 when the verdict meets it; else the verdict's code (1 for an unexpected pass).
     Run(RunArgs),
-    /// Replay a scenario file (e.g. a fuzz failure) and print its trace as a timeline.
+    /// Replay a scenario file (e.g. a fuzz failure) and print its trace as a timeline. Exit:
+    /// the verdict's own code (1 for a violation) whatever the file's `expect` says, so a
+    /// failure file that reproduces exits 1; `run` judges against `expect` (0 when met).
     Replay(RunArgs),
     /// Shrink a failing scenario file (a failure written with `fuzz --no-shrink`, one from
     /// another engine, one of your own) to a smaller one that fails the same way, as `fuzz`
@@ -315,7 +317,11 @@ struct FuzzArgs {
     time: Option<Duration>,
     /// Run only shard K of N (1-based): the seeds s with (s - seed-start) % N == K-1, so N CI
     /// jobs with --shard 1/N .. N/N cover the range exactly once. A buggy variant must be
-    /// caught within each shard.
+    /// caught within each shard. With coverage guidance (the default) each shard keeps its own
+    /// corpus, and a seed may run a scenario mutated from another of the shard's: the shards
+    /// run the same seeds as one campaign, not always the same scenarios (every failure file
+    /// holds its scenario, and replays alone). With --no-coverage each seed's scenario is its
+    /// own, whatever the shard.
     #[arg(long, value_name = "K/N", default_value = "1/1")]
     shard: Shard,
     /// First seed.
@@ -1045,9 +1051,16 @@ fn fuzz(a: FuzzArgs) -> i32 {
         max_files: a.max_files,
         coverage: !a.no_coverage,
     };
+    let out_existed = a.out.exists();
     if let Err(e) = prepare_out_dir(&a.out) {
         return bad_input(format!("--out: {e}"));
     }
+    // A refused --junit leaves no empty --out behind (only one this command created).
+    let refused = || {
+        if !out_existed {
+            let _ = std::fs::remove_dir(&a.out);
+        }
+    };
     // Checked before it is probed (which creates it): a `.json` in --out may be a failure
     // file this campaign writes and prints the replay line of.
     if let Some(j) = a
@@ -1055,6 +1068,7 @@ fn fuzz(a: FuzzArgs) -> i32 {
         .as_deref()
         .filter(|j| fuzz::in_dir_as_json(j, &a.out))
     {
+        refused();
         return bad_input(format!(
             "--junit {}: a .json file in --out {} may be one of the failure files this \
              campaign writes there (<alg>.<variant>.seed<N>[.shrunk].json); name it .xml, or \
@@ -1064,6 +1078,7 @@ fn fuzz(a: FuzzArgs) -> i32 {
         ));
     }
     if let Some(Err(e)) = a.junit.as_deref().map(fuzz::probe_output) {
+        refused();
         return bad_input(format!("--junit: {e}"));
     }
     let opts = CampaignOptions {

@@ -1166,6 +1166,40 @@ fn an_output_under_a_file_or_onto_a_directory_says_so() {
     let (out, err) = text(&o);
     assert_eq!(o.status.code(), Some(2), "{out}{err}");
     assert!(err.contains("is a directory"), "{err}");
+    // A refused --junit leaves no empty --out behind, and an --out that was there stays.
+    let out_dir = dir.join("campaign");
+    let out_dir_s = out_dir.to_str().unwrap();
+    for _ in 0..2 {
+        let o = sincro(&[
+            "fuzz",
+            "-a",
+            "mutex.centralized",
+            "--seeds",
+            "2",
+            "-q",
+            "--out",
+            out_dir_s,
+            "--junit",
+            out_dir_s,
+        ]);
+        assert_eq!(o.status.code(), Some(2), "{}", text(&o).1);
+        assert!(!out_dir.exists());
+    }
+    std::fs::create_dir(&out_dir).unwrap();
+    let o = sincro(&[
+        "fuzz",
+        "-a",
+        "mutex.centralized",
+        "--seeds",
+        "2",
+        "-q",
+        "--out",
+        out_dir_s,
+        "--junit",
+        out_dir_s,
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o).1);
+    assert!(out_dir.is_dir());
     // A folder nothing can be written to is found before the shrink, not after it.
     let o = sincro(&["shrink", scenario, "--out", "/proc/sincro-shrunk.json"]);
     let (out, err) = text(&o);
@@ -1796,6 +1830,53 @@ fn merged_shards_count_as_the_whole_campaign() {
         text(&o).1
     );
     assert_eq!(read("a.xml"), before);
+    // A merged report is no shard: merged again (with itself, or with a shard it holds), its
+    // shards counted twice with exit 0, and a partial merge came out whole (stop 58's probe).
+    // It says which campaign it merged, and names its inputs unambiguously.
+    let m = read("merged.xml");
+    assert!(
+        m.contains(r#"name="generation" value=""#)
+            && m.contains(r#"name="beyond-model" value="false""#),
+        "{m}"
+    );
+    assert!(
+        m.contains(&format!(
+            r#"name="merged" value="[&quot;{}&quot;"#,
+            d("a.xml")
+        )),
+        "{m}"
+    );
+    for again in [
+        [d("merged.xml"), d("merged.xml")],
+        [d("merged.xml"), d("b.xml")],
+    ] {
+        let o = sincro(&["merge-reports", &again[0], &again[1]]);
+        assert_eq!(o.status.code(), Some(2), "{}", text(&o).0);
+        assert!(
+            text(&o).1.contains("is itself a merged report"),
+            "{}",
+            text(&o).1
+        );
+    }
+    // A caught bug with no failure counted contradicts itself.
+    let mut in_buggy = false;
+    let zero: Vec<String> = read("b.xml")
+        .lines()
+        .map(|l| {
+            if l.contains("<testcase") {
+                in_buggy = l.contains("name=\"lease-timeout\"");
+            }
+            if in_buggy && l.contains("name=\"failures\"") {
+                return "<property name=\"failures\" value=\"0\"/>".to_string();
+            }
+            l.to_string()
+        })
+        .collect();
+    assert!(zero.iter().any(|l| l.contains("first-failure")));
+    std::fs::write(dir.join("b-zero.xml"), zero.join("\n")).unwrap();
+    let o = sincro(&["merge-reports", &d("a.xml"), &d("b-zero.xml")]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o).0);
+    assert!(text(&o).1.contains("with 0 failures"), "{}", text(&o).1);
     // A shard given twice is bad input; so is a file that is not such a report.
     let o = sincro(&["merge-reports", &d("a.xml"), &d("a.xml")]);
     assert_eq!(o.status.code(), Some(2));
