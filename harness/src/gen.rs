@@ -192,6 +192,17 @@ impl GenOptions {
                 crate::MAX_TIME_MS
             ));
         }
+        if self.engine == EngineKind::Turmoil
+            && matches!(self.strategy, Strategy::Pct | Strategy::Pos)
+        {
+            // It ran as `random` and said nothing.
+            return Some(format!(
+                "strategy {} shapes every message's delay, and the turmoil engine draws its \
+                 own: use the native or madsim engine, or strategy random or moments (mix \
+                 runs on turmoil with random delays)",
+                self.strategy.name()
+            ));
+        }
         None
     }
 

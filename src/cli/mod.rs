@@ -1051,6 +1051,10 @@ fn fuzz(a: FuzzArgs) -> i32 {
         max_files: a.max_files,
         coverage: !a.no_coverage,
     };
+    // Before anything is created or run (a strategy the engine cannot follow, …).
+    if let Some(e) = cfg.gen.error() {
+        return bad_input(e);
+    }
     let out_existed = a.out.exists();
     if let Err(e) = prepare_out_dir(&a.out) {
         return bad_input(format!("--out: {e}"));

@@ -367,7 +367,7 @@ fn the_election_table_at_two_nodes_is_no_false_alarm() {
 
 #[test]
 fn huge_command_line_values_are_bad_input() {
-    let cases: [(&[&str], &str); 39] = [
+    let cases: [(&[&str], &str); 41] = [
         // Refused with no fault to inject as well (it was accepted then).
         (
             &[
@@ -582,6 +582,35 @@ fn huge_command_line_values_are_bad_input() {
         (
             &["fuzz", "--nodes-max", "100000", "--seeds", "1"],
             "--nodes-max = 100000 is above the limit of 10000",
+        ),
+        // It ran as `random` and said nothing (stop 57's probe).
+        (
+            &[
+                "fuzz",
+                "-a",
+                "mutex.centralized",
+                "--engine",
+                "turmoil",
+                "--strategy",
+                "pct",
+                "--seeds",
+                "1",
+            ],
+            "strategy pct shapes every message's delay, and the turmoil engine draws its own",
+        ),
+        (
+            &[
+                "fuzz",
+                "-a",
+                "mutex.centralized",
+                "--engine",
+                "turmoil",
+                "--strategy",
+                "pos",
+                "--seeds",
+                "1",
+            ],
+            "strategy pos shapes",
         ),
         (
             &["matrix", "--jobs", "100000000", "--seeds", "1"],
