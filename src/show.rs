@@ -377,7 +377,14 @@ pub fn load_with_nodes(
                     trace.nodes
                 ))
             }
-            Some(n) => trace.nodes = n,
+            Some(n) => {
+                trace.nodes = n;
+                // the count is --nodes', not the header's: said so
+                trace.validate_with_nodes(n).map_err(|e| {
+                    format!("{}: not a valid trace of --nodes {n}: {e}", path.display())
+                })?;
+                return Ok(Input::Trace(trace));
+            }
             None => {}
         }
         trace
@@ -429,9 +436,13 @@ fn check_nodes(trace: &Trace, nodes: usize) -> Result<(), String> {
     if nodes == 0 {
         return Err("the trace has 0 nodes (give --nodes)".into());
     }
-    trace
-        .validate_with_nodes(nodes)
-        .map_err(|e| format!("not a valid trace: {e}"))
+    // the header's count is named as the header's
+    if nodes == trace.nodes {
+        trace.validate()
+    } else {
+        trace.validate_with_nodes(nodes)
+    }
+    .map_err(|e| format!("not a valid trace: {e}"))
 }
 
 /// What an offline judgement used, for the report.

@@ -366,6 +366,9 @@ pub fn mermaid_escape(s: &str) -> String {
             '>' => out.push_str("#62;"),
             // `&amp;` would come out as `&amp#59;`: the entity's own `;` is escaped.
             '&' => out.push_str("#38;"),
+            // `%%{init: …}%%` anywhere in the diagram is a directive Mermaid applies (its
+            // pattern is not anchored to a line's start): a label's text must not make one.
+            '%' => out.push_str("#37;"),
             '\n' => out.push_str("<br/>"),
             '\r' => {}
             c if c.is_control() => out.push(' '),
@@ -2170,6 +2173,10 @@ mod tests {
             mermaid_escape("a&amp;b\u{202e}c\u{2066}d;#<>\n\u{1b}é"),
             "a#38;amp#59;b\\u{202e}c\\u{2066}d#59;#35;#60;#62;<br/> é"
         );
+        // no directive from a label (stop 58's probe: an observation's text set the theme)
+        let label = mermaid_escape("a\n%%{init: {\"theme\":\"dark\"}}%%\nb");
+        assert!(!label.contains('%'), "{label}");
+        assert!(label.contains("#37;#37;{init"), "{label}");
     }
 
     /// A send whose message arrives outside the view (a node filter, a window) or never (in

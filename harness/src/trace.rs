@@ -647,6 +647,16 @@ impl Trace {
     /// it restarts, and each start of a node is a later incarnation. The first problem is
     /// returned, naming its line.
     pub fn validate(&self) -> Result<(), TraceError> {
+        if self.nodes == 0 || self.nodes > MAX_TRACE_NODES {
+            return Err(TraceError {
+                line: 1,
+                problem: format!(
+                    "the header declares {} nodes; a trace has 1 to {MAX_TRACE_NODES} (`check` \
+                     and `show` take the count from `--nodes N` instead)",
+                    self.nodes
+                ),
+            });
+        }
         self.validate_with_nodes(self.nodes)
     }
 
@@ -770,7 +780,7 @@ impl Trace {
             return Err(TraceError {
                 line: 1,
                 problem: format!(
-                    "the header declares {nodes} nodes; a trace has 1 to {MAX_TRACE_NODES}"
+                    "judged as a run of {nodes} nodes; a trace has 1 to {MAX_TRACE_NODES}"
                 ),
             });
         }

@@ -262,6 +262,20 @@ fn about(e: &Event, nodes: &[NodeId]) -> bool {
         || c.iter().any(|n| nodes.contains(n))
 }
 
+/// A time as the views print it, rounded to whole µs, in ns (`86.719 ms`, 86,719,000 ns, for
+/// 86,719,063 ns).
+fn printed(t_ns: u64) -> u64 {
+    t_ns.saturating_add(500) / 1000 * 1000
+}
+
+/// Whether an event at `t_ns` is outside the window `from ..= to` (ns), its time taken as the
+/// views print it: a time copied from a timeline (`--to-ms 86.719`) keeps the event printed
+/// at it, which is at 86,719,063 ns (stop 58's probe: it was left out); a bound finer than
+/// that (`--to-ms 63.9999999`) still leaves out what prints as after it.
+fn outside_window(t_ns: u64, from: u64, to: u64) -> bool {
+    printed(t_ns) < from || printed(t_ns) > to
+}
+
 /// Milliseconds for a note: `824.000 ms`.
 fn ms(t_ns: u64) -> String {
     format!("{:.3} ms", t_ns as f64 / 1e6)
@@ -269,7 +283,60 @@ fn ms(t_ns: u64) -> String {
 
 /// The events to show of `trace` under `filter` (see the module documentation). Errors name
 /// a node the trace does not have or a reversed window.
+///
+/// A trace that ends in a `cut` (a trace size limit, or a run limit) keeps its cut event in
+/// every view whose window reaches it, and a note says where the trace stops, why, and which
+/// violating events lie past it, unrecorded: a view of a cut trace showed neither (stop 58's
+/// probe), and its header named a violation time the timeline never reached.
 pub fn select(
+    trace: &Trace,
+    verdict: Option<&Verdict>,
+    filter: &Filter,
+) -> Result<Selection, String> {
+    let mut sel = select_events(trace, verdict, filter)?;
+    let Some((i, cut)) = trace.events.iter().enumerate().next_back() else {
+        return Ok(sel);
+    };
+    let EventKind::Cut { reason, .. } = &cut.kind else {
+        return Ok(sel);
+    };
+    let in_window = !outside_window(
+        cut.t_ns,
+        filter.from_ns.unwrap_or(0),
+        filter.to_ns.unwrap_or(u64::MAX),
+    );
+    if in_window {
+        if let Err(at) = sel.shown.binary_search(&i) {
+            sel.shown.insert(at, i);
+        }
+    }
+    let past: Vec<String> = match verdict {
+        Some(Verdict::Violation(v)) => v
+            .events
+            .iter()
+            .filter(|&&id| position(trace, id).is_none())
+            .map(|id| format!("#{id}"))
+            .collect(),
+        _ => Vec::new(),
+    };
+    let mut note = format!("the trace is cut at {}: {reason}", ms(cut.t_ns));
+    if !past.is_empty() {
+        let (s, lie) = if past.len() == 1 {
+            ("", "lies")
+        } else {
+            ("s", "lie")
+        };
+        note.push_str(&format!(
+            "; the violating event{s} {} {lie} past the cut, unrecorded",
+            past.join(", ")
+        ));
+    }
+    sel.notes.push(note);
+    Ok(sel)
+}
+
+/// [`select`] before the cut is kept and noted.
+fn select_events(
     trace: &Trace,
     verdict: Option<&Verdict>,
     filter: &Filter,
@@ -295,7 +362,7 @@ pub fn select(
         }
     }
     let last_ns = trace.events.last().map_or(0, |e| e.t_ns);
-    if let Some(a) = filter.from_ns.filter(|&a| a > last_ns) {
+    if let Some(a) = filter.from_ns.filter(|&a| a > printed(last_ns)) {
         return Err(format!(
             "the time window starts at {}, after the trace's last event (at {}): it would \
              show nothing",
@@ -310,7 +377,7 @@ pub fn select(
         let shown: Vec<usize> = (0..total)
             .filter(|&i| {
                 let e = &trace.events[i];
-                if e.t_ns < from || e.t_ns > to {
+                if outside_window(e.t_ns, from, to) {
                     return false;
                 }
                 if anchor.binary_search(&i).is_ok() {
@@ -344,7 +411,7 @@ pub fn select(
         let outside: Vec<String> = anchor
             .iter()
             .map(|&i| trace.events[i].t_ns)
-            .filter(|&t| t < from || t > to)
+            .filter(|&t| outside_window(t, from, to))
             .collect::<BTreeSet<u64>>()
             .into_iter()
             .map(ms)
@@ -823,12 +890,112 @@ mod tests {
             &t,
             None,
             &Filter {
-                from_ns: Some(last + 1),
+                from_ns: Some(last + 1000),
                 ..Filter::default()
             },
         )
         .unwrap_err();
         assert!(e.contains("after the trace's last event"), "{e}");
+        // Compared as printed (whole µs): a time copied from the timeline keeps the event
+        // printed at it, either end of the window.
+        let mut odd = t.clone();
+        for e in &mut odd.events {
+            e.t_ns += 63; // 2.000063 ms prints as 2.000 ms
+        }
+        let window = |from_ns, to_ns| {
+            select(
+                &odd,
+                None,
+                &Filter {
+                    from_ns: Some(from_ns),
+                    to_ns: Some(to_ns),
+                    ..Filter::default()
+                },
+            )
+            .unwrap()
+            .shown
+        };
+        let at_2ms: Vec<usize> = (0..odd.events.len())
+            .filter(|&i| odd.events[i].t_ns / 1000 == 2000)
+            .collect();
+        assert!(!at_2ms.is_empty());
+        assert_eq!(window(2_000_000, 2_000_000), at_2ms);
+        // and a bound finer than that still leaves out what prints after it
+        assert!(window(0, 1_999_999)
+            .iter()
+            .all(|&i| odd.events[i].t_ns < 2_000_000));
+        let last = odd.events.last().unwrap().t_ns;
+        assert!(select(
+            &odd,
+            None,
+            &Filter {
+                from_ns: Some(last - 63),
+                ..Filter::default()
+            }
+        )
+        .is_ok());
+    }
+
+    /// A cut trace keeps its cut in every view that reaches it, and says which violating
+    /// events lie past it, unrecorded (a view showed neither).
+    #[test]
+    fn a_cut_trace_shows_its_cut_and_the_violating_events_past_it() {
+        let mut t = trace();
+        let end = t.events.last().unwrap().t_ns;
+        let id = t.events.len() as u64;
+        t.events.push(Event {
+            id,
+            t_ns: end,
+            node: None,
+            local_ns: None,
+            kind: EventKind::Cut {
+                reason: "limits.max_trace_bytes = 100 reached".into(),
+                run_stopped: false,
+            },
+        });
+        let v = violation(vec![6, id + 40], 6);
+        for filter in [
+            Filter::default(),
+            Filter {
+                only: vec![EventClass::Faults],
+                ..Filter::default()
+            },
+            Filter {
+                nodes: vec![0],
+                ..Filter::default()
+            },
+        ] {
+            let sel = select(&t, Some(&v), &filter).unwrap();
+            assert!(sel.shown.contains(&(id as usize)), "{filter:?}: {sel:?}");
+            assert!(
+                sel.notes.iter().any(|n| n.contains("the trace is cut at")
+                    && n.contains(&format!(
+                        "the violating event #{} lies past the cut",
+                        id + 40
+                    ))),
+                "{filter:?}: {:?}",
+                sel.notes
+            );
+        }
+        // A window that ends before it: not shown, still said.
+        let sel = select(
+            &t,
+            Some(&v),
+            &Filter {
+                to_ns: Some(1_000_000),
+                ..Filter::default()
+            },
+        )
+        .unwrap();
+        assert!(!sel.shown.contains(&(id as usize)));
+        assert!(sel.notes.iter().any(|n| n.contains("the trace is cut at")));
+        // An uncut trace has no such note.
+        let sel = select(&trace(), Some(&v), &Filter::default()).unwrap();
+        assert!(
+            !sel.notes.iter().any(|n| n.contains("cut")),
+            "{:?}",
+            sel.notes
+        );
     }
 
     #[test]

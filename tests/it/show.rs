@@ -904,6 +904,21 @@ fn bad_view_options_exit_2_naming_the_problem() {
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     let o = sincro(&["show", p(&zero)]);
     assert_eq!(code(&o), 2, "{}", stderr(&o));
+    // Which count is wrong, the header's or --nodes' (a --nodes out of range was called the
+    // header's), and where a header of 0 gets its count.
+    assert!(
+        stderr(&o).contains("the header declares 0 nodes") && stderr(&o).contains("--nodes N"),
+        "{}",
+        stderr(&o)
+    );
+    let o = sincro(&["show", p(&zero), "--nodes", "10001"]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("not a valid trace of --nodes 10001")
+            && !stderr(&o).contains("header declares"),
+        "{}",
+        stderr(&o)
+    );
     let empty = tmp("empty.jsonl");
     std::fs::write(&empty, "").unwrap();
     for args in [
