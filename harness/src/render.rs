@@ -560,7 +560,24 @@ pub fn mermaid_view(trace: &Trace, sel: &Selection, verdict: Option<&Verdict>) -
             .rposition(|e| e.t_ns <= violation_t)
             .map_or(i, |j| j.max(i))
     });
+    // Where the cap left events out between two it draws, a note says so: a diagram that
+    // jumped from a leader's claim to heartbeats 150 ms later, the election between them
+    // not drawn, read as a run with no election (stop 58's probe).
+    let position = |i: usize| sel.shown.binary_search(&i).unwrap_or(0);
+    let mut previous: Option<usize> = None;
     for (i, e) in shown.iter().enumerate() {
+        if !prefix {
+            let here = position(kept[i]);
+            let skipped = previous.map_or(here, |p| here - p - 1);
+            previous = Some(here);
+            if skipped > 0 {
+                let _ = writeln!(
+                    out,
+                    "    Note over {all}: … {skipped} event{} not drawn here",
+                    if skipped == 1 { "" } else { "s" }
+                );
+            }
+        }
         if let Some(stmt) = mermaid_statement(e, &messages, nodes) {
             if marked.contains(&e.id) {
                 let _ = writeln!(out, "    rect rgb(255,200,200)\n        {stmt}\n    end");
@@ -2246,6 +2263,46 @@ mod tests {
             !h.contains("→ n1 Grant"),
             "a delivered message is an arrow: {h}"
         );
+    }
+
+    #[test]
+    fn mermaid_keeps_the_past_of_each_violating_event_and_marks_its_gaps() {
+        // 500 steps at one node, violating events 0 and 499: the cap keeps what is nearest
+        // either (the past of the first was ranked by its distance to the second, dropped).
+        let events = (0..500u64)
+            .map(|i| Event {
+                id: i,
+                t_ns: i,
+                node: Some(0),
+                local_ns: Some(0),
+                kind: EventKind::Observe {
+                    obs: Observation::Note {
+                        text: format!("step {i}"),
+                    },
+                },
+            })
+            .collect();
+        let trace = Trace { nodes: 1, events };
+        let v = Verdict::Violation(crate::check::Violation {
+            property: "p".into(),
+            class: crate::check::PropertyClass::Safety,
+            explanation: "x".into(),
+            t_ns: 499,
+            events: vec![0, 499],
+        });
+        let m = mermaid(&trace, Some(&v));
+        assert!(
+            m.contains("note step 1\n") && m.contains("note step 498\n"),
+            "{m}"
+        );
+        assert!(!m.contains("note step 250\n"), "{m}");
+        // the 100 steps left out in the middle, where they are
+        assert!(
+            m.contains("Note over n0: … 100 events not drawn here\n"),
+            "{m}"
+        );
+        let gap = m.find("not drawn here").unwrap();
+        assert!(m[..gap].contains("note step 199\n") && m[gap..].contains("note step 300\n"));
     }
 
     #[test]

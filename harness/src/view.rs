@@ -611,9 +611,22 @@ fn causal_past_since(trace: &Trace, of: &[usize], floor_ns: u64) -> Vec<usize> {
     out
 }
 
+/// The distance from position `i` to the nearest of the ascending positions `anchor` (not
+/// empty).
+fn nearest(anchor: &[usize], i: usize) -> usize {
+    let at = anchor.partition_point(|&a| a < i);
+    [at.checked_sub(1), Some(at)]
+        .into_iter()
+        .flatten()
+        .filter_map(|k| anchor.get(k))
+        .map(|&a| a.abs_diff(i))
+        .min()
+        .unwrap_or(usize::MAX)
+}
+
 /// At most `max` of the `shown` positions, ascending: the violating events first, then the
-/// faults, then the rest of their causal past nearest the violation first, then the other
-/// events before the violation nearest it first, then the events after it in order. Without
+/// faults, then the rest of their causal past nearest a violating event first, then the other
+/// events before the violation nearest one first, then the events after it in order. Without
 /// a violation, the first `max`. A renderer's cap never drops the violation this way.
 pub fn cut(trace: &Trace, verdict: Option<&Verdict>, shown: &[usize], max: usize) -> Vec<usize> {
     if shown.len() <= max {
@@ -649,11 +662,10 @@ pub fn cut(trace: &Trace, verdict: Option<&Verdict>, shown: &[usize], max: usize
             } else {
                 4
             };
-            let distance = if tier == 4 {
-                i
-            } else {
-                last_anchor.abs_diff(i)
-            };
+            // Nearest a violating event, whichever: the causal past of the first of two far
+            // apart (a leader's election) was ranked by its distance to the second, and
+            // dropped first.
+            let distance = if tier == 4 { i } else { nearest(&anchor, i) };
             (tier, distance, i)
         })
         .collect();
