@@ -1767,15 +1767,32 @@ pub fn html_view(trace: &Trace, sel: &Selection, verdict: Option<&Verdict>, titl
     };
     let start_ms = sel.from_ns as f64 / 1e6;
     let end_ms = shown.last().map_or(0.0, |e| e.t_ns as f64 / 1e6);
+    // The trace's counts, and the view's when it shows part of it: the line gave the view's
+    // message counts beside the trace's event count, unlabelled (18 delivered where the run
+    // delivered 194).
+    let (delivered, dropped) = trace.events.iter().fold((0, 0), |(d, x), e| match e.kind {
+        EventKind::Deliver { .. } => (d + 1, x),
+        EventKind::Drop { .. } => (d, x + 1),
+        _ => (d, x),
+    });
+    let counts = if shown.len() < total {
+        format!(
+            "{total} events ({} shown) · {delivered} messages delivered, {dropped} dropped \
+             ({} and {} in this view)",
+            shown.len(),
+            main.delivered,
+            main.dropped
+        )
+    } else {
+        format!("{total} events · {delivered} messages delivered, {dropped} dropped")
+    };
     let mut out = String::new();
     let _ = write!(
         out,
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{}</title>\n<style>{HTML_STYLE}</style>\n</head>\n<body>\n<h1>{}</h1>\n<div class=\"verdict {vclass}\">{}</div>\n<p class=\"meta\">{nodes} nodes · {total} events · {} messages delivered, {} dropped · global time {start_ms:.3} – {end_ms:.3} ms{}</p>\n",
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{}</title>\n<style>{HTML_STYLE}</style>\n</head>\n<body>\n<h1>{}</h1>\n<div class=\"verdict {vclass}\">{}</div>\n<p class=\"meta\">{nodes} nodes · {counts} · global time {start_ms:.3} – {end_ms:.3} ms{}</p>\n",
         html_escape(title),
         html_escape(title),
         html_escape(&vtext),
-        main.delivered,
-        main.dropped,
         match (verdict, trace.events.last()) {
             (Some(Verdict::Violation(v)), Some(last))
                 if shown.last() == Some(&last) && v.events.contains(&last.id) =>

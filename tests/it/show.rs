@@ -85,6 +85,18 @@ fn show_renders_a_scenario_in_every_format() {
     assert_eq!(h.matches("<line class=\"msg").count(), 4, "four messages");
     assert_eq!(h.matches("<g class=\"mark obs violating\">").count(), 2);
     assert!(!h.contains("http://") && !h.contains("https://"));
+    // The summary's counts are the trace's, and the view's are labelled as such (it gave
+    // the view's message counts beside the trace's event count).
+    let o = sincro(&["show", LEASE, "--format", "html", "--only", "observations"]);
+    let part = stdout(&o);
+    let meta = part
+        .lines()
+        .find(|l| l.contains("class=\"meta\""))
+        .unwrap_or_else(|| panic!("{part}"));
+    assert!(
+        meta.contains("shown) · 4 messages delivered, 0 dropped (0 and 0 in this view)"),
+        "{meta}"
+    );
 
     let jsonl = sincro(&["show", LEASE, "--format", "jsonl"]);
     assert_eq!(code(&jsonl), 0, "{}", stderr(&jsonl));
