@@ -135,6 +135,21 @@ impl SoftClock {
         }
     }
 
+    /// This clock without the last `steps_ns` of steps: what it read before them, at the
+    /// instant they were made (see `after_callback`: the events of a callback's operations
+    /// before its step read the clock without it).
+    pub(crate) fn before_steps(&self, steps_ns: i64) -> SoftClock {
+        SoftClock {
+            step_ns: self.step_ns.saturating_sub(steps_ns),
+            ..self.clone()
+        }
+    }
+
+    /// [`SoftClock::before_steps`] taken back by `delta_ns` of them, one step at a time.
+    pub(crate) fn redo_step(&mut self, delta_ns: i64) {
+        self.step_ns = self.step_ns.saturating_add(delta_ns);
+    }
+
     /// The software clock reading at global time `t_ns`.
     pub fn read(&self, t_ns: u64) -> i64 {
         let slew = self.slew.as_ref().map_or(0, |s| s.applied(t_ns));

@@ -444,6 +444,10 @@ impl<P: Process> super::Host<P> for World<P> {
     fn clock_changed(&mut self, id: NodeId) {
         self.reschedule_timers(id);
     }
+
+    fn clock_mut(&mut self, id: NodeId) -> &mut crate::clock::SoftClock {
+        &mut self.nodes[id].clock
+    }
 }
 
 impl<P: Process> World<P> {

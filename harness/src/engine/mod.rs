@@ -777,6 +777,8 @@ pub(crate) trait Host<P: Process> {
     fn cancel_timer(&mut self, id: NodeId, tid: crate::process::TimerId);
     /// The callback of `id` stepped or slewed its clock: its timers' global times moved.
     fn clock_changed(&mut self, id: NodeId);
+    /// Node `id`'s software clock.
+    fn clock_mut(&mut self, id: NodeId) -> &mut crate::clock::SoftClock;
 
     /// Records `kind` at node `id` now, with its local clock reading; the event's id.
     fn emit(&mut self, id: NodeId, kind: EventKind) -> u64 {
@@ -816,6 +818,25 @@ pub(crate) fn after_callback<P: Process, H: Host<P>>(
     }
     let mut ops = std::mem::take(h.ops());
     let mut clock_changed = false;
+    // A step changes the clock at once (the callback reads it after stepping), but what the
+    // callback did before it happened before it: those events read the clock without the
+    // step, which is applied again at its place in program order, and the clock the
+    // callback left is put back at the end, exactly. (A Berkeley master's sends, made before
+    // it stepped its clock back, were recorded at the stepped-back reading, listed before the
+    // step: a backwards clock blamed on a send.) A slew changes no reading at its instant.
+    let steps: i64 = ops
+        .iter()
+        .map(|op| match op {
+            Op::Clock(crate::process::ClockAdjust::Step, d) => *d,
+            _ => 0,
+        })
+        .fold(0, i64::saturating_add);
+    let after = (steps != 0).then(|| {
+        let clock = h.clock_mut(id);
+        let after = clock.clone();
+        *clock = after.before_steps(steps);
+        after
+    });
     for op in ops.drain(..) {
         match op {
             Op::Send(to, msg) => h.send(id, to, msg),
@@ -833,6 +854,9 @@ pub(crate) fn after_callback<P: Process, H: Host<P>>(
             }
             Op::Clock(how, delta_ns) => {
                 clock_changed = true;
+                if how == crate::process::ClockAdjust::Step && after.is_some() {
+                    h.clock_mut(id).redo_step(delta_ns);
+                }
                 if h.rec().observing {
                     h.emit(id, EventKind::ClockAdjust { how, delta_ns });
                 }
@@ -840,6 +864,9 @@ pub(crate) fn after_callback<P: Process, H: Host<P>>(
         }
     }
     *h.ops() = ops; // keep the allocation
+    if let Some(after) = after {
+        *h.clock_mut(id) = after;
+    }
     if clock_changed {
         h.clock_changed(id);
     }

@@ -141,6 +141,10 @@ impl<P: Process> super::Host<P> for Sim<P> {
     fn clock_changed(&mut self, id: NodeId) {
         self.reschedule_timers(id);
     }
+
+    fn clock_mut(&mut self, id: NodeId) -> &mut crate::clock::SoftClock {
+        &mut self.nodes[id].clock
+    }
 }
 
 impl<P: Process> Sim<P> {
@@ -1302,6 +1306,72 @@ mod tests {
             RunOptions::default(),
         )
         .unwrap()
+    }
+
+    /// What a callback does before it steps its clock reads the clock without the step (it
+    /// happened first); what it does after, with it; the clock it leaves is the stepped one.
+    /// (The sends of a Berkeley master that stepped back after sending were recorded at the
+    /// stepped reading, ahead of the step: a backwards clock blamed on a send.)
+    #[test]
+    fn events_before_a_step_read_the_clock_without_it() {
+        struct Stepper;
+        impl Process for Stepper {
+            type Msg = u8;
+            type Timer = u8;
+            type Input = ();
+            type Stable = ();
+            fn on_start(&mut self, ctx: &mut Ctx<'_, Self>) {
+                if ctx.id() == 0 {
+                    ctx.set_timer_ms(10, 0);
+                }
+            }
+            fn on_message(&mut self, _: &mut Ctx<'_, Self>, _: NodeId, _: u8) {}
+            fn on_timer(&mut self, ctx: &mut Ctx<'_, Self>, k: u8) {
+                if k == 0 {
+                    ctx.send(1, 1);
+                    ctx.step_clock(-4_000_000);
+                    ctx.send(1, 2);
+                    ctx.step_clock(1_000_000);
+                    ctx.observe(Observation::Note {
+                        text: "after".into(),
+                    });
+                    // 20 ms local from a clock now 3 ms behind: fires at 33 ms global
+                    ctx.set_timer_ms(20, 1);
+                }
+            }
+            fn on_input(&mut self, _: &mut Ctx<'_, Self>, _: ()) {}
+        }
+        let sc = Scenario::from_json(
+            r#"{"algorithm": "stepper", "nodes": 2, "seed": 1, "duration_ms": 100}"#,
+        )
+        .unwrap();
+        let out = Sim::new(&sc, Rc::new(|_| Stepper), vec![], RunOptions::default())
+            .unwrap()
+            .run();
+        let at_10: Vec<(String, i64)> = out
+            .trace
+            .unwrap()
+            .events
+            .iter()
+            .filter(|e| e.node == Some(0) && e.t_ns == 10_000_000)
+            .map(|e| {
+                let word = serde_json::to_value(&e.kind).unwrap()["type"].to_string();
+                (word, e.local_ns.unwrap() / 1_000_000)
+            })
+            .collect();
+        let expect = [
+            ("timer", 10),
+            ("send", 10),
+            ("clock_adjust", 6),
+            ("send", 6),
+            ("clock_adjust", 7),
+            ("observe", 7),
+        ];
+        let expect: Vec<(String, i64)> =
+            expect.iter().map(|(w, l)| (format!("{w:?}"), *l)).collect();
+        assert_eq!(at_10, expect);
+        // the timer set after both steps counts from the clock they left
+        assert_eq!(out.stats.timers, 2, "{:?}", out.stats);
     }
 
     #[test]

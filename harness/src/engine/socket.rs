@@ -97,6 +97,10 @@ impl<P: Process, E: Engine<P>> super::Host<P> for At<'_, P, E> {
     fn clock_changed(&mut self, _id: NodeId) {
         // A node's sleep is recomputed from its clock after its turn: nothing to move.
     }
+
+    fn clock_mut(&mut self, id: NodeId) -> &mut crate::clock::SoftClock {
+        &mut self.w.nodes[id].clock
+    }
 }
 
 /// What a socket engine supplies to the shared layer (see the module documentation).
