@@ -404,6 +404,18 @@ pub fn prepare(sc: &Scenario) -> Result<Prepared, ScenarioError> {
     if p.alpha == 0 {
         return err("params.alpha must be at least 1".into());
     }
+    if p.alpha > sincro_harness::scenario::MAX_NODES {
+        // It ran (α = 10^18 was taken). Above the node count is a run outside the model
+        // (the assumption |STABLE| >= α cannot hold: what `--beyond-model` generates), but
+        // above the most nodes any run has is no setting at all.
+        return err(format!(
+            "params.alpha = {} is above the limit of {} (the most processes a run has; above \
+             the {} of this run, |STABLE| >= alpha cannot hold)",
+            p.alpha,
+            sincro_harness::scenario::MAX_NODES,
+            sc.nodes
+        ));
+    }
     if p.leader_every == 0 {
         return err("params.leader_every must be at least 1".into());
     }
@@ -905,6 +917,31 @@ mod tests {
                 e.contains(&format!("does not run on the {engine} engine")),
                 "{e}"
             );
+        }
+    }
+
+    /// An alpha above the most nodes a run has is refused (it ran, "assumption not met");
+    /// above this run's node count is a run outside the model, and runs.
+    #[test]
+    fn an_alpha_above_the_node_count_is_refused() {
+        let alg = find(NAME).unwrap();
+        for (alpha, ok) in [
+            (4u64, true),
+            (5, true),
+            (10_000, true),
+            (10_001, false),
+            (u64::MAX / 2, false),
+        ] {
+            let doc = serde_json::json!({"algorithm": NAME, "nodes": 4, "seed": 1,
+                "duration_ms": 40, "params": {"alpha": alpha}});
+            let sc = Scenario::from_json(&doc.to_string()).unwrap();
+            match alg.run(&sc, RunOptions::default()) {
+                Ok(_) => assert!(ok, "alpha {alpha} ran"),
+                Err(e) => {
+                    assert!(!ok, "alpha {alpha}: {}", e.0);
+                    assert!(e.0.contains("is above the limit of 10000"), "{}", e.0);
+                }
+            }
         }
     }
 
