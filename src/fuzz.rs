@@ -181,6 +181,9 @@ pub struct CampaignOptions {
     /// At most this long shrinking one failure (`None`: bounded only by the shrink's run
     /// count and the campaign's deadline); the smallest scenario verified by then is written.
     pub shrink_time: Option<Duration>,
+    /// The run limits of every generated scenario (`None`: the defaults); written in each
+    /// failure file, so its replay stops where the campaign's run did.
+    pub limits: Option<crate::harness::Limits>,
 }
 
 /// One shard `k/n` of a seed range: the seeds `s` with `(s - seed_start) % n == k - 1`, so `n`
@@ -823,6 +826,9 @@ impl<'a> TargetRun<'a> {
         let t = self.target;
         if let Some(p) = &self.opts.properties {
             sc.checks.properties = Some(p.clone());
+        }
+        if let Some(l) = &self.opts.limits {
+            sc.limits = l.clone();
         }
         let fail = |sc: Scenario, label: String, detail: String| {
             Err(Box::new((

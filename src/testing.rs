@@ -65,7 +65,8 @@ use crate::harness::render::event_line;
 use crate::harness::scenario::MAX_NODES;
 use crate::harness::shrink::{ScenarioSize, ShrinkOptions};
 use crate::harness::{
-    Checker, EngineKind, Scenario, ScenarioError, SimRng, Trace, Verdict, WorkloadItem, MAX_TIME_MS,
+    Checker, EngineKind, Limits, Scenario, ScenarioError, SimRng, Trace, Verdict, WorkloadItem,
+    MAX_TIME_MS,
 };
 use std::fmt;
 use std::io::Write as _;
@@ -138,6 +139,7 @@ pub fn check<S: Spec>(spec: S) -> Check<S> {
         regressions: Regressions::Default,
         shrink_runs: ShrinkOptions::default().max_runs,
         shrink_time: SHRINK_TIME_DEFAULT,
+        limits: Limits::default(),
         read_env: true,
         extra: Vec::new(),
     }
@@ -177,6 +179,7 @@ pub struct Check<S: Spec> {
     regressions: Regressions,
     shrink_runs: usize,
     shrink_time: Duration,
+    limits: Limits,
     read_env: bool,
     extra: Vec<(&'static str, Arc<CheckerFactory>)>,
 }
@@ -308,6 +311,15 @@ impl<S: Spec> Check<S> {
     pub fn shrink_time(mut self, cap: Duration) -> Self {
         // 0 is refused when the check runs.
         self.shrink_time = cap;
+        self
+    }
+    /// The run limits of every generated scenario (default [`Limits::default`]: 10,000,000
+    /// steps, 100,000 messages in flight): e.g. `Limits { max_events: 100_000,
+    /// ..Limits::default() }` reports a livelock as `limit_exceeded` after 100,000 steps
+    /// instead of 10,000,000. Each limit at least 1, checked when the check runs; a failure's
+    /// scenario carries them, so its replay stops where the run did.
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
         self
     }
     /// Ignore the `SINCRO_*` environment variables (for tests of this module).
@@ -906,6 +918,19 @@ impl<S: Spec> Check<S> {
                     .into(),
             ));
         }
+        if let Some(name) = [
+            ("max_events", self.limits.max_events),
+            ("max_in_flight", self.limits.max_in_flight as u64),
+            ("max_trace_bytes", self.limits.max_trace_bytes),
+            ("max_ticks", self.limits.max_ticks),
+        ]
+        .iter()
+        .find_map(|&(name, v)| (v == 0).then_some(name))
+        {
+            return Err(Failure::headline(format!(
+                "limits({name}: 0): each limit must be at least 1"
+            )));
+        }
         if self.shrink_runs == 0 {
             return Err(Failure::headline(
                 "shrink_runs(0): a shrink of no candidate run cannot keep a failure's smallest \
@@ -1003,6 +1028,7 @@ impl<S: Spec> Check<S> {
             }),
             properties: self.properties.clone(),
             shrink_time: Some(self.shrink_time),
+            limits: (self.limits != Limits::default()).then(|| self.limits.clone()),
             ..Default::default()
         };
         let deadline = self.time.map(|t| Instant::now() + t);

@@ -41,7 +41,9 @@ pub use engine::{Outcome, RunOptions, Stats, Verdict};
 pub use fault::{Fault, FaultModel, TimedFault};
 pub use process::{Ctx, Observation, Process, TimerId};
 pub use rng::SimRng;
-pub use scenario::{EngineException, EngineKind, Expect, Scenario, ScenarioError, WorkloadItem};
+pub use scenario::{
+    EngineException, EngineKind, Expect, Limits, Scenario, ScenarioError, WorkloadItem,
+};
 pub use schedule::Schedule;
 pub use trace::{Event, EventKind, Text, Trace, TraceDifference};
 

@@ -1091,6 +1091,7 @@ fn fuzz(a: FuzzArgs) -> i32 {
         properties: None,
         file_tag: None,
         shrink_time: Some(a.shrink_time),
+        limits: None,
     };
     note_nodes_raised(&targets, &cfg.gen);
     let stop = interrupt_flag();

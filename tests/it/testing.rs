@@ -30,6 +30,32 @@ fn a_correct_variant_passes_every_seed() {
     assert!(report.to_string().contains("30 seeds"), "{report}");
 }
 
+/// Run limits of one's own: every generated run stops at them, and the failure's scenario
+/// carries them, so its replay stops where the run did.
+#[test]
+fn a_checks_run_limits_apply_to_every_run_and_its_failure() {
+    let limits = sincro::harness::Limits {
+        max_events: 7,
+        ..Default::default()
+    };
+    let f = check(CentralizedSpec)
+        .ignore_env()
+        .seeds(3)
+        .no_regressions()
+        .limits(limits.clone())
+        .run()
+        .unwrap_err();
+    assert!(f.to_string().contains("limits.max_events = 7"), "{f}");
+    let sc = f.scenario.as_ref().expect("the failing scenario");
+    assert_eq!(sc.limits, limits);
+    let out = sincro::algorithms::run_scenario(sc, Default::default()).unwrap();
+    assert!(
+        matches!(&out.verdict, Verdict::LimitExceeded { limit } if limit.contains("= 7")),
+        "{:?}",
+        out.verdict
+    );
+}
+
 #[test]
 fn a_buggy_variant_is_discovered_with_its_shrunk_scenario() {
     let found = check(CentralizedSpec)
@@ -250,6 +276,13 @@ fn bad_builder_values_are_errors_not_panics() {
             "shrink_time(0)",
         ),
         (check(CentralizedSpec).time(Duration::ZERO), "time(0 s)"),
+        (
+            check(CentralizedSpec).limits(sincro::harness::Limits {
+                max_in_flight: 0,
+                ..Default::default()
+            }),
+            "limits(max_in_flight: 0)",
+        ),
         // A deadline past what `Instant` holds panicked; u64::MAX seeds never end.
         (check(CentralizedSpec).time(Duration::MAX), "under 10^9 s"),
         (check(CentralizedSpec).seeds(u64::MAX), "seeds(u64::MAX)"),
