@@ -1265,6 +1265,10 @@ pub fn shrinkable(label: &str) -> Result<(), &'static str> {
     }
 }
 
+/// Most rounds [`shrink_scenario`] shrinks its result again (each round a whole shrink, within
+/// the same run cap).
+pub const FIXPOINT_ROUNDS_MAX: usize = 8;
+
 /// Shrinks `sc`, a scenario of `alg` whose run fails with verdict label `label`, to a smaller
 /// one that fails the same way: the same verdict through comparable events
 /// ([`failure_signature`]), each candidate within [`shrink_step_budget`] of the original run.
@@ -1277,6 +1281,8 @@ pub fn shrinkable(label: &str) -> Result<(), &'static str> {
 /// A label [`shrinkable`] refuses (`nondeterministic`, `unjudged:…`) is not shrunk: the
 /// original comes back unchanged but for its description, with no candidate run and
 /// `verified` false.
+/// After the two searches, the smallest result is shrunk again with its own schedule pinned,
+/// round after round (at most [`FIXPOINT_ROUNDS_MAX`]), until a round finds nothing smaller.
 /// `give_up` is asked before every candidate run; once it says so, every further candidate
 /// is rejected and the smallest scenario verified so far is the result. `stop`, when given,
 /// also ends the candidate run in flight ([`stoppable`](sincro_harness::engine::stoppable));
@@ -1356,17 +1362,40 @@ pub fn shrink_scenario(
         };
         shrink::shrink_until(from, &mut still_fails, opts, &|| interrupted.get())
     };
+    let size = |s: &Scenario| {
+        let z = ScenarioSize::of(s);
+        (z.faults + z.inputs + z.nodes, z.nodes, z.duration_ms)
+    };
     let mut result = shrink_from(sc);
+    let mut steps = result.steps;
     if let Some(p) = &pinned {
         let other = shrink_from(p);
-        let size = |s: &Scenario| {
-            let z = ScenarioSize::of(s);
-            (z.faults + z.inputs + z.nodes, z.nodes, z.duration_ms)
-        };
+        steps += other.steps;
         if size(&other.scenario) < size(&result.scenario) {
             result = other;
         }
     }
+    // Again from the smallest, with its own schedule pinned, until a round finds nothing
+    // smaller: one round's result shrank further when given back (stop 57's probe), since a
+    // smaller scenario's run pins another schedule. Within the same run cap and stop.
+    let mut rounds = 0;
+    while !at_limit
+        && !interrupted.get()
+        && ran.get() < opts.max_runs
+        && rounds < FIXPOINT_ROUNDS_MAX
+    {
+        rounds += 1;
+        let Some(p) = pin_schedule(alg, &result.scenario, label) else {
+            break;
+        };
+        let again = shrink_from(&p);
+        steps += again.steps;
+        if size(&again.scenario) >= size(&result.scenario) {
+            break;
+        }
+        result = again;
+    }
+    result.steps = steps;
     result.runs = ran.get();
     let verified = same(&result.scenario);
     let mut out = if verified {
@@ -3440,6 +3469,52 @@ mod tests {
             }
         }
         assert!(same >= 5 && other >= 5, "{same} same, {other} other");
+    }
+
+    /// A shrunk failure shrinks no further when shrunk again: the result is shrunk again
+    /// with its own schedule pinned until a round finds nothing smaller (stop 57's probe
+    /// shrank a shrunk file further by giving it back).
+    #[test]
+    fn a_shrunk_failure_is_a_fixpoint() {
+        let mut shrunk = 0;
+        // (given back, seed 2 of `forward-once` shrank from 12 inputs to 10, and seed 93 of
+        // `stale-coordinator` from 1 input to none, before)
+        for (name, variant, seed) in [
+            ("deadlock.cmh", "forward-once", 2),
+            ("election.ring", "stale-coordinator", 93),
+        ] {
+            let alg = crate::algorithms::find(name).expect("built in");
+            let sc = alg.generate(variant, seed, &GenOptions::default());
+            let label = alg.run(&sc, QUICK).expect("it runs").verdict.label();
+            assert!(
+                label.starts_with("violation:"),
+                "{name} / {variant} seed {seed}: {label}"
+            );
+            let once = shrink_scenario(
+                alg,
+                &sc,
+                &label,
+                &ShrinkOptions::default(),
+                &mut || false,
+                None,
+            );
+            assert!(once.verified, "{name} / {variant}");
+            let twice = shrink_scenario(
+                alg,
+                &once.scenario,
+                &label,
+                &ShrinkOptions::default(),
+                &mut || false,
+                None,
+            );
+            assert_eq!(
+                ScenarioSize::of(&twice.scenario),
+                ScenarioSize::of(&once.scenario),
+                "{name} / {variant}: shrunk again"
+            );
+            shrunk += 1;
+        }
+        assert_eq!(shrunk, 2);
     }
 
     /// A run that ended before its election could be judged is not shrunk: shrinking it made a
