@@ -3471,6 +3471,18 @@ mod tests {
         assert!(same >= 5 && other >= 5, "{same} same, {other} other");
     }
 
+    /// [`shrink_scenario`] with the default options, no cap and no stop.
+    fn shrink_plainly(alg: &dyn Algorithm, sc: &Scenario, label: &str) -> ShrinkOutcome {
+        shrink_scenario(
+            alg,
+            sc,
+            label,
+            &ShrinkOptions::default(),
+            &mut || false,
+            None,
+        )
+    }
+
     /// A shrunk failure shrinks no further when shrunk again: the result is shrunk again
     /// with its own schedule pinned until a round finds nothing smaller (stop 57's probe
     /// shrank a shrunk file further by giving it back).
@@ -3490,23 +3502,9 @@ mod tests {
                 label.starts_with("violation:"),
                 "{name} / {variant} seed {seed}: {label}"
             );
-            let once = shrink_scenario(
-                alg,
-                &sc,
-                &label,
-                &ShrinkOptions::default(),
-                &mut || false,
-                None,
-            );
+            let once = shrink_plainly(alg, &sc, &label);
             assert!(once.verified, "{name} / {variant}");
-            let twice = shrink_scenario(
-                alg,
-                &once.scenario,
-                &label,
-                &ShrinkOptions::default(),
-                &mut || false,
-                None,
-            );
+            let twice = shrink_plainly(alg, &once.scenario, &label);
             assert_eq!(
                 ScenarioSize::of(&twice.scenario),
                 ScenarioSize::of(&once.scenario),
@@ -3534,14 +3532,7 @@ mod tests {
         assert!(why.contains("duration_ms"), "{why}");
         assert_eq!(shrinkable("violation:leader_agreement"), Ok(()));
         assert!(shrinkable("nondeterministic").is_err());
-        let out = shrink_scenario(
-            alg,
-            &sc,
-            &label,
-            &ShrinkOptions::default(),
-            &mut || false,
-            None,
-        );
+        let out = shrink_plainly(alg, &sc, &label);
         assert_eq!((out.runs, out.verified), (0, false));
         assert_eq!(ScenarioSize::of(&out.scenario), ScenarioSize::of(&sc));
         assert!(out.scenario.description.contains("not shrunk"));

@@ -2282,11 +2282,9 @@ mod tests {
         );
     }
 
-    #[test]
-    fn mermaid_keeps_the_past_of_each_violating_event_and_marks_its_gaps() {
-        // 500 steps at one node, violating events 0 and 499: the cap keeps what is nearest
-        // either (the past of the first was ranked by its distance to the second, dropped).
-        let events = (0..500u64)
+    /// A trace of `n` notes `step i` at node 0, one a ns.
+    fn steps_at_node_0(n: u64) -> Trace {
+        let events = (0..n)
             .map(|i| Event {
                 id: i,
                 t_ns: i,
@@ -2299,7 +2297,14 @@ mod tests {
                 },
             })
             .collect();
-        let trace = Trace { nodes: 1, events };
+        Trace { nodes: 1, events }
+    }
+
+    #[test]
+    fn mermaid_keeps_the_past_of_each_violating_event_and_marks_its_gaps() {
+        // 500 steps at one node, violating events 0 and 499: the cap keeps what is nearest
+        // either (the past of the first was ranked by its distance to the second, dropped).
+        let trace = steps_at_node_0(500);
         let v = Verdict::Violation(crate::check::Violation {
             property: "p".into(),
             class: crate::check::PropertyClass::Safety,
@@ -2324,21 +2329,7 @@ mod tests {
 
     #[test]
     fn mermaid_caps_long_traces_and_notes_other_verdicts() {
-        let mut events = Vec::new();
-        for i in 0..(MERMAID_MAX_EVENTS as u64 + 25) {
-            events.push(Event {
-                id: i,
-                t_ns: i,
-                node: Some(0),
-                local_ns: Some(0),
-                kind: EventKind::Observe {
-                    obs: Observation::Note {
-                        text: format!("step {i}"),
-                    },
-                },
-            });
-        }
-        let trace = Trace { nodes: 1, events };
+        let trace = steps_at_node_0(MERMAID_MAX_EVENTS as u64 + 25);
         let m = mermaid(&trace, Some(&Verdict::Pass));
         assert_eq!(
             m.matches("Note over n0: note step").count(),
