@@ -1813,23 +1813,28 @@ fn merged_shards_count_as_the_whole_campaign() {
     assert!(stdout.contains("caught in every report"), "{stdout}");
     // A shard that did not catch it (too few seeds for a deep bug): caught, in 1 of 2, not
     // "in every report". (b.xml's buggy testcase, its failures and first failure removed.)
-    let mut in_buggy = false;
-    let b_uncaught: Vec<String> = read("b.xml")
-        .lines()
-        .filter_map(|l| {
-            if l.contains("<testcase") {
-                in_buggy = l.contains("name=\"lease-timeout\"");
-            }
-            if in_buggy && l.contains("name=\"first-failure\"") {
-                return None;
-            }
-            if in_buggy && l.contains("name=\"failures\"") {
-                return Some("<property name=\"failures\" value=\"0\"/>".to_string());
-            }
-            Some(l.to_string())
-        })
-        .collect();
-    std::fs::write(dir.join("b-uncaught.xml"), b_uncaught.join("\n")).unwrap();
+    // b.xml with its buggy testcase's failures set to 0, and its first failure removed or kept.
+    let zero_failures = |keep_first: bool| -> String {
+        let mut in_buggy = false;
+        let lines: Vec<String> = read("b.xml")
+            .lines()
+            .filter_map(|l| {
+                if l.contains("<testcase") {
+                    in_buggy = l.contains("name=\"lease-timeout\"");
+                }
+                if in_buggy && !keep_first && l.contains("name=\"first-failure\"") {
+                    return None;
+                }
+                if in_buggy && l.contains("name=\"failures\"") {
+                    return Some("<property name=\"failures\" value=\"0\"/>".to_string());
+                }
+                Some(l.to_string())
+            })
+            .collect();
+        lines.join("\n")
+    };
+    let b_uncaught = zero_failures(false);
+    std::fs::write(dir.join("b-uncaught.xml"), b_uncaught).unwrap();
     let o = sincro(&["merge-reports", &d("a.xml"), &d("b-uncaught.xml")]);
     let (out, err) = text(&o);
     assert!(out.contains("caught (in 1 of 2 reports)"), "{out}{err}");
@@ -1879,21 +1884,9 @@ fn merged_shards_count_as_the_whole_campaign() {
         );
     }
     // A caught bug with no failure counted contradicts itself.
-    let mut in_buggy = false;
-    let zero: Vec<String> = read("b.xml")
-        .lines()
-        .map(|l| {
-            if l.contains("<testcase") {
-                in_buggy = l.contains("name=\"lease-timeout\"");
-            }
-            if in_buggy && l.contains("name=\"failures\"") {
-                return "<property name=\"failures\" value=\"0\"/>".to_string();
-            }
-            l.to_string()
-        })
-        .collect();
-    assert!(zero.iter().any(|l| l.contains("first-failure")));
-    std::fs::write(dir.join("b-zero.xml"), zero.join("\n")).unwrap();
+    let zero = zero_failures(true);
+    assert!(zero.contains("first-failure"));
+    std::fs::write(dir.join("b-zero.xml"), zero).unwrap();
     let o = sincro(&["merge-reports", &d("a.xml"), &d("b-zero.xml")]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o).0);
     assert!(text(&o).1.contains("with 0 failures"), "{}", text(&o).1);
