@@ -134,9 +134,15 @@ impl ViewArgs {
                     };
                     Ok(Some(whole as u64))
                 }
-                // `{v:?}`: 1e300 prints as `1e300`, not as 301 digits.
+                // As typed, near enough: `1e300` (`{v:?}`), not 301 digits; `99999999999999`
+                // (`{v}`), not `99999999999999.0`.
                 Some(v) => Err(format!(
-                    "{flag} {v:?}: a time in ms from 0 to {} (the longest run)",
+                    "{flag} {}: a time in ms from 0 to {} (the longest run)",
+                    if v.abs() < 1e16 {
+                        v.to_string()
+                    } else {
+                        format!("{v:?}")
+                    },
                     MAX_TRACE_TIME_NS / NS_PER_MS
                 )),
             }

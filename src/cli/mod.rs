@@ -993,16 +993,41 @@ fn fuzz(a: FuzzArgs) -> i32 {
     if let Err(e) = check_jobs(a.jobs) {
         return bad_input(e);
     }
-    let targets = match targets(&a.algorithm, &a.variant) {
+    let mut targets = match targets(&a.algorithm, &a.variant) {
         Ok(t) => t,
         Err(e) => return bad_input(e),
     };
-    // Before any seed runs: the first refused seed stopped the campaign part-way.
-    if let Some(e) = targets
-        .iter()
-        .find_map(|t| t.algorithm.runs_on(a.engine.into()).err())
-    {
+    // Before any seed runs: the first refused seed stopped the campaign part-way. An
+    // algorithm named is refused on an engine it does not run on; one a pattern selects
+    // (`all`, `omega.*`) is left out, with a note (`fuzz --engine turmoil` refused the
+    // default selection, for Ω).
+    let named: Vec<&str> = a.algorithm.split(',').map(str::trim).collect();
+    let mut left_out: Vec<String> = Vec::new();
+    let (mut refusal, mut first_why) = (None, None);
+    targets.retain(|t| match t.algorithm.runs_on(a.engine.into()) {
+        Ok(()) => true,
+        Err(e) => {
+            let name = t.algorithm.info().name;
+            if named.contains(&name) {
+                refusal.get_or_insert(e);
+            } else {
+                first_why.get_or_insert(e);
+                if !left_out.iter().any(|n| n == name) {
+                    left_out.push(name.to_string());
+                }
+            }
+            false
+        }
+    });
+    if let Some(e) = refusal.or_else(|| first_why.filter(|_| targets.is_empty())) {
         return bad_input(e);
+    }
+    if !left_out.is_empty() {
+        eprintln!(
+            "note: left out {}: it does not run on the {} engine (name it with -a to be told why)",
+            left_out.join(", "),
+            a.engine.name()
+        );
     }
     let seeds = match (a.seeds, a.time) {
         (Some(n), _) => n,

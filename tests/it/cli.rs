@@ -365,6 +365,53 @@ fn the_election_table_at_two_nodes_is_no_false_alarm() {
     assert_eq!(out.matches("not run: one process").count(), 2, "{out}");
 }
 
+/// An algorithm a pattern selects (`all`, `omega.*`) that does not run on the engine asked
+/// for is left out with a note; one named is refused (`fuzz --engine turmoil` refused the
+/// default selection, for Ω).
+#[test]
+fn a_pattern_leaves_out_what_does_not_run_on_the_engine() {
+    let out = tmp("turmoil-pattern");
+    let o = sincro(&[
+        "fuzz",
+        "-a",
+        "mutex.centralized,omega.*",
+        "--variant",
+        "correct",
+        "--engine",
+        "turmoil",
+        "--seeds",
+        "1",
+        "-q",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let (stdout, stderr) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{stdout}{stderr}");
+    assert!(
+        stderr.contains("note: left out omega.khouri-greve: it does not run on the turmoil engine"),
+        "{stderr}"
+    );
+    assert!(stdout.contains("1/1 targets as expected"), "{stdout}");
+    let o = sincro(&[
+        "fuzz",
+        "-a",
+        "mutex.centralized,omega.khouri-greve",
+        "--engine",
+        "turmoil",
+        "--seeds",
+        "1",
+        "-q",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o).1.contains("does not run on the turmoil engine"),
+        "{}",
+        text(&o).1
+    );
+}
+
 #[test]
 fn huge_command_line_values_are_bad_input() {
     let cases: [(&[&str], &str); 41] = [
