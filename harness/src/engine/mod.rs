@@ -254,7 +254,7 @@ pub const INTERRUPTED: &str = "interrupted";
 
 /// Engines look at the stop flag once per this many steps (a thread-local read and an
 /// atomic load: nothing measurable at that rate), and turmoil once per this many ticks.
-pub(crate) const STOP_POLL_STEPS: u64 = 1024;
+pub const STOP_POLL_STEPS: u64 = 1024;
 
 thread_local! {
     /// The stop flag of the runs on this thread (null: none), set by [`stoppable`] for the
