@@ -915,6 +915,10 @@ impl<'a> TargetRun<'a> {
             }
             cut || stop.load(Ordering::Relaxed)
         };
+        let deadline = match (self.hard_deadline, own_deadline) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
         let result = shrink_scenario(
             self.target.algorithm,
             sc,
@@ -922,6 +926,7 @@ impl<'a> TargetRun<'a> {
             opts,
             &mut give_up,
             Some(stop),
+            deadline,
         );
         if cut {
             self.shrinks_cut.fetch_add(1, Ordering::Relaxed);
@@ -1010,8 +1015,12 @@ impl<'a> TargetRun<'a> {
                     || deadline.is_some_and(|d| Instant::now() >= d)
                     || (!self.cfg.keep_going && self.best.load(Ordering::Relaxed) < j)
             };
-            // A stop request ends the run in flight too, not only the campaign's next ones.
-            match sincro_harness::engine::stoppable(stop, || self.run_seed(j, seed, &give_up)) {
+            // A stop request or the time budget ends the run in flight too, not only the
+            // campaign's next ones.
+            let ran = sincro_harness::engine::stoppable_until(stop, self.hard_deadline, || {
+                self.run_seed(j, seed, &give_up)
+            });
+            match ran {
                 Err(failure) if failure.1.label == STOPPED => {
                     // Cut short: it tells nothing, so it is not counted as run.
                     self.executed.fetch_sub(1, Ordering::Relaxed);
@@ -1285,8 +1294,9 @@ pub const FIXPOINT_ROUNDS_MAX: usize = 8;
 /// round after round (at most [`FIXPOINT_ROUNDS_MAX`]), until a round finds nothing smaller.
 /// `give_up` is asked before every candidate run; once it says so, every further candidate
 /// is rejected and the smallest scenario verified so far is the result. `stop`, when given,
-/// also ends the candidate run in flight ([`stoppable`](sincro_harness::engine::stoppable));
-/// the runs that check and pin the result are never cut. `sincro fuzz` shrinks its failures
+/// also ends the candidate run in flight, as does `deadline`
+/// ([`stoppable_until`](sincro_harness::engine::stoppable_until)); the runs that check and
+/// pin the result are never cut. `sincro fuzz` shrinks its failures
 /// with this, and `sincro shrink` a scenario file.
 pub fn shrink_scenario(
     alg: &dyn Algorithm,
@@ -1295,6 +1305,7 @@ pub fn shrink_scenario(
     opts: &ShrinkOptions,
     give_up: &mut dyn FnMut() -> bool,
     stop: Option<&AtomicBool>,
+    deadline: Option<Instant>,
 ) -> ShrinkOutcome {
     if let Err(why) = shrinkable(label) {
         // Nothing is run: the original is the answer, marked as not reproduced by a
@@ -1353,9 +1364,10 @@ pub fn shrink_scenario(
             }
             ran.set(ran.get() + 1);
             let Some(stop) = stop else { return same(c) };
-            // A candidate the stop cuts short is rejected (its verdict is "interrupted").
-            let fails = sincro_harness::engine::stoppable(stop, || same(c));
-            if stop.load(Ordering::Relaxed) {
+            // A candidate the stop or the deadline cuts short is rejected (its verdict is
+            // "interrupted").
+            let fails = sincro_harness::engine::stoppable_until(stop, deadline, || same(c));
+            if stop.load(Ordering::Relaxed) || deadline.is_some_and(|d| Instant::now() >= d) {
                 interrupted.set(true);
             }
             fails
@@ -2009,7 +2021,7 @@ pub fn summary(c: &CampaignReport, rss: Rss) -> String {
                 s,
                 "time budget reached: no run started after it; {left} target(s) cut short, \
                  {cut} shrink(s) cut short (the smallest scenario verified so far was written); \
-                 runs in flight finished"
+                 runs in flight stopped (not counted)"
             );
         }
     }

@@ -729,6 +729,14 @@ fn options_read(args: &ShowArgs) -> Result<(), String> {
     if args.title.is_some() && args.format != Format::Html {
         return Err("--title names the HTML page; give it with --format html".into());
     }
+    // (it made a page with an empty title and heading)
+    if args.title.as_deref().is_some_and(|t| t.trim().is_empty()) {
+        return Err(
+            "--title is empty: give the page's title, or leave --title out for the \
+                    scenario's name or the file's"
+                .into(),
+        );
+    }
     Ok(())
 }
 

@@ -177,6 +177,7 @@ pub(super) fn main(a: &ShrinkArgs) -> i32 {
         &shrink_options(a.shrink_runs),
         &mut give_up,
         Some(stop),
+        Some(deadline),
     );
     if let Err(e) = write_output(&out_path, &result.scenario.to_json()) {
         return bad_input(format!("cannot write {}: {e}", out_path.display()));

@@ -454,6 +454,42 @@ fn ctrl_c_stops_the_run_in_flight_and_does_not_count_it() {
     assert!(stderr.contains("stopping the runs in flight"), "{stderr}");
 }
 
+/// The time budget ends the run in flight too: a turmoil run of 500 simulated seconds went
+/// on past `--time` to its end. Cut short, it is not counted.
+#[test]
+fn the_time_budget_stops_the_run_in_flight() {
+    let out = dir("budget-in-flight");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sincro"))
+        .args(["fuzz", "-a", "mutex.centralized", "--variant", "correct"])
+        .args([
+            "--engine",
+            "turmoil",
+            "--active-ms",
+            "500000",
+            "--fixed-phase",
+        ])
+        .args(["--time", "2s", "-j", "1", "--quiet", "--out", s(&out)])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // A bound for a hang, not a speed measurement: the run alone takes far longer.
+    let waiting = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if waiting.elapsed() > Duration::from_secs(120) {
+            child.kill().unwrap();
+            panic!("the run in flight went on past the time budget");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let o = child.wait_with_output().unwrap();
+    let (stdout, stderr) = text(&o);
+    assert!(
+        stdout.contains("total: 0 runs") && stdout.contains("time budget reached"),
+        "{stdout}{stderr}"
+    );
+}
+
 /// SIGTERM (what CI timeouts and `docker stop` send) stops a campaign as Ctrl-C does, and a
 /// buggy target it cut short before its bug showed is INTERRUPTED, not "the bug was not
 /// caught": it was reported as a missed bug, and its JUnit testcase as `not_caught`. The

@@ -875,6 +875,10 @@ fn bad_view_options_exit_2_naming_the_problem() {
             "--title names the HTML page",
         ),
         (
+            vec!["show", LONG, "--format", "html", "--title", " "],
+            "--title is empty",
+        ),
+        (
             vec!["run", LONG, "--node", "1"],
             "--render none prints none: add --render text",
         ),

@@ -256,11 +256,20 @@ pub const INTERRUPTED: &str = "interrupted";
 /// atomic load: nothing measurable at that rate), and turmoil once per this many ticks.
 pub const STOP_POLL_STEPS: u64 = 1024;
 
+/// What stops the runs on a thread (see [`stoppable_until`]): a flag (null: none) and a
+/// wall-clock deadline.
+#[derive(Clone, Copy)]
+struct StopWhen {
+    flag: *const std::sync::atomic::AtomicBool,
+    deadline: Option<std::time::Instant>,
+}
+
 thread_local! {
-    /// The stop flag of the runs on this thread (null: none), set by [`stoppable`] for the
-    /// length of its borrow of the flag.
-    static STOP_FLAG: std::cell::Cell<*const std::sync::atomic::AtomicBool> =
-        const { std::cell::Cell::new(std::ptr::null()) };
+    /// What stops the runs on this thread, set by [`stoppable_until`] for the length of its
+    /// borrow of the flag.
+    static STOP_WHEN: std::cell::Cell<StopWhen> = const {
+        std::cell::Cell::new(StopWhen { flag: std::ptr::null(), deadline: None })
+    };
 }
 
 /// Runs `f` with the runs it makes on this thread stoppable by `flag`: once the flag is set,
@@ -270,24 +279,43 @@ thread_local! {
 /// `sincro` command line sets its signal flag so around a campaign's runs; a library user
 /// may do the same with a flag of their own. Nested calls restore the outer flag.
 pub fn stoppable<R>(flag: &std::sync::atomic::AtomicBool, f: impl FnOnce() -> R) -> R {
-    struct Restore(*const std::sync::atomic::AtomicBool);
+    stoppable_until(flag, None, f)
+}
+
+/// [`stoppable`], the runs also stopped once `deadline` (wall clock) has passed: a campaign's
+/// time budget ends the run in flight too. Only a run's *stopping* reads the clock, and a
+/// stopped run is "interrupted", which no campaign counts: what a counted run does never
+/// depends on the time.
+pub fn stoppable_until<R>(
+    flag: &std::sync::atomic::AtomicBool,
+    deadline: Option<std::time::Instant>,
+    f: impl FnOnce() -> R,
+) -> R {
+    struct Restore(StopWhen);
     impl Drop for Restore {
         fn drop(&mut self) {
-            STOP_FLAG.with(|c| c.set(self.0));
+            STOP_WHEN.with(|c| c.set(self.0));
         }
     }
-    let _restore = Restore(STOP_FLAG.with(|c| c.replace(std::ptr::from_ref(flag))));
+    let when = StopWhen {
+        flag: std::ptr::from_ref(flag),
+        deadline,
+    };
+    let _restore = Restore(STOP_WHEN.with(|c| c.replace(when)));
     f()
 }
 
-/// Whether the runs on this thread were asked to stop (see [`stoppable`]).
+/// Whether the runs on this thread were asked to stop (see [`stoppable_until`]).
 pub(crate) fn stop_requested() -> bool {
-    STOP_FLAG.with(|c| {
-        let flag = c.get();
-        // SAFETY: the pointer is set only by `stoppable` from a reference it borrows for the
-        // whole time the pointer is set, and restored when that borrow ends (a drop guard,
-        // so a panic restores it too): while it is non-null it points to a live flag.
-        !flag.is_null() && unsafe { &*flag }.load(std::sync::atomic::Ordering::Relaxed)
+    STOP_WHEN.with(|c| {
+        let when = c.get();
+        // SAFETY: the pointer is set only by `stoppable_until` from a reference it borrows
+        // for the whole time the pointer is set, and restored when that borrow ends (a drop
+        // guard, so a panic restores it too): while it is non-null it points to a live flag.
+        (!when.flag.is_null() && unsafe { &*when.flag }.load(std::sync::atomic::Ordering::Relaxed))
+            || when
+                .deadline
+                .is_some_and(|d| std::time::Instant::now() >= d)
     })
 }
 
@@ -297,7 +325,7 @@ pub(crate) fn interrupted(t_ns: u64) -> Verdict {
         property: INTERRUPTED.to_string(),
         reason: format!(
             "the run was stopped at {:.3} ms, before its end, by a stop request (Ctrl-C, \
-             SIGTERM or SIGHUP): nothing after that was judged",
+             SIGTERM, SIGHUP or the time budget): nothing after that was judged",
             t_ns as f64 / 1e6
         ),
     }

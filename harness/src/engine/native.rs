@@ -1050,6 +1050,13 @@ mod tests {
                 .is_pass());
             assert!(run(json).verdict.is_interrupted());
         });
+        // A deadline passed stops it too; one far off does not.
+        let now = std::time::Instant::now();
+        let passed = crate::engine::stoppable_until(&unset, Some(now), || run(json));
+        assert!(passed.verdict.is_interrupted(), "{:?}", passed.verdict);
+        let far = now + std::time::Duration::from_secs(3600);
+        let ahead = crate::engine::stoppable_until(&unset, Some(far), || run(json));
+        assert!(ahead.verdict.is_pass(), "{:?}", ahead.verdict);
     }
 
     #[test]
