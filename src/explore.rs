@@ -415,7 +415,13 @@ pub fn main(a: &ExploreArgs) -> i32 {
     };
     println!("{report}");
     let (Some(cx), Some((path, native_path))) = (&report.counterexample, written) else {
-        if injected && report.fault_choices == 0 && report.stop != Stop::Interrupted {
+        // Only of a search that went everywhere its bounds allow: one cut by time or states
+        // may simply not have got to a fault (`--time 1ns` gave this note of nothing).
+        let complete = matches!(
+            report.stop,
+            Stop::Exhausted | Stop::DepthBound | Stop::RunLimit
+        );
+        if injected && report.fault_choices == 0 && complete {
             // The budget was never spent: the claim above is about a fault-free search.
             println!(
                 "note: no fault was ever injected: no message was in flight and no node could \
@@ -648,7 +654,14 @@ fn replay(path: &std::path::Path) -> i32 {
         out.verdict
     );
     if out.verdict != file.verdict {
-        println!("  note: the explorer recorded {}", file.verdict.label());
+        // Said outright (a bare note read as a detail): the file was edited, or another build
+        // of the algorithm wrote it.
+        println!(
+            "  NOT the recorded verdict: the file records {}, and its schedule replays to {} \
+             (the file was edited, or another build wrote it)",
+            file.verdict.label(),
+            out.verdict.label()
+        );
     }
     crate::exit_code(&out.verdict)
 }

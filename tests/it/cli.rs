@@ -1068,6 +1068,23 @@ fn explore_exits_1_with_a_replayable_counterexample_0_without_and_2_on_bad_input
     assert!(out.contains("no fault was ever injected"), "{out}");
     let out = explore_quiet(&["--faults-until-ms", "100"]);
     assert!(!out.contains("no fault was ever injected"), "{out}");
+    // Nor of a search cut before it got anywhere (`--time 1ns` said it of nothing).
+    let o = sincro(&[
+        "explore",
+        "--scenario",
+        quiet.to_str().unwrap(),
+        "--loss",
+        "1",
+        "--time",
+        "1ns",
+        "--out",
+        d,
+    ]);
+    assert!(
+        !text(&o).0.contains("no fault was ever injected"),
+        "{}",
+        text(&o).0
+    );
     // Choices after the violation were neither checked nor run, and the summary counted them.
     let mut doc: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
@@ -1080,6 +1097,21 @@ fn explore_exits_1_with_a_replayable_counterexample_0_without_and_2_on_bad_input
     let (out, err) = text(&o);
     assert_eq!(o.status.code(), Some(2), "{out}{err}");
     assert!(err.contains("come after the verdict"), "{err}");
+    // A recorded verdict the schedule does not replay to is said outright (a bare note).
+    let mut doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    doc["verdict"] = serde_json::json!("pass");
+    let edited = dir.join("edited-verdict.json");
+    std::fs::write(&edited, doc.to_string()).unwrap();
+    let o = sincro(&["explore", "--replay", edited.to_str().unwrap()]);
+    assert!(
+        text(&o)
+            .0
+            .contains("NOT the recorded verdict: the file records pass"),
+        "{}{}",
+        text(&o).0,
+        text(&o).1
+    );
 
     let o = sincro(&[
         "explore",
