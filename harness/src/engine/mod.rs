@@ -852,6 +852,7 @@ pub(crate) fn after_callback<P: Process, H: Host<P>>(
     // callback left is put back at the end, exactly. (A Berkeley master's sends, made before
     // it stepped its clock back, were recorded at the stepped-back reading, listed before the
     // step: a backwards clock blamed on a send.) A slew changes no reading at its instant.
+    let is_step = |op: &Op<P>| matches!(op, Op::Clock(crate::process::ClockAdjust::Step, _));
     let steps: i64 = ops
         .iter()
         .map(|op| match op {
@@ -859,7 +860,8 @@ pub(crate) fn after_callback<P: Process, H: Host<P>>(
             _ => 0,
         })
         .fold(0, i64::saturating_add);
-    let after = (steps != 0).then(|| {
+    // (any step, even steps that add up to nothing: the events between them read the first)
+    let after = ops.iter().any(is_step).then(|| {
         let clock = h.clock_mut(id);
         let after = clock.clone();
         *clock = after.before_steps(steps);

@@ -1342,8 +1342,14 @@ mod tests {
                     ctx.observe(Observation::Note {
                         text: "after".into(),
                     });
-                    // 20 ms local from a clock now 3 ms behind: fires at 33 ms global
+                    // 20 ms local from the clock the steps left (7 ms at 10 ms): fires at
+                    // 30 ms global, 27 ms local
                     ctx.set_timer_ms(20, 1);
+                } else {
+                    // steps that add up to nothing: what comes between reads the first
+                    ctx.step_clock(2_000_000);
+                    ctx.send(1, 3);
+                    ctx.step_clock(-2_000_000);
                 }
             }
             fn on_input(&mut self, _: &mut Ctx<'_, Self>, _: ()) {}
@@ -1355,17 +1361,19 @@ mod tests {
         let out = Sim::new(&sc, Rc::new(|_| Stepper), vec![], RunOptions::default())
             .unwrap()
             .run();
-        let at_10: Vec<(String, i64)> = out
-            .trace
-            .unwrap()
-            .events
-            .iter()
-            .filter(|e| e.node == Some(0) && e.t_ns == 10_000_000)
-            .map(|e| {
-                let word = serde_json::to_value(&e.kind).unwrap()["type"].to_string();
-                (word, e.local_ns.unwrap() / 1_000_000)
-            })
-            .collect();
+        let trace = out.trace.unwrap();
+        let at = |t_ns: u64| -> Vec<(String, i64)> {
+            trace
+                .events
+                .iter()
+                .filter(|e| e.node == Some(0) && e.t_ns == t_ns)
+                .map(|e| {
+                    let word = serde_json::to_value(&e.kind).unwrap()["type"].to_string();
+                    (word, e.local_ns.unwrap() / 1_000_000)
+                })
+                .collect()
+        };
+        let at_10 = at(10_000_000);
         let expect = [
             ("timer", 10),
             ("send", 10),
@@ -1377,8 +1385,20 @@ mod tests {
         let expect: Vec<(String, i64)> =
             expect.iter().map(|(w, l)| (format!("{w:?}"), *l)).collect();
         assert_eq!(at_10, expect);
-        // the timer set after both steps counts from the clock they left
+        // the timer set after both steps counts from the clock they left: 30 ms global
         assert_eq!(out.stats.timers, 2, "{:?}", out.stats);
+        let words = |v: &[(&str, i64)]| -> Vec<(String, i64)> {
+            v.iter().map(|(w, l)| (format!("{w:?}"), *l)).collect()
+        };
+        assert_eq!(
+            at(30_000_000),
+            words(&[
+                ("timer", 27),
+                ("clock_adjust", 29),
+                ("send", 29),
+                ("clock_adjust", 27),
+            ])
+        );
     }
 
     #[test]
