@@ -3492,6 +3492,7 @@ mod tests {
             &ShrinkOptions::default(),
             &mut || false,
             None,
+            None,
         )
     }
 
