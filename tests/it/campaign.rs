@@ -418,31 +418,9 @@ fn ctrl_c_stops_the_campaign_writes_the_summary_and_exits_130() {
 #[test]
 fn ctrl_c_stops_the_run_in_flight_and_does_not_count_it() {
     let out = dir("ctrlc-in-flight");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_sincro"))
-        .args(["fuzz", "-a", "mutex.centralized", "--variant", "correct"])
-        .args([
-            "--engine",
-            "turmoil",
-            "--active-ms",
-            "500000",
-            "--fixed-phase",
-        ])
-        .args(["--seeds", "1", "-j", "1", "--quiet", "--out", s(&out)])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = long_turmoil_campaign(&out, &["--seeds", "1"]);
     interrupt_once_ready(&child);
-    // A bound for a hang, not a speed measurement: the run alone takes far longer.
-    let waiting = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if waiting.elapsed() > Duration::from_secs(120) {
-            child.kill().unwrap();
-            panic!("the run in flight was not stopped by Ctrl-C");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let o = child.wait_with_output().unwrap();
+    let o = wait_bounded(child, "the run in flight was not stopped by Ctrl-C");
     let (stdout, stderr) = text(&o);
     assert_eq!(o.status.code(), Some(130), "{stdout}{stderr}");
     assert!(
@@ -459,7 +437,19 @@ fn ctrl_c_stops_the_run_in_flight_and_does_not_count_it() {
 #[test]
 fn the_time_budget_stops_the_run_in_flight() {
     let out = dir("budget-in-flight");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_sincro"))
+    let child = long_turmoil_campaign(&out, &["--time", "2s"]);
+    let o = wait_bounded(child, "the run in flight went on past the time budget");
+    let (stdout, stderr) = text(&o);
+    assert!(
+        stdout.contains("total: 0 runs") && stdout.contains("time budget reached"),
+        "{stdout}{stderr}"
+    );
+}
+
+/// A campaign of one correct target whose every run is a turmoil run of 500 simulated
+/// seconds (many seconds of wall time), with `extra` options.
+fn long_turmoil_campaign(out: &Path, extra: &[&str]) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_sincro"))
         .args(["fuzz", "-a", "mutex.centralized", "--variant", "correct"])
         .args([
             "--engine",
@@ -468,26 +458,26 @@ fn the_time_budget_stops_the_run_in_flight() {
             "500000",
             "--fixed-phase",
         ])
-        .args(["--time", "2s", "-j", "1", "--quiet", "--out", s(&out)])
+        .args(extra)
+        .args(["-j", "1", "--quiet", "--out", s(out)])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .unwrap();
-    // A bound for a hang, not a speed measurement: the run alone takes far longer.
+        .unwrap()
+}
+
+/// `child`'s output once it ends; killed, and `hang` the failure, past 120 s (a bound for a
+/// hang, not a speed measurement: the run alone takes far longer).
+fn wait_bounded(mut child: std::process::Child, hang: &str) -> std::process::Output {
     let waiting = Instant::now();
     while child.try_wait().unwrap().is_none() {
         if waiting.elapsed() > Duration::from_secs(120) {
             child.kill().unwrap();
-            panic!("the run in flight went on past the time budget");
+            panic!("{hang}");
         }
         std::thread::sleep(Duration::from_millis(50));
     }
-    let o = child.wait_with_output().unwrap();
-    let (stdout, stderr) = text(&o);
-    assert!(
-        stdout.contains("total: 0 runs") && stdout.contains("time budget reached"),
-        "{stdout}{stderr}"
-    );
+    child.wait_with_output().unwrap()
 }
 
 /// SIGTERM (what CI timeouts and `docker stop` send) stops a campaign as Ctrl-C does, and a
