@@ -922,8 +922,10 @@ mod tests {
     fn a_pilot_judges_past_the_active_phase_and_the_rounds_stop_at_its_break() {
         // Seed 343: with pilots cut at the active phase's end (before stop 39), 18 rounds add
         // faults and the scenario passes. Pilots that run a phase longer stop after 10 rounds:
-        // that scenario breaks leader_stability after the phase, once its faults have stopped
-        // (a stale COORDINATOR reaches the leader), and the later rounds' faults hid it.
+        // that scenario breaks the ring's promises after the phase, once its faults have
+        // stopped (a stale COORDINATOR reaches the leader, which calls an election: judged as
+        // leader_stability before stop 60, as no_abdication since), and the later rounds'
+        // faults hid it.
         let alg = find("election.ring").unwrap();
         let (cut, cut_sc) = ring_draft(343, 1);
         let (judged, judged_sc) = ring_draft(343, PILOT_PHASES);
@@ -940,7 +942,7 @@ mod tests {
         let Verdict::Violation(v) = verdict(&judged_sc) else {
             panic!("{}", verdict(&judged_sc));
         };
-        assert_eq!(v.property, "leader_stability");
+        assert_eq!(v.property, "no_abdication");
         let active_ns = GenOptions::default().active_ms * 1_000_000;
         assert!(v.t_ns > active_ns, "{v}: inside the active phase");
         assert!(

@@ -77,7 +77,7 @@ pub use deadlock_completeness::DeadlockCompleteness;
 pub use deadlock_soundness::DeadlockSoundness;
 pub use election::{
     ElectionTermination, LeaderAgreement, LeaderStability, LeaderUniqueness, LeaderValidity,
-    OneLeaderPerTerm, OneVotePerTerm, SingleActingLeader,
+    NoAbdication, OneLeaderPerTerm, OneVotePerTerm, SingleActingLeader,
 };
 pub use lamport_condition::LamportCondition;
 pub use liveness::Liveness;
@@ -143,6 +143,7 @@ pub fn evidence(name: &str) -> Option<&'static [&'static str]> {
         SingleActingLeader::NAME => SingleActingLeader::EVIDENCE,
         OneLeaderPerTerm::NAME => OneLeaderPerTerm::EVIDENCE,
         OneVotePerTerm::NAME => OneVotePerTerm::EVIDENCE,
+        NoAbdication::NAME => NoAbdication::EVIDENCE,
         _ => return None,
     };
     Some(e)
@@ -398,6 +399,14 @@ impl Property for OneVotePerTerm {
     }
 }
 
+impl Property for NoAbdication {
+    const NAME: &'static str = election::abdication::PROPERTY;
+    const EVIDENCE: &'static [&'static str] = &["leader_claim"];
+    fn for_scenario(scenario: &Scenario, _liveness_bound_ms: u64) -> Self {
+        NoAbdication::new(scenario.nodes)
+    }
+}
+
 impl Property for SingleActingLeader {
     const NAME: &'static str = election::single_acting::PROPERTY;
     const EVIDENCE: &'static [&'static str] = &["leader_claim"];
@@ -472,6 +481,7 @@ pub const PROPERTIES: &[&str] = &[
     SingleActingLeader::NAME,
     OneLeaderPerTerm::NAME,
     OneVotePerTerm::NAME,
+    NoAbdication::NAME,
 ];
 
 /// True when the property `name` judges against a liveness bound
@@ -502,6 +512,7 @@ pub fn needs_liveness_bound(name: &str) -> bool {
         SingleActingLeader::NAME => SingleActingLeader::NEEDS_BOUND,
         OneLeaderPerTerm::NAME => OneLeaderPerTerm::NEEDS_BOUND,
         OneVotePerTerm::NAME => OneVotePerTerm::NEEDS_BOUND,
+        NoAbdication::NAME => NoAbdication::NEEDS_BOUND,
         _ => false,
     }
 }
@@ -553,6 +564,7 @@ pub fn by_name(
         SingleActingLeader::NAME => boxed::<SingleActingLeader>(sc, b),
         OneLeaderPerTerm::NAME => boxed::<OneLeaderPerTerm>(sc, b),
         OneVotePerTerm::NAME => boxed::<OneVotePerTerm>(sc, b),
+        NoAbdication::NAME => boxed::<NoAbdication>(sc, b),
         _ => None,
     }
 }
@@ -636,6 +648,7 @@ mod tests {
             named::<SingleActingLeader>(),
             named::<OneLeaderPerTerm>(),
             named::<OneVotePerTerm>(),
+            named::<NoAbdication>(),
         ];
         let mut unique = names.to_vec();
         unique.sort_unstable();

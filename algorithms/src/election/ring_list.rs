@@ -41,10 +41,11 @@
 //!
 //! **Buggy variant `stale-coordinator`**: the seed-14540 bug put back. A leader that a stale
 //! COORDINATOR naming a lower process reaches — a result of an election that raced with the
-//! newer round that made it leader — takes it for a list that missed it and calls an election,
-//! so the leadership moves with no fault in effect (`leader_stability`). It needs a crash that
-//! starts two elections and a result that overtakes the other: a deep bug, the calibration of
-//! the search strategies (issue 14) measures it.
+//! newer round that made it leader — takes it for a list that missed it and calls an election:
+//! a live leader steps down (`no_abdication`, at once; `leader_stability` when the leadership
+//! then moves with no fault in effect). It needs a crash that starts two elections and a
+//! result that overtakes the other: a deep bug, the calibration of the search strategies
+//! (issue 14) measures it.
 //!
 //! **Messages** (the coordinator `n − 1` crashed, process 0 notices, no other fault): the
 //! textbook's part is `4n` — 0's probe of the coordinator, two circulations of `n` hops each
@@ -56,8 +57,9 @@
 //! **Fault model**: synchronous links (delays below the bound the hop timeout comes from), crashes
 //! with restart, reordering and drift. No loss, duplication, pauses, clock jumps or partitions.
 //!
-//! **Promises**: `leader_uniqueness`, `leader_agreement`, `election_termination`,
-//! `leader_validity` (the highest live id), `leader_stability`.
+//! **Promises**: `no_abdication` (a live leader gives up power only to a higher process),
+//! `leader_uniqueness`, `leader_agreement`, `election_termination`, `leader_validity` (the
+//! highest live id), `leader_stability`.
 
 use crate::spec::{Setup, Spec, Timed};
 use serde::{Deserialize, Serialize};
@@ -158,7 +160,7 @@ crate::variants! {
     /// Which behaviour.
     pub enum Variant {
         Correct = "correct", "the textbook algorithm, taking power once the COORDINATOR went round";
-        StaleCoordinator = "stale-coordinator" (deep), "a leader that a stale COORDINATOR naming a lower process reaches calls an election instead of re-asserting itself (the seed-14540 bug): leadership changes with no fault in effect";
+        StaleCoordinator = "stale-coordinator" (deep), "a leader that a stale COORDINATOR naming a lower process reaches calls an election instead of re-asserting itself (the seed-14540 bug): a live leader steps down";
     }
 }
 
@@ -640,8 +642,12 @@ impl Spec for RingListSpec {
     fn source(&self) -> &'static str {
         "seed 000 §6.5.1 (Algoritmo de anel, Fig. 6.20)"
     }
+    /// The election properties, and `no_abdication` first: the highest live id leads, so a
+    /// live leader has no reason to give up power but to a higher process back from a crash.
     fn properties(&self) -> Vec<&'static str> {
-        super::ELECTION_PROPERTIES.to_vec()
+        let mut properties = vec![sincro_checkers::election::abdication::PROPERTY];
+        properties.extend(super::ELECTION_PROPERTIES);
+        properties
     }
     fn fault_model(&self) -> FaultModel {
         FaultModel {

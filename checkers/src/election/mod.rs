@@ -28,6 +28,7 @@
 //! | `single_acting_leader` | [`SingleActingLeader`] | safety | `new(nodes)` |
 //! | `one_leader_per_term` | [`OneLeaderPerTerm`] | safety | `new(nodes)` |
 //! | `one_vote_per_term` | [`OneVotePerTerm`] | safety | `new(nodes)` |
+//! | `no_abdication` | [`NoAbdication`] | safety | `new(nodes)` |
 //!
 //! `quiet_from_ms` is [`sincro_harness::Scenario::quiet_from_ms`] (when the fault plan's last
 //! fault happens); `bound_ms` is the algorithm's liveness bound. [`crate::by_name`] builds all
@@ -40,6 +41,7 @@
 //! module states its contract: the events it reads, its settings, and what it does when the
 //! run ends before it can judge.
 
+pub mod abdication;
 pub mod agreement;
 pub mod per_term;
 pub mod per_term_vote;
@@ -49,6 +51,7 @@ pub mod termination;
 pub mod uniqueness;
 pub mod validity;
 
+pub use abdication::NoAbdication;
 pub use agreement::LeaderAgreement;
 pub use per_term::OneLeaderPerTerm;
 pub use per_term_vote::OneVotePerTerm;

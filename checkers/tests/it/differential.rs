@@ -826,6 +826,7 @@ fn an_instants_line_order_does_not_change_the_verdict() {
         "leader_uniqueness",
         "one_leader_per_term",
         "one_vote_per_term",
+        "no_abdication",
         "leader_stability",
         "deadlock_soundness",
         "deadlock_completeness",
@@ -900,6 +901,7 @@ differential_tests! {
     leader_uniqueness;
     one_leader_per_term;
     one_vote_per_term;
+    no_abdication;
     single_acting_leader;
     leader_stability;
     bounded_waiting;

@@ -65,6 +65,7 @@ pub fn judge(property: &str, trace: &Trace, p: &Params) -> OracleVerdict {
         "leader_uniqueness" => leader_uniqueness(ev, n),
         "one_leader_per_term" => one_leader_per_term(ev, n),
         "one_vote_per_term" => one_vote_per_term(ev, n),
+        "no_abdication" => no_abdication(ev, n),
         "single_acting_leader" => single_acting_leader(ev, n),
         "leader_stability" => {
             // the plan `checker_verdict`'s scenario has: a heal at the quiet time
@@ -1041,6 +1042,37 @@ pub fn one_vote_per_term(ev: &[Event], nodes: usize) -> OracleVerdict {
         Some(((x, term), c)) => Violation(format!("node {x} voted for {c:?} in term {term}")),
         None => Pass,
     }
+}
+
+/// Two consecutive `leader` reports of one node, the first naming itself and the second
+/// naming no leader or a lower node, with no crash or restart of that node at any time from
+/// the first to the second, both included: a violation, whatever the other lines.
+pub fn no_abdication(ev: &[Event], nodes: usize) -> OracleVerdict {
+    for x in 0..nodes {
+        let reports: Vec<(u64, Option<NodeId>)> = ev
+            .iter()
+            .filter(|e| e.node == Some(x))
+            .filter_map(|e| match obs(e) {
+                Some(Observation::Leader { leader, .. }) => Some((e.t_ns, *leader)),
+                _ => None,
+            })
+            .collect();
+        let hit: Vec<u64> = ev
+            .iter()
+            .filter(|e| crash_or_restart(e) == Some(x))
+            .map(|e| e.t_ns)
+            .collect();
+        for w in reports.windows(2) {
+            let ((t0, first), (t1, second)) = (w[0], w[1]);
+            let down = second.is_none_or(|l| l < x);
+            if first == Some(x) && down && !hit.iter().any(|&t| t0 <= t && t <= t1) {
+                return Violation(format!(
+                    "node {x} led at {t0} ns and named {second:?} at {t1} ns"
+                ));
+            }
+        }
+    }
+    Pass
 }
 
 /// `leader_stability` judged between faults too: each interval that opens at a fault of the
