@@ -334,7 +334,40 @@ struct Entry {
     /// Index of the last transition in `tree` (`u32::MAX`: the root).
     at: u32,
     depth: usize,
-    sleep: Vec<Choice>,
+    /// The sleep set: the ids of its choices ([`Choices`]), sorted.
+    sleep: Vec<u32>,
+}
+
+/// The choices the search met, each under a 4-byte id: the search tree and the sleep sets
+/// (one per state visited and per state queued, hundreds of choices each at 16 nodes) hold
+/// ids, not 40-byte choices. Ids are given in the order the search meets the choices, so
+/// they are deterministic; the map is only looked up, never iterated.
+#[derive(Default)]
+struct Choices {
+    ids: HashMap<Choice, u32>,
+    all: Vec<Choice>,
+}
+
+impl Choices {
+    /// The id of `c`, a new one the first time.
+    fn id(&mut self, c: Choice) -> u32 {
+        let next = u32::try_from(self.all.len()).expect("fewer than 2^32 distinct choices");
+        let id = *self.ids.entry(c).or_insert(next);
+        if id == next {
+            self.all.push(c);
+        }
+        debug_assert_eq!(self.all[id as usize], c, "an id names its choice");
+        id
+    }
+
+    fn choice(&self, id: u32) -> Choice {
+        self.all[id as usize]
+    }
+}
+
+/// Whether the sorted id set `set` holds `id`.
+fn holds(set: &[u32], id: u32) -> bool {
+    set.binary_search(&id).is_ok()
 }
 
 /// Explores `scenario` breadth first (see the module documentation).
@@ -368,18 +401,19 @@ pub fn explore<P: Process>(
         counterexample: None,
     };
     // The search tree: (parent, choice) per transition taken.
-    let mut tree: Vec<(u32, Choice)> = Vec::new();
-    let mut visited: HashMap<u128, Vec<Choice>> = HashMap::new();
+    let mut tree: Vec<(u32, u32)> = Vec::new();
+    let mut choices = Choices::default();
+    let mut visited: HashMap<u128, Vec<u32>> = HashMap::new();
     let mut level = vec![Entry {
         at: u32::MAX,
         depth: 0,
         sleep: Vec::new(),
     }];
-    let path_of = |tree: &Vec<(u32, Choice)>, mut at: u32| {
+    let path_of = |tree: &Vec<(u32, u32)>, choices: &Choices, mut at: u32| {
         let mut path = Vec::new();
         while at != u32::MAX {
             let (parent, c) = tree[at as usize];
-            path.push(c);
+            path.push(choices.choice(c));
             at = parent;
         }
         path.reverse();
@@ -403,7 +437,7 @@ pub fn explore<P: Process>(
                 break 'levels;
             }
             report.max_depth = report.max_depth.max(entry.depth);
-            let path = path_of(&tree, entry.at);
+            let path = path_of(&tree, &choices, entry.at);
             let mut w = new_world()?;
             report.executions += 1;
             for &c in &path {
@@ -448,7 +482,8 @@ pub fn explore<P: Process>(
             }
             let fp = w.fingerprint();
             let enabled = w.enabled();
-            let to_explore: Vec<Choice> = match visited.get_mut(&fp) {
+            let enabled_ids: Vec<u32> = enabled.iter().map(|&c| choices.id(c)).collect();
+            let to_explore: Vec<u32> = match visited.get_mut(&fp) {
                 None => {
                     if report.states >= options.max_states {
                         stopped = Some(Stop::StateBound);
@@ -458,29 +493,29 @@ pub fn explore<P: Process>(
                     report.fault_choices +=
                         enabled.iter().filter(|c| c.is_injected()).count() as u64;
                     visited.insert(fp, entry.sleep.clone());
-                    enabled
+                    enabled_ids
                         .iter()
                         .copied()
-                        .filter(|c| !entry.sleep.contains(c))
+                        .filter(|&c| !holds(&entry.sleep, c))
                         .collect()
                 }
                 Some(stored) => {
                     // Expanded before with sleep set `stored`: only what it skipped and this
                     // path does not.
-                    let missing: Vec<Choice> = stored
+                    let missing: Vec<u32> = stored
                         .iter()
                         .copied()
-                        .filter(|c| !entry.sleep.contains(c))
+                        .filter(|&c| !holds(&entry.sleep, c))
                         .collect();
                     if missing.is_empty() {
                         report.revisits += 1;
                         continue;
                     }
-                    stored.retain(|c| entry.sleep.contains(c));
-                    enabled
+                    stored.retain(|&c| holds(&entry.sleep, c));
+                    enabled_ids
                         .iter()
                         .copied()
-                        .filter(|c| missing.contains(c))
+                        .filter(|&c| holds(&missing, c))
                         .collect()
                 }
             };
@@ -537,21 +572,25 @@ pub fn explore<P: Process>(
                 continue;
             }
             report.slept += (enabled.len() - to_explore.len()) as u64;
-            let mut done: Vec<Choice> = Vec::new();
-            for &c in &to_explore {
-                let sleep: Vec<Choice> = if options.sleep_sets {
-                    entry
+            let mut done: Vec<u32> = Vec::new();
+            for &id in &to_explore {
+                let c = choices.choice(id);
+                let sleep: Vec<u32> = if options.sleep_sets {
+                    let mut sleep: Vec<u32> = entry
                         .sleep
                         .iter()
                         .chain(done.iter())
                         .copied()
-                        .filter(|z| w.independent(z, &c))
-                        .collect()
+                        .filter(|&z| w.independent(&choices.choice(z), &c))
+                        .collect();
+                    sleep.sort_unstable();
+                    debug_assert!(sleep.windows(2).all(|p| p[0] < p[1]), "a set");
+                    sleep
                 } else {
                     Vec::new()
                 };
-                done.push(c);
-                tree.push((entry.at, c));
+                done.push(id);
+                tree.push((entry.at, id));
                 next.push(Entry {
                     at: (tree.len() - 1) as u32,
                     depth: entry.depth + 1,
