@@ -110,9 +110,10 @@ pub trait Property: Checker + Sized + 'static {
     /// anything (see [`has_evidence`]): a trace with none of them passes every checker
     /// vacuously, which `sincro check` reports as "could not judge", never as a pass (a
     /// mutual exclusion trace checked for `leader_uniqueness`). Observation kinds by their
-    /// JSON name (`cs_enter`, `leader`, ...), `clock_adjust`, the faults `clock_jump` and
-    /// `drift_change`, and `local_ns` (any event of a node with a clock reading). Empty: no
-    /// such requirement.
+    /// JSON name (`cs_enter`, `leader`, ...), `leader_claim` (a `leader` naming a node),
+    /// `leader_self_claim` (a `leader` naming its own node), `clock_adjust`, the faults
+    /// `clock_jump` and `drift_change`, and `local_ns` (any event of a node with a clock
+    /// reading). Empty: no such requirement.
     const EVIDENCE: &'static [&'static str] = &[];
     /// The checker for `scenario`, with `liveness_bound_ms` for the properties that need a bound.
     fn for_scenario(scenario: &Scenario, liveness_bound_ms: u64) -> Self;
@@ -150,10 +151,12 @@ pub fn evidence(name: &str) -> Option<&'static [&'static str]> {
 }
 
 /// An evidence kind of [`Property::EVIDENCE`] as a message names it: `` `cs_enter` ``, and
-/// `leader_claim` as what it is in a trace (a `leader` observation naming a node).
+/// `leader_claim` and `leader_self_claim` as what they are in a trace (a `leader` observation
+/// naming a node, naming its own node).
 pub fn evidence_text(kind: &str) -> String {
     match kind {
         "leader_claim" => "`leader` naming a node".to_string(),
+        "leader_self_claim" => "`leader` naming its own node".to_string(),
         k => format!("`{k}`"),
     }
 }
@@ -205,8 +208,18 @@ pub fn is_evidence(event: &Event, kinds: &[&str]) -> bool {
             }
         }
     );
+    // A node claiming leadership itself (`leader` naming its own node): what the properties
+    // about leaders' claims read; followers' beliefs alone give them nothing to judge.
+    let self_claim = claim
+        && matches!(
+            &event.kind,
+            EventKind::Observe {
+                obs: Observation::Leader { leader, .. }
+            } if *leader == event.node
+        );
     (!kind.is_empty() && kinds.contains(&kind))
         || (claim && kinds.contains(&"leader_claim"))
+        || (self_claim && kinds.contains(&"leader_self_claim"))
         || (kinds.contains(&"local_ns") && event.node.is_some() && event.local_ns.is_some())
 }
 
@@ -377,7 +390,7 @@ impl Property for MonotonicClock {
 
 impl Property for LeaderUniqueness {
     const NAME: &'static str = election::uniqueness::PROPERTY;
-    const EVIDENCE: &'static [&'static str] = &["leader_claim"];
+    const EVIDENCE: &'static [&'static str] = &["leader_self_claim"];
     fn for_scenario(scenario: &Scenario, _liveness_bound_ms: u64) -> Self {
         LeaderUniqueness::new(scenario.nodes)
     }
@@ -385,7 +398,7 @@ impl Property for LeaderUniqueness {
 
 impl Property for OneLeaderPerTerm {
     const NAME: &'static str = election::per_term::PROPERTY;
-    const EVIDENCE: &'static [&'static str] = &["leader_claim"];
+    const EVIDENCE: &'static [&'static str] = &["leader_self_claim"];
     fn for_scenario(scenario: &Scenario, _liveness_bound_ms: u64) -> Self {
         OneLeaderPerTerm::new(scenario.nodes)
     }
@@ -401,7 +414,7 @@ impl Property for OneVotePerTerm {
 
 impl Property for NoAbdication {
     const NAME: &'static str = election::abdication::PROPERTY;
-    const EVIDENCE: &'static [&'static str] = &["leader_claim"];
+    const EVIDENCE: &'static [&'static str] = &["leader_self_claim"];
     fn for_scenario(scenario: &Scenario, _liveness_bound_ms: u64) -> Self {
         NoAbdication::new(scenario.nodes)
     }
@@ -409,7 +422,7 @@ impl Property for NoAbdication {
 
 impl Property for SingleActingLeader {
     const NAME: &'static str = election::single_acting::PROPERTY;
-    const EVIDENCE: &'static [&'static str] = &["leader_claim"];
+    const EVIDENCE: &'static [&'static str] = &["leader_self_claim"];
     fn for_scenario(scenario: &Scenario, _liveness_bound_ms: u64) -> Self {
         SingleActingLeader::new(scenario.nodes)
     }
@@ -621,6 +634,21 @@ mod tests {
         };
         assert!(!is_evidence(&user("vote"), &["vote"]));
         assert!(!is_evidence(&user("leader_claim"), &["leader_claim"]));
+        assert!(!is_evidence(&user("leader_self_claim"), &["leader_self_claim"]));
+        // a follower's belief is a claim of a leader, not a leader's own claim
+        let leader = |node: usize, leader: Option<usize>| Event {
+            id: 0,
+            t_ns: 0,
+            node: Some(node),
+            local_ns: None,
+            kind: sincro_harness::EventKind::Observe {
+                obs: Observation::Leader { leader, term: 0 },
+            },
+        };
+        assert!(is_evidence(&leader(0, Some(2)), &["leader_claim"]));
+        assert!(!is_evidence(&leader(0, Some(2)), &["leader_self_claim"]));
+        assert!(is_evidence(&leader(2, Some(2)), &["leader_self_claim"]));
+        assert!(!is_evidence(&leader(2, None), &["leader_self_claim", "leader_claim"]));
         assert!(is_evidence(&user("primary_on"), &["primary_on"]));
     }
 

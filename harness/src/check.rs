@@ -82,8 +82,9 @@ pub trait Checker {
     /// anything: a trace with none of them passes it vacuously, which `sincro check` reports
     /// as "could not judge", never as a pass. A user's observations by their kind
     /// (`Observation::user("primary_on", ..)` is `primary_on`), the built-in ones by their
-    /// JSON name (`cs_enter`, `leader`, ...), and `leader_claim` for a `leader` observation
-    /// that names a node (not "no leader"). Empty (the default): no requirement known. The
+    /// JSON name (`cs_enter`, `leader`, ...), `leader_claim` for a `leader` observation
+    /// that names a node (not "no leader"), and `leader_self_claim` for one that names its own
+    /// node (a leader's claim, not a follower's belief). Empty (the default): no requirement known. The
     /// built-in checkers return their `Property::EVIDENCE` (in `sincro-checkers`); campaigns and
     /// `check` ask the checker itself, so one of your own under a built-in property's name is
     /// judged by what it reads.

@@ -8,6 +8,16 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::fmt::Debug;
 
+/// An `Option` field that must be present in JSON (`null` for `None`): serde reads a missing
+/// `Option` field as `None` unless the field has a `deserialize_with`, which this is.
+fn required_option<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Option::<T>::deserialize(d)
+}
+
 /// An algorithm's node: a deterministic state machine.
 ///
 /// It never touches a socket, a real clock, a thread or a global RNG: the same code runs on the
@@ -71,7 +81,9 @@ pub enum Observation {
     },
     /// The node believes `leader` leads in `term` (`None`: no leader known).
     Leader {
-        /// The leader, if any.
+        /// The leader, if any. Required in JSON, `null` for none: a trace line that leaves
+        /// it out is refused, not read as "no leader".
+        #[serde(deserialize_with = "required_option")]
         leader: Option<NodeId>,
         /// Term or epoch (0 for algorithms without terms).
         term: u64,
@@ -157,6 +169,7 @@ pub const RESERVED_KINDS: &[&str] = &[
     "cs_abandon",
     "leader",
     "leader_claim",
+    "leader_self_claim",
     "vote",
     "delivered",
     "multicast",
@@ -391,5 +404,34 @@ impl<P: Process> Ctx<'_, P> {
     /// Reports an observation to the checkers (and the trace).
     pub fn observe(&mut self, obs: Observation) {
         self.fx.ops.push(Op::Observe(obs));
+    }
+}
+
+#[cfg(test)]
+mod leader_json_tests {
+    use super::Observation;
+
+    /// A `leader` line without its `leader` key was read as "no leader": a step-down the
+    /// trace never recorded (`no_abdication` blamed it).
+    #[test]
+    fn a_leader_report_must_name_its_leader_or_null() {
+        let missing = serde_json::from_str::<Observation>(r#"{"leader": {"term": 0}}"#);
+        assert!(
+            missing
+                .as_ref()
+                .is_err_and(|e| e.to_string().contains("missing field `leader`")),
+            "{missing:?}"
+        );
+        let none: Observation =
+            serde_json::from_str(r#"{"leader": {"leader": null, "term": 0}}"#).unwrap();
+        assert_eq!(
+            none,
+            Observation::Leader {
+                leader: None,
+                term: 0
+            }
+        );
+        let back = serde_json::to_string(&none).unwrap();
+        assert_eq!(serde_json::from_str::<Observation>(&back).unwrap(), none);
     }
 }

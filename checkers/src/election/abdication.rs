@@ -14,18 +14,20 @@
 //!
 //! - **Reads:** `leader` observations of nodes in `0..nodes`, and `crash` / `restart` faults
 //!   of those nodes. A node is *in power* from a report naming itself until its next report
-//!   that does not, or its next crash or restart. A report of a node in power that names no
+//!   that does not, or its next crash or restart (of the life that made the claim). A report of a node in power that names no
 //!   leader, or a lower node, is a violation; one that names a higher node (even one outside
 //!   `0..nodes`: `leader_validity` judges who may lead) ends its power. Terms are not read.
 //!   Pauses and partitions do not excuse a step-down: the property is for algorithms whose
 //!   fault model has neither. Reports of nodes outside `0..nodes`, reports without a node and
 //!   every other event are ignored.
-//! - **Events at one instant are judged as a set:** nothing orders a node's reports against
-//!   the fault lines of one instant, so a report at the instant of a crash or restart of its
-//!   node is never blamed, and a claim made at such an instant does not put the node in power
-//!   (it may belong to the life that ended). Each node's reports are read in their own order.
-//!   When several nodes step down at one instant, the violation names the lowest node, not
-//!   the first line.
+//! - **Events at one instant are judged as a set:** each node's events are read in their own
+//!   order, its crash and restart lines included (a fault of one node is recorded at that
+//!   node: every engine writes it so, and `sincro check` refuses a trace that does not). A
+//!   report after its node's restart line belongs to the new life (a claim there puts it in
+//!   power); one before its crash or restart line, at the same instant, to the life that
+//!   ended (a step-down there is a step-down while alive). Lines of other nodes do not
+//!   matter: when several nodes step down at one instant, the violation names the lowest
+//!   node, not the first line.
 //! - **Settings:** the node count. No quiet time (the faulty phase is judged too), no bound.
 //! - **When the run ends before it can judge:** nothing is pending; `finish` judges the last
 //!   instant.
@@ -34,7 +36,6 @@
 
 use sincro_harness::trace::{Event, EventKind};
 use sincro_harness::{Checker, Fault, NodeId, Observation, PropertyClass, Violation};
-use std::collections::BTreeSet;
 
 /// Property name.
 pub const PROPERTY: &str = "no_abdication";
@@ -63,10 +64,8 @@ struct StepDown {
 pub struct NoAbdication {
     /// Per node, the claim that put it in power, if it is.
     power: Vec<Option<Report>>,
-    /// The current instant's step-downs (at most one per node: a node leaves power once).
+    /// The current instant's step-downs.
     pending: Vec<StepDown>,
-    /// The nodes that crashed or restarted in the current instant.
-    hit: BTreeSet<NodeId>,
     now_ns: u64,
 }
 
@@ -76,24 +75,14 @@ impl NoAbdication {
         NoAbdication {
             power: vec![None; nodes],
             pending: Vec::new(),
-            hit: BTreeSet::new(),
             now_ns: 0,
         }
     }
 
-    /// Closes the instant: a node that crashed or restarted in it leaves it out of power, and
-    /// its step-downs are excused; the lowest other node's step-down is the violation.
+    /// Closes the instant: the lowest node's first step-down in it is the violation.
     fn close_instant(&mut self) -> Result<(), Violation> {
-        for &node in &self.hit {
-            self.power[node] = None;
-        }
-        let hit = std::mem::take(&mut self.hit);
         let pending = std::mem::take(&mut self.pending);
-        let Some(s) = pending
-            .into_iter()
-            .filter(|s| !hit.contains(&s.node))
-            .min_by_key(|s| s.node)
-        else {
+        let Some(s) = pending.into_iter().min_by_key(|s| s.node) else {
             return Ok(());
         };
         let named = match s.named {
@@ -157,7 +146,7 @@ impl Checker for NoAbdication {
             EventKind::Fault {
                 fault: Fault::Crash { node } | Fault::Restart { node },
             } if *node < nodes => {
-                self.hit.insert(*node);
+                self.power[*node] = None;
             }
             EventKind::Observe {
                 obs: Observation::Leader { leader, .. },
@@ -200,7 +189,7 @@ mod tests {
         Event {
             id,
             t_ns: t_ms * 1_000_000,
-            node: None,
+            node: fault.node(),
             local_ns: None,
             kind: EventKind::Fault { fault },
         }
@@ -263,30 +252,22 @@ mod tests {
         .unwrap();
     }
 
-    /// A report at the instant of its node's restart is not blamed in either line order, and
-    /// a claim of that instant does not put the node in power.
+    /// At the instant of its node's restart, a report after the restart line belongs to the
+    /// new life and one before it to the old: the node's own line order decides.
     #[test]
-    fn a_restart_at_the_instant_excuses_in_either_order() {
+    fn a_restart_at_the_instant_splits_the_lives_by_the_nodes_own_order() {
         let restart = fault(1, 5, Fault::Restart { node: 3 });
-        judge(&[
-            report(0, 1, 3, Some(3)),
-            restart.clone(),
-            report(2, 5, 3, None),
-        ])
-        .unwrap();
-        judge(&[
-            report(0, 1, 3, Some(3)),
-            report(2, 5, 3, None),
-            restart.clone(),
-        ])
-        .unwrap();
-        judge(&[
-            report(2, 5, 3, Some(3)),
-            restart.clone(),
-            report(3, 8, 3, None),
-        ])
-        .unwrap();
-        judge(&[restart, report(2, 5, 3, Some(3)), report(3, 8, 3, None)]).unwrap();
+        // rebooted, then no leader: the new life knows none
+        judge(&[report(0, 1, 3, Some(3)), restart.clone(), report(2, 5, 3, None)]).unwrap();
+        // no leader, then rebooted: the old life stepped down while alive
+        let v = judge(&[report(0, 1, 3, Some(3)), report(2, 5, 3, None), restart.clone()])
+            .unwrap_err();
+        assert_eq!(v.events, vec![0, 2]);
+        // a claim before the reboot ends with that life
+        judge(&[report(2, 5, 3, Some(3)), restart.clone(), report(3, 8, 3, None)]).unwrap();
+        // a claim right after it is the new life's (the highest node claims as it recovers)
+        let v = judge(&[restart, report(2, 5, 3, Some(3)), report(3, 8, 3, None)]).unwrap_err();
+        assert_eq!(v.events, vec![2, 3]);
     }
 
     /// Two nodes stepping down at one instant: the violation names the lower, in either order.

@@ -137,11 +137,13 @@ impl Checker for OneLeaderPerTerm {
                 self.second.retain(|(t, _)| t != term);
                 self.second.push((*term, other));
             }
-            Some(_) => {
-                if !self.second.iter().any(|(t, _)| t == term) {
-                    self.second.push((*term, claim));
-                }
-            }
+            // Another claimant: the lowest of the instant's is named, whichever line comes
+            // first (nodes 0, 2 and 3 at once named "0 and 2" or "0 and 3" by line order).
+            Some(_) => match self.second.iter_mut().find(|(t, _)| t == term) {
+                None => self.second.push((*term, claim)),
+                Some((_, c)) if node < c.node => *c = claim,
+                Some(_) => {}
+            },
         }
         Ok(())
     }
@@ -207,5 +209,19 @@ mod tests {
         .unwrap_err();
         assert_eq!(a.explanation, b.explanation);
         assert!(a.explanation.contains("nodes 1 and 2"), "{}", a.explanation);
+    }
+
+    /// Three first claims of one term at one instant: the two lowest are named in every line
+    /// order (nodes 0, 3, 2 in that order named "0 and 3").
+    #[test]
+    fn three_claims_at_one_instant_name_the_two_lowest_in_every_order() {
+        for order in [[0, 2, 3], [0, 3, 2], [3, 2, 0], [2, 3, 0], [3, 0, 2], [2, 0, 3]] {
+            let mut t = T::default();
+            for n in order {
+                t = t.leader(10, n, Some(n), 1);
+            }
+            let v = t.check(4, 1_000, OneLeaderPerTerm::new(4)).unwrap_err();
+            assert!(v.explanation.starts_with("nodes 0 and 2 were both"), "{order:?}: {v}");
+        }
     }
 }

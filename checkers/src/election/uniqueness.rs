@@ -116,8 +116,10 @@ impl LeaderUniqueness {
             property: PROPERTY.into(),
             class: PropertyClass::Safety,
             explanation: if held.t_ns == c.t_ns {
+                // named by id, not by which line came first
+                let (a, b) = (holder.min(newcomer), holder.max(newcomer));
                 format!(
-                    "split brain: nodes {holder} and {newcomer} both claimed to lead term {} at {:.3} ms and neither gave it up; {faults}",
+                    "split brain: nodes {a} and {b} both claimed to lead term {} at {:.3} ms and neither gave it up; {faults}",
                     c.term,
                     c.t_ns as f64 / 1e6,
                 )

@@ -340,20 +340,30 @@ case(P, "pass-a-node-outside-the-run-is-ignored", t, "node 5 is not one of the r
 
 # ---------------------------------------------------------------- no_abdication
 P = "no_abdication"
-t = T(3); t.all(1, [0, 1, 2], 2); t.crash(3, 1); t.leader(4, 2, 2); t.leader(8, 2, None)
+def born(nodes, t=None):
+    """A trace whose nodes all start at 0 (so that `sincro check` accepts it too)."""
+    t = t or T(nodes)
+    for n in range(nodes): t.add(0, n, {"type": "start", "incarnation": 0})
+    return t
+def reboot(t, at, n, life): t.restart(at, n); t.add(at, n, {"type": "start", "incarnation": life})
+t = born(3); t.all(1, [0, 1, 2], 2); t.crash(3, 1); t.leader(4, 2, 2); t.leader(8, 2, None)
 case(P, "violation-a-live-leader-calls-an-election", t, "2 leads and, alive, reports no leader while 1 is down: the ring's stale-coordinator path")
-t = T(3); t.leader(1, 1, 1); t.leader(5, 1, 0)
+t = born(3); t.leader(1, 1, 1); t.leader(5, 1, 0)
 case(P, "violation-a-live-leader-adopts-a-lower-node", t, "1 leads, then names 0 with no fault of its own")
-t = T(3); t.leader(1, 2, 2); t.restart(2, 2); t.add(2, 2, {"type": "start", "incarnation": 1}); t.leader(5, 2, 2); t.leader(6, 0, 2); t.leader(9, 2, 1)
-case(P, "violation-a-step-down-in-a-later-life", t, "2 restarts, leads again in its new life, then names 1 with no fault of its own: a restart excuses only its own instant")
-t = T(3); t.leader(1, 1, 1); t.leader(2, 1, 2); t.leader(3, 1, None); t.leader(4, 2, 2); t.crash(5, 2); t.restart(6, 2); t.add(6, 2, {"type": "start", "incarnation": 1}); t.leader(7, 2, None)
+t = born(3); t.leader(1, 2, 2); reboot(t, 2, 2, 1); t.leader(5, 2, 2); t.leader(6, 0, 2); t.leader(9, 2, 1)
+case(P, "violation-a-step-down-in-a-later-life", t, "2 reboots, leads again in its new life, then names 1 with no fault of its own")
+t = born(3); t.leader(1, 2, 2); reboot(t, 5, 2, 1); t.leader(5, 2, 2); t.leader(9, 2, None)
+case(P, "violation-a-claim-right-after-a-reboot-then-a-step-down", t, "2's claim follows its restart line at 5 ms: the new life's claim, then its step-down at 9 ms")
+t = born(3); t.leader(1, 2, 2); t.leader(5, 2, None); reboot(t, 5, 2, 1)
+case(P, "violation-a-step-down-right-before-a-reboot", t, "2 reports no leader at 5 ms before its restart line of that instant: the old life stepped down while alive")
+t = born(3); t.leader(1, 1, 1); t.leader(2, 1, 2); t.leader(3, 1, None); t.leader(4, 2, 2); t.crash(5, 2); reboot(t, 6, 2, 1); t.leader(7, 2, None)
 case(P, "pass-yield-upward-and-crash", t, "1 yields to 2 (then may name none); 2 crashes and comes back electing")
-t = T(3); t.leader(1, 2, 2); t.leader(5, 2, None); t.restart(5, 2); t.add(5, 2, {"type": "start", "incarnation": 1})
-case(P, "pass-a-report-at-its-restart-instant", t, "2's report of no leader shares the instant of its restart: the line may belong to the new life")
-t = T(3); t.restart(5, 2); t.add(5, 2, {"type": "start", "incarnation": 1}); t.leader(5, 2, 2); t.leader(9, 2, None)
-case(P, "pass-a-claim-at-a-restart-instant", t, "2 claims at the instant of its restart: the claim may belong to the life that ended")
+t = born(3); t.leader(1, 2, 2); reboot(t, 5, 2, 1); t.leader(5, 2, None)
+case(P, "pass-a-report-after-its-restart-line", t, "2's report of no leader follows its restart line at 5 ms: the new life's")
+t = born(3); t.leader(1, 2, 2); t.leader(5, 2, 2); reboot(t, 5, 2, 1); t.leader(9, 2, None)
+case(P, "pass-a-claim-right-before-a-reboot", t, "2's claim at 5 ms precedes its restart line: it ends with that life")
 t = T(2); t.leader(1, 5, 5); t.leader(2, 5, None); t.leader(3, 1, 1); t.leader(4, 1, 1)
-case(P, "pass-a-node-outside-the-run-is-ignored", t, "node 5 is not one of the run's 2 nodes; 1 leads and stays")
+case(P, "pass-a-node-outside-the-run-is-ignored", t, "node 5 is not one of the run's 2 nodes (checker only: sincro check refuses the trace); 1 leads and stays")
 
 # ---------------------------------------------------------------- bounded_waiting (n = 3: k = 2)
 P = "bounded_waiting"

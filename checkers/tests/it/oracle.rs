@@ -1044,31 +1044,27 @@ pub fn one_vote_per_term(ev: &[Event], nodes: usize) -> OracleVerdict {
     }
 }
 
-/// Two consecutive `leader` reports of one node, the first naming itself and the second
-/// naming no leader or a lower node, with no crash or restart of that node at any time from
-/// the first to the second, both included: a violation, whatever the other lines.
+/// Each node's own lines in order (its reports and its crash and restart faults): a report
+/// naming itself, then, with no crash or restart of it in between, its next report naming
+/// no leader or a lower node is a violation, whatever the other nodes' lines.
 pub fn no_abdication(ev: &[Event], nodes: usize) -> OracleVerdict {
     for x in 0..nodes {
-        let reports: Vec<(u64, Option<NodeId>)> = ev
+        // Some(report) for a leader report, None for a crash or restart of x
+        let own: Vec<Option<Option<NodeId>>> = ev
             .iter()
-            .filter(|e| e.node == Some(x))
-            .filter_map(|e| match obs(e) {
-                Some(Observation::Leader { leader, .. }) => Some((e.t_ns, *leader)),
+            .filter_map(|e| match (obs(e), crash_or_restart(e)) {
+                (Some(Observation::Leader { leader, .. }), _) if e.node == Some(x) => {
+                    Some(Some(*leader))
+                }
+                (_, Some(n)) if n == x => Some(None),
                 _ => None,
             })
             .collect();
-        let hit: Vec<u64> = ev
-            .iter()
-            .filter(|e| crash_or_restart(e) == Some(x))
-            .map(|e| e.t_ns)
-            .collect();
-        for w in reports.windows(2) {
-            let ((t0, first), (t1, second)) = (w[0], w[1]);
-            let down = second.is_none_or(|l| l < x);
-            if first == Some(x) && down && !hit.iter().any(|&t| t0 <= t && t <= t1) {
-                return Violation(format!(
-                    "node {x} led at {t0} ns and named {second:?} at {t1} ns"
-                ));
+        for w in own.windows(2) {
+            if let [Some(Some(first)), Some(second)] = w {
+                if *first == x && second.is_none_or(|l| l < x) {
+                    return Violation(format!("node {x} led and then named {second:?}"));
+                }
             }
         }
     }
