@@ -40,6 +40,9 @@ use std::time::Instant;
 /// take seconds).
 pub const MAX_REPEAT: u32 = 100;
 
+/// `--turmoil-messages` when not given.
+pub const DEFAULT_TURMOIL_MESSAGES: u64 = 20_000;
+
 /// Options of `sincro bench`.
 #[derive(clap::Args, Clone, Debug)]
 pub struct BenchArgs {
@@ -50,7 +53,7 @@ pub struct BenchArgs {
     pub messages: u64,
     /// Messages per workload on turmoil (it steps 1 ms ticks, so it is far slower), 1 ..=
     /// 333,333,323.
-    #[arg(long, default_value_t = 20_000)]
+    #[arg(long, default_value_t = DEFAULT_TURMOIL_MESSAGES)]
     pub turmoil_messages: u64,
     /// Skip the turmoil rows (and the engine comparison and fuzz tables).
     #[arg(long, conflicts_with_all = ["turmoil_messages", "fuzz_seeds", "fuzz_slow_seeds"])]
@@ -717,7 +720,17 @@ const ROW_ENGINES: [&str; 5] = [
 
 /// Runs the benchmark and prints the table; returns the exit code.
 pub fn main(args: &BenchArgs) -> i32 {
+    let sizes_given = args.scale_n != crate::bench_scale::DEFAULT_SCALE_N
+        || args.scale_causal_n != crate::bench_scale::DEFAULT_CAUSAL_N;
     if let Some(one) = &args.scale_one {
+        // clap's `conflicts_with` does not see an option with a default: check it here.
+        if sizes_given {
+            eprintln!(
+                "error: --scale-n and --scale-causal-n are the sizes of --scale; --scale-one \
+                 `{one}` runs the one size it names"
+            );
+            return crate::exit::BAD_INPUT;
+        }
         let run = crate::bench_scale::parse_one(one)
             .and_then(|(w, n)| crate::bench_scale::run_here(&w, n));
         return match run {
@@ -735,9 +748,7 @@ pub fn main(args: &BenchArgs) -> i32 {
         return scale_main(args);
     }
     // clap's `requires` does not see an option with a default: check it here.
-    if args.scale_n != crate::bench_scale::DEFAULT_SCALE_N
-        || args.scale_causal_n != crate::bench_scale::DEFAULT_CAUSAL_N
-    {
+    if sizes_given {
         eprintln!("error: --scale-n and --scale-causal-n are the sizes of --scale: give it too");
         return crate::exit::BAD_INPUT;
     }
@@ -767,6 +778,20 @@ pub fn main(args: &BenchArgs) -> i32 {
                 ""
             },
             engines.join(", ")
+        );
+        return crate::exit::BAD_INPUT;
+    }
+    // An --only that keeps no turmoil row leaves --turmoil-messages unused (its progress
+    // line still announced it).
+    let turmoil_kept = !args.no_turmoil
+        && args
+            .only
+            .as_deref()
+            .is_none_or(|o| "turmoil".contains(o));
+    if !turmoil_kept && args.turmoil_messages != DEFAULT_TURMOIL_MESSAGES {
+        eprintln!(
+            "error: --turmoil-messages sizes the turmoil rows, and --only `{}` keeps none",
+            args.only.as_deref().unwrap_or_default()
         );
         return crate::exit::BAD_INPUT;
     }
@@ -802,7 +827,7 @@ pub fn main(args: &BenchArgs) -> i32 {
             format!("{m} messages")
         }
     };
-    let turmoil = if args.no_turmoil {
+    let turmoil = if !turmoil_kept {
         String::new()
     } else {
         format!(", {} per turmoil run", count(args.turmoil_messages))

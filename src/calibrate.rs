@@ -48,7 +48,11 @@ impl Calibration {
             ));
         }
         if self.cfg.seeds == 0 || self.cfg.seeds == crate::fuzz::UNBOUNDED {
-            return Some("--seeds must be at least 1 (and bounded)".into());
+            return Some(format!(
+                "--seeds = {} is outside 1 ..= {}",
+                self.cfg.seeds,
+                crate::fuzz::UNBOUNDED - 1
+            ));
         }
         // one campaign shares its seeds with no other, whatever the stride
         if self.offsets > 1 && self.stride < self.cfg.seeds {

@@ -266,10 +266,41 @@ pub fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
             return x.dev() == y.dev() && x.ino() == y.ino();
         }
     }
-    match (a.canonicalize(), b.canonicalize()) {
-        (Ok(x), Ok(y)) => x == y,
+    match (resolve(a), resolve(b)) {
+        (Some(x), Some(y)) => x == y,
         _ => a == b,
     }
+}
+
+/// `path` made absolute, its links resolved: its longest existing ancestor canonicalized,
+/// then the rest taken component by component, `..` removing the last (no component of the
+/// rest exists, so none is a link). `newdir/../r.xml` with no `newdir` is `./r.xml`, which an
+/// output creating `newdir` first would overwrite (`merge-reports --junit newdir/../r.xml r.xml`
+/// did).
+fn resolve(path: &std::path::Path) -> Option<std::path::PathBuf> {
+    use std::path::Component;
+    let mut base = path;
+    let mut rest = Vec::new();
+    let mut resolved = loop {
+        if base.as_os_str().is_empty() {
+            break std::env::current_dir().ok()?;
+        }
+        if let Ok(c) = base.canonicalize() {
+            break c;
+        }
+        rest.push(base.components().next_back()?);
+        base = base.parent()?;
+    };
+    for c in rest.into_iter().rev() {
+        match c {
+            Component::ParentDir => {
+                resolved.pop();
+            }
+            Component::CurDir => {}
+            other => resolved.push(other),
+        }
+    }
+    Some(resolved)
 }
 
 /// Sets the name [`program_name`] returns (the first call wins).
@@ -371,6 +402,25 @@ pub fn exit_code(v: &harness::Verdict) -> i32 {
 mod tests {
     use super::*;
     use std::path::Path;
+
+    /// An output under a folder that does not exist yet, stepping back out of it with `..`,
+    /// names the input it would overwrite once the folder is made (`merge-reports --junit
+    /// newdir/../s1.xml s1.xml` overwrote `s1.xml`).
+    #[test]
+    fn a_path_through_a_folder_not_made_yet_is_the_file_it_will_be() {
+        let dir = std::env::temp_dir().join(format!("sincro-same-file-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let input = dir.join("s1.xml");
+        std::fs::write(&input, "x").unwrap();
+        assert!(same_file(&dir.join("newdir/../s1.xml"), &input));
+        assert!(same_file(&dir.join("newdir/./deeper/../../s1.xml"), &input));
+        assert!(!same_file(&dir.join("newdir/../s2.xml"), &input));
+        assert!(!same_file(&dir.join("newdir/s1.xml"), &input));
+        assert!(!dir.join("newdir").exists(), "nothing is made to compare");
+        // neither exists: the same path, spelled two ways
+        assert!(same_file(&dir.join("a/../b.xml"), &dir.join("b.xml")));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     /// A printed replay line runs as printed: a path with a space, a quote or a `$` is one
     /// quoted shell word; a plain one is left as is.

@@ -235,6 +235,15 @@ fn closing(done: &[Vec<StrategyResult>], asked: usize, within: u64, offsets: u64
         .enumerate()
     {
         let rows: Vec<&StrategyResult> = done.iter().filter_map(|t| t.get(k)).collect();
+        if rows.iter().all(|r| r.campaigns.is_empty()) {
+            // Interrupted before it ran: "0 of 1 found" read as a measured miss.
+            let _ = writeln!(
+                s,
+                "{}: not run (stopped before its first campaign)",
+                strategy.name()
+            );
+            continue;
+        }
         // every campaign asked for ran (an interrupted calibration runs fewer) and found it
         let every = rows
             .iter()
@@ -374,12 +383,19 @@ mod tests {
             strategy: Strategy::Random,
             campaigns: Vec::new(),
         };
-        let table = summary(&[one.clone(), none], 3, 1000);
+        let table = summary(&[one.clone(), none.clone()], 3, 1000);
         assert!(
             table.contains("random    not run (interrupted)")
                 && table.contains("  random   not run (interrupted)")
                 && !table.contains("0 of 0"),
             "{table}"
+        );
+        // nor a closing line that reads as a measured miss
+        let text = closing(&[vec![one.clone(), none]], 1, 1000, 3);
+        assert!(
+            text.contains("random: not run (stopped before its first campaign)")
+                && !text.contains("random: 0 of 1"),
+            "{text}"
         );
         // all three ran and found it
         let all = StrategyResult {

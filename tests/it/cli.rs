@@ -414,7 +414,22 @@ fn a_pattern_leaves_out_what_does_not_run_on_the_engine() {
 
 #[test]
 fn huge_command_line_values_are_bad_input() {
-    let cases: [(&[&str], &str); 41] = [
+    let cases: [(&[&str], &str); 43] = [
+        // Options the command would not use: accepted and ignored before.
+        (
+            &[
+                "bench",
+                "--only",
+                "hand",
+                "--turmoil-messages",
+                "333333323",
+            ],
+            "--turmoil-messages sizes the turmoil rows, and --only `hand` keeps none",
+        ),
+        (
+            &["bench", "--scale-one", "election:3", "--scale-n", "7"],
+            "--scale-one `election:3` runs the one size it names",
+        ),
         // Refused with no fault to inject as well (it was accepted then).
         (
             &[
