@@ -282,7 +282,7 @@ fn check_judges_a_recorded_trace_offline() {
     assert!(stdout(&o).contains("liveness from 130 ms within 400 ms"));
     // A property whose events the trace does not have passed vacuously: it is not judged.
     for (property, kinds) in [
-        ("leader_uniqueness", "(`leader` naming a node)"),
+        ("leader_uniqueness", "(`leader` naming its own node)"),
         ("causal_delivery", "(`delivered`)"),
         ("lamport_condition", "(`logical_time`)"),
     ] {
