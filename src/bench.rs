@@ -75,11 +75,21 @@ pub struct BenchArgs {
     ])]
     pub scale: bool,
     /// Node counts of the election in `--scale` (comma-separated, each 2 ..= 10,000).
-    #[arg(long, value_delimiter = ',', requires = "scale", default_values_t = crate::bench_scale::DEFAULT_SCALE_N.to_vec())]
+    #[arg(
+        long,
+        value_delimiter = ',',
+        requires = "scale",
+        default_value = "10,100,1000,10000"
+    )]
     pub scale_n: Vec<usize>,
     /// Node counts of the causal multicast in `--scale` (each 2 ..= 1000, order.causal's
     /// limit; its cost grows with n³: 2·n·(n − 1) messages of n-entry stamps).
-    #[arg(long, value_delimiter = ',', requires = "scale", default_values_t = crate::bench_scale::DEFAULT_CAUSAL_N.to_vec())]
+    #[arg(
+        long,
+        value_delimiter = ',',
+        requires = "scale",
+        default_value = "10,100,500"
+    )]
     pub scale_causal_n: Vec<usize>,
     /// Seeds of each algorithm's generated scenarios on the native engine in the last table,
     /// the engines on fuzz scenarios (skipped with `--no-turmoil`).
@@ -783,11 +793,8 @@ pub fn main(args: &BenchArgs) -> i32 {
     }
     // An --only that keeps no turmoil row leaves --turmoil-messages unused (its progress
     // line still announced it).
-    let turmoil_kept = !args.no_turmoil
-        && args
-            .only
-            .as_deref()
-            .is_none_or(|o| "turmoil".contains(o));
+    let turmoil_kept =
+        !args.no_turmoil && args.only.as_deref().is_none_or(|o| "turmoil".contains(o));
     if !turmoil_kept && args.turmoil_messages != DEFAULT_TURMOIL_MESSAGES {
         eprintln!(
             "error: --turmoil-messages sizes the turmoil rows, and --only `{}` keeps none",
@@ -820,6 +827,13 @@ pub fn main(args: &BenchArgs) -> i32 {
         return crate::exit::BAD_INPUT;
     }
     let per_round = (NODES * (NODES - 1)) as u64;
+    let seeds = |n: u64| {
+        if n == 1 {
+            "1 seed".to_string()
+        } else {
+            format!("{n} seeds")
+        }
+    };
     let count = |m: u64| {
         if m == 1 {
             "1 message".to_string()
@@ -877,8 +891,8 @@ pub fn main(args: &BenchArgs) -> i32 {
     if !args.no_turmoil && args.only.is_none() {
         println!();
         println!(
-            "Engines on the same scenarios ({} messages each; trace off, no checker):",
-            args.turmoil_messages
+            "Engines on the same scenarios ({} each; trace off, no checker):",
+            count(args.turmoil_messages)
         );
         println!();
         print!(
@@ -887,8 +901,10 @@ pub fn main(args: &BenchArgs) -> i32 {
         );
         println!();
         println!(
-            "Engines on generated fuzz scenarios (`fuzz --strategy random --fixed-phase`, correct variants, checkers on, trace off; {} seeds on native, best of {}; {} on turmoil and madsim):",
-            args.fuzz_seeds, args.repeat, args.fuzz_slow_seeds
+            "Engines on generated fuzz scenarios (`fuzz --strategy random --fixed-phase`, correct variants, checkers on, trace off; {} on native, best of {}; {} on turmoil and madsim):",
+            seeds(args.fuzz_seeds),
+            args.repeat,
+            seeds(args.fuzz_slow_seeds)
         );
         println!();
         let rows = crate::bench_fuzz::measure(args.fuzz_seeds, args.fuzz_slow_seeds, args.repeat);

@@ -634,7 +634,10 @@ mod tests {
         };
         assert!(!is_evidence(&user("vote"), &["vote"]));
         assert!(!is_evidence(&user("leader_claim"), &["leader_claim"]));
-        assert!(!is_evidence(&user("leader_self_claim"), &["leader_self_claim"]));
+        assert!(!is_evidence(
+            &user("leader_self_claim"),
+            &["leader_self_claim"]
+        ));
         // a follower's belief is a claim of a leader, not a leader's own claim
         let leader = |node: usize, leader: Option<usize>| Event {
             id: 0,
@@ -648,7 +651,10 @@ mod tests {
         assert!(is_evidence(&leader(0, Some(2)), &["leader_claim"]));
         assert!(!is_evidence(&leader(0, Some(2)), &["leader_self_claim"]));
         assert!(is_evidence(&leader(2, Some(2)), &["leader_self_claim"]));
-        assert!(!is_evidence(&leader(2, None), &["leader_self_claim", "leader_claim"]));
+        assert!(!is_evidence(
+            &leader(2, None),
+            &["leader_self_claim", "leader_claim"]
+        ));
         assert!(is_evidence(&user("primary_on"), &["primary_on"]));
     }
 

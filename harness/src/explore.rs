@@ -227,10 +227,20 @@ impl ExploreReport {
                 .get(label)
                 .map_or("the scenario ends before its bound", String::as_str);
             note.push_str(&format!(
-                "; but {property} could not be judged on {n} complete paths: {why}"
+                "; but {property} could not be judged on {}: {why}",
+                paths(n)
             ));
         }
         note
+    }
+}
+
+/// `n` complete path(s), singular for one.
+fn paths(n: u64) -> String {
+    if n == 1 {
+        "1 complete path".to_string()
+    } else {
+        format!("{n} complete paths")
     }
 }
 
@@ -244,7 +254,7 @@ impl fmt::Display for ExploreReport {
         writeln!(
             f,
             "explored {} states ({:.0} states/s), {} executions, {} revisits, {} slept; depth {} \
-             (every state within {} visited); {} complete paths ({}), {} cut by the depth bound, {} by a \
+             (every state within {} visited); {} ({}), {} cut by the depth bound, {} by a \
              run limit; {:.2} s",
             self.states,
             self.states_per_s(),
@@ -253,7 +263,7 @@ impl fmt::Display for ExploreReport {
             self.slept,
             self.max_depth,
             self.depth_complete,
-            self.complete.values().sum::<u64>(),
+            paths(self.complete.values().sum::<u64>()),
             if complete.is_empty() {
                 "none".to_string()
             } else {

@@ -27,7 +27,7 @@ pub(super) struct CalibrateArgs {
     #[arg(long, default_value = "buggy")]
     variant: String,
     /// Strategies to compare (comma-separated), each with its own campaigns.
-    #[arg(long, value_enum, value_delimiter = ',', default_values = ["mix", "random"])]
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "mix,random")]
     strategy: Vec<StrategyArg>,
     /// Campaigns per strategy (1 to 1000).
     #[arg(long, default_value_t = 20)]

@@ -374,7 +374,8 @@ pub fn main(args: &TableArgs) -> i32 {
             eprintln!(
                 "error: `table clocks` takes one --n, 3 ..= {CLOCKS_N_MAX} (a master and two \
                  others at least; every clock algorithm runs minutes of simulated time at each \
-                 of its rows, so the table's time grows fast with n: 1 s at n = 5, 88 s at 30)"
+                 of its rows, so the table's time grows fast with n: 1 s at n = 5, and it took \
+                 88 s at n = 30 before the cap)"
             );
             return crate::exit::BAD_INPUT;
         }

@@ -75,8 +75,9 @@ pub struct TableArgs {
     /// 0.05,0.1,0.2,0.3,0.5].
     #[arg(long, value_delimiter = ',')]
     pub p: Vec<f64>,
-    /// Node counts to measure, for `mutex`, `election`, `omega`, `positioning` (each has its
-    /// own default) and `clocks` (one count, 3 ..= 16).
+    /// Node counts to measure (comma-separated), for `mutex` [default: 3,5,10,20],
+    /// `election` [default: 8,64,256,1000], `omega` [default: 4,8,12], `positioning` [default: 64]
+    /// and `clocks` (one count, 3 ..= 16) [default: 5].
     #[arg(long, value_delimiter = ',')]
     pub n: Vec<usize>,
     /// `search`: seeds per (buggy variant, strategy), 20 ..= 1,000,000 [default: 20000].
@@ -332,5 +333,26 @@ mod tests {
             assert_eq!(RowFailure::code_of_label(label), code, "{label}");
         }
         assert_eq!(RowFailure::bad_input("x".into()).code, exit::BAD_INPUT);
+    }
+}
+
+#[cfg(test)]
+mod help_tests {
+    /// `--n`'s help gives each table's default, and they are the ones the tables use.
+    #[test]
+    fn the_n_help_gives_the_defaults_the_tables_use() {
+        let help = <super::TableArgs as clap::Args>::augment_args(clap::Command::new("t"))
+            .render_long_help()
+            .to_string();
+        let election: Vec<String> = super::election::DEFAULT_N
+            .iter()
+            .map(|n| n.to_string())
+            .collect();
+        for default in [
+            "`mutex` [default: 3,5,10,20]".to_string(),
+            format!("`election` [default: {}]", election.join(",")),
+        ] {
+            assert!(help.contains(&default), "{default}: {help}");
+        }
     }
 }

@@ -417,13 +417,7 @@ fn huge_command_line_values_are_bad_input() {
     let cases: [(&[&str], &str); 43] = [
         // Options the command would not use: accepted and ignored before.
         (
-            &[
-                "bench",
-                "--only",
-                "hand",
-                "--turmoil-messages",
-                "333333323",
-            ],
+            &["bench", "--only", "hand", "--turmoil-messages", "333333323"],
             "--turmoil-messages sizes the turmoil rows, and --only `hand` keeps none",
         ),
         (
@@ -1396,7 +1390,7 @@ fn explore_does_not_pass_a_scenario_that_judged_nothing() {
     let (out, err) = text(&o);
     assert_eq!(o.status.code(), Some(6), "{out}{err}");
     assert!(
-        out.contains("mutual_exclusion could not be judged on 1 complete paths")
+        out.contains("mutual_exclusion could not be judged on 1 complete path:")
             && out.contains("nothing was judged"),
         "{out}"
     );
@@ -3139,4 +3133,26 @@ fn a_shrunk_description_says_what_came_before_only_when_there_was_one() {
             );
         }
     }
+}
+
+/// A list option's default is shown as it is typed, comma-separated (`[default: mix random]`
+/// read as one value with a space, which is refused), and parses to the list the command
+/// takes for "not given".
+#[test]
+fn list_defaults_are_shown_comma_separated_and_mean_not_given() {
+    let help = text(&sincro(&["calibrate", "--help"])).0;
+    assert!(help.contains("[default: mix,random]"), "{help}");
+    let help = text(&sincro(&["bench", "--help"])).0;
+    assert!(
+        help.contains("[default: 10,100,1000,10000]") && help.contains("[default: 10,100,500]"),
+        "{help}"
+    );
+    // the defaults are "not given": --scale-one runs without a complaint about --scale-n
+    let o = sincro(&["bench", "--scale-one", "election:3"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o).1);
+    assert!(
+        text(&o).0.starts_with("scale election 3 "),
+        "{}",
+        text(&o).0
+    );
 }

@@ -258,13 +258,27 @@ mod tests {
     fn a_restart_at_the_instant_splits_the_lives_by_the_nodes_own_order() {
         let restart = fault(1, 5, Fault::Restart { node: 3 });
         // rebooted, then no leader: the new life knows none
-        judge(&[report(0, 1, 3, Some(3)), restart.clone(), report(2, 5, 3, None)]).unwrap();
+        judge(&[
+            report(0, 1, 3, Some(3)),
+            restart.clone(),
+            report(2, 5, 3, None),
+        ])
+        .unwrap();
         // no leader, then rebooted: the old life stepped down while alive
-        let v = judge(&[report(0, 1, 3, Some(3)), report(2, 5, 3, None), restart.clone()])
-            .unwrap_err();
+        let v = judge(&[
+            report(0, 1, 3, Some(3)),
+            report(2, 5, 3, None),
+            restart.clone(),
+        ])
+        .unwrap_err();
         assert_eq!(v.events, vec![0, 2]);
         // a claim before the reboot ends with that life
-        judge(&[report(2, 5, 3, Some(3)), restart.clone(), report(3, 8, 3, None)]).unwrap();
+        judge(&[
+            report(2, 5, 3, Some(3)),
+            restart.clone(),
+            report(3, 8, 3, None),
+        ])
+        .unwrap();
         // a claim right after it is the new life's (the highest node claims as it recovers)
         let v = judge(&[restart, report(2, 5, 3, Some(3)), report(3, 8, 3, None)]).unwrap_err();
         assert_eq!(v.events, vec![2, 3]);

@@ -215,13 +215,23 @@ mod tests {
     /// order (nodes 0, 3, 2 in that order named "0 and 3").
     #[test]
     fn three_claims_at_one_instant_name_the_two_lowest_in_every_order() {
-        for order in [[0, 2, 3], [0, 3, 2], [3, 2, 0], [2, 3, 0], [3, 0, 2], [2, 0, 3]] {
+        for order in [
+            [0, 2, 3],
+            [0, 3, 2],
+            [3, 2, 0],
+            [2, 3, 0],
+            [3, 0, 2],
+            [2, 0, 3],
+        ] {
             let mut t = T::default();
             for n in order {
                 t = t.leader(10, n, Some(n), 1);
             }
             let v = t.check(4, 1_000, OneLeaderPerTerm::new(4)).unwrap_err();
-            assert!(v.explanation.starts_with("nodes 0 and 2 were both"), "{order:?}: {v}");
+            assert!(
+                v.explanation.starts_with("nodes 0 and 2 were both"),
+                "{order:?}: {v}"
+            );
         }
     }
 }
