@@ -83,6 +83,15 @@ pub trait Algorithm: Sync {
         let _ = engine;
         Ok(())
     }
+    /// Whether the search strategies (`random`, `pct`, `pos`, `moments`) shape this
+    /// algorithm's generated runs: true for every message-passing [`Spec`](crate::spec::Spec)
+    /// (the default); false for `omega.khouri-greve`, whose shared-memory model has no message
+    /// schedule and clears the fault plan, so that every strategy generates the same
+    /// scenarios. `calibrate` and `table search` say so rather than print one measurement
+    /// as several.
+    fn strategies_apply(&self) -> bool {
+        true
+    }
     /// Explores `scenario` exhaustively within `options`' bounds: every order of its events
     /// (and the faults the bounds allow), judged by the same checkers as a run (see
     /// [`sincro_harness::explore`]). The default refuses; every [`Spec`](crate::spec::Spec)

@@ -177,6 +177,9 @@ pub(super) fn main(a: &CalibrateArgs) -> i32 {
             "\n{name}{buggy}\n{}",
             summary(&results, a.offsets, a.within)
         );
+        if results.len() > 1 && !target.algorithm.strategies_apply() {
+            println!("{}", same_search_note(target.algorithm.info().name));
+        }
         for c in results.iter().flat_map(|r| &r.campaigns) {
             if let Some((seed, msg)) = &c.bad_input {
                 eprintln!(
@@ -205,6 +208,15 @@ pub(super) fn main(a: &CalibrateArgs) -> i32 {
         return crate::fuzz::INTERRUPTED_EXIT;
     }
     code
+}
+
+/// Said under the rows of an algorithm no strategy shapes: they are one measurement.
+pub(crate) fn same_search_note(algorithm: &str) -> String {
+    format!(
+        "note: {algorithm} has no message schedule and no fault plan for a strategy to shape \
+         (a shared-memory model): every strategy generates the same scenarios, so its rows \
+         are one measurement, not a comparison"
+    )
 }
 
 /// The closing lines: how many targets were found in every campaign, and within `within`

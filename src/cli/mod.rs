@@ -36,6 +36,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 mod calibrate;
+pub(crate) use calibrate::same_search_note;
 pub(crate) mod grid;
 mod matrix;
 mod shrink;

@@ -227,8 +227,12 @@ pub fn main(args: &TableArgs) -> i32 {
     println!("| variant | strategy | failing seeds | rate | first | median seeds to find | s |");
     println!("|---|---|---:|---:|---:|---:|---:|");
     let mut below = Vec::new();
+    let mut same = Vec::new();
     for alg in algs {
         let info = alg.info();
+        if strategies.len() > 1 && !alg.strategies_apply() {
+            same.push(info.name);
+        }
         for v in info.variants.iter().filter(|v| v.buggy) {
             for &strategy in &strategies {
                 let t0 = Instant::now();
@@ -268,6 +272,9 @@ pub fn main(args: &TableArgs) -> i32 {
             "\nbelow the 1 % target with the default mix: {}",
             below.join(", ")
         );
+    }
+    for name in same {
+        println!("\n{}", crate::cli::same_search_note(name));
     }
     0
 }

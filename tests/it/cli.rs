@@ -3156,3 +3156,53 @@ fn list_defaults_are_shown_comma_separated_and_mean_not_given() {
         text(&o).0
     );
 }
+
+/// Ω's shared-memory runs have no schedule for a strategy to shape: its rows of a calibration
+/// are one measurement, and the output says so (it printed three identical rows as a
+/// comparison).
+#[test]
+fn strategies_that_cannot_differ_are_not_presented_as_a_comparison() {
+    let dir = tmp("omega-strategies");
+    let o = sincro(&[
+        "calibrate",
+        "-a",
+        "omega.khouri-greve",
+        "--offsets",
+        "1",
+        "--seeds",
+        "5",
+        "--strategy",
+        "pct,random",
+        "-q",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    let out = text(&o).0;
+    assert!(
+        out.contains("note: omega.khouri-greve has no message schedule")
+            && out.contains("its rows are one measurement"),
+        "{out}"
+    );
+    // a message-passing algorithm's strategies differ: no such note
+    let o = sincro(&[
+        "calibrate",
+        "-a",
+        "mutex.centralized",
+        "--variant",
+        "lease-timeout",
+        "--offsets",
+        "1",
+        "--seeds",
+        "5",
+        "--strategy",
+        "pct,random",
+        "-q",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(
+        !text(&o).0.contains("no message schedule"),
+        "{}",
+        text(&o).0
+    );
+}

@@ -665,6 +665,11 @@ const NAME: &str = "omega.khouri-greve";
 pub struct OmegaKhouriGreve;
 
 impl Algorithm for OmegaKhouriGreve {
+    /// Its runs have no messages and no fault plan: every strategy is the same search.
+    fn strategies_apply(&self) -> bool {
+        false
+    }
+
     fn runs_on(&self, engine: sincro_harness::EngineKind) -> Result<(), String> {
         match engine {
             sincro_harness::EngineKind::Native => Ok(()),
