@@ -835,24 +835,36 @@ fn judge_with_scenario(
         })?;
     }
     check_times(args)?;
-    let end_ns = end_ns(trace, args.end_ms, sc.duration_ms.saturating_mul(NS_PER_MS))?;
+    let full_end_ns = end_ns(trace, args.end_ms, sc.duration_ms.saturating_mul(NS_PER_MS))?;
+    // A trace ends where its run stopped: at a violation of any property the run judged,
+    // not only of those asked for (`--properties mutual_exclusion` of a run that stopped at a
+    // liveness violation called the trace cut short).
+    let run_verdict = if properties.len() < info.properties.len() || run_properties.is_some() {
+        let mut run_sc = sc.clone();
+        run_sc.checks.properties = run_properties;
+        let mut all = alg.checkers(&run_sc).map_err(|e| at(&e))?;
+        Some(judge_trace(trace, full_end_ns, &mut all))
+    } else {
+        None
+    };
+    // The properties asked for are judged up to where the run stopped, not to the scenario's
+    // end: a run stopped at 263 ms by a safety violation was judged `leader_agreement`
+    // "violated at 2471 ms, 2207 ms after the last leader report" (its own run passes it).
+    // A violation before the trace's last event was found by that event (a safety one
+    // when a later instant began, a liveness one when time passed its deadline), and the run
+    // stopped there; one at or after it was found by the run's end.
+    let last_ns = trace.events.iter().map(|e| e.t_ns).max().unwrap_or(0);
+    let end_ns = match &run_verdict {
+        Some(Verdict::Violation(v)) if args.end_ms.is_none() && v.t_ns < last_ns => last_ns,
+        _ => full_end_ns,
+    };
     let verdict = judge_trace(trace, end_ns, &mut checkers);
     let verdict = unless_order_dependent(trace, end_ns, verdict, &|| {
         alg.checkers(&sc).map_err(|e| at(&e))
     })?;
     let verdict = unless_stopped_early(trace, properties, verdict);
     let verdict = unless_vacuous(trace, &checkers, verdict, "trace");
-    // A trace ends where its run stopped: at a violation of any property the run judged,
-    // not only of those asked for (`--properties mutual_exclusion` of a run that stopped at a
-    // liveness violation called the trace cut short).
-    let stopped_at = if properties.len() < info.properties.len() || run_properties.is_some() {
-        let mut run_sc = sc.clone();
-        run_sc.checks.properties = run_properties;
-        let mut all = alg.checkers(&run_sc).map_err(|e| at(&e))?;
-        judge_trace(trace, end_ns, &mut all)
-    } else {
-        verdict.clone()
-    };
+    let stopped_at = run_verdict.unwrap_or_else(|| verdict.clone());
     let stopped_at = match (&verdict, stopped_at) {
         (Verdict::Violation(_), _) => verdict.clone(),
         (_, v) => v,

@@ -1789,3 +1789,48 @@ fn a_trace_that_stopped_at_a_violation_is_judged_for_any_one_property() {
     ]);
     assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
 }
+
+/// A run stopped at its first violation (here `single_acting_leader` at 283 ms of an 800 ms
+/// scenario) is judged, for other properties asked with `--scenario`, up to where it stopped:
+/// `leader_validity` "held, judged up to 900 ms" on nothing, and `leader_agreement` was
+/// refused as a trace "cut short". (A stale-coordinator run stopped at 263 ms was judged
+/// `leader_agreement` "violated at 2471 ms" the same way.)
+#[test]
+fn check_with_a_scenario_judges_up_to_where_its_run_stopped() {
+    let sc = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/corpus/election/lease-no-step-down-split-brain.json"
+    );
+    let trace = tmp("stopped-run.jsonl");
+    let o = sincro(&["run", sc, "--trace", p(&trace)]);
+    // the violation its file expects: exit 0
+    assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
+    for property in ["leader_validity", "leader_agreement"] {
+        let o = sincro(&[
+            "check",
+            p(&trace),
+            "--scenario",
+            sc,
+            "--properties",
+            property,
+        ]);
+        assert_eq!(code(&o), 6, "{property}: {}{}", stdout(&o), stderr(&o));
+        assert!(
+            stdout(&o).starts_with(&format!(
+                "COULD NOT JUDGE {property}: the run ended at 283.000 ms"
+            )) && stdout(&o).contains("judged up to 283.000 ms"),
+            "{property}: {}",
+            stdout(&o)
+        );
+    }
+    // the run's own property is judged as the run judged it
+    let o = sincro(&[
+        "check",
+        p(&trace),
+        "--scenario",
+        sc,
+        "--properties",
+        "single_acting_leader",
+    ]);
+    assert_eq!(code(&o), 1, "{}{}", stdout(&o), stderr(&o));
+}
