@@ -54,7 +54,7 @@ pub struct ExploreArgs {
     #[arg(
         long,
         value_name = "K",
-        default_value_t = 2,
+        default_value_t = DEFAULT_INPUTS,
         conflicts_with = "scenario"
     )]
     inputs: usize,
@@ -129,6 +129,9 @@ pub fn default_faults_until_ms(sc: &Scenario) -> u64 {
 
 /// The small scenario `sincro explore -a ALG` explores: generated from `seed` for `nodes`
 /// nodes with no fault beyond delays, an active phase of `active_ms`, and only its first
+/// `--inputs` when not given.
+const DEFAULT_INPUTS: usize = 2;
+
 /// `inputs` workload inputs.
 pub fn small_scenario(
     alg: &dyn Algorithm,
@@ -240,6 +243,18 @@ pub fn main(a: &ExploreArgs) -> i32 {
                     alg.nodes_min(),
                     sc.nodes,
                     a.nodes
+                );
+            }
+            if sc.workload.len() < a.inputs && a.inputs != DEFAULT_INPUTS {
+                // --inputs keeps the first K: fewer there are fewer explored, said so.
+                println!(
+                    "note: the generated workload (seed {}, --active-ms {}) has {} input(s): \
+                     exploring those, not --inputs {} (another --seed or a longer --active-ms \
+                     draws more)",
+                    a.seed,
+                    a.active_ms,
+                    sc.workload.len(),
+                    a.inputs
                 );
             }
             (alg, sc)
@@ -377,12 +392,13 @@ pub fn main(a: &ExploreArgs) -> i32 {
         },
     };
     println!(
-        "exploring {} / {}: {} nodes, {} inputs, {} semantics, loss {} dup {} crashes {} \
+        "exploring {} / {}: {} nodes, {} input{}, {} semantics, loss {} dup {} crashes {} \
          pauses {}, depth {}, {} states, {:?}",
         sc.algorithm,
         sc.variant,
         sc.nodes,
         sc.workload.len(),
+        if sc.workload.len() == 1 { "" } else { "s" },
         if a.untimed { "untimed" } else { "timed" },
         loss,
         dup,

@@ -3206,3 +3206,30 @@ fn strategies_that_cannot_differ_are_not_presented_as_a_comparison() {
         text(&o).0
     );
 }
+
+/// `explore --inputs K` keeps the first K inputs of the generated workload: when it has
+/// fewer, the search says how many it explores (the header alone said "1 inputs").
+#[test]
+fn explore_says_when_the_workload_has_fewer_inputs_than_asked() {
+    let dir = tmp("explore-inputs");
+    let o = sincro(&[
+        "explore",
+        "-a",
+        "election.ring",
+        "--nodes",
+        "3",
+        "--inputs",
+        "4",
+        "--time",
+        "5s",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    let out = text(&o).0;
+    assert_eq!(o.status.code(), Some(0), "{out}{}", text(&o).1);
+    assert!(
+        out.contains("note: the generated workload (seed 0, --active-ms 20) has 1 input(s): exploring those, not --inputs 4")
+            && out.contains(": 3 nodes, 1 input, timed semantics"),
+        "{out}"
+    );
+}
