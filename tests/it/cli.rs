@@ -3163,48 +3163,22 @@ fn list_defaults_are_shown_comma_separated_and_mean_not_given() {
 #[test]
 fn strategies_that_cannot_differ_are_not_presented_as_a_comparison() {
     let dir = tmp("omega-strategies");
-    let o = sincro(&[
-        "calibrate",
-        "-a",
-        "omega.khouri-greve",
-        "--offsets",
-        "1",
-        "--seeds",
-        "5",
-        "--strategy",
-        "pct,random",
-        "-q",
-        "--out",
-        dir.to_str().unwrap(),
-    ]);
-    let out = text(&o).0;
+    let calibrate = |target: &[&str]| {
+        let mut args = vec!["calibrate", "--offsets", "1", "--seeds", "5"];
+        args.extend(["--strategy", "pct,random", "-q", "--out"]);
+        args.push(dir.to_str().unwrap());
+        args.extend(target);
+        text(&sincro(&args)).0
+    };
+    let out = calibrate(&["-a", "omega.khouri-greve"]);
     assert!(
         out.contains("note: omega.khouri-greve has no message schedule")
             && out.contains("its rows are one measurement"),
         "{out}"
     );
     // a message-passing algorithm's strategies differ: no such note
-    let o = sincro(&[
-        "calibrate",
-        "-a",
-        "mutex.centralized",
-        "--variant",
-        "lease-timeout",
-        "--offsets",
-        "1",
-        "--seeds",
-        "5",
-        "--strategy",
-        "pct,random",
-        "-q",
-        "--out",
-        dir.to_str().unwrap(),
-    ]);
-    assert!(
-        !text(&o).0.contains("no message schedule"),
-        "{}",
-        text(&o).0
-    );
+    let out = calibrate(&["-a", "mutex.centralized", "--variant", "lease-timeout"]);
+    assert!(!out.contains("no message schedule"), "{out}");
 }
 
 /// `explore --inputs K` keeps the first K inputs of the generated workload: when it has

@@ -1805,15 +1805,18 @@ fn check_with_a_scenario_judges_up_to_where_its_run_stopped() {
     let o = sincro(&["run", sc, "--trace", p(&trace)]);
     // the violation its file expects: exit 0
     assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
-    for property in ["leader_validity", "leader_agreement"] {
-        let o = sincro(&[
+    let check = |property: &str| {
+        sincro(&[
             "check",
             p(&trace),
             "--scenario",
             sc,
             "--properties",
             property,
-        ]);
+        ])
+    };
+    for property in ["leader_validity", "leader_agreement"] {
+        let o = check(property);
         assert_eq!(code(&o), 6, "{property}: {}{}", stdout(&o), stderr(&o));
         assert!(
             stdout(&o).starts_with(&format!(
@@ -1824,13 +1827,6 @@ fn check_with_a_scenario_judges_up_to_where_its_run_stopped() {
         );
     }
     // the run's own property is judged as the run judged it
-    let o = sincro(&[
-        "check",
-        p(&trace),
-        "--scenario",
-        sc,
-        "--properties",
-        "single_acting_leader",
-    ]);
+    let o = check("single_acting_leader");
     assert_eq!(code(&o), 1, "{}{}", stdout(&o), stderr(&o));
 }
