@@ -1079,8 +1079,9 @@ fn ms_to_the_ns(ns: u64) -> String {
 fn check_times(args: &JudgeArgs) -> Result<(), String> {
     if args.liveness_bound_ms == Some(0) {
         return Err(
-            "--liveness-bound-ms 0: a request can never be served within 0 ms of itself; give \
-             at least 1"
+            "--liveness-bound-ms 0: nothing that takes a message or a step can happen within \
+             0 ms of what it answers (a request served, a leader elected, a deadlock \
+             detected), and a scenario refuses a bound of 0 too; give at least 1"
                 .into(),
         );
     }

@@ -111,6 +111,11 @@ impl Checker for LamportCondition {
         Ok(())
     }
 
+    /// Its ground-truth happens-before stopped at its entry limit: the rest was not judged.
+    fn could_not_judge(&self) -> Option<String> {
+        self.hb.over_limit()
+    }
+
     fn finish(&mut self, _end_t_ns: u64) -> Result<(), Violation> {
         Ok(())
     }
@@ -134,6 +139,36 @@ mod tests {
         let trace = Trace { nodes: 3, events };
         let mut cs: Vec<Box<dyn Checker>> = vec![Box::new(LamportCondition::new(3))];
         check_trace(&trace, 1_000, &mut cs)
+    }
+
+    /// Past its happens-before's entry limit the checker stops and cannot judge the run: the
+    /// violation after the limit is not reported as a pass, nor judged on stamps it lacks.
+    #[test]
+    fn past_the_stamp_limit_the_run_is_not_judged() {
+        let mut c = LamportCondition {
+            hb: HappensBefore::with_entries_max(3, 6),
+            per_node: vec![Vec::new(); 3],
+        };
+        // node 2's stamp (3) and its send (3) fit; node 1's stamp does not
+        for e in [
+            observe(0, 2, time(60)),
+            send(1, 2, 7, 1),
+            deliver(2, 1, 7, 2, 1),
+            observe(3, 1, time(56)),
+        ] {
+            c.on_event(&e).unwrap();
+        }
+        c.finish(1_000).unwrap();
+        let why = c.could_not_judge().expect("not judged");
+        assert!(why.contains("more than 6 entries"), "{why}");
+        // within the limit the same run is a violation
+        assert!(run(vec![
+            observe(0, 2, time(60)),
+            send(1, 2, 7, 1),
+            deliver(2, 1, 7, 2, 1),
+            observe(3, 1, time(56)),
+        ])
+        .is_err());
     }
 
     #[test]

@@ -29,7 +29,9 @@
 //!   engine keeps a node's clock across it.
 //! - **Settings:** the node count (it grows if the trace names a larger id). No quiet time
 //!   (the faulty phase is judged too), no bound.
-//! - **When the run ends before it can judge:** nothing is pending — `finish` passes.
+//! - **When the run ends before it can judge:** nothing is pending — `finish` passes. A run
+//!   in which no node had two readings to compare, nor stepped its clock, is *could not
+//!   judge* (a trace of the nodes' start events alone passed).
 //! - **Class:** safety.
 
 use sincro_harness::process::ClockAdjust;
@@ -53,6 +55,8 @@ struct Last {
 #[derive(Debug)]
 pub struct MonotonicClock {
     last: Vec<Option<Last>>,
+    /// Some node had two readings compared, or stepped its clock: something was judged.
+    judged: bool,
 }
 
 impl MonotonicClock {
@@ -60,6 +64,7 @@ impl MonotonicClock {
     pub fn new(nodes: usize) -> Self {
         MonotonicClock {
             last: vec![None; nodes],
+            judged: false,
         }
     }
 
@@ -73,6 +78,8 @@ impl MonotonicClock {
     /// Compares `node`'s reading `local_ns` (of `ev`) with its previous one, then makes it the
     /// previous one.
     fn judge_reading(&mut self, ev: &Event, node: NodeId, local_ns: i64) -> Result<(), Violation> {
+        // a reading with a previous one to compare it with: something is judged
+        self.judged |= self.last.get(node).is_some_and(Option::is_some);
         let slot = self.slot(node);
         if let Some(prev) = *slot {
             let floor = prev.local_ns.saturating_add(prev.jumps_ns.min(0));
@@ -155,6 +162,7 @@ impl Checker for MonotonicClock {
             delta_ns,
         } = ev.kind
         {
+            self.judged = true;
             if delta_ns < 0 {
                 return Err(violation(
                     ev,
@@ -188,6 +196,15 @@ impl Checker for MonotonicClock {
     fn finish(&mut self, _end_t_ns: u64) -> Result<(), Violation> {
         Ok(())
     }
+
+    /// No node had two readings to compare (nor stepped its clock): a trace of the nodes'
+    /// start events alone passed.
+    fn could_not_judge(&self) -> Option<String> {
+        (!self.judged).then(|| {
+            "no node has two clock readings to compare (nor a clock step): nothing was judged"
+                .to_string()
+        })
+    }
 }
 
 #[cfg(test)]
@@ -214,6 +231,25 @@ mod tests {
         let trace = Trace { nodes: 2, events };
         let mut c: Vec<Box<dyn Checker>> = vec![Box::new(MonotonicClock::new(2))];
         check_trace(&trace, 1_000_000, &mut c)
+    }
+
+    /// One reading per node compares nothing: not a pass (a trace of start events passed).
+    #[test]
+    fn one_reading_per_node_is_not_judged_two_are() {
+        let judged = |events: Vec<Event>| {
+            let mut c = MonotonicClock::new(2);
+            for e in &events {
+                c.on_event(e).unwrap();
+            }
+            c.finish(1_000_000).unwrap();
+            c.could_not_judge()
+        };
+        let why = judged(vec![input(0, 0, 0), input(1, 1, 0)]).expect("not judged");
+        assert!(why.contains("no node has two clock readings"), "{why}");
+        assert_eq!(
+            judged(vec![input(0, 0, 0), input(1, 1, 0), input(2, 1, 5)]),
+            None
+        );
     }
 
     #[test]

@@ -176,6 +176,11 @@ impl Checker for VectorCausality {
         Ok(())
     }
 
+    /// Its ground-truth happens-before stopped at its entry limit: the rest was not judged.
+    fn could_not_judge(&self) -> Option<String> {
+        self.hb.over_limit()
+    }
+
     fn finish(&mut self, _end_t_ns: u64) -> Result<(), Violation> {
         Ok(())
     }

@@ -1072,25 +1072,79 @@ pub struct HappensBefore {
     /// nodes that act, not with the node count squared).
     current: Vec<Option<Vec<u32>>>,
     sends: std::collections::BTreeMap<u64, Vec<u32>>,
+    /// Stamp entries held (`nodes` per acting node and per send).
+    entries: usize,
+    /// The most entries held ([`HappensBefore::ENTRIES_MAX`] unless set lower).
+    max: usize,
+    /// The stamps would have passed `max`: nothing is stamped from there on.
+    over: bool,
 }
 
 impl HappensBefore {
+    /// The most stamp entries held at once (`nodes` per acting node and per send, 4 bytes
+    /// each: 256 MiB). A trace of 10,000 nodes and 30,000 sends, 3 MB, took more than 2.5 GB
+    /// and aborted `sincro check`.
+    pub const ENTRIES_MAX: usize = 1 << 26;
+
     /// A tracker for `nodes` nodes.
     pub fn new(nodes: usize) -> Self {
+        Self::with_entries_max(nodes, Self::ENTRIES_MAX)
+    }
+
+    /// A tracker for `nodes` nodes holding at most `max` stamp entries.
+    pub fn with_entries_max(nodes: usize, max: usize) -> Self {
         HappensBefore {
             nodes,
             current: vec![None; nodes],
             sends: Default::default(),
+            entries: 0,
+            max,
+            over: false,
         }
     }
 
-    /// Stamps `e` (which must come right after the events already stamped).
+    /// Why nothing was stamped from some event on: the stamps would have passed
+    /// [`HappensBefore::ENTRIES_MAX`]. A checker built on it cannot judge the rest of the
+    /// run and says so (`Checker::could_not_judge`).
+    pub fn over_limit(&self) -> Option<String> {
+        self.over.then(|| {
+            format!(
+                "the ground-truth happens-before needs a stamp of {} entries per acting node \
+                 and per send, more than {} entries in all (the trace has too many nodes and \
+                 sends for it); nothing after that point was judged",
+                self.nodes, self.max
+            )
+        })
+    }
+
+    /// Counts `n` more stamp entries; false (and nothing stamped from now on) past the limit.
+    fn take(&mut self, n: usize) -> bool {
+        match self.entries.checked_add(n) {
+            Some(total) if !self.over && total <= self.max => {
+                self.entries = total;
+                true
+            }
+            _ => {
+                self.over = true;
+                false
+            }
+        }
+    }
+
+    /// Stamps `e` (which must come right after the events already stamped); `None` for an
+    /// event of no node in range, and for every event once [`HappensBefore::over_limit`].
     pub fn stamp(&mut self, e: &Event) -> Option<&[u32]> {
         let node = e.node?;
-        if node >= self.nodes {
+        if node >= self.nodes || self.over {
             return None;
         }
         let n = self.nodes;
+        if self.current[node].is_none() && !self.take(n) {
+            return None;
+        }
+        if matches!(e.kind, EventKind::Send { .. }) && !self.take(n) {
+            return None;
+        }
         let cur = self.current[node].get_or_insert_with(|| vec![0; n]);
         if let EventKind::Deliver { sent, .. } = e.kind {
             if let Some(vs) = self.sends.get(&sent) {
@@ -1115,6 +1169,40 @@ pub fn happened_before(a: &[u32], b: &[u32]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Stamps past the entry limit stop the tracker, which says why: a 3 MB trace of 10,000
+    /// nodes took gigabytes and aborted.
+    #[test]
+    fn stamps_stop_at_the_entry_limit_and_say_so() {
+        let ev = |id: u64, kind: EventKind| Event {
+            id,
+            t_ns: id,
+            node: Some(0),
+            local_ns: None,
+            kind,
+        };
+        let send = |id: u64| {
+            ev(
+                id,
+                EventKind::Send {
+                    msg_id: id,
+                    to: 1,
+                    msg: "m".into(),
+                },
+            )
+        };
+        // 4 nodes: node 0's stamp (4) and two sends (8) fit in 12; the third send does not
+        let mut hb = HappensBefore::with_entries_max(4, 12);
+        assert!(hb.stamp(&send(0)).is_some() && hb.stamp(&send(1)).is_some());
+        assert!(hb.over_limit().is_none());
+        assert!(hb.stamp(&send(2)).is_none());
+        let why = hb.over_limit().expect("over");
+        assert!(why.contains("more than 12 entries"), "{why}");
+        // and nothing after it is stamped, even an event that would fit
+        assert!(hb
+            .stamp(&ev(3, EventKind::Input { input: "x".into() }))
+            .is_none());
+    }
 
     #[test]
     fn a_text_reads_as_its_string_and_the_empty_one_holds_nothing() {

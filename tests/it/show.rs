@@ -501,7 +501,7 @@ fn check_rejects_bad_input_with_exit_2() {
     ]);
     assert_eq!(code(&o), 2, "{}{}", stdout(&o), stderr(&o));
     assert!(
-        stderr(&o).contains("--liveness-bound-ms 0: a request can never be served"),
+        stderr(&o).contains("--liveness-bound-ms 0: nothing that takes a message or a step"),
         "{}",
         stderr(&o)
     );
