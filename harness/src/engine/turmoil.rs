@@ -37,8 +37,14 @@
 //! lateness when the node's clock runs slow (10 ms of a clock at -100 ppm is a little more than
 //! 10 ms of global time, so such a period becomes 11 ms; without drift nothing accumulates).
 //! The callback sees the local clock at the instant it runs, never before the deadline.
-//! Faults of a given millisecond are applied before the nodes run in that millisecond, so a
-//! fault at `t = 0` comes before the nodes' start (the native engine starts the nodes first).
+//! Faults of a given millisecond are applied before the nodes run in that millisecond, but
+//! for `t = 0`: the hosts start (`Start`, `on_start`) in the first tick and the faults at 0
+//! follow, as on the native engine, which starts every node first (before stop 60 a crash at
+//! 0 hit a node that had never started). Workload inputs due at 0 wait for those faults, so
+//! when the plan has faults at 0 they are taken at 1 ms. A restarted host starts in the
+//! tick after its restart (turmoil runs it then): a restart at 0 starts the node at 1 ms, and
+//! another fault of that node at its restart's millisecond comes before the new start
+//! (native starts it at once).
 //!
 //! # Network
 //!
@@ -154,6 +160,7 @@ pub fn run<P: Process>(
         fifos: BTreeMap::new(),
         flights: BTreeMap::new(),
         expiry: BTreeSet::new(),
+        hold_inputs_at_zero: scenario.faults.iter().any(|f| f.at_ms == 0),
     };
     let world = World::new(scenario, prep, factory, checkers, options, turmoil, || {
         TurmoilNode {
@@ -242,6 +249,7 @@ pub fn run<P: Process>(
             .map_err(|e| ScenarioError(format!("turmoil engine: {e}")))?;
         if ticks == 1 {
             driver.apply_due_faults(&mut faults, now);
+            driver.world.borrow_mut().eng.hold_inputs_at_zero = false;
         }
     }
 
@@ -308,6 +316,10 @@ struct Turmoil<P: Process> {
     flights: BTreeMap<(u64, u8), Flight>,
     /// (deadline, message id, copy) of every flight.
     expiry: BTreeSet<(u64, u64, u8)>,
+    /// The plan has faults at 0 ms, applied after the hosts' first tick (after every start):
+    /// inputs due at 0 wait for them, as on the native engine (starts, then faults, then
+    /// inputs). They are then taken at 1 ms, the next tick.
+    hold_inputs_at_zero: bool,
 }
 
 /// The turmoil engine's part of a node's slot.
@@ -449,7 +461,8 @@ impl<P: Process> World<P> {
                 self.deliver_or_wait(id, proc, sock, now, a);
                 continue;
             }
-            if slot.inputs.front().is_some_and(|(at, _)| *at <= now) {
+            let held = now == 0 && self.eng.hold_inputs_at_zero;
+            if !held && slot.inputs.front().is_some_and(|(at, _)| *at <= now) {
                 let (_, input) = slot.inputs.pop_front().expect("checked");
                 self.input_or_wait(id, proc, sock, now, input);
                 continue;
@@ -1098,9 +1111,11 @@ mod tests {
     /// first start (its stable start count untouched) under the label of its second.
     #[test]
     fn a_crash_at_zero_comes_after_the_start_as_on_native() {
+        // an input due at the crash's instant comes after it (ignored), as on native
         let sc = scenario(
             r#", "faults": [{"at_ms": 0, "fault": {"crash": {"node": 1}}},
-                            {"at_ms": 120, "fault": {"restart": {"node": 1}}}]"#,
+                            {"at_ms": 120, "fault": {"restart": {"node": 1}}}],
+                 "workload": [{"at_ms": 0, "node": 1, "input": "burst"}]"#,
         );
         let o = run_turmoil(&sc);
         let node1 = |o: &Outcome| -> Vec<String> {
@@ -1113,6 +1128,7 @@ mod tests {
                     EventKind::Observe {
                         obs: Observation::Note { text },
                     } => Some(text.clone()),
+                    EventKind::Input { input } => Some(format!("input {input}")),
                     _ => None,
                 })
                 .collect()
@@ -1130,6 +1146,11 @@ mod tests {
             node1(&o)
         );
         assert_eq!(node1(&o)[0], "start 0", "{:?}", node1(&o));
+        assert!(
+            node1(&o).contains(&"input Burst (ignored: node is crashed)".to_string()),
+            "{:?}",
+            node1(&o)
+        );
     }
 
     #[test]
