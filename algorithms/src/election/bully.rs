@@ -132,6 +132,16 @@ pub struct Timeouts {
 }
 
 impl Timeouts {
+    /// [`Timeouts::for_latency`], with `answer_timeout_ms` as the answer timeout when it is
+    /// set (not 0): the nodes and the liveness bound use the same timeouts.
+    pub fn with_answer(max_latency_ms: u64, answer_timeout_ms: u64) -> Self {
+        let mut t = Self::for_latency(max_latency_ms);
+        if answer_timeout_ms > 0 {
+            t.answer_ms = answer_timeout_ms;
+        }
+        t
+    }
+
     /// Timeouts for links whose delays are at most `max_latency_ms`.
     pub fn for_latency(max_latency_ms: u64) -> Self {
         let rtt = 2 * (max_latency_ms + 1) + 2;
@@ -463,10 +473,7 @@ impl Spec for BullySpec {
     }
     /// Timeouts for the scenario's latencies; `answer_timeout_ms`, when set, wins.
     fn node(&self, variant: Variant, params: &Params, _id: NodeId) -> Bully {
-        let mut t = Timeouts::for_latency(params.max_latency_ms);
-        if params.answer_timeout_ms > 0 {
-            t.answer_ms = params.answer_timeout_ms;
-        }
+        let t = Timeouts::with_answer(params.max_latency_ms, params.answer_timeout_ms);
         Bully::new(variant, t, params.initial_leader)
     }
     fn workload(&self, rng: &mut SimRng, nodes: usize, active_ms: u64) -> Vec<Timed<Input>> {
@@ -475,9 +482,10 @@ impl Spec for BullySpec {
     /// After the faults stop: a probe, then at most a few rounds of election, announcement and
     /// the wait for the coordinator (a NACK from a process with a stale coordinator costs one
     /// more round).
+    /// Four election rounds of the timeouts the nodes use (`answer_timeout_ms` included).
     fn liveness_bound_ms(&self, setup: &Setup<'_, Self>) -> u64 {
         let lat = setup.max_latency_ms();
-        let t = Timeouts::for_latency(lat);
+        let t = Timeouts::with_answer(lat, setup.params.answer_timeout_ms);
         let round = t.probe_ms + t.answer_ms + t.announce_ms + t.coordinator_ms;
         4 * round + 10 * (lat + 1)
     }
@@ -505,6 +513,32 @@ mod tests {
     use crate::test_support::{assert_in_model_passes, assert_replays_exactly, first_failing_seed};
     use sincro_harness::engine::RunOptions;
     use sincro_harness::{EngineKind, Outcome, Scenario, Verdict};
+
+    /// A long `answer_timeout_ms` lengthens the liveness bound as it lengthens the election:
+    /// Fig. 6.19 with a 600 ms answer timeout settles on 6 by about 650 ms, past the bound of
+    /// the default timeouts (524 ms after the crash), and passes.
+    #[test]
+    fn the_liveness_bound_follows_the_answer_timeout() {
+        let json = |answer: u64| {
+            let mut v: serde_json::Value =
+                serde_json::from_str(include_str!("../../../corpus/election/bully-fig-6-19.json"))
+                    .unwrap();
+            v["duration_ms"] = 3000.into();
+            v["params"] = serde_json::json!({ "answer_timeout_ms": answer });
+            v.to_string()
+        };
+        let alg = find("election.bully").unwrap();
+        let bound = |answer| alg.liveness_bound_ms(&Scenario::from_json(&json(answer)).unwrap());
+        assert!(
+            bound(600) > bound(0) + 4 * 500,
+            "{} {}",
+            bound(600),
+            bound(0)
+        );
+        let out = run(&json(600));
+        assert_eq!(out.verdict, Verdict::Pass, "{:?}", out.verdict);
+        assert_eq!(&final_leaders(&out, 8)[..7], &[Some(6); 7]);
+    }
 
     fn run(json: &str) -> Outcome {
         let sc = Scenario::from_json(json).unwrap();

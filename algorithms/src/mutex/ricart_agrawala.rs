@@ -608,7 +608,7 @@ impl Spec for RicartAgrawalaFtSpec {
         let (retry_ms, max_retries) = (setup.params.retry_ms, setup.params.max_retries);
         super::fifo_liveness_bound_ms(setup)
             + setup.nodes() as u64 * retry_ms
-            + u64::from(max_retries + 1) * retry_ms
+            + (u64::from(max_retries) + 1).saturating_mul(retry_ms)
     }
 }
 
@@ -618,6 +618,24 @@ mod tests {
     use crate::test_support::{assert_in_model_passes, assert_replays_exactly, first_failing_seed};
     use sincro_harness::engine::RunOptions;
     use sincro_harness::{EngineKind, EventKind, Observation, Scenario, Verdict};
+
+    /// The bound grows with `max_retries` up to the largest value: `u32::MAX` sends once
+    /// wrapped round to none and judged a correct run a liveness violation.
+    #[test]
+    fn the_liveness_bound_grows_with_max_retries_without_wrapping() {
+        let alg = find("mutex.ricart-agrawala-ft").unwrap();
+        let bound = |max_retries: u32| {
+            let sc = Scenario::from_json(&format!(
+                r#"{{"algorithm": "mutex.ricart-agrawala-ft", "nodes": 3, "seed": 1,
+                    "duration_ms": 500, "params": {{"retry_ms": 10, "max_retries": {max_retries}}}}}"#
+            ))
+            .unwrap();
+            alg.liveness_bound_ms(&sc)
+        };
+        assert!(bound(4) > bound(3));
+        assert!(bound(u32::MAX) > bound(u32::MAX - 1));
+        assert!(bound(u32::MAX) > 40_000_000_000, "{}", bound(u32::MAX));
+    }
 
     fn two_requesters(n: usize, variant: &str, clocks: &str) -> Scenario {
         Scenario::from_json(&format!(
