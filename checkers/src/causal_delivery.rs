@@ -80,7 +80,13 @@ pub struct CausalDelivery {
     /// per node, what it delivered (see [`Deliveries`])
     delivered: Vec<Deliveries>,
     /// per node, per sender: length of the prefix of that sender's multicasts all delivered
+    /// (a node's row is made, `nodes` entries, when it first multicasts or delivers: a trace
+    /// of 10,000 nodes that multicast nothing took 400 MB for rows never read)
     prefix: Vec<Vec<u32>>,
+    /// Entries held in `prefix` rows and multicasts' pasts, at most `entries_max`.
+    entries: usize,
+    /// [`ENTRIES_MAX`] unless set lower ([`CausalDelivery::with_entries_max`]).
+    entries_max: usize,
     /// per node: of what it delivered, the message whose causal past holds the most of the
     /// node's own multicasts — (that count, message id, delivery event)
     own_in_past: Vec<Option<(u32, String, u64)>>,
@@ -97,7 +103,15 @@ pub struct CausalDelivery {
     judged: u64,
     /// More multicasts than [`MULTICASTS_MAX`]: nothing more is judged (could not judge).
     overflowed: bool,
+    /// More entries than `entries_max` needed: nothing more is judged (could not judge).
+    over_memory: bool,
 }
+
+/// The most entries (`u32`, 256 MiB) the checker holds in its per-node rows and the pasts of
+/// the multicasts, each `nodes` long, as the ground-truth happens-before does
+/// ([`HappensBefore::ENTRIES_MAX`](sincro_harness::trace::HappensBefore::ENTRIES_MAX)): past
+/// it the checker stops and cannot judge the rest, instead of taking the machine's memory.
+pub const ENTRIES_MAX: usize = 1 << 26;
 
 /// The most multicasts the checker judges: every count it compares stays below 2^31, so
 /// [`all_within`] compares by the sign of a wrapping subtraction, which vectorizes on every
@@ -108,6 +122,12 @@ const MULTICASTS_MAX: usize = (1 << 31) - 1;
 impl CausalDelivery {
     /// A checker for a run of `nodes` nodes.
     pub fn new(nodes: usize) -> Self {
+        Self::with_entries_max(nodes, ENTRIES_MAX)
+    }
+
+    /// [`CausalDelivery::new`], holding at most `entries_max` entries (of `nodes` per node
+    /// that multicasts or delivers, and per multicast) before it stops and cannot judge.
+    pub fn with_entries_max(nodes: usize, entries_max: usize) -> Self {
         CausalDelivery {
             nodes,
             index: HashMap::default(),
@@ -115,11 +135,13 @@ impl CausalDelivery {
             by_sender: vec![Vec::new(); nodes],
             own: vec![0; nodes],
             #[cfg(debug_assertions)]
-            merged_past: vec![vec![0; nodes]; nodes],
+            merged_past: vec![Vec::new(); nodes],
             #[cfg(debug_assertions)]
             violated: false,
             delivered: vec![Deliveries::default(); nodes],
-            prefix: vec![vec![0; nodes]; nodes],
+            prefix: vec![Vec::new(); nodes],
+            entries: 0,
+            entries_max,
             own_in_past: vec![None; nodes],
             now_ns: 0,
             deferred: Vec::new(),
@@ -127,7 +149,39 @@ impl CausalDelivery {
             orphans: Default::default(),
             judged: 0,
             overflowed: false,
+            over_memory: false,
         }
+    }
+
+    /// Holds `more` entries, unless that goes past [`ENTRIES_MAX`]: then `false`, and the
+    /// checker stops judging.
+    fn hold(&mut self, more: usize) -> bool {
+        match self.entries.checked_add(more) {
+            Some(total) if total <= self.entries_max => {
+                self.entries = total;
+                true
+            }
+            _ => {
+                self.over_memory = true;
+                false
+            }
+        }
+    }
+
+    /// Makes node `j`'s row of delivered prefixes; `false` when the memory limit stops it.
+    fn make_row(&mut self, j: NodeId) -> bool {
+        if !self.prefix[j].is_empty() {
+            return true;
+        }
+        if !self.hold(self.nodes) {
+            return false;
+        }
+        self.prefix[j] = vec![0; self.nodes];
+        #[cfg(debug_assertions)]
+        {
+            self.merged_past[j] = vec![0; self.nodes];
+        }
+        true
     }
 
     /// The causal past of node `j`'s next multicast (its own count already raised): per
@@ -203,6 +257,14 @@ impl Checker for CausalDelivery {
         if self.overflowed {
             return Some(format!(
                 "more than {MULTICASTS_MAX} multicasts: the checker judges no more than that"
+            ));
+        }
+        if self.over_memory {
+            return Some(format!(
+                "the causal pasts of this trace's multicasts need more than {} entries ({} \
+                 nodes each): the checker stopped at that memory limit, after {} judged \
+                 deliveries",
+                self.entries_max, self.nodes, self.judged
             ));
         }
         // Deliveries, none of a message anyone multicast: nothing was judged (an algorithm
@@ -304,7 +366,14 @@ impl CausalDelivery {
         let EventKind::Observe { obs } = &ev.kind else {
             return Ok(());
         };
-        if self.overflowed {
+        if self.overflowed || self.over_memory {
+            return Ok(());
+        }
+        let reads = matches!(
+            obs,
+            Observation::Multicast { .. } | Observation::Delivered { .. }
+        );
+        if reads && !self.make_row(node) {
             return Ok(());
         }
         let fail = |explanation: String, events: Vec<u64>| Violation {
@@ -335,6 +404,9 @@ impl CausalDelivery {
                         ),
                         vec![first, ev.id],
                     ));
+                }
+                if !self.hold(self.nodes) {
+                    return Ok(());
                 }
                 self.own[node] += 1;
                 let past = self.past_of(node);
@@ -536,6 +608,52 @@ mod tests {
         let trace = Trace { nodes: 3, events };
         let mut cs: Vec<Box<dyn Checker>> = vec![Box::new(CausalDelivery::new(3))];
         check_trace(&trace, 1_000, &mut cs)
+    }
+
+    /// Rows are made for the nodes that multicast or deliver, and past the memory limit the
+    /// checker stops: could not judge, never a pass, and no violation of the rest reported.
+    #[test]
+    fn rows_are_made_when_needed_and_the_memory_limit_stops_the_checker() {
+        let mut big = CausalDelivery::new(100_000);
+        let leader = Event {
+            id: 0,
+            t_ns: 0,
+            node: Some(5),
+            local_ns: Some(0),
+            kind: EventKind::Observe {
+                obs: Observation::Leader {
+                    leader: Some(5),
+                    term: 0,
+                },
+            },
+        };
+        big.on_event(&leader).unwrap();
+        big.finish(1).unwrap();
+        assert_eq!(
+            big.entries, 0,
+            "no row for a node that neither multicasts nor delivers"
+        );
+        // 3 nodes: node 0's row and its multicasts' pasts (9 entries), then node 1's row (12)
+        let trace = Trace {
+            nodes: 3,
+            events: vec![
+                multicast(0, 0, "m"),
+                multicast(1, 0, "m2"),
+                delivered(2, 1, "m2"), // m2 before m: a violation, past the limit
+            ],
+        };
+        for (max, judged) in [(1_000, true), (9, false)] {
+            let mut cs: Vec<Box<dyn Checker>> =
+                vec![Box::new(CausalDelivery::with_entries_max(3, max))];
+            let got = check_trace(&trace, 1_000, &mut cs);
+            if judged {
+                assert!(got.unwrap_err().explanation.contains("m2"));
+            } else {
+                got.unwrap();
+                let why = cs[0].could_not_judge().expect("stopped: could not judge");
+                assert!(why.contains("more than 9 entries"), "{why}");
+            }
+        }
     }
 
     #[test]
