@@ -375,6 +375,20 @@ pub fn main(a: &ExploreArgs) -> i32 {
     if let Err(e) = crate::fuzz::probe_dir(&a.out) {
         return bad_input(format!("--out: {e}"));
     }
+    // Re-exploring a counterexample in its own folder would replace it with the new one.
+    if let Some(input) = &a.scenario {
+        let (path, native_path) = counterexample_paths(&a.out, &sc);
+        if let Some(out) = [path, native_path]
+            .iter()
+            .find(|out| crate::same_file(out, input))
+        {
+            return bad_input(format!(
+                "--scenario {} is where this search writes its counterexample ({}): it would                  be lost; give --out another folder, or copy the scenario elsewhere first",
+                input.display(),
+                out.display()
+            ));
+        }
+    }
     let refused = |e: crate::harness::ScenarioError| {
         bad_input(match &a.scenario {
             Some(path) => format!("{}: {e}", path.display()),
@@ -565,6 +579,16 @@ fn replays_timed(
     alg.replay_schedule(sc, &timed, schedule).is_ok()
 }
 
+/// Where a counterexample of `sc` goes in the folder `out`: its schedule file and its native
+/// scenario.
+fn counterexample_paths(out: &std::path::Path, sc: &Scenario) -> (PathBuf, PathBuf) {
+    let name = format!("{}.{}.explore", sc.algorithm, sc.variant);
+    (
+        out.join(format!("{name}.json")),
+        out.join(format!("{name}.native.json")),
+    )
+}
+
 /// Writes the counterexample file and, when there is one, its native scenario (removing a
 /// native scenario an earlier search left under the same name, which would describe another
 /// execution); their paths.
@@ -577,13 +601,7 @@ fn write_counterexample(
     let unwritten = " (the counterexample above was not written)";
     crate::fuzz::create_dir_all(&a.out)
         .map_err(|e| format!("cannot create {}: {e}{unwritten}", a.out.display()))?;
-    let path = a
-        .out
-        .join(format!("{}.{}.explore.json", sc.algorithm, sc.variant));
-    let native_path = a.out.join(format!(
-        "{}.{}.explore.native.json",
-        sc.algorithm, sc.variant
-    ));
+    let (path, native_path) = counterexample_paths(&a.out, sc);
     let file = ScheduleFile {
         scenario: sc.clone(),
         bounds: options.bounds,

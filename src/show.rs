@@ -1362,12 +1362,22 @@ fn emit(out: Option<&Path>, text: &str) -> Result<(), String> {
 /// Runs `sincro show`; returns the exit code (0 once rendered, whatever the verdict; 2 for bad
 /// input).
 pub fn show(args: &ShowArgs) -> i32 {
-    if let Some(Err(e)) = args
-        .out
-        .as_ref()
-        .map(|out| crate::refuse_overwrite("--out", out, &[&args.input], "the input itself", "it"))
-    {
-        return bad_input(e);
+    if let Some(out) = &args.out {
+        let overwrites =
+            crate::refuse_overwrite("--out", out, &[&args.input], "the input itself", "it")
+                .and_then(|()| match &args.judge.scenario {
+                    Some(sc) => crate::refuse_overwrite(
+                        "--out",
+                        out,
+                        &[sc],
+                        "the --scenario file",
+                        "the scenario",
+                    ),
+                    None => Ok(()),
+                });
+        if let Err(e) = overwrites {
+            return bad_input(e);
+        }
     }
     if let Err(e) = options_read(args) {
         return bad_input(e);

@@ -1022,6 +1022,24 @@ fn explore_exits_1_with_a_replayable_counterexample_0_without_and_2_on_bad_input
     assert!(out.contains("VIOLATION after 4 choices"), "{out}");
     let file = dir.join("order.total.unordered.explore.json");
     assert!(file.exists(), "{out}");
+    // Exploring the native scenario again into the same folder would replace it: refused,
+    // the file untouched.
+    let native = dir.join("order.total.unordered.explore.native.json");
+    let before = std::fs::read(&native).expect("the native scenario is written");
+    let o = sincro(&[
+        "explore",
+        "--scenario",
+        native.to_str().unwrap(),
+        "--out",
+        d,
+    ]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{out}{err}");
+    assert!(
+        err.contains("is where this search writes its counterexample"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(&native).unwrap(), before);
     let o = sincro(&["explore", "--replay", file.to_str().unwrap()]);
     let (out, err) = text(&o);
     assert_eq!(o.status.code(), Some(1), "{out}{err}");

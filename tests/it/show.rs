@@ -401,6 +401,28 @@ fn check_rejects_bad_input_with_exit_2() {
             stderr(&o)
         );
     }
+    // `show --out` naming the --scenario file would replace the scenario with the render.
+    let scenario_copy = tmp("show-out-is-the-scenario.json");
+    std::fs::copy(LEASE, &scenario_copy).unwrap();
+    let before = std::fs::read(&scenario_copy).unwrap();
+    let sc = p(&scenario_copy);
+    let o = sincro(&[
+        "show",
+        p(&lease),
+        "--check",
+        "mutual_exclusion",
+        "--scenario",
+        sc,
+        "--out",
+        sc,
+    ]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("is the --scenario file"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(std::fs::read(&scenario_copy).unwrap(), before);
     // The election properties each algorithm judges its own way need the scenario; its
     // node count and quiet time come from it, not from flags as well.
     let o = sincro(&["check", p(&lease), "--properties", "leader_validity"]);
