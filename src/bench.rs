@@ -26,6 +26,7 @@
 
 use crate::checkers::MutualExclusion;
 use crate::harness::engine::{self, native, RunOptions};
+use crate::harness::scenario::Limits;
 use crate::harness::{
     Checker, Ctx, EngineKind, NodeId, Observation, Process, Scenario, SimRng, MAX_TIME_MS,
     NS_PER_MS,
@@ -52,7 +53,7 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = 500_000)]
     pub messages: u64,
     /// Messages per workload on turmoil (it steps 1 ms ticks, so it is far slower), 1 ..=
-    /// 333,333,323.
+    /// 33,333,323 (a scenario steps at most 100,000,000 ticks: `limits.max_ticks`).
     #[arg(long, default_value_t = DEFAULT_TURMOIL_MESSAGES)]
     pub turmoil_messages: u64,
     /// Skip the turmoil rows (and the engine comparison and fuzz tables).
@@ -192,7 +193,7 @@ fn scenario(name: &str, engine: EngineKind, messages: u64) -> Scenario {
     let mut sc = Scenario::from_json(&format!(
         r#"{{"algorithm": "bench.{name}", "nodes": {NODES}, "seed": 42, "duration_ms": 1000000000,
             "network": {{"latency": {{"uniform": {{"min_ms": 1, "max_ms": 2}}}}}},
-            "limits": {{"max_events": 1000000000000}}}}"#
+            "limits": {{"max_events": 1000000000}}}}"#
     ))
     .expect("bench scenario is valid");
     sc.engine = engine;
@@ -202,10 +203,11 @@ fn scenario(name: &str, engine: EngineKind, messages: u64) -> Scenario {
         .saturating_add(10)
         .min(MAX_TIME_MS);
     // The benchmark asks turmoil for every tick of that time on purpose.
-    sc.limits.max_ticks = sc.duration_ms;
+    // (at most the most ticks a scenario may step: a native run's duration may go past it)
+    sc.limits.max_ticks = sc.duration_ms.min(Limits::MAX_TICKS);
     // It measures recording itself: a traced run of the default 500,000 messages records
     // about 2 million events, past the 256 MiB that guards a user's run.
-    sc.limits.max_trace_bytes = u64::MAX;
+    sc.limits.max_trace_bytes = Limits::MAX_TRACE_BYTES;
     sc
 }
 
@@ -217,7 +219,7 @@ fn comparison_scenario(name: &str, engine: EngineKind, messages: u64) -> Scenari
         .saturating_mul(3)
         .saturating_add(10)
         .min(MAX_TIME_MS);
-    sc.limits.max_ticks = sc.duration_ms;
+    sc.limits.max_ticks = sc.duration_ms.min(Limits::MAX_TICKS);
     sc
 }
 
@@ -819,11 +821,20 @@ pub fn main(args: &BenchArgs) -> i32 {
     }
     // Each message takes up to 3 ms of simulated time, within the limit on any time.
     let max = MAX_TIME_MS / 3 - 10;
-    if let Some(m) = [args.messages, args.turmoil_messages]
-        .into_iter()
-        .find(|&m| m > max)
-    {
-        eprintln!("error: --messages and --turmoil-messages must be at most {max}, got {m}");
+    if args.messages > max {
+        eprintln!(
+            "error: --messages must be at most {max}, got {}",
+            args.messages
+        );
+        return crate::exit::BAD_INPUT;
+    }
+    // Turmoil steps every tick of that time, within the most ticks a scenario may step.
+    let turmoil_max = Limits::MAX_TICKS / 3 - 10;
+    if args.turmoil_messages > turmoil_max {
+        eprintln!(
+            "error: --turmoil-messages must be at most {turmoil_max}, got {}",
+            args.turmoil_messages
+        );
         return crate::exit::BAD_INPUT;
     }
     let per_round = (NODES * (NODES - 1)) as u64;

@@ -129,6 +129,16 @@ pub struct Limits {
 }
 
 impl Limits {
+    /// The most `max_events` may be raised to (100 times its default).
+    pub const MAX_EVENTS: u64 = 1_000_000_000;
+    /// The most `max_in_flight` may be raised to (1,000 times its default).
+    pub const MAX_IN_FLIGHT: u64 = 100_000_000;
+    /// The most `max_trace_bytes` may be raised to, 4 GiB (16 times its default).
+    pub const MAX_TRACE_BYTES: u64 = 4 << 30;
+    /// The most `max_ticks` may be raised to (100 times its default: turmoil steps about
+    /// 150,000 ticks a second, so about 11 minutes).
+    pub const MAX_TICKS: u64 = 100_000_000;
+
     fn default_max_events() -> u64 {
         10_000_000
     }
@@ -776,16 +786,31 @@ impl Scenario {
             }
         }
         let l = &self.limits;
-        if let Some(name) = [
-            ("max_events", l.max_events),
-            ("max_in_flight", l.max_in_flight as u64),
-            ("max_trace_bytes", l.max_trace_bytes),
-            ("max_ticks", l.max_ticks),
-        ]
-        .iter()
-        .find_map(|&(name, v)| (v == 0).then_some(name))
-        {
-            return err(format!("limits.{name} = 0: each limit must be at least 1"));
+        let limits = [
+            ("max_events", l.max_events, Limits::MAX_EVENTS),
+            (
+                "max_in_flight",
+                l.max_in_flight as u64,
+                Limits::MAX_IN_FLIGHT,
+            ),
+            (
+                "max_trace_bytes",
+                l.max_trace_bytes,
+                Limits::MAX_TRACE_BYTES,
+            ),
+            ("max_ticks", l.max_ticks, Limits::MAX_TICKS),
+        ];
+        for (name, v, most) in limits {
+            if v == 0 {
+                return err(format!("limits.{name} = 0: each limit must be at least 1"));
+            }
+            if v > most {
+                return err(format!(
+                    "limits.{name} = {v} is above {most}, the most a scenario may raise it to \
+                     (a limit is there to stop a run that would take the machine's memory or \
+                     hours)"
+                ));
+            }
         }
         if self.engine == EngineKind::Turmoil && self.nodes > MAX_TURMOIL_NODES {
             return err(format!(
@@ -1232,6 +1257,14 @@ mod tests {
                 "limits.max_trace_bytes = 0",
             ),
             (r#", "limits": {"max_events": 0}"#, "limits.max_events = 0"),
+            (
+                r#", "limits": {"max_ticks": 1000000000}"#,
+                "limits.max_ticks = 1000000000 is above 100000000",
+            ),
+            (
+                r#", "limits": {"max_trace_bytes": 18446744073709551615}"#,
+                "limits.max_trace_bytes = 18446744073709551615 is above 4294967296",
+            ),
             (
                 r#", "checks": {"liveness_bound_ms": 0}"#,
                 "checks.liveness_bound_ms = 0",
