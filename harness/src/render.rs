@@ -234,14 +234,15 @@ pub fn text_view(trace: &Trace, sel: &Selection, verdict: Option<&Verdict>) -> S
         trace.events.len()
     );
     for note in &sel.notes {
-        let _ = writeln!(out, "# {note}");
+        let _ = writeln!(out, "# {}", one_line(note));
     }
     for e in sel.events(trace) {
         let mark = if marked.contains(&e.id) { ">>" } else { "  " };
         let _ = writeln!(out, "{mark}{}", event_line(e));
     }
     if let Some(v) = verdict {
-        let _ = writeln!(out, "# verdict: {v}");
+        // One line, as every comment line (a panic's message may hold line breaks).
+        let _ = writeln!(out, "# verdict: {}", one_line(&v.to_string()));
     }
     out
 }
@@ -1958,6 +1959,28 @@ mod tests {
             s.ends_with("# verdict: VIOLATION (Safety): p violated at 0.000 ms: x (events [0])\n"),
             "{s}"
         );
+    }
+
+    /// A verdict whose text holds a line break (a panic's message) stays on the footer's
+    /// comment line: its second line was printed bare, as if it were an event.
+    #[test]
+    fn the_verdict_footer_is_one_line() {
+        let trace = Trace {
+            nodes: 1,
+            events: Vec::new(),
+        };
+        let v = Verdict::Panic {
+            node: 0,
+            t_ns: 0,
+            message: "boom\n;#% bad".into(),
+        };
+        let s = text(&trace, Some(&v));
+        let footer = s.lines().last().unwrap();
+        assert!(
+            footer.starts_with("# verdict: ") && footer.ends_with(r";#% bad"),
+            "{s}"
+        );
+        assert!(s.lines().all(|l| l.starts_with('#')), "{s}");
     }
 
     /// A message or input holding line breaks (a hand-made trace) stays on its event's line.

@@ -164,6 +164,14 @@ pub fn anchors(trace: &Trace, verdict: Option<&Verdict>) -> Vec<usize> {
     out
 }
 
+/// The position of the trace's `cut` event (its last, when it was cut short), if any: every
+/// view that reaches it keeps it, counted in the notes' figures, and a renderer's cap keeps
+/// it and the events just before it.
+fn cut_position(trace: &Trace) -> Option<usize> {
+    let last = trace.events.len().checked_sub(1)?;
+    matches!(trace.events[last].kind, EventKind::Cut { .. }).then_some(last)
+}
+
 /// The position of event `id` (ids are positions in a valid trace; otherwise searched).
 fn position(trace: &Trace, id: u64) -> Option<usize> {
     let i = usize::try_from(id).ok()?;
@@ -247,7 +255,10 @@ fn concerns(e: &Event) -> Vec<NodeId> {
         EventKind::Drop { from, to, .. } => v.extend([*from, *to]),
         EventKind::Fault { fault } => match fault {
             Fault::PartitionOneway { from, to } => v.extend(from.iter().chain(to)),
-            Fault::Partition { .. } | Fault::Heal | Fault::SetLinks(_) => {}
+            // A change of one link is about its two ends; one with an end left open (every
+            // node) is about every node.
+            Fault::SetLinks(o) => v.extend(o.from.zip(o.to).into_iter().flat_map(|(a, b)| [a, b])),
+            Fault::Partition { .. } | Fault::Heal => {}
             f => v.extend(f.node()),
         },
         _ => {}
@@ -374,13 +385,14 @@ fn select_events(
     if filter.selects() {
         let from = filter.from_ns.unwrap_or(0);
         let to = filter.to_ns.unwrap_or(u64::MAX);
+        let cut = cut_position(trace);
         let shown: Vec<usize> = (0..total)
             .filter(|&i| {
                 let e = &trace.events[i];
                 if outside_window(e.t_ns, from, to) {
                     return false;
                 }
-                if anchor.binary_search(&i).is_ok() {
+                if anchor.binary_search(&i).is_ok() || cut == Some(i) {
                     return true;
                 }
                 (filter.only.is_empty() || filter.only.contains(&EventClass::of(&e.kind)))
@@ -512,6 +524,9 @@ pub fn causal_view(trace: &Trace, verdict: Option<&Verdict>) -> Option<Selection
             last_general = t;
         }
     }
+    if let Some(i) = cut_position(trace) {
+        keep[i] = true;
+    }
     let shown: Vec<usize> = (0..total).filter(|&i| keep[i]).collect();
     if shown.len() == total {
         return None;
@@ -633,10 +648,13 @@ pub fn cut(trace: &Trace, verdict: Option<&Verdict>, shown: &[usize], max: usize
         return shown.to_vec();
     }
     let anchor = anchors(trace, verdict);
+    let cut_at = cut_position(trace).filter(|i| shown.binary_search(i).is_ok());
     if anchor.is_empty() {
-        // A run limit stops the run at its end: that end is what to look at (the first
-        // events of a run that looped a million times show nothing of the loop's end).
-        if matches!(verdict, Some(Verdict::LimitExceeded { .. })) {
+        // A run limit stops the run at its end, and a trace cut short stops at its cut: that
+        // end is what to look at (the first events of a run that looped a million times show
+        // nothing of the loop's end; a cap that kept a cut trace's first events dropped the
+        // cut and the events leading to it).
+        if matches!(verdict, Some(Verdict::LimitExceeded { .. })) || cut_at.is_some() {
             return shown[shown.len() - max..].to_vec();
         }
         return shown[..max].to_vec();
@@ -651,7 +669,7 @@ pub fn cut(trace: &Trace, verdict: Option<&Verdict>, shown: &[usize], max: usize
         .map(|&i| {
             let e = &trace.events[i];
             let before = e.t_ns <= end || i <= last_anchor;
-            let tier = if anchor.binary_search(&i).is_ok() {
+            let tier = if anchor.binary_search(&i).is_ok() || cut_at == Some(i) {
                 0
             } else if before && matches!(e.kind, EventKind::Fault { .. }) {
                 1
@@ -812,6 +830,39 @@ mod tests {
             select(&short, Some(&violation(vec![6], 6)), &Filter::default()).unwrap(),
             Selection::all(&short)
         );
+    }
+
+    /// A change of one link is shown in the views of its two ends only; one with an open end
+    /// (every node) in every node's view (`--node 4` showed a change of the link n0 → n2).
+    #[test]
+    fn a_link_change_is_about_its_ends() {
+        let links = |from, to| {
+            let o = crate::net::LinkOverride {
+                from,
+                to,
+                latency: None,
+                loss: Some(0.5),
+                duplicate: None,
+                reorder: None,
+            };
+            ev(
+                0,
+                None,
+                EventKind::Fault {
+                    fault: Fault::SetLinks(Box::new(o)),
+                },
+            )
+        };
+        let one = links(Some(0), Some(2));
+        assert!(about(&one, &[0]) && about(&one, &[2]));
+        assert!(!about(&one, &[4]));
+        for open in [
+            links(Some(0), None),
+            links(None, Some(2)),
+            links(None, None),
+        ] {
+            assert!(about(&open, &[4]), "{open:?}");
+        }
     }
 
     #[test]
@@ -979,6 +1030,11 @@ mod tests {
         ] {
             let sel = select(&t, Some(&v), &filter).unwrap();
             assert!(sel.shown.contains(&(id as usize)), "{filter:?}: {sel:?}");
+            // the count said is the count shown, the cut included
+            if let Some(n) = sel.notes.iter().find_map(|n| n.strip_prefix("showing ")) {
+                let said: usize = n.split(' ').next().unwrap().parse().unwrap();
+                assert_eq!(said, sel.shown.len(), "{filter:?}: {:?}", sel.notes);
+            }
             assert!(
                 sel.notes.iter().any(|n| n.contains("the trace is cut at")
                     && n.contains(&format!(
@@ -989,6 +1045,15 @@ mod tests {
                 sel.notes
             );
         }
+        // A renderer's cap keeps the cut and the events just before it, whether or not a
+        // violating event was recorded (a cap of the first events dropped them).
+        let all: Vec<usize> = (0..t.events.len()).collect();
+        let past_cut = violation(vec![id + 40], 6);
+        for verdict in [None, Some(&past_cut), Some(&v)] {
+            let kept = cut(&t, verdict, &all, 3);
+            assert!(kept.contains(&(id as usize)), "{verdict:?}: {kept:?}");
+        }
+        assert_eq!(cut(&t, None, &all, 3), all[all.len() - 3..]);
         // A window that ends before it: not shown, still said.
         let sel = select(
             &t,
