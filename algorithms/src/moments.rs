@@ -920,15 +920,16 @@ mod tests {
 
     #[test]
     fn a_pilot_judges_past_the_active_phase_and_the_rounds_stop_at_its_break() {
-        // Seed 343: with pilots cut at the active phase's end (before stop 39), 18 rounds add
-        // faults and the scenario passes. Pilots that run a phase longer stop after 10 rounds:
+        // Seed 848 (343 before stop 61's input bursts): with pilots cut at the active phase's
+        // end (before stop 39), 25 rounds add faults and the scenario passes. Pilots that run
+        // a phase longer stop after 14 rounds:
         // that scenario breaks the ring's promises after the phase, once its faults have
         // stopped (a stale COORDINATOR reaches the leader, which calls an election: judged as
         // leader_stability before stop 60, as no_abdication since), and the later rounds'
         // faults hid it.
         let alg = find("election.ring").unwrap();
-        let (cut, cut_sc) = ring_draft(343, 1);
-        let (judged, judged_sc) = ring_draft(343, PILOT_PHASES);
+        let (cut, cut_sc) = ring_draft(848, 1);
+        let (judged, judged_sc) = ring_draft(848, PILOT_PHASES);
         // The same moments are drawn up to the stop: a run is the same up to any time.
         assert!(
             judged.len() < cut.len(),

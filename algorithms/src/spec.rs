@@ -457,11 +457,15 @@ impl<S: Spec> Algorithm for S {
         checkers(judged_elsewhere)
     }
 
+    /// The spec's workload, squeezed into one burst for half the seeds
+    /// ([`input_burst`](sincro_harness::gen::input_burst)).
     fn workload(&self, rng: &mut SimRng, nodes: usize, active_ms: u64) -> Vec<WorkloadItem> {
-        Spec::workload(self, rng, nodes, active_ms)
+        let items = Spec::workload(self, rng, nodes, active_ms);
+        let burst = sincro_harness::gen::input_burst(rng, active_ms);
+        items
             .into_iter()
             .map(|t| WorkloadItem {
-                at_ms: t.at_ms,
+                at_ms: burst.map_or(t.at_ms, |b| b.squeeze(t.at_ms)),
                 node: t.node,
                 input: serde_json::to_value(&t.input).expect("a workload input serializes"),
             })
