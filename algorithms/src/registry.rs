@@ -147,7 +147,9 @@ pub trait Algorithm: Sync {
         let _ = judged_elsewhere;
         self.checkers(scenario)
     }
-    /// A workload for a generated scenario: inputs inside `[0, active_ms]`.
+    /// A workload for a generated scenario: inputs inside `[0, active_ms]` (a [`Spec`](crate::spec::Spec)'s,
+    /// squeezed into one burst for half the seeds: see
+    /// [`input_burst`](sincro_harness::gen::input_burst)).
     fn workload(&self, rng: &mut SimRng, nodes: usize, active_ms: u64) -> Vec<WorkloadItem>;
     /// Default liveness bound (ms after the faults stop) for this scenario.
     fn liveness_bound_ms(&self, scenario: &Scenario) -> u64;
@@ -682,6 +684,81 @@ pub fn check_expect(info: &AlgorithmInfo, sc: &Scenario) -> Result<(), ScenarioE
 
 #[cfg(test)]
 mod tests {
+
+    /// Parameters that break a correct variant's own timing with no fault at all are refused,
+    /// naming the parameter; the same algorithm with the boundary's good side runs (stop 61's
+    /// probe: each of these failed its correct variant with no fault injected).
+    #[test]
+    fn misconfigured_parameters_are_refused_before_the_run() {
+        let run = |alg: &str, nodes: usize, params: &str| {
+            let sc = sincro_harness::Scenario::from_json(&format!(
+                r#"{{"algorithm": "{alg}", "nodes": {nodes}, "seed": 1, "duration_ms": 300,
+                    "network": {{"latency": {{"uniform": {{"min_ms": 1, "max_ms": 20}}}}}},
+                    "params": {params}}}"#
+            ))
+            .unwrap();
+            super::find(alg)
+                .unwrap()
+                .run(&sc, sincro_harness::RunOptions::default())
+                .map(|_| ())
+        };
+        let refused = [
+            (
+                "mutex.token-ring",
+                3,
+                r#"{"ack_timeout_ms": 1}"#,
+                "ack_timeout_ms = 1",
+            ),
+            (
+                "mutex.ricart-agrawala-ft",
+                3,
+                r#"{"retry_ms": 2, "max_retries": 1}"#,
+                "retry_ms = 2",
+            ),
+            (
+                "election.lease",
+                3,
+                r#"{"heartbeat_ms": 25, "election_timeout_ms": 30, "lease_ms": 60}"#,
+                "election_timeout_ms = 30",
+            ),
+            (
+                "election.lease",
+                3,
+                r#"{"heartbeat_ms": 5, "election_timeout_ms": 200, "lease_ms": 10}"#,
+                "lease_ms = 10",
+            ),
+            (
+                "election.bully",
+                5,
+                r#"{"initial_leader": 2}"#,
+                "initial_leader = 2",
+            ),
+            (
+                "election.ring",
+                5,
+                r#"{"initial_leader": 0}"#,
+                "initial_leader = 0",
+            ),
+        ];
+        for (alg, nodes, params, needle) in refused {
+            let e = run(alg, nodes, params).expect_err(alg);
+            assert!(e.0.contains(needle), "{alg}: {e}");
+        }
+        let accepted = [
+            ("mutex.token-ring", 3, r#"{"ack_timeout_ms": 41}"#),
+            ("mutex.ricart-agrawala-ft", 3, r#"{"retry_ms": 41}"#),
+            (
+                "election.lease",
+                3,
+                r#"{"heartbeat_ms": 25, "election_timeout_ms": 46, "lease_ms": 80}"#,
+            ),
+            ("election.bully", 5, r#"{"initial_leader": 4}"#),
+            ("election.ring", 5, r#"{"initial_leader": 4}"#),
+        ];
+        for (alg, nodes, params) in accepted {
+            run(alg, nodes, params).unwrap_or_else(|e| panic!("{alg} {params}: {e}"));
+        }
+    }
 
     #[test]
     fn an_algorithm_name_goes_into_file_names_and_selections() {

@@ -610,6 +610,28 @@ impl Spec for LeaseSpec {
                 "params.lease_ms = {lease} must be at least twice params.heartbeat_ms = {hb} (a lease must be renewed before it ends)"
             ));
         }
+        // With the usual links (a delay spike of the plan is a fault, not counted): a
+        // follower hears a live leader's next heartbeat before its election timer fires, and
+        // the leader's lease is renewed (a heartbeat and its acknowledgement) before the 9/10
+        // of it the leader acts on runs out. Shorter, the correct variant loses its leader
+        // with no fault at all, as `election.terms` refuses (a misconfiguration, not a finding).
+        let lat = setup.usual_latency_ms();
+        if el <= hb.saturating_add(lat) {
+            return Err(format!(
+                "params: election_timeout_ms = {el} must exceed heartbeat_ms + the links' \
+                 latency ({hb} + {lat} = {} ms): a follower would time out between two \
+                 heartbeats of a live leader",
+                hb.saturating_add(lat)
+            ));
+        }
+        let renewal = hb.saturating_add(2 * lat);
+        if lease.saturating_mul(9) / 10 <= renewal {
+            return Err(format!(
+                "params.lease_ms = {lease}: the 9/10 of it a leader acts on must exceed a \
+                 heartbeat period and a round trip of the links ({hb} + 2 × {lat} = {renewal} \
+                 ms): a live leader's lease would run out before it is renewed"
+            ));
+        }
         setup.params = Params {
             heartbeat_ms: hb,
             election_timeout_ms: el,

@@ -131,15 +131,23 @@ pub fn probe_workload(rng: &mut SimRng, nodes: usize, active_ms: u64) -> Vec<Tim
     items
 }
 
-/// `params.initial_leader`, when set, names an existing node.
+/// `params.initial_leader`, when set, names the highest node: these elections promise that
+/// the highest live id leads, and with every process up nothing calls an election, so a
+/// lower initial leader broke `leader_validity` with no fault at all (a misconfiguration,
+/// not a finding).
 pub fn check_initial_leader<S: Spec>(
     setup: &Setup<'_, S>,
     initial_leader: Option<NodeId>,
 ) -> Result<(), String> {
+    let n = setup.nodes();
     match initial_leader {
-        Some(l) if l >= setup.nodes() => Err(format!(
-            "params.initial_leader = {l} does not exist (nodes = {})",
-            setup.nodes()
+        Some(l) if l >= n => Err(format!(
+            "params.initial_leader = {l} does not exist (nodes = {n})"
+        )),
+        Some(l) if l + 1 < n => Err(format!(
+            "params.initial_leader = {l} is not the highest id ({}): the highest live id \
+             leads, and with every process up nothing would elect it (leave it out)",
+            n - 1
         )),
         _ => Ok(()),
     }

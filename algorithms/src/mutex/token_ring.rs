@@ -336,6 +336,17 @@ impl Spec for TokenRingSpec {
         if p.ack_timeout_ms == 0 {
             p.ack_timeout_ms = 2 * lat_max + 2;
         }
+        // A live successor's ack comes back within a round trip of the usual links: a shorter
+        // timeout skips it, and the correct variant makes two tokens with no fault at all (a
+        // misconfiguration, not a finding). A delay spike of the plan is a fault: not counted.
+        let round_trip = 2 * lat;
+        if p.ack_timeout_ms <= round_trip {
+            return Err(format!(
+                "params.ack_timeout_ms = {} must exceed a round trip of the links ({round_trip} \
+                 ms): a live successor would be skipped",
+                p.ack_timeout_ms
+            ));
+        }
         if p.regen_timeout_ms == 0 {
             p.regen_timeout_ms = 3 * round + 10;
         }
