@@ -580,11 +580,43 @@ fn bad_input(msg: impl std::fmt::Display) -> i32 {
 /// `msg` with its `sincro …` command lines naming the program that runs (a user's binary over
 /// [`main_with`]): the messages of the library's layers say `sincro`, and a user's binary told
 /// its user to run `sincro explore --replay FILE`, which does not know their algorithm.
+///
+/// Control and bidirectional characters are escaped (`\u{1b}`), line breaks and tabs kept:
+/// an error quotes file names, keys and values from its input, and a name holding an escape
+/// sequence moved the terminal's cursor or cleared the screen.
 pub(crate) fn for_program(msg: &str) -> String {
+    let msg = terminal_safe(msg);
     match crate::program_name() {
-        "sincro" => msg.to_string(),
-        program => program_in_text(msg, program),
+        "sincro" => msg,
+        program => program_in_text(&msg, program),
     }
+}
+
+/// `text` with every control character but line breaks and tabs, and every character that
+/// reorders or breaks a line on a terminal (U+202E, U+2028…), escaped.
+fn terminal_safe(text: &str) -> String {
+    let unsafe_char = |c: char| {
+        (c.is_control() && c != '\n' && c != '\t')
+            || matches!(
+                c,
+                '\u{2028}'
+                    | '\u{2029}'
+                    | '\u{061C}'
+                    | '\u{200E}'
+                    | '\u{200F}'
+                    | '\u{202A}'..='\u{202E}'
+                    | '\u{2066}'..='\u{2069}'
+            )
+    };
+    text.chars()
+        .map(|c| {
+            if unsafe_char(c) {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
 }
 
 fn list() -> i32 {
@@ -1425,6 +1457,17 @@ fn monitor(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An error quoting a name with an escape sequence or a right-to-left override prints
+    /// them escaped; its line breaks and tabs stay.
+    #[test]
+    fn errors_escape_what_would_drive_the_terminal() {
+        assert_eq!(
+            terminal_safe("cannot read a\u{1b}[2Jb:\n\tkey x\u{202e}y\u{7}"),
+            "cannot read a\\u{1b}[2Jb:\n\tkey x\\u{202e}y\\u{7}"
+        );
+        assert_eq!(terminal_safe("plain é"), "plain é");
+    }
 
     /// A user's program names itself in the help's command lines, not `sincro`; names that
     /// only contain the word (`lease-sincro`, `sincro::testing`, `Sincro:`) are left alone.
