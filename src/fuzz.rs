@@ -3503,9 +3503,10 @@ mod tests {
     fn a_shrunk_failure_is_a_fixpoint() {
         let mut shrunk = 0;
         // (given back, seed 2 of `forward-once` shrank from 12 inputs to 10, and seed 93 of
-        // `stale-coordinator` from 1 input to none, before)
+        // `stale-coordinator` from 1 input to none, before; seed 2 no longer fails since stop
+        // 61's input bursts, 3 does)
         for (name, variant, seed) in [
-            ("deadlock.cmh", "forward-once", 2),
+            ("deadlock.cmh", "forward-once", 3),
             ("election.ring", "stale-coordinator", 93),
         ] {
             let alg = crate::algorithms::find(name).expect("built in");
@@ -3553,7 +3554,9 @@ mod tests {
 
     /// A token ring circulates for the whole scenario: a shrink candidate that no longer fails
     /// would run every step of its 70 s with a full trace. The budget stops it a few times past
-    /// the original failure's length, and the failure still shrinks.
+    /// the original failure's length, and the failure still shrinks. (The campaign starts at
+    /// seed 2, a failure one of whose candidates passes and reaches the budget: since stop
+    /// 61's input bursts every candidate of seed 0's failure fails within it.)
     #[test]
     fn shrink_candidates_stop_at_the_step_budget() {
         static LONGEST: Longest = Longest {
@@ -3572,7 +3575,7 @@ mod tests {
         };
         let out_dir = std::env::temp_dir().join(format!("sincro-budget-{}", std::process::id()));
         let cfg = FuzzConfig {
-            seed_start: 0,
+            seed_start: 2,
             seeds: 64,
             jobs: 1,
             keep_going: false,
