@@ -739,6 +739,12 @@ mod tests {
                 r#"{"initial_leader": 0}"#,
                 "initial_leader = 0",
             ),
+            (
+                "mutex.ricart-agrawala",
+                3,
+                r#"{"max_retries": 2}"#,
+                "never resends",
+            ),
         ];
         for (alg, nodes, params, needle) in refused {
             let e = run(alg, nodes, params).expect_err(alg);

@@ -519,7 +519,17 @@ impl Spec for RicartAgrawalaSpec {
             ..FaultModel::default()
         }
     }
+    /// The textbook algorithm never resends: `retry_ms` and `max_retries`, which only the
+    /// fault-tolerant one reads, are refused rather than ignored.
     fn prepare(&self, setup: &mut Setup<'_, Self>) -> Result<(), String> {
+        let p = &setup.params;
+        if p.retry_ms != 0 || p.max_retries != 0 {
+            return Err(
+                "params.retry_ms and params.max_retries are mutex.ricart-agrawala-ft's: the \
+                 textbook algorithm never resends (they would be ignored)"
+                    .into(),
+            );
+        }
         check_initial_clocks(&setup.params, setup.nodes())
     }
     fn node(&self, variant: RaVariant, params: &Params, id: NodeId) -> RicartAgrawala {
