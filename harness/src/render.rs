@@ -1110,6 +1110,7 @@ svg text { font-family: "DejaVu Sans", Helvetica, Arial, sans-serif; }
 .node-label { font-size: 14px; font-weight: bold; fill: #1a202c; }
 .msg { stroke: #4a5568; stroke-width: 1.3; fill: none; }
 .msg.drop { stroke: #a0aec0; stroke-dasharray: 5 3; }
+.msg.early { stroke-dasharray: 2 3; }
 .msg.violating { stroke: #e00000; stroke-width: 2.5; }
 .send { fill: #4a5568; }
 .send.violating { fill: #e00000; }
@@ -1615,17 +1616,26 @@ fn diagram(trace: &Trace, shown: &[&Event], verdict: Option<&Verdict>, from_ns: 
             (x(a.end_ns), y(a.to))
         };
         let v = if a.marked { " violating" } else { "" };
+        // Sent before the window: the line comes in from its left edge, dashed, with no
+        // send dot (a dot on the edge drew a send at a time nothing was sent).
+        let early = a.sent_ns < from_ns;
         let _ = write!(
             svg,
-            r#"<g><title>{}</title><line class="msg{}{v}" x1="{x0:.1}" y1="{y0:.1}" x2="{x1:.1}" y2="{y1:.1}"{}/><circle class="send{v}" cx="{x0:.1}" cy="{y0:.1}" r="2.5"/>"#,
+            r#"<g><title>{}</title><line class="msg{}{}{v}" x1="{x0:.1}" y1="{y0:.1}" x2="{x1:.1}" y2="{y1:.1}"{}/>{}"#,
             html_escape(&a.title),
             if a.dropped { " drop" } else { "" },
+            if early { " early" } else { "" },
             if a.dropped {
                 ""
             } else if a.marked {
                 r#" marker-end="url(#arrow-red)""#
             } else {
                 r#" marker-end="url(#arrow)""#
+            },
+            if early {
+                String::new()
+            } else {
+                format!(r#"<circle class="send{v}" cx="{x0:.1}" cy="{y0:.1}" r="2.5"/>"#)
             },
         );
         if a.dropped {
@@ -2439,6 +2449,28 @@ mod tests {
             html(&trace, Some(&verdict), "hand <made>"),
             h,
             "deterministic"
+        );
+    }
+
+    /// A message sent before a window's start comes in from its left edge, dashed, with no
+    /// send dot (a dot on the edge drew a send at a time nothing was sent).
+    #[test]
+    fn html_a_message_sent_before_the_window_has_no_send_dot() {
+        let (trace, verdict) = hand_trace();
+        let filter = crate::view::Filter {
+            from_ns: Some(2_000_000),
+            to_ns: Some(3_000_000),
+            ..crate::view::Filter::default()
+        };
+        let sel = crate::view::select(&trace, Some(&verdict), &filter).unwrap();
+        let h = html_view(&trace, &sel, Some(&verdict), "w");
+        // the Request, sent at 1 ms and delivered at 3 ms: early, no dot
+        assert_eq!(h.matches("<line class=\"msg early").count(), 1, "{h}");
+        let whole = html(&trace, Some(&verdict), "w");
+        assert!(!whole.contains("msg early"));
+        assert!(
+            h.matches("<circle class=\"send").count()
+                < whole.matches("<circle class=\"send").count()
         );
     }
 
