@@ -178,7 +178,7 @@ pub fn event_line(e: &Event) -> String {
 /// line or paragraph separator (U+2028, U+2029), or a bidirectional formatting character
 /// (U+061C, U+200E, U+200F, U+202A to U+202E, U+2066 to U+2069), which reorders what a
 /// terminal shows after it.
-pub(crate) fn unsafe_on_a_line(c: char) -> bool {
+pub fn unsafe_on_a_line(c: char) -> bool {
     c.is_control()
         || matches!(
             c,

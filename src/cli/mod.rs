@@ -595,19 +595,7 @@ pub(crate) fn for_program(msg: &str) -> String {
 /// `text` with every control character but line breaks and tabs, and every character that
 /// reorders or breaks a line on a terminal (U+202E, U+2028…), escaped.
 fn terminal_safe(text: &str) -> String {
-    let unsafe_char = |c: char| {
-        (c.is_control() && c != '\n' && c != '\t')
-            || matches!(
-                c,
-                '\u{2028}'
-                    | '\u{2029}'
-                    | '\u{061C}'
-                    | '\u{200E}'
-                    | '\u{200F}'
-                    | '\u{202A}'..='\u{202E}'
-                    | '\u{2066}'..='\u{2069}'
-            )
-    };
+    let unsafe_char = |c: char| c != '\n' && c != '\t' && render::unsafe_on_a_line(c);
     text.chars()
         .map(|c| {
             if unsafe_char(c) {
