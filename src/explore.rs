@@ -383,7 +383,8 @@ pub fn main(a: &ExploreArgs) -> i32 {
             .find(|out| crate::same_file(out, input))
         {
             return bad_input(format!(
-                "--scenario {} is where this search writes its counterexample ({}): it would                  be lost; give --out another folder, or copy the scenario elsewhere first",
+                "--scenario {} is where this search writes its counterexample ({}): it would \
+                 be lost; give --out another folder, or copy the scenario elsewhere first",
                 input.display(),
                 out.display()
             ));
