@@ -745,6 +745,30 @@ mod tests {
                 r#"{"max_retries": 2}"#,
                 "never resends",
             ),
+            (
+                "clock.cristian",
+                3,
+                r#"{"max_delay_ms": 20}"#,
+                "max_delay_ms = 20",
+            ),
+            (
+                "clock.ntp-peers",
+                3,
+                r#"{"max_delay_ms": 1}"#,
+                "max_delay_ms = 1",
+            ),
+            (
+                "clock.cristian",
+                3,
+                r#"{"max_delay_ms": 86400001}"#,
+                "max_delay_ms must be within",
+            ),
+            (
+                "clock.berkeley",
+                3,
+                r#"{"timeout_ms": 40}"#,
+                "timeout_ms = 40",
+            ),
         ];
         for (alg, nodes, params, needle) in refused {
             let e = run(alg, nodes, params).expect_err(alg);
@@ -760,6 +784,9 @@ mod tests {
             ),
             ("election.bully", 5, r#"{"initial_leader": 4}"#),
             ("election.ring", 5, r#"{"initial_leader": 4}"#),
+            ("clock.cristian", 3, r#"{"max_delay_ms": 21}"#),
+            ("clock.ntp-peers", 3, r#"{"max_delay_ms": 21}"#),
+            ("clock.berkeley", 3, r#"{"timeout_ms": 41}"#),
         ];
         for (alg, nodes, params) in accepted {
             run(alg, nodes, params).unwrap_or_else(|e| panic!("{alg} {params}: {e}"));

@@ -227,8 +227,8 @@ impl Spec for BerkeleySpec {
     fn fault_model(&self) -> FaultModel {
         super::fault_model()
     }
-    /// No workload; `timeout_ms` defaults to a round trip plus 2 ms, and stays below the
-    /// period.
+    /// No workload; `timeout_ms` defaults to a round trip plus 2 ms, must exceed a round trip
+    /// of the usual links, and stays below the period.
     fn prepare(&self, setup: &mut Setup<'_, Self>) -> Result<(), String> {
         super::check_no_workload(self, setup)?;
         super::check_period(setup.params.period_ms, setup)?;
@@ -236,6 +236,7 @@ impl Spec for BerkeleySpec {
         if setup.params.timeout_ms == 0 {
             setup.params.timeout_ms = 2 * setup.max_latency_ms() + 2;
         }
+        super::check_answer_timeout(setup.params.timeout_ms, setup)?;
         let p = &setup.params;
         if p.timeout_ms >= p.period_ms {
             return Err(format!(

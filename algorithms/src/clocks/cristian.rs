@@ -194,12 +194,14 @@ impl Spec for CristianSpec {
     fn fault_model(&self) -> FaultModel {
         super::fault_model()
     }
-    /// No workload; `max_delay_ms` defaults to the largest latency plus 1 ms.
+    /// No workload; `max_delay_ms` defaults to the largest latency plus 1 ms, and must exceed
+    /// the usual largest one.
     fn prepare(&self, setup: &mut Setup<'_, Self>) -> Result<(), String> {
         super::check_no_workload(self, setup)?;
         if setup.params.max_delay_ms == 0 {
             setup.params.max_delay_ms = setup.max_latency_ms() + 1;
         }
+        super::check_max_delay(setup.params.max_delay_ms, setup)?;
         super::check_period(setup.params.period_ms, setup)?;
         super::check_samples("samples", setup.params.samples)?;
         super::check_node("server", setup.params.server, setup)

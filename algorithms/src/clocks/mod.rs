@@ -100,6 +100,41 @@ pub fn check_node<S: Spec>(what: &str, node: NodeId, setup: &Setup<'_, S>) -> Re
     Ok(())
 }
 
+/// `params.max_delay_ms`, the clock filter's bound on a sample's delay δ (half a round
+/// trip), is within a day and exceeds the links' largest usual one-way latency: a smaller
+/// bound discards samples of ordinary round trips, and with none kept the correct variant
+/// never synchronizes with no fault at all (a misconfiguration, not a finding). A delay
+/// spike of the fault plan is a fault: its samples may be discarded.
+pub fn check_max_delay<S: Spec>(max_delay_ms: u64, setup: &Setup<'_, S>) -> Result<(), String> {
+    if max_delay_ms > 86_400_000 {
+        return Err(format!(
+            "params.max_delay_ms must be within [1, 86400000], got {max_delay_ms}"
+        ));
+    }
+    let lat = setup.usual_latency_ms();
+    if max_delay_ms <= lat {
+        return Err(format!(
+            "params.max_delay_ms = {max_delay_ms} must exceed the links' largest one-way \
+             latency ({lat} ms): the samples of ordinary round trips would be discarded"
+        ));
+    }
+    Ok(())
+}
+
+/// `params.timeout_ms`, a daemon's wait for the answers to its poll, exceeds a round trip of
+/// the usual links: a shorter wait ignores every answer and the correct variant never
+/// synchronizes with no fault at all. A delay spike of the fault plan is a fault: not counted.
+pub fn check_answer_timeout<S: Spec>(timeout_ms: u64, setup: &Setup<'_, S>) -> Result<(), String> {
+    let rtt = 2 * setup.usual_latency_ms();
+    if timeout_ms <= rtt {
+        return Err(format!(
+            "params.timeout_ms = {timeout_ms} must exceed a round trip of the links ({rtt} \
+             ms): every answer would come too late"
+        ));
+    }
+    Ok(())
+}
+
 /// `params.period_ms` is within a day and longer than a round trip.
 pub fn check_period<S: Spec>(period_ms: u64, setup: &Setup<'_, S>) -> Result<(), String> {
     if period_ms == 0 || period_ms > 86_400_000 {
