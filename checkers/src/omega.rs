@@ -45,7 +45,12 @@
 //!   judge*. |STABLE| < α, or Property 1 failing, is a run outside the model: a violation of
 //!   `memory_access_pattern` whose explanation starts "assumption not met, so the algorithm
 //!   is not judged". [`eventual_leadership`] with no `leader()` result in the suffix is a
-//!   violation.
+//!   violation. A stable process whose `leader()` returns a departed process in the suffix
+//!   but a live one by the end (`crashed_never_elected`), or stable processes that disagree
+//!   in the suffix but all return one stable process by the end (`eventual_leadership`), say
+//!   the suffix began before they settled (e.g. just after a departure): "eventually" cannot
+//!   be refuted there, and the report, under the property's own name, starts [`TOO_SHORT`]
+//!   too.
 //! - **Class:** `newcomer_never_demotes` safety (judged over the whole run);
 //!   `crashed_never_elected` and `eventual_leadership` liveness (judged on the suffix); the
 //!   `memory_access_pattern` assumption is reported with class liveness.
@@ -62,9 +67,11 @@ pub const MEMORY_ACCESS_PATTERN: &str = "memory_access_pattern";
 /// `judge_from`, would judge it. No verdict, not a run outside the model.
 pub const TOO_SHORT: &str = "too short to judge";
 
-/// True when `v` is [`assumption`]'s report of a suffix too short to judge ([`TOO_SHORT`]).
+/// True when `v` reports a suffix too short to judge ([`TOO_SHORT`]): [`assumption`]'s
+/// (membership still changes in it, too few steps), or a property's whose processes settled
+/// only after the suffix began.
 pub fn too_short_to_judge(v: &Violation) -> bool {
-    v.property == MEMORY_ACCESS_PATTERN && v.explanation.starts_with(TOO_SHORT)
+    v.explanation.starts_with(TOO_SHORT)
 }
 
 /// Lemma 4.
@@ -146,6 +153,25 @@ impl Facts {
             }
         }
         f
+    }
+
+    /// The last `leader()` result of `p` in the run: (step, leader, event index).
+    fn final_result(&self, p: Pid) -> Option<(u64, Pid, usize)> {
+        self.leaders.get(&p).and_then(|r| r.last()).copied()
+    }
+
+    /// When every stable process's last `leader()` result is the same stable process: it and
+    /// the step from which all of them return it.
+    fn settled_on_stable(&self) -> Option<(Pid, u64)> {
+        let mut settled: Option<(Pid, u64)> = None;
+        for &p in &self.stable {
+            let (s, l, _) = self.final_result(p)?;
+            match settled {
+                Some((x, _)) if x != l => return None,
+                _ => settled = Some((l, settled.map_or(s, |(_, t)| t.max(s)))),
+            }
+        }
+        settled.filter(|(l, _)| self.stable.contains(l))
     }
 
     /// The `leader()` results of `p` in effect at some point of the suffix: the one in
@@ -307,21 +333,41 @@ pub fn newcomer_never_demotes(trace: &ShmTrace) -> Result<(), Violation> {
 /// Lemma 3: in the suffix, no stable process's `leader()` returns a departed process.
 pub fn crashed_never_elected(trace: &ShmTrace, judge_from: u64) -> Result<(), Violation> {
     let f = Facts::of(trace);
+    let mut unsettled = None;
     for &p in &f.stable {
         for (step, l, i) in f.results_in_suffix(p, judge_from) {
-            if let Some(&gone) = f.departed.get(&l) {
-                if trace.events[gone].step <= step.max(judge_from) {
+            let Some(&gone) = f.departed.get(&l) else {
+                continue;
+            };
+            let gone_step = trace.events[gone].step;
+            if gone_step > step.max(judge_from) {
+                continue;
+            }
+            // "Eventually": a process that stops returning departed processes before the end
+            // of the run only did so after the judged suffix began. The suffix was chosen
+            // too early (e.g. just after the departure), which no finite run can call a
+            // violation.
+            match f.final_result(p) {
+                Some((s, x, j)) if !f.departed.contains_key(&x) => {
+                    unsettled.get_or_insert_with(|| violation(
+                        CRASHED_NEVER_ELECTED,
+                        step.max(judge_from),
+                        format!("{TOO_SHORT}: stable p{p}'s leader() returns p{l}, which left or crashed at step {gone_step}, in the judged suffix (from step {judge_from}), then p{x} from step {s}: a suffix judged from after step {s} would tell (Lemma 3 is eventual)"),
+                        vec![gone, i, j],
+                    ));
+                }
+                _ => {
                     return Err(violation(
                         CRASHED_NEVER_ELECTED,
                         step.max(judge_from),
-                        format!("stable p{p}'s leader() still returns p{l}, which left or crashed at step {}, in the judged suffix (from step {judge_from}) (Lemma 3)", trace.events[gone].step),
+                        format!("stable p{p}'s leader() still returns p{l}, which left or crashed at step {gone_step}, in the judged suffix (from step {judge_from}) (Lemma 3)"),
                         vec![gone, i],
                     ));
                 }
             }
         }
     }
-    Ok(())
+    unsettled.map_or(Ok(()), Err)
 }
 
 /// The Ω property: in the suffix every stable process's `leader()` returns the same stable
@@ -335,12 +381,22 @@ pub fn eventual_leadership(trace: &ShmTrace, judge_from: u64) -> Result<(Pid, u6
             match leader {
                 None => leader = Some((l, i)),
                 Some((x, xi)) if x != l => {
-                    return Err(violation(
-                        EVENTUAL_LEADERSHIP,
-                        step.max(judge_from),
-                        format!("leader() of stable processes returns both p{x} and p{l} in the judged suffix (from step {judge_from}): no single eventual leader"),
-                        vec![xi, i],
-                    ));
+                    return Err(match f.settled_on_stable() {
+                        // Every stable process returns the same stable leader by the end:
+                        // the suffix was chosen before they settled ("eventually").
+                        Some((settled, s)) => violation(
+                            EVENTUAL_LEADERSHIP,
+                            step.max(judge_from),
+                            format!("{TOO_SHORT}: leader() of stable processes returns both p{x} and p{l} in the judged suffix (from step {judge_from}), then p{settled} at every stable process from step {s}: a suffix judged from after step {s} would tell"),
+                            vec![xi, i],
+                        ),
+                        None => violation(
+                            EVENTUAL_LEADERSHIP,
+                            step.max(judge_from),
+                            format!("leader() of stable processes returns both p{x} and p{l} in the judged suffix (from step {judge_from}): no single eventual leader"),
+                            vec![xi, i],
+                        ),
+                    });
                 }
                 _ => {}
             }
@@ -490,6 +546,35 @@ mod tests {
         // the Ω property alone also fails (two different leaders)
         let v = eventual_leadership(&base(0), 75).unwrap_err();
         assert_eq!(v.property, EVENTUAL_LEADERSHIP);
+    }
+
+    /// Judged from just after p0's crash, p1 and p2 still return p0 until steps 20 and 21,
+    /// then settle on p1: "eventually" is not refuted there (it was a VIOLATION). A process
+    /// that still returns p0 at the end is.
+    #[test]
+    fn a_suffix_judged_before_the_processes_settle_is_too_short_not_a_violation() {
+        let v = judge(&base(1), 2, 11, OMEGA_PROPERTIES).unwrap_err();
+        assert_eq!(v.property, CRASHED_NEVER_ELECTED);
+        assert!(too_short_to_judge(&v), "{v}");
+        assert!(v.explanation.contains("from step 20"), "{v}");
+        let v = eventual_leadership(&base(1), 11).unwrap_err();
+        assert_eq!(v.property, EVENTUAL_LEADERSHIP);
+        assert!(too_short_to_judge(&v), "{v}");
+        assert!(
+            v.explanation
+                .contains("p1 at every stable process from step 21"),
+            "{v}"
+        );
+        // p2 still returns the crashed p0 at the end: a violation from any suffix
+        for from in [11, 75] {
+            let v = judge(&base(0), 2, from, OMEGA_PROPERTIES).unwrap_err();
+            assert_eq!(v.property, CRASHED_NEVER_ELECTED);
+            assert!(!too_short_to_judge(&v), "{v}");
+            let v = eventual_leadership(&base(0), from).unwrap_err();
+            assert!(!too_short_to_judge(&v), "{v}");
+        }
+        // judged after they settled, the same run passes
+        judge(&base(1), 2, 22, OMEGA_PROPERTIES).unwrap();
     }
 
     #[test]
