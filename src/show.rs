@@ -188,6 +188,47 @@ pub fn selection(
     })
 }
 
+/// Whether some link of the run still loses messages when the trace ends, as
+/// [`Scenario::loses_at_the_end`] says of a scenario: a `set_links` loss of the trace's faults
+/// still in effect, or a message lost after the last fault (the network's own loss, which a
+/// trace does not record otherwise). Liveness cannot be judged "after the faults stopped"
+/// then (a loss set for good was blamed from its own time on, where the scenario's run said
+/// it could not judge).
+fn loses_at_the_end(trace: &Trace, nodes: usize) -> Result<bool, String> {
+    let mut last_fault_ns = None;
+    let mut faults = Vec::new();
+    let mut lost_after = false;
+    for e in &trace.events {
+        match &e.kind {
+            EventKind::Fault { fault } => {
+                last_fault_ns = Some(e.t_ns);
+                lost_after = false;
+                faults.push(sincro_harness::TimedFault {
+                    at_ms: e.t_ns / NS_PER_MS,
+                    fault: fault.clone(),
+                });
+            }
+            EventKind::Drop {
+                reason: sincro_harness::net::DropReason::Loss,
+                ..
+            } if last_fault_ns.is_none_or(|t| e.t_ns > t) => lost_after = true,
+            _ => {}
+        }
+    }
+    if lost_after {
+        return Ok(true);
+    }
+    let mut plan: Scenario = serde_json::from_value(serde_json::json!({
+        "algorithm": "offline",
+        "nodes": nodes.max(1),
+        "seed": 0,
+        "duration_ms": 1,
+    }))
+    .map_err(|e| format!("internal: offline scenario: {e}"))?;
+    plan.faults = faults;
+    Ok(plan.loses_at_the_end())
+}
+
 /// How an offline judgement reads a trace (the parts a scenario would otherwise give).
 #[derive(clap::Args, Clone, Debug, Default, PartialEq, Eq)]
 pub struct JudgeArgs {
@@ -635,9 +676,11 @@ pub fn judge(
             _ => None,
         })
     };
-    // The last fault, or the end when a pause or a partition is still in effect then, as a
-    // run of the scenario judges (`Scenario::quiet_from_ms`).
-    let faults_end_ms = if sincro_harness::fault::in_effect_at_the_end(faults().map(|(_, f)| f)) {
+    // The last fault, or the end when a pause, a partition or loss is still in effect then,
+    // as a run of the scenario judges (`Scenario::quiet_from_ms`).
+    let faults_end_ms = if sincro_harness::fault::in_effect_at_the_end(faults().map(|(_, f)| f))
+        || loses_at_the_end(trace, nodes)?
+    {
         end_ns.div_ceil(NS_PER_MS)
     } else {
         faults()

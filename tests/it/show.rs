@@ -1385,37 +1385,54 @@ fn the_instant_of_a_cut_is_not_judged() {
     }
 }
 
-/// A pause never resumed is still in effect when the run ends: the run and `check`, with or
-/// without the scenario, call liveness under it COULD NOT JUDGE, not a violation "after the
-/// faults stopped" at the pause's own time.
+/// A pause never resumed, a `set_links` loss never lifted and the network's own loss are
+/// still in effect when the run ends: the run and `check`, with or without the scenario, call
+/// liveness under them COULD NOT JUDGE, not a violation "after the faults stopped" at the
+/// fault's own time (offline, the two losses were: VIOLATION where the run said exit 6).
 #[test]
-fn liveness_under_a_pause_never_resumed_is_not_judged_online_or_offline() {
-    let sc = tmp("paused-for-good.json");
-    std::fs::write(
-        &sc,
-        r#"{"algorithm": "mutex.centralized", "nodes": 3, "seed": 3, "duration_ms": 1000,
-            "network": {"latency": {"uniform": {"min_ms": 1, "max_ms": 5}}},
-            "faults": [{"at_ms": 20, "fault": {"pause": {"node": 1}}}],
-            "workload": [{"at_ms": 10, "node": 1, "input": {"acquire": {"hold_ms": 30}}},
-                         {"at_ms": 12, "node": 2, "input": {"acquire": {"hold_ms": 30}}}]}"#,
-    )
-    .unwrap();
-    let trace = tmp("paused-for-good.jsonl");
-    let o = sincro(&["run", p(&sc), "--trace", p(&trace)]);
-    assert_eq!(code(&o), 6, "{}", stdout(&o));
-    for extra in [
-        vec!["--liveness-bound-ms", "156", "--end-ms", "1000"],
-        vec!["--scenario", p(&sc)],
+fn liveness_under_a_fault_that_outlasts_the_run_is_not_judged_online_or_offline() {
+    for (name, network, faults) in [
+        (
+            "paused-for-good",
+            "",
+            r#"[{"at_ms": 20, "fault": {"pause": {"node": 1}}}]"#,
+        ),
+        (
+            "lossy-for-good",
+            "",
+            r#"[{"at_ms": 5, "fault": {"set_links": {"loss": 1.0}}}]"#,
+        ),
+        ("lossy-network", r#", "loss": 0.5"#, "[]"),
     ] {
-        let mut args = vec!["check", p(&trace), "--properties", "liveness"];
-        args.extend(extra);
-        let o = sincro(&args);
-        assert_eq!(code(&o), 6, "{args:?}: {}", stdout(&o));
-        assert!(
-            stdout(&o).contains("COULD NOT JUDGE liveness"),
-            "{}",
-            stdout(&o)
-        );
+        let sc = tmp(&format!("{name}.json"));
+        std::fs::write(
+            &sc,
+            format!(
+                r#"{{"algorithm": "mutex.centralized", "nodes": 3, "seed": 3, "duration_ms": 1000,
+            "network": {{"latency": {{"uniform": {{"min_ms": 1, "max_ms": 5}}}}{network}}},
+            "faults": {faults},
+            "workload": [{{"at_ms": 10, "node": 1, "input": {{"acquire": {{"hold_ms": 30}}}}}},
+                         {{"at_ms": 12, "node": 2, "input": {{"acquire": {{"hold_ms": 30}}}}}}]}}"#
+            ),
+        )
+        .unwrap();
+        let trace = tmp(&format!("{name}.jsonl"));
+        let o = sincro(&["run", p(&sc), "--trace", p(&trace)]);
+        assert_eq!(code(&o), 6, "{name}: {}", stdout(&o));
+        for extra in [
+            vec!["--liveness-bound-ms", "156", "--end-ms", "1000"],
+            vec!["--scenario", p(&sc)],
+        ] {
+            let mut args = vec!["check", p(&trace), "--properties", "liveness"];
+            args.extend(extra);
+            let o = sincro(&args);
+            assert_eq!(code(&o), 6, "{name} {args:?}: {}", stdout(&o));
+            assert!(
+                stdout(&o).contains("COULD NOT JUDGE liveness"),
+                "{name}: {}",
+                stdout(&o)
+            );
+        }
     }
 }
 
