@@ -602,6 +602,7 @@ pub(crate) fn checkers_with(
         Some(p) => p.clone(),
         None => info.properties.iter().map(|p| p.to_string()).collect(),
     };
+    check_bound_is_used(sc, &wanted)?;
     wanted
         .iter()
         .filter(|p| {
@@ -623,6 +624,27 @@ pub(crate) fn checkers_with(
                 .ok_or_else(|| ScenarioError(format!("no checker for property `{p}`")))
         })
         .collect()
+}
+
+/// Rejects `checks.liveness_bound_ms` when no property of the run judges against a bound: every
+/// one checked is built in and needs none (a user's own property may use it). The bound would
+/// change nothing, and a scenario that sets it believes it does.
+fn check_bound_is_used(sc: &Scenario, checked: &[String]) -> Result<(), ScenarioError> {
+    let Some(bound) = sc.checks.liveness_bound_ms else {
+        return Ok(());
+    };
+    let unbounded = |p: &String| {
+        sincro_checkers::evidence(p).is_some() && !sincro_checkers::needs_liveness_bound(p)
+    };
+    if checked.iter().all(unbounded) {
+        return Err(ScenarioError(format!(
+            "checks.liveness_bound_ms = {bound} is set, but no property this run checks ({}) \
+             judges against a liveness bound: remove it, or check a property that does (such \
+             as liveness or election_termination)",
+            checked.join(", ")
+        )));
+    }
+    Ok(())
 }
 
 /// Rejects an `expect` (or an engine exception's verdict) that names a property no checker of
@@ -791,6 +813,43 @@ mod tests {
         for (alg, nodes, params) in accepted {
             run(alg, nodes, params).unwrap_or_else(|e| panic!("{alg} {params}: {e}"));
         }
+    }
+
+    /// A liveness bound no checked property judges against is refused (it was taken and
+    /// changed nothing); with a property that uses it, or by default, it is taken.
+    #[test]
+    fn a_liveness_bound_nothing_judges_against_is_refused() {
+        let run = |alg: &str, checks: &str| {
+            let sc = sincro_harness::Scenario::from_json(&format!(
+                r#"{{"algorithm": "{alg}", "nodes": 3, "seed": 1, "duration_ms": 300,
+                    "checks": {checks}}}"#
+            ))
+            .unwrap();
+            super::find(alg)
+                .unwrap()
+                .run(&sc, sincro_harness::RunOptions::default())
+                .map(|_| ())
+        };
+        let e = run(
+            "mutex.centralized",
+            r#"{"properties": ["mutual_exclusion"], "liveness_bound_ms": 200}"#,
+        )
+        .unwrap_err();
+        assert!(e.0.contains("liveness_bound_ms = 200 is set"), "{e}");
+        assert!(e.0.contains("(mutual_exclusion)"), "{e}");
+        let e = run("clock.cristian", r#"{"liveness_bound_ms": 200}"#).unwrap_err();
+        assert!(e.0.contains("no property this run checks"), "{e}");
+        run(
+            "mutex.centralized",
+            r#"{"properties": ["mutual_exclusion", "liveness"], "liveness_bound_ms": 200}"#,
+        )
+        .unwrap();
+        run("mutex.centralized", r#"{"liveness_bound_ms": 200}"#).unwrap();
+        run(
+            "mutex.centralized",
+            r#"{"properties": ["mutual_exclusion"]}"#,
+        )
+        .unwrap();
     }
 
     #[test]

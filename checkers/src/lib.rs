@@ -44,8 +44,8 @@
 //! liveness properties when an item is still open at the end of the run with its deadline not
 //! past, `leader_agreement` also when no node reported anything (no election happened),
 //! `leader_validity` when the run ends by `quiet + bound`, `bounded_skew` when the run ends
-//! before convergence or its params are unusable, `replica_agreement` with fewer than two
-//! reporting replicas.
+//! before convergence or its params are unusable, `replica_agreement` when a replica never
+//! reported a state (a one-node run whose replica reported passes: it agrees with itself).
 
 #![warn(missing_docs)]
 

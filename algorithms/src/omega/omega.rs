@@ -401,6 +401,12 @@ pub fn prepare(sc: &Scenario) -> Result<Prepared, ScenarioError> {
     if !sc.faults.is_empty() || !sc.workload.is_empty() {
         return err("omega.khouri-greve runs on the shared-memory model: put joins, leaves and crashes in params.churn; faults and workload must be empty".into());
     }
+    if let Some(b) = sc.checks.liveness_bound_ms {
+        return err(format!(
+            "checks.liveness_bound_ms = {b} is set, but omega.khouri-greve judges no bound: its \
+             properties are judged on the suffix from params.judge_from_step"
+        ));
+    }
     if p.alpha == 0 {
         return err("params.alpha must be at least 1".into());
     }
@@ -1160,6 +1166,13 @@ mod tests {
         assert!(with(serde_json::json!({"speeds": {"min": 0, "max": 1}})).contains("speeds"));
         assert!(with(serde_json::json!({"colour": 1})).contains("colour"));
         assert!(with(serde_json::json!({"judge_from_step": 10000})).contains("judge_from_step"));
+        let mut doc = serde_json::json!({"algorithm": NAME, "nodes": 4, "seed": 1,
+            "duration_ms": 2, "checks": {"liveness_bound_ms": 50}});
+        let sc = Scenario::from_json(&doc.to_string()).unwrap();
+        let e = prepare(&sc).map(|_| ()).unwrap_err();
+        assert!(e.0.contains("judges no bound"), "{e}");
+        doc["checks"] = serde_json::json!({});
+        prepare(&Scenario::from_json(&doc.to_string()).unwrap()).unwrap();
         // a crash after the end never happened: its run passed, exit 0
         let late = with(serde_json::json!({"churn": [{"at_step": 10_000, "event": {"crash": 1}}]}));
         assert!(late.contains("params.churn[0].at_step = 10000"), "{late}");
