@@ -657,6 +657,7 @@ pub fn judge(
         ));
     }
     check_nodes(trace, nodes)?;
+    check_bound_is_used(args, properties)?;
     // Every property judged against a bound needs one: 0 would be taken literally.
     let needs_bound = properties
         .iter()
@@ -845,6 +846,7 @@ fn judge_with_scenario(
             info.properties.join(", ")
         )));
     }
+    check_bound_is_used(args, properties)?;
     // The run's own properties: where its trace ends (a violation of one of them) does not
     // depend on those asked for here.
     let run_properties = sc.checks.properties.clone();
@@ -1115,6 +1117,26 @@ fn ms_to_the_ns(ns: u64) -> String {
     } else {
         format!("{whole}.{frac:06}")
     }
+}
+
+/// Refuses `--liveness-bound-ms` when no property judged here is judged against a bound
+/// (each is built in and needs none): it would change nothing, as a scenario's
+/// `checks.liveness_bound_ms` would not.
+fn check_bound_is_used(args: &JudgeArgs, properties: &[String]) -> Result<(), String> {
+    let Some(bound) = args.liveness_bound_ms else {
+        return Ok(());
+    };
+    let unbounded = |p: &String| {
+        sincro_checkers::evidence(p).is_some() && !sincro_checkers::needs_liveness_bound(p)
+    };
+    if properties.iter().all(unbounded) {
+        return Err(format!(
+            "--liveness-bound-ms {bound} is given, but no property judged here ({}) is judged \
+             against a liveness bound: leave it out, or judge one that is (such as liveness)",
+            properties.join(", ")
+        ));
+    }
+    Ok(())
 }
 
 /// Times from the command line are bounded as a scenario's are (no run is longer), and a

@@ -602,7 +602,6 @@ pub(crate) fn checkers_with(
         Some(p) => p.clone(),
         None => info.properties.iter().map(|p| p.to_string()).collect(),
     };
-    check_bound_is_used(sc, &wanted)?;
     wanted
         .iter()
         .filter(|p| {
@@ -647,11 +646,18 @@ fn check_bound_is_used(sc: &Scenario, checked: &[String]) -> Result<(), Scenario
     Ok(())
 }
 
-/// Rejects an `expect` (or an engine exception's verdict) that names a property no checker of
-/// the algorithm can report ([`Registry::run_scenario`] calls it, so every scenario file is
+/// Rejects what a scenario file asks for that could never be met or would change nothing: an
+/// `expect` (or an engine exception's verdict) that names a property no checker of
+/// the algorithm can report, or a `checks.liveness_bound_ms` no checked property judges
+/// against ([`Registry::run_scenario`] calls it, so every scenario file is
 /// checked; a test's own extra checkers, given to [`Algorithm::run_with`], are not known here) (those it promises, a registered checker's, or an assumption a
 /// checker verifies first such as `memory_access_pattern`): it could never be met.
 pub fn check_expect(info: &AlgorithmInfo, sc: &Scenario) -> Result<(), ScenarioError> {
+    let checked: Vec<String> = match &sc.checks.properties {
+        Some(p) => p.clone(),
+        None => info.properties.iter().map(|p| p.to_string()).collect(),
+    };
+    check_bound_is_used(sc, &checked)?;
     let known = |p: &str| {
         info.properties.contains(&p)
             || Registry::current().properties().contains(&p)
@@ -825,10 +831,7 @@ mod tests {
                     "checks": {checks}}}"#
             ))
             .unwrap();
-            super::find(alg)
-                .unwrap()
-                .run(&sc, sincro_harness::RunOptions::default())
-                .map(|_| ())
+            super::run_scenario(&sc, sincro_harness::RunOptions::default()).map(|_| ())
         };
         let e = run(
             "mutex.centralized",

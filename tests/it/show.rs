@@ -527,6 +527,21 @@ fn check_rejects_bad_input_with_exit_2() {
         "{}",
         stderr(&o)
     );
+    // A bound no property judged uses was taken and changed nothing.
+    let o = sincro(&[
+        "check",
+        p(&lease),
+        "--properties",
+        "mutual_exclusion",
+        "--liveness-bound-ms",
+        "100",
+    ]);
+    assert_eq!(code(&o), 2, "{}{}", stdout(&o), stderr(&o));
+    assert!(
+        stderr(&o).contains("--liveness-bound-ms 100 is given, but no property judged here"),
+        "{}",
+        stderr(&o)
+    );
     let o = sincro(&["check", LEASE, "--properties", "mutual_exclusion"]);
     assert_eq!(code(&o), 2);
     assert!(stderr(&o).contains("not a trace"), "{}", stderr(&o));
