@@ -821,6 +821,92 @@ mod tests {
         }
     }
 
+    /// Timeouts are on each node's own clock: one running fast by the drift bound counts a
+    /// real round trip as more of its ms. The defaults are lengthened for it (at 5 s latency
+    /// and 1000 ppm, bully and ring called an election against a live leader and the token
+    /// ring made two tokens, with no fault at all), and a parameter too short for it is
+    /// refused as a too-short one is without drift.
+    #[test]
+    fn timeouts_allow_for_the_clocks_drift() {
+        let run = |alg: &str, nodes: usize, duration_ms: u64, lat_ms: u64, extra: &str| {
+            let drift: Vec<String> = (0..nodes)
+                .map(|i| {
+                    format!(
+                        r#"{{"node": {i}, "drift_ppm": {}}}"#,
+                        if i == 0 { 1000 } else { -1000 }
+                    )
+                })
+                .collect();
+            let sc = sincro_harness::Scenario::from_json(&format!(
+                r#"{{"algorithm": "{alg}", "nodes": {nodes}, "seed": 1, "duration_ms": {duration_ms},
+                    "network": {{"latency": {{"constant": {{"ms": {lat_ms}}}}}}},
+                    "clocks": {{"rho_ppm": 1000, "nodes": [{}]}}{extra}}}"#,
+                drift.join(", ")
+            ))
+            .unwrap();
+            super::run_scenario(&sc, sincro_harness::RunOptions::default())
+        };
+        let probe = r#", "workload": [{"at_ms": 100, "node": 0, "input": "probe"}]"#;
+        let acquire = |at: u64| {
+            (0..3)
+                .map(|n| format!(r#"{{"at_ms": {}, "node": {n}, "input": {{"acquire": {{"hold_ms": 5000}}}}}}"#, at + n))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let tokens = format!(r#", "workload": [{}, {}]"#, acquire(100), acquire(30_000));
+        for (alg, nodes, duration_ms, extra) in [
+            ("election.bully", 2, 60_000, probe),
+            ("election.ring", 2, 60_000, probe),
+            ("mutex.token-ring", 3, 400_000, tokens.as_str()),
+        ] {
+            let out =
+                run(alg, nodes, duration_ms, 5_000, extra).unwrap_or_else(|e| panic!("{alg}: {e}"));
+            assert!(
+                !matches!(out.verdict, sincro_harness::Verdict::Violation(_)),
+                "{alg}: {}",
+                out.verdict
+            );
+        }
+        // 1 ms links: 1000002 > 1000000 + 1 was taken, and a follower's fast clock timed
+        // out between two heartbeats of a slow leader.
+        for (alg, lat_ms, params, needle) in [
+            (
+                "election.terms",
+                1,
+                r#"{"heartbeat_ms": 1000000, "election_timeout_ms": 1000002}"#,
+                "(1000000 + 1 ms; 1002004 ms with clocks drifting up to 1000 ppm)",
+            ),
+            (
+                "election.lease",
+                1,
+                r#"{"heartbeat_ms": 1000000, "election_timeout_ms": 1000002, "lease_ms": 2300000}"#,
+                "(1000000 + 1 ms; 1002004 ms with clocks drifting up to 1000 ppm)",
+            ),
+            (
+                "mutex.token-ring",
+                5_000,
+                r#"{"ack_timeout_ms": 10010}"#,
+                "(10010 ms)",
+            ),
+        ] {
+            let e = run(alg, 3, 100_000, lat_ms, &format!(r#", "params": {params}"#))
+                .map(|_| ())
+                .expect_err(alg);
+            assert!(e.0.contains(needle), "{alg}: {e}");
+        }
+        for (alg, lat_ms, params) in [
+            ("mutex.token-ring", 5_000, r#"{"ack_timeout_ms": 10011}"#),
+            (
+                "election.terms",
+                1,
+                r#"{"heartbeat_ms": 1000000, "election_timeout_ms": 1002005}"#,
+            ),
+        ] {
+            run(alg, 3, 100_000, lat_ms, &format!(r#", "params": {params}"#))
+                .unwrap_or_else(|e| panic!("{alg}: {e}"));
+        }
+    }
+
     /// A liveness bound no checked property judges against is refused (it was taken and
     /// changed nothing); with a property that uses it, or by default, it is taken.
     #[test]

@@ -219,6 +219,24 @@ impl<S: Spec> Setup<'_, S> {
         usual_latency_ms(self.scenario)
     }
 
+    /// The run's drift bound, ppm (`clocks.rho_ppm`, rounded up; every node's drift is
+    /// within it).
+    pub fn drift_ppm_max(&self) -> u32 {
+        drift_ppm_max(self.scenario)
+    }
+
+    /// A timeout of `ms` local ms sized for a real wait, lengthened for the run's fast clocks
+    /// (see [`for_fast_clocks_ms`]).
+    pub fn for_fast_clocks_ms(&self, ms: u64) -> u64 {
+        for_fast_clocks_ms(ms, self.drift_ppm_max())
+    }
+
+    /// How long a clock slowed by the run's drift bound takes to count `ms` (see
+    /// [`on_slow_clocks_ms`]).
+    pub fn on_slow_clocks_ms(&self, ms: u64) -> u64 {
+        on_slow_clocks_ms(ms, self.drift_ppm_max())
+    }
+
     /// The workload, typed. Items that do not parse as the node's input are skipped (the
     /// engine reports them as bad input when the run starts). Each call parses the items
     /// again (straight from the JSON values, without copying them).
@@ -526,6 +544,38 @@ pub fn stretched_for_drift_ms(sc: &Scenario, bound_ms: u64) -> u64 {
     } else {
         stretched as u64
     }
+}
+
+/// A scenario's drift bound, ppm: `clocks.rho_ppm` rounded up (validated within
+/// `[0, 10^6]`, and every node's drift within it).
+pub fn drift_ppm_max(sc: &Scenario) -> u32 {
+    let rho = sc.clocks.rho_ppm;
+    if rho.is_nan() || rho <= 0.0 {
+        0
+    } else {
+        rho.ceil().min(1e6) as u32
+    }
+}
+
+/// A timeout of `ms` on a node's own clock, sized for a real wait, lengthened for clocks that
+/// run fast by up to `drift_ppm`: `ms + ⌊ms · drift⌋`. A clock fast by ρ counts a real wait
+/// `w` as `w · (1 + ρ)` of its own ms, so a timeout of a round trip and 2 ms fired before a
+/// 5 s round trip came back at 1000 ppm, and a live process looked dead with no fault at all.
+/// A timeout with at least 1 ms of slack over the wait it covers still covers it, rounded
+/// down: `ms < 1000` at 1000 ppm is unchanged.
+pub fn for_fast_clocks_ms(ms: u64, drift_ppm: u32) -> u64 {
+    let extra = u128::from(ms) * u128::from(drift_ppm) / 1_000_000;
+    ms.saturating_add(u64::try_from(extra).unwrap_or(u64::MAX))
+}
+
+/// The real time a clock slowed by up to `drift_ppm` takes to count `ms` of its own:
+/// `ms / (1 − ρ)`, rounded up (`u64::MAX` for a clock that may stop, ρ = 10^6).
+pub fn on_slow_clocks_ms(ms: u64, drift_ppm: u32) -> u64 {
+    if drift_ppm >= 1_000_000 {
+        return u64::MAX;
+    }
+    let real = (u128::from(ms) * 1_000_000).div_ceil(u128::from(1_000_000 - drift_ppm));
+    u64::try_from(real).unwrap_or(u64::MAX)
 }
 
 /// The usual completion of a scenario skeleton (the default of [`Algorithm::complete`] and

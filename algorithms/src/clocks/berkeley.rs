@@ -234,7 +234,7 @@ impl Spec for BerkeleySpec {
         super::check_period(setup.params.period_ms, setup)?;
         super::check_node("daemon", setup.params.daemon, setup)?;
         if setup.params.timeout_ms == 0 {
-            setup.params.timeout_ms = 2 * setup.max_latency_ms() + 2;
+            setup.params.timeout_ms = setup.for_fast_clocks_ms(2 * setup.max_latency_ms() + 2);
         }
         super::check_answer_timeout(setup.params.timeout_ms, setup)?;
         let p = &setup.params;

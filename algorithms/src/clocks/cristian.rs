@@ -199,7 +199,7 @@ impl Spec for CristianSpec {
     fn prepare(&self, setup: &mut Setup<'_, Self>) -> Result<(), String> {
         super::check_no_workload(self, setup)?;
         if setup.params.max_delay_ms == 0 {
-            setup.params.max_delay_ms = setup.max_latency_ms() + 1;
+            setup.params.max_delay_ms = setup.for_fast_clocks_ms(setup.max_latency_ms() + 1);
         }
         super::check_max_delay(setup.params.max_delay_ms, setup)?;
         super::check_period(setup.params.period_ms, setup)?;

@@ -111,7 +111,8 @@ pub fn check_max_delay<S: Spec>(max_delay_ms: u64, setup: &Setup<'_, S>) -> Resu
             "params.max_delay_ms must be within [1, 86400000], got {max_delay_ms}"
         ));
     }
-    let lat = setup.usual_latency_ms();
+    // as a clock fast by the run's drift bound counts it
+    let lat = setup.for_fast_clocks_ms(setup.usual_latency_ms());
     if max_delay_ms <= lat {
         return Err(format!(
             "params.max_delay_ms = {max_delay_ms} must exceed the links' largest one-way \
@@ -125,7 +126,7 @@ pub fn check_max_delay<S: Spec>(max_delay_ms: u64, setup: &Setup<'_, S>) -> Resu
 /// the usual links: a shorter wait ignores every answer and the correct variant never
 /// synchronizes with no fault at all. A delay spike of the fault plan is a fault: not counted.
 pub fn check_answer_timeout<S: Spec>(timeout_ms: u64, setup: &Setup<'_, S>) -> Result<(), String> {
-    let rtt = 2 * setup.usual_latency_ms();
+    let rtt = setup.for_fast_clocks_ms(2 * setup.usual_latency_ms());
     if timeout_ms <= rtt {
         return Err(format!(
             "params.timeout_ms = {timeout_ms} must exceed a round trip of the links ({rtt} \

@@ -108,6 +108,10 @@ pub struct Params {
     /// [`BullySpec`]'s `prepare` sets it.
     #[serde(skip)]
     pub max_latency_ms: u64,
+    /// The scenario's drift bound, ppm, the timeouts are lengthened for (a fast clock counts
+    /// a round trip as more of its own ms): set by `prepare` as `max_latency_ms` is.
+    #[serde(skip)]
+    pub drift_ppm_max: u32,
 }
 
 crate::variants! {
@@ -132,10 +136,19 @@ pub struct Timeouts {
 }
 
 impl Timeouts {
-    /// [`Timeouts::for_latency`], with `answer_timeout_ms` as the answer timeout when it is
-    /// set (not 0): the nodes and the liveness bound use the same timeouts.
-    pub fn with_answer(max_latency_ms: u64, answer_timeout_ms: u64) -> Self {
-        let mut t = Self::for_latency(max_latency_ms);
+    /// [`Timeouts::for_latency`] lengthened for clocks fast by up to `drift_ppm`
+    /// ([`for_fast_clocks_ms`](crate::spec::for_fast_clocks_ms)), with `answer_timeout_ms`
+    /// as the answer timeout when it is set (not 0): the nodes and the liveness bound use the
+    /// same timeouts.
+    pub fn with_answer(max_latency_ms: u64, answer_timeout_ms: u64, drift_ppm: u32) -> Self {
+        let fast = |ms| crate::spec::for_fast_clocks_ms(ms, drift_ppm);
+        let t = Self::for_latency(max_latency_ms);
+        let mut t = Timeouts {
+            answer_ms: fast(t.answer_ms),
+            coordinator_ms: fast(t.coordinator_ms),
+            announce_ms: fast(t.announce_ms),
+            probe_ms: fast(t.probe_ms),
+        };
         if answer_timeout_ms > 0 {
             t.answer_ms = answer_timeout_ms;
         }
@@ -469,11 +482,16 @@ impl Spec for BullySpec {
     fn prepare(&self, setup: &mut Setup<'_, Self>) -> Result<(), String> {
         super::check_initial_leader(setup, setup.params.initial_leader)?;
         setup.params.max_latency_ms = setup.max_latency_ms();
+        setup.params.drift_ppm_max = setup.drift_ppm_max();
         Ok(())
     }
     /// Timeouts for the scenario's latencies; `answer_timeout_ms`, when set, wins.
     fn node(&self, variant: Variant, params: &Params, _id: NodeId) -> Bully {
-        let t = Timeouts::with_answer(params.max_latency_ms, params.answer_timeout_ms);
+        let t = Timeouts::with_answer(
+            params.max_latency_ms,
+            params.answer_timeout_ms,
+            params.drift_ppm_max,
+        );
         Bully::new(variant, t, params.initial_leader)
     }
     fn workload(&self, rng: &mut SimRng, nodes: usize, active_ms: u64) -> Vec<Timed<Input>> {
@@ -485,7 +503,7 @@ impl Spec for BullySpec {
     /// Four election rounds of the timeouts the nodes use (`answer_timeout_ms` included).
     fn liveness_bound_ms(&self, setup: &Setup<'_, Self>) -> u64 {
         let lat = setup.max_latency_ms();
-        let t = Timeouts::with_answer(lat, setup.params.answer_timeout_ms);
+        let t = Timeouts::with_answer(lat, setup.params.answer_timeout_ms, setup.drift_ppm_max());
         let round = t.probe_ms + t.answer_ms + t.announce_ms + t.coordinator_ms;
         4 * round + 10 * (lat + 1)
     }

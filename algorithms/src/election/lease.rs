@@ -616,15 +616,18 @@ impl Spec for LeaseSpec {
         // of it the leader acts on runs out. Shorter, the correct variant loses its leader
         // with no fault at all, as `election.terms` refuses (a misconfiguration, not a finding).
         let lat = setup.usual_latency_ms();
-        if el <= hb.saturating_add(lat) {
+        let gap = super::terms::heartbeat_gap_ms(setup, hb, lat);
+        if el <= gap {
             return Err(format!(
                 "params: election_timeout_ms = {el} must exceed heartbeat_ms + the links' \
-                 latency ({hb} + {lat} = {} ms): a follower would time out between two \
+                 latency ({hb} + {lat}{}): a follower would time out between two \
                  heartbeats of a live leader",
-                hb.saturating_add(lat)
+                super::terms::drift_note(setup, gap)
             ));
         }
-        let renewal = hb.saturating_add(2 * lat);
+        // The heartbeat period and the lease are on the leader's own clock; the round trip
+        // is real time, as a fast clock counts it.
+        let renewal = hb.saturating_add(setup.for_fast_clocks_ms(2 * lat));
         if lease.saturating_mul(9) / 10 <= renewal {
             return Err(format!(
                 "params.lease_ms = {lease}: the 9/10 of it a leader acts on must exceed a \

@@ -622,9 +622,10 @@ impl Process for RingList {
 pub struct RingListSpec;
 
 impl RingListSpec {
-    /// The hop timeout: a round trip at the largest latency, plus 2 ms.
+    /// The hop timeout: a round trip at the largest latency, plus 2 ms, lengthened for the
+    /// run's fast clocks.
     fn hop_ms(setup: &Setup<'_, Self>) -> u64 {
-        2 * (setup.max_latency_ms() + 1) + 2
+        setup.for_fast_clocks_ms(2 * (setup.max_latency_ms() + 1) + 2)
     }
 }
 

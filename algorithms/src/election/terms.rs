@@ -133,6 +133,22 @@ impl Params {
     }
 }
 
+/// The longest a follower's clock may count between two heartbeats of a live leader that
+/// sends one every `hb_ms` of its own clock over links of at most `lat_ms`: `hb + lat`, as the
+/// slowest leader clock and the fastest follower clock of the run's drift bound count it.
+pub fn heartbeat_gap_ms<S: Spec>(setup: &Setup<'_, S>, hb_ms: u64, lat_ms: u64) -> u64 {
+    setup.for_fast_clocks_ms(setup.on_slow_clocks_ms(hb_ms).saturating_add(lat_ms))
+}
+
+/// How an error ends a sum `a + b` that [`heartbeat_gap_ms`] made `gap_ms`: `" = N ms"`, or
+/// `" ms; N ms with clocks drifting up to D ppm"`.
+pub fn drift_note<S: Spec>(setup: &Setup<'_, S>, gap_ms: u64) -> String {
+    match setup.drift_ppm_max() {
+        0 => format!(" = {gap_ms} ms"),
+        ppm => format!(" ms; {gap_ms} ms with clocks drifting up to {ppm} ppm"),
+    }
+}
+
 crate::variants! {
     /// Which behaviour.
     pub enum Variant {
@@ -403,12 +419,13 @@ impl Spec for TermsSpec {
         // A follower must hear a live leader's next heartbeat before its election timer
         // fires: with a shorter timeout the correct variant calls elections with no fault at
         // all (leader_stability), which is a misconfiguration, not a finding.
-        if el <= hb.saturating_add(lat) {
+        let gap = heartbeat_gap_ms(setup, hb, lat);
+        if el <= gap {
             return Err(format!(
                 "params: election_timeout_ms = {el} must exceed heartbeat_ms + the largest \
-                 latency ({hb} + {lat} = {} ms): a follower would time out between two \
+                 latency ({hb} + {lat}{}): a follower would time out between two \
                  heartbeats of a live leader",
-                hb.saturating_add(lat)
+                drift_note(setup, gap)
             ));
         }
         setup.params.heartbeat_ms = hb;

@@ -588,19 +588,23 @@ impl Spec for RicartAgrawalaFtSpec {
         check_initial_clocks(&setup.params, setup.nodes())?;
         let lat = setup.max_latency_ms();
         let usual = setup.usual_latency_ms();
+        // As a clock fast by the run's drift bound counts them.
+        let (retry_default, round_trip) = (
+            setup.for_fast_clocks_ms(2 * lat + 2),
+            setup.for_fast_clocks_ms(2 * usual),
+        );
         let p = &mut setup.params;
         if p.retry_ms == 0 {
-            p.retry_ms = 2 * lat + 2;
+            p.retry_ms = retry_default;
         }
         // An answer comes back within a round trip of the usual links: a shorter resend
         // period runs out the retries of a live peer, declared dead, and the correct variant
         // lets two in with no fault at all (a misconfiguration, not a finding).
-        if p.retry_ms <= 2 * usual {
+        if p.retry_ms <= round_trip {
             return Err(format!(
-                "params.retry_ms = {} must exceed a round trip of the links ({} ms): live peers \
-                 would be declared dead",
+                "params.retry_ms = {} must exceed a round trip of the links ({round_trip} ms): \
+                 live peers would be declared dead",
                 p.retry_ms,
-                2 * usual
             ));
         }
         if p.max_retries == 0 {

@@ -30,7 +30,7 @@
 //! finite: the old token dies at the first node that saw the new one, while without it both
 //! circulate for ever (corpus `token-ring-late-token*.json`).
 
-use crate::spec::{Setup, Spec, Timed};
+use crate::spec::{for_fast_clocks_ms, Setup, Spec, Timed};
 use serde::{Deserialize, Serialize};
 use sincro_harness::fault::{FaultClass, FaultModel};
 use sincro_harness::{Ctx, NodeId, Observation, Process, SimRng, TimerId};
@@ -331,15 +331,17 @@ impl Spec for TokenRingSpec {
     /// than that makes a late token look lost, the text's dilemma.
     fn prepare(&self, setup: &mut Setup<'_, Self>) -> Result<(), String> {
         let (lat_max, lat) = (setup.max_latency_ms(), setup.usual_latency_ms());
+        let drift_ppm = setup.drift_ppm_max();
         let round = setup.nodes() as u64 * (super::hold_max_ms(setup) + lat + 1);
         let p = &mut setup.params;
         if p.ack_timeout_ms == 0 {
-            p.ack_timeout_ms = 2 * lat_max + 2;
+            p.ack_timeout_ms = for_fast_clocks_ms(2 * lat_max + 2, drift_ppm);
         }
-        // A live successor's ack comes back within a round trip of the usual links: a shorter
-        // timeout skips it, and the correct variant makes two tokens with no fault at all (a
-        // misconfiguration, not a finding). A delay spike of the plan is a fault: not counted.
-        let round_trip = 2 * lat;
+        // A live successor's ack comes back within a round trip of the usual links, as a
+        // clock fast by the drift bound counts it: a shorter timeout skips it, and the correct
+        // variant makes two tokens with no fault at all (a misconfiguration, not a finding).
+        // A delay spike of the plan is a fault: not counted.
+        let round_trip = for_fast_clocks_ms(2 * lat, drift_ppm);
         if p.ack_timeout_ms <= round_trip {
             return Err(format!(
                 "params.ack_timeout_ms = {} must exceed a round trip of the links ({round_trip} \
