@@ -610,7 +610,9 @@ fn write_counterexample(
         verdict: cx.verdict.clone(),
     };
     let text = serde_json::to_string_pretty(&file).expect("a schedule file serializes");
-    std::fs::write(&path, text)
+    // Replaced whole, as a failure file is: a failed write leaves the old file or none (it
+    // left an empty one, and wrote through a symlink to whatever it named).
+    crate::fuzz::write_atomically(&path, &text)
         .map_err(|e| format!("cannot write {}: {e}{unwritten}", path.display()))?;
     let Some(native) = &cx.native else {
         match std::fs::remove_file(&native_path) {
@@ -632,7 +634,9 @@ fn write_counterexample(
         return Ok((path, None));
     };
     let text = serde_json::to_string_pretty(native).expect("a scenario serializes");
-    std::fs::write(&native_path, text).map_err(|e| {
+    crate::fuzz::write_atomically(&native_path, &text).map_err(|e| {
+        // An earlier search's file under that name would be taken for this one's.
+        let _ = std::fs::remove_file(&native_path);
         format!(
             "cannot write {}: {e} (the counterexample above was written to {}, for `sincro \
              explore --replay`; its native scenario was not)",

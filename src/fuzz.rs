@@ -2615,6 +2615,12 @@ pub fn merge_junit(inputs: &[(String, String)], partial: bool) -> Result<MergedR
     let mut first_campaign: Option<((String, String, String), String)> = None;
     let mut target_sets: Vec<(String, Vec<(String, String)>)> = Vec::new();
     let mut started = None;
+    let too_long = |name: &str| {
+        format!(
+            "{name}: its `time` values add up past the longest duration that can be held: \
+             not a report `sincro fuzz --junit` wrote"
+        )
+    };
     for (name, xml) in inputs {
         let report = Report::deserialize_from_str(xml)
             .map_err(|e| format!("{name}: not a JUnit report: {e}"))?;
@@ -2669,16 +2675,22 @@ pub fn merge_junit(inputs: &[(String, String)], partial: bool) -> Result<MergedR
             ));
         }
         // Compared as parsed: ` 1/3` and `01/3` are shard 1/3 too.
-        let shard: Option<Shard> = prop(&suite.properties, "shard")
-            .map(|s| s.parse())
-            .transpose()
+        // Required: a report without it was taken for shard 1/1 and never counted among the
+        // shards, so a copy of a shard with the property removed counted its runs twice.
+        let shard: Shard = prop(&suite.properties, "shard")
+            .ok_or_else(|| {
+                format!(
+                    "{name} names no shard (property `shard`), which every report `sincro fuzz \
+                     --junit` writes (1/1 when not sharded): a shard given twice or missing \
+                     could not be told"
+                )
+            })?
+            .parse()
             .map_err(|e| format!("{name}: property `shard`: {e}"))?;
-        if let Some(shard) = shard {
-            if let Some(other) = shards.insert((shard.k, shard.n), name.clone()) {
-                return Err(format!(
-                    "shard {shard} is given twice ({other} and {name}): its runs would count twice"
-                ));
-            }
+        if let Some(other) = shards.insert((shard.k, shard.n), name.clone()) {
+            return Err(format!(
+                "shard {shard} is given twice ({other} and {name}): its runs would count twice"
+            ));
         }
         let suite_runs = number(&suite.properties, "runs")?;
         add(&mut runs, suite_runs, "runs")?;
@@ -2694,7 +2706,6 @@ pub fn merge_junit(inputs: &[(String, String)], partial: bool) -> Result<MergedR
         };
         interrupted |= this_interrupted;
         let range = prop(&suite.properties, "range").ok_or_else(not_ours)?;
-        let shard = shard.unwrap_or_default();
         let range_text = range.clone();
         // The shards of one matrix cover one seed range, inside or beyond the model alike.
         let campaign = (
@@ -2732,7 +2743,9 @@ pub fn merge_junit(inputs: &[(String, String)], partial: bool) -> Result<MergedR
         }
         ranges.push(range);
         let mut these: Vec<(String, String)> = Vec::new();
-        time += suite.time.unwrap_or_default();
+        time = time
+            .checked_add(suite.time.unwrap_or_default())
+            .ok_or_else(|| too_long(&name))?;
         started = match (started, suite.timestamp) {
             (Some(a), Some(b)) => Some(std::cmp::min(a, b)),
             (a, b) => a.or(b),
@@ -2845,7 +2858,10 @@ pub fn merge_junit(inputs: &[(String, String)], partial: bool) -> Result<MergedR
                 t.caught_in += 1;
             }
             t.listed_in += 1;
-            t.time += case.time.unwrap_or_default();
+            t.time = t
+                .time
+                .checked_add(case.time.unwrap_or_default())
+                .ok_or_else(|| too_long(&name))?;
             let cut_short = prop(&case.properties, "cut-short").as_deref() == Some("true");
             if cut_short {
                 t.cut_short.push(name.clone());

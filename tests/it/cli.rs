@@ -1040,6 +1040,25 @@ fn explore_exits_1_with_a_replayable_counterexample_0_without_and_2_on_bad_input
         "{err}"
     );
     assert_eq!(std::fs::read(&native).unwrap(), before);
+    // A symlink under the counterexample's name is replaced, not written through: it wrote
+    // the counterexample over whatever file the link named.
+    let precious = dir.join("precious.json");
+    std::fs::write(&precious, "keep me").unwrap();
+    std::fs::remove_file(&native).unwrap();
+    std::os::unix::fs::symlink(&precious, &native).unwrap();
+    let o = sincro(&[
+        "explore",
+        "-a",
+        "order.total",
+        "--variant",
+        "unordered",
+        "--out",
+        d,
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o).1);
+    assert_eq!(std::fs::read_to_string(&precious).unwrap(), "keep me");
+    assert!(!std::fs::symlink_metadata(&native).unwrap().is_symlink());
+    assert_eq!(std::fs::read(&native).unwrap(), before);
     let o = sincro(&["explore", "--replay", file.to_str().unwrap()]);
     let (out, err) = text(&o);
     assert_eq!(o.status.code(), Some(1), "{out}{err}");
@@ -2013,6 +2032,31 @@ fn merged_shards_count_as_the_whole_campaign() {
     assert_eq!(o.status.code(), Some(2), "{}", text(&o).0);
     assert!(
         text(&o).1.contains("shard 1/2 is given twice"),
+        "{}",
+        text(&o).1
+    );
+    // ... or with its shard property removed (taken for 1/1, its runs counted twice).
+    let unnamed = edit(
+        r#"<property name="shard" value="1/2"/>"#,
+        "",
+        "a-noshard.xml",
+    );
+    let o = sincro(&["merge-reports", &d("a.xml"), &unnamed, &d("b.xml")]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o).0);
+    assert!(text(&o).1.contains("names no shard"), "{}", text(&o).1);
+    // Times that add up past a Duration panicked (exit 101).
+    let first_time_huge = |xml: &str| {
+        let at = xml.find(" time=\"").expect("a time") + " time=\"".len();
+        let end = at + xml[at..].find('"').unwrap();
+        format!("{}1e19{}", &xml[..at], &xml[end..])
+    };
+    std::fs::write(dir.join("a-huge.xml"), first_time_huge(&a)).unwrap();
+    let b = std::fs::read_to_string(dir.join("b.xml")).unwrap();
+    std::fs::write(dir.join("b-huge.xml"), first_time_huge(&b)).unwrap();
+    let o = sincro(&["merge-reports", &d("a-huge.xml"), &d("b-huge.xml")]);
+    assert_eq!(o.status.code(), Some(2), "{}{}", text(&o).0, text(&o).1);
+    assert!(
+        text(&o).1.contains("add up past the longest duration"),
         "{}",
         text(&o).1
     );
