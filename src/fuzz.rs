@@ -2745,7 +2745,7 @@ pub fn merge_junit(inputs: &[(String, String)], partial: bool) -> Result<MergedR
         let mut these: Vec<(String, String)> = Vec::new();
         time = time
             .checked_add(suite.time.unwrap_or_default())
-            .ok_or_else(|| too_long(&name))?;
+            .ok_or_else(|| too_long(name))?;
         started = match (started, suite.timestamp) {
             (Some(a), Some(b)) => Some(std::cmp::min(a, b)),
             (a, b) => a.or(b),
@@ -2861,7 +2861,7 @@ pub fn merge_junit(inputs: &[(String, String)], partial: bool) -> Result<MergedR
             t.time = t
                 .time
                 .checked_add(case.time.unwrap_or_default())
-                .ok_or_else(|| too_long(&name))?;
+                .ok_or_else(|| too_long(name))?;
             let cut_short = prop(&case.properties, "cut-short").as_deref() == Some("true");
             if cut_short {
                 t.cut_short.push(name.clone());
