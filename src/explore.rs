@@ -67,7 +67,8 @@ pub struct ExploreArgs {
     /// Longest path explored, in choices (events).
     #[arg(long, default_value_t = 40)]
     depth: usize,
-    /// Most distinct states.
+    /// Most distinct states (the search also stops when its own memory reaches 2 GiB, however
+    /// many states that is).
     #[arg(long, value_name = "N", default_value_t = 1_000_000)]
     max_states: u64,
     /// Wall-time budget, e.g. 60s, 5m.
@@ -366,6 +367,7 @@ pub fn main(a: &ExploreArgs) -> i32 {
         max_depth: a.depth,
         max_states: a.max_states,
         max_time: Some(a.time),
+        max_bytes: crate::harness::explore::MAX_SEARCH_BYTES,
         sleep_sets: !a.no_sleep_sets,
         // Ctrl-C ends the search as its time budget does: what it explored is reported.
         stop: Some(crate::cli::interrupt_flag()),

@@ -70,6 +70,17 @@ pub const UNJUDGED_PAUSE: &str = "unjudged: a pause outlived the faults";
 /// `World::crash_outlived_faults`).
 pub const UNJUDGED_CRASH: &str = "unjudged: a crash outlived the faults";
 
+/// The most memory a search's bookkeeping may take, bytes (estimated: the states visited with
+/// their sleep sets, the search tree and the paths queued for the next depth): 2 GiB. Past it
+/// the search stops as at its state bound ([`Stop::MemoryBound`]); at ~2.9 KB a state (6
+/// nodes), `max_states` of 10^6 asked for 2.9 GB. [`ExploreOptions::max_bytes`] may lower it.
+pub const MAX_SEARCH_BYTES: u64 = 2 << 30;
+
+/// Estimated bytes of a sleep set of `len` choices held in a `Vec` (and its owner's slot).
+fn sleep_bytes(len: usize) -> u64 {
+    48 + 4 * len as u64
+}
+
 /// How far to search.
 #[derive(Clone, Debug)]
 pub struct ExploreOptions {
@@ -82,6 +93,9 @@ pub struct ExploreOptions {
     /// Wall-time budget (`None`: none). It only decides where the search stops: the states
     /// explored before it are the same on every run.
     pub max_time: Option<Duration>,
+    /// Most memory of the search's own bookkeeping, estimated, bytes ([`MAX_SEARCH_BYTES`]
+    /// by default, and at most): past it the search stops ([`Stop::MemoryBound`]).
+    pub max_bytes: u64,
     /// Use sleep sets (a partial-order reduction; see the module documentation).
     pub sleep_sets: bool,
     /// Set (by a Ctrl-C handler) to end the search as the time budget does, with what it
@@ -96,6 +110,7 @@ impl Default for ExploreOptions {
             max_depth: 40,
             max_states: 1_000_000,
             max_time: Some(Duration::from_secs(60)),
+            max_bytes: MAX_SEARCH_BYTES,
             sleep_sets: true,
             stop: None,
         }
@@ -116,6 +131,9 @@ pub enum Stop {
     RunLimit,
     /// The state bound was reached first.
     StateBound,
+    /// The search's own memory reached [`MAX_SEARCH_BYTES`] first (states visited, the
+    /// search tree and the paths queued: a large `max_states` took gigabytes).
+    MemoryBound,
     /// The time budget ran out first.
     TimeBound,
     /// The [`ExploreOptions::stop`] flag was set (Ctrl-C).
@@ -302,6 +320,7 @@ impl fmt::Display for ExploreReport {
                 "nothing explored: the {} ended the search before it finished depth 1",
                 match stop {
                     Stop::StateBound => "state bound",
+                    Stop::MemoryBound => "memory bound",
                     Stop::Interrupted => "interrupt",
                     _ => "time bound",
                 }
@@ -314,6 +333,7 @@ impl fmt::Display for ExploreReport {
                 match stop {
                     Stop::DepthBound => "depth bound",
                     Stop::StateBound => "state bound",
+                    Stop::MemoryBound => "memory bound (2 GiB of the search's own)",
                     Stop::Interrupted => "interrupt",
                     _ => "time bound",
                 },
@@ -430,8 +450,13 @@ pub fn explore<P: Process>(
         path
     };
     let mut stopped = None;
+    // The search's own memory, estimated: visited states and the tree (kept), and the paths
+    // queued for the next depth.
+    let (mut kept_bytes, mut queued_bytes) = (0u64, 0u64);
     'levels: while !level.is_empty() {
         let mut next = Vec::new();
+        let level_bytes = queued_bytes;
+        queued_bytes = 0;
         for entry in level.drain(..) {
             if let Some(limit) = options.max_time {
                 if report.executions % 64 == 0 && started.elapsed() >= limit {
@@ -499,7 +524,14 @@ pub fn explore<P: Process>(
                         stopped = Some(Stop::StateBound);
                         break 'levels;
                     }
+                    if kept_bytes + level_bytes + queued_bytes
+                        >= options.max_bytes.min(MAX_SEARCH_BYTES)
+                    {
+                        stopped = Some(Stop::MemoryBound);
+                        break 'levels;
+                    }
                     report.states += 1;
+                    kept_bytes += 32 + sleep_bytes(entry.sleep.len());
                     report.fault_choices +=
                         enabled.iter().filter(|c| c.is_injected()).count() as u64;
                     visited.insert(fp, entry.sleep.clone());
@@ -601,6 +633,8 @@ pub fn explore<P: Process>(
                 };
                 done.push(id);
                 tree.push((entry.at, id));
+                kept_bytes += 8;
+                queued_bytes += sleep_bytes(sleep.len());
                 next.push(Entry {
                     at: (tree.len() - 1) as u32,
                     depth: entry.depth + 1,

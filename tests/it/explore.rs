@@ -14,6 +14,7 @@ fn options() -> ExploreOptions {
         max_depth: 30,
         max_states: 200_000,
         max_time: None, // deterministic: the state bound ends it
+        max_bytes: sincro::harness::explore::MAX_SEARCH_BYTES,
         sleep_sets: true,
         stop: None,
     }
@@ -192,6 +193,19 @@ fn bounds_end_the_search_and_say_so() {
         r.to_string().contains("no violation within the bound"),
         "{r}"
     );
+    // The search's own memory is bounded too (it had no bound but the state count).
+    let r = a
+        .explore(
+            &sc,
+            &ExploreOptions {
+                max_bytes: 5_000,
+                ..options()
+            },
+        )
+        .unwrap();
+    assert_eq!(r.stop, Stop::MemoryBound);
+    assert!(r.states > 0 && r.states < 100, "{}", r.states);
+    assert!(r.to_string().contains("stopped by the memory bound"), "{r}");
     let r = a
         .explore(
             &sc,
