@@ -437,6 +437,26 @@ fn select_events(
         } else if !anchor.is_empty() && (!filter.nodes.is_empty() || !filter.only.is_empty()) {
             note.push_str(" (the violating events are always shown)");
         }
+        let window_empty = !trace
+            .events
+            .iter()
+            .any(|e| !outside_window(e.t_ns, from, to));
+        if window_empty && (filter.from_ns.is_some() || filter.to_ns.is_some()) {
+            // An empty window inside the trace said only "showing 0": where to look instead.
+            let times = trace.events.iter().map(|e| e.t_ns);
+            let before = times.clone().filter(|&t| printed(t) < from).max();
+            let after = times.filter(|&t| printed(t) > to).min();
+            let near: Vec<String> = [
+                before.map(|t| format!("the last before it at {}", ms(t))),
+                after.map(|t| format!("the first after it at {}", ms(t))),
+            ]
+            .into_iter()
+            .flatten()
+            .collect();
+            if !near.is_empty() {
+                note.push_str(&format!(" (no event in the window: {})", near.join(", ")));
+            }
+        }
         return Ok(Selection {
             shown,
             notes: vec![note],
@@ -918,6 +938,54 @@ mod tests {
                 .contains("violating events outside the window, at 6.000 ms, are not shown"),
             "{:?}",
             window.notes
+        );
+    }
+
+    /// A window inside the trace with no event in it said only "showing 0 of N": it names the
+    /// events either side of it.
+    #[test]
+    fn an_empty_window_names_the_events_either_side() {
+        let t = trace();
+        let times: BTreeSet<u64> = t.events.iter().map(|e| e.t_ns).collect();
+        let times: Vec<u64> = times.into_iter().collect();
+        let (a, b) = times
+            .windows(2)
+            .map(|w| (w[0], w[1]))
+            .find(|(a, b)| b - a >= 2_000)
+            .expect("a gap between two instants");
+        let sel = select(
+            &t,
+            None,
+            &Filter {
+                from_ns: Some(a + 1_000),
+                to_ns: Some(b - 1_000),
+                ..Filter::default()
+            },
+        )
+        .unwrap();
+        assert!(sel.shown.is_empty());
+        let want = format!(
+            "(no event in the window: the last before it at {}, the first after it at {})",
+            ms(a),
+            ms(b)
+        );
+        assert!(sel.notes[0].contains(&want), "{:?}", sel.notes);
+        // A window with events, none of them of the node asked for, says no such thing.
+        let sel = select(
+            &t,
+            None,
+            &Filter {
+                from_ns: Some(a),
+                to_ns: Some(a),
+                nodes: vec![2],
+                ..Filter::default()
+            },
+        )
+        .unwrap();
+        assert!(
+            !sel.notes[0].contains("no event in the window"),
+            "{:?}",
+            sel.notes
         );
     }
 
