@@ -145,6 +145,9 @@ pub fn heartbeat_gap_ms<S: Spec>(setup: &Setup<'_, S>, hb_ms: u64, lat_ms: u64) 
 pub fn drift_note<S: Spec>(setup: &Setup<'_, S>, gap_ms: u64) -> String {
     match setup.drift_ppm_max() {
         0 => format!(" = {gap_ms} ms"),
+        ppm if ppm >= 1_000_000 => {
+            " ms, but a clock drifting by 10^6 ppm may stand still: no timeout covers it".into()
+        }
         ppm => format!(" ms; {gap_ms} ms with clocks drifting up to {ppm} ppm"),
     }
 }
