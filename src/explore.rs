@@ -67,7 +67,7 @@ pub struct ExploreArgs {
     /// Longest path explored, in choices (events).
     #[arg(long, default_value_t = 40)]
     depth: usize,
-    /// Most distinct states (the search also stops when its own memory reaches 2 GiB, however
+    /// Most distinct states (the search also stops when its own tables reach 1 GiB, however
     /// many states that is).
     #[arg(long, value_name = "N", default_value_t = 1_000_000)]
     max_states: u64,

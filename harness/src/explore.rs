@@ -70,17 +70,32 @@ pub const UNJUDGED_PAUSE: &str = "unjudged: a pause outlived the faults";
 /// `World::crash_outlived_faults`).
 pub const UNJUDGED_CRASH: &str = "unjudged: a crash outlived the faults";
 
-/// The most memory a search's bookkeeping may take, bytes (estimated: the states visited with
-/// their sleep sets, the search tree and the paths queued for the next depth): 2 GiB. Past it
-/// the search stops as at its state bound ([`Stop::MemoryBound`]); at ~2.9 KB a state (6
-/// nodes), `max_states` of 10^6 asked for 2.9 GB. [`ExploreOptions::max_bytes`] may lower it.
-pub const MAX_SEARCH_BYTES: u64 = 2 << 30;
+/// The most memory a search's bookkeeping may take, bytes: 1 GiB of the tables it grows (the
+/// states visited with their sleep sets, the search tree, and the paths queued for the current
+/// and the next depth), counted at their capacity, and what the next growth of each would
+/// take. Past it the search stops as at its state bound ([`Stop::MemoryBound`]): at ~640 bytes
+/// a state (6 nodes), `max_states` of 10^6 asked for gigabytes, and a 16-node search aborted
+/// on an allocation of 671 MB. [`ExploreOptions::max_bytes`] may lower it.
+pub const MAX_SEARCH_BYTES: u64 = 1 << 30;
 
-/// Estimated bytes of a sleep set of `len` choices held in a `Vec`, with its owner's slot:
-/// counted twice, as a growing `Vec` or map may hold twice what it uses (measured: 128 MB
-/// resident for 200,000 states of `mutex.ricart-agrawala` at 6 nodes, ~640 bytes a state).
-fn sleep_bytes(len: usize) -> u64 {
-    2 * (48 + 4 * len as u64)
+/// Heap bytes of a sleep set of `len` choices (its buffer, with the allocator's rounding).
+fn sleep_heap_bytes(len: usize) -> u64 {
+    if len == 0 {
+        0
+    } else {
+        16 + 4 * len as u64
+    }
+}
+
+/// Bytes of a table of `capacity` slots of `slot` bytes, and what it takes once it grows
+/// (it doubles when full: the old and the new buffer are both held while it moves).
+fn table_bytes(len: usize, capacity: usize, slot: usize) -> u64 {
+    let now = (capacity * slot) as u64;
+    if len < capacity {
+        now
+    } else {
+        now + 2 * (capacity.max(4) * slot) as u64
+    }
 }
 
 /// How far to search.
@@ -95,8 +110,8 @@ pub struct ExploreOptions {
     /// Wall-time budget (`None`: none). It only decides where the search stops: the states
     /// explored before it are the same on every run.
     pub max_time: Option<Duration>,
-    /// Most memory of the search's own bookkeeping, estimated, bytes ([`MAX_SEARCH_BYTES`]
-    /// by default, and at most): past it the search stops ([`Stop::MemoryBound`]).
+    /// Most memory of the search's own tables, bytes ([`MAX_SEARCH_BYTES`] by default, and at
+    /// most): past it the search stops ([`Stop::MemoryBound`]).
     pub max_bytes: u64,
     /// Use sleep sets (a partial-order reduction; see the module documentation).
     pub sleep_sets: bool,
@@ -335,7 +350,7 @@ impl fmt::Display for ExploreReport {
                 match stop {
                     Stop::DepthBound => "depth bound",
                     Stop::StateBound => "state bound",
-                    Stop::MemoryBound => "memory bound (2 GiB of the search's own)",
+                    Stop::MemoryBound => "memory bound (1 GiB of the search's own tables)",
                     Stop::Interrupted => "interrupt",
                     _ => "time bound",
                 },
@@ -452,13 +467,17 @@ pub fn explore<P: Process>(
         path
     };
     let mut stopped = None;
-    // The search's own memory, estimated: visited states and the tree (kept), and the paths
-    // queued for the next depth.
-    let (mut kept_bytes, mut queued_bytes) = (0u64, 0u64);
+    // The search's own memory (see MAX_SEARCH_BYTES): the sleep sets' heap bytes of the
+    // visited states and of the queued paths, kept here; the tables' own from their capacity.
+    let max_bytes = options.max_bytes.min(MAX_SEARCH_BYTES);
+    let (mut visited_heap, mut queued_heap) = (0u64, 0u64);
+    let entry_size = std::mem::size_of::<Entry>();
+    let bucket_size = std::mem::size_of::<(u128, Vec<u32>)>() + 1;
     'levels: while !level.is_empty() {
-        let mut next = Vec::new();
-        let level_bytes = queued_bytes;
-        queued_bytes = 0;
+        let mut next: Vec<Entry> = Vec::new();
+        let level_heap = queued_heap;
+        queued_heap = 0;
+        let level_bytes = (level.capacity() * entry_size) as u64 + level_heap;
         for entry in level.drain(..) {
             if let Some(limit) = options.max_time {
                 if report.executions % 64 == 0 && started.elapsed() >= limit {
@@ -526,14 +545,18 @@ pub fn explore<P: Process>(
                         stopped = Some(Stop::StateBound);
                         break 'levels;
                     }
-                    if kept_bytes + level_bytes + queued_bytes
-                        >= options.max_bytes.min(MAX_SEARCH_BYTES)
-                    {
+                    let used = table_bytes(visited.len(), visited.capacity(), bucket_size)
+                        + visited_heap
+                        + level_bytes
+                        + (next.capacity() * entry_size) as u64
+                        + queued_heap
+                        + (tree.capacity() * 8) as u64;
+                    if used >= max_bytes {
                         stopped = Some(Stop::MemoryBound);
                         break 'levels;
                     }
                     report.states += 1;
-                    kept_bytes += 64 + sleep_bytes(entry.sleep.len());
+                    visited_heap += sleep_heap_bytes(entry.sleep.len());
                     report.fault_choices +=
                         enabled.iter().filter(|c| c.is_injected()).count() as u64;
                     visited.insert(fp, entry.sleep.clone());
@@ -633,10 +656,22 @@ pub fn explore<P: Process>(
                 } else {
                     Vec::new()
                 };
+                // Checked before the tables grow: one state's children doubled the queue
+                // past the bound (the check at a new state came too late).
+                let used = (visited.capacity() * bucket_size) as u64
+                    + visited_heap
+                    + level_bytes
+                    + table_bytes(next.len(), next.capacity(), entry_size)
+                    + queued_heap
+                    + sleep_heap_bytes(sleep.len())
+                    + table_bytes(tree.len(), tree.capacity(), 8);
+                if used >= max_bytes {
+                    stopped = Some(Stop::MemoryBound);
+                    break 'levels;
+                }
                 done.push(id);
                 tree.push((entry.at, id));
-                kept_bytes += 16;
-                queued_bytes += sleep_bytes(sleep.len());
+                queued_heap += sleep_heap_bytes(sleep.len());
                 next.push(Entry {
                     at: (tree.len() - 1) as u32,
                     depth: entry.depth + 1,
