@@ -1126,10 +1126,10 @@ fn check_bound_is_used(args: &JudgeArgs, properties: &[String]) -> Result<(), St
     let Some(bound) = args.liveness_bound_ms else {
         return Ok(());
     };
-    let unbounded = |p: &String| {
-        sincro_checkers::evidence(p).is_some() && !sincro_checkers::needs_liveness_bound(p)
-    };
-    if properties.iter().all(unbounded) {
+    if properties
+        .iter()
+        .all(|p| sincro_checkers::ignores_liveness_bound(p))
+    {
         return Err(format!(
             "--liveness-bound-ms {bound} is given, but no property judged here ({}) is judged \
              against a liveness bound: leave it out, or judge one that is (such as liveness)",

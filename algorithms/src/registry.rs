@@ -632,10 +632,10 @@ fn check_bound_is_used(sc: &Scenario, checked: &[String]) -> Result<(), Scenario
     let Some(bound) = sc.checks.liveness_bound_ms else {
         return Ok(());
     };
-    let unbounded = |p: &String| {
-        sincro_checkers::evidence(p).is_some() && !sincro_checkers::needs_liveness_bound(p)
-    };
-    if checked.iter().all(unbounded) {
+    if checked
+        .iter()
+        .all(|p| sincro_checkers::ignores_liveness_bound(p))
+    {
         return Err(ScenarioError(format!(
             "checks.liveness_bound_ms = {bound} is set, but no property this run checks ({}) \
              judges against a liveness bound: remove it, or check a property that does (such \

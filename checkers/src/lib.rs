@@ -497,6 +497,14 @@ pub const PROPERTIES: &[&str] = &[
     NoAbdication::NAME,
 ];
 
+/// True when `name` is a built-in property that judges against no liveness bound: a bound
+/// given for it alone would change nothing (a scenario's `checks.liveness_bound_ms`, `check
+/// --liveness-bound-ms`). False for a property judged against one, and for a name that is not
+/// built in (a user's own property may read the bound).
+pub fn ignores_liveness_bound(name: &str) -> bool {
+    evidence(name).is_some() && !needs_liveness_bound(name)
+}
+
 /// True when the property `name` judges against a liveness bound
 /// ([`Property::NEEDS_BOUND`]): `liveness`, `no_deadlock`, `deadlock_completeness`,
 /// `leader_agreement`, `election_termination` and `leader_validity`. A caller without the
@@ -594,6 +602,13 @@ mod tests {
     /// of that name too; `needs_liveness_bound(P::NAME)` is `P::NEEDS_BOUND`. Returns the name.
     fn named<P: Property>() -> &'static str {
         assert_eq!(needs_liveness_bound(P::NAME), P::NEEDS_BOUND, "{}", P::NAME);
+        assert_eq!(
+            ignores_liveness_bound(P::NAME),
+            !P::NEEDS_BOUND,
+            "{}",
+            P::NAME
+        );
+        assert!(!ignores_liveness_bound("a_users_own_property"));
         assert_eq!(evidence(P::NAME), Some(P::EVIDENCE), "{}", P::NAME);
         assert!(
             !P::EVIDENCE.is_empty(),
