@@ -923,6 +923,7 @@ impl<S: Spec> Check<S> {
             ("max_in_flight", self.limits.max_in_flight as u64),
             ("max_trace_bytes", self.limits.max_trace_bytes),
             ("max_ticks", self.limits.max_ticks),
+            ("max_sent", self.limits.max_sent),
         ]
         .iter()
         .find_map(|&(name, v)| (v == 0).then_some(name))

@@ -318,7 +318,7 @@ impl fmt::Display for ExploreReport {
             (None, Stop::RunLimit) => write!(
                 f,
                 "NO ANSWER: {} paths ended at a run limit of the scenario (limits.max_events, \
-                 limits.max_in_flight) and were not judged; no violation on the other paths \
+                 limits.max_in_flight, limits.max_sent) and were not judged; no violation on the other paths \
                  (depth {}, {} states){}",
                 self.limited,
                 self.depth_complete,

@@ -448,6 +448,10 @@ impl<P: Process> super::Host<P> for World<P> {
     fn clock_mut(&mut self, id: NodeId) -> &mut crate::clock::SoftClock {
         &mut self.nodes[id].clock
     }
+
+    fn sent_and_limit(&self) -> (u64, u64) {
+        (self.stats.sent, self.limits.max_sent)
+    }
 }
 
 impl<P: Process> World<P> {

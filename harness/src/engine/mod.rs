@@ -807,6 +807,8 @@ pub(crate) trait Host<P: Process> {
     fn clock_changed(&mut self, id: NodeId);
     /// Node `id`'s software clock.
     fn clock_mut(&mut self, id: NodeId) -> &mut crate::clock::SoftClock;
+    /// The messages sent so far in the run (those dropped included), and `limits.max_sent`.
+    fn sent_and_limit(&self) -> (u64, u64);
 
     /// Records `kind` at node `id` now, with its local clock reading; the event's id.
     fn emit(&mut self, id: NodeId, kind: EventKind) -> u64 {
@@ -868,6 +870,10 @@ pub(crate) fn after_callback<P: Process, H: Host<P>>(
         after
     });
     for op in ops.drain(..) {
+        if matches!(op, Op::Send(..) | Op::SendCopy(..)) && sent_limit_reached(h) {
+            // The run ends here: the callback's later operations never happen.
+            break;
+        }
         match op {
             Op::Send(to, msg) => h.send(id, to, msg),
             Op::SendCopy(to, msg) => h.send_copy(id, to, msg),
@@ -900,6 +906,24 @@ pub(crate) fn after_callback<P: Process, H: Host<P>>(
     if clock_changed {
         h.clock_changed(id);
     }
+}
+
+/// Whether the run has sent `limits.max_sent` messages already: then the verdict (unless the
+/// run already has one) says so, and the send asked for is not made.
+fn sent_limit_reached<P: Process, H: Host<P>>(h: &mut H) -> bool {
+    let (sent, most) = h.sent_and_limit();
+    if sent < most {
+        return false;
+    }
+    let t_ns = h.now_ns();
+    h.rec().verdict.get_or_insert(Verdict::LimitExceeded {
+        limit: format!(
+            "limits.max_sent = {most} messages sent (those the network dropped included) \
+             reached at {:.3} ms",
+            t_ns as f64 / 1e6
+        ),
+    });
+    true
 }
 
 /// Panics naming a broken engine invariant (of any engine; the panic's location says

@@ -145,6 +145,10 @@ impl<P: Process> super::Host<P> for Sim<P> {
     fn clock_mut(&mut self, id: NodeId) -> &mut crate::clock::SoftClock {
         &mut self.nodes[id].clock
     }
+
+    fn sent_and_limit(&self) -> (u64, u64) {
+        (self.stats.sent, self.limits.max_sent)
+    }
 }
 
 impl<P: Process> Sim<P> {
@@ -1107,6 +1111,19 @@ mod tests {
         assert!(
             matches!(&out.verdict, Verdict::LimitExceeded { limit } if limit.contains("max_in_flight = 10"))
         );
+        // Sends the network drops count too: with every message lost, nothing is ever in
+        // flight, and a flood of 20 stops at the 7th send.
+        let out = run(
+            r#"{"algorithm": "probe", "nodes": 3, "seed": 1, "duration_ms": 1000,
+            "network": {"loss": 1.0}, "limits": {"max_sent": 7},
+            "workload": [{"at_ms": 5, "node": 0, "input": {"Flood": 20}}]}"#,
+        );
+        assert!(
+            matches!(&out.verdict, Verdict::LimitExceeded { limit } if limit.contains("max_sent = 7")),
+            "{}",
+            out.verdict
+        );
+        assert_eq!((out.stats.sent, out.stats.dropped), (7, 7));
         // The recorded trace is bounded in bytes too: a long run cannot take gigabytes. It
         // stops growing and ends with a cut; the verdict is the untraced run's (recording
         // must not change it: `replay` hit the limit where `run` passed). The same for a

@@ -101,6 +101,10 @@ impl<P: Process, E: Engine<P>> super::Host<P> for At<'_, P, E> {
     fn clock_mut(&mut self, id: NodeId) -> &mut crate::clock::SoftClock {
         &mut self.w.nodes[id].clock
     }
+
+    fn sent_and_limit(&self) -> (u64, u64) {
+        (self.w.stats.sent, self.w.limits.max_sent)
+    }
 }
 
 /// What a socket engine supplies to the shared layer (see the module documentation).
@@ -875,7 +879,7 @@ pub(crate) mod testing {
         o
     }
 
-    /// `limits.max_events` and `limits.max_in_flight` end the run with `LimitExceeded`;
+    /// `limits.max_events`, `limits.max_in_flight` and `limits.max_sent` end the run with `LimitExceeded`;
     /// returns the outcome of the event-limited run.
     pub(crate) fn limits_end_the_run(
         scenario: impl Fn(&str) -> Scenario,
@@ -897,6 +901,15 @@ pub(crate) mod testing {
             "{}",
             o.verdict
         );
+        let mut sc = scenario(r#", "workload": [{"at_ms": 20, "node": 1, "input": "burst"}]"#);
+        sc.limits.max_sent = 2;
+        let o = run(&sc);
+        assert!(
+            matches!(&o.verdict, Verdict::LimitExceeded { limit } if limit.contains("max_sent = 2")),
+            "{}",
+            o.verdict
+        );
+        assert_eq!(o.stats.sent, 2);
         events_limited
     }
 }
