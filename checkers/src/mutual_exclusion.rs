@@ -63,6 +63,9 @@ pub struct MutualExclusion {
     touched: Vec<u32>,
     /// An instant whose orders were too many to search ([`ORDERS_MAX`](crate::orders::ORDERS_MAX)): not judged.
     undecided: Option<String>,
+    /// The points of the trace's order search spent so far
+    /// ([`ORDERS_TOTAL_MAX`](crate::orders::ORDERS_TOTAL_MAX)).
+    order_points_spent: usize,
     /// judge every instant by the general path (tests compare it with the one-node path)
     #[cfg(test)]
     general_only: bool,
@@ -269,12 +272,17 @@ impl MutualExclusion {
         if !cross {
             return Ok(());
         }
-        match some_order_fits(steps, &before) {
-            Some(true) => Ok(()),
-            Some(false) => {
-                let entries: Vec<u64> = steps
-                    .values()
-                    .flatten()
+        let total = crate::orders::ORDERS_TOTAL_MAX;
+        let mut left = total.saturating_sub(self.order_points_spent);
+        let fits = some_order_fits(steps, &before, &mut left);
+        self.order_points_spent = total - left;
+        match fits {
+            Some(Ok(())) => Ok(()),
+            Some(Err(group)) => {
+                // the nodes no order serves, not the bystanders of other sections
+                let entries: Vec<u64> = group
+                    .iter()
+                    .flat_map(|n| &steps[n])
                     .filter_map(|s| match *s {
                         Step::Enter(_, id) => Some(id),
                         _ => None,
@@ -282,7 +290,7 @@ impl MutualExclusion {
                     .collect();
                 // As the event list is cut past `EVENTS_LISTED_MAX`: 2,000 nodes made a
                 // 10 KB line.
-                let mut nodes: Vec<String> = steps.keys().map(|n| n.to_string()).collect();
+                let mut nodes: Vec<String> = group.iter().map(|n| n.to_string()).collect();
                 let max = sincro_harness::check::EVENTS_LISTED_MAX;
                 if nodes.len() > max {
                     let (count, last) = (nodes.len(), nodes[nodes.len() - 1].clone());
@@ -302,13 +310,8 @@ impl MutualExclusion {
                 ))
             }
             None => {
-                self.undecided.get_or_insert_with(|| {
-                    format!(
-                        "the events at {:.6} ms have more than {} orders to search",
-                        t as f64 / 1e6,
-                        crate::orders::ORDERS_MAX
-                    )
-                });
+                self.undecided
+                    .get_or_insert(crate::orders::undecided_why(t, left));
                 Ok(())
             }
         }
@@ -392,12 +395,48 @@ impl MutualExclusion {
 /// Whether the events of one instant (`steps`, each node's in program order) can be ordered
 /// so that no node enters a section another node is in, starting from the holders `before`
 /// ([`crate::orders::some_order`]: how many of its events each node has taken fixes who is
-/// inside). `None` when there are too many orders to search.
+/// inside). `None` when there are too many orders to search; `Err` names the nodes, sharing
+/// something, that no order serves. Nodes that share no resource
+/// are searched apart ([`crate::orders::components`]).
 fn some_order_fits(
     steps: &BTreeMap<NodeId, Vec<Step>>,
     before: &BTreeMap<u32, BTreeSet<NodeId>>,
-) -> Option<bool> {
+    left: &mut usize,
+) -> Option<Result<(), Vec<NodeId>>> {
     let nodes: Vec<(NodeId, &[Step])> = steps.iter().map(|(&n, l)| (n, l.as_slice())).collect();
+    let touches: Vec<Vec<u32>> = nodes
+        .iter()
+        .map(|&(n, list)| {
+            let held = before
+                .iter()
+                .filter(|(_, h)| h.contains(&n))
+                .map(|(&r, _)| r);
+            let used = list.iter().filter_map(|s| match *s {
+                Step::Enter(r, _) | Step::Exit(r) => Some(r),
+                Step::Leave => None,
+            });
+            held.chain(used).collect()
+        })
+        .collect();
+    let mut fits = Some(Ok(()));
+    for group in crate::orders::components(&touches) {
+        let group: Vec<(NodeId, &[Step])> = group.iter().map(|&i| nodes[i]).collect();
+        match group_fits(&group, steps, before, left) {
+            Some(false) => return Some(Err(group.iter().map(|&(n, _)| n).collect())),
+            None => fits = None,
+            Some(true) => {}
+        }
+    }
+    fits
+}
+
+/// [`some_order_fits`] of one group of `nodes` sharing resources.
+fn group_fits(
+    nodes: &[(NodeId, &[Step])],
+    steps: &BTreeMap<NodeId, Vec<Step>>,
+    before: &BTreeMap<u32, BTreeSet<NodeId>>,
+    left: &mut usize,
+) -> Option<bool> {
     // Whether node `n`, having taken `k` of its steps, is inside resource `r`.
     let inside = |n: NodeId, list: &[Step], k: usize, r: u32| {
         let mut inside = before.get(&r).is_some_and(|h| h.contains(&n));
@@ -412,7 +451,7 @@ fn some_order_fits(
         inside
     };
     let lens: Vec<usize> = nodes.iter().map(|(_, l)| l.len()).collect();
-    crate::orders::some_order(&lens, |at, i| {
+    crate::orders::some_order(&lens, left, |at, i| {
         let (n, list) = nodes[i];
         let Step::Enter(r, _) = list[at[i]] else {
             return true;
@@ -521,6 +560,49 @@ mod tests {
             sincro_harness::check::judge_trace(&trace, 10_000_000, &mut cs),
             sincro_harness::Verdict::Pass
         );
+    }
+
+    /// A hand-over-hand swap of two sections beside 16 nodes that each enter and leave a
+    /// section of their own at the same instant: the bystanders share no section with the
+    /// swap, so they are searched apart and the swap is caught (searched together, their
+    /// 3^16 points went past the bound and the instant was not judged).
+    #[test]
+    fn bystanders_in_other_sections_do_not_hide_a_swap() {
+        use crate::test_events::observe_ms;
+        let mut events = Vec::new();
+        let mut push = |t_ms: u64, node: NodeId, o: Observation| {
+            let id = events.len() as u64;
+            events.push(observe_ms(id, t_ms, node, o));
+        };
+        push(1, 0, Observation::CsEnter { resource: 0 });
+        push(1, 1, Observation::CsEnter { resource: 1 });
+        for (v, other) in [(0, 1), (1, 0)] {
+            push(2, v, Observation::CsEnter { resource: other });
+            push(2, v, Observation::CsExit { resource: v as u32 });
+        }
+        for v in 2..18 {
+            push(
+                2,
+                v,
+                Observation::CsEnter {
+                    resource: 10 + v as u32,
+                },
+            );
+            push(
+                2,
+                v,
+                Observation::CsExit {
+                    resource: 10 + v as u32,
+                },
+            );
+        }
+        let trace = sincro_harness::Trace { nodes: 18, events };
+        let mut cs: Vec<Box<dyn Checker>> = vec![Box::new(MutualExclusion::new(18))];
+        let verdict = sincro_harness::check::judge_trace(&trace, 10_000_000, &mut cs);
+        let sincro_harness::Verdict::Violation(v) = verdict else {
+            panic!("the swap has no order: {verdict}")
+        };
+        assert!(v.explanation.contains("nodes 0, 1 at"), "{}", v.explanation);
     }
 
     /// A cycle of waits over many nodes at one instant: the message lists a few nodes and
