@@ -803,6 +803,8 @@ impl Trace {
         ];
         // which nodes some event happened at
         let mut seen = vec![false; nodes];
+        // each node's clock adjustments added up
+        let mut adjusted = vec![0i128; nodes];
         for (i, e) in self.events.iter().enumerate() {
             let err = |problem: String| TraceError {
                 line: i + 2,
@@ -841,6 +843,20 @@ impl Trace {
                         "event {} adjusts the clock by {delta_ns} ns, past the ±{MAX_TRACE_LOCAL_NS} ns any run's clocks stay within",
                         e.id
                     )));
+                }
+                // The adjustments add up, whatever their signs: steps of +2^61 ns that a
+                // later −2^61 cancels pushed a checker's clock past 64 bits, where it stuck,
+                // and a correct run was judged 10^13 ms off real time.
+                if let Some(net) = e.node.and_then(|n| adjusted.get_mut(n)) {
+                    *net += i128::from(delta_ns);
+                    if net.unsigned_abs() > MAX_TRACE_LOCAL_NS as u128 {
+                        return Err(err(format!(
+                            "event {} brings node {}'s clock adjustments to {net} ns in all, \
+                             past the ±{MAX_TRACE_LOCAL_NS} ns any run's clocks stay within",
+                            e.id,
+                            e.node.unwrap_or_default()
+                        )));
+                    }
                 }
             }
             last_t = e.t_ns;
@@ -1626,6 +1642,29 @@ mod tests {
         assert!(e.problem.contains("past the end of the longest"), "{e}");
         let e = problem(&|t| t.events[1].local_ns = Some(i64::MIN));
         assert!(e.problem.contains("software clock at"), "{e}");
+        // Adjustments each within the bound, adding up past it (then cancelled: the net is
+        // what a checker's clock would have wrapped or stuck on); within it, kept.
+        let adjust = |t: &mut Trace, deltas: &[i64]| {
+            for &delta_ns in deltas {
+                let id = t.events.len() as u64;
+                let mut e = ev(
+                    id,
+                    2,
+                    EventKind::ClockAdjust {
+                        how: ClockAdjust::Step,
+                        delta_ns,
+                    },
+                );
+                e.t_ns = t.events.last().map_or(0, |l| l.t_ns);
+                t.events.push(e);
+            }
+        };
+        let big = MAX_TRACE_LOCAL_NS;
+        let e = problem(&|t| adjust(t, &[big, big, -big, -big]));
+        assert!(e.problem.contains("clock adjustments to"), "{e}");
+        let mut t = valid();
+        adjust(&mut t, &[big, -big, big, -big, -big]);
+        t.validate().expect("each net within the bound");
         // A delivery before its send.
         let e = problem(&|t| {
             t.events.swap(0, 2);
