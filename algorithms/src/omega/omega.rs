@@ -450,6 +450,7 @@ pub fn prepare(sc: &Scenario) -> Result<Prepared, ScenarioError> {
     config
         .validate()
         .map_err(|e| ScenarioError(format!("params: {e}")))?;
+    check_work(&config, p.leader_every)?;
     // A change after the run's nominal end would happen only in a run extended that far, if
     // any: a pass would be over churn that never happened (a network scenario refuses a
     // fault after its end likewise).
@@ -492,6 +493,41 @@ pub fn prepare(sc: &Scenario) -> Result<Prepared, ScenarioError> {
         judge_from: p.judge_from_step,
         properties,
     })
+}
+
+/// The most register reads a run may be expected to make ([`check_work`]): about 3 minutes
+/// here at 4 ns a read.
+pub const READS_MAX: u64 = 50_000_000_000;
+
+/// Refuses a run whose `leader()` computations would read more than [`READS_MAX`] registers.
+/// `leader()` reads the whole `m × m` punishments matrix: at each join every member computes
+/// it once (lines 2–3), so the joins of `N` processes read about `N^4/4` registers, and a
+/// query every `leader_every`-th TASK 2 slot reads `N²` more. At 1,000 processes the joins
+/// alone took about 16 minutes before the first step, which no step limit counts.
+fn check_work(config: &ShmConfig, leader_every: u64) -> Result<(), ScenarioError> {
+    let joins = config
+        .churn
+        .iter()
+        .filter(|c| matches!(c.event, sincro_harness::shm::ChurnEvent::Join))
+        .count();
+    let total = (config.initial + joins) as u128;
+    // member m computes leader() over m members for each later join, and the world twice
+    let join_reads: u128 = (1..total).map(|m| (m + 2) * m * m).sum();
+    let query_reads =
+        u128::from(config.steps) / 2 / u128::from(leader_every.max(1)) * total * total;
+    let reads = join_reads + query_reads;
+    if reads > u128::from(READS_MAX) {
+        return Err(ScenarioError(format!(
+            "this run of {total} processes would read about {reads:.1e} registers computing \
+             leader() ({join_reads:.1e} at the joins: every member reads the {total}×{total} \
+             punishments matrix at each join; {query_reads:.1e} in the queries over {} steps, \
+             one every params.leader_every = {leader_every} slots), above the limit of \
+             {READS_MAX:.0e} (about 3 minutes): use fewer processes, a shorter run or a larger \
+             leader_every",
+            config.steps
+        )));
+    }
+    Ok(())
 }
 
 /// Runs a prepared scenario: the model's outcome and the judgement (`None` when a process
@@ -929,6 +965,31 @@ mod tests {
                 "{e}"
             );
         }
+    }
+
+    /// A run whose leader() computations would read past [`READS_MAX`] registers is refused
+    /// before it starts (1,000 processes spent about 16 minutes in their joins); one just
+    /// below, and the usual sizes, are prepared.
+    #[test]
+    fn a_run_reading_too_many_registers_is_refused() {
+        let prepared = |nodes: usize, duration_ms: u64| {
+            let doc = serde_json::json!({"algorithm": NAME, "nodes": nodes, "seed": 1,
+                "duration_ms": duration_ms, "params": {"alpha": 2}});
+            prepare(&Scenario::from_json(&doc.to_string()).unwrap())
+        };
+        let e = prepared(1000, 10).err().expect("refused").0;
+        assert!(
+            e.contains("1000 processes would read about 2.6e11 registers"),
+            "{e}"
+        );
+        // 640 processes read about 4.6e10 registers (4.2e10 at the joins); 680, about 5.8e10
+        assert!(prepared(640, 10).is_ok());
+
+        assert!(prepared(680, 10).is_err());
+        // a long run of few processes: its queries count
+        assert!(prepared(100, 10_000).is_ok());
+        let e = prepared(300, 10_000).err().expect("refused").0;
+        assert!(e.contains("in the queries over"), "{e}");
     }
 
     /// An alpha above the most nodes a run has is refused (it ran, "assumption not met");
