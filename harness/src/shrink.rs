@@ -22,6 +22,10 @@
 //!    halves, a constant latency halves (whole milliseconds).
 //! 7. **Probabilities and clocks.** Loss, duplication and reordering go to zero, link
 //!    overrides go away, clock drift and offsets go to zero.
+//! 8. **Params lists.** Each list at the top of `params` (an algorithm's own plan, e.g. Ω's
+//!    `churn`) loses chunks of entries, then single ones, as faults do. (A list with one entry
+//!    per node loses the removed node's entry in pass 3.) A candidate the algorithm refuses
+//!    does not fail, so it is not kept.
 //!
 //! Every candidate must pass [`Scenario::validate`] before it is run; invalid ones are skipped,
 //! as are candidates already tried. When no budget limit is hit the result is 1-minimal: no
@@ -150,7 +154,7 @@ pub fn shrink_until(
         classes: original.fault_classes(),
     };
     s.tried.insert(key(original));
-    let passes: [fn(&mut Shrinker<'_>) -> bool; 7] = [
+    let passes: [fn(&mut Shrinker<'_>) -> bool; 8] = [
         |s| s.drop_faults(),
         |s| s.drop_workload(),
         |s| s.fewer_nodes(),
@@ -158,6 +162,7 @@ pub fn shrink_until(
         |s| s.shorter_duration(),
         |s| s.smaller_latencies(),
         |s| s.quieter_network_and_clocks(),
+        |s| s.drop_params_entries(),
     ];
     while !s.exhausted() {
         let mut progress = false;
@@ -209,18 +214,36 @@ struct Shrinker<'a> {
 
 /// Which list of the scenario a ddmin pass works on.
 #[derive(Clone, Copy)]
-enum List {
+enum List<'k> {
     Faults,
     Workload,
     ClockNodes,
+    /// The list under this key of `params`.
+    Params(&'k str),
 }
 
-impl List {
+/// The list under `key` of `sc.params`, if it is one.
+fn params_list<'s>(sc: &'s Scenario, key: &str) -> Option<&'s Vec<serde_json::Value>> {
+    sc.params.get(key)?.as_array()
+}
+
+/// The keys of `sc.params` whose values are non-empty lists, in key order.
+fn params_lists(sc: &Scenario) -> Vec<String> {
+    sc.params.as_object().map_or_else(Vec::new, |o| {
+        o.iter()
+            .filter(|(_, v)| v.as_array().is_some_and(|a| !a.is_empty()))
+            .map(|(k, _)| k.clone())
+            .collect()
+    })
+}
+
+impl List<'_> {
     fn len(self, sc: &Scenario) -> usize {
         match self {
             List::Faults => sc.faults.len(),
             List::Workload => sc.workload.len(),
             List::ClockNodes => sc.clocks.nodes.len(),
+            List::Params(key) => params_list(sc, key).map_or(0, Vec::len),
         }
     }
 
@@ -238,6 +261,11 @@ impl List {
             List::Faults => c.faults = keep(&sc.faults, drop),
             List::Workload => c.workload = keep(&sc.workload, drop),
             List::ClockNodes => c.clocks.nodes = keep(&sc.clocks.nodes, drop),
+            List::Params(key) => {
+                if let Some(list) = params_list(sc, key) {
+                    c.params[key] = serde_json::Value::Array(keep(list, drop));
+                }
+            }
         }
         c
     }
@@ -289,8 +317,8 @@ impl Shrinker<'_> {
     /// scenario; `start_chunk_at_one` skips the large chunks.
     fn ddmin(
         &mut self,
-        list: List,
-        units: fn(&Scenario) -> Vec<Vec<usize>>,
+        list: List<'_>,
+        units: &dyn Fn(&Scenario) -> Vec<Vec<usize>>,
         start_chunk_at_one: bool,
     ) -> bool {
         let mut progress = false;
@@ -329,13 +357,22 @@ impl Shrinker<'_> {
     }
 
     fn drop_faults(&mut self) -> bool {
-        let pairs = self.ddmin(List::Faults, fault_units, false);
-        let singles = self.ddmin(List::Faults, singletons_of_faults, true);
+        let pairs = self.ddmin(List::Faults, &fault_units, false);
+        let singles = self.ddmin(List::Faults, &singletons_of_faults, true);
         pairs | singles
     }
 
     fn drop_workload(&mut self) -> bool {
-        self.ddmin(List::Workload, singletons_of_workload, false)
+        self.ddmin(List::Workload, &singletons_of_workload, false)
+    }
+
+    fn drop_params_entries(&mut self) -> bool {
+        let mut progress = false;
+        for key in params_lists(&self.best) {
+            let units = |sc: &Scenario| singletons(params_list(sc, &key).map_or(0, Vec::len));
+            progress |= self.ddmin(List::Params(&key), &units, false);
+        }
+        progress
     }
 
     fn fewer_nodes(&mut self) -> bool {
@@ -564,7 +601,7 @@ impl Shrinker<'_> {
             }
         }
         // Per-node clocks: entries dropped, then their offset and drift zeroed.
-        progress |= self.ddmin(List::ClockNodes, singletons_of_clock_nodes, true);
+        progress |= self.ddmin(List::ClockNodes, &singletons_of_clock_nodes, true);
         for i in 0..self.best.clocks.nodes.len() {
             if self.exhausted() {
                 return progress;
@@ -725,6 +762,15 @@ fn without_node(sc: &Scenario, k: NodeId) -> Scenario {
     c.clocks.nodes.retain(|nc| nc.node != k);
     for nc in &mut c.clocks.nodes {
         nc.node = map(nc.node);
+    }
+    // A params list with one entry per node (ids, capacities, initial clocks) loses the
+    // node's entry; the algorithm refuses the candidate if the list was something else.
+    if let Some(o) = c.params.as_object_mut() {
+        for v in o.values_mut() {
+            if let Some(list) = v.as_array_mut().filter(|l| l.len() == sc.nodes) {
+                list.remove(k);
+            }
+        }
     }
     c.network.links = sc.network.links.iter().filter_map(map_override).collect();
     if let Topology::Graph { edges } = &mut c.network.topology {
@@ -1128,6 +1174,30 @@ mod tests {
         assert_eq!(s.clocks, ClockSpec::default());
         assert_eq!((s.seed, s.variant.as_str()), (99, "v"));
         assert_eq!(s.params, json!({"p": 1}));
+    }
+
+    /// An algorithm's own plan in `params` (Ω's `churn`) shrinks as the fault plan does; a
+    /// list with one entry per node follows the nodes; a candidate the algorithm would refuse
+    /// (a per-node list of the wrong length) does not fail, so it is not kept.
+    #[test]
+    fn params_lists_shrink_and_per_node_lists_follow_the_nodes() {
+        let sc = Scenario::from_json(
+            r#"{"algorithm": "x", "nodes": 5, "seed": 1, "duration_ms": 100,
+            "params": {"plan": ["a", "b", "c", "d"], "ids": [50, 40, 30, 20, 10], "p": 1}}"#,
+        )
+        .unwrap();
+        let fails = |s: &Scenario| {
+            let ids = s.params["ids"].as_array().unwrap();
+            let plan = s.params["plan"].as_array().unwrap();
+            // the algorithm refuses ids that are not one per node; the bug needs plan entry
+            // "c" and the node whose id is 40
+            ids.len() == s.nodes && plan.contains(&json!("c")) && ids.contains(&json!(40))
+        };
+        let (out, _) = run(&sc, fails, 2_000);
+        let s = &out.scenario;
+        assert_eq!(s.params["plan"], json!(["c"]));
+        assert_eq!((s.nodes, &s.params["ids"]), (1, &json!([40])));
+        assert_eq!(s.params["p"], json!(1));
     }
 
     #[test]
