@@ -674,6 +674,16 @@ fn replay(path: &std::path::Path) -> i32 {
     if let Err(e) = file.scenario.validate() {
         return bad_input(format!("{}: {e}", path.display()));
     }
+    // As a search's own scenario is (an edited file of 10,000 nodes replayed for minutes:
+    // the explorer's world weighs every event in flight at each choice).
+    if file.scenario.nodes > MAX_NODES {
+        return bad_input(format!(
+            "{}: {} nodes: exploration is for small configurations (1..={MAX_NODES}); a \
+             schedule file explore wrote has at most that many",
+            path.display(),
+            file.scenario.nodes
+        ));
+    }
     // In time order, as a scenario file's plan is read (`Scenario::from_json`).
     file.scenario.faults.sort_by_key(|f| f.at_ms);
     let alg = match algorithms::find(&file.scenario.algorithm) {

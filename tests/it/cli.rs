@@ -1143,6 +1143,20 @@ fn explore_exits_1_with_a_replayable_counterexample_0_without_and_2_on_bad_input
     let (out, err) = text(&o);
     assert_eq!(o.status.code(), Some(2), "{out}{err}");
     assert!(err.contains("come after the verdict"), "{err}");
+    // A file edited past the explorer's node count is refused as a search's scenario is
+    // (10,000 nodes replayed for minutes).
+    let mut doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    doc["scenario"]["nodes"] = serde_json::json!(10_000);
+    let edited = dir.join("edited-nodes.json");
+    std::fs::write(&edited, doc.to_string()).unwrap();
+    let o = sincro(&["explore", "--replay", edited.to_str().unwrap()]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{out}{err}");
+    assert!(
+        err.contains("10000 nodes: exploration is for small"),
+        "{err}"
+    );
     // A recorded verdict the schedule does not replay to is said outright (a bare note).
     let mut doc: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
