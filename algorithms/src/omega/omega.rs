@@ -445,6 +445,8 @@ pub fn prepare(sc: &Scenario) -> Result<Prepared, ScenarioError> {
         steps: cap,
         join_covers_departed: p.join_covers_departed,
         trace_ops: p.trace_ops,
+        // each about 160 bytes: the event, and its rendering when shown
+        max_traced_ops: sc.limits.max_trace_bytes / 160,
         seed: sc.seed,
     };
     config

@@ -66,6 +66,12 @@ pub enum ShmEventKind {
     },
     /// An atomic snapshot (only with `trace_ops`).
     Snapshot,
+    /// No more reads, writes or snapshots are recorded from here on: `recorded` were, the
+    /// most [`super::ShmConfig::max_traced_ops`] allows.
+    OpsCut {
+        /// Reads, writes and snapshots recorded before.
+        recorded: u64,
+    },
     /// The process's `leader()` returned something else than its previous call (or this is
     /// its first call).
     Leader {
@@ -169,6 +175,10 @@ impl ShmTrace {
                     reg.owner, reg.name, reg.index
                 )),
                 ShmEventKind::Snapshot => note("snapshot".into()),
+                ShmEventKind::OpsCut { recorded } => note(format!(
+                    "reads, writes and snapshots are no longer recorded: {recorded} were, the \
+                     most limits.max_trace_bytes allows"
+                )),
                 ShmEventKind::Leader { leader } => EventKind::Observe {
                     obs: Observation::Leader {
                         leader: Some(*leader),

@@ -56,6 +56,10 @@ pub struct World<P: ShmProcess> {
     trace: ShmTrace,
     panic: Option<(Pid, u64, String)>,
     ops: Vec<(Pid, ShmEventKind)>,
+    /// Reads, writes and snapshots recorded so far (`cfg.max_traced_ops` at most).
+    traced_ops: u64,
+    /// The trace said no more of them are recorded ([`ShmEventKind::OpsCut`]).
+    ops_cut: bool,
     reports: Vec<Report>,
     eligible: Vec<Pid>,
 }
@@ -83,6 +87,8 @@ impl<P: ShmProcess> World<P> {
             },
             panic: None,
             ops: Vec::new(),
+            traced_ops: 0,
+            ops_cut: false,
             reports: Vec::new(),
             eligible: Vec::new(),
             cfg,
@@ -128,8 +134,18 @@ impl<P: ShmProcess> World<P> {
         // The buffer is handed back, so a run allocates it once.
         let mut ops = std::mem::take(&mut self.ops);
         for (pid, kind) in ops.drain(..) {
-            self.emit(Some(pid), kind);
+            if self.traced_ops < self.cfg.max_traced_ops {
+                self.traced_ops += 1;
+                self.emit(Some(pid), kind);
+            } else {
+                // said once; the calls after it collect none (see `call`)
+                let recorded = self.traced_ops;
+                self.emit(None, ShmEventKind::OpsCut { recorded });
+                self.ops_cut = true;
+                break;
+            }
         }
+        ops.clear();
         self.ops = ops;
     }
 
@@ -144,7 +160,7 @@ impl<P: ShmProcess> World<P> {
             members: &self.members,
             budget,
             ops: &mut self.ops,
-            trace_ops: self.cfg.trace_ops,
+            trace_ops: self.cfg.trace_ops && !self.ops_cut,
             reports: &mut self.reports,
         };
         let proc = &mut slot.proc;
