@@ -23,6 +23,7 @@ pub mod election;
 pub mod mutex;
 pub mod omega;
 pub mod positioning;
+pub mod progress;
 pub mod search;
 
 pub use mutex::{
@@ -113,7 +114,7 @@ impl TableArgs {
 pub fn main(args: &TableArgs) -> i32 {
     sink::set_markdown(args.markdown);
     flush_on_signal();
-    let code = dispatch(args);
+    let code = progress::while_running(|| dispatch(args));
     sink::flush();
     code
 }

@@ -513,7 +513,9 @@ pub fn voting_table(runs: u64, ps: &[f64]) -> i32 {
     for &(n, m) in &[(5usize, 3usize), (5, 4), (7, 5)] {
         for &p in ps {
             let mut hits = 0;
+            super::progress::start(format!("voting: n = {n}, m = {m}, p = {p}: runs"), runs);
             for seed in 0..runs {
+                super::progress::tick();
                 match voting_experiment(n, m, p, seed) {
                     Ok(true) => hits += 1,
                     Ok(false) => {}

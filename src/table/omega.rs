@@ -207,7 +207,9 @@ fn run_into(cell: &mut Cell, sc: &Scenario, settled: u64, alpha2: Option<&str>) 
 pub fn measure_row(n: usize, runs: u64) -> Vec<Cell> {
     let alphas = alphas(n);
     let mut cells: Vec<Cell> = alphas.iter().map(|&a| Cell::new(n, a, runs)).collect();
+    super::progress::start(format!("omega: the row of n = {n}: seeds run"), runs);
     for seed in 0..runs {
+        super::progress::tick();
         let mut first: Option<String> = None;
         for (cell, &alpha) in cells.iter_mut().zip(&alphas) {
             let sc = scenario(n, alpha, seed);
@@ -228,7 +230,9 @@ pub fn measure_row(n: usize, runs: u64) -> Vec<Cell> {
 pub fn measure_binding(runs: u64) -> Vec<Cell> {
     let alphas: Vec<usize> = (2..=BIND_N).collect();
     let mut cells: Vec<Cell> = alphas.iter().map(|&a| Cell::new(BIND_N, a, runs)).collect();
+    super::progress::start("omega: the table where alpha binds: seeds run".into(), runs);
     for seed in 0..runs {
+        super::progress::tick();
         let mut first: Option<String> = None;
         for (cell, &alpha) in cells.iter_mut().zip(&alphas) {
             let sc = binding_scenario(alpha, seed);

@@ -45,6 +45,14 @@ pub fn failing_seeds(
         phase_swarm: true,
         ..GenOptions::default()
     };
+    super::progress::start(
+        format!(
+            "search: {} / {variant} / {}: seeds run",
+            alg.info().name,
+            strategy.name()
+        ),
+        seeds,
+    );
     let next = AtomicU64::new(0);
     let found = Mutex::new(Vec::new());
     std::thread::scope(|s| {
@@ -62,6 +70,7 @@ pub fn failing_seeds(
                 if failed {
                     found.lock().expect("no worker panics").push(seed);
                 }
+                super::progress::tick();
             });
         }
     });
@@ -149,11 +158,22 @@ fn guided(
         let cfg = guided_config(seed_start, seeds, jobs, keep_going, out_dir.clone());
         fuzz_target(&target, &cfg, &stop, &|_| {})
     };
+    super::progress::start(
+        format!(
+            "search: {} / {} / guided: campaigns run (all seeds, then one per offset)",
+            alg.info().name,
+            variant.name
+        ),
+        1 + OFFSETS,
+    );
     let all = campaign(0, seeds, true);
+    super::progress::tick();
     let to_find = (0..OFFSETS)
         .map(|k| {
             let start = k * seeds / OFFSETS;
-            campaign(start, seeds - start, false).seeds_to_find
+            let found = campaign(start, seeds - start, false).seeds_to_find;
+            super::progress::tick();
+            found
         })
         .collect();
     let _ = std::fs::remove_dir_all(&out_dir);
