@@ -48,6 +48,31 @@ impl Divergence {
     }
 }
 
+impl Divergence {
+    /// Each differing field of the two diverging events with its value in a and in b, as
+    /// JSON (`null` where one has none).
+    pub fn differing_values(&self) -> Vec<(String, String, String)> {
+        let (Some(a), Some(b)) = (&self.a, &self.b) else {
+            return Vec::new();
+        };
+        let (Ok(va), Ok(vb)) = (serde_json::to_value(a), serde_json::to_value(b)) else {
+            return Vec::new();
+        };
+        let at = |v: &serde_json::Value, path: &str| {
+            let pointer = format!("/{}", path.replace('.', "/"));
+            v.pointer(&pointer)
+                .map_or_else(|| "null".to_string(), ToString::to_string)
+        };
+        self.differing_fields()
+            .into_iter()
+            .map(|path| {
+                let (x, y) = (at(&va, &path), at(&vb, &path));
+                (path, x, y)
+            })
+            .collect()
+    }
+}
+
 /// Collects the paths at which two JSON values differ (objects compared key by key, in key
 /// order).
 fn diff_values(path: &str, a: &serde_json::Value, b: &serde_json::Value, out: &mut Vec<String>) {
@@ -141,6 +166,16 @@ impl fmt::Display for Divergence {
                     render::event_line(e)
                 )?,
                 None => writeln!(f, "{sign} [{:>width$}] (end of trace {name})", self.index)?,
+            }
+            // Lines that read alike (a difference below the µs a line prints, say) give the
+            // exact values: `-` and `+` printed the same line, and the values never appeared.
+            if let (Some(a), Some(b)) = (&self.a, &self.b) {
+                if render::event_line(a) == render::event_line(b) {
+                    for (path, va, vb) in self.differing_values() {
+                        let v = if sign == '-' { va } else { vb };
+                        writeln!(f, "{sign} {:>width$}   {path} = {v}", "")?;
+                    }
+                }
             }
             for (i, e) in rest.iter().enumerate() {
                 writeln!(
@@ -251,6 +286,22 @@ mod tests {
         );
         assert!(text.contains("  [2] "), "{text}");
         assert!(!text.contains("  [0] "), "{text}");
+    }
+
+    /// A difference the lines do not print (1 ns) gives the exact values under them.
+    #[test]
+    fn lines_that_read_alike_give_the_exact_values() {
+        let a = trace();
+        let mut b = trace();
+        b.events[3].t_ns += 1;
+        let d = first_divergence(&a, &b, 0).unwrap();
+        let text = d.to_string();
+        assert!(text.contains("t_ns = 3000000\n"), "{text}");
+        assert!(text.contains("t_ns = 3000001\n"), "{text}");
+        // lines that differ visibly need no such addition
+        b.events[3].t_ns += 500_000;
+        let text = first_divergence(&a, &b, 0).unwrap().to_string();
+        assert!(!text.contains("t_ns = "), "{text}");
     }
 
     #[test]

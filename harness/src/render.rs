@@ -272,6 +272,9 @@ fn nodes_named(e: &Event) -> Vec<NodeId> {
 fn fault_nodes(f: &Fault) -> Vec<NodeId> {
     match f {
         Fault::PartitionOneway { from, to } => from.iter().chain(to).copied().collect(),
+        // A change of one link is about its two ends, as the view's `--node` filter reads it
+        // (it was drawn on node 0's line); one with an open end is about every node.
+        Fault::SetLinks(o) => o.from.zip(o.to).map_or_else(Vec::new, |(a, b)| vec![a, b]),
         _ => f.node().into_iter().collect(),
     }
 }
@@ -1132,6 +1135,8 @@ svg text { font-family: "DejaVu Sans", Helvetica, Arial, sans-serif; }
 .span.paused { fill: #ecc94b; fill-opacity: 0.35; stroke: #d69e2e; stroke-width: 1; }
 .span.crashed { fill: url(#hatch); stroke: #718096; stroke-width: 1; }
 .span.partition { fill: #90cdf4; fill-opacity: 0.25; stroke: #4299e1; stroke-dasharray: 4 3; }
+.span.partition.violating { fill: #e00000; fill-opacity: 0.12; stroke: #e00000; stroke-width: 2; }
+.span.partition.violating .span-label { fill: #c00000; font-weight: bold; }
 .span.cs { fill: #48bb78; fill-opacity: 0.45; }
 .span.cs.violating { fill: #e00000; fill-opacity: 0.55; }
 .span.waiting { fill: #e00000; fill-opacity: 0.8; }
@@ -1342,7 +1347,7 @@ fn diagram(trace: &Trace, shown: &[&Event], verdict: Option<&Verdict>, from_ns: 
 
     // Time axis.
     let violation_t = match verdict {
-        Some(Verdict::Violation(v)) => Some(v.t_ns),
+        Some(Verdict::Violation(v)) if v.t_ns >= from_ns => Some(v.t_ns),
         _ => None,
     };
     let mut times: Vec<u64> = shown
@@ -1707,8 +1712,12 @@ fn diagram(trace: &Trace, shown: &[&Event], verdict: Option<&Verdict>, from_ns: 
         svg.push_str("</g>\n");
     }
 
-    // The violation's instant.
-    if let Some(Verdict::Violation(v)) = verdict {
+    // The violation's instant; none when the window starts after it (it was drawn at the
+    // window's start, a time it did not happen at: the notes say it is not shown).
+    if let Some(v) = verdict.and_then(|v| match v {
+        Verdict::Violation(v) if v.t_ns >= from_ns => Some(v),
+        _ => None,
+    }) {
         let vx = x(v.t_ns);
         let _ = writeln!(
             svg,
@@ -1777,7 +1786,11 @@ pub fn html_view(trace: &Trace, sel: &Selection, verdict: Option<&Verdict>, titl
         Some(v @ Verdict::Unjudged { .. }) => ("limit", format!("⚠ {v}")),
     };
     let start_ms = sel.from_ns as f64 / 1e6;
-    let end_ms = shown.last().map_or(0.0, |e| e.t_ns as f64 / 1e6);
+    // An empty window: its own end, or its start (it said `100.000 – 0.000 ms`).
+    let end_ms = shown.last().map_or_else(
+        || sel.to_ns.unwrap_or(sel.from_ns) as f64 / 1e6,
+        |e| e.t_ns as f64 / 1e6,
+    );
     // The trace's counts, and the view's when it shows part of it: the line gave the view's
     // message counts beside the trace's event count, unlabelled (18 delivered where the run
     // delivered 194).
@@ -2299,6 +2312,7 @@ mod tests {
             shown: vec![0],
             notes: vec![],
             from_ns: 0,
+            to_ns: None,
         };
         let m = mermaid_view(&trace, &only_n0, None);
         assert!(
@@ -2450,6 +2464,81 @@ mod tests {
             h,
             "deterministic"
         );
+    }
+
+    /// A link change is marked on its ends' lines (it was on node 0's); a violating partition
+    /// is drawn red (its class had no style); a window that starts after the violation draws
+    /// no violation line (it was drawn at the window's start); an empty window's header gives
+    /// the window (it said `100.000 – 0.000 ms`).
+    #[test]
+    fn html_places_link_changes_partitions_and_windows_where_they_are() {
+        let mut events = Vec::new();
+        let mut ev = |t_ms: u64, kind: EventKind| {
+            events.push(Event {
+                id: events.len() as u64,
+                t_ns: t_ms * 1_000_000,
+                node: None,
+                local_ns: None,
+                kind,
+            });
+        };
+        let link = crate::net::LinkOverride {
+            from: Some(1),
+            to: Some(2),
+            latency: Some(crate::net::Latency::Constant { ms: 1000.0 }),
+            loss: None,
+            duplicate: None,
+            reorder: None,
+        };
+        ev(
+            5,
+            EventKind::Fault {
+                fault: Fault::SetLinks(Box::new(link)),
+            },
+        );
+        ev(
+            10,
+            EventKind::Fault {
+                fault: Fault::Partition {
+                    groups: vec![vec![0], vec![1, 2]],
+                },
+            },
+        );
+        ev(30, EventKind::Fault { fault: Fault::Heal });
+        let trace = Trace { nodes: 3, events };
+        let verdict = Verdict::Violation(crate::check::Violation {
+            property: "p".into(),
+            class: crate::PropertyClass::Safety,
+            explanation: "the partition".into(),
+            t_ns: 10_000_000,
+            events: vec![1],
+        });
+        let h = html(&trace, Some(&verdict), "t");
+        // the link change's mark: on n1 and n2, none on n0
+        let marks: Vec<&str> = h
+            .match_indices("<g class=\"mark fault")
+            .map(|(i, _)| &h[i..i + h[i..].find("</g>").unwrap()])
+            .collect();
+        assert_eq!(marks.len(), 2, "{marks:?}");
+        assert_eq!(
+            h.matches("<g class=\"span partition violating\">").count(),
+            1
+        );
+        assert!(HTML_STYLE.contains(".span.partition.violating {"));
+        assert!(h.contains("class=\"vline\""));
+        let window = |from_ms: u64, to_ms: Option<u64>| {
+            let filter = crate::view::Filter {
+                from_ns: Some(from_ms * 1_000_000),
+                to_ns: to_ms.map(|t| t * 1_000_000),
+                ..Default::default()
+            };
+            let sel = crate::view::select(&trace, Some(&verdict), &filter).unwrap();
+            html_view(&trace, &sel, Some(&verdict), "t")
+        };
+        let after = window(20, None);
+        assert!(!after.contains("class=\"vline\""), "{after}");
+        let empty = window(12, Some(20));
+        assert!(empty.contains("global time 12.000 – 20.000 ms"), "{empty}");
     }
 
     /// A message sent before a window's start comes in from its left edge, dashed, with no

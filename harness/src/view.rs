@@ -120,6 +120,8 @@ pub struct Selection {
     pub notes: Vec<String>,
     /// The window's start, ns (the time axis of a diagram starts here).
     pub from_ns: u64,
+    /// The window's end, ns, when the view was given one (`--to-ms`).
+    pub to_ns: Option<u64>,
 }
 
 impl Selection {
@@ -129,6 +131,7 @@ impl Selection {
             shown: (0..trace.events.len()).collect(),
             notes: Vec::new(),
             from_ns: 0,
+            to_ns: None,
         }
     }
 
@@ -461,6 +464,7 @@ fn select_events(
             shown,
             notes: vec![note],
             from_ns: filter.from_ns.unwrap_or(0),
+            to_ns: filter.to_ns,
         });
     }
     if filter.all || total <= LONG_TRACE_EVENTS || anchor.is_empty() {
@@ -565,6 +569,7 @@ pub fn causal_view(trace: &Trace, verdict: Option<&Verdict>) -> Option<Selection
         )],
         shown,
         from_ns: 0,
+        to_ns: None,
     })
 }
 
