@@ -797,6 +797,13 @@ mod tests {
                 r#"{"timeout_ms": 40}"#,
                 "timeout_ms = 40",
             ),
+            // above heartbeat + latency (45), within a vote and a heartbeat (3 × 20)
+            (
+                "election.lease",
+                3,
+                r#"{"heartbeat_ms": 25, "election_timeout_ms": 60, "lease_ms": 80}"#,
+                "must exceed 3 × the links' latency",
+            ),
         ];
         for (alg, nodes, params, needle) in refused {
             let e = run(alg, nodes, params).expect_err(alg);
@@ -808,7 +815,7 @@ mod tests {
             (
                 "election.lease",
                 3,
-                r#"{"heartbeat_ms": 25, "election_timeout_ms": 46, "lease_ms": 80}"#,
+                r#"{"heartbeat_ms": 25, "election_timeout_ms": 61, "lease_ms": 80}"#,
             ),
             ("election.bully", 5, r#"{"initial_leader": 4}"#),
             ("election.ring", 5, r#"{"initial_leader": 4}"#),

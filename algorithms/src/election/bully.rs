@@ -483,6 +483,23 @@ impl Spec for BullySpec {
         super::check_initial_leader(setup, setup.params.initial_leader)?;
         setup.params.max_latency_ms = setup.max_latency_ms();
         setup.params.drift_ppm_max = setup.drift_ppm_max();
+        // An OK takes a round trip to come back: a shorter wait is the `short-timeout` bug
+        // (a candidate declares itself over a live higher process) run under another name,
+        // as the token ring's ack and Ricart–Agrawala's retry are refused.
+        let answer = setup.params.answer_timeout_ms;
+        let rtt = setup.for_fast_clocks_ms(2 * setup.params.max_latency_ms);
+        if answer > 0 && answer <= rtt {
+            return Err(format!(
+                "params.answer_timeout_ms = {answer} must exceed a round trip of the links \
+                 (2 × {} ms{}): a candidate would declare itself before a live higher \
+                 process's OK could arrive (0 derives it from the latencies)",
+                setup.params.max_latency_ms,
+                match setup.drift_ppm_max() {
+                    0 => String::new(),
+                    ppm => format!("; {rtt} ms with clocks drifting up to {ppm} ppm"),
+                }
+            ));
+        }
         Ok(())
     }
     /// Timeouts for the scenario's latencies; `answer_timeout_ms`, when set, wins.
@@ -556,6 +573,27 @@ mod tests {
         let out = run(&json(600));
         assert_eq!(out.verdict, Verdict::Pass, "{:?}", out.verdict);
         assert_eq!(&final_leaders(&out, 8)[..7], &[Some(6); 7]);
+    }
+
+    /// An answer timeout no longer than a round trip is refused (1 ms over links of up to
+    /// 2 ms made the correct variant declare two leaders with a live one, as `short-timeout`
+    /// does); one above it runs.
+    #[test]
+    fn an_answer_timeout_within_a_round_trip_is_refused() {
+        let json = |answer: u64| {
+            let mut v: serde_json::Value =
+                serde_json::from_str(include_str!("../../../corpus/election/bully-fig-6-19.json"))
+                    .unwrap();
+            v["network"] = serde_json::json!({"latency": {"constant": {"ms": 2}}});
+            v["params"] = serde_json::json!({ "answer_timeout_ms": answer });
+            Scenario::from_json(&v.to_string()).unwrap()
+        };
+        let alg = find("election.bully").unwrap();
+        for answer in [1, 4] {
+            let e = alg.run(&json(answer), RunOptions::default()).unwrap_err().0;
+            assert!(e.contains("must exceed a round trip of the links"), "{e}");
+        }
+        assert!(alg.run(&json(5), RunOptions::default()).is_ok());
     }
 
     fn run(json: &str) -> Outcome {

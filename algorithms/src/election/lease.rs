@@ -625,6 +625,7 @@ impl Spec for LeaseSpec {
                 super::terms::drift_note(setup, gap)
             ));
         }
+        super::terms::check_vote_to_heartbeat(setup, el, lat)?;
         // The heartbeat period and the lease are on the leader's own clock; the round trip
         // is real time, as a fast clock counts it.
         let renewal = hb.saturating_add(setup.for_fast_clocks_ms(2 * lat));

@@ -140,6 +140,35 @@ pub fn heartbeat_gap_ms<S: Spec>(setup: &Setup<'_, S>, hb_ms: u64, lat_ms: u64) 
     setup.for_fast_clocks_ms(setup.on_slow_clocks_ms(hb_ms).saturating_add(lat_ms))
 }
 
+/// The longest a voter's clock may count from granting its vote to the first heartbeat of the
+/// leader it voted for, over links of at most `lat_ms`: the candidate's other requests and
+/// votes (two latencies, from its start, which is before the vote) and the heartbeat it sends
+/// on winning (one more), as the fastest clock of the run's drift bound counts them. An
+/// election timeout no longer than this has voters start new terms before any leader is
+/// heard: with 120 ms links and a 130 ms timeout the correct variant never settled.
+pub fn vote_to_heartbeat_ms<S: Spec>(setup: &Setup<'_, S>, lat_ms: u64) -> u64 {
+    setup.for_fast_clocks_ms(lat_ms.saturating_mul(3))
+}
+
+/// Refuses an election timeout `el_ms` that [`vote_to_heartbeat_ms`] says no leader can beat.
+pub fn check_vote_to_heartbeat<S: Spec>(
+    setup: &Setup<'_, S>,
+    el_ms: u64,
+    lat_ms: u64,
+) -> Result<(), String> {
+    let need = vote_to_heartbeat_ms(setup, lat_ms);
+    if el_ms <= need {
+        return Err(format!(
+            "params: election_timeout_ms = {el_ms} must exceed 3 × the links' latency (3 × \
+             {lat_ms}{}: a candidate's vote requests and the votes, then the winner's first \
+             heartbeat): a voter would start a new term before the leader it voted for is \
+             heard, and no leader would settle",
+            drift_note(setup, need)
+        ));
+    }
+    Ok(())
+}
+
 /// How an error ends a sum `a + b` that [`heartbeat_gap_ms`] made `gap_ms`: `" = N ms"`, or
 /// `" ms; N ms with clocks drifting up to D ppm"`.
 pub fn drift_note<S: Spec>(setup: &Setup<'_, S>, gap_ms: u64) -> String {
@@ -431,6 +460,7 @@ impl Spec for TermsSpec {
                 drift_note(setup, gap)
             ));
         }
+        check_vote_to_heartbeat(setup, el, lat)?;
         setup.params.heartbeat_ms = hb;
         setup.params.election_timeout_ms = el;
         Ok(())
@@ -515,6 +545,31 @@ mod tests {
             );
         }
         let out = alg.run(&sc(111), RunOptions::default()).unwrap();
+        assert_eq!(out.verdict, Verdict::Pass, "{}", out.verdict);
+    }
+
+    /// An election timeout a leader's first heartbeat cannot beat after a vote is bad input:
+    /// over 120 ms links, a 130 ms timeout (above heartbeat + latency = 122 ms) never let a
+    /// leader settle with no fault at all (leader_agreement violated at 6 of 8 seeds).
+    #[test]
+    fn an_election_timeout_shorter_than_a_vote_and_a_heartbeat_is_refused() {
+        let sc = |el: u64| {
+            Scenario::from_json(&format!(
+                r#"{{"algorithm": "election.terms", "nodes": 7, "seed": 2, "duration_ms": 30000,
+                    "network": {{"latency": {{"constant": {{"ms": 120}}}}}},
+                    "params": {{"heartbeat_ms": 2, "election_timeout_ms": {el}}}}}"#
+            ))
+            .unwrap()
+        };
+        let alg = find("election.terms").unwrap();
+        for el in [130, 360] {
+            let e = alg.run(&sc(el), RunOptions::default()).unwrap_err().0;
+            assert!(
+                e.contains("must exceed 3 × the links' latency"),
+                "{el}: {e}"
+            );
+        }
+        let out = alg.run(&sc(361), RunOptions::default()).unwrap();
         assert_eq!(out.verdict, Verdict::Pass, "{}", out.verdict);
     }
 

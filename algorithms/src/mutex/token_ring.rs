@@ -332,7 +332,8 @@ impl Spec for TokenRingSpec {
     fn prepare(&self, setup: &mut Setup<'_, Self>) -> Result<(), String> {
         let (lat_max, lat) = (setup.max_latency_ms(), setup.usual_latency_ms());
         let drift_ppm = setup.drift_ppm_max();
-        let round = setup.nodes() as u64 * (super::hold_max_ms(setup) + lat + 1);
+        let (nodes, hold_ms) = (setup.nodes(), super::hold_max_ms(setup));
+        let round = nodes as u64 * (hold_ms + lat + 1);
         let p = &mut setup.params;
         if p.ack_timeout_ms == 0 {
             p.ack_timeout_ms = for_fast_clocks_ms(2 * lat_max + 2, drift_ppm);
@@ -351,6 +352,19 @@ impl Spec for TokenRingSpec {
         }
         if p.regen_timeout_ms == 0 {
             p.regen_timeout_ms = 3 * round + 10;
+        }
+        // A live token comes back to a node within a round of the ring (every node holding
+        // once, one hop each), as a fast clock counts it: a shorter wait regenerates beside
+        // it, and the correct variant let two nodes in with no fault at all (1 ms over 5–20 ms
+        // links). (The stagger only orders regenerations, which a run in the model never has.)
+        let round_fast = for_fast_clocks_ms(round, drift_ppm);
+        if p.regen_timeout_ms <= round_fast {
+            return Err(format!(
+                "params.regen_timeout_ms = {} must exceed a round of the ring ({round_fast} ms: \
+                 {} nodes each holding up to {} ms and passing over {lat} ms links): a node \
+                 would regenerate the token while it is still going round",
+                p.regen_timeout_ms, nodes, hold_ms
+            ));
         }
         if p.regen_stagger_ms == 0 {
             p.regen_stagger_ms = round + 1;
@@ -417,6 +431,28 @@ mod tests {
                 "faults": [{faults}], "workload": [{workload}]}}"#
         ))
         .unwrap()
+    }
+
+    /// A regeneration timeout within a round of the ring is refused (1 ms made two tokens
+    /// with no fault at all); one past the round runs.
+    #[test]
+    fn a_regeneration_timeout_within_a_round_is_refused() {
+        // 4 nodes holding up to 50 ms over 2 ms links: a round of 4 × 53 = 212 ms
+        let w = r#"{"at_ms": 5, "node": 1, "input": {"acquire": {"hold_ms": 50}}}"#;
+        let alg = find("mutex.token-ring").unwrap();
+        for regen in [1, 212] {
+            let params = format!(r#"{{"regen_timeout_ms": {regen}, "regen_stagger_ms": 1}}"#);
+            let e = alg
+                .run(&ring(4, w, "", &params), RunOptions::default())
+                .unwrap_err()
+                .0;
+            assert!(e.contains("must exceed a round of the ring (212 ms"), "{e}");
+        }
+        let params = r#"{"regen_timeout_ms": 213, "regen_stagger_ms": 1}"#;
+        let out = alg
+            .run(&ring(4, w, "", params), RunOptions::default())
+            .unwrap();
+        assert_eq!(out.verdict, Verdict::Pass, "{}", out.verdict);
     }
 
     /// A ring of one passes the token to itself and uses it again only after the ACK timeout,

@@ -497,7 +497,8 @@ pub fn prepare(sc: &Scenario) -> Result<Prepared, ScenarioError> {
     })
 }
 
-/// The most register reads a run may be expected to make ([`check_work`]): about 3 minutes
+/// The most register reads a run may be expected to make (`leader()` at the joins and in the
+/// queries; a larger run is refused before it starts): about 3 minutes
 /// here at 4 ns a read.
 pub const READS_MAX: u64 = 50_000_000_000;
 
