@@ -222,10 +222,7 @@ pub fn text(trace: &Trace, verdict: Option<&Verdict>) -> String {
 /// The events `sel` selects of `trace` as a text timeline ([`text`]), with a line under the
 /// header saying what was left out (see [`crate::view`]).
 pub fn text_view(trace: &Trace, sel: &Selection, verdict: Option<&Verdict>) -> String {
-    let marked: Vec<u64> = match verdict {
-        Some(Verdict::Violation(v)) => v.events.clone(),
-        _ => Vec::new(),
-    };
+    let marked = marked_ids(trace, verdict);
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -247,10 +244,22 @@ pub fn text_view(trace: &Trace, sel: &Selection, verdict: Option<&Verdict>) -> S
     out
 }
 
-/// The ids of the events a verdict points at (a violation's `events`), for highlighting.
-fn marked_ids(verdict: Option<&Verdict>) -> BTreeSet<u64> {
+/// The ids of the events a verdict points at, for highlighting: a violation's `events`, or
+/// the panic a panic verdict names (its node's `panic` event at its time; a panic was marked
+/// in no view).
+fn marked_ids(trace: &Trace, verdict: Option<&Verdict>) -> BTreeSet<u64> {
     match verdict {
         Some(Verdict::Violation(v)) => v.events.iter().copied().collect(),
+        Some(Verdict::Panic { node, t_ns, .. }) => trace
+            .events
+            .iter()
+            .filter(|e| {
+                e.node == Some(*node)
+                    && e.t_ns == *t_ns
+                    && matches!(e.kind, EventKind::Panic { .. })
+            })
+            .map(|e| e.id)
+            .collect(),
         _ => BTreeSet::new(),
     }
 }
@@ -501,7 +510,7 @@ pub fn mermaid(trace: &Trace, verdict: Option<&Verdict>) -> String {
 /// says what the selection left out. The cap keeps the violating events and their causal
 /// past first ([`view::cut`]).
 pub fn mermaid_view(trace: &Trace, sel: &Selection, verdict: Option<&Verdict>) -> String {
-    let marked = marked_ids(verdict);
+    let marked = marked_ids(trace, verdict);
     let kept = view::cut(trace, verdict, &sel.shown, MERMAID_MAX_EVENTS);
     let prefix = sel.shown.starts_with(&kept);
     let shown: Vec<&Event> = kept.iter().filter_map(|&i| trace.events.get(i)).collect();
@@ -1318,7 +1327,7 @@ impl TimeAxis {
 /// Draws the space-time diagram of `shown` (events of `trace`), its time axis starting at
 /// `from_ns`.
 fn diagram(trace: &Trace, shown: &[&Event], verdict: Option<&Verdict>, from_ns: u64) -> Diagram {
-    let marked = marked_ids(verdict);
+    let marked = marked_ids(trace, verdict);
     let nodes = node_count(shown, trace.nodes);
     let sends = message_texts(&trace.events);
     let mut d = Drawing::gather(shown, &sends, &arrivals(&trace.events), &marked);
@@ -1743,7 +1752,7 @@ fn diagram(trace: &Trace, shown: &[&Event], verdict: Option<&Verdict>, from_ns: 
 /// its causal past comes first. The cap keeps the violating events and their causal past
 /// first ([`view::cut`]).
 pub fn html_view(trace: &Trace, sel: &Selection, verdict: Option<&Verdict>, title: &str) -> String {
-    let marked = marked_ids(verdict);
+    let marked = marked_ids(trace, verdict);
     let total = trace.events.len();
     let kept = view::cut(trace, verdict, &sel.shown, HTML_MAX_EVENTS);
     let prefix = sel.shown.starts_with(&kept);
@@ -1951,6 +1960,35 @@ pub fn html_view(trace: &Trace, sel: &Selection, verdict: Option<&Verdict>, titl
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A panic verdict marks its panic event in every view (none was marked).
+    #[test]
+    fn marks_the_panic_of_a_panic_verdict() {
+        let panic = |id: u64, node: NodeId| Event {
+            id,
+            t_ns: 2_000_000,
+            node: Some(node),
+            local_ns: Some(2_000_000),
+            kind: EventKind::Panic {
+                message: "boom".into(),
+            },
+        };
+        let trace = Trace {
+            nodes: 2,
+            events: vec![panic(0, 0), panic(1, 1)],
+        };
+        let v = Verdict::Panic {
+            node: 1,
+            t_ns: 2_000_000,
+            message: "boom".into(),
+        };
+        assert_eq!(marked_ids(&trace, Some(&v)), BTreeSet::from([1]));
+        let s = text(&trace, Some(&v));
+        assert_eq!(s.matches(">>").count(), 1, "{s}");
+        assert!(s.contains(">>       2.000 ms  n1"), "{s}");
+        assert!(mermaid(&trace, Some(&v)).contains("rect"), "the red block");
+        assert!(html(&trace, Some(&v), "t").contains("violating"));
+    }
 
     #[test]
     fn marks_violating_events() {
