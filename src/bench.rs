@@ -208,6 +208,8 @@ fn scenario(name: &str, engine: EngineKind, messages: u64) -> Scenario {
     // It measures recording itself: a traced run of the default 500,000 messages records
     // about 2 million events, past the 256 MiB that guards a user's run.
     sc.limits.max_trace_bytes = Limits::MAX_TRACE_BYTES;
+    // and it sends up to 333 million messages, past the 100 million of a user's run
+    sc.limits.max_sent = Limits::MAX_SENT;
     sc
 }
 
