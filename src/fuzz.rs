@@ -627,9 +627,15 @@ pub fn format_kib(kib: Option<u64>) -> String {
     kib.map_or("n/a".into(), |k| format!("{:.1} MiB", k as f64 / 1024.0))
 }
 
-/// `4f/7i/5n`: faults, inputs, nodes.
+/// `4f/7i/5n`: faults, inputs, nodes; and `/3p`, entries of the params' lists (Ω's
+/// `churn`), when there are any.
 pub fn format_size(s: &ScenarioSize) -> String {
-    format!("{}f/{}i/{}n", s.faults, s.inputs, s.nodes)
+    let params = if s.params_entries > 0 {
+        format!("/{}p", s.params_entries)
+    } else {
+        String::new()
+    };
+    format!("{}f/{}i/{}n{params}", s.faults, s.inputs, s.nodes)
 }
 
 fn expect_of(label: &str) -> Option<Expect> {
@@ -1434,10 +1440,15 @@ pub fn shrink_scenario(
     // hold: it follows, as what was shrunk.
     let unchanged = ScenarioSize::of(&out) == before;
     out.description = format!(
-        "shrunk from {} faults / {} inputs / {} nodes in {} candidate runs{}{}",
+        "shrunk from {} faults / {} inputs / {} nodes{} in {} candidate runs{}{}",
         before.faults,
         before.inputs,
         before.nodes,
+        if before.params_entries > 0 {
+            format!(" / {} params entries", before.params_entries)
+        } else {
+            String::new()
+        },
         result.runs,
         if !verified {
             " (the shrunk scenario did not reproduce; this is the original)"

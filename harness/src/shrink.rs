@@ -83,6 +83,9 @@ pub struct ScenarioSize {
     pub nodes: usize,
     /// Duration, ms.
     pub duration_ms: u64,
+    /// Entries of the lists at the top of `params` (an algorithm's own plan, e.g. Ω's
+    /// `churn`, which the shrinker shrinks too).
+    pub params_entries: usize,
 }
 
 impl ScenarioSize {
@@ -93,18 +96,26 @@ impl ScenarioSize {
             inputs: sc.workload.len(),
             nodes: sc.nodes,
             duration_ms: sc.duration_ms,
+            params_entries: params_lists(sc)
+                .iter()
+                .map(|k| params_list(sc, k).map_or(0, Vec::len))
+                .sum(),
         }
     }
 }
 
 impl fmt::Display for ScenarioSize {
-    /// `4 faults, 7 inputs, 5 nodes, 1630 ms`.
+    /// `4 faults, 7 inputs, 5 nodes, 1630 ms`, and `, 3 params entries` when there are any.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
             "{} faults, {} inputs, {} nodes, {} ms",
             self.faults, self.inputs, self.nodes, self.duration_ms
-        )
+        )?;
+        if self.params_entries > 0 {
+            write!(f, ", {} params entries", self.params_entries)?;
+        }
+        Ok(())
     }
 }
 
@@ -1195,6 +1206,12 @@ mod tests {
         };
         let (out, _) = run(&sc, fails, 2_000);
         let s = &out.scenario;
+        // the size counts the lists' entries, so a shrink of them alone is a shrink
+        assert_eq!(ScenarioSize::of(&sc).params_entries, 9);
+        assert_eq!(ScenarioSize::of(s).params_entries, 2);
+        assert!(ScenarioSize::of(s)
+            .to_string()
+            .ends_with(", 2 params entries"));
         assert_eq!(s.params["plan"], json!(["c"]));
         assert_eq!((s.nodes, &s.params["ids"]), (1, &json!([40])));
         assert_eq!(s.params["p"], json!(1));
