@@ -418,16 +418,10 @@ fn some_order_fits(
             held.chain(used).collect()
         })
         .collect();
-    let mut fits = Some(Ok(()));
-    for group in crate::orders::components(&touches) {
-        let group: Vec<(NodeId, &[Step])> = group.iter().map(|&i| nodes[i]).collect();
-        match group_fits(&group, steps, before, left) {
-            Some(false) => return Some(Err(group.iter().map(|&(n, _)| n).collect())),
-            None => fits = None,
-            Some(true) => {}
-        }
-    }
-    fits
+    crate::orders::each_group_fits(&nodes, &touches, |group| {
+        group_fits(group, steps, before, left)
+    })
+    .map(|r| r.map_err(|group| group.iter().map(|&(n, _)| n).collect()))
 }
 
 /// [`some_order_fits`] of one group of `nodes` sharing resources.

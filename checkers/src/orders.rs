@@ -44,6 +44,26 @@ pub fn undecided_why(t_ns: u64, left: usize) -> String {
     }
 }
 
+/// Whether each group of `items` (grouped by what they `touches`, [`components`]) `fits`:
+/// `Err` holds the first group that does not, `None` says some group could not be decided
+/// (and none was found not to fit).
+pub fn each_group_fits<T: Copy, K: Ord + Copy>(
+    items: &[T],
+    touches: &[Vec<K>],
+    mut fits: impl FnMut(&[T]) -> Option<bool>,
+) -> Option<Result<(), Vec<T>>> {
+    let mut all = Some(Ok(()));
+    for group in components(touches) {
+        let group: Vec<T> = group.iter().map(|&i| items[i]).collect();
+        match fits(&group) {
+            Some(false) => return Some(Err(group)),
+            None => all = None,
+            Some(true) => {}
+        }
+    }
+    all
+}
+
 /// The groups of nodes whose events constrain each other: `touches[i]` lists what node `i`'s
 /// events read or change (terms, resources); two nodes are in one group when they touch a
 /// common key, directly or through others. Each group lists node indices in increasing order;
