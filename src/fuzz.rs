@@ -19,6 +19,7 @@ use crate::harness::gen::Strategy;
 use crate::harness::schedule::Schedule;
 use crate::harness::shrink::{self, ScenarioSize, ShrinkOptions};
 use crate::harness::{EngineKind, Expect, Scenario, Trace, Verdict};
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 #[cfg(feature = "cli")]
 use std::fmt::Write as _;
@@ -678,6 +679,15 @@ pub struct TargetRun<'a> {
     bad_input: Mutex<Option<(u64, String)>>,
     write_errors: Mutex<Vec<String>>,
     files_written: AtomicU64,
+    /// With `keep_going`: the smallest failing seeds' positions so far, at most `max_files`
+    /// (at least 1) of them, so memory stays flat; a failure is written while it is among
+    /// them.
+    smallest_failing: Mutex<BTreeSet<u64>>,
+    /// With `keep_going`: the failures written, by position, so that those a smaller
+    /// failing seed found later pushed out of `smallest_failing` are removed when the run
+    /// ends: the files do not depend on how the workers were scheduled (at `-j 2` a
+    /// `--max-files 1` campaign wrote 2 files half of the time).
+    written: Mutex<BTreeMap<u64, Failure>>,
     shrinks_cut: AtomicU64,
     /// The campaign's hard deadline: shrinking stops there too.
     hard_deadline: Option<Instant>,
@@ -705,6 +715,8 @@ impl<'a> TargetRun<'a> {
             bad_input: Mutex::new(None),
             write_errors: Mutex::new(Vec::new()),
             files_written: AtomicU64::new(0),
+            smallest_failing: Mutex::new(BTreeSet::new()),
+            written: Mutex::new(BTreeMap::new()),
             shrinks_cut: AtomicU64::new(0),
             hard_deadline: None,
             wall: Duration::ZERO,
@@ -982,9 +994,39 @@ impl<'a> TargetRun<'a> {
             }
         });
         self.wall += started.elapsed();
+        self.prune_files(live);
         if let (Some(g), false) = (&self.guide, self.is_open()) {
             g.close();
         }
+    }
+
+    /// With `keep_going`, once the workers stopped: removes the files of failures written
+    /// while they were among the smallest failing seeds that a smaller one found later
+    /// pushed out (later runs of this target take larger seeds only). A nondeterministic
+    /// seed's file stays: it is a bug of the run itself.
+    fn prune_files(&self, live: &Live) {
+        if !self.cfg.keep_going {
+            return;
+        }
+        let smallest = self.smallest_failing.lock().expect("no poisoning");
+        let mut written = self.written.lock().expect("no poisoning");
+        written.retain(|j, f| {
+            if smallest.contains(j) || f.label == "nondeterministic" {
+                return true;
+            }
+            if f.remove_files() {
+                self.files_written.fetch_sub(1, Ordering::Relaxed);
+                live.note(format!(
+                    "{} seed {}: removed its files, {} smaller failing seeds were found \
+                     (--max-files {})",
+                    self.target.name(),
+                    f.seed,
+                    smallest.len(),
+                    self.cfg.max_files
+                ));
+            }
+            false
+        });
     }
 
     fn worker(
@@ -1053,11 +1095,24 @@ impl<'a> TargetRun<'a> {
                     let superseded =
                         !self.cfg.keep_going && earlier < j && f.label != "nondeterministic";
                     f.found_after_s = (wall_before + started.elapsed()).as_secs_f64();
-                    let n = self.failures.fetch_add(1, Ordering::Relaxed) + 1;
+                    self.failures.fetch_add(1, Ordering::Relaxed);
                     let buggy = self.target.variant.buggy;
                     if buggy { &live.caught } else { &live.failures }
                         .fetch_add(1, Ordering::Relaxed);
-                    if writes_failure(superseded, n, j < earlier, self.cfg) {
+                    // Its rank among the failing seeds so far, by seed, not by completion.
+                    let rank = {
+                        let mut smallest = self.smallest_failing.lock().expect("no poisoning");
+                        smallest.insert(j);
+                        if smallest.len() > self.cfg.max_files.max(1) {
+                            smallest.pop_last();
+                        }
+                        if smallest.contains(&j) {
+                            smallest.range(..j).count() as u64
+                        } else {
+                            u64::MAX - 1
+                        }
+                    };
+                    if writes_failure(superseded, rank + 1, j < earlier, self.cfg) {
                         sc.expect = expect_of(&f.label);
                         f.size = Some(ScenarioSize::of(&sc));
                         let path = self.file_path(seed, false);
@@ -1099,6 +1154,12 @@ impl<'a> TargetRun<'a> {
                                 ));
                             }
                         }
+                    }
+                    if self.cfg.keep_going && f.path.is_some() {
+                        self.written
+                            .lock()
+                            .expect("no poisoning")
+                            .insert(j, f.clone());
                     }
                     if f.label == "nondeterministic" {
                         let mut nd = self.nondeterministic.lock().expect("no poisoning");
@@ -2624,7 +2685,7 @@ pub fn merge_junit(inputs: &[(String, String)], partial: bool) -> Result<MergedR
     let mut hosts: Vec<String> = Vec::new();
     let mut ranges: Vec<String> = Vec::new();
     let mut first_campaign: Option<((String, String, String), String)> = None;
-    let mut target_sets: Vec<(String, std::collections::BTreeSet<(String, String)>)> = Vec::new();
+    let mut target_sets: Vec<(String, BTreeSet<(String, String)>)> = Vec::new();
     let mut started = None;
     let too_long = |name: &str| {
         format!(

@@ -362,6 +362,62 @@ fn a_buggy_variant_is_written_and_shrunk_and_the_shrunk_file_replays() {
     );
 }
 
+/// With `--keep-going`, the files a capped campaign writes are those of the smallest failing
+/// seeds, whatever order the workers finished in: at `-j 2`, `--max-files 1` wrote 2 files
+/// half of the time, and `--max-files 3` a different third file from run to run.
+#[test]
+fn a_capped_campaign_writes_the_same_files_on_any_job_count() {
+    let files = |name: &str, jobs: &str| {
+        let out = dir(name);
+        let o = sincro(&[
+            "fuzz",
+            "-a",
+            "order.causal",
+            "--variant",
+            "fifo-only",
+            "--seeds",
+            "30",
+            "--keep-going",
+            "--no-shrink",
+            "--max-files",
+            "1",
+            "-j",
+            jobs,
+            "--quiet",
+            "--out",
+            s(&out),
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}{}", text(&o).0, text(&o).1);
+        let mut names: Vec<(String, Vec<u8>)> = std::fs::read_dir(&out)
+            .unwrap()
+            .map(|e| {
+                let e = e.unwrap();
+                (
+                    e.file_name().to_string_lossy().into_owned(),
+                    std::fs::read(e.path()).unwrap(),
+                )
+            })
+            .collect();
+        names.sort();
+        names
+    };
+    let one = files("capped-j1", "1");
+    assert_eq!(
+        one.len(),
+        1,
+        "{:?}",
+        one.iter().map(|f| &f.0).collect::<Vec<_>>()
+    );
+    for k in 0..4 {
+        let two = files(&format!("capped-j2-{k}"), "2");
+        assert_eq!(
+            two.iter().map(|f| &f.0).collect::<Vec<_>>(),
+            one.iter().map(|f| &f.0).collect::<Vec<_>>()
+        );
+        assert!(two == one, "the same bytes");
+    }
+}
+
 /// Ctrl-C stops a campaign: the summary is written, exit 130, and its JUnit report (and a
 /// merge of it) calls the targets it cut short failures, not passes: they said
 /// `failures="0"`, which a CI dashboard reads as green.
