@@ -287,6 +287,31 @@ fn a_mutex_counterexample_replays_natively() {
     native_replay_gives_the_same_violation("mutex.ricart-agrawala", &sc, &report);
 }
 
+/// A loss or duplication budget left to spend does not keep an instant open: bully's
+/// 4-choice split brain (crash, restart, input, timer) is found at depth 4 with or without a
+/// spare duplicate (with one, the depth-4 search said "no violation within the bound", and a
+/// deeper one added an unrelated fifth choice).
+#[test]
+fn a_spare_loss_or_duplicate_budget_hides_no_violation_at_the_depth_bound() {
+    let a = find("election.bully").unwrap();
+    let sc = small_scenario(a, "short-timeout", 3, 1, 2, 20);
+    let found = |duplicate: u32, loss: u32, max_depth: usize| {
+        let mut o = options();
+        o.max_depth = max_depth;
+        o.bounds.crashes = 1;
+        o.bounds.restarts = true;
+        o.bounds.duplicate = duplicate;
+        o.bounds.loss = loss;
+        o.bounds.faults_until_ns = 20_000_000;
+        let report = a.explore(&sc, &o).unwrap();
+        report.counterexample.map(|cx| cx.schedule.len())
+    };
+    assert_eq!(found(0, 0, 4), Some(4));
+    assert_eq!(found(1, 0, 4), Some(4));
+    assert_eq!(found(1, 0, 40), Some(4));
+    assert_eq!(found(0, 1, 4), Some(4));
+}
+
 #[test]
 fn election_counterexamples_replay_natively_with_injected_crashes_too() {
     let (sc, report) = explore("election.anel1", "anonymous", 0, 2);

@@ -609,8 +609,19 @@ impl<P: Process> World<P> {
     /// event: a "shortest" counterexample carried one unrelated step, and a path the depth
     /// bound cut right after the violating event was never judged (stop 57). The checkers
     /// have then judged their end: take no further step (finish or drop the world).
+    ///
+    /// A loss or a duplication the search may still inject does not keep the instant open:
+    /// it is always enabled (its window is `(now, never)`) and adds nothing any of these
+    /// checkers reads at this instant (a message due now has its delivery enabled now, which
+    /// does keep it open). Counted, a spare `--dup` or `--loss` budget kept every instant
+    /// open: a 4-choice violation cut at depth 4 was "no violation within the bound", and
+    /// without the cut the counterexample carried one unrelated step.
     pub fn judge_closed_instant(&mut self, enabled: &[Choice]) -> Option<&Verdict> {
-        let closed = !enabled.is_empty() && enabled.iter().all(|c| self.window(c).0 > self.now);
+        let closed = !enabled.is_empty()
+            && enabled
+                .iter()
+                .filter(|c| !matches!(c, Choice::Lose(_) | Choice::Duplicate(_)))
+                .all(|c| self.window(c).0 > self.now);
         if self.rec.verdict.is_some() || !closed {
             return None;
         }
