@@ -480,7 +480,9 @@ pub fn explore<P: Process>(
         let level_bytes = (level.capacity() * entry_size) as u64 + level_heap;
         for entry in level.drain(..) {
             if let Some(limit) = options.max_time {
-                if report.executions % 64 == 0 && started.elapsed() >= limit {
+                // At every execution: each re-executes a path, far dearer than reading the
+                // clock (every 64th let a 1 s budget run 3.9 s at 16 nodes, 60 ms apiece).
+                if started.elapsed() >= limit {
                     stopped = Some(Stop::TimeBound);
                     break 'levels;
                 }
