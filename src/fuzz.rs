@@ -386,6 +386,10 @@ pub struct TargetReport {
     /// Files that could not be written (the failure scenario or its shrunk form), each with
     /// the error: the campaign fails loudly on any.
     pub write_errors: Vec<String>,
+    /// Failure files an earlier campaign left in the output directory that this one replaced
+    /// with another failure (other contents under the same name): the summary says so (they
+    /// were replaced silently, exit 0).
+    pub replaced: Vec<PathBuf>,
     /// Failure files written (not counting shrunk forms): with `keep_going`, fewer than
     /// `failures` when `max_files` capped them.
     pub files_written: u64,
@@ -442,6 +446,16 @@ pub fn create_dir_all(dir: &Path) -> std::io::Result<()> {
             None => e,
         }
     })
+}
+
+/// Whether a file is at `path` with contents other than `text` (a file too large to be a
+/// scenario counts as other; one that cannot be read, as none).
+fn differs_from_file(path: &Path, text: &str) -> bool {
+    match std::fs::metadata(path) {
+        Ok(m) if m.len() > crate::harness::scenario::MAX_SCENARIO_BYTES => true,
+        Ok(m) if m.is_file() => std::fs::read(path).is_ok_and(|old| old != text.as_bytes()),
+        _ => false,
+    }
 }
 
 /// Writes `text` to `path` atomically: a temporary file in the same directory, flushed to disk,
@@ -678,6 +692,8 @@ pub struct TargetRun<'a> {
     /// The smallest seed whose scenario was refused, and why (see [`TargetReport::bad_input`]).
     bad_input: Mutex<Option<(u64, String)>>,
     write_errors: Mutex<Vec<String>>,
+    /// See [`TargetReport::replaced`].
+    replaced: Mutex<Vec<PathBuf>>,
     files_written: AtomicU64,
     /// With `keep_going`: the smallest failing seeds' positions so far, at most `max_files`
     /// (at least 1) of them, so memory stays flat; a failure is written while it is among
@@ -714,6 +730,7 @@ impl<'a> TargetRun<'a> {
             nondeterministic: Mutex::new(None),
             bad_input: Mutex::new(None),
             write_errors: Mutex::new(Vec::new()),
+            replaced: Mutex::new(Vec::new()),
             files_written: AtomicU64::new(0),
             smallest_failing: Mutex::new(BTreeSet::new()),
             written: Mutex::new(BTreeMap::new()),
@@ -1116,8 +1133,22 @@ impl<'a> TargetRun<'a> {
                         sc.expect = expect_of(&f.label);
                         f.size = Some(ScenarioSize::of(&sc));
                         let path = self.file_path(seed, false);
-                        match write_atomically(&path, &sc.to_json()) {
+                        let json = sc.to_json();
+                        let other = differs_from_file(&path, &json);
+                        match write_atomically(&path, &json) {
                             Ok(()) => {
+                                if other {
+                                    live.note(format!(
+                                        "{} seed {seed}: replaced {}, which held another \
+                                         failure (an earlier campaign's)",
+                                        self.target.name(),
+                                        path.display()
+                                    ));
+                                    self.replaced
+                                        .lock()
+                                        .expect("no poisoning")
+                                        .push(path.clone());
+                                }
                                 self.files_written.fetch_add(1, Ordering::Relaxed);
                                 live.note(format!(
                                     "{} {} seed {seed}: {} -> {}",
@@ -1242,6 +1273,7 @@ impl<'a> TargetRun<'a> {
             nondeterministic,
             bad_input: self.bad_input.lock().expect("no poisoning").clone(),
             write_errors: self.write_errors.lock().expect("no poisoning").clone(),
+            replaced: self.replaced.lock().expect("no poisoning").clone(),
             files_written: self.files_written.load(Ordering::Relaxed),
             shrinks_cut: self.shrinks_cut.load(Ordering::Relaxed),
             coverage: self.guide.as_ref().map(Guide::report),
@@ -2049,6 +2081,24 @@ pub fn summary(c: &CampaignReport, rss: Rss) -> String {
             "failing seeds with no file (--max-files caps each target's files; a guided seed \
              may draw on the seeds before it, so raise --max-files to keep more): {}",
             unfiled.join(", ")
+        );
+    }
+    let replaced: Vec<String> = c
+        .targets
+        .iter()
+        .flat_map(|r| &r.replaced)
+        .map(|p| p.display().to_string())
+        .collect();
+    if !replaced.is_empty() {
+        let shown = replaced.len().min(5);
+        let _ = writeln!(
+            s,
+            "replaced {} failure file{} an earlier campaign wrote here, holding other failures \
+             (use another --out to keep both): {}{}",
+            replaced.len(),
+            if replaced.len() == 1 { "" } else { "s" },
+            replaced[..shown].join(", "),
+            if shown < replaced.len() { ", …" } else { "" }
         );
     }
     if c.determinism_checked {

@@ -362,6 +362,41 @@ fn a_buggy_variant_is_written_and_shrunk_and_the_shrunk_file_replays() {
     );
 }
 
+/// A campaign that replaces a failure file an earlier one left in its output directory with
+/// another failure says so in its summary (it was silent, exit 0); writing the same failure
+/// again is no replacement.
+#[test]
+fn replacing_an_earlier_campaigns_failure_file_is_said() {
+    let out = dir("over-an-earlier-campaign");
+    let campaign = |extra: &[&str]| {
+        let mut args = vec![
+            "fuzz",
+            "-a",
+            "omega.khouri-greve",
+            "--variant",
+            "join-zero",
+            "--seeds",
+            "100",
+            "--no-shrink",
+            "--out",
+            s(&out),
+        ];
+        args.extend_from_slice(extra);
+        let o = sincro(&args);
+        assert_eq!(o.status.code(), Some(0), "{}{}", text(&o).0, text(&o).1);
+        text(&o).0
+    };
+    let first = campaign(&[]);
+    assert!(!first.contains("replaced "), "{first}");
+    let again = campaign(&[]);
+    assert!(!again.contains("replaced "), "the same failure: {again}");
+    let other = campaign(&["--fixed-phase", "--active-ms", "300"]);
+    assert!(
+        other.contains("replaced 1 failure file an earlier campaign wrote here"),
+        "{other}"
+    );
+}
+
 /// With `--keep-going`, the files a capped campaign writes are those of the smallest failing
 /// seeds, whatever order the workers finished in: at `-j 2`, `--max-files 1` wrote 2 files
 /// half of the time, and `--max-files 3` a different third file from run to run.
