@@ -233,9 +233,11 @@ pub(super) fn main(a: &ShrinkArgs) -> i32 {
     if result.interrupted || result.budget_spent {
         println!(
             "  cut short ({}): the smallest scenario verified by then is written",
+            // (a signal sets `stop`; the deadline may end a run inside the shrinker before
+            // `give_up` saw it: a 5 ms --shrink-time said "interrupted")
             if result.budget_spent {
                 "--shrink-runs reached"
-            } else if cut {
+            } else if cut || !stop.load(Ordering::Relaxed) {
                 "--shrink-time reached"
             } else {
                 "interrupted"

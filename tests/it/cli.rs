@@ -1574,6 +1574,39 @@ fn shrink_says_when_the_input_fails_other_than_it_expects() {
     }
 }
 
+/// A --shrink-time that ends the shrink is named as such, however short (at 1–20 ms the
+/// deadline stopped a run inside the shrinker and the line said "interrupted").
+#[test]
+fn a_shrink_cut_by_its_time_says_so() {
+    let dir = tmp("shrink-time-cut");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let input = dir.join("s.json");
+    std::fs::copy(
+        "corpus/election/lease-forget-promise-after-heal.json",
+        &input,
+    )
+    .unwrap();
+    for t in ["1ms", "5ms"] {
+        let out = dir.join(format!("out-{t}.json"));
+        let o = sincro(&[
+            "shrink",
+            input.to_str().unwrap(),
+            "--shrink-time",
+            t,
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        let (stdout, stderr) = text(&o);
+        assert_eq!(o.status.code(), Some(0), "{t}: {stdout}{stderr}");
+        assert!(
+            stdout.contains("cut short (--shrink-time reached)"),
+            "{t}: {stdout}"
+        );
+        assert!(!stdout.contains("interrupted"), "{t}: {stdout}");
+    }
+}
+
 /// A campaign that found nothing must have judged something, as `run` of each of its
 /// scenarios must: a 1-node `deadlock.cmh` has no wait-for edge to judge, and `fuzz` called
 /// the correct variant "held" (exit 0, JUnit green) where `run` says COULD NOT JUDGE. Now it
