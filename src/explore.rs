@@ -401,6 +401,9 @@ pub fn main(a: &ExploreArgs) -> i32 {
     // A refusal (an algorithm with no Spec, params it rejects) comes before the header says
     // the search started: where building the checkers fails, the search is asked first, and
     // refuses at once in the algorithm's own words.
+    if let Err(e) = crate::harness::engine::explore::explorable(&sc) {
+        return refused(e);
+    }
     let early = match alg.checkers(&sc) {
         Ok(_) => None,
         Err(_) => match alg.explore(&sc, &options) {

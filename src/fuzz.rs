@@ -1707,19 +1707,28 @@ pub struct CampaignReport {
 }
 
 /// How `cfg` generates its scenarios besides the seed range and the fault model's bounds:
-/// strategy, node range, active phase, engine, coverage guidance. Two shards merge into one
-/// campaign only with the same.
+/// strategy, node range, active phase, engine, coverage guidance; and how it counts them:
+/// `keep-going` (every failure, not the first) and `determinism checked` when on. Two shards
+/// merge into one campaign only with the same: a shard that stopped at its first failure
+/// added to one that kept going, or one that checked determinism to one that did not, makes a
+/// merged count that no campaign had (stop 64).
 pub fn generation(cfg: &FuzzConfig) -> String {
     let g = &cfg.gen;
     format!(
-        "strategy {:?}, nodes {}..={}, active {} ms{}, engine {:?}, coverage {}",
+        "strategy {:?}, nodes {}..={}, active {} ms{}, engine {:?}, coverage {}{}{}",
         g.strategy,
         g.nodes_min,
         g.nodes_max,
         g.active_ms,
         if g.phase_swarm { " (swarm)" } else { "" },
         g.engine,
-        if cfg.coverage { "on" } else { "off" }
+        if cfg.coverage { "on" } else { "off" },
+        if cfg.keep_going { ", keep-going" } else { "" },
+        if cfg.check_determinism {
+            ", determinism checked"
+        } else {
+            ""
+        }
     )
 }
 

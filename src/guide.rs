@@ -191,6 +191,12 @@ impl Guide {
             "{base} | mutated at seed {seed} from the scenario of seed {}: {what}",
             parent.1
         );
+        // Named after the campaign's seed, as its file is, not the parent's (stop 64: a file
+        // `…seed107.json` named `…-seed0` whose `seed` was 108 showed three seeds).
+        draft.scenario.name = format!(
+            "{}-{}-seed{seed}",
+            draft.scenario.algorithm, draft.scenario.variant
+        );
         Drawn {
             draft,
             mutated: true,

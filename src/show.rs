@@ -1589,8 +1589,10 @@ pub fn check(args: &CheckArgs) -> i32 {
             println!("{verdict}");
             println!("  {how}");
             println!("  events involved:");
-            for e in violating_events(&trace, &verdict) {
-                println!("  >>{}", render::event_line(e));
+            let involved = violating_events(&trace, &verdict);
+            let columns = render::Columns::fitting(involved.iter().copied(), trace.nodes);
+            for e in involved {
+                println!("  >>{}", render::event_line_in(e, &columns));
             }
         }
         Verdict::Pass => println!("PASS: {} held ({how})", judged.properties.join(", ")),

@@ -61,7 +61,7 @@ use crate::fuzz::{self, CampaignOptions, FuzzConfig, Live, Target, TargetRun};
 use crate::harness::engine::{Outcome, RunOptions};
 use crate::harness::fault::{FaultClass, FaultModel};
 use crate::harness::gen::{Draft, GenOptions, Strategy};
-use crate::harness::render::event_line;
+use crate::harness::render::{event_line_in, Columns};
 use crate::harness::scenario::MAX_NODES;
 use crate::harness::shrink::{ScenarioSize, ShrinkOptions};
 use crate::harness::{
@@ -1323,6 +1323,7 @@ pub fn context_lines(trace: &Trace, verdict: &Verdict, around: usize, max: usize
         // a panic or a limit: the last events
         _ => (n.saturating_sub(2 * around + 1), n),
     };
+    let columns = Columns::fitting(&trace.events[lo..hi], trace.nodes);
     let mut out = Vec::new();
     let mut last = None;
     for i in lo..hi {
@@ -1334,7 +1335,10 @@ pub fn context_lines(trace: &Trace, verdict: &Verdict, around: usize, max: usize
             out.push("    …".to_string());
         }
         let mark = if marked.contains(&i) { ">" } else { " " };
-        out.push(format!("  {mark} {}", event_line(&trace.events[i])));
+        out.push(format!(
+            "  {mark} {}",
+            event_line_in(&trace.events[i], &columns)
+        ));
         last = Some(i);
         if out.len() >= max {
             out.push("    … (more in the full trace: see the replay line)".to_string());

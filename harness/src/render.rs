@@ -44,10 +44,24 @@ pub fn observation_text(obs: &Observation) -> String {
     }
 }
 
-/// A short text for a fault.
+/// A short text for a fault, the run's node count unknown: a partition ends with `| rest`,
+/// the group of every node its groups do not list (see [`fault_text_among`]).
 pub fn fault_text(f: &Fault) -> String {
+    fault_text_among(f, None)
+}
+
+/// A short text for a fault of a run of `nodes` nodes: a partition whose groups list every
+/// one of them leaves no rest, and says none (stop 64: `partition [[0], [1, 2]] | rest` of
+/// three nodes named a group that did not exist).
+pub fn fault_text_among(f: &Fault, nodes: Option<usize>) -> String {
     match f {
-        Fault::Partition { groups } => format!("partition {groups:?} | rest"),
+        Fault::Partition { groups } => {
+            let listed: BTreeSet<NodeId> = groups.iter().flatten().copied().collect();
+            match nodes {
+                Some(n) if (0..n).all(|v| listed.contains(&v)) => format!("partition {groups:?}"),
+                _ => format!("partition {groups:?} | rest"),
+            }
+        }
         Fault::PartitionOneway { from, to } => format!("partition one-way {from:?} -/-> {to:?}"),
         Fault::Heal => "heal".into(),
         Fault::Crash { node } => format!("crash n{node}"),
@@ -55,8 +69,30 @@ pub fn fault_text(f: &Fault) -> String {
         Fault::Pause { node } => format!("pause n{node}"),
         Fault::Resume { node } => format!("resume n{node}"),
         Fault::ClockJump { node, delta_ms } => format!("clock jump n{node} {delta_ms:+} ms"),
-        Fault::DriftChange { node, drift_ppm } => format!("drift n{node} = {drift_ppm} ppm"),
+        Fault::DriftChange { node, drift_ppm } => {
+            format!("drift n{node} = {} ppm", short_number(*drift_ppm))
+        }
         Fault::SetLinks(o) => links_text(o),
+    }
+}
+
+/// A number for a reader: three decimals at most, without trailing zeros (`-4.161`, `50`),
+/// and in scientific notation when those would round a nonzero value to 0 (`4.2e-5`). A
+/// generated drift printed all 16 digits (`-4.161366533070556 ppm`); the scenario file keeps
+/// the exact value, and `diff` prints it where two runs differ below what this shows.
+pub fn short_number(x: f64) -> String {
+    if x != 0.0 && x.abs() < 0.0005 {
+        return format!("{x:.1e}");
+    }
+    let s = format!("{x:.3}");
+    let s = if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.')
+    } else {
+        &s
+    };
+    match s {
+        "-0" => "0".to_string(),
+        s => s.to_string(),
     }
 }
 
@@ -119,15 +155,78 @@ pub fn clock_adjust_text(how: ClockAdjust, delta_ns: i64) -> String {
     )
 }
 
-/// One line for an event (without the highlight marker).
+/// The widths of a text timeline's columns, and the node count its fault texts are read
+/// against: wide enough for the longest time, local clock and node id of a trace, so that
+/// no line of it shifts (stop 64: a time of 10^8 ms or more, a local clock past ±10^7 ms or a
+/// node from n1000 on pushed its line's text right of the others').
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Columns {
+    /// Characters of the global time, in ms with three decimals (at least 12).
+    pub time: usize,
+    /// Characters of the local clock, in ms with three decimals (at least 12).
+    pub local: usize,
+    /// Characters of a node id after its `n` (at least 3).
+    pub node: usize,
+    /// The run's node count, when known: a partition whose groups list every node is then
+    /// not said to leave a rest ([`fault_text_among`]).
+    pub nodes: Option<usize>,
+}
+
+impl Default for Columns {
+    /// The widths that hold times and clocks below 10^8 ms and nodes below 1000, with the
+    /// node count unknown.
+    fn default() -> Columns {
+        Columns {
+            time: 12,
+            local: 12,
+            node: 3,
+            nodes: None,
+        }
+    }
+}
+
+impl Columns {
+    /// The columns that fit every event of `trace`.
+    pub fn of(trace: &Trace) -> Columns {
+        Columns::fitting(&trace.events, trace.nodes)
+    }
+
+    /// The columns that fit `events`, of a run of `nodes` nodes.
+    pub fn fitting<'a>(events: impl IntoIterator<Item = &'a Event>, nodes: usize) -> Columns {
+        let ms = |ns: f64| format!("{:.3}", ns / 1e6).len();
+        let digits = |n: usize| n.checked_ilog10().map_or(1, |d| d as usize + 1);
+        let mut c = Columns {
+            nodes: Some(nodes),
+            node: digits(nodes.saturating_sub(1)).max(3),
+            ..Columns::default()
+        };
+        for e in events {
+            c.time = c.time.max(ms(e.t_ns as f64));
+            if let Some(l) = e.local_ns {
+                c.local = c.local.max(ms(l as f64));
+            }
+            if let Some(n) = e.node {
+                c.node = c.node.max(digits(n));
+            }
+        }
+        c
+    }
+}
+
+/// One line for an event (without the highlight marker), in the default [`Columns`].
 pub fn event_line(e: &Event) -> String {
+    event_line_in(e, &Columns::default())
+}
+
+/// One line for an event (without the highlight marker) in the columns `c`.
+pub fn event_line_in(e: &Event, c: &Columns) -> String {
     let who = match e.node {
-        Some(n) => format!("n{n:<3}"),
-        None => "--  ".into(),
+        Some(n) => format!("n{n:<w$}", w = c.node),
+        None => format!("--{}", " ".repeat(c.node - 1)),
     };
     let local = match e.local_ns {
-        Some(l) => format!("@{:>12.3}", l as f64 / 1e6),
-        None => " ".repeat(13),
+        Some(l) => format!("@{:>w$.3}", l as f64 / 1e6, w = c.local),
+        None => " ".repeat(c.local + 1),
     };
     let what = match &e.kind {
         EventKind::Start { incarnation: 0 } => "start".to_string(),
@@ -149,7 +248,9 @@ pub fn event_line(e: &Event) -> String {
         }
         EventKind::Timer { timer, .. } => format!("timer     {timer}"),
         EventKind::Input { input } => format!("input     {input}"),
-        EventKind::Fault { fault } => format!("FAULT     {}", fault_text(fault)),
+        EventKind::Fault { fault } => {
+            format!("FAULT     {}", fault_text_among(fault, c.nodes))
+        }
         EventKind::ClockAdjust { how, delta_ns } => {
             format!("clock     {}", clock_adjust_text(*how, *delta_ns))
         }
@@ -168,9 +269,10 @@ pub fn event_line(e: &Event) -> String {
         ),
     };
     format!(
-        "{:>12.3} ms  {who} {local}  {}",
+        "{:>w$.3} ms  {who} {local}  {}",
         e.t_ns as f64 / 1e6,
-        one_line(&what)
+        one_line(&what),
+        w = c.time
     )
 }
 
@@ -233,9 +335,11 @@ pub fn text_view(trace: &Trace, sel: &Selection, verdict: Option<&Verdict>) -> S
     for note in &sel.notes {
         let _ = writeln!(out, "# {}", one_line(note));
     }
-    for e in sel.events(trace) {
+    let shown = sel.events(trace);
+    let columns = Columns::fitting(shown.iter().copied(), trace.nodes);
+    for e in shown {
         let mark = if marked.contains(&e.id) { ">>" } else { "  " };
-        let _ = writeln!(out, "{mark}{}", event_line(e));
+        let _ = writeln!(out, "{mark}{}", event_line_in(e, &columns));
     }
     if let Some(v) = verdict {
         // One line, as every comment line (a panic's message may hold line breaks).
@@ -479,7 +583,7 @@ fn mermaid_statement(e: &Event, m: &Messages<'_>, nodes: usize) -> Option<String
             };
             Some(format!(
                 "Note over {span}: {}",
-                mermaid_escape(&fault_text(fault))
+                mermaid_escape(&fault_text_among(fault, Some(nodes)))
             ))
         }
         EventKind::ClockAdjust { how, delta_ns } => note(
@@ -812,6 +916,7 @@ impl Drawing {
         sends: &BTreeMap<u64, &Event>,
         all_arrivals: &BTreeSet<u64>,
         marked: &BTreeSet<u64>,
+        nodes: usize,
     ) -> Drawing {
         let mut d = Drawing::default();
         let drawn = arrivals(events.iter().copied());
@@ -819,7 +924,11 @@ impl Drawing {
         let mut open: BTreeMap<(NodeId, &'static str), usize> = BTreeMap::new();
         let mut open_cs: BTreeMap<(NodeId, u32), usize> = BTreeMap::new();
         let mut open_partitions: Vec<usize> = Vec::new();
-        let title_of = |e: &Event| event_line(e).trim().to_string();
+        let columns = Columns {
+            nodes: Some(nodes),
+            ..Columns::default()
+        };
+        let title_of = |e: &Event| event_line_in(e, &columns).trim().to_string();
         for &e in events {
             let is_marked = marked.contains(&e.id);
             let mut mark = |kind: MarkKind, label: Option<String>| {
@@ -936,7 +1045,7 @@ impl Drawing {
                     });
                 }
                 EventKind::Fault { fault } => {
-                    let text = fault_text(fault);
+                    let text = fault_text_among(fault, Some(nodes));
                     let mut open_span = |node: NodeId, class: &'static str, label: &str| {
                         open.entry((node, class)).or_insert_with(|| {
                             d.spans.push(Span {
@@ -1330,7 +1439,13 @@ fn diagram(trace: &Trace, shown: &[&Event], verdict: Option<&Verdict>, from_ns: 
     let marked = marked_ids(trace, verdict);
     let nodes = node_count(shown, trace.nodes);
     let sends = message_texts(&trace.events);
-    let mut d = Drawing::gather(shown, &sends, &arrivals(&trace.events), &marked);
+    let mut d = Drawing::gather(
+        shown,
+        &sends,
+        &arrivals(&trace.events),
+        &marked,
+        trace.nodes,
+    );
     // A liveness violation: the request waited from its event to the deadline.
     if let Some(Verdict::Violation(v)) = verdict {
         if v.class == crate::check::PropertyClass::Liveness {
@@ -1945,8 +2060,9 @@ pub fn html_view(trace: &Trace, sel: &Selection, verdict: Option<&Verdict>, titl
     ];
     let _ = writeln!(out, "<div class=\"legend\">{}</div>", legend.join(""));
     out.push_str("<details>\n<summary>Event list (text timeline)</summary>\n<pre>");
+    let columns = Columns::fitting(shown.iter().copied(), trace.nodes);
     for e in shown {
-        let line = html_escape(&event_line(e));
+        let line = html_escape(&event_line_in(e, &columns));
         if marked.contains(&e.id) {
             let _ = writeln!(out, "<span class=\"violating\">&gt;&gt;{line}</span>");
         } else {
@@ -1960,6 +2076,93 @@ pub fn html_view(trace: &Trace, sel: &Selection, verdict: Option<&Verdict>, titl
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// No line of a timeline shifts: a time of 10^8 ms or more, a local clock past 10^7 ms
+    /// and node n1000 widen their columns for every line (stop 64: their lines' text began
+    /// further right than the others').
+    #[test]
+    fn the_text_columns_fit_the_longest_time_clock_and_node() {
+        let ev = |id: u64, t_ns: u64, node: NodeId, local_ns: i64| Event {
+            id,
+            t_ns,
+            node: Some(node),
+            local_ns: Some(local_ns),
+            kind: EventKind::Start { incarnation: 0 },
+        };
+        let trace = Trace {
+            nodes: 1001,
+            events: vec![
+                ev(0, 1_000_000, 0, 1_000_000),
+                ev(1, 150_000_000_000_000, 1000, -12_345_678_000_000),
+            ],
+        };
+        let s = text(&trace, None);
+        let starts: Vec<usize> = s
+            .lines()
+            .filter(|l| !l.starts_with('#'))
+            .map(|l| l.find("start").unwrap())
+            .collect();
+        assert_eq!(starts.len(), 2, "{s}");
+        assert_eq!(starts[0], starts[1], "{s}");
+        assert!(s.contains("150000000.000 ms  n1000 @-12345678.000"), "{s}");
+        // Below the limits the default widths hold: the lines are as before.
+        let small = Trace {
+            nodes: 2,
+            events: vec![ev(0, 1_000_000, 1, 1_000_000)],
+        };
+        let c = Columns::of(&small);
+        assert_eq!(
+            event_line_in(&small.events[0], &c),
+            event_line(&small.events[0])
+        );
+    }
+
+    /// A partition names a rest only where some node is in none of its groups.
+    #[test]
+    fn a_partition_of_every_node_names_no_rest() {
+        let p = Fault::Partition {
+            groups: vec![vec![0], vec![1, 2]],
+        };
+        assert_eq!(fault_text_among(&p, Some(3)), "partition [[0], [1, 2]]");
+        assert_eq!(
+            fault_text_among(&p, Some(4)),
+            "partition [[0], [1, 2]] | rest"
+        );
+        assert_eq!(fault_text(&p), "partition [[0], [1, 2]] | rest");
+        let fault = Event {
+            id: 0,
+            t_ns: 0,
+            node: None,
+            local_ns: None,
+            kind: EventKind::Fault { fault: p },
+        };
+        let trace = Trace {
+            nodes: 3,
+            events: vec![fault],
+        };
+        for view in [
+            text(&trace, None),
+            mermaid(&trace, None),
+            html(&trace, None, "t"),
+        ] {
+            assert!(view.contains("partition [[0], [1, 2]]"), "{view}");
+            assert!(!view.contains("| rest"), "{view}");
+        }
+    }
+
+    /// A drift reads as a few digits, never as 0 when it is not (stop 64: 16 digits).
+    #[test]
+    fn a_drift_prints_a_short_number() {
+        let drift = |drift_ppm| fault_text(&Fault::DriftChange { node: 1, drift_ppm });
+        assert_eq!(drift(-4.161366533070556), "drift n1 = -4.161 ppm");
+        assert_eq!(drift(50.0), "drift n1 = 50 ppm");
+        assert_eq!(drift(2.5), "drift n1 = 2.5 ppm");
+        assert_eq!(drift(0.0), "drift n1 = 0 ppm");
+        assert_eq!(drift(-0.0), "drift n1 = 0 ppm");
+        assert_eq!(drift(0.00004), "drift n1 = 4.0e-5 ppm");
+        assert_eq!(drift(-0.0004), "drift n1 = -4.0e-4 ppm");
+        assert_eq!(drift(0.0005), "drift n1 = 0.001 ppm");
+    }
 
     /// A panic verdict marks its panic event in every view (none was marked).
     #[test]
@@ -2250,7 +2453,7 @@ mod tests {
             "Note over n1: input Acquire",
             "Note over n2: crash n2",
             "Note over n2: restart (incarnation 1)",
-            "Note over n0,n2: partition [[0], [1, 2]] | rest",
+            "Note over n0,n2: partition [[0], [1, 2]]",
             "Note over n0: timer Retry",
             "n0->>n0: Self",
             "Note over n1: pause n1",

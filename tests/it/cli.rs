@@ -1259,6 +1259,15 @@ fn explore_exits_1_with_a_replayable_counterexample_0_without_and_2_on_bad_input
             ],
             "--active-ms = 1000000000 is outside 1 ..= 999999999 ms",
         ),
+        // A fault the explorer does not model (stop 64: refused after the header).
+        (
+            vec![
+                "explore",
+                "--scenario",
+                "corpus/mutex/token-ring-late-token-no-generation.json",
+            ],
+            "faults[0]: the explorer does not model delays faults",
+        ),
     ] {
         let o = sincro(&args);
         let (out, err) = text(&o);
@@ -2274,6 +2283,37 @@ fn merged_shards_count_as_the_whole_campaign() {
         "{}",
         text(&o).1
     );
+    // Nor do a shard that kept going and one that stopped at its first failure, or one that
+    // checked determinism and one that did not (stop 64: merged, exit 0).
+    for (flag, needle) in [
+        ("--keep-going", "coverage on, keep-going"),
+        ("--check-determinism", "coverage on, determinism checked"),
+    ] {
+        let o = sincro(&[
+            "fuzz",
+            "-a",
+            "mutex.centralized",
+            "--seeds",
+            "60",
+            "--shard",
+            "2/2",
+            flag,
+            "--junit",
+            &d("b-flag.xml"),
+            "--out",
+            &d("failures-flag"),
+            "--no-shrink",
+            "--quiet",
+        ]);
+        assert!(matches!(o.status.code(), Some(0 | 1)), "{}", text(&o).1);
+        let o = sincro(&["merge-reports", &d("a.xml"), &d("b-flag.xml")]);
+        assert_eq!(o.status.code(), Some(2), "{flag}: {}", text(&o).0);
+        assert!(
+            text(&o).1.contains("different campaigns") && text(&o).1.contains(needle),
+            "{flag}: {}",
+            text(&o).1
+        );
+    }
     // A shard a time budget cut short keeps saying so in the merge: its unrun seeds are no
     // part of a "no violation" over the range.
     for (shard, xml) in [("1/2", "cut-1.xml"), ("2/2", "cut-2.xml")] {

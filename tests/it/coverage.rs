@@ -18,6 +18,18 @@ fn out_dir(name: &str) -> PathBuf {
 }
 
 fn campaign(alg: &str, variant: &str, seeds: u64, jobs: usize, coverage: bool) -> TargetReport {
+    campaign_writing(alg, variant, seeds, jobs, coverage, 0).0
+}
+
+/// A campaign that writes up to `max_files` failure files, and the folder they are in.
+fn campaign_writing(
+    alg: &str,
+    variant: &str,
+    seeds: u64,
+    jobs: usize,
+    coverage: bool,
+    max_files: usize,
+) -> (TargetReport, PathBuf) {
     let algorithm: &'static dyn Algorithm = find(alg).unwrap();
     let target = Target {
         algorithm,
@@ -39,11 +51,39 @@ fn campaign(alg: &str, variant: &str, seeds: u64, jobs: usize, coverage: bool) -
             active_ms: 400,
             ..GenOptions::default()
         },
-        out_dir: out_dir(&format!("{alg}.{variant}.{jobs}.{coverage}")),
-        max_files: 0,
+        out_dir: out_dir(&format!("{alg}.{variant}.{jobs}.{coverage}.{max_files}")),
+        max_files,
         ..FuzzConfig::default()
     };
-    fuzz_target(&target, &cfg, &AtomicBool::new(false), &|_| {})
+    let report = fuzz_target(&target, &cfg, &AtomicBool::new(false), &|_| {});
+    (report, cfg.out_dir)
+}
+
+/// A mutated scenario is named after the campaign seed that ran it, as its file is (stop 64:
+/// `…seed107.json` was named `…-seed0`, its parent's, with `"seed": 108`: three seeds).
+#[test]
+fn a_mutated_failure_is_named_after_its_own_seed() {
+    let (_, dir) = campaign_writing("mutex.ricart-agrawala", "no-tiebreak", 150, 1, true, 150);
+    let mut mutated = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let sc: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let description = sc["description"].as_str().unwrap();
+        let Some(rest) = description.split(" | mutated at seed ").nth(1) else {
+            continue;
+        };
+        mutated += 1;
+        let seed = rest.split(' ').next().unwrap();
+        let file = path.file_name().unwrap().to_str().unwrap();
+        assert!(file.ends_with(&format!(".seed{seed}.json")), "{file}");
+        assert_eq!(
+            sc["name"].as_str().unwrap(),
+            format!("mutex.ricart-agrawala-no-tiebreak-seed{seed}"),
+            "{file}"
+        );
+    }
+    assert!(mutated > 0, "no mutated failure among {}", dir.display());
 }
 
 #[test]

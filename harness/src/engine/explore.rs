@@ -488,26 +488,7 @@ impl<P: Process> World<P> {
     ) -> Result<Self, ScenarioError> {
         let prep = Prepared::<P>::new(scenario)?;
         let n = scenario.nodes;
-        for (i, f) in scenario.faults.iter().enumerate() {
-            match f.fault {
-                Fault::Crash { .. }
-                | Fault::Restart { .. }
-                | Fault::Pause { .. }
-                | Fault::Resume { .. }
-                | Fault::ClockJump { .. }
-                | Fault::DriftChange { .. }
-                | Fault::Heal => {}
-                ref other => {
-                    return Err(ScenarioError(format!(
-                        "faults[{i}]: the explorer does not model {} faults (it models crash, \
-                         restart, pause, resume, clock_jump, drift_change and heal; loss, \
-                         duplication, crashes and pauses it can inject itself)",
-                        other.class().name()
-                    )))
-                }
-            }
-        }
-        refuse_drawn_faults(scenario)?;
+        explorable(scenario)?;
         let net = Network::new(n, &scenario.network)
             .map_err(|e| ScenarioError(format!("network: {e}")))?;
         let nodes = prep
@@ -1632,6 +1613,33 @@ fn declare_recorded_faults(
             format!("{} ({note})", sc.description)
         };
     }
+}
+
+/// Whether the explorer models everything `scenario` asks for: its planned faults are of the
+/// kinds it models, and its network draws no losses or duplicates from probabilities (the
+/// search injects those itself). The explorer refuses the others when it is built; a command
+/// line asks first, so that a refusal comes before it says the search started.
+pub fn explorable(scenario: &Scenario) -> Result<(), ScenarioError> {
+    for (i, f) in scenario.faults.iter().enumerate() {
+        match f.fault {
+            Fault::Crash { .. }
+            | Fault::Restart { .. }
+            | Fault::Pause { .. }
+            | Fault::Resume { .. }
+            | Fault::ClockJump { .. }
+            | Fault::DriftChange { .. }
+            | Fault::Heal => {}
+            ref other => {
+                return Err(ScenarioError(format!(
+                    "faults[{i}]: the explorer does not model {} faults (it models crash, \
+                     restart, pause, resume, clock_jump, drift_change and heal; loss, \
+                     duplication, crashes and pauses it can inject itself)",
+                    other.class().name()
+                )))
+            }
+        }
+    }
+    refuse_drawn_faults(scenario)
 }
 
 /// Refuses a scenario whose network draws losses or duplicates from probabilities: the
