@@ -81,6 +81,18 @@ impl Fault {
         }
     }
 
+    /// The nodes this fault is about, as the views draw and filter it: a node's own fault
+    /// its node, a one-way partition its two sides, a change of one link its two ends. Empty
+    /// for a fault of the whole network: a partition, a heal, a link change with an end left
+    /// open (every node).
+    pub fn nodes_about(&self) -> Vec<NodeId> {
+        match self {
+            Fault::PartitionOneway { from, to } => from.iter().chain(to).copied().collect(),
+            Fault::SetLinks(o) => o.from.zip(o.to).map_or_else(Vec::new, |(a, b)| vec![a, b]),
+            f => f.node().into_iter().collect(),
+        }
+    }
+
     /// Whether this is a partition that cuts no link among `n` nodes: groups that, with the
     /// nodes none of them lists (one more group), make a single group, or a one-way cut with
     /// an empty side. Every other fault is false.

@@ -381,15 +381,9 @@ fn nodes_named(e: &Event) -> Vec<NodeId> {
     v
 }
 
-/// The nodes a fault is about (empty: the whole network).
+/// The nodes a fault is about (empty: the whole network): [`Fault::nodes_about`].
 fn fault_nodes(f: &Fault) -> Vec<NodeId> {
-    match f {
-        Fault::PartitionOneway { from, to } => from.iter().chain(to).copied().collect(),
-        // A change of one link is about its two ends, as the view's `--node` filter reads it
-        // (it was drawn on node 0's line); one with an open end is about every node.
-        Fault::SetLinks(o) => o.from.zip(o.to).map_or_else(Vec::new, |(a, b)| vec![a, b]),
-        _ => f.node().into_iter().collect(),
-    }
+    f.nodes_about()
 }
 
 /// Number of nodes to draw: the trace's, or more if an event names a higher node.

@@ -22,7 +22,6 @@
 
 use crate::check::PropertyClass;
 use crate::engine::Verdict;
-use crate::fault::Fault;
 use crate::trace::{Event, EventKind, Trace};
 use crate::NodeId;
 use std::collections::{BTreeMap, BTreeSet};
@@ -256,14 +255,7 @@ fn concerns(e: &Event) -> Vec<NodeId> {
     let mut v: Vec<NodeId> = e.node.into_iter().collect();
     match &e.kind {
         EventKind::Drop { from, to, .. } => v.extend([*from, *to]),
-        EventKind::Fault { fault } => match fault {
-            Fault::PartitionOneway { from, to } => v.extend(from.iter().chain(to)),
-            // A change of one link is about its two ends; one with an end left open (every
-            // node) is about every node.
-            Fault::SetLinks(o) => v.extend(o.from.zip(o.to).into_iter().flat_map(|(a, b)| [a, b])),
-            Fault::Partition { .. } | Fault::Heal => {}
-            f => v.extend(f.node()),
-        },
+        EventKind::Fault { fault } => v.extend(fault.nodes_about()),
         _ => {}
     }
     v
@@ -722,6 +714,7 @@ pub fn cut(trace: &Trace, verdict: Option<&Verdict>, shown: &[usize], max: usize
 mod tests {
     use super::*;
     use crate::check::Violation;
+    use crate::fault::Fault;
 
     fn ev(id: u64, node: Option<NodeId>, kind: EventKind) -> Event {
         Event {
