@@ -386,6 +386,33 @@ fn fault_nodes(f: &Fault) -> Vec<NodeId> {
     f.nodes_about()
 }
 
+/// Up to this many nodes, a diagram draws every node's lane; past it, only up to the highest
+/// node an event it shows names (stop 64: a 10,000-node trace declared 10,000 Mermaid
+/// participants and drew 10,000 lanes, where its 400 drawn events named 400 nodes).
+pub const LANES_ALL_MAX: usize = 64;
+
+/// Number of lanes a diagram of `events` (of a run of `nodes` nodes) draws: every node's up to
+/// [`LANES_ALL_MAX`] nodes, or more if an event names a higher node; past it, up to the
+/// highest node an event names.
+fn lanes(events: &[&Event], nodes: usize) -> usize {
+    let named = node_count(events, 1);
+    if nodes <= LANES_ALL_MAX {
+        named.max(nodes)
+    } else {
+        named
+    }
+}
+
+/// What a diagram of `lanes` lanes says of the nodes of `nodes` it leaves out, if any.
+fn lanes_note(lanes: usize, nodes: usize) -> Option<String> {
+    (lanes < nodes).then(|| {
+        format!(
+            "n{lanes}–n{} are not drawn: no event shown names them",
+            nodes - 1
+        )
+    })
+}
+
 /// Number of nodes to draw: the trace's, or more if an event names a higher node.
 fn node_count(events: &[&Event], nodes: usize) -> usize {
     events
@@ -613,7 +640,8 @@ pub fn mermaid_view(trace: &Trace, sel: &Selection, verdict: Option<&Verdict>) -
     let prefix = sel.shown.starts_with(&kept);
     let shown: Vec<&Event> = kept.iter().filter_map(|&i| trace.events.get(i)).collect();
     let all_events: Vec<&Event> = trace.events.iter().collect();
-    let nodes = node_count(&all_events, trace.nodes);
+    let in_trace = node_count(&all_events, trace.nodes);
+    let nodes = lanes(&shown, in_trace);
     let all = mermaid_span(0, nodes - 1);
     let messages = Messages {
         sends: message_texts(&trace.events),
@@ -625,13 +653,13 @@ pub fn mermaid_view(trace: &Trace, sel: &Selection, verdict: Option<&Verdict>) -
     let _ = writeln!(
         out,
         "    %% sincro trace: {} nodes, {} events",
-        nodes,
+        in_trace,
         trace.events.len()
     );
     for n in 0..nodes {
         let _ = writeln!(out, "    participant n{n}");
     }
-    for note in &sel.notes {
+    for note in lanes_note(nodes, in_trace).iter().chain(&sel.notes) {
         let _ = writeln!(out, "    Note over {all}: {}", mermaid_escape(note));
     }
     let violation_note = |out: &mut String| {
@@ -1431,7 +1459,7 @@ impl TimeAxis {
 /// `from_ns`.
 fn diagram(trace: &Trace, shown: &[&Event], verdict: Option<&Verdict>, from_ns: u64) -> Diagram {
     let marked = marked_ids(trace, verdict);
-    let nodes = node_count(shown, trace.nodes);
+    let nodes = lanes(shown, trace.nodes);
     let sends = message_texts(&trace.events);
     let mut d = Drawing::gather(
         shown,
@@ -1944,7 +1972,10 @@ pub fn html_view(trace: &Trace, sel: &Selection, verdict: Option<&Verdict>, titl
             _ => "",
         },
     );
-    for note in &sel.notes {
+    for note in lanes_note(lanes(&shown, nodes), nodes)
+        .iter()
+        .chain(&sel.notes)
+    {
         let _ = writeln!(out, "<p class=\"note\">{}</p>", html_escape(note));
     }
     if let Some((n, close)) = &closeup {
@@ -2109,6 +2140,40 @@ mod tests {
             event_line_in(&small.events[0], &c),
             event_line(&small.events[0])
         );
+    }
+
+    /// A diagram of many nodes draws the lanes its events name, and says so; a small run
+    /// keeps a lane for every node, idle ones included.
+    #[test]
+    fn a_diagram_of_many_nodes_draws_the_lanes_its_events_name() {
+        let start = |id: u64, node: NodeId| Event {
+            id,
+            t_ns: 0,
+            node: Some(node),
+            local_ns: Some(0),
+            kind: EventKind::Start { incarnation: 0 },
+        };
+        let trace = Trace {
+            nodes: 10_000,
+            events: vec![start(0, 0), start(1, 1), start(2, 2)],
+        };
+        let m = mermaid(&trace, None);
+        assert_eq!(m.matches("participant ").count(), 3, "{m}");
+        assert!(m.contains("%% sincro trace: 10000 nodes"), "{m}");
+        let note = "n3–n9999 are not drawn: no event shown names them";
+        assert!(m.contains(note), "{m}");
+        let h = html(&trace, None, "t");
+        assert!(h.contains(note));
+        assert!(h.contains("10000 nodes ·"));
+        assert!(h.contains(">n2<") && !h.contains(">n3<"));
+        // Up to LANES_ALL_MAX nodes, every lane, named or not.
+        let small = Trace {
+            nodes: LANES_ALL_MAX,
+            events: vec![start(0, 0)],
+        };
+        let m = mermaid(&small, None);
+        assert_eq!(m.matches("participant ").count(), LANES_ALL_MAX, "{m}");
+        assert!(!m.contains("not drawn"));
     }
 
     /// A partition names a rest only where some node is in none of its groups.
