@@ -2257,39 +2257,20 @@ fn merged_shards_count_as_the_whole_campaign() {
         text(&o).1
     );
     // Nor do shards generated another way (a strategy, a node range): their sum is no
-    // campaign either.
-    let o = sincro(&[
-        "fuzz",
-        "-a",
-        "mutex.centralized",
-        "--seeds",
-        "60",
-        "--shard",
-        "2/2",
-        "--strategy",
-        "random",
-        "--junit",
-        &d("b-random.xml"),
-        "--out",
-        &d("failures"),
-        "--no-shrink",
-        "--quiet",
-    ]);
-    assert_eq!(o.status.code(), Some(0), "{}", text(&o).1);
-    let o = sincro(&["merge-reports", &d("a.xml"), &d("b-random.xml")]);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(
-        text(&o).1.contains("strategy Mix") && text(&o).1.contains("strategy Random"),
-        "{}",
-        text(&o).1
-    );
-    // Nor do a shard that kept going and one that stopped at its first failure, or one that
-    // checked determinism and one that did not (stop 64: merged, exit 0).
-    for (flag, needle) in [
-        ("--keep-going", "coverage on, keep-going"),
-        ("--check-determinism", "coverage on, determinism checked"),
+    // campaign either. Nor do a shard that kept going and one that stopped at its first
+    // failure, or one that checked determinism and one that did not (stop 64: merged, exit 0).
+    for (flags, needles) in [
+        (
+            &["--strategy", "random"][..],
+            &["strategy Mix", "strategy Random"][..],
+        ),
+        (&["--keep-going"], &["coverage on, keep-going"]),
+        (
+            &["--check-determinism"],
+            &["coverage on, determinism checked"],
+        ),
     ] {
-        let o = sincro(&[
+        let mut args = vec![
             "fuzz",
             "-a",
             "mutex.centralized",
@@ -2297,22 +2278,21 @@ fn merged_shards_count_as_the_whole_campaign() {
             "60",
             "--shard",
             "2/2",
-            flag,
-            "--junit",
-            &d("b-flag.xml"),
-            "--out",
-            &d("failures-flag"),
             "--no-shrink",
             "--quiet",
-        ]);
+        ];
+        args.extend(flags);
+        let (junit, out) = (d("b-other.xml"), d("failures-other"));
+        args.extend(["--junit", &junit, "--out", &out]);
+        let o = sincro(&args);
         assert!(matches!(o.status.code(), Some(0 | 1)), "{}", text(&o).1);
-        let o = sincro(&["merge-reports", &d("a.xml"), &d("b-flag.xml")]);
-        assert_eq!(o.status.code(), Some(2), "{flag}: {}", text(&o).0);
-        assert!(
-            text(&o).1.contains("different campaigns") && text(&o).1.contains(needle),
-            "{flag}: {}",
-            text(&o).1
-        );
+        let o = sincro(&["merge-reports", &d("a.xml"), &junit]);
+        assert_eq!(o.status.code(), Some(2), "{flags:?}: {}", text(&o).0);
+        let err = text(&o).1;
+        assert!(err.contains("different campaigns"), "{flags:?}: {err}");
+        for needle in needles {
+            assert!(err.contains(needle), "{flags:?}: {err}");
+        }
     }
     // A shard a time budget cut short keeps saying so in the merge: its unrun seeds are no
     // part of a "no violation" over the range.
