@@ -1510,6 +1510,9 @@ impl Checker for Named {
     fn evidence(&self) -> &'static [&'static str] {
         self.inner.evidence()
     }
+    fn judged_once_the_faults_stop(&self) -> bool {
+        self.inner.judged_once_the_faults_stop()
+    }
 }
 
 /// An algorithm as a test sees it: another set of fault classes as its model

@@ -269,6 +269,9 @@ impl Checker for NeedsEvidence {
     fn evidence(&self) -> &'static [&'static str] {
         self.kinds
     }
+    fn judged_once_the_faults_stop(&self) -> bool {
+        self.inner.judged_once_the_faults_stop()
+    }
 }
 
 /// Whether `events` hold at least one event of the `kinds` of [`Property::EVIDENCE`] (always

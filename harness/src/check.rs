@@ -78,6 +78,16 @@ pub trait Checker {
     fn could_not_judge(&self) -> Option<String> {
         None
     }
+    /// Whether its verdict reads when the faults stop (the scenario's quiet time, or which
+    /// of the plan's faults are still in effect), as a liveness property's does by its class
+    /// ([`PropertyClass::Liveness`]), though its own class is safety: `leader_stability`,
+    /// `leader_validity`. A run in which a fault the plan does not hold outlives the plan's
+    /// faults (a pause the explorer injected and never resumed) cannot be judged for it: the
+    /// explorer counts such a path unjudged instead of reporting a violation its native
+    /// replay, whose plan holds that pause, does not show (stop 64). False by default.
+    fn judged_once_the_faults_stop(&self) -> bool {
+        false
+    }
     /// The kinds of events of which a trace must hold at least one for this checker to judge
     /// anything: a trace with none of them passes it vacuously, which `sincro check` reports
     /// as "could not judge", never as a pass. A user's observations by their kind

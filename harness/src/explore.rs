@@ -412,6 +412,49 @@ impl Choices {
     }
 }
 
+/// The label a path's violation is counted under instead, when the path cannot be judged for
+/// its property: a liveness deadline that passed with a pause (or more crashes than the model
+/// tolerates) of the search still in effect, past the end of the faults, is no violation:
+/// liveness is promised once the faults stop, and such a path is not judged for it, as a
+/// complete one is not (the counterexample replayed as "could not judge": the pause, never
+/// resumed, outlives the run). The same for a property judged from the end of the faults
+/// whose class is safety (stop 64: `leader_stability` found a leader paused by the search
+/// and never resumed "alive and reachable", a violation the native replay did not show).
+fn not_judged_here<P: Process>(w: &World<P>) -> Option<&'static str> {
+    let Some(Verdict::Violation(v)) = w.verdict() else {
+        return None;
+    };
+    if v.class != crate::PropertyClass::Liveness && !w.judged_once_the_faults_stop(&v.property) {
+        return None;
+    }
+    if w.pause_outlived_faults() {
+        Some(UNJUDGED_PAUSE)
+    } else if w.crash_outlived_faults() {
+        Some(UNJUDGED_CRASH)
+    } else {
+        None
+    }
+}
+
+/// Runs `f`, a panic in it (a checker's, the node factory's: the nodes' own are caught as
+/// [`Verdict::Panic`]) returned as its message, and kept quiet as a run's is.
+fn guarded<R>(f: impl FnOnce() -> R) -> Result<R, String> {
+    crate::engine::in_callback(|| std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)))
+        .map_err(|payload| crate::engine::panic_message(&*payload))
+}
+
+/// Counts a path a checker or the node factory panicked on as not judged, with the first
+/// panic's message as the reason.
+fn harness_panic(report: &mut ExploreReport, message: String) {
+    let label = format!("unjudged:{}", crate::engine::HARNESS_PANIC);
+    report.unjudged_reasons.entry(label.clone()).or_insert_with(|| {
+        format!(
+            "a checker's on_event or finish, or the node factory, panicked, so the path was              not judged: {message}"
+        )
+    });
+    *report.complete.entry(label).or_default() += 1;
+}
+
 /// Whether the sorted id set `set` holds `id`.
 fn holds(set: &[u32], id: u32) -> bool {
     set.binary_search(&id).is_ok()
@@ -430,7 +473,12 @@ pub fn explore<P: Process>(
         World::new(scenario, factory.clone(), checkers()?, options.bounds, opts)
     };
     options.bounds.validate().map_err(ScenarioError)?;
-    new_world()?; // bad input is reported before the search starts
+    // Bad input is reported before the search starts.
+    guarded(new_world).map_err(|why| {
+        ScenarioError(format!(
+            "a checker or the node factory panicked before the search started: {why}"
+        ))
+    })??;
     let mut report = ExploreReport {
         states: 0,
         executions: 0,
@@ -496,33 +544,32 @@ pub fn explore<P: Process>(
             }
             report.max_depth = report.max_depth.max(entry.depth);
             let path = path_of(&tree, &choices, entry.at);
-            let mut w = new_world()?;
             report.executions += 1;
-            for &c in &path {
-                if w.verdict().is_some() {
-                    break;
-                }
-                w.step(c);
-            }
-            // A liveness deadline that passed with a pause (or more crashes than the model
-            // tolerates) of the search still in effect, past the end of the faults, is no
-            // violation: liveness is promised once the faults stop, and such a path is not
-            // judged for it, as a complete one is not (the counterexample replayed as "could
-            // not judge": the pause, never resumed, outlives the run).
-            if let Some(Verdict::Violation(v)) = w.verdict() {
-                if v.class == crate::PropertyClass::Liveness {
-                    let label = if w.pause_outlived_faults() {
-                        Some(UNJUDGED_PAUSE)
-                    } else if w.crash_outlived_faults() {
-                        Some(UNJUDGED_CRASH)
-                    } else {
-                        None
-                    };
-                    if let Some(label) = label {
-                        *report.complete.entry(label.into()).or_default() += 1;
-                        continue;
+            // A checker (or the node factory) that panics on this path ends the path
+            // unjudged, as a run of it would be ([`HARNESS_PANIC`]); the search goes on (stop
+            // 64: the panic unwound through the search and aborted `sincro explore`).
+            let executed = guarded(|| -> Result<_, ScenarioError> {
+                let mut w = new_world()?;
+                for &c in &path {
+                    if w.verdict().is_some() {
+                        break;
                     }
+                    w.step(c);
                 }
+                Ok(w)
+            });
+            let mut w = match executed {
+                Ok(r) => r?,
+                Err(why) => {
+                    harness_panic(&mut report, why);
+                    continue;
+                }
+            };
+            // A violation of a property judged once the faults stop, with a fault of the
+            // search outliving them: not judged (see `not_judged_here`).
+            if let Some(label) = not_judged_here(&w) {
+                *report.complete.entry(label.into()).or_default() += 1;
+                continue;
             }
             match w.verdict() {
                 Some(Verdict::Violation(_) | Verdict::Panic { .. }) => {
@@ -599,7 +646,13 @@ pub fn explore<P: Process>(
                     continue;
                 }
                 // Complete: judged as at the end of a run (liveness included).
-                let out: Outcome = w.finish();
+                let out: Outcome = match guarded(|| w.finish()) {
+                    Ok(out) => out,
+                    Err(why) => {
+                        harness_panic(&mut report, why);
+                        continue;
+                    }
+                };
                 if let Verdict::Violation(_) | Verdict::Panic { .. } = out.verdict {
                     let native = native_scenario(
                         scenario,
@@ -629,7 +682,18 @@ pub fn explore<P: Process>(
             // This path's last instant is over: a violation it completed is found at this
             // depth, not one unrelated choice later, and even where the depth bound cuts the
             // path. (The world takes no further step: only its state is read below.)
-            if w.judge_closed_instant(&enabled).is_some() {
+            let closed = match guarded(|| w.judge_closed_instant(&enabled).is_some()) {
+                Ok(closed) => closed,
+                Err(why) => {
+                    harness_panic(&mut report, why);
+                    continue;
+                }
+            };
+            if closed {
+                if let Some(label) = not_judged_here(&w) {
+                    *report.complete.entry(label.into()).or_default() += 1;
+                    continue;
+                }
                 report.counterexample = Some(counterexample(
                     scenario, &factory, checkers, options, path, w,
                 )?);

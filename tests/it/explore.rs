@@ -330,6 +330,37 @@ fn election_counterexamples_replay_natively_with_injected_crashes_too() {
     assert!(native.faults.len() > sc.faults.len(), "{:?}", native.faults);
 }
 
+/// A leader the search paused and never resumed is not "alive and reachable" to a property
+/// judged once the faults stop: such a path is not judged for it (stop 64: `leader_stability`
+/// was reported on bully and ring seeds 1 and 2 with `--pauses 1`, and the counterexample's
+/// native replay, whose plan holds the pause, broke another property or none). Whatever the
+/// search reports, its counterexample replays natively to the same violation.
+#[test]
+fn a_pause_never_resumed_is_no_stability_violation_and_counterexamples_replay() {
+    for (alg, seed) in [
+        ("election.bully", 1),
+        ("election.bully", 2),
+        ("election.ring", 1),
+        ("election.ring", 2),
+    ] {
+        let a = find(alg).unwrap();
+        let mut sc = small_scenario(a, "correct", 3, seed, 2, 20);
+        heal_at(&mut sc, 20);
+        let mut o = options();
+        o.max_depth = 40;
+        o.bounds.pauses = 1;
+        o.bounds.faults_until_ns = 20_000_000;
+        let report = a.explore(&sc, &o).unwrap();
+        if let Some(cx) = &report.counterexample {
+            assert!(
+                !matches!(&cx.verdict, Verdict::Violation(v) if v.property == "leader_stability"),
+                "{alg} seed {seed}: {report}"
+            );
+            native_replay_gives_the_same_violation(alg, &sc, &report);
+        }
+    }
+}
+
 /// The lease bug needs a slow holder: node 1 holds the lock (30 ms) and node 2 waits; the
 /// coordinator reclaims the grant after its 50 ms lease. Without pauses the whole space holds
 /// no violation; with one pause the search pauses the holder inside the critical section.

@@ -1048,3 +1048,72 @@ where
             .map(|build| build()))
     }
 }
+
+/// A spec's checker that panics makes the paths it panics on "could not judge" in `explore`,
+/// as a run is in `fuzz`; the search is not aborted (stop 64: the panic unwound through the
+/// search, and `sincro explore` ended with exit 101, nothing written).
+#[test]
+fn a_checker_that_panics_in_explore_leaves_its_paths_unjudged() {
+    use serde::{Deserialize, Serialize};
+    use sincro::algorithms::Algorithm;
+    use sincro::harness::engine::explore::Bounds;
+    use sincro::harness::explore::ExploreOptions;
+    use sincro::harness::{Ctx, NodeId, Observation, Process};
+
+    #[derive(Default)]
+    struct Marks;
+    #[derive(Clone, Debug, Default, Serialize, Deserialize)]
+    struct Go;
+    impl Process for Marks {
+        type Msg = ();
+        type Timer = ();
+        type Input = Go;
+        type Stable = ();
+        fn on_message(&mut self, _: &mut Ctx<'_, Self>, _: NodeId, _: ()) {}
+        fn on_input(&mut self, ctx: &mut Ctx<'_, Self>, _: Go) {
+            ctx.observe(Observation::user("mark", ()));
+        }
+    }
+    struct Blows;
+    impl sincro::harness::Checker for Blows {
+        fn property(&self) -> &'static str {
+            "blows"
+        }
+        fn on_event(
+            &mut self,
+            ev: &sincro::harness::Event,
+        ) -> Result<(), sincro::harness::Violation> {
+            assert!(
+                !matches!(ev.kind, sincro::harness::EventKind::Observe { .. }),
+                "the checker blew up"
+            );
+            Ok(())
+        }
+        fn finish(&mut self, _: u64) -> Result<(), sincro::harness::Violation> {
+            Ok(())
+        }
+    }
+    let spec = OneInput::<Marks>::new("test.blows", &["blows"]).with_checker(|| Box::new(Blows));
+    let sc = spec.generate("correct", 0, &sincro::harness::gen::GenOptions::default());
+    let options = ExploreOptions {
+        bounds: Bounds::default(),
+        max_depth: 10,
+        max_states: 10_000,
+        max_time: None,
+        max_bytes: sincro::harness::explore::MAX_SEARCH_BYTES,
+        sleep_sets: true,
+        stop: None,
+    };
+    let report = spec.explore(&sc, &options).expect("the search ends");
+    assert!(report.counterexample.is_none(), "{report}");
+    let unjudged = report.could_not_judge();
+    assert_eq!(
+        unjudged.iter().map(|(k, _)| *k).collect::<Vec<_>>(),
+        ["unjudged:checker_or_factory_panic"],
+        "{report}"
+    );
+    assert!(
+        report.to_string().contains("the checker blew up"),
+        "{report}"
+    );
+}

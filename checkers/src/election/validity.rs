@@ -204,6 +204,11 @@ impl Checker for LeaderValidity {
         <Self as crate::Property>::EVIDENCE
     }
 
+    /// Judged from the quiet time on (and, for stability, between faults of the plan).
+    fn judged_once_the_faults_stop(&self) -> bool {
+        true
+    }
+
     fn property(&self) -> &'static str {
         PROPERTY
     }

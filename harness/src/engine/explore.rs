@@ -616,6 +616,15 @@ impl<P: Process> World<P> {
         self.rec.verdict.as_ref()
     }
 
+    /// Whether the checker of `property` reads when the faults stop
+    /// ([`Checker::judged_once_the_faults_stop`]; a liveness property does by its class).
+    pub fn judged_once_the_faults_stop(&self, property: &str) -> bool {
+        self.rec
+            .checkers
+            .iter()
+            .any(|c| c.property() == property && c.judged_once_the_faults_stop())
+    }
+
     /// True when a pause the search injected outlived the faults (resumed at or after
     /// `Bounds::faults_until_ns`, or never): liveness, judged from the end of the faults,
     /// cannot be judged on such a path (a node paused to the end looks like a crashed one).
