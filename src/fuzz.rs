@@ -305,6 +305,9 @@ pub struct ShrunkFile {
     /// Shrinking was cut short by Ctrl-C, by the campaign's time budget or by its run budget
     /// (`--shrink-runs`): the result still fails the same way, but need not be minimal.
     pub interrupted: bool,
+    /// The failure did not come back when its scenario ran again, and why: nothing was shrunk
+    /// or written (see [`ShrinkOutcome::irreproducible`]).
+    pub irreproducible: Option<String>,
 }
 
 /// A failing seed.
@@ -967,12 +970,20 @@ impl<'a> TargetRun<'a> {
             self.shrinks_cut.fetch_add(1, Ordering::Relaxed);
         }
         let path = self.file_path(seed, true);
-        let written = match write_atomically(&path, &result.scenario.to_json()) {
-            Ok(()) => Some(path),
-            Err(e) => {
-                self.write_error(live, format!("cannot write {}: {e}", path.display()));
+        // A failure that did not come back has no shrunk form: the original says it all.
+        let written = match &result.irreproducible {
+            Some(_) => {
+                // nor is an earlier campaign's shrunk file of this seed left beside it
+                let _ = std::fs::remove_file(&path);
                 None
             }
+            None => match write_atomically(&path, &result.scenario.to_json()) {
+                Ok(()) => Some(path),
+                Err(e) => {
+                    self.write_error(live, format!("cannot write {}: {e}", path.display()));
+                    None
+                }
+            },
         };
         ShrunkFile {
             path: written,
@@ -980,6 +991,7 @@ impl<'a> TargetRun<'a> {
             runs: result.runs,
             steps: result.steps,
             interrupted: result.interrupted || result.budget_spent,
+            irreproducible: result.irreproducible,
         }
     }
 
@@ -1352,6 +1364,10 @@ pub struct ShrinkOutcome {
     /// The search ran out of candidate runs (`ShrinkOptions::max_runs`) before it could try
     /// every smaller scenario: the result need not be minimal.
     pub budget_spent: bool,
+    /// The original, run again, ended otherwise than `label` (a pass, another failure): the
+    /// algorithm is likely not deterministic, and nothing was shrunk (`verified` false). It
+    /// was shrunk towards what the second run gave, a pass included (stop 64).
+    pub irreproducible: Option<String>,
 }
 
 /// Whether a failure with verdict label `label` can be shrunk, or why not: a run that
@@ -1406,19 +1422,22 @@ pub fn shrink_scenario(
     stop: Option<&AtomicBool>,
     deadline: Option<Instant>,
 ) -> ShrinkOutcome {
-    if let Err(why) = shrinkable(label) {
-        // Nothing is run: the original is the answer, marked as not reproduced by a
-        // smaller scenario.
+    let unshrunk = |why: &str, irreproducible: Option<String>| {
+        // The original is the answer, marked as not reproduced by a smaller scenario.
         let mut out = sc.clone();
         out.description = format!("{}; not shrunk: {why}", sc.description);
-        return ShrinkOutcome {
+        ShrinkOutcome {
             scenario: out,
             verified: false,
             runs: 0,
             steps: 0,
             interrupted: false,
             budget_spent: false,
-        };
+            irreproducible,
+        }
+    };
+    if let Err(why) = shrinkable(label) {
+        return unshrunk(why, None); // nothing is run
     }
     let interrupted = std::cell::Cell::new(false);
     // A run cut at a limit (a message storm, a trace too long) has no interleaving worth
@@ -1428,6 +1447,14 @@ pub fn shrink_scenario(
     let pinned = (!at_limit).then(|| pin_schedule(alg, sc, label)).flatten();
     // A limit's signature names the limit and reads no event.
     let original = alg.run(sc, if at_limit { QUICK } else { TRACED }).ok();
+    if let Some(again) = original.as_ref().map(|o| o.verdict.label()) {
+        if again != label {
+            let why = format!(
+                "run again, it ended `{again}`, not `{label}`: the algorithm is likely not                  deterministic (a clock, a thread, hash order or randomness of its own;                  `--check-determinism`, SINCRO_CHECK_DETERMINISM=1 in tests, names the first                  line where two runs differ)"
+            );
+            return unshrunk(&why, Some(why.clone()));
+        }
+    }
     let want = original
         .as_ref()
         .map_or_else(|| label.to_string(), failure_signature);
@@ -1528,15 +1555,21 @@ pub fn shrink_scenario(
     // made the shrunk file "NOT as expected"; an input with none gave a file `run` failed;
     // and a run limit, which no `expect` names, kept one that could never be met.
     out.expect = expect_of(label);
-    out.name = format!("{}-shrunk", sc.name);
+    // A nameless input is named after its algorithm and variant (it was named `-shrunk`).
+    out.name = if sc.name.is_empty() {
+        format!("{}-{}-shrunk", sc.algorithm, sc.variant)
+    } else {
+        format!("{}-shrunk", sc.name)
+    };
     // The original's description names faults and moments the shrunk file may no longer
     // hold: it follows, as what was shrunk.
     let unchanged = ScenarioSize::of(&out) == before;
     out.description = format!(
-        "shrunk from {} faults / {} inputs / {} nodes{} in {} candidate runs{}{}",
+        "shrunk from {} faults / {} inputs / {} nodes / {} ms{} in {} candidate runs{}{}",
         before.faults,
         before.inputs,
         before.nodes,
+        before.duration_ms,
         if before.params_entries > 0 {
             format!(" / {} params entries", before.params_entries)
         } else {
@@ -1565,6 +1598,7 @@ pub fn shrink_scenario(
         steps: result.steps,
         interrupted: interrupted.get(),
         budget_spent: result.runs >= opts.max_runs,
+        irreproducible: None,
     }
 }
 
@@ -1618,7 +1652,34 @@ pub fn failure_signature(out: &crate::harness::engine::Outcome) -> String {
             let which: String = limit.chars().take_while(|c| !c.is_ascii_digit()).collect();
             format!("{label} {}", which.trim())
         }
+        // A panic is the same failure where it panics at the same place (stop 64: a shrinker
+        // that took any panic for the same turned a node's `REAL BUG` into another node's
+        // division by zero, and the failure named only that).
+        (Verdict::Panic { message, .. }, _) => format!("{label} {}", panic_site(message)),
         _ => label,
+    }
+}
+
+/// Where a panic's message says it happened: the `file:line` the panic hook adds, or, without
+/// one, the message with each run of digits masked (the values in it may change as a scenario
+/// shrinks, the text naming the bug does not).
+fn panic_site(message: &str) -> String {
+    match message
+        .rsplit_once(" (at ")
+        .and_then(|(_, at)| at.strip_suffix(')'))
+    {
+        Some(at) => format!("at {at}"),
+        None => {
+            let mut masked = String::new();
+            for c in message.chars() {
+                if !c.is_ascii_digit() {
+                    masked.push(c);
+                } else if !masked.ends_with('#') {
+                    masked.push('#');
+                }
+            }
+            masked
+        }
     }
 }
 
@@ -2382,6 +2443,9 @@ fn write_failure(s: &mut String, r: &TargetReport, f: &Failure) {
     }
     if let (None, Err(why)) = (&f.shrunk, shrinkable(&f.label)) {
         let _ = writeln!(s, "  not shrunk: {why}");
+    }
+    if let Some(why) = f.shrunk.as_ref().and_then(|sh| sh.irreproducible.as_ref()) {
+        let _ = writeln!(s, "  NONDETERMINISTIC: not shrunk: {why}");
     }
     if let Some(sh) = &f.shrunk {
         if let Some(sp) = &sh.path {
@@ -3261,6 +3325,37 @@ pub fn merge_junit(inputs: &[(String, String)], partial: bool) -> Result<MergedR
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Two panics are the same failure where they panic at the same place; without a place,
+    /// where their texts agree but for numbers (stop 64: any panic was the same, and a
+    /// shrink turned one bug into a division by zero elsewhere).
+    #[test]
+    fn a_panic_is_the_same_failure_at_the_same_place() {
+        let sig = |message: &str| {
+            failure_signature(&crate::harness::engine::Outcome {
+                verdict: Verdict::Panic {
+                    node: 0,
+                    t_ns: 0,
+                    message: message.into(),
+                },
+                trace: None,
+                stats: Default::default(),
+            })
+        };
+        assert_eq!(
+            sig("REAL BUG 3 (at src/a.rs:97)"),
+            sig("REAL BUG 4 (at src/a.rs:97)")
+        );
+        assert_ne!(
+            sig("REAL BUG (at src/a.rs:97)"),
+            sig("attempt to divide by zero (at src/a.rs:12)")
+        );
+        assert_eq!(sig("counter overflowed: 3"), sig("counter overflowed: 12"));
+        assert_ne!(
+            sig("counter overflowed: 3"),
+            sig("attempt to divide by zero")
+        );
+    }
 
     /// An output file that exists and cannot be replaced is refused before the work starts
     /// (a campaign ran whole, then lost its JUnit report); a path under a file names it.

@@ -1112,6 +1112,11 @@ impl<S: Spec> Check<S> {
                 ..Failure::headline(String::new())
             },
         };
+        if let Some(why) = f.shrunk.as_ref().and_then(|s| s.irreproducible.as_ref()) {
+            failure
+                .notes
+                .push(format!("NONDETERMINISTIC: not shrunk: {why}"));
+        }
         failure.seed = Some(f.seed);
         failure.seed_replays = seed_replays;
         failure.cli_judges = !self.own_property(&failure);

@@ -321,8 +321,8 @@ pub trait Spec: Clone + Send + Sync + 'static {
     fn properties(&self) -> Vec<&'static str>;
     /// The faults it tolerates: fuzzing inside this model must never find a violation.
     fn fault_model(&self) -> FaultModel;
-    /// The fewest nodes a generated scenario has (1 by default): below it a run is refused
-    /// by [`Spec::prepare`] or has nothing to judge (one clock has no skew). A campaign asked
+    /// The fewest nodes a scenario has (1 by default): a run of fewer is refused (exit 2),
+    /// before [`Spec::prepare`] is asked, so a shrinker never goes below it. A campaign asked
     /// for fewer draws from this many up ([`Algorithm::nodes_min`]).
     fn nodes_min(&self) -> usize {
         1
@@ -660,6 +660,17 @@ trait SetupExt: Spec {
                     known.join(", ")
                 ))
             })?;
+        // Below the spec's own least, a run is refused whatever `prepare` checks: a shrinker
+        // that removed nodes down to 1 turned one bug into another (stop 64: a node's
+        // `100 / (nodes - 1)` divided by zero, and the shrunk failure named that panic).
+        if sc.nodes < Spec::nodes_min(self) {
+            return Err(ScenarioError(format!(
+                "nodes = {}: {} needs at least {} nodes (its Spec::nodes_min)",
+                sc.nodes,
+                self.name(),
+                Spec::nodes_min(self)
+            )));
+        }
         let params: Self::Params = parse_params(sc)?;
         check_links(self, sc).map_err(ScenarioError)?;
         let mut setup = Setup {

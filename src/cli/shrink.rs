@@ -183,7 +183,12 @@ pub(super) fn main(a: &ShrinkArgs) -> i32 {
         return bad_input(format!("cannot write {}: {e}", out_path.display()));
     }
     let after = ScenarioSize::of(&result.scenario);
-    let how = if !result.verified {
+    let irreproducible = result.irreproducible.as_ref().map(|why| {
+        format!("NONDETERMINISTIC: not shrunk: {why}; the original is written unchanged")
+    });
+    let how = if let Some(why) = &irreproducible {
+        why.as_str()
+    } else if !result.verified {
         "the smallest candidate did not fail again: the original is written unchanged"
     } else if after == before && (result.interrupted || result.budget_spent) {
         // cut before it could try them all: no claim about the smaller ones
@@ -252,6 +257,8 @@ pub(super) fn main(a: &ShrinkArgs) -> i32 {
     );
     if stop.load(Ordering::Relaxed) {
         exit::INTERRUPTED
+    } else if irreproducible.is_some() {
+        exit::NONDETERMINISM
     } else {
         exit::PASS
     }

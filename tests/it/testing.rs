@@ -855,6 +855,19 @@ fn a_node_range_wholly_below_what_the_algorithm_needs_is_refused() {
         .run()
         .unwrap();
     assert_eq!(report.runs, 2);
+    // A scenario of fewer nodes than the spec's least is refused by its run, so a shrinker
+    // never reaches one (stop 64: it shrank a failure to 1 node, where another bug showed).
+    use sincro::algorithms::Algorithm;
+    let mut sc = BerkeleySpec.generate("correct", 0, &Default::default());
+    sc.nodes = 1;
+    let err = BerkeleySpec
+        .run(&sc, sincro::harness::RunOptions::default())
+        .unwrap_err();
+    assert!(
+        err.0
+            .contains("needs at least 2 nodes (its Spec::nodes_min)"),
+        "{err}"
+    );
 }
 
 /// A spec may build its own checker under a built-in property's name, reading other events
@@ -1116,4 +1129,80 @@ fn a_checker_that_panics_in_explore_leaves_its_paths_unjudged() {
         report.to_string().contains("the checker blew up"),
         "{report}"
     );
+}
+
+/// A failure that does not come back when its scenario runs again is not shrunk, and says
+/// why: it was shrunk towards what the second run gave, a pass, and the "shrunk" file (1
+/// node, 0 inputs, 1 ms) passed its replay (stop 64's probe).
+#[test]
+fn a_failure_that_does_not_come_back_is_not_shrunk_towards_a_pass() {
+    use serde::{Deserialize, Serialize};
+    use sincro::harness::{Ctx, NodeId, Observation, Process};
+    use std::sync::atomic::{AtomicU64, Ordering};
+
+    static CALLS: AtomicU64 = AtomicU64::new(0);
+    #[derive(Default)]
+    struct OnceBad;
+    #[derive(Clone, Debug, Default, Serialize, Deserialize)]
+    struct Go;
+    impl Process for OnceBad {
+        type Msg = ();
+        type Timer = ();
+        type Input = Go;
+        type Stable = ();
+        fn on_message(&mut self, _: &mut Ctx<'_, Self>, _: NodeId, _: ()) {}
+        fn on_input(&mut self, ctx: &mut Ctx<'_, Self>, _: Go) {
+            // State outside the run: only the process's first input ever is bad.
+            let bad = CALLS.fetch_add(1, Ordering::Relaxed) == 0;
+            ctx.observe(Observation::user(if bad { "bad" } else { "good" }, ()));
+        }
+    }
+    struct NoBad;
+    impl sincro::harness::Checker for NoBad {
+        fn property(&self) -> &'static str {
+            "no_bad"
+        }
+        fn on_event(
+            &mut self,
+            ev: &sincro::harness::Event,
+        ) -> Result<(), sincro::harness::Violation> {
+            match &ev.kind {
+                sincro::harness::EventKind::Observe {
+                    obs: Observation::User { kind, .. },
+                } if kind == "bad" => Err(sincro::harness::Violation {
+                    property: "no_bad".into(),
+                    class: sincro::harness::PropertyClass::Safety,
+                    explanation: "a bad input".into(),
+                    t_ns: ev.t_ns,
+                    events: vec![ev.id],
+                }),
+                _ => Ok(()),
+            }
+        }
+        fn finish(&mut self, _: u64) -> Result<(), sincro::harness::Violation> {
+            Ok(())
+        }
+    }
+    let dir = scratch("once-bad");
+    let failure = check(
+        OneInput::<OnceBad>::new("test.once-bad", &["no_bad"]).with_checker(|| Box::new(NoBad)),
+    )
+    .ignore_env()
+    .seeds(1)
+    .regressions(&dir)
+    .run()
+    .unwrap_err();
+    let text = failure.to_string();
+    assert!(text.contains("NONDETERMINISTIC: not shrunk"), "{text}");
+    assert!(text.contains("not `violation:no_bad`"), "{text}");
+    // The regression is the original, not a scenario shrunk towards a pass.
+    let written = failure.path.clone().expect("a regression file");
+    let sc = sincro::harness::Scenario::load(&written).unwrap();
+    assert_eq!(sc.workload.len(), 1, "{}", sc.to_json());
+    assert!(
+        !sc.description.contains("shrunk from"),
+        "{}",
+        sc.description
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }
