@@ -922,6 +922,10 @@ fn judge_with_scenario(
         .checks
         .liveness_bound_ms
         .unwrap_or_else(|| alg.liveness_bound_ms(&sc));
+    let shown_end_ns = match &verdict {
+        Verdict::Violation(v) if v.t_ns <= last_ns => last_ns.min(end_ns),
+        _ => end_ns,
+    };
     Ok((
         verdict,
         Judged {
@@ -929,7 +933,10 @@ fn judge_with_scenario(
             nodes: sc.nodes,
             quiet_from_ms: sc.quiet_from_ms(),
             liveness_bound_ms: liveness.then_some(bound),
-            end_ns,
+            // A violation the trace's events showed was judged up to them, where the run
+            // stopped: "judged up to" the scenario's end said 4967 ms of a trace that ends
+            // at 167.5 ms (stop 64's probe).
+            end_ns: shown_end_ns,
         },
     ))
 }
@@ -1752,6 +1759,9 @@ mod tests {
         }
         fn finish(&mut self, _: u64) -> Result<(), Violation> {
             Ok(())
+        }
+        fn evidence(&self) -> &'static [&'static str] {
+            &[]
         }
     }
 

@@ -705,7 +705,18 @@ trait PartsExt: Spec {
         let info = self.info();
         let checkers = Box::new(move |judged_elsewhere: &[&str]| {
             crate::registry::checkers_with(&info, sc, bound, judged_elsewhere, |p| {
-                self.checker(p, &setup, bound).map_err(ScenarioError)
+                let built = self.checker(p, &setup, bound).map_err(ScenarioError)?;
+                match built.as_ref().map(|c| c.property()) {
+                    // Its violations carry its own name: under another, `expect_violation`
+                    // of the listed name never matched them (stop 64).
+                    Some(other) if other != p => Err(ScenarioError(format!(
+                        "{}: Spec::checker(\"{p}\") built a checker whose property() is \
+                         `{other}`: its verdicts would carry that name, not `{p}`; return \
+                         `{p}` from its property() (or list `{other}` in Spec::properties)",
+                        info.name
+                    ))),
+                    _ => Ok(built),
+                }
             })
         });
         Ok((factory, checkers))

@@ -94,13 +94,16 @@ pub trait Checker {
     /// (`Observation::user("primary_on", ..)` is `primary_on`), the built-in ones by their
     /// JSON name (`cs_enter`, `leader`, ...), `leader_claim` for a `leader` observation
     /// that names a node (not "no leader"), and `leader_self_claim` for one that names its own
-    /// node (a leader's claim, not a follower's belief). Empty (the default): no requirement known. The
-    /// built-in checkers return their `Property::EVIDENCE` (in `sincro-checkers`); campaigns and
-    /// `check` ask the checker itself, so one of your own under a built-in property's name is
-    /// judged by what it reads.
-    fn evidence(&self) -> &'static [&'static str] {
-        &[]
-    }
+    /// node (a leader's claim, not a follower's belief). The built-in checkers return their
+    /// `Property::EVIDENCE` (in `sincro-checkers`); campaigns and `check` ask the checker
+    /// itself, so one of your own under a built-in property's name is judged by what it
+    /// reads.
+    ///
+    /// Required: with a default of "nothing", a checker that never saw an event of its own
+    /// passed every run, a pass on nothing that `testing::check` could not tell from a judged
+    /// one (stop 64's probe). `&[]` says the checker needs no event to judge (one that
+    /// forbids something, judged well by a run without it).
+    fn evidence(&self) -> &'static [&'static str];
 }
 
 /// Runs checkers over a recorded trace (offline): the first violation, else

@@ -1883,4 +1883,13 @@ fn check_with_a_scenario_judges_up_to_where_its_run_stopped() {
     // the run's own property is judged as the run judged it
     let o = check("single_acting_leader");
     assert_eq!(code(&o), 1, "{}{}", stdout(&o), stderr(&o));
+    // ... and so is every property at once: up to where the run stopped, not to the
+    // scenario's end (stop 64: "judged up to 4967.000 ms" of a trace ending at 167.5 ms).
+    let o = sincro(&["check", p(&trace), "--scenario", sc]);
+    assert_eq!(code(&o), 1, "{}{}", stdout(&o), stderr(&o));
+    assert!(
+        stdout(&o).contains("judged up to 283.000 ms"),
+        "{}",
+        stdout(&o)
+    );
 }

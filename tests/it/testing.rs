@@ -377,6 +377,9 @@ impl sincro::harness::Checker for NobodyEnters {
     fn finish(&mut self, _end_t_ns: u64) -> Result<(), sincro::harness::Violation> {
         Ok(())
     }
+    fn evidence(&self) -> &'static [&'static str] {
+        &[]
+    }
 }
 
 #[test]
@@ -596,6 +599,9 @@ impl sincro::harness::Checker for FirstStartIsNodeZero {
     }
     fn finish(&mut self, _end_t_ns: u64) -> Result<(), sincro::harness::Violation> {
         Ok(())
+    }
+    fn evidence(&self) -> &'static [&'static str] {
+        &[]
     }
 }
 
@@ -1105,6 +1111,9 @@ fn a_checker_that_panics_in_explore_leaves_its_paths_unjudged() {
         fn finish(&mut self, _: u64) -> Result<(), sincro::harness::Violation> {
             Ok(())
         }
+        fn evidence(&self) -> &'static [&'static str] {
+            &[]
+        }
     }
     let spec = OneInput::<Marks>::new("test.blows", &["blows"]).with_checker(|| Box::new(Blows));
     let sc = spec.generate("correct", 0, &sincro::harness::gen::GenOptions::default());
@@ -1182,6 +1191,9 @@ fn a_failure_that_does_not_come_back_is_not_shrunk_towards_a_pass() {
         fn finish(&mut self, _: u64) -> Result<(), sincro::harness::Violation> {
             Ok(())
         }
+        fn evidence(&self) -> &'static [&'static str] {
+            &[]
+        }
     }
     let dir = scratch("once-bad");
     let failure = check(
@@ -1205,4 +1217,59 @@ fn a_failure_that_does_not_come_back_is_not_shrunk_towards_a_pass() {
         sc.description
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A spec's checker must carry the name the spec built it for: under another, its
+/// violations never matched `expect_violation` of the listed name, and `list` named one
+/// property while every verdict named another (stop 64's probe).
+#[test]
+fn a_specs_checker_under_another_name_is_refused() {
+    struct Other;
+    impl sincro::harness::Checker for Other {
+        fn property(&self) -> &'static str {
+            "something_else"
+        }
+        fn on_event(
+            &mut self,
+            _: &sincro::harness::Event,
+        ) -> Result<(), sincro::harness::Violation> {
+            Ok(())
+        }
+        fn finish(&mut self, _: u64) -> Result<(), sincro::harness::Violation> {
+            Ok(())
+        }
+        fn evidence(&self) -> &'static [&'static str] {
+            &[]
+        }
+    }
+    #[derive(Default)]
+    struct Quiet;
+    impl sincro::harness::Process for Quiet {
+        type Msg = ();
+        type Timer = ();
+        type Input = ();
+        type Stable = ();
+        fn on_message(
+            &mut self,
+            _: &mut sincro::harness::Ctx<'_, Self>,
+            _: sincro::harness::NodeId,
+            _: (),
+        ) {
+        }
+        fn on_input(&mut self, _: &mut sincro::harness::Ctx<'_, Self>, _: ()) {}
+    }
+    let err = check(
+        OneInput::<Quiet>::new("test.misnamed", &["pinged_seen"]).with_checker(|| Box::new(Other)),
+    )
+    .ignore_env()
+    .no_regressions()
+    .seeds(2)
+    .run()
+    .unwrap_err();
+    assert!(
+        err.to_string().contains(
+            "Spec::checker(\"pinged_seen\") built a checker whose property() is `something_else`"
+        ),
+        "{err}"
+    );
 }

@@ -983,6 +983,9 @@ mod tests {
             fn finish(&mut self, _end_t_ns: u64) -> Result<(), crate::check::Violation> {
                 Ok(())
             }
+            fn evidence(&self) -> &'static [&'static str] {
+                &[]
+            }
         }
         let sc = Scenario::from_json(PING).unwrap();
         let out = crate::engine::run(
