@@ -14,13 +14,15 @@
 //! provides it over loss, duplication, reordering and partitions; pauses, drift and jumps only
 //! delay retransmissions. No crashes (the clocks and the hold-back queue are volatile).
 //!
-//! **Promises**: `causal_delivery`, and `replica_agreement` over the number of messages each
-//! node delivered (after the faults stop, every node delivers every multicast).
+//! **Promises**: `causal_delivery`, and `replica_agreement` over the set of messages each node
+//! delivered, its count and an order-independent digest of its ids (after the faults stop,
+//! every node delivers every multicast).
 //!
 //! **Variant `fifo-only`** (buggy): messages from one sender are delivered in the order sent
 //! (FIFO links), but without condition (2): `m*` overtakes `m` at `P2`.
 
 use super::link::{Link, Mode, Wire};
+use super::DeliveredSet;
 use crate::spec::{Setup, Spec, Timed};
 use serde::{Deserialize, Serialize};
 use sincro_harness::fault::FaultModel;
@@ -93,7 +95,7 @@ pub struct CausalOrder {
     retry_ms: u64,
     vc: Vec<u32>,
     sent: u64,
-    delivered: u64,
+    delivered: DeliveredSet,
     link: Link<Body>,
     retransmitting: bool,
     /// Messages held back, by arrival number: (sender, message).
@@ -130,7 +132,7 @@ impl CausalOrder {
             retry_ms: retry_ms.max(1),
             vc: vec![0; n],
             sent: 0,
-            delivered: 0,
+            delivered: DeliveredSet::default(),
             link: Link::new(mode, n),
             retransmitting: false,
             held: BTreeMap::new(),
@@ -235,18 +237,16 @@ impl CausalOrder {
         ctx.observe(Observation::Delivered {
             id: String::from(&*body.id),
         });
-        self.report_delivered(ctx);
+        self.report_delivered(ctx, &body.id);
     }
 
-    /// Every node ends up delivering every multicast: the count, as the replicated "state" of
-    /// the delivery log (checked by `replica_agreement`; the sets only grow, so equal counts
-    /// at the end mean equal sets).
-    fn report_delivered(&mut self, ctx: &mut Ctx<'_, Self>) {
-        self.delivered += 1;
-        // Written digit by digit: `format!` was a tenth of a 500-node run (one per delivery).
-        let mut value = String::with_capacity(30);
-        push_decimal(&mut value, self.delivered);
-        value.push_str(" delivered");
+    /// Every node ends up delivering every multicast: the set delivered, as the replicated
+    /// "state" of the delivery log (checked by `replica_agreement`: equal reports mean equal
+    /// sets, [`DeliveredSet`]).
+    fn report_delivered(&mut self, ctx: &mut Ctx<'_, Self>, id: &str) {
+        self.delivered.add(id);
+        let mut value = String::with_capacity(48);
+        self.delivered.push_to(&mut value);
         ctx.observe(Observation::State { value });
     }
 }
@@ -317,22 +317,6 @@ fn greater_mask(t: &[u32; 16], v: &[u32; 16]) -> u32 {
     mask
 }
 
-/// Appends `n` in decimal to `out` (what `format!("{n}")` writes).
-fn push_decimal(out: &mut String, n: u64) {
-    let mut digits = [0u8; 20];
-    let mut i = digits.len();
-    let mut rest = n;
-    loop {
-        i -= 1;
-        digits[i] = b'0' + (rest % 10) as u8;
-        rest /= 10;
-        if rest == 0 {
-            break;
-        }
-    }
-    out.extend(digits[i..].iter().map(|&d| char::from(d)));
-}
-
 /// Whether `t[k] > v[k]` for some `k` (slices of one length, every value below 2^31), with no
 /// branch per entry: then `t[k] > v[k]` is the sign bit of `v[k] - t[k]` (wrapping), and a
 /// subtraction and an `or` per 4 entries vectorize on every x86-64. Every clock entry and
@@ -362,9 +346,9 @@ impl Process for CausalOrder {
     /// Reports the empty delivery log, so that a replica that delivers nothing is compared
     /// with the others (`replica_agreement` cannot judge a replica that never reported).
     fn on_start(&mut self, ctx: &mut Ctx<'_, Self>) {
-        ctx.observe(Observation::State {
-            value: "0 delivered".into(),
-        });
+        let mut value = String::new();
+        DeliveredSet::default().push_to(&mut value);
+        ctx.observe(Observation::State { value });
     }
 
     fn on_message(&mut self, ctx: &mut Ctx<'_, Self>, from: NodeId, msg: Msg) {
@@ -425,8 +409,8 @@ impl Process for CausalOrder {
             ts: self.vc.as_slice().into(),
         };
         ctx.observe(Observation::Multicast { id: id.clone() });
-        ctx.observe(Observation::Delivered { id });
-        self.report_delivered(ctx);
+        ctx.observe(Observation::Delivered { id: id.clone() });
+        self.report_delivered(ctx, &id);
         for to in 0..ctx.nodes() {
             if to != me {
                 let wire = self.link.send(to, body.clone());
@@ -535,7 +519,7 @@ mod tests {
             u64::MAX,
         ] {
             let mut s = String::from("x");
-            super::push_decimal(&mut s, n);
+            super::super::push_decimal(&mut s, n);
             assert_eq!(s, format!("x{n}"));
         }
     }

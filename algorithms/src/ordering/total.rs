@@ -21,8 +21,9 @@
 //! jumps only delay retransmissions. No crashes: a crashed replica forgets its queue, and
 //! every delivery waits for its acknowledgement.
 //!
-//! **Promises**: `total_order` (every replica delivers the same sequence) and
-//! `replica_agreement` (the replicas end with the same balance).
+//! **Promises**: `total_order` (no two replicas deliver two updates in opposite orders) and
+//! `replica_agreement` (the replicas end with the same balance after the same set of updates:
+//! with the order, the same sequence).
 //!
 //! **Variant `unordered`** (buggy): each replica applies an update as soon as it has it — its
 //! own at once, the others' on receipt. Fig. 6.11: San Francisco ends at $1111, New York at
@@ -30,6 +31,7 @@
 
 use super::clocks::{LamportClock, LamportStamp};
 use super::link::{Link, Mode, Wire};
+use super::DeliveredSet;
 use crate::spec::{Setup, Spec, Timed};
 use serde::{Deserialize, Serialize};
 use sincro_harness::fault::FaultModel;
@@ -171,6 +173,8 @@ pub struct TotalOrder {
     retry_ms: u64,
     clock: LamportClock,
     balance: i64,
+    /// The updates applied, as a set ([`DeliveredSet`]).
+    applied: DeliveredSet,
     sent: u64,
     link: Link<Body>,
     retransmitting: bool,
@@ -186,6 +190,7 @@ impl TotalOrder {
             retry_ms: retry_ms.max(1),
             clock: LamportClock::new(id, 0),
             balance: initial_cents,
+            applied: DeliveredSet::default(),
             sent: 0,
             link: Link::new(Mode::Fifo, n),
             retransmitting: false,
@@ -214,10 +219,21 @@ impl TotalOrder {
 
     fn deliver(&mut self, ctx: &mut Ctx<'_, Self>, id: String, op: &Input) {
         self.balance = apply(self.balance, op);
+        self.applied.add(&id);
         ctx.observe(Observation::Delivered { id });
         ctx.observe(Observation::State {
-            value: dollars(self.balance),
+            value: self.state(),
         });
+    }
+
+    /// The replica's state as `replica_agreement` compares it: the balance, and the set of
+    /// updates applied ([`DeliveredSet`]: a replica that skipped updates adding up to 0 ended
+    /// with the others' balance and passed).
+    fn state(&self) -> String {
+        let mut value = dollars(self.balance);
+        value.push_str(", ");
+        self.applied.push_to(&mut value);
+        value
     }
 
     /// A multicast update `(ts, origin)` is in hand: queue it and acknowledge it.
@@ -290,7 +306,7 @@ impl Process for TotalOrder {
 
     fn on_start(&mut self, ctx: &mut Ctx<'_, Self>) {
         ctx.observe(Observation::State {
-            value: dollars(self.balance),
+            value: self.state(),
         });
     }
 
@@ -504,7 +520,13 @@ mod tests {
     #[test]
     fn fig_6_11_unordered_replicas_end_at_1111_and_1110() {
         let (s, v) = final_states(&bank("unordered", r#"["replica_agreement"]"#));
-        assert_eq!(s, vec!["$1111.00", "$1110.00"]);
+        let balances: Vec<&str> = s.iter().map(|s| s.split(',').next().unwrap()).collect();
+        assert_eq!(balances, vec!["$1111.00", "$1110.00"]);
+        // the same set of updates, in another order
+        assert_eq!(
+            s[0].split_once(", ").unwrap().1,
+            s[1].split_once(", ").unwrap().1
+        );
         assert_eq!(v, "violation:replica_agreement");
         let (_, v) = final_states(&bank(
             "unordered",
@@ -517,7 +539,8 @@ mod tests {
     fn fig_6_11_ordered_replicas_agree() {
         let (s, v) = final_states(&bank("correct", r#"["total_order", "replica_agreement"]"#));
         // equal stamps (1, 0) < (1, 1): the deposit first, everywhere
-        assert_eq!(s, vec!["$1111.00", "$1111.00"]);
+        assert_eq!(s[0], s[1]);
+        assert!(s[0].starts_with("$1111.00, 2 delivered, set "), "{}", s[0]);
         assert_eq!(v, "pass");
     }
 
