@@ -152,7 +152,9 @@ impl CellPool<'_> {
             ..CampaignOptions::default()
         };
         let live = Live::default();
-        let mut run = TargetRun::new(&cell.target, &cfg, &opts);
+        // The matrix's budget caps its shrinks too (stop 64: a message storm's shrink ran a
+        // `--time 2s` matrix to 10-15 s).
+        let mut run = TargetRun::new(&cell.target, &cfg, &opts).with_deadline(self.deadline);
         // This cell's share of the time left: the workers run `min(workers, left)` of the
         // cells left at once (a cell that ends early hands its leftover on).
         let cell_deadline = self.deadline.map(|d| {

@@ -2742,6 +2742,10 @@ fn calibrate_agrees_with_fuzz_campaign_by_campaign_and_reports_rate_and_median()
         per.iter().map(|p| p.1).sum::<u64>() > 0,
         "a shallow bug is found"
     );
+    // "Found within" counts no further than the campaigns ran (stop 64: `found ≤ 1000` of
+    // campaigns of 40 seeds).
+    assert!(stdout.contains("found ≤ 40") && !stdout.contains("≤ 1000"), "{stdout}");
+    assert!(stdout.contains("at a median within 40 seeds"), "{stdout}");
     // Each campaign's first failure is written under its strategy's name and replays.
     let file = std::fs::read_dir(&dir)
         .unwrap()
@@ -2856,7 +2860,7 @@ fn calibrate_takes_every_buggy_variant_of_a_selection_and_closes_with_a_count() 
     assert!(stdout.starts_with("calibration of 2 target(s)"), "{stdout}");
     assert!(
         stdout.contains(
-            "mix: 2 of 2 target(s) found in every campaign, 2 at a median within 1000 seeds"
+            "mix: 2 of 2 target(s) found in every campaign, 2 at a median within 15 seeds"
         ),
         "{stdout}"
     );
