@@ -693,12 +693,21 @@ fn scale_main(args: &BenchArgs) -> i32 {
         eprintln!("error: --scale-causal-n = {bad} is outside 2..={cmax}");
         return crate::exit::BAD_INPUT;
     }
-    let mut points = Vec::new();
-    let mut code = crate::exit::PASS;
     let sizes = [
         ("election", &args.scale_n),
         ("causal", &args.scale_causal_n),
     ];
+    // A size given twice would be measured twice, two rows of one point (`table` refuses its
+    // repeated values likewise).
+    for (flag, ns) in [("--scale-n", sizes[0].1), ("--scale-causal-n", sizes[1].1)] {
+        let mut seen = std::collections::BTreeSet::new();
+        if let Some(n) = ns.iter().find(|&&n| !seen.insert(n)) {
+            eprintln!("error: {flag} names `{n}` twice");
+            return crate::exit::BAD_INPUT;
+        }
+    }
+    let mut points = Vec::new();
+    let mut code = crate::exit::PASS;
     for (w, ns) in sizes {
         for &n in ns {
             eprintln!("measuring {w} at n = {n}...");

@@ -139,6 +139,13 @@ fn flush_on_signal() {
                 _ => "Ctrl-C",
             };
             eprintln!("interrupted ({name}): the rows printed are those measured before it");
+            // On standard output too: what is pasted from it must not read as the whole
+            // table (stop 64: only stderr said so, and the closing summary was just missing).
+            let _ = writeln!(
+                std::io::stdout(),
+                "\nINTERRUPTED ({name}): partial, only the rows measured before it are above"
+            );
+            let _ = std::io::stdout().flush();
             std::process::exit(crate::fuzz::INTERRUPTED_EXIT);
         }
     });

@@ -253,7 +253,12 @@ pub fn quantile(v: &[u64], q: f64) -> u64 {
     v[rank - 1]
 }
 
+/// `p50 | p90 | max` of sorted `v`; `– | – | –` with no value (stop 64: runs that never
+/// stabilized, α above |STABLE|, printed a stabilization of 0 steps).
 fn spread(v: &[u64]) -> String {
+    if v.is_empty() {
+        return "– | – | –".to_string();
+    }
     format!(
         "{} | {} | {}",
         quantile(v, 0.5),
@@ -350,6 +355,13 @@ pub fn main(args: &TableArgs) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// No value is no figure: "–", not a stabilization of 0 steps.
+    #[test]
+    fn a_spread_of_nothing_is_a_dash() {
+        assert_eq!(spread(&[]), "– | – | –");
+        assert_eq!(spread(&[1, 2, 3, 4]), "2 | 4 | 4");
+    }
 
     #[test]
     fn quantiles_use_the_nearest_rank() {

@@ -644,6 +644,11 @@ fn an_interrupted_table_prints_the_rows_it_measured() {
         "{stdout}"
     );
     assert!(stderr.contains("interrupted (SIGTERM)"), "{stderr}");
+    // ... and says so on standard output, where the table is (stop 64: stderr only).
+    assert!(
+        stdout.contains("INTERRUPTED (SIGTERM): partial"),
+        "{stdout}"
+    );
 }
 
 /// An interrupted calibration says so where its figures are (only stderr named it), and

@@ -414,7 +414,7 @@ fn a_pattern_leaves_out_what_does_not_run_on_the_engine() {
 
 #[test]
 fn huge_command_line_values_are_bad_input() {
-    let cases: [(&[&str], &str); 43] = [
+    let cases: [(&[&str], &str); 44] = [
         // Options the command would not use: accepted and ignored before.
         (
             &["bench", "--only", "hand", "--turmoil-messages", "333333323"],
@@ -593,6 +593,10 @@ fn huge_command_line_values_are_bad_input() {
         (&["bench", "--scale-n", "10"], "--scale"),
         // clap's `requires` let it through beside another option; it was ignored, exit 0.
         (&["bench", "--no-turmoil", "--scale-n", "0"], "give it too"),
+        (
+            &["bench", "--scale", "--scale-n", "10,10"],
+            "--scale-n names `10` twice",
+        ),
         (
             &[
                 "table",
@@ -2744,7 +2748,10 @@ fn calibrate_agrees_with_fuzz_campaign_by_campaign_and_reports_rate_and_median()
     );
     // "Found within" counts no further than the campaigns ran (stop 64: `found ≤ 1000` of
     // campaigns of 40 seeds).
-    assert!(stdout.contains("found ≤ 40") && !stdout.contains("≤ 1000"), "{stdout}");
+    assert!(
+        stdout.contains("found ≤ 40") && !stdout.contains("≤ 1000"),
+        "{stdout}"
+    );
     assert!(stdout.contains("at a median within 40 seeds"), "{stdout}");
     // Each campaign's first failure is written under its strategy's name and replays.
     let file = std::fs::read_dir(&dir)
