@@ -330,6 +330,8 @@ fn render(t: &Table, seeds: u64, terminal: bool) -> String {
                 Outcome::Unjudged => " (INSIDE the fault model: could not judge)",
                 Outcome::Limit => " (INSIDE the fault model: run limit hit)",
             };
+            // The replay command on a line of its own: beside the cell's name it made lines
+            // of up to 190 columns (stop 64's probe).
             let _ = writeln!(
                 examples,
                 "- {}{} / {p}: seed {}, {}{}",
@@ -338,7 +340,7 @@ fn render(t: &Table, seeds: u64, terminal: bool) -> String {
                 f.seed,
                 f.label,
                 file.map_or(" (not written)".into(), |p| format!(
-                    ": `{}`",
+                    "\n  `{}`",
                     crate::replay_command(p, None)
                 )),
             );

@@ -800,11 +800,14 @@ fn the_matrix_shows_which_properties_break_under_which_faults() {
     assert_eq!(pauses[me], "holds (20 seeds)", "{stdout}");
     assert_eq!(pauses[col("in model")], "yes");
 
-    // The crash counterexample replays to the same liveness violation.
-    let line = stdout
-        .lines()
+    // The crash counterexample replays to the same liveness violation; its replay command
+    // is on the line under it (beside it, lines ran to 190 columns).
+    let mut lines = stdout.lines();
+    lines
         .find(|l| l.starts_with("- crashes / liveness"))
         .unwrap_or_else(|| panic!("{stdout}"));
+    let line = lines.next().unwrap();
+    assert!(line.starts_with("  `"), "{line}");
     let file = line
         .split("sincro replay ")
         .nth(1)
