@@ -22,8 +22,9 @@ pub(super) struct CalibrateArgs {
     /// excludes (as in `fuzz`).
     #[arg(long, short, default_value = "all")]
     algorithm: String,
-    /// The variant to calibrate on, or `buggy`: every buggy variant of the algorithms (a
-    /// correct variant gives 0 failing seeds, or shows a false alarm).
+    /// The variant to calibrate on; `buggy`: every buggy variant of the algorithms; `all`:
+    /// every variant, the correct ones too (a correct variant gives 0 failing seeds, or shows
+    /// a false alarm).
     #[arg(long, default_value = "buggy")]
     variant: String,
     /// Strategies to compare (comma-separated), each with its own campaigns.
