@@ -1450,7 +1450,10 @@ pub fn shrink_scenario(
     if let Some(again) = original.as_ref().map(|o| o.verdict.label()) {
         if again != label {
             let why = format!(
-                "run again, it ended `{again}`, not `{label}`: the algorithm is likely not                  deterministic (a clock, a thread, hash order or randomness of its own;                  `--check-determinism`, SINCRO_CHECK_DETERMINISM=1 in tests, names the first                  line where two runs differ)"
+                "run again, it ended `{again}`, not `{label}`: the algorithm is likely not \
+                 deterministic (a clock, a thread, hash order or randomness of its own; \
+                 `--check-determinism`, SINCRO_CHECK_DETERMINISM=1 in tests, names the first \
+                 line where two runs differ)"
             );
             return unshrunk(&why, Some(why.clone()));
         }

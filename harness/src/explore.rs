@@ -447,11 +447,15 @@ fn guarded<R>(f: impl FnOnce() -> R) -> Result<R, String> {
 /// panic's message as the reason.
 fn harness_panic(report: &mut ExploreReport, message: String) {
     let label = format!("unjudged:{}", crate::engine::HARNESS_PANIC);
-    report.unjudged_reasons.entry(label.clone()).or_insert_with(|| {
-        format!(
-            "a checker's on_event or finish, or the node factory, panicked, so the path was              not judged: {message}"
-        )
-    });
+    report
+        .unjudged_reasons
+        .entry(label.clone())
+        .or_insert_with(|| {
+            format!(
+                "a checker's on_event or finish, or the node factory, panicked, so the path was \
+             not judged: {message}"
+            )
+        });
     *report.complete.entry(label).or_default() += 1;
 }
 
