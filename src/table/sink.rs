@@ -6,34 +6,78 @@
 use crate::cli::grid::{Grid, WIDTH};
 use std::sync::Mutex;
 
-/// The table lines waiting for the end of their block, and whether to print Markdown.
-static SINK: Mutex<(Vec<String>, bool)> = Mutex::new((Vec::new(), false));
+/// What waits to be printed: the table lines of the current block, a prose line too wide for
+/// the terminal (its paragraph may go on), and whether to print Markdown.
+struct Sink {
+    block: Vec<String>,
+    prose: Option<String>,
+    markdown: bool,
+}
+
+static SINK: Mutex<Sink> = Mutex::new(Sink {
+    block: Vec::new(),
+    prose: None,
+    markdown: false,
+});
 
 /// Prints Markdown as written (`--markdown`) instead of terminal tables.
 pub fn set_markdown(on: bool) {
     let mut s = SINK.lock().expect("no poisoning");
-    s.1 = on;
+    s.markdown = on;
 }
 
 /// One `println!` of a table module (it may hold several lines).
 pub fn line(text: String) {
     let mut s = SINK.lock().expect("no poisoning");
     for l in text.split('\n') {
-        if s.1 {
+        if s.markdown {
             println!("{l}");
         } else if l.starts_with('|') {
-            s.0.push(l.to_string());
+            flush_prose(&mut s.prose);
+            s.block.push(l.to_string());
         } else {
-            flush_block(&mut s.0);
-            print_wrapped(l);
+            flush_block(&mut s.block);
+            prose(&mut s.prose, l);
         }
     }
 }
 
-/// Prints the table block still waiting (at the end of a command).
+/// Prints the table block and the prose still waiting (at the end of a command).
 pub fn flush() {
     let mut s = SINK.lock().expect("no poisoning");
-    flush_block(&mut s.0);
+    flush_block(&mut s.block);
+    flush_prose(&mut s.prose);
+}
+
+/// Prints prose line `l`. A line too wide for the terminal waits: the next line goes on its
+/// paragraph (it is prose, not blank, not a list item or a heading), and the two are wrapped
+/// as one. Wrapped alone, a source line a little over 100 columns left its last words on a
+/// line of their own before the next one (stop 64's probe: "timely process;").
+fn prose(waiting: &mut Option<String>, l: &str) {
+    let goes_on = |l: &str| {
+        let t = l.trim_start();
+        !t.is_empty() && !t.starts_with(['-', '*', '#', '|'])
+    };
+    let line = match waiting.take() {
+        Some(before) if goes_on(l) => format!("{before} {}", l.trim_start()),
+        Some(before) => {
+            print_wrapped(&before);
+            l.to_string()
+        }
+        None => l.to_string(),
+    };
+    if line.chars().count() > WIDTH as usize {
+        *waiting = Some(line);
+    } else {
+        println!("{line}");
+    }
+}
+
+/// Prints the prose line waiting, if any.
+fn flush_prose(waiting: &mut Option<String>) {
+    if let Some(line) = waiting.take() {
+        print_wrapped(&line);
+    }
 }
 
 /// The cells of a Markdown row (`| a | b |`), `\|` kept as `|`.

@@ -365,6 +365,22 @@ fn the_election_table_at_two_nodes_is_no_false_alarm() {
     assert_eq!(out.matches("not run: one process").count(), 2, "{out}");
 }
 
+/// A table's prose fits 100 columns, a paragraph wrapped as one: a source line a little over
+/// the width left its last words alone on a line before the next one (stop 64's probe:
+/// "timely process;").
+#[test]
+fn a_tables_prose_wraps_as_paragraphs_within_100_columns() {
+    let o = sincro(&["table", "omega", "--runs", "1", "--n", "4"]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    assert!(out.lines().all(|l| l.chars().count() <= 100), "{out}");
+    assert!(!out.lines().any(|l| l.trim() == "timely process;"), "{out}");
+    assert!(
+        out.contains("varying speeds; a\ntimely process; the same scenarios"),
+        "{out}"
+    );
+}
+
 /// An algorithm a pattern selects (`all`, `omega.*`) that does not run on the engine asked
 /// for is left out with a note; one named is refused (`fuzz --engine turmoil` refused the
 /// default selection, for Ω).
