@@ -1575,6 +1575,9 @@ pub fn check(args: &CheckArgs) -> i32 {
         Ok(t) => t,
         Err(e) => return bad_input(format!("{}: not a trace: {e}", args.trace.display())),
     };
+    // The file's text is not read again: its memory is given back before the judging, which
+    // holds the trace (and a reordered copy of it) meanwhile.
+    drop(text);
     let (verdict, judged) = match judge(&trace, &args.properties, &args.judge) {
         Ok(r) => r,
         Err(e) => return bad_input(format!("{}: {e}", args.trace.display())),

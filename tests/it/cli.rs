@@ -3363,3 +3363,20 @@ fn explore_says_when_the_workload_has_fewer_inputs_than_asked() {
         "{out}"
     );
 }
+
+/// The README's example scenario (under "A scenario") meets its own `expect` (stop 64: with
+/// one `acquire` nothing could overlap, and it passed, "NOT as expected").
+#[test]
+fn the_readmes_example_scenario_meets_its_expect() {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let section = &readme[readme.find("## A scenario").expect("the section")..];
+    let start = section.find("```json\n").expect("a JSON block") + "```json\n".len();
+    let json = &section[start..start + section[start..].find("```").unwrap()];
+    let path = tmp("readme-scenario.json");
+    std::fs::write(&path, json).unwrap();
+    let o = sincro(&["run", path.to_str().unwrap()]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    assert!(out.contains("as expected"), "{out}");
+}
