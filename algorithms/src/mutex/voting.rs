@@ -258,13 +258,22 @@ impl Process for Voting {
                     ctx.send(from, Msg::Release { attempt });
                 }
             }
-            Msg::Grant { .. } => {
+            Msg::Grant { attempt } => {
                 let m = self.params.m;
                 let Client::Asking {
                     hold_ms, grants, ..
                 } = &mut self.client
                 else {
-                    // a grant for the current attempt after we entered (outside the model)
+                    // A grant of this attempt we no longer ask with: holding, it is released
+                    // on leaving (to every coordinator); backing off (it came after the
+                    // denies that made us give up) or idle (our release overtook the request,
+                    // and the coordinator voted after it), it is handed straight back. Kept,
+                    // it held the coordinator's vote for the rest of the run, and every later
+                    // request from anyone was denied (stop 64's probe: unequal delays, inside
+                    // the fault model, were enough).
+                    if self.client != Client::Holding {
+                        ctx.send(from, Msg::Release { attempt });
+                    }
                     return;
                 };
                 grants.insert(from);
