@@ -596,6 +596,26 @@ pub fn probe_dir(dir: &Path) -> Result<(), String> {
 /// Linux, by `/proc/<pid>`; elsewhere, those older than one hour). Returns how many were
 /// removed. `sincro fuzz` and `sincro matrix` call it on their output directory at start.
 pub fn remove_stale_temporaries(dir: &Path) -> usize {
+    remove_stale(dir, None)
+}
+
+/// [`remove_stale_temporaries`] for one output file (`--junit`, `--markdown`): only its own
+/// temporary files (`.<its name>.tmp<pid>`), beside it. The README said a campaign removes
+/// them; only those in `--out` were (stop 64's probe).
+pub fn remove_stale_temporaries_of(file: &Path) -> usize {
+    let (Some(dir), Some(name)) = (file.parent(), file.file_name().and_then(|n| n.to_str())) else {
+        return 0;
+    };
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    remove_stale(dir, Some(name))
+}
+
+/// The stale temporary files in `dir`, of the file named `only` if given, removed.
+fn remove_stale(dir: &Path, only: Option<&str>) -> usize {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return 0;
     };
@@ -607,6 +627,7 @@ pub fn remove_stale_temporaries(dir: &Path) -> usize {
         let Some(pid) = name
             .strip_prefix('.')
             .and_then(|n| n.rsplit_once(".tmp"))
+            .filter(|(base, _)| only.is_none_or(|o| o == *base))
             .map(|(_, pid)| pid)
             .filter(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
         else {
@@ -4036,6 +4057,13 @@ mod tests {
         std::fs::write(&mine, "").unwrap();
         if Path::new("/proc/self").exists() {
             assert_eq!(remove_stale_temporaries(&dir), 1);
+            assert!(mine.exists());
+            // One output file's own (`--junit`): its name only, nothing else of its folder.
+            std::fs::write(dir.join(".j.xml.tmp999999999"), "").unwrap();
+            std::fs::write(dir.join(".other.xml.tmp999999999"), "").unwrap();
+            assert_eq!(remove_stale_temporaries_of(&dir.join("j.xml")), 1);
+            assert!(!dir.join(".j.xml.tmp999999999").exists());
+            assert!(dir.join(".other.xml.tmp999999999").exists());
             assert!(mine.exists());
         }
         assert!(probe_dir(&dir.join("new/sub")).is_ok());

@@ -418,6 +418,9 @@ pub fn main(a: &MatrixArgs) -> i32 {
         eprintln!("error: --markdown: {e}");
         return exit::BAD_INPUT;
     }
+    if let Some(m) = &a.markdown {
+        crate::fuzz::remove_stale_temporaries_of(m);
+    }
     let stop = interrupt_flag();
     let started = std::time::Instant::now();
     let deadline = a.time.map(|t| started + t);

@@ -1131,6 +1131,9 @@ fn fuzz(a: FuzzArgs) -> i32 {
         refused();
         return bad_input(format!("--junit: {e}"));
     }
+    if let Some(j) = &a.junit {
+        fuzz::remove_stale_temporaries_of(j);
+    }
     let opts = CampaignOptions {
         shard: a.shard,
         shrink: (!a.no_shrink).then(|| shrink_options(a.shrink_runs)),
