@@ -352,6 +352,22 @@ fn bad_builder_values_are_errors_not_panics() {
     );
 }
 
+/// A safety violation of `property` at event `ev`, the one event it names: what the tests'
+/// own checkers report.
+fn safety_at(
+    property: &str,
+    ev: &sincro::harness::Event,
+    explanation: String,
+) -> sincro::harness::Violation {
+    sincro::harness::Violation {
+        property: property.into(),
+        class: sincro::harness::PropertyClass::Safety,
+        explanation,
+        t_ns: ev.t_ns,
+        events: vec![ev.id],
+    }
+}
+
 /// A test's own checker: nobody may ever enter (so any entry is a violation).
 struct NobodyEnters;
 
@@ -360,17 +376,15 @@ impl sincro::harness::Checker for NobodyEnters {
         "nobody_enters"
     }
     fn on_event(&mut self, ev: &sincro::harness::Event) -> Result<(), sincro::harness::Violation> {
-        use sincro::harness::{EventKind, Observation, PropertyClass, Violation};
+        use sincro::harness::{EventKind, Observation};
         match &ev.kind {
             EventKind::Observe {
                 obs: Observation::CsEnter { .. },
-            } => Err(Violation {
-                property: "nobody_enters".into(),
-                class: PropertyClass::Safety,
-                explanation: format!("node {:?} entered", ev.node),
-                t_ns: ev.t_ns,
-                events: vec![ev.id],
-            }),
+            } => Err(safety_at(
+                "nobody_enters",
+                ev,
+                format!("node {:?} entered", ev.node),
+            )),
             _ => Ok(()),
         }
     }
@@ -581,7 +595,7 @@ impl sincro::harness::Checker for FirstStartIsNodeZero {
         "first_start"
     }
     fn on_event(&mut self, ev: &sincro::harness::Event) -> Result<(), sincro::harness::Violation> {
-        use sincro::harness::{EventKind, PropertyClass, Violation};
+        use sincro::harness::EventKind;
         if self.seen || !matches!(ev.kind, EventKind::Start { .. }) {
             return Ok(());
         }
@@ -589,13 +603,11 @@ impl sincro::harness::Checker for FirstStartIsNodeZero {
         if ev.node == Some(0) {
             return Ok(());
         }
-        Err(Violation {
-            property: "first_start".into(),
-            class: PropertyClass::Safety,
-            explanation: format!("node {:?} started first", ev.node),
-            t_ns: ev.t_ns,
-            events: vec![ev.id],
-        })
+        Err(safety_at(
+            "first_start",
+            ev,
+            format!("node {:?} started first", ev.node),
+        ))
     }
     fn finish(&mut self, _end_t_ns: u64) -> Result<(), sincro::harness::Violation> {
         Ok(())
@@ -1178,13 +1190,7 @@ fn a_failure_that_does_not_come_back_is_not_shrunk_towards_a_pass() {
             match &ev.kind {
                 sincro::harness::EventKind::Observe {
                     obs: Observation::User { kind, .. },
-                } if kind == "bad" => Err(sincro::harness::Violation {
-                    property: "no_bad".into(),
-                    class: sincro::harness::PropertyClass::Safety,
-                    explanation: "a bad input".into(),
-                    t_ns: ev.t_ns,
-                    events: vec![ev.id],
-                }),
+                } if kind == "bad" => Err(safety_at("no_bad", ev, "a bad input".into())),
                 _ => Ok(()),
             }
         }
