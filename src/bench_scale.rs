@@ -205,12 +205,18 @@ pub fn table(points: &[Point]) -> String {
     for p in points {
         let _ = writeln!(
             t,
-            "| {} | {} | {} | {} | {:.3} | {:.3e} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {:.3e} | {} | {} |",
             p.workload,
             p.n,
             p.events,
             p.sent,
-            p.secs,
+            // A small size's run is under a millisecond: its wall time printed as 0.000 s
+            // beside the rate it gives (stop 64's probe).
+            if p.secs >= 0.01 {
+                format!("{:.3}", p.secs)
+            } else {
+                format!("{:.6}", p.secs)
+            },
             p.events as f64 / p.secs.max(1e-9),
             p.peak_kib
                 .map_or("n/a".into(), |k| format!("{:.1} MiB", k as f64 / 1024.0)),
