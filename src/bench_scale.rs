@@ -254,4 +254,21 @@ mod tests {
         assert!(parse_one("election").is_err() && parse_one("election:x").is_err());
         assert_eq!(parse_one("causal:7").unwrap(), ("causal".into(), 7));
     }
+
+    /// A run under 10 ms keeps its digits: `0.000 s` beside its rate read as a division by 0.
+    #[test]
+    fn a_short_runs_wall_time_keeps_its_digits() {
+        let point = |secs| Point {
+            workload: "election".into(),
+            n: 10,
+            events: 30,
+            sent: 20,
+            secs,
+            peak_kib: None,
+            verdict: "pass".into(),
+        };
+        let t = table(&[point(0.000_186), point(1.5)]);
+        assert!(t.contains("| 0.000186 | 1.613e5 |"), "{t}");
+        assert!(t.contains("| 1.500 | 2.000e1 |"), "{t}");
+    }
 }
