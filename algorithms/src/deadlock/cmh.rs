@@ -20,6 +20,10 @@
 //! itself and the process it waits for. If the probe comes back to its initiator, there is a
 //! cycle: the initiator declares a deadlock (`deadlock_detected`). Every process sends a fresh
 //! probe whenever it learns who it waits for (when it blocks, and when the holder changes).
+//! The text sends the probe to *every* holder a process waits for ("Se está bloqueado devido a
+//! diversos processos, então a mensagem é enviada para todos"); here a process waits for one
+//! resource at a time (the workload above), so it has one holder, and the probe goes to it
+//! alone: the many-holders rule is not implemented, and no workload here would exercise it.
 //!
 //! What makes it sound — the condition of Chandy, Misra and Haas that "k has not yet replied to
 //! all requests of j", which the seed text leaves implicit: a probe travels along a wait-for

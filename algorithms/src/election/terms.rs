@@ -15,6 +15,11 @@
 //! **Why at most one leader per term**: two majorities intersect, and the process in both
 //! voted once in that term; the vote survives crashes in stable storage.
 //!
+//! **Weights**: every process weighs 1, so "more than half the weight" is a majority of heads
+//! (`votes * 2 > n`; `election.lease` the same). The text's weights are not a parameter: any
+//! positive weights keep the argument above (two sets of more than half the weight
+//! intersect), and equal ones are the text's example.
+//!
 //! **Fault model**: any delay, loss, duplication and reordering; partitions (two-way and
 //! one-way), crashes with restart, pauses and drift. Progress needs a majority connected with
 //! delays below the timeouts, which holds after the faults stop. Clock jumps keep it safe (one

@@ -30,6 +30,16 @@
 //! `n²` registers one by one; a snapshot is a stronger, shorter model of the same query), and
 //! so is the `leader()` inside TASK 0.
 //!
+//! **Departed members and Lemma 4 (a deviation, on by default).** The text has every member
+//! run TASK 0 at a `join()`; a crashed or departed process takes no step, so it cannot, and
+//! its `Punishments[k][r]` about the newcomer stays 0 while its punishments of the leader
+//! still count: the newcomer's sum comes out below the leader's and demotes it, the very
+//! thing Lemma 4 rules out (its proof assumes every `Punishments[k][r]` was written). The
+//! simulator therefore runs TASK 0 for departed members too, from their frozen state
+//! (param `join_covers_departed`, default `true`, `harness::shm::World`); with `false`, the
+//! text as written, the correct variant breaks `newcomer_never_demotes` (stop 64's probe: 3
+//! processes, p0 crashed at step 1,400, a join at 1,500).
+//!
 //! Fault model (§2): asynchronous processes of unknown, varying speeds; finite arrival;
 //! crashes and departures (a returning process is a new one). Eventual leadership needs
 //! `|STABLE| ≥ α` and Property 1 (the memory access pattern): from some time on, some stable
@@ -338,7 +348,9 @@ pub struct Params {
     /// The run goes on past `duration_ms`, up to this many times it, until `leader()` of the
     /// live processes has not changed in the last quarter of the run (0 or 1: fixed length).
     pub max_extension: u64,
-    /// `join()` initializes a departed member's registers about the newcomer.
+    /// `join()` initializes a departed member's registers about the newcomer too (default
+    /// `true`; see "Departed members and Lemma 4" in the module doc: with `false`, the text
+    /// as written, a newcomer can demote the stable leader).
     pub join_covers_departed: bool,
     /// Record every read and write in the trace.
     pub trace_ops: bool,

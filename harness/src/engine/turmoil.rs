@@ -457,14 +457,18 @@ impl<P: Process> World<P> {
                     continue;
                 }
             }
-            if let Some(a) = slot.eng.inbox.pop_front() {
-                self.deliver_or_wait(id, proc, sock, now, a);
-                continue;
-            }
+            // The plan's inputs due by now come before this tick's deliveries, as on the
+            // native engine, which queues them at the start, before any message is sent: at one
+            // instant an input precedes a delivery (stop 64's probe: the other order changed a
+            // verdict of `mutex.ricart-agrawala` at whole-millisecond latencies).
             let held = now == 0 && self.eng.hold_inputs_at_zero;
             if !held && slot.inputs.front().is_some_and(|(at, _)| *at <= now) {
                 let (_, input) = slot.inputs.pop_front().expect("checked");
                 self.input_or_wait(id, proc, sock, now, input);
+                continue;
+            }
+            if let Some(a) = slot.eng.inbox.pop_front() {
+                self.deliver_or_wait(id, proc, sock, now, a);
                 continue;
             }
             if let Some(&(deadline, tid)) = slot.schedule.first() {
