@@ -860,7 +860,41 @@ impl Network {
     /// otherwise the arrival times (two when duplicated).
     #[inline]
     pub fn route(&mut self, a: NodeId, b: NodeId, now_ns: u64, rng: &mut SimRng) -> Route {
+        if self.is_plain() {
+            return self.route_plain(a, b, now_ns, rng);
+        }
         self.route_text(a, b, now_ns, rng, None)
+    }
+
+    /// True when every link is the default one, which loses, duplicates and reorders nothing,
+    /// no partition or blocked link is in force and delays come from the latency law: a
+    /// message's fate is then one latency draw behind the link's last arrival
+    /// ([`Network::route_plain`]), the same draws as the general path makes.
+    #[inline]
+    fn is_plain(&self) -> bool {
+        let rt = &self.default_rt;
+        self.special.is_empty()
+            && rt.loss <= 0.0
+            && rt.duplicate <= 0.0
+            && rt.reorder <= 0.0
+            && self.healed == self.cuts.len()
+            && self.blocked_links.is_empty()
+            && matches!(self.schedule, crate::schedule::ScheduleRt::Random)
+    }
+
+    /// [`Network::route`] on a [plain](Network::is_plain) network: what `route_text` does
+    /// there, without its checks for what is not in force (`chance(0)` draws nothing, so the
+    /// random stream is the same).
+    #[inline]
+    fn route_plain(&mut self, a: NodeId, b: NodeId, now_ns: u64, rng: &mut SimRng) -> Route {
+        if !self.adjacency.contains(a, b) {
+            return Route::Dropped(DropReason::NoLink);
+        }
+        let lat = self.default_rt.latency.sample(rng);
+        let last = self.fifo.slot(a * self.n + b);
+        let at = now_ns.saturating_add(lat).max(*last);
+        *last = at;
+        Route::Once(at)
     }
 
     /// True when the schedule replays recorded messages: then the engine passes each
@@ -1037,6 +1071,48 @@ mod tests {
         let f = crate::Fault::SetLinks(Box::new(o(Some(2), Some(2), Some(1.0))));
         let e = f.validate(3, 0.0).unwrap_err();
         assert!(e.starts_with("set_links: from node 2 to itself"), "{e}");
+    }
+
+    /// The plain network's short path decides every fate as the general one does, with the
+    /// same draws: the same arrivals (FIFO holds included) and the same random stream after.
+    #[test]
+    fn the_plain_path_routes_as_the_general_one() {
+        let spec = |json: &str| -> NetworkSpec { serde_json::from_str(json).unwrap() };
+        let plain = spec(r#"{"latency": {"uniform": {"min_ms": 1, "max_ms": 9}}}"#);
+        let ring = spec(r#"{"topology": "ring", "latency": {"constant": {"ms": 2}}}"#);
+        let lossy = spec(r#"{"latency": {"uniform": {"min_ms": 1, "max_ms": 9}}, "loss": 0.3}"#);
+        for (spec, is_plain) in [(plain, true), (ring, true), (lossy, false)] {
+            let (mut short, mut general) = (
+                Network::new(5, &spec).unwrap(),
+                Network::new(5, &spec).unwrap(),
+            );
+            assert_eq!(short.is_plain(), is_plain);
+            let (mut r1, mut r2, mut pick) = (SimRng::new(3), SimRng::new(3), SimRng::new(4));
+            let mut now_ns = 0;
+            for _ in 0..2_000 {
+                let (a, b) = (pick.index(5), pick.index(5));
+                now_ns += pick.range_u64(0, 3_000_000);
+                if a == b {
+                    continue;
+                }
+                let got = short.route(a, b, now_ns, &mut r1);
+                let want = general.route_text(a, b, now_ns, &mut r2, None);
+                assert_eq!(got, want, "{a} -> {b} at {now_ns} ns");
+            }
+            assert_eq!(r1.next_u64(), r2.next_u64(), "the same draws");
+        }
+        // a partition in force, or a link of its own, takes the general path
+        let mut net = Network::new(3, &NetworkSpec::default()).unwrap();
+        net.partition(&[vec![0]]);
+        assert!(!net.is_plain());
+        assert_eq!(
+            net.route(0, 1, 0, &mut SimRng::new(1)),
+            Route::Dropped(DropReason::Partitioned)
+        );
+        net.heal();
+        assert!(net.is_plain());
+        net.block_link(1, 2);
+        assert!(!net.is_plain());
     }
 
     #[test]

@@ -854,16 +854,15 @@ pub(crate) fn after_callback<P: Process, H: Host<P>>(
     // callback left is put back at the end, exactly. (A Berkeley master's sends, made before
     // it stepped its clock back, were recorded at the stepped-back reading, listed before the
     // step: a backwards clock blamed on a send.) A slew changes no reading at its instant.
-    let is_step = |op: &Op<P>| matches!(op, Op::Clock(crate::process::ClockAdjust::Step, _));
-    let steps: i64 = ops
-        .iter()
-        .map(|op| match op {
-            Op::Clock(crate::process::ClockAdjust::Step, d) => *d,
-            _ => 0,
-        })
-        .fold(0, i64::saturating_add);
+    let (mut any_step, mut steps) = (false, 0i64);
+    for op in &ops {
+        if let Op::Clock(crate::process::ClockAdjust::Step, d) = op {
+            any_step = true;
+            steps = steps.saturating_add(*d);
+        }
+    }
     // (any step, even steps that add up to nothing: the events between them read the first)
-    let after = ops.iter().any(is_step).then(|| {
+    let after = any_step.then(|| {
         let clock = h.clock_mut(id);
         let after = clock.clone();
         *clock = after.before_steps(steps);
