@@ -289,8 +289,8 @@ pub fn main(args: &TableArgs) -> i32 {
                     "random orderings (max of 3)",
                     n,
                     format!("{msgs} + {n}"),
-                    format!("≤ 2n(⌈log2 n⌉+1) = {bound_msgs}"),
-                    format!("rounds {r} ≤ ⌈log2 n⌉+1 = {bound_rounds}"),
+                    format!("≤ 2n(⌈log2(n)⌉+1) = {bound_msgs}"),
+                    format!("rounds {r} ≤ ⌈log2(n)⌉+1 = {bound_rounds}"),
                 );
             }
             match measure(
@@ -316,9 +316,9 @@ pub fn main(args: &TableArgs) -> i32 {
                         "worst: survivors halve each round",
                         n,
                         format!("{} + {n}", m.messages - n as u64),
-                        format!("≤ 2n(⌈log2 n⌉+1) = {bound_msgs}"),
+                        format!("≤ 2n(⌈log2(n)⌉+1) = {bound_msgs}"),
                         format!(
-                            "rounds {r} = ⌊log2 n⌋+1 = {}",
+                            "rounds {r} = ⌊log2(n)⌋+1 = {}",
                             usize::BITS - n.leading_zeros()
                         ),
                     );
@@ -332,18 +332,20 @@ pub fn main(args: &TableArgs) -> i32 {
         }
     }
     if let Ok(a2) = find("election.anel2") {
-        for &n in ns.iter().filter(|&&n| n > ANEL2_MAX_N) {
-            // said, not dropped: the default n = 1000 lost the row without a word
-            row(
-                "election.anel2",
-                "everyone starts",
-                n,
-                "–".into(),
-                format!("n² lists + n Elected = {}", anel2_messages(n as u64)),
-                format!("not run: above its {ANEL2_MAX_N} nodes (lists of n ids, n² messages)"),
-            );
-        }
-        for &n in ns.iter().filter(|&&n| n <= ANEL2_MAX_N) {
+        // In the order of `ns`, as every other algorithm's rows (the rows not run came first).
+        for n in ns.iter().copied() {
+            if n > ANEL2_MAX_N {
+                // said, not dropped: the default n = 1000 lost the row without a word
+                row(
+                    "election.anel2",
+                    "everyone starts",
+                    n,
+                    "–".into(),
+                    format!("n² lists + n Elected = {}", anel2_messages(n as u64)),
+                    format!("not run: above its {ANEL2_MAX_N} nodes (lists of n ids, n² messages)"),
+                );
+                continue;
+            }
             match measure(a2, n, serde_json::Value::Null, &all_start(n), None, false) {
                 Ok(m) if m.verdict == "pass" => {
                     if m.messages != anel2_messages(n as u64) {
@@ -397,17 +399,18 @@ pub fn main(args: &TableArgs) -> i32 {
     ];
     for (name, formula, exact) in others {
         let Ok(alg) = find(name) else { continue };
-        for &n in ns.iter().filter(|&&n| n < 2) {
-            row(
-                name,
-                "leader n−1 crashed, 0 notices",
-                n,
-                "–".into(),
-                formula(n as u64),
-                "not run: one process has no leader to lose".into(),
-            );
-        }
-        for &n in ns.iter().filter(|&&n| n >= 2) {
+        for n in ns.iter().copied() {
+            if n < 2 {
+                row(
+                    name,
+                    "leader n−1 crashed, 0 notices",
+                    n,
+                    "–".into(),
+                    formula(n as u64),
+                    "not run: one process has no leader to lose".into(),
+                );
+                continue;
+            }
             // With 2 nodes and the coordinator crashed, process 0 is alone: no ring to go
             // round, and the exact count (5n − 2, from 3 nodes on) does not apply.
             let alone = exact.is_some() && n < 3;

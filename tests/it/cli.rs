@@ -363,6 +363,31 @@ fn the_election_table_at_two_nodes_is_no_false_alarm() {
     assert_eq!(o.status.code(), Some(0), "{out}{err}");
     assert!(out.contains("not run: above its 256 nodes"), "{out}");
     assert_eq!(out.matches("not run: one process").count(), 2, "{out}");
+    // in the order of `--n`, as the others' rows (anel2's row not run came first)
+    let at = |needle: &str| {
+        out.find(needle)
+            .unwrap_or_else(|| panic!("{needle} in\n{out}"))
+    };
+    assert!(
+        at("| election.anel2 | everyone starts | 1 |")
+            < at("| election.anel2 | everyone starts | 257 |"),
+        "{out}"
+    );
+}
+
+/// A formula in a narrow column keeps together: `⌈log2 n⌉` was split at its space, its
+/// halves on two lines.
+#[test]
+fn the_election_tables_formulas_are_not_split_inside() {
+    let o = sincro(&["table", "election", "--n", "8"]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    assert!(out.contains("⌈log2(n)⌉+1"), "{out}");
+    assert!(out.lines().all(|l| l.chars().count() <= 100), "{out}");
+    assert!(
+        !out.lines().any(|l| l.trim_end().ends_with("⌈log2")),
+        "{out}"
+    );
 }
 
 /// A table's prose fits 100 columns, a paragraph wrapped as one: a source line a little over
