@@ -1112,7 +1112,87 @@ fn check_not_cut_short(
             }
         }
     }
-    Ok(())
+    check_no_message_overdue(trace, sc, until_ns, path)
+}
+
+/// Slack past a link's largest latency within which every engine records a message's fate:
+/// turmoil counts whole milliseconds and records a message its crashed destination never
+/// read 2 ms after it was due; madsim's transport takes about 2 ms whatever the latency,
+/// 1 ms more for a message sent at a node's start.
+const FATE_SLACK_NS: u64 = 10 * NS_PER_MS;
+
+/// A run records every message's fate, delivered or dropped, by its latest arrival: its
+/// send time plus the largest latency any link of the scenario can have (a FIFO link holds
+/// a message only behind an earlier one, due no later). A trace that holds a message sent
+/// at 10 ms over links of at most 40 ms, with no delivery or drop, and stops at 30 ms of a
+/// 300 ms run was cut short by hand where its planned inputs and faults could not tell: it
+/// passed a `mutual_exclusion` violation at 52 ms, and a passing run's first 43 events were
+/// judged a liveness violation (stop 65's probe). A message to a node the scenario pauses
+/// is not judged: it waits for the resume.
+fn check_no_message_overdue(
+    trace: &Trace,
+    sc: &Scenario,
+    until_ns: u64,
+    path: &Path,
+) -> Result<(), String> {
+    use std::collections::{BTreeSet, HashSet};
+    let paused: BTreeSet<usize> = sc
+        .faults
+        .iter()
+        .filter_map(|f| match f.fault {
+            Fault::Pause { node } => Some(node),
+            _ => None,
+        })
+        .collect();
+    let overrides = sc.network.links.iter().filter_map(|l| l.latency.as_ref());
+    let set_links = sc.faults.iter().filter_map(|f| match &f.fault {
+        Fault::SetLinks(o) => o.latency.as_ref(),
+        _ => None,
+    });
+    let latency_max_ns = std::iter::once(&sc.network.latency)
+        .chain(overrides)
+        .chain(set_links)
+        .map(|l| l.max_ns())
+        .max()
+        .unwrap_or(0);
+    let due_ns = |sent_ns: u64| {
+        sent_ns
+            .saturating_add(latency_max_ns)
+            .saturating_add(FATE_SLACK_NS)
+    };
+    let settled: HashSet<u64> = trace
+        .events
+        .iter()
+        .filter_map(|e| match e.kind {
+            EventKind::Deliver { msg_id, .. } | EventKind::Drop { msg_id, .. } => Some(msg_id),
+            _ => None,
+        })
+        .collect();
+    let overdue = trace.events.iter().find(|e| match e.kind {
+        EventKind::Send { msg_id, to, .. } => {
+            !settled.contains(&msg_id) && !paused.contains(&to) && due_ns(e.t_ns) < until_ns
+        }
+        _ => false,
+    });
+    let Some(e) = overdue else { return Ok(()) };
+    let (EventKind::Send { msg_id, to, .. }, Some(from)) = (&e.kind, e.node) else {
+        return Ok(());
+    };
+    let last_ns = trace.events.last().map_or(0, |e| e.t_ns);
+    Err(format!(
+        "message {msg_id} (node {from} -> node {to}, event {}) sent at {:.3} ms is neither \
+         delivered nor dropped in the trace, which stops at {:.3} ms; a run to {:.3} ms records \
+         its fate by {:.3} ms (the scenario's links take at most {:.3} ms): the trace was cut \
+         short (a trace ends where its run did: at the scenario's end, a violation, a limit or \
+         a cut), or it is not a trace of that scenario ({})",
+        e.id,
+        e.t_ns as f64 / 1e6,
+        last_ns as f64 / 1e6,
+        until_ns as f64 / 1e6,
+        due_ns(e.t_ns) as f64 / 1e6,
+        latency_max_ns as f64 / 1e6,
+        path.display()
+    ))
 }
 
 /// `ns` in ms, to the µs as usual (`10.000`), to the ns when it is not a whole µs

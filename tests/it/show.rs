@@ -1294,6 +1294,26 @@ fn a_trace_cut_short_is_judged_only_up_to_its_cut() {
         stdout(&replay)
     );
     let trace = tmp("cut-bytes.jsonl");
+    // The cut stands where its reason says: at the first event left out (it stood at the
+    // last one recorded, earlier than the time its reason gave when the two differ).
+    let mut later = 0;
+    for bytes in (2_000..9_000).step_by(100) {
+        let sc = tmp(&format!("cut-bytes-{bytes}.json"));
+        let limits = format!(r#"{{"max_trace_bytes": {bytes}}}"#);
+        std::fs::write(&sc, with_limit(&limits)).unwrap();
+        sincro(&["run", p(&sc), "--trace", p(&trace)]);
+        let text = std::fs::read_to_string(&trace).unwrap();
+        let line = |l: &str| serde_json::from_str::<serde_json::Value>(l).unwrap();
+        let mut lines = text.lines().rev();
+        let cut = line(lines.next().unwrap());
+        let before = line(lines.next().unwrap())["t_ns"].as_u64().unwrap();
+        let t_ns = cut["t_ns"].as_u64().unwrap();
+        let reason = cut["kind"]["reason"].as_str().unwrap();
+        let at = format!("reached at {:.3} ms", t_ns as f64 / 1e6);
+        assert!(reason.ends_with(&at), "{reason} / {at}: {cut}");
+        later += usize::from(t_ns > before);
+    }
+    assert!(later > 0, "no cut fell between two times");
     sincro(&["run", p(&sc), "--trace", p(&trace)]);
     let o = sincro(&[
         "check",
@@ -1719,6 +1739,29 @@ fn check_with_a_scenario_refuses_a_trace_cut_short_by_hand() {
         &o,
         &["the scenario's input to node 3 at 50.000 ms is not in the trace"],
     );
+}
+
+/// A trace cut where no planned input or fault is missing still holds messages whose fate the
+/// run recorded later: a message sent at 10 ms over links of at most 40 ms, neither delivered
+/// nor dropped in a trace that stops at 30 ms, shows the cut (stop 65's probe: the first 30
+/// events of a mutual exclusion violation passed, and the first 43 of a passing run were
+/// judged a liveness violation). The whole traces are judged as before.
+#[test]
+fn check_with_a_scenario_refuses_a_trace_whose_messages_never_arrive() {
+    for (scenario, lines, whole) in [
+        ("corpus/mutex/quorum-coordinator-amnesia.json", 30, 1),
+        (PASS, 43, 0),
+    ] {
+        let trace = record(scenario, "overdue.jsonl");
+        let o = sincro(&["check", p(&trace), "--scenario", scenario]);
+        assert_eq!(code(&o), whole, "{}{}", stdout(&o), stderr(&o));
+        let text = std::fs::read_to_string(&trace).unwrap();
+        let kept: Vec<&str> = text.lines().take(lines).collect();
+        let short = tmp("overdue-short.jsonl");
+        std::fs::write(&short, kept.join("\n") + "\n").unwrap();
+        let o = sincro(&["check", p(&short), "--scenario", scenario]);
+        refused_saying(&o, &["is neither delivered nor dropped", "was cut short"]);
+    }
 }
 
 /// Found by a probe of the views:

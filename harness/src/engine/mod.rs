@@ -454,8 +454,9 @@ pub(crate) struct Recorder {
     /// `limits.max_trace_bytes`, and the estimated size of the trace so far.
     max_trace_bytes: u64,
     trace_bytes: u64,
-    /// Why the recorded trace stopped growing before the run ended, if it did.
-    cut: Option<String>,
+    /// Why the recorded trace stopped growing before the run ended, if it did, and the time
+    /// of the first event left out.
+    cut: Option<(String, u64)>,
     /// The global time of the last event emitted (recorded or not).
     last_t_ns: u64,
 }
@@ -632,11 +633,12 @@ impl Recorder {
                 // gets: recording must not change it (`run` passed where `replay`, which
                 // records, hit the limit). A full trace ends with a `cut` event saying so.
                 if self.type_words.is_none() && self.cut.is_none() {
-                    self.cut = Some(format!(
+                    let reason = format!(
                         "limits.max_trace_bytes = {} reached at {:.3} ms",
                         self.max_trace_bytes,
                         t_ns as f64 / 1e6
-                    ));
+                    );
+                    self.cut = Some((reason, t_ns));
                 }
                 return id;
             }
@@ -711,18 +713,18 @@ impl Recorder {
         if self.type_words.is_some() {
             return;
         }
-        let (reason, run_stopped) = match (&self.cut, limit) {
-            (Some(why), _) => (why.clone(), false),
-            (None, Some(limit)) => (limit, true),
+        let (reason, run_stopped, cut_ns) = match (&self.cut, limit) {
+            (Some((why, at_ns)), _) => (why.clone(), false, Some(*at_ns)),
+            (None, Some(limit)) => (limit, true, None),
             _ => return,
         };
         let Some(t) = &mut self.trace else { return };
-        // where the run stopped, or where the recording did
+        // where the run stopped, or where the recording did: at the first event left out,
+        // the time its reason gives (no earlier than the last event recorded)
         let last_ns = t.events.last().map_or(0, |e| e.t_ns);
-        let t_ns = if run_stopped {
-            last_ns.max(end_ns)
-        } else {
-            last_ns
+        let t_ns = match cut_ns {
+            Some(at_ns) => last_ns.max(at_ns),
+            None => last_ns.max(end_ns),
         };
         let id = t.events.len() as u64;
         t.events.push(Event {
