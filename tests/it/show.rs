@@ -1764,6 +1764,53 @@ fn check_with_a_scenario_refuses_a_trace_whose_messages_never_arrive() {
     }
 }
 
+/// A trace judged with a scenario holds only what a run of it can do: an event past the
+/// scenario's end was "judged up to 1000000000.000 ms" of a 600 ms scenario, and a message
+/// delivered twice where no link duplicates was taken (stop 65's probe).
+#[test]
+fn check_with_a_scenario_refuses_events_its_runs_cannot_have() {
+    let trace = record(PASS, "impossible.jsonl");
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let mut lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let write = |name: &str, lines: &[serde_json::Value]| {
+        let path = tmp(name);
+        let text: Vec<String> = lines.iter().map(|v| v.to_string()).collect();
+        std::fs::write(&path, text.join("\n") + "\n").unwrap();
+        path
+    };
+    let mut late = lines.clone();
+    late.last_mut().unwrap()["t_ns"] = serde_json::json!(1_000_000_000_000_000u64);
+    let o = sincro(&["check", p(&write("late.jsonl", &late)), "--scenario", PASS]);
+    refused_saying(
+        &o,
+        &["at 1000000000.000 ms is after the scenario's end at 600.000 ms"],
+    );
+    // the first delivery again, as the last event (same time as the last, next id)
+    let last = lines.last().unwrap().clone();
+    let mut again = lines
+        .iter()
+        .find(|v| v["kind"]["type"] == "deliver")
+        .unwrap()
+        .clone();
+    again["id"] = serde_json::json!(last["id"].as_u64().unwrap() + 1);
+    again["t_ns"] = last["t_ns"].clone();
+    again["local_ns"] = serde_json::Value::Null;
+    lines.push(again);
+    let o = sincro(&[
+        "check",
+        p(&write("twice.jsonl", &lines)),
+        "--scenario",
+        PASS,
+    ]);
+    refused_saying(
+        &o,
+        &["is delivered twice", "no link of the scenario duplicates"],
+    );
+}
+
 /// Found by a probe of the views:
 /// - the HTML close-up ignored the filters, drawing the violation a window left out;
 /// - Mermaid said a message a partition dropped "arrives outside this view";
