@@ -43,9 +43,10 @@ pub(super) struct CalibrateArgs {
     #[arg(long, default_value_t = 1_000_000)]
     stride: u64,
     /// The "found within" column counts the campaigns that found the bug within this many
-    /// seeds (at most --seeds: a campaign runs no further).
-    #[arg(long, default_value_t = 1000)]
-    within: u64,
+    /// seeds, at most --seeds: a campaign runs no further [default: 1000, or --seeds when
+    /// fewer]
+    #[arg(long)]
+    within: Option<u64>,
     /// Worker threads, 1 to 256 (0 is taken as 1).
     #[arg(long, short, default_value_t = 1)]
     jobs: usize,
@@ -308,14 +309,24 @@ fn closing(done: &[Vec<StrategyResult>], asked: usize, within: u64, offsets: u64
 /// 64: `--seeds 60` said "found ≤ 1000: 1 of 3" of campaigns that never ran seed 61, where
 /// campaigns of 1000 seeds found it in 3 of 3).
 fn within(a: &CalibrateArgs) -> u64 {
-    a.within.min(a.seeds)
+    a.within.unwrap_or(1000).min(a.seeds)
 }
 
 /// The ranges `fuzz` checks, for the same options.
 fn check(a: &CalibrateArgs) -> Result<(), String> {
     a.scenarios.check()?;
-    if a.within == 0 {
-        return Err("--within must be at least 1".into());
+    match a.within {
+        Some(0) => return Err("--within must be at least 1".into()),
+        // Said, not cut to --seeds in silence (stop 65's probe: `--within 50` of 10 seeds
+        // printed "found ≤ 10").
+        Some(w) if w > a.seeds => {
+            return Err(format!(
+                "--within {w} is more than --seeds {}: a campaign runs no further, so it \
+                 cannot tell whether the bug is found within {w} seeds (give at most --seeds)",
+                a.seeds
+            ))
+        }
+        _ => {}
     }
     check_jobs(a.jobs)
 }

@@ -566,11 +566,15 @@ pub fn main(a: &MatrixArgs) -> i32 {
         return exit::BAD_INPUT;
     }
     let interrupted = stop.load(Ordering::Relaxed);
+    // Inclusive, with the count: "seeds 0..1" of one seed read as two (stop 65's probe).
+    let last_seed = a.seed_start.saturating_add(a.seeds.saturating_sub(1));
+    let seeds = match a.seeds {
+        1 => format!("seed {}", a.seed_start),
+        n => format!("the {n} seeds {}..={last_seed}", a.seed_start),
+    };
     let intro = format!(
-        "Each cell: the property checked alone over seeds {}..{} with only that fault class \
-         switched on (delays always on).",
-        a.seed_start,
-        a.seed_start.saturating_add(a.seeds)
+        "Each cell: the property checked alone over {seeds} with only that fault class \
+         switched on (delays always on)."
     );
     let mut doc = format!("# Fault-tolerance matrix\n\n{intro}\n\n");
     if interrupted {

@@ -786,6 +786,11 @@ fn the_matrix_shows_which_properties_break_under_which_faults() {
         "{stdout}"
     );
     let written = std::fs::read_to_string(&md).unwrap();
+    // the seeds said inclusively, with their count ("0..20" read as 21 of them)
+    assert!(
+        written.contains("over the 20 seeds 0..=19 with"),
+        "{written}"
+    );
     let head = row(&written, "fault class");
     let col = |p: &str| head.iter().position(|c| *c == p).unwrap();
     let (me, live) = (col("mutual_exclusion"), col("liveness"));

@@ -2864,6 +2864,10 @@ fn calibrate_refuses_bad_settings_with_exit_2() {
         ),
         (vec!["--within", "0"], "--within"),
         (
+            vec!["--within", "100000"],
+            "--within 100000 is more than --seeds",
+        ),
+        (
             vec!["--seed-start", "18446744073709551000"],
             "past the last seed",
         ),
