@@ -13,7 +13,9 @@
 //! leader then sends `Elected` once round the ring so that every process learns it (`n` more
 //! messages).
 //!
-//! **Fault model**: reliable links, any delay, slow processes; no timers. No crashes, no loss.
+//! **Fault model**: reliable FIFO links with any delay (no reordering: a smaller `Elect`
+//! overtaken by `Elected` would restart a process that already left the election), slow
+//! processes; no timers. No crashes, no loss.
 //!
 //! **Promises**: uniqueness, agreement, termination; the leader has the largest identifier.
 

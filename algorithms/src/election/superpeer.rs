@@ -10,7 +10,8 @@
 //! superpeer point with a node at or after it within its prefix's range makes one: about one
 //! superpeer per occupied `k`-bit prefix, at most `2^k`, far above `2^(k−m)·N` (measured by
 //! `sincro table election`: 249 superpeers for m = 16, k = 8, N = 1,000, where the text's
-//! formula gives 3.9; 7 of the text's own 8 nodes).
+//! formula gives 3.9; 7 of the 8 nodes of this module's example at m = 8, k = 3, whose ids
+//! are chosen here: the text gives the rule and the formula, no set of nodes).
 //!
 //! A pure computation (no messages): the node ids of a run are the DHT identifiers given to
 //! [`SuperpeerRing::new`]. `sincro table election` measures the fraction.
