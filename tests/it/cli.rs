@@ -1966,6 +1966,87 @@ fn summaries_and_tables_fit_100_columns() {
     assert!(text(&o).0.contains("|---"), "{}", text(&o).0);
 }
 
+/// The merged closing line counts a deep bug its shards did not reach, as `fuzz` does: it
+/// said "3/3 targets as expected (1 bug caught, 1 correct variant held)" of election.lease's
+/// three (stop 65's probe).
+#[test]
+fn merged_shards_count_a_deep_bug_not_reached() {
+    let dir = tmp("merge-deep");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let d = |f: &str| dir.join(f).to_str().unwrap().to_string();
+    let line =
+        "3/3 targets as expected (1 bug caught, 1 deep bug not reached, 1 correct variant held)";
+    for shard in ["1/2", "2/2"] {
+        let xml = d(&format!("{}.xml", &shard[..1]));
+        let o = sincro(&[
+            "fuzz",
+            "-a",
+            "election.lease",
+            "--variant",
+            "all",
+            "--seeds",
+            "10",
+            "--shard",
+            shard,
+            "--junit",
+            &xml,
+            "--out",
+            &d("failures"),
+            "--no-shrink",
+            "--quiet",
+        ]);
+        let (stdout, stderr) = text(&o);
+        assert_eq!(o.status.code(), Some(0), "{stdout}{stderr}");
+        assert!(stdout.contains(line), "{stdout}");
+    }
+    let o = sincro(&["merge-reports", &d("1.xml"), &d("2.xml")]);
+    let (stdout, stderr) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{stdout}{stderr}");
+    assert!(stdout.contains(line), "{stdout}");
+    assert!(
+        stdout.contains("deep bug, not reached in 10 seeds"),
+        "{stdout}"
+    );
+}
+
+/// A shrink its time limit stops is counted, however it stopped: the search also ends at its
+/// deadline without asking, and the summary said "0 shrink(s) cut short" beside a shrunk
+/// file marked "cut short" (stop 65's probe). The JUnit report says it too.
+#[test]
+fn a_campaigns_shrink_cut_by_its_time_is_counted() {
+    let dir = tmp("fuzz-shrink-time-cut");
+    let _ = std::fs::remove_dir_all(&dir);
+    let xml = dir.join("j.xml");
+    let o = sincro(&[
+        "fuzz",
+        "-a",
+        "mutex.token-ring",
+        "--variant",
+        "no-generation",
+        "--seeds",
+        "5",
+        "--shrink-time",
+        "1ms",
+        "--out",
+        dir.to_str().unwrap(),
+        "--junit",
+        xml.to_str().unwrap(),
+    ]);
+    let (stdout, stderr) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{stdout}{stderr}");
+    assert!(stdout.contains(", cut short]"), "{stdout}");
+    assert!(
+        stdout.contains("1 shrink(s) stopped at the shrink time limit"),
+        "{stdout}"
+    );
+    let junit = std::fs::read_to_string(&xml).unwrap();
+    assert!(
+        junit.contains(r#"name="shrinks-cut-short" value="1""#),
+        "{junit}"
+    );
+}
+
 #[test]
 fn merged_shards_count_as_the_whole_campaign() {
     let dir = tmp("merge");
