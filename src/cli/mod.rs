@@ -682,6 +682,8 @@ fn run(a: RunArgs, default_render: Render) -> i32 {
         Ok(sc) => sc,
         Err(e) => return bad_input(e),
     };
+    // The replay line names the engine only when `--engine` overrode the file's.
+    let overrode = a.engine.filter(|&e| sc.engine != e.into());
     if let Some(e) = a.engine {
         sc.engine = e.into();
     }
@@ -730,7 +732,7 @@ fn run(a: RunArgs, default_render: Render) -> i32 {
             .map_err(|e| format!("cannot write trace {}: {e}", path.display())),
         _ => Ok(()),
     };
-    let code = report_run(&a, &sc, &out, render, default_render, &filter);
+    let code = report_run(&a, overrode, &sc, &out, render, default_render, &filter);
     match written {
         Ok(()) => code,
         Err(e) => bad_input(e),
@@ -780,6 +782,7 @@ pub(crate) fn unless_nothing_judged(
 /// exit code.
 fn report_run(
     a: &RunArgs,
+    overrode: Option<Engine>,
     sc: &Scenario,
     out: &crate::harness::Outcome,
     render: Render,
@@ -807,7 +810,7 @@ fn report_run(
     if !out.verdict.is_pass() || matched == Some(false) {
         println!(
             "  replay: {}",
-            crate::replay_command(&a.scenario, a.engine.map(|e| e.name()))
+            crate::replay_command(&a.scenario, overrode.map(|e| e.name()))
         );
     }
     match (default_render, matched) {

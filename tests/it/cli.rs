@@ -726,6 +726,33 @@ fn huge_command_line_values_are_bad_input() {
     }
 }
 
+/// `run`'s replay line names the engine only when `--engine` overrode the file's: of a file
+/// that says turmoil, `--engine turmoil` is no override (stop 65's probe).
+#[test]
+fn the_replay_line_names_an_engine_only_when_it_overrode_the_files() {
+    let dir = tmp("replay-line-engine");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut sc: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string("corpus/mutex/ricart-agrawala-no-tiebreak.json").unwrap(),
+    )
+    .unwrap();
+    sc.as_object_mut().unwrap().remove("expect");
+    sc["engine"] = serde_json::json!("turmoil");
+    let path = dir.join("turmoil.json");
+    std::fs::write(&path, sc.to_string()).unwrap();
+    let p = path.to_str().unwrap();
+    for (engine, named) in [("turmoil", false), ("native", true)] {
+        let o = sincro(&["run", p, "--engine", engine]);
+        let (out, err) = text(&o);
+        assert_eq!(o.status.code(), Some(1), "{out}{err}");
+        let line = out
+            .lines()
+            .find(|l| l.trim_start().starts_with("replay:"))
+            .unwrap_or_else(|| panic!("{out}"));
+        assert_eq!(line.contains("--engine"), named, "{engine}: {line}");
+    }
+}
+
 #[test]
 fn outputs_that_cannot_be_written_fail_loudly() {
     let corpus = concat!(
