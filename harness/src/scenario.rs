@@ -549,13 +549,22 @@ impl Scenario {
         let mut json = serde_json::Deserializer::from_str(text);
         let mut sc: Scenario = serde_path_to_error::deserialize(&mut json).map_err(|e| {
             let (line, column) = (e.inner().line(), e.inner().column());
+            // serde_json reads a whole number past the largest u64 as a float: said so, not
+            // only "floating point" of a number written without a point (stop 65's probe).
+            let inner = e.inner().to_string();
+            let hint = if inner.contains("invalid type: floating point") && inner.contains("u64") {
+                " (a whole number above 18446744073709551615, the largest this field holds, is \
+                 read as a floating-point number)"
+            } else {
+                ""
+            };
             ScenarioError(match locate_error(text) {
                 Some(at) => format!("invalid scenario: {at} (line {line}, column {column})"),
                 // The field, as a path (`clocks.nodes[0].offset_ms`): serde_json's own message
                 // names only a line and a column.
                 None => match e.path().to_string() {
-                    p if p == "." => format!("invalid scenario: {}", e.inner()),
-                    p => format!("invalid scenario: {p}: {}", e.inner()),
+                    p if p == "." => format!("invalid scenario: {inner}{hint}"),
+                    p => format!("invalid scenario: {p}: {inner}{hint}"),
                 },
             })
         })?;
@@ -1362,6 +1371,16 @@ mod tests {
         assert!(e.contains("faults[1].at_ms = 700"), "{e}");
         let e = doc(r#", "clocks": {"nodes": [{"node": 0, "offset_ms": "NaN"}]}"#);
         assert!(e.contains("clocks.nodes[0].offset_ms: invalid type"), "{e}");
+        // 2^64: serde_json reads it as a float, and the error says why
+        let e = Scenario::from_json(
+            r#"{"algorithm": "x", "nodes": 4, "seed": 18446744073709551616, "duration_ms": 600}"#,
+        )
+        .unwrap_err()
+        .0;
+        assert!(
+            e.contains("seed") && e.contains("above 18446744073709551615"),
+            "{e}"
+        );
         let e = Scenario::from_json(r#"{"algorithm": "x", "nodes": 4, "seed": -1}"#)
             .unwrap_err()
             .0;
