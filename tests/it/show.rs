@@ -1811,6 +1811,44 @@ fn check_with_a_scenario_refuses_events_its_runs_cannot_have() {
     );
 }
 
+/// Of two violations established at the end, the earliest is reported, whatever the order of
+/// `--properties`: a leader change at 1,500 ms, the last instant of the trace (which
+/// `leader_stability` closes only at the end), was reported as `leader_agreement`'s liveness
+/// violation at 8,000 ms when that property came first (stop 65's probe).
+#[test]
+fn check_reports_the_earliest_of_the_violations_found_at_the_end() {
+    let scenario = "corpus/election/ring-stability-seed14540.json";
+    let trace = record(scenario, "earliest.jsonl");
+    let mut text = std::fs::read_to_string(&trace).unwrap();
+    let last: serde_json::Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+    let id = last["id"].as_u64().unwrap() + 1;
+    text.push_str(&format!(
+        r#"{{"id":{id},"t_ns":1500000000,"node":2,"local_ns":1500000000,"kind":{{"type":"observe","obs":{{"leader":{{"leader":3,"term":0}}}}}}}}"#
+    ));
+    text.push('\n');
+    let changed = tmp("earliest-changed.jsonl");
+    std::fs::write(&changed, text).unwrap();
+    for props in [
+        "leader_stability,leader_agreement",
+        "leader_agreement,leader_stability",
+    ] {
+        let o = sincro(&[
+            "check",
+            p(&changed),
+            "--scenario",
+            scenario,
+            "--properties",
+            props,
+        ]);
+        assert_eq!(code(&o), 1, "{props}: {}{}", stdout(&o), stderr(&o));
+        assert!(
+            stdout(&o).starts_with("VIOLATION (Safety): leader_stability violated at 1500.000 ms"),
+            "{props}: {}",
+            stdout(&o)
+        );
+    }
+}
+
 /// Found by a probe of the views:
 /// - the HTML close-up ignored the filters, drawing the violation a window left out;
 /// - Mermaid said a message a partition dropped "arrives outside this view";

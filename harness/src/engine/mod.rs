@@ -683,19 +683,13 @@ impl Recorder {
             // instants are complete, and the checkers that judge an instant once it is over
             // (mutual exclusion, leader uniqueness, …) judge them, as `check` of its trace
             // does. A violation there came before the limit: it is the run's verdict.
-            for c in &mut self.checkers {
-                if let Err(v) = c.finish(end_ns) {
-                    self.verdict = Some(Verdict::Violation(v));
-                    break;
-                }
+            if let Some(v) = crate::check::finish_all(&mut self.checkers, end_ns) {
+                self.verdict = Some(Verdict::Violation(v));
             }
         }
         if self.verdict.is_none() {
-            for c in &mut self.checkers {
-                if let Err(v) = c.finish(end_ns) {
-                    self.verdict = Some(Verdict::Violation(v));
-                    break;
-                }
+            if let Some(v) = crate::check::finish_all(&mut self.checkers, end_ns) {
+                self.verdict = Some(Verdict::Violation(v));
             }
         }
         if self.verdict.is_none() {
