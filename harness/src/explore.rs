@@ -327,7 +327,9 @@ impl fmt::Display for ExploreReport {
             ),
             (None, Stop::Exhausted) => write!(
                 f,
-                "no violation: the whole state space ({} states, depth {}) was explored{}",
+                "no violation: the whole state space ({} states, depth {}) was explored, in \
+                 every order of the events, each taken at the earliest instant it can be (runs \
+                 where an event comes later than that are not explored){}",
                 self.states,
                 self.max_depth,
                 self.unjudged_note()
@@ -640,13 +642,31 @@ pub fn explore<P: Process>(
                 }
             };
             if enabled.is_empty() {
-                if w.pause_outlived_faults() {
-                    // Safety was judged on the way; liveness cannot be judged here.
-                    *report.complete.entry(UNJUDGED_PAUSE.into()).or_default() += 1;
-                    continue;
-                }
-                if w.crash_outlived_faults() {
-                    *report.complete.entry(UNJUDGED_CRASH.into()).or_default() += 1;
+                let outlived = if w.pause_outlived_faults() {
+                    Some(UNJUDGED_PAUSE)
+                } else if w.crash_outlived_faults() {
+                    Some(UNJUDGED_CRASH)
+                } else {
+                    None
+                };
+                if let Some(label) = outlived {
+                    // Safety was judged on the way but for the last instant, judged here;
+                    // liveness cannot be judged on this path.
+                    let found = match guarded(|| w.judge_last_instant().is_some()) {
+                        Ok(found) => found,
+                        Err(why) => {
+                            harness_panic(&mut report, why);
+                            continue;
+                        }
+                    };
+                    if found && not_judged_here(&w).is_none() {
+                        report.counterexample = Some(counterexample(
+                            scenario, &factory, checkers, options, path, w,
+                        )?);
+                        stopped = Some(Stop::Violation);
+                        break 'levels;
+                    }
+                    *report.complete.entry(label.into()).or_default() += 1;
                     continue;
                 }
                 // Complete: judged as at the end of a run (liveness included).

@@ -555,3 +555,100 @@ fn a_duplicate_chosen_by_the_search_replays_natively() {
     let plain = a.explore(&sc, &o).unwrap();
     assert!(plain.counterexample.is_none(), "{plain}");
 }
+
+/// A path the search does not judge as a whole (a crash of its own outlived the faults) still
+/// has its last instant judged for safety: nodes 1 and 2 each take over when node 0, crashed
+/// by the search before its hello, stays silent, and both enter at the path's last instant;
+/// the search said "no violation: the whole state space was explored" (stop 65's probe, with
+/// this algorithm written as a user's own).
+#[test]
+fn a_violation_at_the_last_instant_of_a_path_not_judged_as_a_whole_is_found() {
+    use sincro::algorithms::spec::{Spec, Timed};
+    use sincro::algorithms::Algorithm;
+    use sincro::harness::fault::{FaultClass, FaultModel};
+    use sincro::harness::{Ctx, NodeId, Observation, Process, SimRng};
+
+    sincro::algorithms::variants! {
+        pub enum Variant {
+            Correct = "correct", "only node 1 takes over";
+            BothTakeOver = "both-take-over" (buggy), "nodes 1 and 2 both take over";
+        }
+    }
+    struct Node(Variant, bool);
+    impl Process for Node {
+        type Msg = ();
+        type Timer = u8;
+        type Input = ();
+        type Stable = ();
+        fn on_start(&mut self, ctx: &mut Ctx<'_, Self>) {
+            if ctx.id() == 0 {
+                ctx.observe(Observation::CsEnter { resource: 0 });
+                ctx.observe(Observation::CsExit { resource: 0 });
+                ctx.set_timer_ms(5, 0);
+            } else {
+                ctx.set_timer_ms(30, 1);
+            }
+        }
+        fn on_timer(&mut self, ctx: &mut Ctx<'_, Self>, t: u8) {
+            if t == 0 {
+                ctx.broadcast(());
+            } else if !self.1 && (ctx.id() == 1 || self.0 == Variant::BothTakeOver) {
+                ctx.observe(Observation::CsEnter { resource: 0 });
+            }
+        }
+        fn on_message(&mut self, _: &mut Ctx<'_, Self>, _: NodeId, _: ()) {
+            self.1 = true;
+        }
+        fn on_input(&mut self, _: &mut Ctx<'_, Self>, _: ()) {}
+    }
+    #[derive(Clone, Copy, Debug, Default)]
+    struct Twins;
+    impl Spec for Twins {
+        type Node = Node;
+        type Params = ();
+        type Variant = Variant;
+        fn name(&self) -> &'static str {
+            "test.twins"
+        }
+        fn properties(&self) -> Vec<&'static str> {
+            vec!["mutual_exclusion"]
+        }
+        fn nodes_min(&self) -> usize {
+            3
+        }
+        fn fault_model(&self) -> FaultModel {
+            FaultModel {
+                tolerates: vec![FaultClass::Crashes],
+                summary: "crashes",
+                ..FaultModel::default()
+            }
+        }
+        fn node(&self, v: Variant, _: &(), _: NodeId) -> Node {
+            Node(v, false)
+        }
+        fn workload(&self, _: &mut SimRng, _: usize, _: u64) -> Vec<Timed<()>> {
+            Vec::new()
+        }
+    }
+    static TWINS: Twins = Twins;
+    let a: &dyn Algorithm = &TWINS;
+    let mut o = options();
+    o.bounds.crashes = 1;
+    o.bounds.faults_until_ns = 20_000_000;
+    for (variant, found) in [("both-take-over", true), ("correct", false)] {
+        let sc = small_scenario(a, variant, 3, 0, 0, 20);
+        let report = a.explore(&sc, &o).unwrap();
+        assert_eq!(
+            report.counterexample.is_some(),
+            found,
+            "{variant}: {report}"
+        );
+        if let Some(cx) = &report.counterexample {
+            assert!(
+                cx.verdict.to_string().contains("mutual_exclusion"),
+                "{}",
+                cx.verdict
+            );
+        }
+    }
+}

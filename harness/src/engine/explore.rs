@@ -606,6 +606,21 @@ impl<P: Process> World<P> {
         if self.rec.verdict.is_some() || !closed {
             return None;
         }
+        self.judge_instant_now()
+    }
+
+    /// [`World::judge_closed_instant`] at the end of a path, where nothing is enabled: its
+    /// last instant is over. A path not judged as a whole (a pause or a crash of the search
+    /// outlived the faults) still breaks a safety property there: two nodes entering at the
+    /// last instant were no violation on such a path (stop 65's probe).
+    pub fn judge_last_instant(&mut self) -> Option<&Verdict> {
+        if self.rec.verdict.is_some() {
+            return None;
+        }
+        self.judge_instant_now()
+    }
+
+    fn judge_instant_now(&mut self) -> Option<&Verdict> {
         let now = self.now;
         let found = self.rec.checkers.iter_mut().find_map(|c| {
             c.finish(now)
