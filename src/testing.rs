@@ -1309,8 +1309,12 @@ impl Failure {
 }
 
 /// The events a verdict points at, with `around` events before and after, at most `max`
-/// lines; the violating ones are marked `>`.
+/// lines; the violating ones are marked `>`. The faults that led to it are shown too, in
+/// their place: those in the violation's causal past (at most [`CONTEXT_FAULTS_MAX`], the
+/// latest) and those among the events shown (a restart between two groups of events was
+/// left in the `…`, and it was the whole bug: stop 65's probe).
 pub fn context_lines(trace: &Trace, verdict: &Verdict, around: usize, max: usize) -> Vec<String> {
+    use crate::harness::trace::EventKind;
     let ids: &[u64] = match verdict {
         Verdict::Violation(v) => &v.events,
         _ => &[],
@@ -1328,14 +1332,27 @@ pub fn context_lines(trace: &Trace, verdict: &Verdict, around: usize, max: usize
         // a panic or a limit: the last events
         _ => (n.saturating_sub(2 * around + 1), n),
     };
-    let columns = Columns::fitting(&trace.events[lo..hi], trace.nodes);
+    let mut shown: std::collections::BTreeSet<usize> = (lo..hi)
+        .filter(|&i| {
+            marked.is_empty() || marked.iter().any(|&m| i + around >= m && i <= m + around)
+        })
+        .collect();
+    if !marked.is_empty() {
+        let past = crate::harness::view::causal_past(trace, &marked);
+        let is_fault = |i: usize| matches!(trace.events[i].kind, EventKind::Fault { .. });
+        let faults: Vec<usize> = (0..hi)
+            .filter(|&i| is_fault(i) && (past[i] || (lo..hi).contains(&i)))
+            .collect();
+        let keep = faults.len().saturating_sub(CONTEXT_FAULTS_MAX);
+        shown.extend(&faults[keep..]);
+    }
+    let (Some(&first), Some(&last_shown)) = (shown.first(), shown.last()) else {
+        return Vec::new();
+    };
+    let columns = Columns::fitting(&trace.events[first..=last_shown], trace.nodes);
     let mut out = Vec::new();
     let mut last = None;
-    for i in lo..hi {
-        let near = marked.is_empty() || marked.iter().any(|&m| i + around >= m && i <= m + around);
-        if !near {
-            continue;
-        }
+    for i in shown {
         if last.is_some_and(|l: usize| i > l + 1) {
             out.push("    …".to_string());
         }
@@ -1352,6 +1369,9 @@ pub fn context_lines(trace: &Trace, verdict: &Verdict, around: usize, max: usize
     }
     out
 }
+
+/// The most faults of a violation's causal past a failure's context shows.
+pub const CONTEXT_FAULTS_MAX: usize = 4;
 
 impl fmt::Display for Failure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -2021,3 +2021,32 @@ fn check_with_a_scenario_judges_up_to_where_its_run_stopped() {
         stdout(&o)
     );
 }
+
+/// A failure's context shows the faults that led to its violation, in their place: the
+/// coordinator's restart at 30 ms, far before the entry at 52 ms that broke mutual
+/// exclusion, was left in the `…` between the events shown (stop 65's probe of a user's
+/// lease server: "the restart n0 at 495 ms, the whole bug, is inside the `…`").
+#[test]
+fn a_failures_context_shows_the_faults_in_its_causal_past() {
+    use sincro::harness::engine::RunOptions;
+    let sc = Scenario::load(std::path::Path::new(
+        "corpus/mutex/quorum-coordinator-amnesia.json",
+    ))
+    .unwrap();
+    let out = sincro::algorithms::run_scenario(&sc, RunOptions::new(true)).unwrap();
+    let trace = out.trace.as_ref().unwrap();
+    let Verdict::Violation(v) = &out.verdict else {
+        panic!("{}", out.verdict)
+    };
+    // only the last event of the violation, one event around it: the restart is far before
+    let mut late = v.clone();
+    late.events = vec![*v.events.iter().max().unwrap()];
+    let lines = sincro::testing::context_lines(trace, &Verdict::Violation(late), 1, 24);
+    let text = lines.join("\n");
+    assert!(text.contains("restart n1"), "{text}");
+    assert!(text.contains("    …"), "{text}");
+    assert!(
+        text.find("restart n1").unwrap() < text.find("  > ").unwrap(),
+        "{text}"
+    );
+}
