@@ -2547,12 +2547,22 @@ pub fn junit(c: &CampaignReport, started: std::time::SystemTime, hostname: &str)
         // caught.
         let (ok, text) = outcome_in(r, c);
         let cut_by_ctrl_c = cut_by_ctrl_c(r, c);
-        let mut out = format!("{text}; {} seeds judged, {} runs", r.runs, r.executed);
+        let plural =
+            |n: u64, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+        let mut out = format!(
+            "{text}; {} judged, {}",
+            plural(r.runs, "seed", "seeds"),
+            plural(r.executed, "run", "runs")
+        );
         for e in &r.write_errors {
             let _ = write!(out, "\n{e}");
         }
         if let (Some(n), Some(t)) = (r.seeds_to_find, r.time_to_find_s) {
-            let _ = write!(out, "; first failure after {n} seeds, {t:.3} s");
+            let _ = write!(
+                out,
+                "; first failure after {}, {t:.3} s",
+                plural(n, "seed", "seeds")
+            );
         }
         if let Some(f) = &r.first {
             let _ = write!(out, "\ncaught at {}", failure_text(f));

@@ -446,7 +446,9 @@ pub(crate) fn program_in_text(text: &str, program: &str) -> String {
         rest = &rest[i + "sincro ".len()..];
     }
     out.push_str(rest);
-    out
+    // The example crate's binary, where a message shows how to build one (the madsim engine's
+    // absence): a user's program names itself (stop 65's probe).
+    out.replace("--bin lease-sincro", &format!("--bin {program}"))
 }
 
 /// `command`'s help (its texts, its arguments', its subcommands') with `sincro …` command
@@ -1475,6 +1477,11 @@ mod tests {
             ),
             "Example: my-sim explore -a x (as `my-sim replay`); sincro::testing, \
              lease-sincro run, Sincro: sincro"
+        );
+        // the example binary of a build command becomes the user's own
+        assert!(
+            program_in_text(crate::harness::engine::MADSIM_MISSING, "my-sim")
+                .contains("--features cli --bin my-sim;")
         );
         let mut c = named_in_help(<Cli as clap::CommandFactory>::command(), "my-sim");
         let explore = c
