@@ -124,7 +124,10 @@ pub struct FuzzConfig {
 
 impl Default for FuzzConfig {
     /// What `sincro fuzz` does without options: seeds `0..1000`, one job, stop a target at its
-    /// first failure, no determinism check, the generator's defaults, failures written to
+    /// first failure, no determinism check, the generator's defaults with each seed's active
+    /// phase from the swarm (`GenOptions::phase_swarm`, on in `sincro fuzz` and `sincro
+    /// calibrate` unless `--fixed-phase`: a library calibration on `GenOptions::default()`
+    /// measured other rates than the command line's, stop 65's probe), failures written to
     /// `failures/` (at most 20 files per target with `keep_going`), coverage guidance on.
     fn default() -> Self {
         FuzzConfig {
@@ -133,7 +136,10 @@ impl Default for FuzzConfig {
             jobs: 1,
             keep_going: false,
             check_determinism: false,
-            gen: GenOptions::default(),
+            gen: GenOptions {
+                phase_swarm: true,
+                ..GenOptions::default()
+            },
             out_dir: PathBuf::from("failures"),
             max_files: 20,
             coverage: true,

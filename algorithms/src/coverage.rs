@@ -219,8 +219,12 @@ impl Goal {
         self.reads_text
     }
 
-    /// This goal, marked as reading event kinds and type words only.
-    fn of_kinds(mut self) -> Goal {
+    /// This goal, marked as reading event kinds and type words only: its predicate is then
+    /// given traces whose messages, timers and inputs are cut to their type word (`Ping`
+    /// of `Ping { seq: 3 }`), and a campaign none of whose goals reads more records no full
+    /// text in its guided runs. A goal of a user's that reads only kinds, as the built-in
+    /// constructors do, says so with it (stop 65's probe: only the built-in ones could).
+    pub fn of_kinds(mut self) -> Goal {
         self.reads_text = false;
         self
     }
@@ -573,6 +577,10 @@ mod tests {
         assert!(Goal::new("mine", "my predicate", |_| false).reads_text());
         assert!(Goal::new("mine", "my predicate", |_| false)
             .needs(&[FaultClass::Crashes])
+            .reads_text());
+        // a user's goal that reads kinds only says so
+        assert!(!Goal::new("mine", "my predicate", |_| false)
+            .of_kinds()
             .reads_text());
     }
 
