@@ -389,6 +389,14 @@ pub trait Spec: Clone + Send + Sync + 'static {
     fn goals(&self) -> Vec<crate::coverage::Goal> {
         Vec::new()
     }
+    /// The names of the promised properties' goals this algorithm can never reach, left out
+    /// of its campaigns' goals and of their "never reached" list: an algorithm that reports
+    /// no `cs_request` never has a requester crashed while it waits (`crashed_waiting`), and
+    /// every campaign said so (stop 65's probe). A name no such goal has is refused when the
+    /// goals are gathered. None by default.
+    fn goals_unreachable(&self) -> Vec<&'static str> {
+        Vec::new()
+    }
 }
 
 impl<S: Spec> Algorithm for S {
@@ -513,6 +521,10 @@ impl<S: Spec> Algorithm for S {
 
     fn goals(&self) -> Vec<crate::coverage::Goal> {
         let mut goals = crate::coverage::goals_for_properties(&self.properties());
+        for name in Spec::goals_unreachable(self) {
+            // (a name no such goal has is refused by every run, `check_goals_unreachable`)
+            goals.retain(|g| g.name != name);
+        }
         goals.extend(Spec::goals(self));
         goals
     }
@@ -644,6 +656,29 @@ pub fn serial_drain_ms(inputs: impl IntoIterator<Item = (u64, u64)>, quiet_ms: u
         })
 }
 
+/// Every name [`Spec::goals_unreachable`] gives is a goal of the promised properties: a
+/// misspelt one would leave the goal in, unsaid.
+fn check_goals_unreachable<S: Spec + ?Sized>(spec: &S) -> Result<(), String> {
+    let names = spec.goals_unreachable();
+    if names.is_empty() {
+        return Ok(());
+    }
+    let goals = crate::coverage::goals_for_properties(&spec.properties());
+    match names.iter().find(|&&n| !goals.iter().any(|g| g.name == n)) {
+        None => Ok(()),
+        Some(n) => Err(format!(
+            "{}: Spec::goals_unreachable names `{n}`, which is no goal of its properties \
+             (they are: {})",
+            spec.name(),
+            goals
+                .iter()
+                .map(|g| g.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+    }
+}
+
 /// The shared first steps of a run: variant, parameters, [`Spec::prepare`].
 trait SetupExt: Spec {
     fn setup<'a>(&self, sc: &'a Scenario) -> Result<Setup<'a, Self>, ScenarioError> {
@@ -671,6 +706,7 @@ trait SetupExt: Spec {
                 Spec::nodes_min(self)
             )));
         }
+        check_goals_unreachable(self).map_err(ScenarioError)?;
         let params: Self::Params = parse_params(sc)?;
         check_links(self, sc).map_err(ScenarioError)?;
         let mut setup = Setup {

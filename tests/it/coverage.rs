@@ -240,3 +240,89 @@ fn a_failure_signature_names_the_violating_events_and_tells_other_events_apart()
     assert!(bare.trace.is_none());
     assert_eq!(failure_signature(&bare), out.verdict.label());
 }
+
+/// An algorithm leaves out the goals of its properties it can never reach
+/// (`Spec::goals_unreachable`): a user's lease server that reports no `cs_request` was told
+/// after every campaign that `crashed_waiting` was never reached (stop 65's probe). A name no
+/// goal has is refused by every run, naming the goals there are.
+#[test]
+fn an_algorithm_leaves_out_the_goals_it_can_never_reach() {
+    use sincro::algorithms::spec::{Spec, Timed};
+    use sincro::harness::{Ctx, NodeId, Observation, Process, SimRng};
+
+    sincro::algorithms::variants! {
+        pub enum Variant {
+            Correct = "correct", "node 0 enters once";
+        }
+    }
+    struct Node;
+    impl Process for Node {
+        type Msg = ();
+        type Timer = ();
+        type Input = ();
+        type Stable = ();
+        fn on_start(&mut self, ctx: &mut Ctx<'_, Self>) {
+            if ctx.id() == 0 {
+                ctx.observe(Observation::CsEnter { resource: 0 });
+                ctx.observe(Observation::CsExit { resource: 0 });
+            }
+        }
+        fn on_message(&mut self, _: &mut Ctx<'_, Self>, _: NodeId, _: ()) {}
+        fn on_timer(&mut self, _: &mut Ctx<'_, Self>, _: ()) {}
+        fn on_input(&mut self, _: &mut Ctx<'_, Self>, _: ()) {}
+    }
+    #[derive(Clone, Copy, Debug)]
+    struct Once(&'static [&'static str]);
+    impl Spec for Once {
+        type Node = Node;
+        type Params = ();
+        type Variant = Variant;
+        fn name(&self) -> &'static str {
+            "test.once"
+        }
+        fn properties(&self) -> Vec<&'static str> {
+            vec!["mutual_exclusion"]
+        }
+        fn node(&self, _: Variant, _: &(), _: NodeId) -> Node {
+            Node
+        }
+        fn workload(&self, _: &mut SimRng, _: usize, _: u64) -> Vec<Timed<()>> {
+            Vec::new()
+        }
+        fn goals_unreachable(&self) -> Vec<&'static str> {
+            self.0.to_vec()
+        }
+        fn fault_model(&self) -> sincro::harness::fault::FaultModel {
+            use sincro::harness::fault::{FaultClass, FaultModel};
+            FaultModel {
+                tolerates: vec![FaultClass::Crashes],
+                summary: "crashes",
+                ..FaultModel::default()
+            }
+        }
+    }
+    let names =
+        |a: &dyn Algorithm| -> Vec<String> { a.goals().into_iter().map(|g| g.name).collect() };
+    static ALL: Once = Once(&[]);
+    static LEFT_OUT: Once = Once(&["crashed_waiting"]);
+    static MISSPELT: Once = Once(&["crashed_wating"]);
+    assert!(
+        names(&ALL).iter().any(|n| n == "crashed_waiting"),
+        "{:?}",
+        names(&ALL)
+    );
+    let left = names(&LEFT_OUT);
+    assert!(!left.iter().any(|n| n == "crashed_waiting"), "{left:?}");
+    assert_eq!(left.len() + 1, names(&ALL).len(), "{left:?}");
+    let sc: sincro::harness::Scenario = serde_json::from_str(
+        r#"{"algorithm": "test.once", "nodes": 3, "seed": 1, "duration_ms": 100}"#,
+    )
+    .unwrap();
+    let run = |a: &dyn Algorithm| a.run(&sc, sincro::harness::engine::RunOptions::new(false));
+    assert!(run(&LEFT_OUT).is_ok());
+    let e = run(&MISSPELT).unwrap_err().0;
+    assert!(
+        e.contains("goals_unreachable names `crashed_wating`") && e.contains("crashed_waiting"),
+        "{e}"
+    );
+}
