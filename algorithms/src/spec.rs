@@ -658,7 +658,7 @@ pub fn serial_drain_ms(inputs: impl IntoIterator<Item = (u64, u64)>, quiet_ms: u
 
 /// Every name [`Spec::goals_unreachable`] gives is a goal of the promised properties: a
 /// misspelt one would leave the goal in, unsaid.
-fn check_goals_unreachable<S: Spec + ?Sized>(spec: &S) -> Result<(), String> {
+fn check_goals_unreachable<S: Spec>(spec: &S) -> Result<(), String> {
     let names = spec.goals_unreachable();
     if names.is_empty() {
         return Ok(());
