@@ -447,8 +447,17 @@ pub(crate) fn program_in_text(text: &str, program: &str) -> String {
     }
     out.push_str(rest);
     // The example crate's binary, where a message shows how to build one (the madsim engine's
-    // absence): a user's program names itself (stop 65's probe).
-    out.replace("--bin lease-sincro", &format!("--bin {program}"))
+    // absence): a user's program names its own binary (stop 65's probe), by its file name
+    // (`program` may be the path it was run by, quoted); Sincro's own keeps the example.
+    let bin = program
+        .trim_matches('\'')
+        .rsplit('/')
+        .next()
+        .unwrap_or(program);
+    if bin == "sincro" || bin.is_empty() {
+        return out;
+    }
+    out.replace("--bin lease-sincro", &format!("--bin {bin}"))
 }
 
 /// `command`'s help (its texts, its arguments', its subcommands') with `sincro …` command
@@ -1478,11 +1487,12 @@ mod tests {
             "Example: my-sim explore -a x (as `my-sim replay`); sincro::testing, \
              lease-sincro run, Sincro: sincro"
         );
-        // the example binary of a build command becomes the user's own
-        assert!(
-            program_in_text(crate::harness::engine::MADSIM_MISSING, "my-sim")
-                .contains("--features cli --bin my-sim;")
-        );
+        // the example binary of a build command becomes the user's own, by its file name;
+        // Sincro's own, run by its path, keeps the example
+        let hint = |program| program_in_text(crate::harness::engine::MADSIM_MISSING, program);
+        assert!(hint("my-sim").contains("--features cli --bin my-sim;"));
+        assert!(hint("target/release/my-sim").contains("--features cli --bin my-sim;"));
+        assert!(hint("target/release/sincro").contains("--features cli --bin lease-sincro;"));
         let mut c = named_in_help(<Cli as clap::CommandFactory>::command(), "my-sim");
         let explore = c
             .find_subcommand_mut("explore")
