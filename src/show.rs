@@ -243,8 +243,9 @@ pub struct JudgeArgs {
     /// election_termination, leader_validity, replica_agreement).
     #[arg(long)]
     pub liveness_bound_ms: Option<u64>,
-    /// The run ended at this global time, ms (default: the trace's last event, or with
-    /// --scenario the later of that and the scenario's duration).
+    /// The run ended at this global time, ms (default: the trace's last event). Not with
+    /// --scenario, which gives it: the later of the trace's last event and the scenario's
+    /// duration, or where the trace stops (a violation, a cut, a panic).
     #[arg(long)]
     pub end_ms: Option<u64>,
     /// The scenario the trace was recorded from: its algorithm builds the checkers its runs
@@ -253,7 +254,7 @@ pub struct JudgeArgs {
     /// with none of the events a property reads is COULD NOT JUDGE, as the run is; a trace
     /// that ends in a cut or a panic is judged only up to it). Needed for
     /// leader_validity and leader_stability, which every election algorithm judges its own
-    /// way; not with --nodes or --quiet-from-ms, which it gives.
+    /// way; not with --nodes, --quiet-from-ms or --end-ms, which it gives.
     #[arg(long)]
     pub scenario: Option<PathBuf>,
     /// Set by `show` when the scenario is its own input, judged with `--check`: errors then
@@ -794,10 +795,13 @@ fn judge_with_scenario(
     args: &JudgeArgs,
     path: &Path,
 ) -> Result<(Verdict, Judged), String> {
-    if args.nodes.is_some() || args.quiet_from_ms.is_some() {
+    // (--end-ms below the scenario's duration judged a run of it as if it had stopped
+    // early: a liveness violation it shows became "could not judge")
+    if args.nodes.is_some() || args.quiet_from_ms.is_some() || args.end_ms.is_some() {
         return Err(
-            "--nodes and --quiet-from-ms come from --scenario (its node count, its last \
-             fault): give them or the scenario, not both"
+            "--nodes, --quiet-from-ms and --end-ms come from the scenario (its node count, its \
+             last fault, its duration and where the trace stops): give them or the scenario, \
+             not both"
                 .into(),
         );
     }

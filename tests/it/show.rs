@@ -440,7 +440,16 @@ fn check_rejects_bad_input_with_exit_2() {
     ]);
     assert_eq!(code(&o), 2);
     assert!(
-        stderr(&o).contains("--nodes and --quiet-from-ms come from --scenario"),
+        stderr(&o).contains("--nodes, --quiet-from-ms and --end-ms come from the scenario"),
+        "{}",
+        stderr(&o)
+    );
+    // --end-ms below the scenario's duration judged its run as stopped early: a liveness
+    // violation read "could not judge".
+    let o = sincro(&["check", p(&lease), "--scenario", LEASE, "--end-ms", "100"]);
+    assert_eq!(code(&o), 2, "{}", stdout(&o));
+    assert!(
+        stderr(&o).contains("--end-ms come from the scenario"),
         "{}",
         stderr(&o)
     );
@@ -1073,7 +1082,8 @@ fn check_with_the_scenario_gives_the_runs_verdict_on_every_corpus_scenario() {
             nodes: None,
             quiet_from_ms: None,
             liveness_bound_ms: None,
-            end_ms: Some(out.stats.end_t_ns.div_ceil(1_000_000)),
+            // the end is the scenario's, or where the trace stops
+            end_ms: None,
             scenario: Some(path.clone()),
             ..JudgeArgs::default()
         };
