@@ -13,10 +13,14 @@
 //! for a randomized election timeout moves to the next term and asks for votes; one vote per
 //! term, kept in stable storage; a candidate with votes from a majority leads the term; any
 //! message of a higher term makes the receiver a follower of that term. On top of that:
-//! - **Promises.** A node that grants a vote to `c`, or acknowledges a heartbeat of leader
-//!   `l`, promises (in stable storage) to vote for no one else for `lease_ms` of its own clock
-//!   from that moment. It grants no vote to another node while the promise runs, and starts
-//!   no candidacy of its own either.
+//! - **Promises.** A node that grants a vote to another node `c`, or acknowledges a heartbeat
+//!   of leader `l`, promises (in stable storage) to vote for no one else for `lease_ms` of its
+//!   own clock from that moment. It grants no vote to another node while the promise runs,
+//!   and starts no candidacy of its own either. A candidate promises nothing to itself: it
+//!   would vote for no one else while it stood again, and with a lease longer than the
+//!   election timeouts a split vote never resolved (its voters renew their promises to it
+//!   at every re-vote). The old leader needs no promise of its own in the argument below:
+//!   it votes in a higher term only after moving to it, and then it has stopped acting.
 //! - **Leases.** The leader sends heartbeats carrying their send time `s` (its own clock) and
 //!   counts acknowledgements; once a majority (itself included) acknowledged the heartbeat of
 //!   `s` (or granted the votes of a request sent at `s`), it holds the lease until
@@ -318,7 +322,11 @@ impl Lease {
             term,
             candidate: me,
         });
-        self.promise(ctx, me);
+        // No promise to itself: it would keep the candidate from voting for another while it
+        // stands again and again, its voters pinned to it by the promises each re-vote
+        // renews, so a split vote never resolved once lease_ms passed the longest election
+        // timeout (stop 66's probe: four nodes split 2-2 for 85 terms with no fault). Safety
+        // does not need it: a node that votes in a higher term has stopped acting first.
         self.role = Role::Candidate {
             votes: BTreeSet::from([me]),
             sent,
@@ -702,6 +710,44 @@ mod tests {
         assert_eq!(out.verdict, Verdict::Pass);
         let leaders = final_leaders(&out, 5);
         assert!(leaders[0].is_some() && leaders.iter().all(|l| *l == leaders[0]));
+    }
+
+    /// A split vote resolves with a lease longer than every election timeout, with no fault:
+    /// four nodes split 2-2 in term 1 and again in each of 85 terms, each candidate promised
+    /// to itself (so voting for no other) and its voter's promise renewed at every re-vote
+    /// (stop 66's probe; seed 13, and 5 in 80 seeds at `lease_ms` 1000).
+    #[test]
+    fn a_split_vote_resolves_with_a_long_lease() {
+        let alg = find("election.lease").unwrap();
+        for (seed, lease_ms) in [(13, 500), (1, 1000), (2, 200), (3, 120)] {
+            let sc = Scenario::from_json(&format!(
+                r#"{{"algorithm": "election.lease", "nodes": 4, "seed": {seed},
+                    "duration_ms": 20000,
+                    "params": {{"heartbeat_ms": 10, "election_timeout_ms": 30,
+                                "lease_ms": {lease_ms}}},
+                    "network": {{"latency": {{"uniform": {{"min_ms": 1, "max_ms": 8}}}}}}}}"#
+            ))
+            .unwrap();
+            let out = alg.run(&sc, RunOptions::default()).unwrap();
+            assert_eq!(
+                out.verdict,
+                Verdict::Pass,
+                "seed {seed}, lease {lease_ms} ms"
+            );
+            let leaders = final_leaders(&out, 4);
+            assert!(leaders[0].is_some() && leaders.iter().all(|l| *l == leaders[0]));
+        }
+        let seeds_failing = (0..80)
+            .filter(|&seed| {
+                let sc = Scenario::from_json(&format!(
+                    r#"{{"algorithm": "election.lease", "nodes": 4, "seed": {seed},
+                        "duration_ms": 6000, "params": {{"lease_ms": 1000}}}}"#
+                ))
+                .unwrap();
+                alg.run(&sc, RunOptions::default()).unwrap().verdict != Verdict::Pass
+            })
+            .count();
+        assert_eq!(seeds_failing, 0);
     }
 
     /// A single node is its own majority: its heartbeats renew its lease with no
