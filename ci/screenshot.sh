@@ -12,11 +12,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # name=scenario: a short failure (22 events) and two long ones (363 events, two leaders
-# 200 ms apart; 556 events, the violation past the 400th event).
+# 200 ms apart; 556 events, the violation past the 400th event), and a five-node election
+# whose violating events are all on its last line (stop 66: 25 px below the first screen,
+# while the red pixels of the violation's time line passed the check).
 cases=(
     short=corpus/mutex/centralized-lease-timeout-overlap.json
     long-lease=corpus/election/lease-no-step-down-split-brain.json
     long-token-ring=corpus/mutex/token-ring-late-token-no-generation.json
+    five-nodes=ci/cases/terms-five-nodes-last-line.json
 )
 out=target/screenshot
 mkdir -p "$out"
@@ -63,6 +66,53 @@ for case in "${cases[@]}"; do
         echo "error: chromium wrote no screenshot" >&2
         exit 1
     fi
+done
+
+echo "=== check each page's layout: every violating event (a red ring) on the first screen ==="
+# The page has no script; a copy gets one that writes the rings' box, as laid out in a
+# 1400x900 window, into the DOM, which Chromium dumps.
+for case in "${cases[@]}"; do
+    name=${case%%=*}
+    python3 - "$out/$name.html" "$out/$name.layout.html" <<'EOF'
+import sys
+page = open(sys.argv[1], encoding="utf-8").read()
+probe = """<script>(function () {
+  var d = document.querySelector('.diagram');
+  var rings = d ? d.querySelectorAll('.ring') : [];
+  var b = [Infinity, Infinity, -Infinity, -Infinity];
+  rings.forEach(function (e) {
+    var c = e.getBoundingClientRect();
+    b = [Math.min(b[0], c.left), Math.min(b[1], c.top), Math.max(b[2], c.right), Math.max(b[3], c.bottom)];
+  });
+  document.body.setAttribute('data-rings', rings.length + ' ' + b.map(Math.round).join(' '));
+})();</script>"""
+assert "</body>" in page
+open(sys.argv[2], "w", encoding="utf-8").write(page.replace("</body>", probe + "</body>"))
+EOF
+    /usr/bin/chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+        --disable-background-networking --disable-component-update --disable-sync \
+        --disable-dev-shm-usage --hide-scrollbars --user-data-dir="$profile" \
+        --window-size=1400,900 --dump-dom "file://$PWD/$out/$name.layout.html" \
+        > "$out/$name.dom" 2> "$out/chromium.log" || {
+        cat "$out/chromium.log" >&2
+        echo "error: chromium failed" >&2
+        exit 1
+    }
+    python3 - "$name" "$out/$name.dom" <<'EOF'
+import re, sys
+name, dom = sys.argv[1], open(sys.argv[2], encoding="utf-8").read()
+if 'data-rings="0 ' in dom:
+    sys.exit(f"{name}: no violating event is drawn")
+m = re.search(r'data-rings="(\d+) (-?\d+) (-?\d+) (-?\d+) (-?\d+)"', dom)
+if not m:
+    sys.exit(f"{name}: the layout was not measured (no data-rings in the dumped DOM)")
+rings, left, top, right, bottom = map(int, m.groups())
+print(f"{name}: {rings} violating event(s) within x {left}-{right}, y {top}-{bottom}")
+if rings == 0:
+    sys.exit(f"{name}: no violating event is drawn")
+if left < 0 or top < 0 or right > 1400 or bottom > 900:
+    sys.exit(f"{name}: a violating event is off the 1400x900 first screen")
+EOF
 done
 
 echo "=== check each screenshot: not blank, the violation drawn on the first screen ==="

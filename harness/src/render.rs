@@ -68,7 +68,11 @@ pub fn fault_text_among(f: &Fault, nodes: Option<usize>) -> String {
         Fault::Restart { node } => format!("restart n{node}"),
         Fault::Pause { node } => format!("pause n{node}"),
         Fault::Resume { node } => format!("resume n{node}"),
-        Fault::ClockJump { node, delta_ms } => format!("clock jump n{node} {delta_ms:+} ms"),
+        // (a generated jump printed `+28.700000000000003 ms`)
+        Fault::ClockJump { node, delta_ms } => {
+            let sign = if *delta_ms >= 0.0 { "+" } else { "" };
+            format!("clock jump n{node} {sign}{} ms", short_number(*delta_ms))
+        }
         Fault::DriftChange { node, drift_ppm } => {
             format!("drift n{node} = {} ppm", short_number(*drift_ppm))
         }
@@ -728,6 +732,15 @@ pub fn mermaid_view(trace: &Trace, sel: &Selection, verdict: Option<&Verdict>) -
             violation_note(&mut out);
         }
     }
+    // ... and after the last one it draws (stop 66: those had no note of their own).
+    let after = previous.map_or(0, |p| sel.shown.len() - p - 1);
+    if !prefix && after > 0 {
+        let _ = writeln!(
+            out,
+            "    Note over {all}: … {after} event{} not drawn here",
+            if after == 1 { "" } else { "s" }
+        );
+    }
     if shown.len() < sel.shown.len() {
         let which = if prefix {
             format!("the first {} of {}", shown.len(), sel.shown.len())
@@ -745,10 +758,16 @@ pub fn mermaid_view(trace: &Trace, sel: &Selection, verdict: Option<&Verdict>) -
                 sel.shown.len()
             )
         };
+        // The notes between events counted those left out: this is their sum, not more.
         let _ = writeln!(
             out,
-            "    Note over {all}: … {} more events not drawn (the diagram shows {which})",
+            "    Note over {all}: … {} {} not drawn (the diagram shows {which})",
             sel.shown.len() - shown.len(),
+            if prefix {
+                "more events"
+            } else {
+                "events in all"
+            },
         );
     }
     match verdict {
@@ -768,7 +787,9 @@ pub fn mermaid_view(trace: &Trace, sel: &Selection, verdict: Option<&Verdict>) -
 /// Most events [`html`] draws; a note says how many more the trace has.
 pub const HTML_MAX_EVENTS: usize = 5000;
 
-/// Escapes text for HTML and SVG (element content and attribute values).
+/// Escapes text for HTML and SVG (element content and attribute values); a control
+/// character becomes a space and a separator or bidirectional formatting character its
+/// escape (`\u{202e}`), as on a line of the text timeline ([`unsafe_on_a_line`]).
 pub fn html_escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
@@ -779,6 +800,8 @@ pub fn html_escape(s: &str) -> String {
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&#39;"),
             c if c.is_control() && c != '\n' => out.push(' '),
+            // (a U+202E in a message drew its diagram label reversed, stop 66)
+            c if c != '\n' && unsafe_on_a_line(c) => out.extend(c.escape_default()),
             c => out.push(c),
         }
     }
@@ -1208,26 +1231,48 @@ impl Rect {
 }
 
 /// Places labels in levels so that they do not overlap: returns each label's level (`None`:
-/// no room, tooltip only) and the number of levels used.
-fn layout_labels(items: &[(f64, usize)]) -> (Vec<Option<usize>>, usize) {
+/// no room, tooltip only) and the number of levels used. `items` are `(x, characters,
+/// first)` in the order of their x; those marked `first` (a violating event's) are placed
+/// before the others, so they are never the ones left to their tooltips, on up to
+/// [`LABEL_LEVELS`] levels; the others on up to `cap` (or as many as those took).
+fn layout_labels(items: &[(f64, usize, bool)], cap: usize) -> (Vec<Option<usize>>, usize) {
+    // Per level: the extents of the labels placed first, and the end of the last other one.
+    let mut taken: Vec<Vec<(f64, f64)>> = Vec::new();
     let mut ends: Vec<f64> = Vec::new();
-    let levels = items
-        .iter()
-        .map(|&(x, chars)| {
-            let end = x + chars as f64 * CHAR_W;
-            match ends.iter().position(|&e| e + 6.0 <= x) {
-                Some(l) => {
-                    ends[l] = end;
-                    Some(l)
-                }
-                None if ends.len() < LABEL_LEVELS => {
-                    ends.push(end);
-                    Some(ends.len() - 1)
-                }
-                None => None,
+    let mut levels = vec![None; items.len()];
+    let free = |spans: &[(f64, f64)], x0: f64, x1: f64| {
+        spans.iter().all(|&(a, b)| b + 6.0 <= x0 || x1 + 6.0 <= a)
+    };
+    for pass_first in [true, false] {
+        let limit = if pass_first {
+            LABEL_LEVELS
+        } else {
+            cap.clamp(1, LABEL_LEVELS).max(ends.len())
+        };
+        for (i, &(x, chars, first)) in items.iter().enumerate() {
+            if first != pass_first {
+                continue;
             }
-        })
-        .collect();
+            let end = x + chars as f64 * CHAR_W;
+            let found = (0..ends.len())
+                .find(|&l| free(&taken[l], x, end) && (pass_first || ends[l] + 6.0 <= x));
+            let level = found.or_else(|| {
+                (ends.len() < limit).then(|| {
+                    taken.push(Vec::new());
+                    ends.push(f64::NEG_INFINITY);
+                    ends.len() - 1
+                })
+            });
+            if let Some(l) = level {
+                if pass_first {
+                    taken[l].push((x, end));
+                } else {
+                    ends[l] = end;
+                }
+                levels[i] = Some(l);
+            }
+        }
+    }
     (levels, ends.len())
 }
 
@@ -1333,6 +1378,26 @@ struct Diagram {
 /// Width of the first screen the HTML page is read on, px: a diagram wider than this is
 /// preceded by a close-up of the violation and its causal past.
 pub const FIRST_SCREEN_W: f64 = 1340.0;
+
+/// Height of that first screen, px.
+pub const FIRST_SCREEN_H: f64 = 900.0;
+
+/// About how far down the page its first diagram starts, px: the title, the verdict, the
+/// line of counts, the notes and the close-up's heading above it, each wrapped at the first
+/// screen's width (estimated on the generous side: a diagram fitted below it fits).
+fn header_px(title: &str, verdict: &str, notes: &[String], closeup: bool) -> f64 {
+    let lines = |text: &str, char_px: f64| {
+        (text.chars().count() as f64 * char_px / (FIRST_SCREEN_W - 40.0))
+            .ceil()
+            .max(1.0)
+    };
+    let title_px = lines(title, 12.0) * 28.0 + 8.0;
+    let verdict_px = lines(verdict, 8.6) * 19.6 + 16.0 + 16.0;
+    let counts_px = 2.0 * 19.6 + 14.0;
+    let notes_px: f64 = notes.iter().map(|n| lines(n, 8.0) * 19.6 + 14.0).sum();
+    let closeup_px = if closeup { 42.0 } else { 0.0 };
+    20.0 + title_px + verdict_px + counts_px + notes_px + closeup_px + 2.0
+}
 
 /// Most events per node line in the close-up that opens a wide page: drawn 14 px apart,
 /// they fit the first screen.
@@ -1456,8 +1521,15 @@ impl TimeAxis {
 }
 
 /// Draws the space-time diagram of `shown` (events of `trace`), its time axis starting at
-/// `from_ns`.
-fn diagram(trace: &Trace, shown: &[&Event], verdict: Option<&Verdict>, from_ns: u64) -> Diagram {
+/// `from_ns`; with `height_px`, its labels take fewer levels where that keeps the violating
+/// events' lines within that height.
+fn diagram(
+    trace: &Trace,
+    shown: &[&Event],
+    verdict: Option<&Verdict>,
+    from_ns: u64,
+    height_px: Option<f64>,
+) -> Diagram {
     let marked = marked_ids(trace, verdict);
     let nodes = lanes(shown, trace.nodes);
     let sends = message_texts(&trace.events);
@@ -1534,36 +1606,45 @@ fn diagram(trace: &Trace, shown: &[&Event], verdict: Option<&Verdict>, from_ns: 
         Mark(usize),
         Span(usize),
     }
-    let mut mark_label: Vec<Option<(bool, usize)>> = vec![None; d.marks.len()];
-    let mut span_label: Vec<Option<usize>> = vec![None; d.spans.len()];
-    let mut levels_above = vec![0usize; nodes];
-    let mut levels_below = vec![0usize; nodes];
-    {
-        /// (label x, owner, characters) by (node, below the line).
-        type Slots = BTreeMap<(NodeId, bool), Vec<(f64, Owner, usize)>>;
-        let mut slots = Slots::new();
-        for (i, m) in d.marks.iter().enumerate() {
-            if let Some(l) = &m.label {
-                slots.entry((m.node, m.kind.below())).or_default().push((
-                    x(m.t_ns) + 5.0,
-                    Owner::Mark(i),
-                    shorten(l, 40).chars().count(),
-                ));
-            }
+    // (label x, owner, characters, a violating event's) by (node, below the line).
+    type Slots = BTreeMap<(NodeId, bool), Vec<(f64, Owner, usize, bool)>>;
+    let mut slots = Slots::new();
+    for (i, m) in d.marks.iter().enumerate() {
+        if let Some(l) = &m.label {
+            slots.entry((m.node, m.kind.below())).or_default().push((
+                x(m.t_ns) + 5.0,
+                Owner::Mark(i),
+                shorten(l, 40).chars().count(),
+                m.marked,
+            ));
         }
-        for (i, s) in d.spans.iter().enumerate() {
-            if let (Some(node), false) = (s.node, s.label.is_empty()) {
-                slots.entry((node, true)).or_default().push((
-                    x(s.from_ns) + 3.0,
-                    Owner::Span(i),
-                    s.label.chars().count(),
-                ));
-            }
+    }
+    for (i, s) in d.spans.iter().enumerate() {
+        if let (Some(node), false) = (s.node, s.label.is_empty()) {
+            slots.entry((node, true)).or_default().push((
+                x(s.from_ns) + 3.0,
+                Owner::Span(i),
+                s.label.chars().count(),
+                s.marked,
+            ));
         }
-        for ((node, below), items) in &mut slots {
-            items.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-            let xs: Vec<(f64, usize)> = items.iter().map(|&(x, _, c)| (x, c)).collect();
-            let (levels, used) = layout_labels(&xs);
+    }
+    for items in slots.values_mut() {
+        items.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    }
+    // The labels laid out with at most `cap` levels a side (a violating event's always
+    // placed): each mark's (below, level), each span's level, the levels used per node.
+    let lay_out = |cap: usize| {
+        let mut mark_label: Vec<Option<(bool, usize)>> = vec![None; d.marks.len()];
+        let mut span_label: Vec<Option<usize>> = vec![None; d.spans.len()];
+        let mut levels_above = vec![0usize; nodes];
+        let mut levels_below = vec![0usize; nodes];
+        for ((node, below), items) in &slots {
+            let xs: Vec<(f64, usize, bool)> = items
+                .iter()
+                .map(|&(x, _, c, first)| (x, c, first))
+                .collect();
+            let (levels, used) = layout_labels(&xs, cap);
             if *node < nodes {
                 if *below {
                     levels_below[*node] = used;
@@ -1571,14 +1652,15 @@ fn diagram(trace: &Trace, shown: &[&Event], verdict: Option<&Verdict>, from_ns: 
                     levels_above[*node] = used;
                 }
             }
-            for (&(_, owner, _), l) in items.iter().zip(levels) {
+            for (&(_, owner, _, _), l) in items.iter().zip(levels) {
                 match owner {
                     Owner::Mark(i) => mark_label[i] = l.map(|l| (*below, l)),
                     Owner::Span(i) => span_label[i] = l,
                 }
             }
         }
-    }
+        (mark_label, span_label, levels_above, levels_below)
+    };
     // Baseline of a label at `level` above or below a line at `line_y`.
     let label_y = |line_y: f64, below: bool, level: usize| {
         if below {
@@ -1588,15 +1670,61 @@ fn diagram(trace: &Trace, shown: &[&Event], verdict: Option<&Verdict>, from_ns: 
         }
     };
 
-    // Rows.
+    // Partition labels, across the top of the diagram: in levels too (stop 66: nine of them
+    // within 70 ms were drawn on one line, over each other).
+    let mut partition_label: Vec<Option<usize>> = vec![None; d.spans.len()];
+    let partition_levels = {
+        let mut items: Vec<(f64, usize, usize)> = d
+            .spans
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.node.is_none())
+            .map(|(i, s)| (x(s.from_ns) + 4.0, i, shorten(&s.label, 50).chars().count()))
+            .collect();
+        items.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        let xs: Vec<(f64, usize, bool)> = items
+            .iter()
+            .map(|&(x, i, c)| (x, c, d.spans[i].marked))
+            .collect();
+        let (levels, used) = layout_labels(&xs, LABEL_LEVELS);
+        for (&(_, i, _), l) in items.iter().zip(levels) {
+            partition_label[i] = l;
+        }
+        used
+    };
+
+    // Rows: as many label levels as the labels take, fewer when that puts the violating
+    // events' lowest line below `height_px` (the first screen; their labels keep their place).
     let axis_h = 44.0;
-    let mut row_y = Vec::with_capacity(nodes);
-    let mut cursor = axis_h + 10.0;
-    for n in 0..nodes {
-        cursor += 44.0 + levels_above[n] as f64 * LABEL_H;
-        row_y.push(cursor);
-        cursor += 34.0 + levels_below[n] as f64 * LABEL_H;
-    }
+    let lowest_violating = d
+        .marks
+        .iter()
+        .filter(|m| m.marked && m.node < nodes)
+        .map(|m| m.node)
+        .max();
+    let rows = |above: &[usize], below: &[usize]| {
+        let mut row_y = Vec::with_capacity(nodes);
+        let mut cursor = axis_h + 10.0 + partition_levels.saturating_sub(1) as f64 * LABEL_H;
+        for n in 0..nodes {
+            cursor += 44.0 + above[n] as f64 * LABEL_H;
+            row_y.push(cursor);
+            cursor += 34.0 + below[n] as f64 * LABEL_H;
+        }
+        (row_y, cursor)
+    };
+    let mut cap = LABEL_LEVELS;
+    let (mark_label, span_label, row_y, cursor) = loop {
+        let (marks, spans, above, below) = lay_out(cap);
+        let (row_y, cursor) = rows(&above, &below);
+        let fits = match (height_px, lowest_violating) {
+            (Some(h), Some(n)) => row_y[n] + 20.0 <= h,
+            _ => true,
+        };
+        if fits || cap == 1 {
+            break (marks, spans, row_y, cursor);
+        }
+        cap -= 1;
+    };
     let height = cursor + 20.0;
     let width = left + plot_w + 220.0;
     let y = |n: NodeId| row_y.get(n).copied().unwrap_or(cursor);
@@ -1632,19 +1760,28 @@ fn diagram(trace: &Trace, shown: &[&Event], verdict: Option<&Verdict>, from_ns: 
     );
     svg.push_str(SVG_DEFS);
 
-    // Partitions: bands across the whole diagram, behind everything.
-    for s in d.spans.iter().filter(|s| s.node.is_none()) {
+    // Partitions: bands across the whole diagram, behind everything; a label with no room
+    // left has its tooltip only.
+    for (s, level) in d.spans.iter().zip(&partition_label) {
+        if s.node.is_some() {
+            continue;
+        }
         let (x0, x1) = (x(s.from_ns), x(s.to_ns.unwrap_or(t_end)));
+        let label = level.map_or(String::new(), |l| {
+            format!(
+                r#"<text class="span-label partition" x="{:.1}" y="{:.1}">{}</text>"#,
+                x0 + 4.0,
+                top + 12.0 + l as f64 * LABEL_H,
+                html_escape(&shorten(&s.label, 50))
+            )
+        });
         let _ = writeln!(
             svg,
-            r#"<g class="span partition{}"><title>{}</title><rect x="{x0:.1}" y="{top:.1}" width="{:.1}" height="{:.1}"/><text class="span-label partition" x="{:.1}" y="{:.1}">{}</text></g>"#,
+            r#"<g class="span partition{}"><title>{}</title><rect x="{x0:.1}" y="{top:.1}" width="{:.1}" height="{:.1}"/>{label}</g>"#,
             if s.marked { " violating" } else { "" },
             html_escape(&s.title),
             (x1 - x0).max(1.0),
             bottom - top,
-            x0 + 4.0,
-            top + 12.0,
-            html_escape(&shorten(&s.label, 50))
         );
     }
 
@@ -1664,8 +1801,11 @@ fn diagram(trace: &Trace, shown: &[&Event], verdict: Option<&Verdict>, from_ns: 
             html_escape(&format!("… {} …", tick_label(s.t1 - s.t0, 1_000_000)))
         );
     }
-    // Axis: ticks, labels and grid lines (none inside a break).
+    // Axis: ticks, labels and grid lines (none inside a break); the violation's time is
+    // labelled on it too, in place of the ticks next to it (stop 66: a close-up of short
+    // stretches between breaks had no tick after 150 ms, its violation at 486 ms unlabelled).
     svg.push_str("<g class=\"axis\">\n");
+    let violation_x = violation_t.map(|t| (x(t), t));
     let mut last_tick_x = f64::NEG_INFINITY;
     for s in axis.segments.iter().filter(|s| !s.idle) {
         let mut t = s.t0.div_ceil(step) * step;
@@ -1676,7 +1816,8 @@ fn diagram(trace: &Trace, shown: &[&Event], verdict: Option<&Verdict>, from_ns: 
                 .iter()
                 .filter(|b| b.idle)
                 .all(|b| tx < b.x0 - 24.0 || tx > b.x1 + 24.0);
-            if tx - last_tick_x >= 60.0 && room {
+            let clear = violation_x.is_none_or(|(vx, _)| (tx - vx).abs() >= 70.0);
+            if tx - last_tick_x >= 60.0 && room && clear {
                 last_tick_x = tx;
                 let _ = writeln!(
                     svg,
@@ -1695,6 +1836,14 @@ fn diagram(trace: &Trace, shown: &[&Event], verdict: Option<&Verdict>, from_ns: 
         left + plot_w
     );
     svg.push_str("</g>\n");
+    if let Some((vx, t)) = violation_x {
+        let _ = writeln!(
+            svg,
+            r#"<text class="vlabel" x="{vx:.1}" y="{:.1}" text-anchor="middle">{:.3} ms</text>"#,
+            top - 12.0,
+            t as f64 / 1e6
+        );
+    }
 
     // Node lines and their shaded intervals.
     for n in 0..nodes {
@@ -1894,7 +2043,35 @@ pub fn html_view(trace: &Trace, sel: &Selection, verdict: Option<&Verdict>, titl
     let kept = view::cut(trace, verdict, &sel.shown, HTML_MAX_EVENTS);
     let prefix = sel.shown.starts_with(&kept);
     let shown: Vec<&Event> = kept.iter().filter_map(|&i| trace.events.get(i)).collect();
-    let main = diagram(trace, &shown, verdict, sel.from_ns);
+    let nodes = node_count(&shown, trace.nodes);
+
+    // The page.
+    let (vclass, vtext) = match verdict {
+        None => (
+            "none",
+            "No verdict: this trace was rendered without being judged.".to_string(),
+        ),
+        Some(v @ Verdict::Pass) => ("pass", format!("✔ {v}")),
+        Some(v @ Verdict::Violation(_)) => ("violation", format!("⚠ {v}")),
+        Some(v @ Verdict::Panic { .. }) => ("panic", format!("⚠ {v}")),
+        Some(v @ Verdict::LimitExceeded { .. }) => ("limit", format!("⚠ {v}")),
+        Some(v @ Verdict::Unjudged { .. }) => ("limit", format!("⚠ {v}")),
+    };
+    // The first diagram keeps its violating events on the first screen, below what the page
+    // says above it.
+    let notes: Vec<String> = lanes_note(lanes(&shown, nodes), nodes)
+        .into_iter()
+        .chain(sel.notes.iter().cloned())
+        .collect();
+    let first_screen =
+        |closeup: bool| FIRST_SCREEN_H - header_px(title, &vtext, &notes, closeup) - 10.0;
+    let mut main = diagram(
+        trace,
+        &shown,
+        verdict,
+        sel.from_ns,
+        Some(first_screen(false)),
+    );
     // A wide diagram puts the violation off the first screen: its causal view first.
     let closeup = if main.width > FIRST_SCREEN_W {
         // Of the selection only: a close-up of events a filter (`--node`, a time window,
@@ -1912,25 +2089,18 @@ pub fn html_view(trace: &Trace, sel: &Selection, verdict: Option<&Verdict>, titl
             })
             .map(|c| {
                 let events: Vec<&Event> = c.iter().map(|&i| &trace.events[i]).collect();
-                (c.len(), diagram(trace, &events, verdict, sel.from_ns))
+                let first = Some(first_screen(true));
+                (
+                    c.len(),
+                    diagram(trace, &events, verdict, sel.from_ns, first),
+                )
             })
     } else {
         None
     };
-    let nodes = node_count(&shown, trace.nodes);
-
-    // The page.
-    let (vclass, vtext) = match verdict {
-        None => (
-            "none",
-            "No verdict: this trace was rendered without being judged.".to_string(),
-        ),
-        Some(v @ Verdict::Pass) => ("pass", format!("✔ {v}")),
-        Some(v @ Verdict::Violation(_)) => ("violation", format!("⚠ {v}")),
-        Some(v @ Verdict::Panic { .. }) => ("panic", format!("⚠ {v}")),
-        Some(v @ Verdict::LimitExceeded { .. }) => ("limit", format!("⚠ {v}")),
-        Some(v @ Verdict::Unjudged { .. }) => ("limit", format!("⚠ {v}")),
-    };
+    if closeup.is_some() {
+        main = diagram(trace, &shown, verdict, sel.from_ns, None);
+    }
     let start_ms = sel.from_ns as f64 / 1e6;
     // An empty window: its own end, or its start (it said `100.000 – 0.000 ms`).
     let end_ms = shown.last().map_or_else(
@@ -1972,10 +2142,7 @@ pub fn html_view(trace: &Trace, sel: &Selection, verdict: Option<&Verdict>, titl
             _ => "",
         },
     );
-    for note in lanes_note(lanes(&shown, nodes), nodes)
-        .iter()
-        .chain(&sel.notes)
-    {
+    for note in &notes {
         let _ = writeln!(out, "<p class=\"note\">{}</p>", html_escape(note));
     }
     if let Some((n, close)) = &closeup {

@@ -800,10 +800,39 @@ fn mermaid_keeps_a_late_violation_past_its_cap() {
             "{args:?}"
         );
         assert!(
-            m.contains("more events not drawn (the diagram shows 400 of ")
+            m.contains("events in all not drawn (the diagram shows 400 of ")
                 && m.contains(": the violating events and their causal past first)"),
             "{args:?}\n{m}"
         );
+        // The notes between the events drawn, and after the last, add up to the closing
+        // note's count (stop 66: it said "… 1095 more" beside notes counting 1092 of them).
+        let count = |l: &str, tail: &str| -> Option<usize> {
+            l.split_once("Note over ")?
+                .1
+                .split_once(": … ")?
+                .1
+                .strip_suffix(tail)
+                .and_then(|rest| rest.split(' ').next()?.parse().ok())
+        };
+        let gaps: usize = m
+            .lines()
+            .filter_map(|l| {
+                count(l, " events not drawn here").or_else(|| count(l, " event not drawn here"))
+            })
+            .sum();
+        let total = m
+            .lines()
+            .find(|l| l.contains("events in all not drawn"))
+            .and_then(|l| {
+                l.split_once(": … ")?
+                    .1
+                    .split(' ')
+                    .next()?
+                    .parse::<usize>()
+                    .ok()
+            })
+            .expect("a closing note");
+        assert_eq!(gaps, total, "{args:?}\n{m}");
     }
     // `--out` says what the file draws (it said every event of the selection was shown)
     let out = tmp("late.mermaid");
