@@ -2933,6 +2933,120 @@ mod tests {
         );
     }
 
+    /// Stop 66's probe of the views: five nodes whose lines carry four stacked labels each,
+    /// the violation on the last one, drew its rings below the first screen (the header above
+    /// the diagram and 190 px a line); the fewer label levels that fit keep the violating
+    /// event's own label. Nine partitions within 70 ms were labelled on one line, over each
+    /// other; a close-up of short stretches left the violation's time unlabelled; a label
+    /// with U+202E was drawn reversed; a clock jump printed `+28.700000000000003 ms`.
+    #[test]
+    fn html_keeps_the_violation_on_the_first_screen_and_labels_readable() {
+        let mut events = Vec::new();
+        let mut ev = |t_ms: u64, node: Option<NodeId>, kind: EventKind| {
+            events.push(Event {
+                id: events.len() as u64,
+                t_ns: t_ms * 1_000_000,
+                node,
+                local_ns: node.map(|_| (t_ms * 1_000_000) as i64),
+                kind,
+            });
+        };
+        for n in 0..5 {
+            for k in 0..4 {
+                ev(
+                    10,
+                    Some(n),
+                    EventKind::Observe {
+                        obs: Observation::User {
+                            kind: format!("busy{k}"),
+                            data: serde_json::json!(n),
+                        },
+                    },
+                );
+            }
+        }
+        for p in 0..9 {
+            ev(
+                20 + p,
+                None,
+                EventKind::Fault {
+                    fault: Fault::Partition {
+                        groups: vec![vec![0], vec![1, 2, 3, 4]],
+                    },
+                },
+            );
+        }
+        ev(
+            40,
+            Some(1),
+            EventKind::Fault {
+                fault: Fault::ClockJump {
+                    node: 1,
+                    delta_ms: 28.700000000000003,
+                },
+            },
+        );
+        ev(
+            50,
+            Some(4),
+            EventKind::Observe {
+                obs: Observation::User {
+                    kind: "bad\u{202e}".into(),
+                    data: serde_json::json!(1),
+                },
+            },
+        );
+        let last = events.len() as u64 - 1;
+        let trace = Trace { nodes: 5, events };
+        let verdict = Verdict::Violation(crate::check::Violation {
+            property: "p".into(),
+            class: crate::PropertyClass::Safety,
+            explanation: "n4 ".repeat(60),
+            t_ns: 50_000_000,
+            events: vec![last],
+        });
+        let h = html(&trace, Some(&verdict), "five lines");
+        let ring_y: f64 = h
+            .split("<circle class=\"ring\"")
+            .nth(1)
+            .and_then(|r| r.split("cy=\"").nth(1))
+            .and_then(|r| r.split('"').next())
+            .and_then(|y| y.parse().ok())
+            .expect("a ring");
+        let (_, vtext) = ("", format!("⚠ {verdict}"));
+        let header = header_px("five lines", &vtext, &[], false);
+        assert!(
+            header + ring_y + 12.0 <= FIRST_SCREEN_H,
+            "ring at {ring_y} px below a header of {header} px"
+        );
+        // The violating event's label is drawn; some others are left to their tooltips.
+        assert!(h.contains("bad\\u{202e}"), "{h}");
+        assert!(!h.contains('\u{202e}'));
+        assert!(h.matches(">busy3 ").count() < 5, "levels were not reduced");
+        // Partition labels on distinct lines.
+        let ys: BTreeSet<&str> = h
+            .match_indices("<text class=\"span-label partition\"")
+            .filter_map(|(i, _)| h[i..].split("y=\"").nth(1)?.split('"').next())
+            .collect();
+        assert!(ys.len() > 1, "{ys:?}");
+        // The violation's time on the axis; the jump rounded.
+        assert!(h.contains(">50.000 ms</text>"), "{h}");
+        assert!(h.contains("clock jump n1 +28.7 ms"), "{h}");
+        assert!(!h.contains("28.700000000000003"));
+    }
+
+    /// A violating event's label takes a level before the others, past the cap if need be.
+    #[test]
+    fn violating_labels_are_placed_first() {
+        let items = [(0.0, 10, false), (5.0, 10, false), (10.0, 10, true)];
+        let (levels, used) = layout_labels(&items, 1);
+        assert_eq!(levels, vec![None, None, Some(0)]);
+        assert_eq!(used, 1);
+        let (levels, used) = layout_labels(&items, 4);
+        assert!(levels.iter().all(Option::is_some));
+        assert_eq!(used, 3);
+    }
+
     /// A link change is marked on its ends' lines (it was on node 0's); a violating partition
     /// is drawn red (its class had no style); a window that starts after the violation draws
     /// no violation line (it was drawn at the window's start); an empty window's header gives
