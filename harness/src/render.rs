@@ -336,8 +336,12 @@ pub fn text_view(trace: &Trace, sel: &Selection, verdict: Option<&Verdict>) -> S
         trace.nodes,
         trace.events.len()
     );
+    // A note is wrapped to 100 columns (it was one line of up to 265), its continuation
+    // lines indented.
     for note in &sel.notes {
-        let _ = writeln!(out, "# {}", one_line(note));
+        for (i, line) in wrap(&one_line(note), 96).lines().enumerate() {
+            let _ = writeln!(out, "{}{line}", if i == 0 { "# " } else { "#   " });
+        }
     }
     let shown = sel.events(trace);
     let columns = Columns::fitting(shown.iter().copied(), trace.nodes);
