@@ -182,6 +182,13 @@ pub trait Algorithm: Sync {
         self.complete(draft, &opts)
     }
 
+    /// Parameters a generated scenario of `seed` sets (see [`crate::spec::Spec::draw_params`]);
+    /// `None` keeps the algorithm's defaults.
+    fn draw_params(&self, seed: u64, scenario: &Scenario) -> Option<serde_json::Value> {
+        let _ = (seed, scenario);
+        None
+    }
+
     /// The skeleton [`Algorithm::generate`] completes: swarm faults, schedule and faults at
     /// protocol moments, no workload yet. A guided campaign keeps skeletons in its corpus and
     /// [mutates](crate::coverage::mutate) them.
@@ -195,6 +202,12 @@ pub trait Algorithm: Sync {
             opts
         };
         let mut draft = gen::generate(self.info().name, variant, seed, &model, opts);
+        // Before the pilots of the moments, which run the scenario with them.
+        if let Some(params) = self.draw_params(seed, &draft.scenario) {
+            draft.scenario.description =
+                format!("{}; params drawn: {params}", draft.scenario.description);
+            draft.scenario.params = params;
+        }
         if draft.moments > 0 {
             let rounds = draft.moments;
             crate::moments::add_moment_faults(self, &mut draft, &model, seed, rounds, opts);

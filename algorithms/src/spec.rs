@@ -351,6 +351,17 @@ pub trait Spec: Clone + Send + Sync + 'static {
         nodes: usize,
         active_ms: u64,
     ) -> Vec<Timed<<Self::Node as Process>::Input>>;
+    /// Parameters for a generated scenario, drawn from `rng` (a stream of the seed of its
+    /// own), given the scenario's nodes, network and faults as drawn so far; `None` (the
+    /// default) leaves the algorithm's defaults. Parameters no generated scenario sets are
+    /// never fuzzed: `election.lease` lost its leader for good with a lease past its longest
+    /// election timeout, a setting no campaign reached (stop 66). The faults at protocol
+    /// moments come later and may add latency spikes: derive timeouts from
+    /// [`usual_latency_ms`], not the largest latency, so that what is drawn stays valid.
+    fn draw_params(&self, rng: &mut SimRng, scenario: &Scenario) -> Option<Self::Params> {
+        let _ = (rng, scenario);
+        None
+    }
     /// How long after the faults stop (ms) every liveness property must be met in this run.
     /// The default, for algorithms without liveness properties, is four times the largest
     /// latency plus 10 ms.
@@ -399,7 +410,15 @@ pub trait Spec: Clone + Send + Sync + 'static {
     }
 }
 
+/// The stream of a seed [`Spec::draw_params`] draws from (no other draw of the seed shifts).
+const PARAMS_STREAM: u64 = 0x9A4A;
+
 impl<S: Spec> Algorithm for S {
+    fn draw_params(&self, seed: u64, scenario: &Scenario) -> Option<serde_json::Value> {
+        let mut rng = SimRng::derive(seed, PARAMS_STREAM);
+        Spec::draw_params(self, &mut rng, scenario)
+            .map(|p| serde_json::to_value(p).expect("parameters serialize"))
+    }
     fn info(&self) -> AlgorithmInfo {
         AlgorithmInfo {
             name: self.name(),
