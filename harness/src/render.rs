@@ -2517,19 +2517,24 @@ mod tests {
         );
     }
 
+    /// Appends an event at `t_ms` of global time (and of `node`'s clock).
+    fn push_at(events: &mut Vec<Event>, t_ms: u64, node: Option<NodeId>, kind: EventKind) {
+        events.push(Event {
+            id: events.len() as u64,
+            t_ns: t_ms * 1_000_000,
+            node,
+            local_ns: node.map(|_| (t_ms * 1_000_000) as i64),
+            kind,
+        });
+    }
+
     /// A hand-made run of 3 nodes: a request and its delivery, a grant lost on the way, a
     /// crash and restart, a partition and heal, a pause, a timer, a self-message, and two
     /// nodes entering the critical section together (the violation: events 18 and 19).
     fn hand_trace() -> (Trace, Verdict) {
         let mut events = Vec::new();
         let mut ev = |t_ms: u64, node: Option<NodeId>, kind: EventKind| {
-            events.push(Event {
-                id: events.len() as u64,
-                t_ns: t_ms * 1_000_000,
-                node,
-                local_ns: node.map(|_| (t_ms * 1_000_000) as i64),
-                kind,
-            });
+            push_at(&mut events, t_ms, node, kind)
         };
         for n in 0..3 {
             ev(0, Some(n), EventKind::Start { incarnation: 0 });
@@ -2947,13 +2952,7 @@ mod tests {
     fn html_keeps_the_violation_on_the_first_screen_and_labels_readable() {
         let mut events = Vec::new();
         let mut ev = |t_ms: u64, node: Option<NodeId>, kind: EventKind| {
-            events.push(Event {
-                id: events.len() as u64,
-                t_ns: t_ms * 1_000_000,
-                node,
-                local_ns: node.map(|_| (t_ms * 1_000_000) as i64),
-                kind,
-            });
+            push_at(&mut events, t_ms, node, kind)
         };
         for n in 0..5 {
             for k in 0..4 {
