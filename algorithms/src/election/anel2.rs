@@ -10,7 +10,8 @@
 //!
 //! A process that has already started (or knows a leader) does not start again.
 //!
-//! **Fault model**: reliable links, any delay, slow processes; no timers. No crashes, no loss.
+//! **Fault model**: the ring family's: reliable FIFO links with any delay, slow processes; no
+//! timers. No crashes, no loss.
 //!
 //! **Promises**: uniqueness, agreement, termination (after any start); the leader is the node
 //! with the smallest identifier.

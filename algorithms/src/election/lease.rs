@@ -856,7 +856,7 @@ mod tests {
     /// election timeouts (none did before stop 66, so a lease longer than the default was
     /// never fuzzed); the rest keep the defaults; every drawn setting is accepted and holds.
     #[test]
-    fn generated_scenarios_draw_leases_of_many_election_timeouts() {
+    fn generated_scenarios_draw_leases_of_one_and_two_election_timeouts() {
         let alg = find("election.lease").unwrap();
         let mut multiples = std::collections::BTreeSet::new();
         let mut defaults = 0;
