@@ -103,7 +103,9 @@ pub struct ViewArgs {
     /// Only events at or after this global time, ms.
     #[arg(long, value_name = "MS")]
     pub from_ms: Option<f64>,
-    /// Only events at or before this global time, ms.
+    /// Only events at or before this global time, ms. A failure's view filtered by
+    /// `--node`, `--only` or `--from-ms` ends at the verdict without it (`--all` too shows
+    /// what follows).
     #[arg(long, value_name = "MS")]
     pub to_ms: Option<f64>,
     /// Only these kinds of events, comma-separated (e.g. `observations,faults`). The

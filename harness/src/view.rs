@@ -379,8 +379,21 @@ fn select_events(
     let anchor = anchors(trace, verdict);
     if filter.selects() {
         let from = filter.from_ns.unwrap_or(0);
+        // A filtered view of a failure ends at the violation, as the causal view does: what
+        // follows it is not the story (`--to-ms` or `--all` shows it).
+        let ends_at_verdict = verdict_time(verdict)
+            .filter(|&t| filter.to_ns.is_none() && !filter.all && from <= printed(t));
         let to = filter.to_ns.unwrap_or(u64::MAX);
+        // The verdict's instant whole, however its time rounds as printed. The violating
+        // events and the cut are kept past it (a violating event can lie past the cut).
+        let end = ends_at_verdict.map(|t| printed(t).max(t));
         let cut = cut_position(trace);
+        let asked = |e: &Event| {
+            !outside_window(e.t_ns, from, to)
+                && (filter.only.is_empty() || filter.only.contains(&EventClass::of(&e.kind)))
+                && (filter.nodes.is_empty() || about(e, &filter.nodes))
+        };
+        let past_end = |e: &Event| end.is_some_and(|end| printed(e.t_ns) > end);
         let shown: Vec<usize> = (0..total)
             .filter(|&i| {
                 let e = &trace.events[i];
@@ -390,8 +403,7 @@ fn select_events(
                 if anchor.binary_search(&i).is_ok() || cut == Some(i) {
                     return true;
                 }
-                (filter.only.is_empty() || filter.only.contains(&EventClass::of(&e.kind)))
-                    && (filter.nodes.is_empty() || about(e, &filter.nodes))
+                asked(e) && !past_end(e)
             })
             .collect();
         let mut what = Vec::new();
@@ -405,6 +417,21 @@ fn select_events(
                 ms(from),
                 filter.to_ns.map_or_else(|| "the end".to_string(), ms)
             ));
+        }
+        if let Some(t) = ends_at_verdict {
+            let after = (0..total)
+                .filter(|&i| {
+                    let e = &trace.events[i];
+                    asked(e) && past_end(e) && shown.binary_search(&i).is_err()
+                })
+                .count();
+            if after > 0 {
+                what.push(format!(
+                    "up to the verdict at {} (`--to-ms` or `--all` shows the {after} event{} after it)",
+                    ms(t),
+                    if after == 1 { "" } else { "s" }
+                ));
+            }
         }
         if !filter.only.is_empty() {
             let ks: Vec<&str> = filter.only.iter().map(|k| k.name()).collect();
@@ -456,7 +483,7 @@ fn select_events(
             shown,
             notes: vec![note],
             from_ns: filter.from_ns.unwrap_or(0),
-            to_ns: filter.to_ns,
+            to_ns: filter.to_ns.or(end),
         });
     }
     if filter.all || total <= LONG_TRACE_EVENTS || anchor.is_empty() {
@@ -899,9 +926,39 @@ mod tests {
             .unwrap()
             .shown
         };
-        // n2's events, the message it receives, and the violating event (at n1).
-        assert_eq!(by_node(vec![2]), [1, 4, 5, 6, 7]);
+        // n2's events, the message it receives, and the violating event (at n1), up to the
+        // violation: n2's delivery at 7 ms comes after it.
+        assert_eq!(by_node(vec![2]), [1, 4, 5, 6]);
         assert_eq!(by_node(vec![0]), [0, 6]);
+        let n2 = |all, to_ns| {
+            let f = Filter {
+                nodes: vec![2],
+                all,
+                to_ns,
+                ..Filter::default()
+            };
+            select(&t, Some(&v), &f).unwrap()
+        };
+        let ended = n2(false, None);
+        assert_eq!(ended.to_ns, Some(6_000_000));
+        assert!(
+            ended.notes[0].contains(
+                "node n2; up to the verdict at 6.000 ms (`--to-ms` or `--all` shows the 1 event after it)"
+            ),
+            "{:?}",
+            ended.notes
+        );
+        // `--all` or a window's own end shows what follows; so does a passing trace's view.
+        assert_eq!(n2(true, None).shown, [1, 4, 5, 6, 7]);
+        assert_eq!(n2(false, Some(7_000_000)).shown, [1, 4, 5, 6, 7]);
+        let passing = Filter {
+            nodes: vec![2],
+            ..Filter::default()
+        };
+        assert_eq!(
+            select(&t, Some(&Verdict::Pass), &passing).unwrap().shown,
+            [1, 4, 5, 7]
+        );
         let only = select(
             &t,
             Some(&v),

@@ -872,7 +872,7 @@ fn mermaid_keeps_a_late_violation_past_its_cap() {
 fn filters_select_a_node_a_window_and_kinds_in_show_and_replay() {
     let node = stdout(&sincro(&["show", LEASE, "--node", "2"]));
     assert!(
-        node.contains("# showing 10 of 22 events: node n2 (the violating events are always shown)"),
+        node.replace("\n#   ", " ").contains("# showing 7 of 22 events: node n2; up to the verdict at 64.000 ms (`--to-ms` or `--all` shows the 3 events after it) (the violating events are always shown)"),
         "{node}"
     );
     for l in node.lines().filter(|l| !l.starts_with('#')) {
@@ -881,6 +881,12 @@ fn filters_select_a_node_a_window_and_kinds_in_show_and_replay() {
             "not about n2: {l}"
         );
     }
+    // A failure's filtered view ends at the verdict; `--all` shows what follows it.
+    let all = stdout(&sincro(&["show", LEASE, "--node", "2", "--all"]));
+    assert!(
+        all.contains("# showing 10 of 22 events: node n2 (the violating events are always shown)"),
+        "{all}"
+    );
     let window = stdout(&sincro(&[
         "show",
         LEASE,
