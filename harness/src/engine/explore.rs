@@ -1247,7 +1247,9 @@ impl<P: Process> World<P> {
 
     /// A paused node resumes at `now`: what reached it while it was paused (timers and
     /// inputs due, messages whose window opened) is queued again now, in the order it
-    /// arrived, after everything already queued (as the native engine pushes it back).
+    /// arrived, after everything already queued; what reaches the node at the resume's very
+    /// instant comes after it (a message keeps its window), so links stay FIFO, as the native
+    /// engine takes them (since stop 67: such a message overtook every held one there).
     /// A message whose window opens before now is taken as having arrived during the pause
     /// (at the pause or at its earliest time), never after the resume.
     fn resume(&mut self, id: NodeId, paused_at: u64) {
@@ -1255,18 +1257,18 @@ impl<P: Process> World<P> {
         // (arrival, queue order, what): 0 timer id, 1 input index, 2 message index
         let mut waited: Vec<(u64, (u64, u32), u8, u64)> = Vec::new();
         for (tid, t) in &self.nodes[id].timers {
-            if t.at < now {
+            if t.at <= now {
                 waited.push((t.at, (t.seq, 0), 0, tid.0));
             }
         }
         for (j, i) in self.inputs.iter().enumerate() {
-            if i.1 == id && i.2.is_some() && i.0 < now {
+            if i.1 == id && i.2.is_some() && i.0 <= now {
                 waited.push((i.0, (i.3, 0), 1, j as u64));
             }
         }
         for (j, m) in self.msgs.iter().enumerate() {
             let arrival = m.earliest.max(paused_at);
-            if m.key.to == id && arrival < now {
+            if m.key.to == id && arrival <= now {
                 waited.push((arrival, (m.seq, m.key.copy), 2, j as u64));
             }
         }
@@ -1288,6 +1290,8 @@ impl<P: Process> World<P> {
                     i.0 = now;
                     i.3 = seq;
                 }
+                // One reaching the node now is queued behind, its window kept.
+                _ if arrival == now => self.msgs[x as usize].seq = seq,
                 _ => {
                     let m = &mut self.msgs[x as usize];
                     m.arrival = Some(arrival);

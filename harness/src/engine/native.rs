@@ -41,6 +41,12 @@ enum Item<P: Process> {
     },
     Input(usize),
     Fault(usize),
+    /// The next item a resumed node held while paused, taken in the order it arrived
+    /// (`gen` is the node's `pause_gen` at its resume: a crash or a new pause voids it).
+    Drain {
+        node: NodeId,
+        gen: u32,
+    },
 }
 
 struct PendingTimer<T> {
@@ -58,7 +64,21 @@ struct Node<P: Process> {
     next_timer: u64,
     incarnation: u32,
     paused: bool,
+    /// Resumed, with items held while paused still `waiting`: they are taken one `Drain`
+    /// step at a time, and what reaches the node meanwhile queues behind them, so a link
+    /// stays FIFO across a resume (a message arriving at the resume's instant overtook every
+    /// held one, which turmoil does not do).
+    draining: bool,
+    /// Bumped at each pause, resume and crash: a `Drain` of an earlier one does nothing.
+    pause_gen: u32,
     waiting: VecDeque<Item<P>>,
+}
+
+impl<P: Process> Node<P> {
+    /// Whether what reaches the node now waits (paused, or still taking what waited).
+    fn holds(&self) -> bool {
+        self.proc.is_some() && (self.paused || self.draining)
+    }
 }
 
 /// A running simulation on the native engine.
@@ -177,6 +197,8 @@ impl<P: Process> Sim<P> {
                 next_timer: 0,
                 incarnation: 0,
                 paused: false,
+                draining: false,
+                pause_gen: 0,
                 waiting: VecDeque::new(),
             })
             .collect();
@@ -333,10 +355,7 @@ impl<P: Process> Sim<P> {
     /// run whose trace held 14).
     #[inline]
     fn takes_a_step(&self, item: &Item<P>) -> bool {
-        let parked = |id: NodeId| {
-            let n = &self.nodes[id];
-            n.proc.is_some() && n.paused
-        };
+        let parked = |id: NodeId| self.nodes[id].holds();
         match item {
             Item::Start(_) | Item::Fault(_) => true,
             Item::Deliver { to, .. } => !parked(*to),
@@ -345,7 +364,19 @@ impl<P: Process> Sim<P> {
             // `handle`: rare, and the clock is read there anyway.)
             Item::Timer { node, id, gen } => {
                 let n = &self.nodes[*node];
-                !n.paused && n.timers.get(*id).is_some_and(|p| p.gen == *gen)
+                !parked(*node) && n.timers.get(*id).is_some_and(|p| p.gen == *gen)
+            }
+            // A step when it takes a held delivery or input, or a timer still pending.
+            Item::Drain { node, gen } => {
+                let n = &self.nodes[*node];
+                n.pause_gen == *gen
+                    && match n.waiting.front() {
+                        Some(Item::Timer { id, gen, .. }) => {
+                            n.timers.get(*id).is_some_and(|p| p.gen == *gen)
+                        }
+                        Some(_) => true,
+                        None => false,
+                    }
             }
         }
     }
@@ -419,6 +450,7 @@ impl<P: Process> Sim<P> {
     fn handle(&mut self, item: Item<P>) {
         match item {
             Item::Start(node) => self.start(node),
+            Item::Drain { node, gen } => self.drain_one(node, gen),
             Item::Fault(i) => {
                 let fault = self.faults[i].fault.clone();
                 let down_at_once = self.down_again_at_once(i);
@@ -433,7 +465,7 @@ impl<P: Process> Sim<P> {
                 msg,
             } => {
                 let node = &mut self.nodes[to];
-                if node.proc.is_some() && node.paused {
+                if node.holds() {
                     node.waiting.push_back(Item::Deliver {
                         from,
                         to,
@@ -498,7 +530,7 @@ impl<P: Process> Sim<P> {
                     }
                     None => return, // cancelled, fired or lost in a crash
                 }
-                if node.paused {
+                if node.holds() {
                     node.waiting.push_back(Item::Timer {
                         node: id,
                         id: tid,
@@ -548,7 +580,7 @@ impl<P: Process> Sim<P> {
             Item::Input(i) => {
                 let (id, input) = self.inputs[i].take().expect("each input fires once");
                 let node = &mut self.nodes[id];
-                if node.proc.is_some() && node.paused {
+                if node.holds() {
                     self.inputs[i] = Some((id, input));
                     node.waiting.push_back(Item::Input(i));
                     return;
@@ -798,16 +830,23 @@ impl<P: Process> Sim<P> {
                 }
             }
             Fault::Pause { node } => {
-                if self.nodes[node].proc.is_some() {
-                    self.nodes[node].paused = true;
+                let n = &mut self.nodes[node];
+                if n.proc.is_some() {
+                    n.paused = true;
+                    n.draining = false;
+                    n.pause_gen = n.pause_gen.wrapping_add(1);
                 }
             }
             Fault::Resume { node } => {
                 let n = &mut self.nodes[node];
-                n.paused = false;
-                let waiting = std::mem::take(&mut n.waiting);
-                for item in waiting {
-                    self.push(self.now_ns, item);
+                if n.paused {
+                    n.paused = false;
+                    n.pause_gen = n.pause_gen.wrapping_add(1);
+                    if !n.waiting.is_empty() {
+                        n.draining = true;
+                        let gen = n.pause_gen;
+                        self.push(self.now_ns, Item::Drain { node, gen });
+                    }
                 }
             }
             Fault::ClockJump { node, delta_ms } => {
@@ -829,11 +868,43 @@ impl<P: Process> Sim<P> {
         }
     }
 
+    /// Takes the first item node `id` held while paused, as if it arrived now, and queues
+    /// the next `Drain` while more wait (what reaches the node meanwhile waits behind them).
+    fn drain_one(&mut self, id: NodeId, gen: u32) {
+        let node = &mut self.nodes[id];
+        if node.pause_gen != gen || !node.draining {
+            return; // paused again or crashed since the resume
+        }
+        let Some(item) = node.waiting.pop_front() else {
+            invariant_broken(
+                "a draining node has items waiting",
+                format!("node {id} drains an empty queue"),
+            );
+        };
+        node.draining = false;
+        let more = !node.waiting.is_empty();
+        self.handle(item);
+        let node = &mut self.nodes[id];
+        // The item's own handling cannot pause or crash the node (faults are items of
+        // their own), so the node is as it was.
+        invariant(
+            node.pause_gen == gen && !node.paused,
+            "taking a held item leaves the node resumed",
+            || format!("node {id}"),
+        );
+        if more {
+            node.draining = true;
+            self.push(self.now_ns, Item::Drain { node: id, gen });
+        }
+    }
+
     fn crash(&mut self, id: NodeId) {
         let node = &mut self.nodes[id];
         node.proc = None;
         node.timers.clear();
         node.paused = false;
+        node.draining = false;
+        node.pause_gen = node.pause_gen.wrapping_add(1);
         let waiting = std::mem::take(&mut node.waiting);
         for item in waiting {
             match item {
@@ -1281,6 +1352,54 @@ mod tests {
             .filter(|e| (2_000_001..50_000_000).contains(&e.t_ns))
             .count();
         assert_eq!(ticks_while_paused, 0);
+    }
+
+    /// A link stays FIFO across a resume: a message arriving at the resume's very instant
+    /// is taken after those held while paused (it overtook them all, where turmoil keeps the
+    /// order; stop 67's probe). Paused again at that instant, the node holds them all.
+    #[test]
+    fn a_message_arriving_at_the_resume_waits_behind_the_held_ones() {
+        let deliveries = |faults: &str| {
+            let out = run(&format!(
+                r#"{{"algorithm": "probe", "nodes": 2, "seed": 1, "duration_ms": 200,
+                "network": {{"latency": {{"constant": {{"ms": 10}}}}}},
+                "faults": {faults},
+                "workload": [{{"at_ms": 20, "node": 0, "input": "Ping"}},
+                             {{"at_ms": 40, "node": 0, "input": "Ping"}},
+                             {{"at_ms": 60, "node": 0, "input": "Ping"}}]}}"#
+            ));
+            assert!(out.verdict.is_pass(), "{}", out.verdict);
+            let trace = out.trace.unwrap();
+            trace
+                .events
+                .iter()
+                .filter(|e| e.node == Some(1))
+                .filter_map(|e| match e.kind {
+                    EventKind::Deliver { msg_id, .. } => Some((e.t_ns / 1_000_000, msg_id)),
+                    _ => None,
+                })
+                .collect::<Vec<_>>()
+        };
+        let resumed = deliveries(
+            r#"[{"at_ms": 10, "fault": {"pause": {"node": 1}}},
+                {"at_ms": 70, "fault": {"resume": {"node": 1}}}]"#,
+        );
+        let ids: Vec<u64> = resumed.iter().map(|&(_, id)| id).collect();
+        let mut sorted = ids.clone();
+        sorted.sort_unstable();
+        assert_eq!(ids, sorted, "{resumed:?}");
+        assert_eq!(resumed.len(), 3, "{resumed:?}");
+        assert!(resumed.iter().all(|&(t, _)| t == 70), "{resumed:?}");
+        let paused_again = deliveries(
+            r#"[{"at_ms": 10, "fault": {"pause": {"node": 1}}},
+                {"at_ms": 70, "fault": {"resume": {"node": 1}}},
+                {"at_ms": 70, "fault": {"pause": {"node": 1}}},
+                {"at_ms": 90, "fault": {"resume": {"node": 1}}}]"#,
+        );
+        assert_eq!(
+            paused_again,
+            resumed.iter().map(|&(_, id)| (90, id)).collect::<Vec<_>>()
+        );
     }
 
     #[test]
