@@ -29,7 +29,8 @@
 //!    (`<crate>/sincro-regressions/`) naming this algorithm and variant whose fault plan stays
 //!    within this test's fault classes (a failure another test found with `.faults([..])`
 //!    outside the model is that test's), so a failure found once is tried first ever after
-//!    (proptest's habit); a regressions path that is not a readable directory is an error;
+//!    (proptest's habit); a regressions path that is not a readable directory is an error,
+//!    one named on purpose that does not exist yet is noted on stderr;
 //! 3. then it fuzzes generated scenarios (swarm faults inside the algorithm's fault model, or
 //!    the classes given to [`Check::faults`]), stops at the first failure, shrinks it, writes
 //!    the shrunk scenario to the regressions directory (`<algorithm>.<variant>.seed<N>.json`,
@@ -744,8 +745,18 @@ impl<S: Spec> Check<S> {
         };
         let entries = match std::fs::read_dir(&dir) {
             Ok(entries) => entries,
-            // no directory yet: nothing failed before
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
+            // No directory yet: nothing failed before. One named on purpose (a typo in a CI
+            // variable would turn replay off unseen) is said.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                if matches!(self.regressions, Regressions::At(_)) {
+                    eprintln!(
+                        "note: the regressions directory {} does not exist: no regression \
+                         replayed (it is created at the first failure)",
+                        dir.display()
+                    );
+                }
+                return Ok(0);
+            }
             // a file, or a folder that cannot be read: its regressions would be skipped
             Err(e) => {
                 return Err(Failure::headline(format!(
@@ -777,10 +788,22 @@ impl<S: Spec> Check<S> {
                 .map_err(|e| Failure::headline(format!("regression file: {e}")))?;
             // The prefix does not tell `a.b` + `c` from `a` + `b.c`... nor another algorithm
             // whose name starts with this one's: the file says whose it is.
-            if sc.algorithm != alg.info().name
-                || sc.variant != self.variant.name()
-                || sc.classes_in_use().iter().any(|c| !in_model(&allowed, *c))
-            {
+            if sc.algorithm != alg.info().name || sc.variant != self.variant.name() {
+                continue;
+            }
+            let outside: Vec<String> = sc
+                .classes_in_use()
+                .into_iter()
+                .filter(|c| !in_model(&allowed, *c))
+                .map(|c| c.name().to_string())
+                .collect();
+            if !outside.is_empty() {
+                eprintln!(
+                    "note: regression {} not replayed: its faults ({}) are outside this test's \
+                     fault classes (another test's `.faults([..])` found it)",
+                    path.display(),
+                    outside.join(", ")
+                );
                 continue;
             }
             match self.judge_file(alg, &sc, path, "regression") {
@@ -1099,6 +1122,9 @@ impl<S: Spec> Check<S> {
                     .checks
                     .properties
                     .clone_from(&original.checks.properties);
+                // `.limits(..)` is the campaign's, set on every scenario it runs (the seed
+                // replays with it: the same test sets it again).
+                fresh.limits.clone_from(&original.limits);
                 fresh == original
             }),
         };

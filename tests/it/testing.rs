@@ -46,6 +46,15 @@ fn a_checks_run_limits_apply_to_every_run_and_its_failure() {
         .run()
         .unwrap_err();
     assert!(f.to_string().contains("limits.max_events = 7"), "{f}");
+    // The seed rebuilds the failure (the test sets the same limits again): the replay line
+    // says so, not that coverage guidance drew it (it did, while the limits made the
+    // regenerated scenario differ from the one run).
+    let seed = f.seed.expect("a seed");
+    assert!(
+        f.to_string()
+            .contains(&format!("replay: SINCRO_SEED={seed} cargo test")),
+        "{f}"
+    );
     let sc = f.scenario.as_ref().expect("the failing scenario");
     assert_eq!(sc.limits, limits);
     let out = sincro::algorithms::run_scenario(sc, Default::default()).unwrap();
