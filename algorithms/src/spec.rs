@@ -302,6 +302,9 @@ pub trait Spec: Clone + Send + Sync + 'static {
     /// The node.
     type Node: Process;
     /// Parameters (`params` of a scenario), with serde defaults; `()` when there are none.
+    /// A key of a scenario's `params` that these do not read is refused (exit 2), whether or
+    /// not the type says `#[serde(deny_unknown_fields)]`: a misspelt parameter would
+    /// otherwise run with its default, unseen.
     type Params: Clone + Debug + Default + Serialize + DeserializeOwned + 'static;
     /// The variants ([`Correct`] when there are no twins).
     type Variant: Variant;
@@ -727,6 +730,7 @@ trait SetupExt: Spec {
         }
         check_goals_unreachable(self).map_err(ScenarioError)?;
         let params: Self::Params = parse_params(sc)?;
+        check_params_read(sc, &params)?;
         check_links(self, sc).map_err(ScenarioError)?;
         let mut setup = Setup {
             scenario: sc,
@@ -797,6 +801,60 @@ pub fn parse_params<T: DeserializeOwned + Default>(sc: &Scenario) -> Result<T, S
         .map_err(|e| ScenarioError(format!("params are not valid for {}: {e}", sc.algorithm)))
 }
 
+/// Refuses a key of `sc.params` that `params` (parsed from it) did not read. serde skips an
+/// unknown field unless the type denies them, so a user's `Params` without
+/// `#[serde(deny_unknown_fields)]` ran a misspelt parameter with its default (stop 67's probe:
+/// `{"cs_ms": 100000, "bogus_param": 3}` was accepted). A key is unread when the parameters
+/// serialize without it and parse to the same with a value of another shape in its place: a
+/// field read through an `alias`, or skipped when serialized, fails to parse or changes.
+pub fn check_params_read<T: Serialize + DeserializeOwned>(
+    sc: &Scenario,
+    params: &T,
+) -> Result<(), ScenarioError> {
+    let Some(given) = sc.params.as_object() else {
+        return Ok(());
+    };
+    let Ok(read) = serde_json::to_value(params) else {
+        return Ok(());
+    };
+    let written = read.as_object();
+    let unread: Vec<&String> = given
+        .keys()
+        .filter(|k| !written.is_some_and(|w| w.contains_key(*k)))
+        .filter(|k| {
+            // Read, a value of another shape fails to parse or changes the parameters;
+            // ignored, it does neither.
+            let mut probe = given.clone();
+            probe.insert(
+                (*k).clone(),
+                serde_json::json!([[["sincro: is this key read?"]]]),
+            );
+            T::deserialize(&serde_json::Value::Object(probe))
+                .ok()
+                .and_then(|t| serde_json::to_value(t).ok())
+                .is_some_and(|v| v == read)
+        })
+        .collect();
+    if unread.is_empty() {
+        return Ok(());
+    }
+    let known = written.map_or_else(String::new, |w| {
+        let names: Vec<&str> = w.keys().map(String::as_str).collect();
+        if names.is_empty() {
+            " (it has none)".to_string()
+        } else {
+            format!(" (its parameters: {})", names.join(", "))
+        }
+    });
+    let names: Vec<String> = unread.iter().map(|k| format!("`{k}`")).collect();
+    Err(ScenarioError(format!(
+        "params are not valid for {}: unknown parameter{} {}{known}",
+        sc.algorithm,
+        if unread.len() == 1 { "" } else { "s" },
+        names.join(", ")
+    )))
+}
+
 /// The largest message latency a scenario can produce, ms: its latency distribution, its
 /// static link overrides and any latency a fault sets later (delay spikes included).
 pub fn max_latency_ms(sc: &Scenario) -> u64 {
@@ -834,6 +892,48 @@ fn usual_latency_ns(sc: &Scenario) -> u64 {
 mod tests {
     use super::serial_drain_ms;
     use sincro_harness::net::Topology;
+
+    /// A user's parameters without `deny_unknown_fields`: an unread key is refused, naming it
+    /// and the parameters there are; an alias, a field skipped when serialized, and defaults
+    /// are read, not refused.
+    #[test]
+    fn a_params_key_the_parameters_do_not_read_is_refused() {
+        #[derive(Default, serde::Serialize, serde::Deserialize)]
+        #[serde(default)]
+        struct P {
+            #[serde(alias = "hold")]
+            hold_ms: u64,
+            #[serde(skip_serializing_if = "String::is_empty")]
+            tag: String,
+        }
+        let check = |params: serde_json::Value| {
+            let sc: sincro_harness::Scenario = serde_json::from_value(serde_json::json!({
+                "algorithm": "user.algorithm", "nodes": 3, "seed": 1, "duration_ms": 10,
+                "params": params,
+            }))
+            .unwrap();
+            let p: P = super::parse_params(&sc).map_err(|e| e.0)?;
+            super::check_params_read(&sc, &p).map_err(|e| e.0)
+        };
+        let e = check(serde_json::json!({"hold_ms": 5, "bogus_param": 3})).unwrap_err();
+        assert_eq!(
+            e,
+            "params are not valid for user.algorithm: unknown parameter `bogus_param` (its \
+             parameters: hold_ms)"
+        );
+        let e = check(serde_json::json!({"hold_sm": 5, "x": 1})).unwrap_err();
+        assert!(e.contains("unknown parameters `hold_sm`, `x`"), "{e}");
+        for fine in [
+            serde_json::json!({}),
+            serde_json::json!({"hold": 5}),
+            serde_json::json!({"hold": 0}),
+            serde_json::json!({"hold_ms": 5, "tag": "a"}),
+            serde_json::json!({"tag": ""}),
+            serde_json::Value::Null,
+        ] {
+            assert_eq!(check(fine.clone()), Ok(()), "{fine}");
+        }
+    }
 
     /// A generated scenario of `name` (correct, 4 nodes) on `topology`: run, or the error.
     fn on(name: &str, topology: Topology) -> Result<(), String> {
