@@ -16,9 +16,10 @@
 //! mutex` measures 2.07-2.11); unbounded when nobody wants the resource; delay before entry 0
 //! to n−1 message times (Table 6.1).
 //!
-//! **Fault model**: reliable links with any delay and reordering, drifting clocks. Outside it
-//! the timeouts misfire: a slow (paused) successor is skipped although it later uses the token,
-//! and a regeneration while the old token still lives — or after a crash and restart — lets
+//! **Fault model**: reliable links with delays of the latency law (the regeneration timeout is
+//! sized from it) and reordering, drifting clocks. Outside it the timeouts misfire: a slow
+//! (paused) successor is skipped although it later uses the token, and a regeneration while
+//! the old token still lives — late, after a delay spike, or after a crash and restart — lets
 //! two tokens coexist: the mutual exclusion checker measures when that happens.
 //!
 //! **Promises**: `mutual_exclusion`, `liveness` (no starvation: the token visits everyone).
@@ -322,7 +323,7 @@ impl Spec for TokenRingSpec {
     fn fault_model(&self) -> FaultModel {
         FaultModel {
             tolerates: vec![FaultClass::Reordering, FaultClass::ClockDrift],
-            summary: "reliable links with any delay and reordering, drifting clocks; timeouts misfire under pauses, crashes and loss",
+            summary: "reliable links with delays of the latency law and reordering, drifting clocks; timeouts misfire under pauses, crashes, loss and delay spikes (a token later than the regeneration timeout is taken for lost: two tokens for a while)",
             ..FaultModel::default()
         }
     }
