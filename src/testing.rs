@@ -992,6 +992,19 @@ impl<S: Spec> Check<S> {
         if let Some(e) = crate::algorithms::info_error(&alg.info()) {
             return Err(Failure::headline(e));
         }
+        // A spec of one's own under a built-in's name: its regression files, failure files
+        // and replay lines would be taken for the built-in's (`Registry::with` refuses it
+        // too). The built-in specs themselves live in `sincro_algorithms`.
+        let name = alg.info().name;
+        if crate::algorithms::Registry::builtin().find(name).is_ok()
+            && !std::any::type_name::<S>().starts_with("sincro_algorithms::")
+        {
+            return Err(Failure::headline(format!(
+                "{name} is the name of a built-in algorithm: give your spec a name of its own \
+                 (e.g. `myteam.{}`)",
+                name.rsplit('.').next().unwrap_or(name)
+            )));
+        }
         if alg.info().properties.is_empty() && self.extra.is_empty() {
             return Err(Failure::headline(format!(
                 "{} promises no property (its Spec::properties is empty) and this check adds \

@@ -1288,3 +1288,49 @@ fn a_specs_checker_under_another_name_is_refused() {
         "{err}"
     );
 }
+
+/// A spec of one's own under a built-in's name is refused, as `Registry::with` refuses it:
+/// its regression files and replay lines would be taken for the built-in's. The built-in
+/// spec of that name is checked as ever.
+#[test]
+fn a_users_spec_named_like_a_built_in_is_refused() {
+    use serde::{Deserialize, Serialize};
+    use sincro::harness::{Ctx, NodeId, Process};
+    #[derive(Default)]
+    struct Idle;
+    #[derive(Clone, Debug, Default, Serialize, Deserialize)]
+    struct Go;
+    impl Process for Idle {
+        type Msg = ();
+        type Timer = ();
+        type Input = Go;
+        type Stable = ();
+        fn on_message(&mut self, _: &mut Ctx<'_, Self>, _: NodeId, _: ()) {}
+    }
+    let e = check(OneInput::<Idle>::new("mutex.centralized", &["liveness"]))
+        .ignore_env()
+        .no_regressions()
+        .seeds(1)
+        .run()
+        .unwrap_err();
+    assert!(
+        e.headline
+            .contains("mutex.centralized is the name of a built-in algorithm"),
+        "{e}"
+    );
+    let own = check(OneInput::<Idle>::new("test.idle", &["liveness"]))
+        .ignore_env()
+        .no_regressions()
+        .seeds(1)
+        .run();
+    assert!(
+        !own.is_err_and(|e| e.headline.contains("built-in")),
+        "a name of its own is not refused as a built-in's"
+    );
+    check(CentralizedSpec)
+        .ignore_env()
+        .no_regressions()
+        .seeds(1)
+        .run()
+        .unwrap();
+}
