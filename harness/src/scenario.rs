@@ -434,7 +434,7 @@ pub fn shown(path: &Path) -> String {
 /// file is never read: `/dev/zero` fails at once).
 pub fn read_limited(path: &Path, max: u64) -> std::io::Result<String> {
     use std::io::Read;
-    let f = std::fs::File::open(path)?;
+    let f = open_input(path)?;
     let meta = f.metadata()?;
     if meta.is_dir() {
         return Err(std::io::Error::other("it is a directory"));
@@ -446,15 +446,75 @@ pub fn read_limited(path: &Path, max: u64) -> std::io::Result<String> {
         return Err(too_large());
     }
     let mut buf = Vec::new();
-    f.take(max + 1).read_to_end(&mut buf)?;
+    read_waiting(f.take(max + 1), &mut buf, PIPE_WAIT)?;
     if buf.len() as u64 > max {
         return Err(too_large());
+    }
+    #[cfg(unix)]
+    if buf.is_empty() && std::os::unix::fs::FileTypeExt::is_fifo(&meta.file_type()) {
+        return Err(std::io::Error::other(
+            "a FIFO with no writer: nothing to read (start its writer first)",
+        ));
     }
     // A byte-order mark (some Windows editors write one) is no part of the JSON.
     if buf.starts_with(b"\xEF\xBB\xBF") {
         buf.drain(..3);
     }
     String::from_utf8(buf).map_err(|_| std::io::Error::other("not UTF-8 text"))
+}
+
+/// How long an input that is a pipe may go without data before it is given up on.
+const PIPE_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// Opens `path` to read. A FIFO is opened without blocking: with no writer, a blocking `open`
+/// waited for ever (stop 67's probe: `mkfifo f.json; sincro run f.json` hung); with one (a
+/// shell's `<(…)`) it reads as before, [`read_waiting`] waiting for its data.
+fn open_input(path: &Path) -> std::io::Result<std::fs::File> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+        if std::fs::metadata(path)?.file_type().is_fifo() {
+            return std::fs::OpenOptions::new()
+                .read(true)
+                .custom_flags(libc::O_NONBLOCK)
+                .open(path);
+        }
+    }
+    std::fs::File::open(path)
+}
+
+/// Reads `r` to its end into `buf`. A read that would block (a pipe opened without blocking,
+/// its writer not done) is retried every 10 ms, for at most `wait` without data; then it is
+/// an error saying so. A FIFO with no writer reads as empty.
+fn read_waiting(
+    mut r: impl std::io::Read,
+    buf: &mut Vec<u8>,
+    wait: std::time::Duration,
+) -> std::io::Result<()> {
+    let mut chunk = [0u8; 64 * 1024];
+    let mut idle = std::time::Duration::ZERO;
+    let step = std::time::Duration::from_millis(10);
+    loop {
+        match r.read(&mut chunk) {
+            Ok(0) => return Ok(()),
+            Ok(n) => {
+                buf.extend_from_slice(&chunk[..n]);
+                idle = std::time::Duration::ZERO;
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                if idle >= wait {
+                    return Err(std::io::Error::other(format!(
+                        "a pipe that sent nothing for {} s",
+                        wait.as_secs()
+                    )));
+                }
+                std::thread::sleep(step);
+                idle += step;
+            }
+            Err(e) => return Err(e),
+        }
+    }
 }
 
 /// Written scenario files leave out what is default.
@@ -1469,6 +1529,31 @@ mod tests {
         assert_eq!(read_limited(&bom, 100).unwrap(), "{}");
         let e = Scenario::load(&dir).unwrap_err();
         assert!(e.0.contains("it is a directory"), "{e}");
+        // A FIFO: with no writer it is an error at once (its `open` blocked for ever); one
+        // whose writer comes a little later is read.
+        #[cfg(unix)]
+        {
+            let fifo = dir.join("fifo.json");
+            let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+            // SAFETY: a valid NUL-terminated path; mkfifo only creates the file.
+            assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+            let e = read_limited(&fifo, 100).unwrap_err();
+            assert!(e.to_string().contains("a FIFO with no writer"), "{e}");
+            let writer = {
+                let fifo = fifo.clone();
+                std::thread::spawn(move || {
+                    use std::io::Write;
+                    let mut w = std::fs::OpenOptions::new().write(true).open(&fifo).unwrap();
+                    std::thread::sleep(std::time::Duration::from_millis(50));
+                    w.write_all(b"{}").unwrap();
+                })
+            };
+            // A blocking reader meets the writer first (one with none sees an empty FIFO);
+            // it reads nothing, so the writer's bytes, 50 ms later, go to `read_limited`.
+            let _meet = std::fs::File::open(&fifo).unwrap();
+            assert_eq!(read_limited(&fifo, 100).unwrap(), "{}");
+            writer.join().unwrap();
+        }
         let _ = std::fs::remove_dir_all(&dir);
     }
 
