@@ -612,11 +612,24 @@ impl Scenario {
             // serde_json reads a whole number past the largest u64 as a float: said so, not
             // only "floating point" of a number written without a point (stop 65's probe).
             let inner = e.inner().to_string();
-            let hint = if inner.contains("invalid type: floating point") && inner.contains("u64") {
-                " (a whole number above 18446744073709551615, the largest this field holds, is \
-                 read as a floating-point number)"
-            } else {
-                ""
+            // The float read, when that is the error: `1.5`, `-0.0` and `1e3` are not numbers
+            // past the largest (stop 67's probe), only a whole one that big is.
+            let float = inner
+                .split_once("invalid type: floating point `")
+                .and_then(|(_, rest)| rest.split_once('`'))
+                .and_then(|(v, _)| v.parse::<f64>().ok());
+            let hint = match float {
+                Some(v)
+                    if inner.contains("u64") && v >= 18446744073709551615.0 && v.fract() == 0.0 =>
+                {
+                    " (a whole number above 18446744073709551615, the largest this field holds, \
+                     is read as a floating-point number)"
+                }
+                Some(_) => {
+                    " (this field holds a whole number, written without a point or an \
+                            exponent)"
+                }
+                None => "",
             };
             ScenarioError(match locate_error(text) {
                 Some(at) => format!("invalid scenario: {at} (line {line}, column {column})"),
@@ -1500,6 +1513,30 @@ mod tests {
             "{e}"
         );
         plan(3, jump, 1).expect("one jump within the limit");
+    }
+
+    #[test]
+    fn a_float_in_a_whole_number_field_gets_the_hint_that_fits() {
+        let err = |seed: &str| {
+            Scenario::from_json(&format!(
+                r#"{{"algorithm": "a", "nodes": 3, "seed": {seed}, "duration_ms": 10}}"#
+            ))
+            .unwrap_err()
+            .0
+        };
+        for small in ["1.5", "-0.0", "1e3"] {
+            let e = err(small);
+            assert!(
+                e.contains("this field holds a whole number"),
+                "{small}: {e}"
+            );
+            assert!(!e.contains("above 18446744073709551615"), "{small}: {e}");
+        }
+        let e = err("18446744073709551616");
+        assert!(
+            e.contains("a whole number above 18446744073709551615"),
+            "{e}"
+        );
     }
 
     #[test]
