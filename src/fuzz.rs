@@ -544,6 +544,13 @@ pub fn in_dir_as_json(file: &Path, dir: &Path) -> bool {
 /// of an hour must not end in "cannot write" with its report lost.
 pub fn probe_output(path: &Path) -> Result<(), String> {
     let fail = |e: std::io::Error| format!("cannot write {}: {e}", path.display());
+    // `report/` names a directory, whether or not it exists: found only at the end before.
+    if path.to_string_lossy().ends_with(std::path::MAIN_SEPARATOR) {
+        return Err(format!(
+            "{} ends with a separator, so it names a directory: give the file to write",
+            path.display()
+        ));
+    }
     match std::fs::metadata(path) {
         Ok(m) if m.is_dir() => Err(format!("{} is a directory", path.display())),
         Ok(m) if !m.is_file() || std::fs::symlink_metadata(path).is_ok_and(|l| l.is_symlink()) => {
@@ -4112,6 +4119,11 @@ mod tests {
         assert!(probe_output(&dir.join("reports/new/junit.xml")).is_ok());
         assert!(!dir.join("reports/new/junit.xml").exists());
         assert!(probe_output(Path::new("/dev/null")).is_ok());
+        // A path ending in a separator names a directory, existing or not (it ran the whole
+        // campaign, then failed to write).
+        let slash = PathBuf::from(format!("{}/", dir.join("not-yet").display()));
+        let e = probe_output(&slash).unwrap_err();
+        assert!(e.contains("names a directory"), "{e}");
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -1115,6 +1115,17 @@ fn fuzz(a: FuzzArgs) -> i32 {
     if let Some(e) = cfg.gen.error() {
         return bad_input(e);
     }
+    // One path for both: --out would be made a directory, then --junit refused as one.
+    if let Some(j) = a.junit.as_deref().filter(|j| {
+        *j == a.out.as_path()
+            || matches!((j.canonicalize(), a.out.canonicalize()), (Ok(x), Ok(y)) if x == y)
+    }) {
+        return bad_input(format!(
+            "--junit {} and --out name the same path: --out is the failures' directory, \
+             --junit the report's file",
+            j.display()
+        ));
+    }
     let out_existed = a.out.exists();
     if let Err(e) = prepare_out_dir(&a.out) {
         return bad_input(format!("--out: {e}"));

@@ -1155,4 +1155,23 @@ fn junit_names_an_unjudged_target_and_never_replaces_a_failure_file() {
         stderr.contains("may be one of the failure files"),
         "{stderr}"
     );
+    // One new path for both: refused as such, and nothing made there (it said the new
+    // --out directory was a directory, and left it).
+    let same = out.join("same");
+    let o = sincro(&[
+        "fuzz",
+        "-a",
+        "mutex.centralized",
+        "--seeds",
+        "1",
+        "-q",
+        "--out",
+        s(&same),
+        "--junit",
+        s(&same),
+    ]);
+    let (stdout, stderr) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{stdout}{stderr}");
+    assert!(stderr.contains("name the same path"), "{stderr}");
+    assert!(!same.exists());
 }
