@@ -102,13 +102,14 @@ cargo test -p sincro-harness --features arbitrary --lib arbitrary::
 step "determinism sweep: every seed run twice, traces compared byte for byte, on both engines (failures of buggy variants are expected; not shrunk here)"
 cargo run --release --quiet -- fuzz --algorithm all --seeds 300 --jobs 2 --check-determinism --keep-going --no-shrink --out target/ci-failures/determinism-native
 # clock.* runs last hundreds of simulated seconds (slewing at 500 ppm): on turmoil's 1 ms ticks
-# that is ~16 s a run, so they get one seed there and the rest get 50. Turmoil's cost grows with
+# that is ~16 s a run, so they get one seed there and the rest get 30 (50 took 280 s of CI's
+# 24 minutes at stop 66; the native sweep above runs 300 of every target). Turmoil's cost grows with
 # simulated time, so its sweep keeps every active phase at 1 s (--fixed-phase): the native
 # sweep above covers the phase swarm (¼ to 4 s), and the phase does not touch determinism.
 # omega.* runs on its own shared-memory model, on no engine: it refuses turmoil.
 # Each sweep and campaign writes to a folder of its own: into one, a seed's file of one
 # replaced another's (fuzz says so since stop 63), and the first one's failures were lost.
-cargo run --release --quiet -- fuzz --algorithm 'all,!clock.*,!omega.*' --seeds 50 --jobs 2 --engine turmoil --fixed-phase --check-determinism --keep-going --no-shrink --out target/ci-failures/determinism-turmoil
+cargo run --release --quiet -- fuzz --algorithm 'all,!clock.*,!omega.*' --seeds 30 --jobs 2 --engine turmoil --fixed-phase --check-determinism --keep-going --no-shrink --out target/ci-failures/determinism-turmoil
 cargo run --release --quiet -- fuzz --algorithm 'clock.*' --seeds 1 --jobs 2 --engine turmoil --fixed-phase --check-determinism --keep-going --no-shrink --out target/ci-failures/determinism-turmoil
 
 step "fuzz campaign: correct variants must pass, buggy variants must be caught"

@@ -475,6 +475,15 @@ pub fn prepare(sc: &Scenario) -> Result<Prepared, ScenarioError> {
             c.at_step
         ));
     }
+    // A timely regime that starts at or after the end would never start: the run would be
+    // judged as if the memory-access-pattern assumption had been declared and held.
+    if let Some(t) = p.timely.as_ref().filter(|t| t.from_step >= steps) {
+        return err(format!(
+            "params.timely.from_step = {} is not before the end of the run ({steps} steps: \
+             duration_ms × 1000); the timely regime would never start",
+            t.from_step
+        ));
+    }
     if let Some(judge_from) = p.judge_from_step.filter(|&j| j >= steps) {
         return err(format!(
             "params.judge_from_step = {judge_from} is not before the end of the run ({steps} steps)"
@@ -1252,5 +1261,13 @@ mod tests {
         // a crash after the end never happened: its run passed, exit 0
         let late = with(serde_json::json!({"churn": [{"at_step": 10_000, "event": {"crash": 1}}]}));
         assert!(late.contains("params.churn[0].at_step = 10000"), "{late}");
+        // nor did a timely regime from the end on (the run passed as if it had held)
+        let never = with(serde_json::json!({"timely": {"pid": 0, "from_step": 10_000}}));
+        assert!(never.contains("timely.from_step = 10000"), "{never}");
+        let within = serde_json::json!({"timely": {"pid": 0, "from_step": 9_999}});
+        let mut doc = base.clone();
+        doc["params"] = within;
+        let sc = Scenario::from_json(&doc.to_string()).unwrap();
+        prepare(&sc).map(|_| ()).unwrap();
     }
 }
