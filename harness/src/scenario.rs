@@ -550,7 +550,26 @@ fn locate_error(text: &str) -> Option<String> {
                          {\"partition\": {\"groups\": [[0]]}}, ... (one kind per fault)";
     const EXPECT: &str =
         "expect is \"pass\", \"panic\", {\"violation\": \"P\"} or {\"unjudged\": \"P\"}";
+    const SCHEDULE: &str = "schedule is \"random\", \"pos\", \
+                            {\"pct\": {\"priorities\": [2, 0, 1], \"change_points_ms\": [40]}} \
+                            or {\"recorded\": [...]}";
     let doc: serde_json::Value = serde_json::from_str(text).ok()?;
+    // serde reads a struct from an array too, field by field ("[0]: invalid type: integer
+    // `1`, expected a string"): a document that is not an object is said to be one.
+    let shape = match &doc {
+        serde_json::Value::Object(_) => None,
+        serde_json::Value::Array(_) => Some("an array"),
+        serde_json::Value::String(_) => Some("a string"),
+        serde_json::Value::Number(_) => Some("a number"),
+        serde_json::Value::Bool(_) => Some("a boolean"),
+        serde_json::Value::Null => Some("null"),
+    };
+    if let Some(shape) = shape {
+        return Some(format!(
+            "the document is {shape}; a scenario is one JSON object, \
+             {{\"algorithm\": \"mutex.centralized\", \"nodes\": 3, \"seed\": 1, \"duration_ms\": 1000, ...}}"
+        ));
+    }
     if doc.get("scenario").is_some() && doc.get("schedule").is_some() {
         return Some(
             "this is a counterexample written by `explore` (a scenario and a schedule), not a \
@@ -565,6 +584,13 @@ fn locate_error(text: &str) -> Option<String> {
                 return Some(e);
             }
         }
+    }
+    if let Some(e) = doc
+        .get("schedule")
+        .filter(|v| !v.is_null())
+        .and_then(|v| check::<crate::schedule::Schedule>(v, "schedule", SCHEDULE))
+    {
+        return Some(e);
     }
     if let Some(e) = doc
         .get("expect")
@@ -1416,6 +1442,24 @@ mod tests {
         let e = doc(r#"{"at_ms": 2, "fault": "heal"}"#, "{}");
         assert!(e.contains("expect: "), "{e}");
         assert!(e.contains(r#"{"violation": "P"}"#), "{e}");
+        // a schedule of the wrong shape is named, not "expected value" (stop 67's probe)
+        let e = Scenario::from_json(
+            r#"{"algorithm": "x", "nodes": 2, "seed": 1, "duration_ms": 100, "schedule": 5}"#,
+        )
+        .unwrap_err()
+        .0;
+        assert!(e.contains("schedule: invalid type: integer `5`"), "{e}");
+        assert!(e.contains(r#"{"pct": {"priorities""#), "{e}");
+        // a document that is not an object is said to be one, not read field by field
+        for (text, shape) in [("[1, 2]", "an array"), ("5", "a number"), ("null", "null")] {
+            let e = Scenario::from_json(text).unwrap_err().0;
+            assert!(
+                e.contains(&format!(
+                    "the document is {shape}; a scenario is one JSON object"
+                )),
+                "{e}"
+            );
+        }
     }
 
     /// Errors name what the file says: a fault by its place in the file, whatever order the

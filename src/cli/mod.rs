@@ -533,7 +533,11 @@ where
     {
         crate::set_program_name(name);
     }
-    let mut command = <Cli as clap::CommandFactory>::command();
+    // A negative number is read as a value, so that `--seeds -5` is told the value is
+    // invalid for `--seeds`, not that `-5` is an unknown argument.
+    let mut command = <Cli as clap::CommandFactory>::command()
+        .allow_negative_numbers(true)
+        .mut_subcommands(|s| s.allow_negative_numbers(true));
     if crate::program_name() != "sincro" {
         // A user's program (`lease-sincro`) shows its own name in the help's examples, and in
         // `--version`, with the sincro it is built on (it said `sincro 0.1.0`).

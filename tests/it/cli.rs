@@ -455,7 +455,7 @@ fn a_pattern_leaves_out_what_does_not_run_on_the_engine() {
 
 #[test]
 fn huge_command_line_values_are_bad_input() {
-    let cases: [(&[&str], &str); 44] = [
+    let cases: [(&[&str], &str); 46] = [
         // Options the command would not use: accepted and ignored before.
         (
             &["bench", "--only", "hand", "--turmoil-messages", "333333323"],
@@ -716,6 +716,15 @@ fn huge_command_line_values_are_bad_input() {
         (
             &["matrix", "--jobs", "100000000", "--seeds", "1"],
             "--jobs = 100000000 is above the limit of 256",
+        ),
+        // A negative number is a bad value for its flag, not an unknown argument `-5`.
+        (
+            &["fuzz", "-a", "mutex.centralized", "--seeds", "-5"],
+            "invalid value '-5' for '--seeds <SEEDS>'",
+        ),
+        (
+            &["table", "voting", "--runs", "-1"],
+            "invalid value '-1' for '--runs",
         ),
     ];
     for (args, needle) in cases {
