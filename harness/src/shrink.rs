@@ -499,6 +499,10 @@ impl Shrinker<'_> {
             let mid = lo + (hi - lo) / 2;
             let mut c = self.best.clone();
             c.duration_ms = mid;
+            // Change points past the new end never applied before it: dropped, not refused.
+            if let crate::schedule::Schedule::Pct(p) = &mut c.schedule {
+                p.change_points_ms.retain(|&t| t <= mid);
+            }
             if self.accept(c) {
                 hi = mid;
                 progress = true;
@@ -1032,6 +1036,30 @@ mod tests {
             .into();
         assert_eq!(out.scenario, want, "{}", out.scenario.to_json());
         assert!(pred(&out.scenario));
+    }
+
+    /// A shorter duration drops the PCT change points it leaves behind (the run never reached
+    /// them), instead of being refused at the last one: the shrunk run ends near the failure.
+    #[test]
+    fn a_shorter_run_drops_the_change_points_past_its_end() {
+        let mut sc = busy();
+        sc.schedule = crate::schedule::Schedule::Pct(crate::schedule::Pct {
+            priorities: vec![4, 3, 2, 1, 0],
+            change_points_ms: vec![10, 900],
+        });
+        sc.validate().unwrap();
+        let (out, _) = run(&sc, |c| c.workload.iter().any(|w| w.node == 1), 2_000);
+        assert!(out.scenario.duration_ms < 900, "{}", out.scenario.to_json());
+        let crate::schedule::Schedule::Pct(p) = &out.scenario.schedule else {
+            panic!("the schedule stays PCT: {}", out.scenario.to_json());
+        };
+        assert!(
+            p.change_points_ms
+                .iter()
+                .all(|&t| t <= out.scenario.duration_ms),
+            "{}",
+            out.scenario.to_json()
+        );
     }
 
     #[test]

@@ -252,7 +252,7 @@ pub(crate) struct ScenarioArgs {
     /// Length of the faulty phase of each scenario, ms (then everything heals). Each seed's
     /// phase is ¼, ½, 1, 2 or 4 times it, drawn from the seed (swarm testing: a short phase packs
     /// faults and workload together, a long one leaves room for more protocol rounds), unless
-    /// --fixed-phase.
+    /// --fixed-phase. At least 10 ms, at most 1,000,000,000.
     #[arg(long, default_value_t = 1000)]
     active_ms: u64,
     /// Every seed's faulty phase exactly --active-ms (no swarm over its length).
