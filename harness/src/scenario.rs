@@ -189,9 +189,23 @@ impl Default for Limits {
 pub const MAX_NODES: usize = 10_000;
 
 /// The largest node count the turmoil engine runs: it steps every host at every 1 ms tick, at
-/// a cost that grows faster than n² (256 nodes: 3 s for 30 ms of simulated time here), so a
-/// larger run would look like a hang.
+/// a cost that grows as n³ (256 nodes: 3 s for 30 ms of simulated time here), so a larger run
+/// would look like a hang. Below it, a run's length is limited by its cost too
+/// ([`TURMOIL_REFERENCE_NODES`]).
 pub const MAX_TURMOIL_NODES: usize = 256;
+
+/// The node count at which `limits.max_ticks` is the whole cost limit of a turmoil run: a
+/// larger one may run fewer ticks (see [`turmoil_link_visits_per_tick`]).
+pub const TURMOIL_REFERENCE_NODES: usize = 16;
+
+/// The links turmoil (0.7) visits at each 1 ms tick of an `n`-node run: it registers a link
+/// for every pair of hosts, and each host's step walks every link to find its deliveries, so
+/// `n · n(n − 1)/2`, with no message in flight (measured: a 128-node run of 2 s with no
+/// message took 22.7 s, a 32-node one 0.61 s; about 5–10 ns a visit).
+pub fn turmoil_link_visits_per_tick(n: usize) -> u64 {
+    let n = n as u64;
+    n * (n * n.saturating_sub(1) / 2)
+}
 
 /// The largest scenario file [`Scenario::load`] reads, bytes (64 MiB).
 pub const MAX_SCENARIO_BYTES: u64 = 64 << 20;
@@ -962,7 +976,32 @@ impl Scenario {
                 self.duration_ms, self.duration_ms, l.max_ticks
             ));
         }
+        if self.engine == EngineKind::Turmoil {
+            self.validate_turmoil_cost()?;
+        }
         Ok(())
+    }
+
+    /// Refuses a turmoil run whose link visits ([`turmoil_link_visits_per_tick`]) over its
+    /// ticks pass what `limits.max_ticks` allows at [`TURMOIL_REFERENCE_NODES`] nodes: a
+    /// 256-node election of 1,000 s passed `max_ticks` and would have run for about a day.
+    fn validate_turmoil_cost(&self) -> Result<(), ScenarioError> {
+        let per_tick = turmoil_link_visits_per_tick(self.nodes);
+        let budget = u128::from(self.limits.max_ticks)
+            * u128::from(turmoil_link_visits_per_tick(TURMOIL_REFERENCE_NODES));
+        let cost = u128::from(self.duration_ms) * u128::from(per_tick);
+        if cost <= budget {
+            return Ok(());
+        }
+        let longest_ms = budget / u128::from(per_tick.max(1));
+        Err(ScenarioError(format!(
+            "nodes = {} for duration_ms = {} is too costly on turmoil: at every 1 ms tick it \
+             visits each of its n(n - 1)/2 links for each of its n hosts, {per_tick} a tick, \
+             {cost} in the run, above the {budget} that limits.max_ticks = {} allows (its ticks \
+             at {TURMOIL_REFERENCE_NODES} nodes): at {} nodes run at most {longest_ms} ms, raise \
+             limits.max_ticks, or use the native or madsim engine",
+            self.nodes, self.duration_ms, self.limits.max_ticks, self.nodes
+        )))
     }
 
     /// The fault classes the plan uses: each fault's [`Fault::class`](crate::Fault::class),
@@ -1470,6 +1509,35 @@ mod tests {
                 "{e}"
             );
         }
+    }
+
+    /// A turmoil run is refused by its cost, not only by its ticks: a 256-node run of 1,000 s
+    /// passed `max_ticks` and would have taken about a day. The error says the longest run
+    /// allowed, which passes; raising `max_ticks` raises the budget; native is not limited.
+    #[test]
+    fn a_turmoil_run_too_costly_for_its_node_count_is_refused() {
+        let doc = |nodes: usize, ms: u64, extra: &str| {
+            Scenario::from_json(&format!(
+                r#"{{"algorithm": "x", "nodes": {nodes}, "seed": 1, "duration_ms": {ms}{extra}}}"#
+            ))
+        };
+        let turmoil = r#", "engine": "turmoil""#;
+        let e = doc(256, 1_000_000, turmoil).unwrap_err().0;
+        assert!(
+            e.contains("nodes = 256 for duration_ms = 1000000 is too costly on turmoil"),
+            "{e}"
+        );
+        // 1e6 ticks of 16 · 120 visits, over 256 · 32,640 visits a tick
+        assert!(e.contains("at 256 nodes run at most 229 ms"), "{e}");
+        assert!(doc(256, 229, turmoil).is_ok());
+        assert!(doc(256, 230, turmoil).is_err());
+        assert!(doc(16, 1_000_000, turmoil).is_ok());
+        assert!(doc(17, 1_000_000, turmoil).is_err());
+        let raised = r#", "engine": "turmoil", "limits": {"max_ticks": 2000000}"#;
+        assert!(doc(256, 458, raised).is_ok());
+        assert!(doc(256, 1_000_000, "").is_ok());
+        assert_eq!(turmoil_link_visits_per_tick(1), 0);
+        assert_eq!(turmoil_link_visits_per_tick(3), 9);
     }
 
     /// A PCT change point after the run's end is refused as a fault there is (it was accepted

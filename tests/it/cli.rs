@@ -299,6 +299,12 @@ fn huge_times_and_sizes_are_bad_input_never_a_wrapped_verdict() {
             "above limits.max_ticks = 1000000",
         ),
         (
+            "turmoil-cost.json",
+            r#"{"algorithm": "election.bully", "nodes": 256, "seed": 1, "duration_ms": 1000000, "engine": "turmoil"}"#
+                .to_string(),
+            "is too costly on turmoil",
+        ),
+        (
             "lamport-start.json",
             r#"{"algorithm": "mutex.ricart-agrawala", "nodes": 3, "seed": 1, "duration_ms": 40, "params": {"initial_clocks": [18446744073709551615, 0, 5]}}"#.to_string(),
             "params.initial_clocks[0] = 18446744073709551615 is past 9007199254740992",
