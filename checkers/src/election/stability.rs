@@ -37,8 +37,9 @@
 //!   change at the instant of a fault is never blamed in this mode's intervals. Without it,
 //!   only the quiet time counts (a trace judged with no scenario).
 //! - **When the run ends before it can judge:** nothing is pending — `finish` passes. If the
-//!   live nodes never agree on a leader in one term after the quiet time, nothing is judged
-//!   and the run **passes** (asking for agreement is `leader_agreement`'s job).
+//!   live nodes never agree on a leader in one term after the quiet time (the run ended
+//!   before, or no agreement formed), nothing was judged: *could not judge*, never a pass
+//!   (stop 69: a 1 ms run with no leader passed).
 //! - **Class:** safety (once agreement is reached).
 
 use super::ElectionView;
@@ -68,6 +69,9 @@ pub struct LeaderStability {
     before: Option<ElectionView>,
     /// Why the run could not be judged, if it could not.
     unjudged: Option<String>,
+    /// Whether an agreement ever counted (an interval under it was judged): a run with none
+    /// judged nothing, and is *could not judge*, not a pass.
+    judged: bool,
     /// The quiet time without the settle time, ns.
     quiet_raw_ns: u64,
     /// The settle time, ns.
@@ -119,6 +123,7 @@ impl LeaderStability {
             faults: Vec::new(),
             before: None,
             unjudged: None,
+            judged: false,
             quiet_raw_ns: quiet_from_ms.saturating_mul(NS_PER_MS),
             settle_ns: settle_ms.saturating_mul(NS_PER_MS),
             between: false,
@@ -387,6 +392,7 @@ impl Checker for LeaderStability {
                 match self.view.agreed_in_term() {
                     Some((l, t)) if self.agreed.map(|a| (a.0, a.1)) != Some((l, t)) => {
                         self.agreed = Some((l, t, self.last_t_ns.max(from)));
+                        self.judged = true;
                     }
                     _ => {}
                 }
@@ -442,12 +448,33 @@ impl Checker for LeaderStability {
         Ok(())
     }
 
-    fn finish(&mut self, _end_t_ns: u64) -> Result<(), Violation> {
-        self.close_instant()
+    fn finish(&mut self, end_t_ns: u64) -> Result<(), Violation> {
+        self.close_instant()?;
+        // An agreement that held from the last event to the end counts as one seen at an
+        // event then would: nothing changed under it.
+        if end_t_ns > self.last_t_ns
+            && self.counts_at(end_t_ns)
+            && self.view.agreed_in_term().is_some()
+        {
+            self.judged = true;
+        }
+        Ok(())
     }
 
     fn could_not_judge(&self) -> Option<String> {
-        self.unjudged.clone()
+        if self.unjudged.is_some() || self.judged {
+            return self.unjudged.clone();
+        }
+        Some(format!(
+            "the live nodes never agreed on one leader in one term after {:.3} ms (the quiet \
+             time{}) before the run ended: stability is judged only under an agreed leader",
+            self.quiet_ns as f64 / 1e6,
+            if self.settle_ns > 0 {
+                " plus the settle time"
+            } else {
+                ""
+            }
+        ))
     }
 }
 
@@ -460,6 +487,43 @@ mod tests {
 
     fn run(t: T, quiet_ms: u64) -> Result<(), Violation> {
         t.check(3, 10_000, LeaderStability::new(3, quiet_ms))
+    }
+
+    /// The verdict of a trace of `t` with `checker`, as `sincro check` gives it: a violation,
+    /// could not judge, or a pass.
+    fn verdict(t: T, end_ms: u64, checker: LeaderStability) -> Result<Option<String>, Violation> {
+        let trace = Trace {
+            nodes: 3,
+            events: t.events,
+        };
+        let mut cs: Vec<Box<dyn Checker>> = vec![Box::new(checker)];
+        check_trace(&trace, end_ms * NS_PER_MS, &mut cs)?;
+        Ok(cs[0].could_not_judge())
+    }
+
+    /// A run in which the live nodes never agree after the quiet time judged nothing: it
+    /// passed (stop 69's probe: a 1 ms run with no leader, and a hand-made 100 s trace in
+    /// which no node ever named one). An agreement that holds to the end is judged.
+    #[test]
+    fn no_agreement_after_the_quiet_time_is_could_not_judge_never_a_pass() {
+        let no_leader = || T::default().leader(0, 0, None, 0).leader(0, 1, None, 0);
+        let why = verdict(no_leader(), 100_000, LeaderStability::new(3, 0)).unwrap();
+        assert!(why.is_some_and(|w| w.contains("never agreed")));
+        // agreed, but the run ends before the quiet time plus the settle time
+        let early = || T::default().all(10, &[0, 1, 2], 2, 0);
+        let why = verdict(early(), 1, LeaderStability::with_settle(3, 0, 5)).unwrap();
+        assert!(why.is_some_and(|w| w.contains("plus the settle time")));
+        let why = verdict(early(), 40, LeaderStability::with_settle(3, 20, 5)).unwrap();
+        assert!(why.is_none(), "{why:?}");
+        // agreed, and the agreement is seen at a later event
+        let later = early().leader(60, 0, Some(2), 0);
+        assert_eq!(
+            verdict(later, 60, LeaderStability::new(3, 20)).unwrap(),
+            None
+        );
+        // an agreement that broke before the end and never formed again was judged
+        let broke = early().leader(50, 0, None, 1);
+        assert!(verdict(broke, 60, LeaderStability::new(3, 0)).is_err());
     }
 
     #[test]

@@ -74,7 +74,7 @@ pub fn judge(property: &str, trace: &Trace, p: &Params) -> OracleVerdict {
             } else {
                 Vec::new()
             };
-            leader_stability_between_faults(ev, n, &plan, p.quiet_ms)
+            leader_stability_between_faults(ev, n, &plan, p.quiet_ms, p.end_ns)
         }
         "bounded_waiting" => bounded_waiting(ev, n.saturating_sub(1)),
         "liveness" => liveness(ev, p),
@@ -1101,8 +1101,11 @@ pub fn leader_stability_between_faults(
     nodes: usize,
     plan: &[(u64, Fault)],
     quiet_ms: u64,
+    end_ns: u64,
 ) -> OracleVerdict {
     let quiet = quiet_ms * MS;
+    // Whether an agreement counted anywhere: a run with none judged nothing.
+    let mut judged = false;
     let mut starts: BTreeSet<u64> = BTreeSet::from([0, quiet]);
     starts.extend(plan.iter().map(|p| p.0).filter(|&t| t <= quiet));
     starts.extend(
@@ -1126,11 +1129,29 @@ pub fn leader_stability_between_faults(
             continue;
         }
         let before: Vec<Event> = ev.iter().filter(|e| e.t_ns < to).cloned().collect();
-        if let Violation(why) = leader_stability_from(&before, nodes, from) {
-            return Violation(format!("between the faults at {from} and {to} ns: {why}"));
+        // An agreement held up to the interval's end counts when that end is a fault of the
+        // trace (the checker sees the state before it at the fault's instant), not at a fault
+        // of the plan or the quiet time (it opens the next interval first); a run that ends
+        // inside the interval ends its cut there.
+        let plan_fault = to == quiet || plan.iter().any(|p| p.0 == to);
+        let end = if plan_fault {
+            Some(end_ns).filter(|&e| e < to)
+        } else {
+            Some(end_ns.min(to))
+        };
+        match stability_run(&before, nodes, from, end) {
+            (Violation(why), _) => {
+                return Violation(format!("between the faults at {from} and {to} ns: {why}"))
+            }
+            (_, j) => judged |= j,
         }
     }
-    leader_stability_from(ev, nodes, quiet)
+    match stability_run(ev, nodes, quiet, Some(end_ns)) {
+        (Pass, j) if !(judged || j) => {
+            Unjudged("no agreement on one leader in one term counted".into())
+        }
+        (v, _) => v,
+    }
 }
 
 /// After `faults` in order: a node crashed and not restarted, a node paused and not resumed,
@@ -1165,15 +1186,31 @@ fn in_effect(faults: &[&Fault]) -> bool {
     !down.is_empty() || !paused.is_empty() || cut
 }
 
-/// `leader_stability` from the quiet time `quiet` (ns) on.
+/// `leader_stability` from the quiet time `quiet` (ns) on, whether or not an agreement counted.
 pub fn leader_stability_from(ev: &[Event], nodes: usize, quiet: u64) -> OracleVerdict {
+    stability_run(ev, nodes, quiet, None).0
+}
+
+/// `leader_stability` from `quiet` (ns) on, and whether an agreement counted: one that held
+/// from an instant to a later one past `quiet`, or from the last instant to `end` (the run's
+/// end, when given).
+fn stability_run(
+    ev: &[Event],
+    nodes: usize,
+    quiet: u64,
+    end: Option<u64>,
+) -> (OracleVerdict, bool) {
     let mut w = World::new(nodes);
     let mut reference: Option<(NodeId, u64)> = None;
+    let mut judged = false;
+    let mut last = 0;
     for (t, first, end) in instants(ev) {
+        last = t;
         // the state after the previous instant held over [previous instant, t)
         if t > quiet {
             if let Some(a) = w.agreed_in_term() {
                 reference = Some(a);
+                judged = true;
             }
         }
         if let Some((l, term)) = reference {
@@ -1225,7 +1262,10 @@ pub fn leader_stability_from(ev: &[Event], nodes: usize, quiet: u64) -> OracleVe
                 let mut at = vec![0; lists.len()];
                 let mut state = w.clone();
                 if !interleaves(&lists, &mut at, &mut state, &take) {
-                    return Violation(format!("node {x} left the agreed leader {l} (term {term})"));
+                    return (
+                        Violation(format!("node {x} left the agreed leader {l} (term {term})")),
+                        judged,
+                    );
                 }
             }
         }
@@ -1233,7 +1273,10 @@ pub fn leader_stability_from(ev: &[Event], nodes: usize, quiet: u64) -> OracleVe
             w.apply(e);
         }
     }
-    Pass
+    if end.is_some_and(|e| e > last && e > quiet) && w.agreed_in_term().is_some() {
+        judged = true;
+    }
+    (Pass, judged)
 }
 
 /// A request waits from the instant `h` it is at the head of its node's queue with the node
