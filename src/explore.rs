@@ -507,8 +507,8 @@ pub fn main(a: &ExploreArgs) -> i32 {
 /// pass.
 ///
 /// `end_only` names the properties judged, when every one of them is judged against a liveness
-/// bound: a path cut before the run's end can break one but never meet it, so a search in
-/// which no path ran to the end judged nothing.
+/// bound or only from a late time ([`JUDGED_FROM_A_TIME`]): a path cut before the run's end can
+/// break one but never meet it, so a search in which no path ran to the end judged nothing.
 fn no_counterexample(report: &crate::harness::explore::ExploreReport, end_only: &[String]) -> i32 {
     if report.stop == Stop::Interrupted {
         // The depth every path was explored to is a bound, if not the one asked for (it
@@ -532,9 +532,9 @@ fn no_counterexample(report: &crate::harness::explore::ExploreReport, end_only: 
         // The prefixes of cut paths were judged, but the properties asked for are all judged
         // at a run's end: "safety only" here is nothing at all.
         println!(
-            "NOTHING JUDGED: {} {} judged against a liveness bound, which a path cut before \
-             the run's end can break but never meet, and no path reached the end (raise \
-             --depth, or shorten the scenario)",
+            "NOTHING JUDGED: {} {} judged against a liveness bound or only from a late time \
+             (the quiet time, a convergence time), which a path cut before the run's end need \
+             not reach, and no path reached the end (raise --depth, or shorten the scenario)",
             end_only.join(", "),
             if end_only.len() == 1 { "is" } else { "are" }
         );
@@ -552,6 +552,12 @@ fn no_counterexample(report: &crate::harness::explore::ExploreReport, end_only: 
     }
 }
 
+/// Properties judged only from a time a short path need not reach: `bounded_skew` from its
+/// convergence time, `leader_stability` and `leader_validity` once the faults stop. A search
+/// whose paths were all cut before the end passed them on nothing (stop 69's probe: exit 0,
+/// "no violation within the bound", for `bounded_skew` judged from 84 s on depth-3 paths).
+const JUDGED_FROM_A_TIME: [&str; 3] = ["bounded_skew", "leader_stability", "leader_validity"];
+
 /// The properties the scenario's run judges (its `checks.properties`, else every one the
 /// algorithm promises) when every one of them is judged against a liveness bound ([`crate::checkers::needs_liveness_bound`]); empty when one is judged
 /// event by event (a safety property, or a user's property, whose class is not known here).
@@ -560,10 +566,9 @@ fn judged_at_the_end_only(info: &algorithms::AlgorithmInfo, sc: &Scenario) -> Ve
         Some(p) => p.clone(),
         None => info.properties.iter().map(|p| p.to_string()).collect(),
     };
-    if judged
-        .iter()
-        .all(|p| crate::checkers::needs_liveness_bound(p))
-    {
+    if judged.iter().all(|p| {
+        crate::checkers::needs_liveness_bound(p) || JUDGED_FROM_A_TIME.contains(&p.as_str())
+    }) {
         judged
     } else {
         Vec::new()

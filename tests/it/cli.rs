@@ -461,7 +461,7 @@ fn a_pattern_leaves_out_what_does_not_run_on_the_engine() {
 
 #[test]
 fn huge_command_line_values_are_bad_input() {
-    let cases: [(&[&str], &str); 46] = [
+    let cases: [(&[&str], &str); 47] = [
         // Options the command would not use: accepted and ignored before.
         (
             &["bench", "--only", "hand", "--turmoil-messages", "333333323"],
@@ -722,6 +722,12 @@ fn huge_command_line_values_are_bad_input() {
         (
             &["matrix", "--jobs", "100000000", "--seeds", "1"],
             "--jobs = 100000000 is above the limit of 256",
+        ),
+        // A phase whose seeds would all last past the longest scenario (stop 69's probe: the
+        // campaign ran, then refused every seed).
+        (
+            &["fuzz", "-a", "clock.cristian", "--active-ms", "1000000000"],
+            "--active-ms = 1000000000 is outside 10 ..= 100000000 ms",
         ),
         // A negative number is a bad value for its flag, not an unknown argument `-5`.
         (
@@ -1896,6 +1902,37 @@ fn explore_cut_by_depth_with_only_liveness_properties_is_no_answer() {
         out.contains("safety only") && !out.contains("NOTHING"),
         "{out}"
     );
+    // A property judged only from a late time is no answer too: `bounded_skew` from its
+    // convergence time (84 s here), `leader_stability` from the quiet time (exit 0 before).
+    for (alg, property) in [
+        ("clock.cristian", "bounded_skew"),
+        ("election.terms", "leader_stability"),
+    ] {
+        let late = dir.join(format!("{property}.json"));
+        std::fs::write(
+            &late,
+            format!(
+                r#"{{"algorithm": "{alg}", "nodes": 3, "seed": 1, "duration_ms": 1000000,
+                    "checks": {{"properties": ["{property}"]}}}}"#
+            ),
+        )
+        .unwrap();
+        let o = sincro(&[
+            "explore",
+            "--scenario",
+            late.to_str().unwrap(),
+            "--depth",
+            "3",
+            "--out",
+            d,
+        ]);
+        let (out, err) = text(&o);
+        assert_eq!(o.status.code(), Some(6), "{property}: {out}{err}");
+        assert!(
+            out.contains(&format!("NOTHING JUDGED: {property} is")),
+            "{out}"
+        );
+    }
 }
 
 /// A scenario file too short for liveness's bound: every complete path is safe, but a
