@@ -1426,6 +1426,15 @@ pub fn shrinkable(label: &str) -> Result<(), &'static str> {
     }
 }
 
+/// `f` under `stop` and `deadline` ([`sincro_harness::engine::stoppable_until`]) when a stop
+/// flag is given; as it is otherwise.
+fn within<R>(stop: Option<&AtomicBool>, deadline: Option<Instant>, f: impl FnOnce() -> R) -> R {
+    match stop {
+        Some(stop) => sincro_harness::engine::stoppable_until(stop, deadline, f),
+        None => f(),
+    }
+}
+
 /// Most rounds [`shrink_scenario`] shrinks its result again (each round a whole shrink, within
 /// the same run cap).
 pub const FIXPOINT_ROUNDS_MAX: usize = 8;
@@ -1481,9 +1490,24 @@ pub fn shrink_scenario(
     // keeping, and recording one of hundreds of thousands of messages only slows every
     // candidate: it shrinks from the seed alone.
     let at_limit = label.starts_with("limit_exceeded");
-    let pinned = (!at_limit).then(|| pin_schedule(alg, sc, label)).flatten();
+    // The original runs again twice (its schedule, its signature), traced: under the stop and
+    // the deadline too (stop 69's probe: a 10 s --shrink-time took 40 s, 34 s of it in these
+    // runs of a 10,000-node scenario, which no deadline bounded).
+    let pinned = (!at_limit)
+        .then(|| within(stop, deadline, || pin_schedule(alg, sc, label)))
+        .flatten();
     // A limit's signature names the limit and reads no event.
-    let original = alg.run(sc, if at_limit { QUICK } else { TRACED }).ok();
+    let original = within(stop, deadline, || {
+        alg.run(sc, if at_limit { QUICK } else { TRACED })
+    })
+    .ok();
+    if stop.is_some_and(|s| s.load(Ordering::Relaxed))
+        || deadline.is_some_and(|d| Instant::now() >= d)
+    {
+        let mut out = unshrunk("cut short before the original ran again", None);
+        out.interrupted = true;
+        return out;
+    }
     if let Some(again) = original.as_ref().map(|o| o.verdict.label()) {
         if again != label {
             let why = format!(
@@ -3836,6 +3860,39 @@ mod tests {
             shrunk += 1;
         }
         assert_eq!(shrunk, 2);
+    }
+
+    /// A deadline passed before the original ran again ends the shrink at once: the original
+    /// comes back, cut short, no candidate run (the runs of the original were not bounded).
+    #[test]
+    fn a_deadline_bounds_the_runs_of_the_original_too() {
+        let alg = crate::algorithms::find("mutex.centralized").expect("built in");
+        let sc = Scenario::load(std::path::Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/corpus/mutex/centralized-lease-timeout-overlap.json"
+        )))
+        .expect("a corpus scenario");
+        let label = alg.run(&sc, QUICK).expect("it runs").verdict.label();
+        assert!(label.starts_with("violation:"), "{label}");
+        let stop = AtomicBool::new(false);
+        let out = shrink_scenario(
+            alg,
+            &sc,
+            &label,
+            &ShrinkOptions { max_runs: 100 },
+            &mut || false,
+            Some(&stop),
+            Some(Instant::now()),
+        );
+        assert_eq!((out.runs, out.verified, out.interrupted), (0, false, true));
+        assert!(
+            out.scenario
+                .description
+                .contains("cut short before the original ran again"),
+            "{}",
+            out.scenario.description
+        );
+        assert_eq!(out.irreproducible, None);
     }
 
     /// A run that ended before its election could be judged is not shrunk: shrinking it made a

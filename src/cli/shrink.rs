@@ -188,11 +188,12 @@ pub(super) fn main(a: &ShrinkArgs) -> i32 {
     });
     let how = if let Some(why) = &irreproducible {
         why.as_str()
+    } else if after == before && (result.interrupted || result.budget_spent) {
+        // cut before it could try them all (or before the original ran again): no claim
+        // about the smaller ones
+        "not shrunk before it was cut short: the original is written unchanged"
     } else if !result.verified {
         "the smallest candidate did not fail again: the original is written unchanged"
-    } else if after == before && (result.interrupted || result.budget_spent) {
-        // cut before it could try them all: no claim about the smaller ones
-        "not shrunk before it was cut short: the original is written unchanged"
     } else if after == before {
         "no smaller scenario fails the same way"
     } else {
