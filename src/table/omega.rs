@@ -267,6 +267,14 @@ fn spread(v: &[u64]) -> String {
     )
 }
 
+/// The most runs × n³ one row of the table may take: 200 runs at n = 32.
+const OMEGA_WORK_MAX: u64 = 200 * 32 * 32 * 32;
+
+/// `n³`, the measure of a run's cost.
+fn cube(n: usize) -> u64 {
+    (n as u64).saturating_pow(3)
+}
+
 /// Prints the table; returns the exit code.
 pub fn main(args: &TableArgs) -> i32 {
     let ns = args.n_or(&[4, 8, 12]);
@@ -278,6 +286,20 @@ pub fn main(args: &TableArgs) -> i32 {
     // each row needs an α below n (the smallest is 2): --n 2 printed a table of no row
     if let Some(n) = ns.iter().find(|&&n| !(3..=100).contains(&n)) {
         eprintln!("error: --n = {n} is outside [3, 100] (a row's α values are below n, from 2)");
+        return crate::exit::BAD_INPUT;
+    }
+    // A run's cost grows as n³ (here 5 runs took 0.6 s at n = 12, 3.9 s at 32, 32 s at 64):
+    // the default 200 runs at n = 100 were about an hour and a half (stop 69's probe).
+    if let Some(&n) = ns
+        .iter()
+        .find(|&&n| cube(n).saturating_mul(runs) > OMEGA_WORK_MAX)
+    {
+        let most = (OMEGA_WORK_MAX / cube(n)).max(1);
+        eprintln!(
+            "error: --n = {n} with --runs {runs} is too long a table: a run's cost grows as n³, \
+             and runs × n³ may be at most {OMEGA_WORK_MAX} (200 runs at n = 32, a few minutes); \
+             at n = {n} give --runs {most} or fewer"
+        );
         return crate::exit::BAD_INPUT;
     }
     println!(

@@ -461,7 +461,7 @@ fn a_pattern_leaves_out_what_does_not_run_on_the_engine() {
 
 #[test]
 fn huge_command_line_values_are_bad_input() {
-    let cases: [(&[&str], &str); 47] = [
+    let cases: [(&[&str], &str); 48] = [
         // Options the command would not use: accepted and ignored before.
         (
             &["bench", "--only", "hand", "--turmoil-messages", "333333323"],
@@ -728,6 +728,11 @@ fn huge_command_line_values_are_bad_input() {
         (
             &["fuzz", "-a", "clock.cristian", "--active-ms", "1000000000"],
             "--active-ms = 1000000000 is outside 10 ..= 100000000 ms",
+        ),
+        // Ω's cost grows as n³: the default 200 runs at n = 100 were about an hour and a half.
+        (
+            &["table", "omega", "--n", "100"],
+            "--n = 100 with --runs 200 is too long a table",
         ),
         // A negative number is a bad value for its flag, not an unknown argument `-5`.
         (
