@@ -427,6 +427,10 @@ pub fn readings_agree(sc: &Scenario, trace: &Trace) -> Result<(), String> {
     Ok(())
 }
 
+/// The most clock readings one run's checker takes (each judged instant reads every clock):
+/// about 10 s of readings; past it the run is *could not judge* from that instant on.
+pub const READINGS_MAX: u64 = 1 << 31;
+
 /// The bounded-skew checker (online; also measures the largest skews it saw).
 #[derive(Debug)]
 pub struct BoundedSkew {
@@ -444,6 +448,10 @@ pub struct BoundedSkew {
     /// Why the bound cannot be derived from the scenario's params (nothing is judged).
     problems: Vec<String>,
     unjudged: Option<String>,
+    /// Clock readings taken so far (every clock at each judged instant), and the time the
+    /// readings stopped at [`READINGS_MAX`], if they did.
+    readings: u64,
+    readings_cut_ns: Option<u64>,
     /// The instant of the events being read, whether its state before them was judged, and
     /// whether one of them changed a clock (its state after them is judged at the next
     /// instant): the states between two events of one instant are no moment of the run.
@@ -475,6 +483,8 @@ impl BoundedSkew {
             max_internal_ns: 0,
             max_external_ns: 0,
             problems: Self::param_problems(sc),
+            readings: 0,
+            readings_cut_ns: None,
             unjudged: None,
             now_ns: 0,
             before_judged: false,
@@ -533,7 +543,18 @@ impl BoundedSkew {
     }
 
     fn eval(&mut self, t_ns: u64) -> Result<(), Violation> {
-        if t_ns < self.spec.converge_from_ns || !self.problems.is_empty() {
+        if t_ns < self.spec.converge_from_ns
+            || !self.problems.is_empty()
+            || self.readings_cut_ns.is_some()
+        {
+            return Ok(());
+        }
+        // Each judged instant reads every clock: past the limit the checker stops, and the
+        // run is not judged from there (stop 69's probe: 10,000 nodes under `clock.cristian`
+        // read 120 µs of clocks a step, about 20 minutes to the default step limit).
+        self.readings = self.readings.saturating_add(self.clocks.len() as u64);
+        if self.readings > READINGS_MAX {
+            self.readings_cut_ns = Some(t_ns);
             return Ok(());
         }
         let mut hi: Option<(NodeId, i64)> = None;
@@ -734,6 +755,14 @@ impl Checker for BoundedSkew {
                 "the skew bound cannot be derived: {}",
                 self.problems.join("; ")
             ))
+        } else if let Some(cut_ns) = self.readings_cut_ns {
+            Some(format!(
+                "judged up to {:.3} ms only: every clock is read at each change, and {} clocks \
+                 reached the limit of {READINGS_MAX} readings there (fewer nodes, or a shorter \
+                 run, is judged whole)",
+                cut_ns as f64 / 1e6,
+                self.clocks.len()
+            ))
         } else if self.spec.converge_from_ns / NS_PER_MS > sincro_harness::MAX_TIME_MS {
             // Offsets or jumps of years: the convergence time (slewing them away) is past any
             // run, and saturated: it is no time to print.
@@ -841,6 +870,23 @@ mod tests {
         // exactly 2ρΔt when judging starts (10 s): the run stops at the first violation
         assert_eq!(v.t_ns, 10_000 * NS_PER_MS);
         assert_eq!(c.max_internal_ns(), 4_000_000);
+    }
+
+    /// Past [`READINGS_MAX`] clock readings the checker stops: the run is could not judge
+    /// from there, never a pass (the drifting clocks below break the bound at 10 s).
+    #[test]
+    fn readings_past_the_limit_are_could_not_judge() {
+        let sc = scenario(
+            r#", "clocks": {"rho_ppm": 200, "nodes": [{"node": 0, "drift_ppm": 200},
+                {"node": 1, "drift_ppm": -200}, {"node": 2, "drift_ppm": 0}]}"#,
+        );
+        let mut spec = SkewSpec::for_scenario(&sc);
+        spec.converge_from_ns = 10_000 * NS_PER_MS;
+        let mut c = BoundedSkew::new(&sc, spec);
+        c.readings = READINGS_MAX - 2;
+        c.finish(60_000 * NS_PER_MS).unwrap();
+        let why = c.could_not_judge().expect("not judged past the limit");
+        assert!(why.contains("judged up to 10000.000 ms only"), "{why}");
     }
 
     #[test]
