@@ -848,6 +848,17 @@ mod tests {
         }
     }
 
+    /// Three clocks at +200, −200 and 0 ppm, never corrected, judged from 10 s on.
+    fn drifting_judged_from_10_s() -> (Scenario, SkewSpec) {
+        let sc = scenario(
+            r#", "clocks": {"rho_ppm": 200, "nodes": [{"node": 0, "drift_ppm": 200},
+                {"node": 1, "drift_ppm": -200}, {"node": 2, "drift_ppm": 0}]}"#,
+        );
+        let mut spec = SkewSpec::for_scenario(&sc);
+        spec.converge_from_ns = 10_000 * NS_PER_MS;
+        (sc, spec)
+    }
+
     #[test]
     fn unsynchronized_drifting_clocks_exceed_the_bound() {
         // ±200 ppm, never corrected: after 10 s the clocks are 4 ms apart (2ρΔt), above a
@@ -876,12 +887,7 @@ mod tests {
     /// from there, never a pass (the drifting clocks below break the bound at 10 s).
     #[test]
     fn readings_past_the_limit_are_could_not_judge() {
-        let sc = scenario(
-            r#", "clocks": {"rho_ppm": 200, "nodes": [{"node": 0, "drift_ppm": 200},
-                {"node": 1, "drift_ppm": -200}, {"node": 2, "drift_ppm": 0}]}"#,
-        );
-        let mut spec = SkewSpec::for_scenario(&sc);
-        spec.converge_from_ns = 10_000 * NS_PER_MS;
+        let (sc, spec) = drifting_judged_from_10_s();
         let mut c = BoundedSkew::new(&sc, spec);
         c.readings = READINGS_MAX - 2;
         c.finish(60_000 * NS_PER_MS).unwrap();
@@ -1007,12 +1013,7 @@ mod tests {
     fn a_run_that_ends_before_convergence_is_not_judged() {
         // the drifting clocks of the first test, but the run ends at 9 s, before judging
         // starts at 10 s: could not judge, never a pass
-        let sc = scenario(
-            r#", "clocks": {"rho_ppm": 200, "nodes": [{"node": 0, "drift_ppm": 200},
-                {"node": 1, "drift_ppm": -200}, {"node": 2, "drift_ppm": 0}]}"#,
-        );
-        let mut spec = SkewSpec::for_scenario(&sc);
-        spec.converge_from_ns = 10_000 * NS_PER_MS;
+        let (sc, spec) = drifting_judged_from_10_s();
         let mut c = BoundedSkew::new(&sc, spec.clone());
         c.finish(9_000 * NS_PER_MS).unwrap();
         let why = c.could_not_judge().expect("not judged");
