@@ -611,7 +611,7 @@ impl Spec for LeaseSpec {
             heartbeat_ms: p.heartbeat_ms,
             election_timeout_ms: p.election_timeout_ms,
         };
-        let (hb, el) = terms.timeouts(setup.max_latency_ms());
+        let (hb, el) = terms.timeouts(setup.max_latency_ms(), setup.nodes());
         let lease = if p.lease_ms > 0 { p.lease_ms } else { el };
         if lease < 2 * hb {
             return Err(format!(
@@ -672,7 +672,7 @@ impl Spec for LeaseSpec {
             return None;
         }
         let lat = crate::spec::usual_latency_ms(scenario);
-        let terms = super::terms::Params::default().timeouts(lat);
+        let terms = super::terms::Params::default().timeouts(lat, scenario.nodes);
         let k = 1 + rng.index(2) as u64;
         Some(Params {
             heartbeat_ms: terms.0,

@@ -121,21 +121,47 @@ pub struct Params {
 }
 
 impl Params {
-    /// The heartbeat period and the smallest election timeout, for links whose delays are at
-    /// most `max_latency_ms` (explicit values win).
-    pub fn timeouts(&self, max_latency_ms: u64) -> (u64, u64) {
+    /// The heartbeat period and the smallest election timeout, for `nodes` processes over
+    /// links whose delays are at most `max_latency_ms` (explicit values win).
+    ///
+    /// The derived timeout is `2·hb + 2·latency + 10`, and at least
+    /// [`split_vote_floor_ms`]: timeouts drawn from a window of fixed width split the votes for
+    /// good once many processes time out within one latency of each other (with 1–10 ms
+    /// links, the correct variant never agreed at 500–1,000 processes and no fault at all).
+    pub fn timeouts(&self, max_latency_ms: u64, nodes: usize) -> (u64, u64) {
         let hb = if self.heartbeat_ms > 0 {
             self.heartbeat_ms
         } else {
-            max_latency_ms + 5
+            max_latency_ms.saturating_add(5)
         };
         let el = if self.election_timeout_ms > 0 {
             self.election_timeout_ms
         } else {
-            2 * hb + 2 * max_latency_ms + 10
+            hb.saturating_mul(2)
+                .saturating_add(max_latency_ms.saturating_mul(2))
+                .saturating_add(10)
+                .max(split_vote_floor_ms(max_latency_ms, nodes))
         };
         (hb, el)
     }
+}
+
+/// Processes per latency of the election timeouts' window that the derived timeout allows
+/// ([`split_vote_floor_ms`]).
+pub const SPLIT_VOTE_DENSITY: u64 = 4;
+
+/// The smallest derived election timeout `e` for `nodes` processes over links of at most
+/// `lat_ms`: timeouts are drawn in `[e, 3e)`, and a candidate wins only if the others hear
+/// its request before their own timers fire, within about one latency. With `n` timers spread
+/// over `2e`, about `n · lat / 2e` fire in that latency; at 500 processes over 1–10 ms links
+/// and `e` = 60 ms (about 40 a latency) the votes split at every term and no leader was ever
+/// elected, while 100 to 400 processes (up to about 33) always agreed. The floor keeps it to
+/// [`SPLIT_VOTE_DENSITY`]: `e ≥ n · lat / (2 · 4)`. It is below the usual derivation up to 30
+/// or so processes, so small groups keep their timeouts.
+pub fn split_vote_floor_ms(lat_ms: u64, nodes: usize) -> u64 {
+    (nodes as u64)
+        .saturating_mul(lat_ms)
+        .div_ceil(2 * SPLIT_VOTE_DENSITY)
 }
 
 /// The longest a follower's clock may count between two heartbeats of a live leader that
@@ -452,7 +478,7 @@ impl Spec for TermsSpec {
     /// scenario's largest latency ([`Params::timeouts`]).
     fn prepare(&self, setup: &mut Setup<'_, Self>) -> Result<(), String> {
         let lat = setup.max_latency_ms();
-        let (hb, el) = setup.params.timeouts(lat);
+        let (hb, el) = setup.params.timeouts(lat, setup.nodes());
         // A follower must hear a live leader's next heartbeat before its election timer
         // fires: with a shorter timeout the correct variant calls elections with no fault at
         // all (leader_stability), which is a misconfiguration, not a finding.
@@ -503,6 +529,7 @@ impl Spec for TermsSpec {
 
 #[cfg(test)]
 mod tests {
+    use super::{split_vote_floor_ms, Params};
     use crate::election::final_leaders;
     use crate::registry::find;
     use crate::test_support::{assert_in_model_passes, assert_replays_exactly};
@@ -526,6 +553,55 @@ mod tests {
         assert_eq!(out.verdict, Verdict::Pass);
         let leaders = final_leaders(&out, 5);
         assert!(leaders[0].is_some() && leaders.iter().all(|l| *l == leaders[0]));
+    }
+
+    /// At 800 processes over 1–10 ms links, the derived election timeout is raised to the
+    /// split-vote floor (1,000 ms instead of 60): a leader is elected in term 1 and every
+    /// process names it. With the timeout the fixed derivation gave (60 ms), the votes split
+    /// at every term and no leader was ever agreed on (leader_agreement violated at seeds 1
+    /// to 3, and at 500 to 1,000 processes with the defaults before the floor).
+    #[test]
+    fn a_large_group_agrees_on_a_leader_with_the_derived_timeouts() {
+        assert_eq!(
+            Params::default().timeouts(10, 5),
+            (15, 60),
+            "small groups unchanged"
+        );
+        assert_eq!(Params::default().timeouts(10, 800), (15, 1000));
+        assert_eq!(split_vote_floor_ms(10, 33), 42);
+        let explicit = Params {
+            heartbeat_ms: 15,
+            election_timeout_ms: 60,
+        };
+        assert_eq!(explicit.timeouts(10, 800), (15, 60), "explicit values win");
+        let alg = find("election.terms").unwrap();
+        let run = |params: &str, duration_ms: u64| {
+            let sc = Scenario::from_json(&format!(
+                r#"{{"algorithm": "election.terms", "nodes": 800, "seed": 1,
+                    "duration_ms": {duration_ms},
+                    "network": {{"latency": {{"uniform": {{"min_ms": 1, "max_ms": 10}}}}}},
+                    "checks": {{"properties": ["leader_uniqueness"]}}{params}}}"#
+            ))
+            .unwrap();
+            let out = alg.run(&sc, RunOptions::default()).unwrap();
+            assert_eq!(out.verdict, Verdict::Pass, "{}", out.verdict);
+            final_leaders(&out, 800)
+        };
+        let leaders = run("", 1500);
+        assert!(
+            leaders[0].is_some() && leaders.iter().all(|l| *l == leaders[0]),
+            "{:?}",
+            &leaders[..8]
+        );
+        let split = run(
+            r#", "params": {"heartbeat_ms": 15, "election_timeout_ms": 60}"#,
+            1500,
+        );
+        assert!(
+            split.iter().any(|l| *l != split[0]) || split[0].is_none(),
+            "the fixed window agreed: {:?}",
+            &split[..8]
+        );
     }
 
     /// An election timeout a live leader's heartbeats cannot beat is bad input: with 100 ms
