@@ -600,7 +600,7 @@ pub fn generate(
         faults,
         workload: Vec::new(),
         checks: CheckSpec::default(),
-        limits: Limits::default(),
+        limits: Limits::for_nodes(nodes),
         expect: None,
         engine_exceptions: Vec::new(),
     };
@@ -641,6 +641,29 @@ mod tests {
                 .faults
                 .windows(2)
                 .all(|w| w[0].at_ms <= w[1].at_ms));
+        }
+    }
+
+    /// Generated scenarios keep the default limits up to 31 nodes, and allow 100 · n²
+    /// messages in flight above (an all-to-all acknowledgement of one multicast is n²).
+    #[test]
+    fn generated_limits_grow_with_the_square_of_the_node_count() {
+        let m = model(FaultClass::ALL.to_vec());
+        for (nodes, in_flight) in [(6, 100_000), (31, 100_000), (50, 250_000), (200, 2_000_000)] {
+            let opts = GenOptions {
+                nodes_min: nodes,
+                nodes_max: nodes,
+                ..GenOptions::default()
+            };
+            let d = generate("x", "correct", 1, &m, &opts);
+            assert_eq!(d.scenario.nodes, nodes);
+            assert_eq!(d.scenario.limits.max_in_flight, in_flight, "{nodes} nodes");
+            let rest = Limits {
+                max_in_flight: Limits::default().max_in_flight,
+                ..d.scenario.limits.clone()
+            };
+            assert_eq!(rest, Limits::default(), "only max_in_flight grows");
+            d.scenario.validate().unwrap();
         }
     }
 

@@ -470,6 +470,67 @@ mod tests {
     use sincro_harness::engine::RunOptions;
     use sincro_harness::{EngineKind, EventKind, Scenario};
 
+    /// 50 nodes, 24 multicasts in 40 ms, no fault (the shrunk form of a campaign's `--nodes-max
+    /// 60` seed 13): every multicast is acknowledged by every node to every node, about
+    /// 5,000 messages each, and the default 100,000 messages in flight are reached at 254 ms.
+    /// A generated scenario of 50 nodes allows 250,000 (`Limits::for_nodes`), and the run
+    /// passes.
+    #[test]
+    fn a_burst_at_fifty_nodes_needs_more_in_flight_than_the_default() {
+        let inputs: Vec<String> = [
+            (198, 46),
+            (198, 37),
+            (200, 13),
+            (200, 16),
+            (201, 40),
+            (206, 2),
+            (207, 33),
+            (209, 47),
+            (210, 29),
+            (211, 32),
+            (212, 15),
+            (214, 33),
+            (215, 25),
+            (217, 10),
+            (220, 14),
+            (222, 41),
+            (223, 34),
+            (224, 16),
+            (227, 33),
+            (228, 19),
+            (228, 40),
+            (233, 46),
+            (236, 1),
+            (236, 20),
+        ]
+        .iter()
+        .map(|(at, node)| {
+            format!(
+                r#"{{"at_ms": {at}, "node": {node}, "input": {{"deposit": {{"dollars": 5}}}}}}"#
+            )
+        })
+        .collect();
+        let mut sc = Scenario::from_json(&format!(
+            r#"{{"algorithm": "order.total", "nodes": 50, "seed": 13, "duration_ms": 2000,
+                "network": {{"latency": {{"constant": {{"ms": 18}}}}}},
+                "workload": [{}]}}"#,
+            inputs.join(",")
+        ))
+        .unwrap();
+        let alg = find("order.total").unwrap();
+        let out = alg.run(&sc, RunOptions::new(false)).unwrap();
+        assert_eq!(out.verdict.label(), "limit_exceeded", "{}", out.verdict);
+        sc.limits = sincro_harness::scenario::Limits::for_nodes(50);
+        assert_eq!(sc.limits.max_in_flight, 250_000);
+        let out = alg.run(&sc, RunOptions::new(false)).unwrap();
+        assert_eq!(
+            out.verdict,
+            sincro_harness::Verdict::Pass,
+            "{}",
+            out.verdict
+        );
+    }
+
     #[test]
     fn money() {
         assert_eq!(dollars(111_100), "$1111.00");
