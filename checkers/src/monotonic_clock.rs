@@ -45,8 +45,9 @@ pub const PROPERTY: &str = "monotonic_clock";
 struct Last {
     event: u64,
     local_ns: i64,
-    /// Signed sum of the hardware clock jumps since this reading, ns.
-    jumps_ns: i64,
+    /// Signed sum of the hardware clock jumps since this reading, ns (128 bits: a 64-bit
+    /// sum saturated, and jumps that cancel out left it far below zero, excusing any fall).
+    jumps_ns: i128,
     /// The last of those jumps (for the explanation).
     jump_event: Option<u64>,
 }
@@ -82,8 +83,8 @@ impl MonotonicClock {
         self.judged |= self.last.get(node).is_some_and(Option::is_some);
         let slot = self.slot(node);
         if let Some(prev) = *slot {
-            let floor = prev.local_ns.saturating_add(prev.jumps_ns.min(0));
-            if local_ns < floor {
+            let floor = i128::from(prev.local_ns) + prev.jumps_ns.min(0);
+            if i128::from(local_ns) < floor {
                 let (excuse, mut events) = match prev.jump_event {
                     Some(j) if prev.jumps_ns < 0 => (
                         format!(
@@ -187,7 +188,7 @@ impl Checker for MonotonicClock {
             self.judge_reading(ev, node, local_ns)?;
         }
         if let (Some(j), Some(prev)) = (jump_ns, self.slot(node)) {
-            prev.jumps_ns = prev.jumps_ns.saturating_add(j);
+            prev.jumps_ns += i128::from(j);
             prev.jump_event = Some(ev.id);
         }
         Ok(())
@@ -277,6 +278,28 @@ mod tests {
         let v = run(vec![input(0, 0, 100), input(1, 1, 5), input(2, 0, 99)]).unwrap_err();
         assert!(v.explanation.contains("went back"), "{v}");
         assert_eq!(v.events, vec![0, 2]);
+    }
+
+    /// Jumps that cancel out excuse nothing: 10,000 jumps of +10⁹ ms, then as many of
+    /// −10⁹ ms (recorded with no reading), then a reading 7·10¹¹ ms below the first. A 64-bit
+    /// sum saturated at the
+    /// forward jumps, the backward ones then took it 10¹⁹ ns below zero, and the fall passed.
+    #[test]
+    fn jumps_that_cancel_out_excuse_no_fall() {
+        let mut events = vec![input(0, 0, 800_000_000_000_000_000)];
+        for delta_ms in [1e9, -1e9] {
+            for _ in 0..10_000 {
+                // a jump recorded with no reading: it applies to the last one
+                let mut j = jump(events.len() as u64, 0, 0, delta_ms);
+                j.local_ns = None;
+                events.push(j);
+            }
+        }
+        let id = events.len() as u64;
+        events.push(input(id, 0, 100_000_000_000_000_000));
+        let v = run(events).unwrap_err();
+        assert!(v.explanation.contains("went back"), "{v}");
+        assert_eq!(v.events.last(), Some(&id));
     }
 
     fn jump(id: u64, node: NodeId, local_ns: i64, delta_ms: f64) -> Event {

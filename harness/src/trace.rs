@@ -805,6 +805,8 @@ impl Trace {
         let mut seen = vec![false; nodes];
         // each node's clock adjustments added up
         let mut adjusted = vec![0i128; nodes];
+        // and its clock jumps
+        let mut jumped = vec![0i128; nodes];
         for (i, e) in self.events.iter().enumerate() {
             let err = |problem: String| TraceError {
                 line: i + 2,
@@ -996,6 +998,21 @@ impl Trace {
                     fault
                         .validate(nodes, crate::scenario::MAX_RHO_PPM)
                         .map_err(|p| err(format!("event {}: {p}", e.id)))?;
+                    // Clock jumps add up as adjustments do: +10⁹ ms ten thousand times, then
+                    // −10⁹ ms as often, stuck `monotonic_clock`'s 64-bit sum at its maximum,
+                    // and a reading far below the first one passed.
+                    if let (Fault::ClockJump { node, delta_ms }, Some(net)) =
+                        (fault, e.node.and_then(|n| jumped.get_mut(n)))
+                    {
+                        *net += (delta_ms * 1e6).round() as i128;
+                        if net.unsigned_abs() > MAX_TRACE_LOCAL_NS as u128 {
+                            return Err(err(format!(
+                                "event {} brings node {node}'s clock jumps to {net} ns in all, \
+                                 past the ±{MAX_TRACE_LOCAL_NS} ns any run's clocks stay within",
+                                e.id
+                            )));
+                        }
+                    }
                     // A fault of one node happens at that node: checkers key its effect (a
                     // clock jump's excuse) on the event's node, so the two must agree.
                     if let Some(v) = fault.node().filter(|&v| e.node != Some(v)) {
@@ -1664,6 +1681,29 @@ mod tests {
         assert!(e.problem.contains("clock adjustments to"), "{e}");
         let mut t = valid();
         adjust(&mut t, &[big, -big, big, -big, -big]);
+        t.validate().expect("each net within the bound");
+        // Clock jumps the same (each within the limit on any time, adding up past the clocks'
+        // bound, then cancelled); within it, kept.
+        let jump = |t: &mut Trace, deltas_ms: &[f64]| {
+            for &delta_ms in deltas_ms {
+                let id = t.events.len() as u64;
+                let mut e = ev(
+                    id,
+                    2,
+                    EventKind::Fault {
+                        fault: Fault::ClockJump { node: 2, delta_ms },
+                    },
+                );
+                e.t_ns = t.events.last().map_or(0, |l| l.t_ns);
+                e.local_ns = None;
+                t.events.push(e);
+            }
+        };
+        let far_ms = crate::MAX_TIME_MS as f64;
+        let e = problem(&|t| jump(t, &[far_ms; 3000]));
+        assert!(e.problem.contains("clock jumps to"), "{e}");
+        let mut t = valid();
+        jump(&mut t, &[far_ms, -far_ms, far_ms, -far_ms]);
         t.validate().expect("each net within the bound");
         // A delivery before its send.
         let e = problem(&|t| {
