@@ -1817,11 +1817,15 @@ fn scenario_differences(a: &Scenario, b: &Scenario) -> Vec<String> {
 /// The events of `trace` a verdict points at (for callers that print them).
 pub fn violating_events<'t>(trace: &'t Trace, verdict: &Verdict) -> Vec<&'t Event> {
     match verdict {
-        Verdict::Violation(v) => trace
-            .events
-            .iter()
-            .filter(|e| v.events.contains(&e.id))
-            .collect(),
+        Verdict::Violation(v) => {
+            // A set: a cycle of `total_order` names hundreds of thousands of events.
+            let named: std::collections::BTreeSet<u64> = v.events.iter().copied().collect();
+            trace
+                .events
+                .iter()
+                .filter(|e| named.contains(&e.id))
+                .collect()
+        }
         _ => Vec::new(),
     }
 }

@@ -165,10 +165,18 @@ impl Checker for TotalOrder {
         match self.cycle() {
             None => Ok(()),
             Some(steps) => {
-                let said: Vec<String> = steps
+                let mut said: Vec<String> = steps
                     .iter()
+                    .take(CYCLE_STEPS_SAID)
                     .map(|&(n, x, y, _, _)| format!("node {n} delivered {x} before {y}"))
                     .collect();
+                if steps.len() > CYCLE_STEPS_SAID {
+                    said.push(format!(
+                        "and {} more steps back to {}",
+                        steps.len() - CYCLE_STEPS_SAID,
+                        steps[0].1
+                    ));
+                }
                 let mut events: Vec<u64> =
                     steps.iter().flat_map(|&(_, _, _, a, b)| [a, b]).collect();
                 events.sort_unstable();
@@ -191,6 +199,10 @@ impl Checker for TotalOrder {
 /// One step of a cycle: node, the message it delivered first, the next one, their events.
 type Step<'a> = (NodeId, &'a str, &'a str, u64, u64);
 
+/// The steps of a cycle a violation spells out (the rest are counted; its events name them
+/// all): a cycle through 160,000 messages made a one-line explanation of 160,000 steps.
+pub const CYCLE_STEPS_SAID: usize = 12;
+
 impl TotalOrder {
     /// A cycle of the union of the nodes' orders, if any: each step is two messages one node
     /// delivered one right after the other (consecutive deliveries suffice: each node's
@@ -198,12 +210,16 @@ impl TotalOrder {
     /// a cycle, followed from any message left until one repeats.
     fn cycle(&self) -> Option<Vec<Step<'_>>> {
         let mut next: BTreeMap<&str, Vec<Step<'_>>> = BTreeMap::new();
+        // the steps into each message, as (source, its place in `next[source]`)
+        let mut prev: BTreeMap<&str, Vec<(&str, usize)>> = BTreeMap::new();
         let mut into: BTreeMap<&str, usize> = BTreeMap::new();
         for (n, seq) in self.seq.iter().enumerate() {
             for w in seq.windows(2) {
                 let (x, y) = (w[0].as_str(), w[1].as_str());
                 let step = (n, x, y, self.pos[n][x].1, self.pos[n][y].1);
-                next.entry(x).or_default().push(step);
+                let from_x = next.entry(x).or_default();
+                prev.entry(y).or_default().push((x, from_x.len()));
+                from_x.push(step);
                 into.entry(x).or_default();
                 *into.entry(y).or_default() += 1;
             }
@@ -236,11 +252,18 @@ impl TotalOrder {
                 return Some(cycle);
             }
             seen.insert(at, back.len());
-            let step = *next
-                .values()
+            // The first such step in `next`'s order (by source, then as found), as the scan
+            // of every step chose it: a lookup of the steps into `at`, not a scan (a cycle
+            // through 80,000 messages took 46 s).
+            let (x, i) = prev
+                .get(at)
+                .into_iter()
                 .flatten()
-                .find(|s| s.2 == at && into.contains_key(s.1))
+                .filter(|(x, _)| into.contains_key(x))
+                .min()
+                .copied()
                 .expect("a message left has a predecessor left");
+            let step = next[x][i];
             back.push(step);
             at = step.1;
         }
@@ -296,6 +319,57 @@ mod tests {
         ])
         .unwrap_err();
         assert_eq!(v.events[1], 4);
+    }
+
+    /// A cycle through 3,000 messages, no pair inverted (each two nodes share one message):
+    /// found by a lookup per step (a scan of every step per step took 46 s at 80,000), closed,
+    /// every step two consecutive deliveries of its node, and the explanation says the first
+    /// steps and counts the rest while the events name them all.
+    #[test]
+    fn a_long_cycle_is_followed_and_told_in_short() {
+        let k = 1000;
+        let m = |i: usize| format!("m{}", i % (3 * k));
+        let mut events = Vec::new();
+        for node in 0..3 {
+            for i in node * k..=(node + 1) * k {
+                events.push(delivered(events.len() as u64, node, &m(i)));
+            }
+        }
+        let mut c = TotalOrder::new(3);
+        for e in &events {
+            c.on_event(e).unwrap();
+        }
+        let steps: Vec<(NodeId, String, String)> = c
+            .cycle()
+            .expect("a cycle")
+            .iter()
+            .map(|&(n, x, y, _, _)| (n, x.to_string(), y.to_string()))
+            .collect();
+        assert_eq!(steps.len(), 3 * k);
+        for (i, s) in steps.iter().enumerate() {
+            assert_eq!(s.2, steps[(i + 1) % steps.len()].1, "closed");
+            let seq = c.sequence(s.0);
+            assert!(
+                seq.windows(2).any(|w| (&w[0], &w[1]) == (&s.1, &s.2)),
+                "{s:?} is two consecutive deliveries of node {}",
+                s.0
+            );
+        }
+        let v = c.finish(1_000).unwrap_err();
+        assert_eq!(v.events.len(), events.len(), "every delivery of the cycle");
+        assert!(
+            v.explanation.ends_with(&format!(
+                "and {} more steps back to {}",
+                3 * k - CYCLE_STEPS_SAID,
+                steps[0].1
+            )),
+            "{}",
+            v.explanation
+        );
+        assert_eq!(
+            v.explanation.matches(" delivered ").count(),
+            CYCLE_STEPS_SAID
+        );
     }
 
     /// Three nodes that share one pair each invert none, but their orders a < b, b < c and
