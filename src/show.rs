@@ -1735,9 +1735,16 @@ pub fn check(args: &CheckArgs) -> i32 {
             println!("  {how}");
             println!("  events involved:");
             let involved = violating_events(&trace, &verdict);
-            let columns = render::Columns::fitting(involved.iter().copied(), trace.nodes);
-            for e in involved {
+            let shown = &involved[..involved.len().min(INVOLVED_LINES_MAX)];
+            let columns = render::Columns::fitting(shown.iter().copied(), trace.nodes);
+            for e in shown {
                 println!("  >>{}", render::event_line_in(e, &columns));
+            }
+            if involved.len() > shown.len() {
+                println!(
+                    "  … and {} more events involved (`sincro show` marks them all)",
+                    involved.len() - shown.len()
+                );
             }
         }
         Verdict::Pass => println!("PASS: {} held ({how})", judged.properties.join(", ")),
@@ -1813,6 +1820,10 @@ fn scenario_differences(a: &Scenario, b: &Scenario) -> Vec<String> {
         .cloned()
         .collect()
 }
+
+/// The most events involved in a violation `check` prints (a `total_order` cycle through
+/// 160,000 messages printed 160,000 lines).
+pub const INVOLVED_LINES_MAX: usize = 50;
 
 /// The events of `trace` a verdict points at (for callers that print them).
 pub fn violating_events<'t>(trace: &'t Trace, verdict: &Verdict) -> Vec<&'t Event> {

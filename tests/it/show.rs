@@ -348,6 +348,33 @@ fn check_judges_a_recorded_trace_offline() {
     );
 }
 
+/// A `total_order` cycle through 3,000 messages (three nodes, each two sharing one message,
+/// no pair inverted): a violation whose explanation spells out the first steps and counts the
+/// rest, and whose involved events are printed up to a limit, the rest counted.
+#[test]
+fn check_tells_a_long_violation_in_short() {
+    let path = tmp("long-cycle.jsonl");
+    let mut text = String::from("{\"sincro_trace\": 1, \"nodes\": 3}\n");
+    let mut id = 0;
+    for node in 0..3 {
+        for i in node * 1000..=(node + 1) * 1000 {
+            text.push_str(&format!(
+                "{{\"id\":{id},\"t_ns\":{},\"node\":{node},\"kind\":{{\"type\":\"observe\",\"obs\":{{\"delivered\":{{\"id\":\"m{}\"}}}}}}}}\n",
+                id * 1000,
+                i % 3000
+            ));
+            id += 1;
+        }
+    }
+    std::fs::write(&path, text).unwrap();
+    let o = sincro(&["check", p(&path), "--properties", "total_order"]);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("more steps back to"), "{out}");
+    assert!(out.contains("… and 2953 more events involved"), "{out}");
+    assert!(out.lines().count() < 60, "{} lines", out.lines().count());
+}
+
 #[test]
 fn check_rejects_bad_input_with_exit_2() {
     let lease = record(LEASE, "lease-check-bad.jsonl");
