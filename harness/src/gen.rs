@@ -644,12 +644,19 @@ mod tests {
         }
     }
 
-    /// Generated scenarios keep the default limits up to 31 nodes, and allow 100 · n²
-    /// messages in flight above (an all-to-all acknowledgement of one multicast is n²).
+    /// Generated scenarios keep the default limits in small groups; the steps grow with n²
+    /// above 31 nodes and the messages in flight are 200 · n² above 22, each up to its cap.
     #[test]
     fn generated_limits_grow_with_the_square_of_the_node_count() {
         let m = model(FaultClass::ALL.to_vec());
-        for (nodes, in_flight) in [(6, 100_000), (31, 100_000), (50, 250_000), (200, 2_000_000)] {
+        for (nodes, events, in_flight) in [
+            (6, 10_000_000, 100_000),
+            (31, 10_000_000, 192_200),
+            (50, 26_014_568, 500_000),
+            (141, 206_878_251, 3_976_200),
+            (200, 416_233_090, 4_000_000),
+            (1000, Limits::MAX_EVENTS, 4_000_000),
+        ] {
             let opts = GenOptions {
                 nodes_min: nodes,
                 nodes_max: nodes,
@@ -657,12 +664,18 @@ mod tests {
             };
             let d = generate("x", "correct", 1, &m, &opts);
             assert_eq!(d.scenario.nodes, nodes);
-            assert_eq!(d.scenario.limits.max_in_flight, in_flight, "{nodes} nodes");
+            let l = &d.scenario.limits;
+            assert_eq!(
+                (l.max_events, l.max_in_flight),
+                (events, in_flight),
+                "{nodes} nodes"
+            );
             let rest = Limits {
+                max_events: Limits::default().max_events,
                 max_in_flight: Limits::default().max_in_flight,
-                ..d.scenario.limits.clone()
+                ..l.clone()
             };
-            assert_eq!(rest, Limits::default(), "only max_in_flight grows");
+            assert_eq!(rest, Limits::default(), "only those two grow");
             d.scenario.validate().unwrap();
         }
     }

@@ -473,7 +473,7 @@ mod tests {
     /// 50 nodes, 24 multicasts in 40 ms, no fault (the shrunk form of a campaign's `--nodes-max
     /// 60` seed 13): every multicast is acknowledged by every node to every node, about
     /// 5,000 messages each, and the default 100,000 messages in flight are reached at 254 ms.
-    /// A generated scenario of 50 nodes allows 250,000 (`Limits::for_nodes`), and the run
+    /// A generated scenario of 50 nodes allows 500,000 (`Limits::for_nodes`), and the run
     /// passes.
     #[test]
     fn a_burst_at_fifty_nodes_needs_more_in_flight_than_the_default() {
@@ -521,7 +521,7 @@ mod tests {
         let out = alg.run(&sc, RunOptions::new(false)).unwrap();
         assert_eq!(out.verdict.label(), "limit_exceeded", "{}", out.verdict);
         sc.limits = sincro_harness::scenario::Limits::for_nodes(50);
-        assert_eq!(sc.limits.max_in_flight, 250_000);
+        assert_eq!(sc.limits.max_in_flight, 500_000);
         let out = alg.run(&sc, RunOptions::new(false)).unwrap();
         assert_eq!(
             out.verdict,
