@@ -170,8 +170,64 @@ impl CellPool<'_> {
         if started {
             run.run(stop, cell_deadline, &live, &|_| {});
         }
+        let mut report = run.report();
+        // A seed that could not be judged (or hit a run limit) is no answer: the cell goes on
+        // from the next seed, and a later break is the cell's verdict (stop 70's probe: a
+        // cell stopped at an unjudged seed 0 said "could not judge" where seed 1 breaks).
+        // The first seed with no answer stands when nothing breaks.
+        let no_answer = |r: &TargetReport| {
+            r.first
+                .as_ref()
+                .filter(|f| Outcome::of(&f.label) != Outcome::Breaks)
+                .map(|f| f.seed)
+        };
+        // The first report with no answer, and the runs of the segments before `report`.
+        let mut unanswered: Option<TargetReport> = None;
+        let mut runs_before = 0;
+        while let Some(seed) = no_answer(&report) {
+            runs_before += report.runs;
+            match &mut unanswered {
+                None => unanswered = Some(report.clone()),
+                Some(first) => first
+                    .write_errors
+                    .extend(report.write_errors.iter().cloned()),
+            }
+            // Seeds from `seed_start` through `seed` are done.
+            let next = seed.checked_add(1);
+            let done = next.map_or(a.seeds, |n| n.saturating_sub(a.seed_start));
+            let time_up =
+                stop.load(Ordering::Relaxed) || cell_deadline.is_some_and(|d| Instant::now() >= d);
+            let Some(next) = next.filter(|_| done < a.seeds && !time_up) else {
+                report = unanswered.take().expect("kept above");
+                report.runs = runs_before;
+                report.complete = done >= a.seeds;
+                break;
+            };
+            let cfg = FuzzConfig {
+                seed_start: next,
+                seeds: a.seeds - done,
+                ..cfg.clone()
+            };
+            let mut more = TargetRun::new(&cell.target, &cfg, &opts).with_deadline(self.deadline);
+            more.run(stop, cell_deadline, &live, &|_| {});
+            report = more.report();
+        }
+        if let Some(mut first) = unanswered {
+            // The last segment broke the property, or held to its end.
+            first
+                .write_errors
+                .extend(report.write_errors.iter().cloned());
+            if report.first.is_some() {
+                report.write_errors = first.write_errors;
+                report.runs += runs_before;
+            } else {
+                first.runs = runs_before + report.runs;
+                first.complete = report.complete;
+                report = first;
+            }
+        }
         CellRan {
-            report: run.report(),
+            report,
             runs: live.runs.load(Ordering::Relaxed),
             started,
         }

@@ -3411,6 +3411,32 @@ fn matrix_cells_with_no_answer_are_not_breaks_and_an_empty_matrix_is_refused() {
     let (out, err) = text(&o);
     assert_eq!(o.status.code(), Some(2), "{out}{err}");
     assert!(err.contains("nothing to run"), "{err}");
+    // A seed with no answer does not end its cell: `election.anel2`'s crash cell for
+    // leader_agreement could not judge seed 0 and stopped there, saying "could not judge"
+    // where seed 1 breaks (stop 70's probe). It goes on, and the break is the answer.
+    let o = sincro(&[
+        "matrix",
+        "-a",
+        "election.anel2",
+        "--seeds",
+        "3",
+        "-q",
+        "--out",
+        d,
+    ]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    let crashes: Vec<&str> = out
+        .lines()
+        .skip_while(|l| !l.starts_with("crashes "))
+        .take(3)
+        .collect();
+    let cell = crashes.join(" ");
+    assert!(
+        cell.contains("leader_agreement") && cell.contains("(seed 1,"),
+        "{cell}"
+    );
+    assert!(!cell.contains("could not judge"), "{cell}");
 }
 
 /// Without shrinking, the summary's `shrunk` column says none was made (it showed the
