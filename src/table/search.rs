@@ -63,9 +63,12 @@ pub fn failing_seeds(
                     break;
                 }
                 let sc = alg.generate(variant, seed, &opts);
+                // As a campaign counts them: a failure the correct variant shares is no
+                // catch ([`crate::fuzz::shared_by_correct`]).
                 let failed = matches!(
                     alg.run(&sc, RunOptions::new(false)),
                     Ok(out) if matches!(out.verdict, Verdict::Violation(_))
+                        && !crate::fuzz::shared_by_correct(alg, &sc, &out.verdict.label())
                 );
                 if failed {
                     found.lock().expect("no worker panics").push(seed);
