@@ -3463,6 +3463,16 @@ pub fn merge_junit(inputs: &[(String, String)], partial: bool) -> Result<MergedR
 mod tests {
     use super::*;
 
+    /// The registry's entry for variant `name` of `algorithm`.
+    fn variant_of(algorithm: &dyn Algorithm, name: &str) -> VariantInfo {
+        algorithm
+            .info()
+            .variants
+            .into_iter()
+            .find(|v| v.name == name)
+            .unwrap_or_else(|| panic!("no variant {name}"))
+    }
+
     /// Two panics are the same failure where they panic at the same place; without a place,
     /// where their texts agree but for numbers (stop 64: any panic was the same, and a
     /// shrink turned one bug into a division by zero elsewhere).
@@ -3619,12 +3629,7 @@ mod tests {
     #[test]
     fn a_shrunk_file_is_named_after_the_campaign_seed_not_the_scenarios() {
         let algorithm = crate::algorithms::find("mutex.centralized").expect("built in");
-        let variant = algorithm
-            .info()
-            .variants
-            .into_iter()
-            .find(|v| v.name == "lease-timeout")
-            .expect("the buggy variant");
+        let variant = variant_of(algorithm, "lease-timeout");
         let target = Target { algorithm, variant };
         let out_dir =
             std::env::temp_dir().join(format!("sincro-shrunk-name-{}", std::process::id()));
@@ -3690,12 +3695,7 @@ mod tests {
         }
         let (shared, _) = shared.expect("a failure the correct variant shares");
         let (own, label) = own.expect("a failure of the bug alone");
-        let variant = alg
-            .info()
-            .variants
-            .into_iter()
-            .find(|v| v.name == "no-generation")
-            .expect("the buggy variant");
+        let variant = variant_of(alg, "no-generation");
         let target = Target {
             algorithm: alg,
             variant,
@@ -3740,12 +3740,7 @@ mod tests {
         use crate::algorithms::coverage::Goal;
         use crate::harness::trace::{type_word, EventKind};
         let algorithm = crate::algorithms::find("mutex.ricart-agrawala").expect("built in");
-        let variant = algorithm
-            .info()
-            .variants
-            .into_iter()
-            .find(|v| v.name == "correct")
-            .expect("the correct variant");
+        let variant = variant_of(algorithm, "correct");
         let target = Target { algorithm, variant };
         let cfg = FuzzConfig {
             coverage: true,
@@ -3789,12 +3784,7 @@ mod tests {
 
     #[test]
     fn an_expected_failure_does_not_hide_a_nondeterministic_seed() {
-        let variant = inner()
-            .info()
-            .variants
-            .into_iter()
-            .find(|v| v.name == "lease-timeout")
-            .expect("the buggy variant");
+        let variant = variant_of(inner(), "lease-timeout");
         let target = Target {
             algorithm: &FLAKY,
             variant,
@@ -4056,12 +4046,7 @@ mod tests {
             steps: AtomicU64::new(0),
         };
         let longest = &LONGEST;
-        let variant = ring()
-            .info()
-            .variants
-            .into_iter()
-            .find(|v| v.name == "no-generation")
-            .expect("the buggy variant");
+        let variant = variant_of(ring(), "no-generation");
         let target = Target {
             algorithm: longest,
             variant,
@@ -4203,12 +4188,7 @@ mod tests {
     #[test]
     fn a_refused_scenario_is_bad_input_never_a_verdict() {
         for name in ["correct", "lease-timeout"] {
-            let variant = inner()
-                .info()
-                .variants
-                .into_iter()
-                .find(|v| v.name == name)
-                .expect("the variant");
+            let variant = variant_of(inner(), name);
             let target = Target {
                 algorithm: &REFUSING,
                 variant,

@@ -1659,22 +1659,24 @@ mod tests {
         assert!(e.problem.contains("past the end of the longest"), "{e}");
         let e = problem(&|t| t.events[1].local_ns = Some(i64::MIN));
         assert!(e.problem.contains("software clock at"), "{e}");
+        // Events of node 2 appended at the last instant (with no clock reading, as a fault
+        // may be recorded).
+        let append = |t: &mut Trace, kinds: Vec<EventKind>| {
+            for kind in kinds {
+                let mut e = ev(t.events.len() as u64, 2, kind);
+                e.t_ns = t.events.last().map_or(0, |l| l.t_ns);
+                e.local_ns = None;
+                t.events.push(e);
+            }
+        };
         // Adjustments each within the bound, adding up past it (then cancelled: the net is
         // what a checker's clock would have wrapped or stuck on); within it, kept.
         let adjust = |t: &mut Trace, deltas: &[i64]| {
-            for &delta_ns in deltas {
-                let id = t.events.len() as u64;
-                let mut e = ev(
-                    id,
-                    2,
-                    EventKind::ClockAdjust {
-                        how: ClockAdjust::Step,
-                        delta_ns,
-                    },
-                );
-                e.t_ns = t.events.last().map_or(0, |l| l.t_ns);
-                t.events.push(e);
-            }
+            let kinds = deltas.iter().map(|&delta_ns| EventKind::ClockAdjust {
+                how: ClockAdjust::Step,
+                delta_ns,
+            });
+            append(t, kinds.collect());
         };
         let big = MAX_TRACE_LOCAL_NS;
         let e = problem(&|t| adjust(t, &[big, big, -big, -big]));
@@ -1685,19 +1687,10 @@ mod tests {
         // Clock jumps the same (each within the limit on any time, adding up past the clocks'
         // bound, then cancelled); within it, kept.
         let jump = |t: &mut Trace, deltas_ms: &[f64]| {
-            for &delta_ms in deltas_ms {
-                let id = t.events.len() as u64;
-                let mut e = ev(
-                    id,
-                    2,
-                    EventKind::Fault {
-                        fault: Fault::ClockJump { node: 2, delta_ms },
-                    },
-                );
-                e.t_ns = t.events.last().map_or(0, |l| l.t_ns);
-                e.local_ns = None;
-                t.events.push(e);
-            }
+            let kinds = deltas_ms.iter().map(|&delta_ms| EventKind::Fault {
+                fault: Fault::ClockJump { node: 2, delta_ms },
+            });
+            append(t, kinds.collect());
         };
         let far_ms = crate::MAX_TIME_MS as f64;
         let e = problem(&|t| jump(t, &[far_ms; 3000]));
