@@ -166,6 +166,11 @@ pub trait Algorithm: Sync {
     /// (e.g. a token regenerated without a generation number only matters once a token is
     /// late, not lost). Generated scenarios of that variant draw them too; the correct variant
     /// is fuzzed inside its model only. Empty by default.
+    ///
+    /// Outside the model the correct variant may break as well, so a campaign (`fuzz`,
+    /// `calibrate`, `table search`, the shrinker) counts a failure of such a variant as a
+    /// catch only when the variant named `correct`, run on the same scenario, does not fail
+    /// it the same way; the others are counted apart in the summary.
     fn bug_classes(&self, variant: &str) -> Vec<FaultClass> {
         let _ = variant;
         Vec::new()
