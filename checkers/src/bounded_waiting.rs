@@ -18,6 +18,9 @@
 //! before it), an entry into that resource at `h` comes after the exit in every order that
 //! keeps mutual exclusion, the order `mutual_exclusion` finds, and it is counted (stop 57: a
 //! trace overtaken twice with `k = 1` passed both properties, each by an order of its own).
+//! Likewise at `e`: when the requester enters there and stays inside (no other step on the
+//! resource in the instant), another node's entry that it also leaves at `e` came before the
+//! requester's entry in every such order, and it is counted (stop 71: the mirror case passed).
 //!
 //! # Contract
 //!
@@ -25,7 +28,8 @@
 //!   oldest request on that resource, marks it inside, and counts one overtake against the
 //!   head request of every *other* node that has waited on that resource since an earlier
 //!   instant, or since this one by its own `cs_exit` from the resource, and whose wait does
-//!   not end at this one), `cs_exit` (no longer inside: the head request waits from here),
+//!   not end at this one — or ends there with an entry that stays inside, the overtaking entry
+//!   left again at this instant), `cs_exit` (no longer inside: the head request waits from here),
 //!   `cs_abandon` (drops the node's oldest request) observations,
 //!   and `crash` / `restart` faults (drop the node's requests and its being inside). Ignored:
 //!   times other than the global one, messages, pauses, partitions — overtakes are counted in
@@ -41,7 +45,7 @@
 
 use sincro_harness::trace::{Event, EventKind};
 use sincro_harness::{Checker, Fault, NodeId, Observation, PropertyClass, Violation};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 /// Property name.
 pub const PROPERTY: &str = "bounded_waiting";
@@ -70,8 +74,10 @@ enum Step {
 #[derive(Debug)]
 pub struct BoundedWaiting {
     k: usize,
-    /// (node, resource) -> queue of its pending requests (only the head counts overtakes)
-    pending: BTreeMap<(NodeId, u32), Vec<Waiting>>,
+    /// (resource, node) -> queue of the node's pending requests on the resource (only the
+    /// head counts overtakes); never empty: an emptied queue is removed, so an entry visits
+    /// only the nodes waiting on its resource
+    pending: BTreeMap<(u32, NodeId), VecDeque<Waiting>>,
     /// (node, resource) currently inside
     inside: BTreeSet<(NodeId, u32)>,
     /// the current instant and the events of it this checker reads
@@ -114,19 +120,36 @@ impl BoundedWaiting {
             }
         }
         let by_exit = self.waits_from_own_exit(&steps);
-        for &(node, step) in &steps {
+        let served_inside = served_and_inside(&steps, &leaving);
+        // Whether each step is an entry its node leaves again at this instant (an exit from
+        // the resource follows it in the node's order): such an entry comes before any entry
+        // that stays inside.
+        let mut exits_seen: BTreeSet<(NodeId, u32)> = BTreeSet::new();
+        let mut left_again = vec![false; steps.len()];
+        for (i, &(node, step)) in steps.iter().enumerate().rev() {
+            match step {
+                Step::Exit(r) => {
+                    exits_seen.insert((node, r));
+                }
+                Step::Enter(r, _) => left_again[i] = exits_seen.contains(&(node, r)),
+                _ => {}
+            }
+        }
+        for (i, &(node, step)) in steps.iter().enumerate() {
             let Step::Enter(resource, id) = step else {
                 continue;
             };
-            for (&(other, r), q) in self.pending.iter_mut() {
-                if other == node
-                    || r != resource
-                    || ending.contains(&(other, r))
-                    || leaving.contains(&other)
-                {
+            let left = left_again[i];
+            let waiters = self
+                .pending
+                .range_mut((resource, 0)..=(resource, NodeId::MAX));
+            for (&(r, other), q) in waiters {
+                let ends_here =
+                    ending.contains(&(other, r)) && !(left && served_inside.contains(&(other, r)));
+                if other == node || ends_here || leaving.contains(&other) {
                     continue;
                 }
-                let Some(head) = q.first_mut().filter(|h| h.since_ns.is_some()) else {
+                let Some(head) = q.front_mut().filter(|h| h.since_ns.is_some()) else {
                     continue;
                 };
                 debug_assert!(
@@ -155,8 +178,8 @@ impl BoundedWaiting {
         for (waiter, r, node, id) in late {
             let head = self
                 .pending
-                .get_mut(&(waiter, r))
-                .and_then(|q| q.first_mut());
+                .get_mut(&(r, waiter))
+                .and_then(|q| q.front_mut());
             if let Some(head) = head.filter(|h| h.since_ns == Some(t)) {
                 head.overtakes.push(id);
                 overtaken(head, self.k, waiter, r, node, t)?;
@@ -179,7 +202,7 @@ impl BoundedWaiting {
         let count = |queued: &mut BTreeMap<(NodeId, u32), usize>, key: (NodeId, u32)| -> usize {
             *queued
                 .entry(key)
-                .or_insert_with(|| pending.get(&key).map_or(0, Vec::len))
+                .or_insert_with(|| pending.get(&(key.1, key.0)).map_or(0, VecDeque::len))
         };
         for &(node, step) in steps {
             match step {
@@ -211,9 +234,9 @@ impl BoundedWaiting {
         match step {
             Step::Request(r, id) => {
                 let outside = !self.inside.contains(&(node, r));
-                let q = self.pending.entry((node, r)).or_default();
+                let q = self.pending.entry((r, node)).or_default();
                 let head = q.is_empty() && outside;
-                q.push(Waiting {
+                q.push_back(Waiting {
                     request_event: id,
                     overtakes: Vec::new(),
                     since_ns: head.then_some(t),
@@ -221,11 +244,7 @@ impl BoundedWaiting {
             }
             Step::Enter(r, _) => {
                 // served: the head of our own queue leaves it; the next waits from our exit
-                if let Some(q) = self.pending.get_mut(&(node, r)) {
-                    if !q.is_empty() {
-                        q.remove(0);
-                    }
-                }
+                self.serve_head(node, r);
                 self.inside.insert((node, r));
             }
             Step::Exit(r) => {
@@ -233,28 +252,66 @@ impl BoundedWaiting {
                 self.start_waiting(node, r, t);
             }
             Step::Abandon(r) => {
-                if let Some(q) = self.pending.get_mut(&(node, r)) {
-                    if !q.is_empty() {
-                        q.remove(0);
-                    }
-                }
+                self.serve_head(node, r);
                 if !self.inside.contains(&(node, r)) {
                     self.start_waiting(node, r, t);
                 }
             }
             Step::Leave => {
-                self.pending.retain(|(n, _), _| *n != node);
+                self.pending.retain(|(_, n), _| *n != node);
                 self.inside.retain(|(n, _)| *n != node);
+            }
+        }
+    }
+
+    /// The head request of `node` on `r`, if any, leaves its queue (served or abandoned); an
+    /// emptied queue goes.
+    fn serve_head(&mut self, node: NodeId, r: u32) {
+        if let Some(q) = self.pending.get_mut(&(r, node)) {
+            q.pop_front();
+            if q.is_empty() {
+                self.pending.remove(&(r, node));
             }
         }
     }
 
     /// The head request of `node` on `r`, if any, waits from `t` on (unless it already does).
     fn start_waiting(&mut self, node: NodeId, r: u32, t: u64) {
-        if let Some(head) = self.pending.get_mut(&(node, r)).and_then(|q| q.first_mut()) {
+        if let Some(head) = self.pending.get_mut(&(r, node)).and_then(|q| q.front_mut()) {
             head.since_ns.get_or_insert(t);
         }
     }
+}
+
+/// The (node, resource) pairs served at this instant that stay inside: the node's only step on
+/// the resource in the instant is its entry (no request, exit or abandon), and it does not
+/// crash or restart. Another node's entry into the resource that it also leaves at this
+/// instant comes before that entry in every order that keeps mutual exclusion, so it
+/// overtakes the request served (an entry that stays inside too breaks mutual exclusion,
+/// and no order tells which came first: not counted).
+fn served_and_inside(
+    steps: &[(NodeId, Step)],
+    leaving: &BTreeSet<NodeId>,
+) -> BTreeSet<(NodeId, u32)> {
+    // (node, resource) -> (entries, other steps) on it at this instant
+    let mut on: BTreeMap<(NodeId, u32), (u32, u32)> = BTreeMap::new();
+    for &(node, step) in steps {
+        let (r, enter) = match step {
+            Step::Enter(r, _) => (r, true),
+            Step::Request(r, _) | Step::Exit(r) | Step::Abandon(r) => (r, false),
+            Step::Leave => continue,
+        };
+        let c = on.entry((node, r)).or_default();
+        if enter {
+            c.0 += 1;
+        } else {
+            c.1 += 1;
+        }
+    }
+    on.into_iter()
+        .filter(|&((node, _), c)| c == (1, 0) && !leaving.contains(&node))
+        .map(|(k, _)| k)
+        .collect()
 }
 
 /// Fails when `head` (node `waiter`'s request on `r`) has now been overtaken more than `k`
@@ -474,6 +531,53 @@ mod tests {
             (0, req.clone(), 2),
         ]);
         assert_eq!(run(exit_then_request, 0), Ok(()));
+    }
+
+    /// Node 0 waits from 1 ms; node 1 enters and leaves at 2 ms and again at 4 ms, the instant
+    /// node 0 enters and stays inside: node 1's second entry came before node 0's in every
+    /// order that keeps mutual exclusion, so node 0 was overtaken twice (k = 1 for 2 nodes).
+    /// This passed, in every line order of the last instant. Had node 0 also left at 4 ms,
+    /// or node 1 stayed inside, the order would be open and the entry not counted.
+    #[test]
+    fn an_entry_left_at_the_instant_the_waiter_enters_and_stays_is_an_overtake() {
+        use Observation::{CsEnter, CsExit, CsRequest};
+        let (req, enter, exit) = (
+            CsRequest { resource: 0 },
+            CsEnter { resource: 0 },
+            CsExit { resource: 0 },
+        );
+        let lines = [
+            (0, req.clone(), 1),
+            (1, enter.clone(), 2),
+            (1, exit.clone(), 3),
+            (1, enter.clone(), 4),
+            (1, exit.clone(), 4),
+            (0, enter.clone(), 4),
+        ];
+        let v = run(trace(&lines), 1).unwrap_err();
+        assert!(
+            v.explanation.contains("overtaken 2 times (bound 1)"),
+            "{}",
+            v.explanation
+        );
+        assert_eq!(v.events, vec![0, 1, 3]);
+        // node 0's entry listed first at 4 ms: the same verdict
+        let mut reordered = lines.clone();
+        reordered.swap(3, 5);
+        reordered.swap(4, 5); // n0 enter, n1 enter, n1 exit at 4 ms
+        assert!(run(trace(&reordered), 1).is_err());
+        // an instant 1 ns apart told the order already: a violation before as now
+        let mut apart = trace(&lines);
+        apart[5].t_ns += 1;
+        assert!(run(apart, 1).is_err());
+        // node 0 also leaves at 4 ms: node 1 may have come after it; not counted
+        let mut both_leave = lines.to_vec();
+        both_leave.push((0, exit.clone(), 4));
+        assert_eq!(run(trace(&both_leave), 1), Ok(()));
+        // node 1 stays inside at 4 ms too: mutual exclusion breaks, no order: not counted
+        let mut stays = lines.to_vec();
+        stays.remove(4);
+        assert_eq!(run(trace(&stays), 1), Ok(()));
     }
 
     #[test]

@@ -394,6 +394,15 @@ case(P, "violation-entry-at-the-waiters-own-exit-listed-first", t, "the same, no
 # An entry at the instant of the request itself may have come first: not counted.
 t = T(3); t.req(3, 2); ex(t, 3, 0); ex(t, 4, 1); ex(t, 5, 0); t.enter(6, 2)
 case(P, "pass-entry-at-the-request-instant", t, "overtaken at 4 and 5 only")
+# The mirror at the end of the wait: the waiter enters and stays inside at an instant where
+# another node enters and leaves; that entry came first in every order that keeps mutual
+# exclusion (stop 71: it was excused as possibly after the waiter's entry, and passed).
+t = T(3); t.req(1, 2); ex(t, 2, 0); ex(t, 3, 1); t.enter(4, 0); t.exit(4, 0); t.enter(4, 2)
+case(P, "violation-entry-left-at-the-waiters-entry", t, "overtaken at 2, 3 and 4 (node 0 in and out before node 2 enters)")
+t = T(3); t.req(1, 2); ex(t, 2, 0); ex(t, 3, 1); t.enter(4, 2); t.enter(4, 0); t.exit(4, 0)
+case(P, "violation-entry-left-at-the-waiters-entry-listed-after", t, "the same, node 2's entry listed first")
+t = T(3); t.req(1, 2); ex(t, 2, 0); ex(t, 3, 1); t.enter(4, 0); t.exit(4, 0); t.enter(4, 2); t.exit(4, 2)
+case(P, "pass-entry-at-the-waiters-entry-and-exit", t, "node 2 also leaves at 4: node 0 may have come after it")
 
 # ---------------------------------------------------------------- liveness
 P = "liveness"

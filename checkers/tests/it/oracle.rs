@@ -1284,16 +1284,54 @@ fn stability_run(
 /// dropped by a crash or restart of its node (`e` = +infinity if none). Entries of other nodes
 /// into the same resource at instants strictly between (`h < t < e`) overtake it, and at `h`
 /// itself when the wait began with the node's own exit from the resource (an entry there
-/// follows that exit in any order that keeps mutual exclusion); at most `k` may. Instants,
-/// not trace lines: events of one global time are unordered.
+/// follows that exit in any order that keeps mutual exclusion), and at `e` itself when the
+/// wait ended with the node's entry and the node stays inside (no other step of it on the
+/// resource, no crash or restart of it, at that instant) while the other node leaves again at
+/// that instant (its entry comes before in any order that keeps mutual exclusion); at most
+/// `k` may. Instants, not trace lines: events of one global time are unordered.
 pub fn bounded_waiting(ev: &[Event], k: usize) -> OracleVerdict {
+    // (node, resource, instant) -> the node's steps on the resource at that instant, and the
+    // nodes crashed or restarted at each instant.
+    let mut steps_at: BTreeMap<(NodeId, u32, u64), usize> = BTreeMap::new();
+    let mut gone_at: BTreeSet<(NodeId, u64)> = BTreeSet::new();
+    for e in ev {
+        if let Some(x) = crash_or_restart(e) {
+            gone_at.insert((x, e.t_ns));
+        }
+        let (Some(n), Some(o)) = (e.node, obs(e)) else {
+            continue;
+        };
+        if let Observation::CsRequest { resource }
+        | Observation::CsEnter { resource }
+        | Observation::CsExit { resource }
+        | Observation::CsAbandon { resource } = o
+        {
+            *steps_at.entry((n, *resource, e.t_ns)).or_default() += 1;
+        }
+    }
+    // Whether entry `i` is followed by its node's exit from the resource at the same instant.
+    let entered_and_left = |entries: &[(NodeId, u32, u64, usize)], i: usize| -> bool {
+        let (m, r, t, line) = entries[i];
+        ev.iter().enumerate().any(|(j, e)| {
+            j > line
+                && e.t_ns == t
+                && e.node == Some(m)
+                && matches!(obs(e), Some(Observation::CsExit { resource }) if *resource == r)
+        })
+    };
+    let stays = |n: NodeId, r: u32, e: u64| -> bool {
+        steps_at.get(&(n, r, e)) == Some(&1) && !gone_at.contains(&(n, e))
+    };
     // Each request's wait: (node, resource, h, e); the open ones by (node, resource), in order.
     let mut waits: Vec<(NodeId, u32, Option<u64>, Option<u64>)> = Vec::new();
     // The waits that began with their node's own exit.
     let mut from_exit: BTreeSet<usize> = BTreeSet::new();
     let mut queue: BTreeMap<(NodeId, u32), Vec<usize>> = BTreeMap::new();
     let mut inside: BTreeSet<(NodeId, u32)> = BTreeSet::new();
-    let mut entries: Vec<(NodeId, u32, u64)> = Vec::new();
+    // (node, resource, instant, line)
+    let mut entries: Vec<(NodeId, u32, u64, usize)> = Vec::new();
+    // The waits that ended with their node's entry.
+    let mut served: BTreeSet<usize> = BTreeSet::new();
     // the head of (n, r) starts waiting at t if the node is outside and it does not already
     let start = |waits: &mut Vec<(NodeId, u32, Option<u64>, Option<u64>)>,
                  queue: &BTreeMap<(NodeId, u32), Vec<usize>>,
@@ -1306,7 +1344,7 @@ pub fn bounded_waiting(ev: &[Event], k: usize) -> OracleVerdict {
             }
         }
     };
-    for e in ev {
+    for (line, e) in ev.iter().enumerate() {
         let t = e.t_ns;
         if let Some(x) = crash_or_restart(e) {
             for (key, q) in queue.iter_mut().filter(|(key, _)| key.0 == x) {
@@ -1333,11 +1371,14 @@ pub fn bounded_waiting(ev: &[Event], k: usize) -> OracleVerdict {
                     if !q.is_empty() {
                         let w = q.remove(0);
                         waits[w].3 = Some(t);
+                        if matches!(obs(e), Some(Observation::CsEnter { .. })) {
+                            served.insert(w);
+                        }
                     }
                 }
                 if matches!(obs(e), Some(Observation::CsEnter { .. })) {
                     inside.insert(key);
-                    entries.push((n, *resource, t));
+                    entries.push((n, *resource, t, line));
                 } else {
                     start(&mut waits, &queue, &inside, key, t);
                 }
@@ -1358,9 +1399,14 @@ pub fn bounded_waiting(ev: &[Event], k: usize) -> OracleVerdict {
     for (i, &(n, r, h, end)) in waits.iter().enumerate() {
         let Some(h) = h else { continue };
         let after = |t: u64| h < t || (t == h && from_exit.contains(&i));
-        let c = entries
-            .iter()
-            .filter(|&&(m, rr, t)| m != n && rr == r && after(t) && lt(t, end))
+        let stayed_in = end.is_some_and(|e| served.contains(&i) && stays(n, r, e));
+        let c = (0..entries.len())
+            .filter(|&j| {
+                let (m, rr, t, _) = entries[j];
+                let before_end =
+                    lt(t, end) || (Some(t) == end && stayed_in && entered_and_left(&entries, j));
+                m != n && rr == r && after(t) && before_end
+            })
             .count();
         if c > k {
             return Violation(format!("request {i} of node {n} overtaken {c} times"));
