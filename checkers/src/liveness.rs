@@ -29,6 +29,7 @@
 
 use sincro_harness::trace::{Event, EventKind};
 use sincro_harness::{Checker, Fault, NodeId, Observation, PropertyClass, Violation, NS_PER_MS};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 /// Property name.
 pub const PROPERTY: &str = "liveness";
@@ -45,9 +46,13 @@ struct Pending {
 pub struct Liveness {
     quiet_ns: u64,
     bound_ns: u64,
-    /// (node, resource) -> pending requests, oldest first, sorted by key; a key keeps its
-    /// (possibly empty) list, so a node that requests again and again reuses it
-    pending: Vec<((NodeId, u32), Vec<Pending>)>,
+    /// (node, resource) -> pending requests, oldest first; a key keeps its (possibly empty)
+    /// queue, so a node that requests again and again reuses it
+    pending: BTreeMap<(NodeId, u32), VecDeque<Pending>>,
+    /// (deadline, node, resource, event) of every pending request: the first is the one
+    /// whose deadline passes first (ties: the lowest node and resource, then the oldest),
+    /// found without a scan (a scan at each entry made 10^5 requests take 10 s)
+    deadlines: BTreeSet<(u64, NodeId, u32, u64)>,
     /// earliest deadline of any pending request (for a cheap online test)
     earliest_ns: u64,
     unjudged: Option<String>,
@@ -59,20 +64,33 @@ impl Liveness {
         Liveness {
             quiet_ns: quiet_from_ms * NS_PER_MS,
             bound_ns: bound_ms * NS_PER_MS,
-            pending: Vec::new(),
+            pending: BTreeMap::new(),
+            deadlines: BTreeSet::new(),
             earliest_ns: u64::MAX,
             unjudged: None,
         }
     }
 
     fn recompute_earliest(&mut self) {
-        self.earliest_ns = self
-            .pending
+        self.earliest_ns = self.deadlines.first().map_or(u64::MAX, |d| d.0);
+    }
+
+    /// The pending request whose deadline passes first, with its (node, resource).
+    fn first_due(&self) -> Option<((NodeId, u32), &Pending)> {
+        let &(_, node, resource, event) = self.deadlines.first()?;
+        let p = self.pending[&(node, resource)]
             .iter()
-            .flat_map(|(_, v)| v)
-            .map(|p| p.deadline_ns)
-            .min()
-            .unwrap_or(u64::MAX);
+            .find(|p| p.event == event)
+            .expect("a deadline belongs to a pending request");
+        Some(((node, resource), p))
+    }
+
+    /// Forgets pending request `p` of (node, resource) from the deadlines.
+    fn forget(&mut self, (node, resource): (NodeId, u32), p: &Pending) {
+        let gone = self
+            .deadlines
+            .remove(&(p.deadline_ns, node, resource, p.event));
+        debug_assert!(gone, "every pending request has its deadline");
     }
 
     /// Whether a pending request's deadline has passed by `now_ns` (checked on every event:
@@ -89,11 +107,8 @@ impl Liveness {
     #[cold]
     #[inline(never)]
     fn overdue(&self) -> Violation {
-        let (&(node, resource), p) = self
-            .pending
-            .iter()
-            .flat_map(|(k, v)| v.iter().map(move |p| (k, p)))
-            .min_by_key(|(_, p)| p.deadline_ns)
+        let ((node, resource), p) = self
+            .first_due()
             .expect("earliest deadline belongs to a pending request");
         Violation {
             property: PROPERTY.into(),
@@ -129,39 +144,33 @@ impl Checker for Liveness {
             } => {
                 let deadline_ns = ev.t_ns.max(self.quiet_ns).saturating_add(self.bound_ns);
                 let key = (node, *resource);
-                let i = match self.pending.binary_search_by_key(&key, |e| e.0) {
-                    Ok(i) => i,
-                    Err(i) => {
-                        self.pending.insert(i, (key, Vec::new()));
-                        i
-                    }
-                };
-                self.pending[i].1.push(Pending {
+                self.pending.entry(key).or_default().push_back(Pending {
                     event: ev.id,
                     t_ns: ev.t_ns,
                     deadline_ns,
                 });
+                self.deadlines.insert((deadline_ns, node, *resource, ev.id));
                 self.earliest_ns = self.earliest_ns.min(deadline_ns);
             }
             EventKind::Observe {
                 obs: Observation::CsEnter { resource } | Observation::CsAbandon { resource },
             } => {
                 let key = (node, *resource);
-                if let Ok(i) = self.pending.binary_search_by_key(&key, |e| e.0) {
-                    let v = &mut self.pending[i].1;
-                    if !v.is_empty() {
-                        v.remove(0);
-                        self.recompute_earliest();
-                    }
+                if let Some(p) = self.pending.get_mut(&key).and_then(VecDeque::pop_front) {
+                    self.forget(key, &p);
+                    self.recompute_earliest();
                 }
             }
             EventKind::Fault {
                 fault: Fault::Crash { node } | Fault::Restart { node },
             } => {
-                for ((n, _), v) in &mut self.pending {
-                    if n == node {
-                        v.clear();
-                    }
+                let of_node: Vec<((NodeId, u32), Pending)> = self
+                    .pending
+                    .range_mut((*node, 0)..=(*node, u32::MAX))
+                    .flat_map(|(&k, v)| v.drain(..).map(move |p| (k, p)))
+                    .collect();
+                for (k, p) in &of_node {
+                    self.forget(*k, p);
                 }
                 self.recompute_earliest();
             }
@@ -173,11 +182,8 @@ impl Checker for Liveness {
     fn finish(&mut self, end_t_ns: u64) -> Result<(), Violation> {
         self.judge(end_t_ns)?;
         self.unjudged = self
-            .pending
-            .iter()
-            .flat_map(|(k, v)| v.iter().map(move |p| (k, p)))
-            .min_by_key(|(_, p)| p.deadline_ns)
-            .map(|(&(node, resource), p)| {
+            .first_due()
+            .map(|((node, resource), p)| {
                 format!(
                     "node {node}'s request for resource {resource} made at {:.3} ms was still pending when the run ended at {:.3} ms, {} its deadline {:.3} ms: too short to judge",
                     p.t_ns as f64 / 1e6,
