@@ -37,3 +37,19 @@ pub fn path_with_sincro() -> std::ffi::OsString {
     std::env::join_paths(std::iter::once(bin).chain(std::env::split_paths(&rest)))
         .expect("the target folder can be on PATH")
 }
+
+/// Whether this run sweeps in full: a release build, or `SINCRO_FULL_SWEEPS=1` (CI's test
+/// step sets it). A quick debug run of `cargo test` takes fewer seeds in the costly sweeps,
+/// as the algorithms' own tests do (`sweep_seeds`).
+pub fn full_sweeps() -> bool {
+    !cfg!(debug_assertions) || std::env::var("SINCRO_FULL_SWEEPS").is_ok_and(|v| v.trim() == "1")
+}
+
+/// `full` seeds in a [full sweep](full_sweeps), else `quick`.
+pub fn sweep(full: u64, quick: u64) -> u64 {
+    if full_sweeps() {
+        full
+    } else {
+        quick.min(full)
+    }
+}

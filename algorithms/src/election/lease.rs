@@ -860,9 +860,21 @@ mod tests {
         let alg = find("election.lease").unwrap();
         let mut multiples = std::collections::BTreeSet::new();
         let mut defaults = 0;
+        // Every drawn setting is run in CI; a quick debug run runs the first few.
+        let mut runs_left = crate::test_support::sweep_seeds(80);
+        // The parameters are drawn before any pilot run of the moments: random schedules
+        // draw the same ones without the pilots (four fifths of this test's time before).
+        let opts = sincro_harness::gen::GenOptions {
+            strategy: sincro_harness::gen::Strategy::Random,
+            ..Default::default()
+        };
         for seed in 0..120 {
-            let sc = alg.generate("correct", seed, &Default::default());
-            assert_eq!(sc, alg.generate("correct", seed, &Default::default()));
+            let sc = alg.generate("correct", seed, &opts);
+            assert_eq!(sc, alg.generate("correct", seed, &opts));
+            if seed < 3 {
+                let mixed = alg.generate("correct", seed, &Default::default());
+                assert_eq!(mixed.params, sc.params, "seed {seed}");
+            }
             let p: super::Params = crate::spec::parse_params(&sc).unwrap();
             if p.lease_ms == 0 {
                 defaults += 1;
@@ -876,8 +888,11 @@ mod tests {
             );
             assert_eq!(p.lease_ms % p.election_timeout_ms, 0);
             multiples.insert(p.lease_ms / p.election_timeout_ms);
-            let out = alg.run(&sc, RunOptions::new(false)).unwrap();
-            assert!(out.verdict.is_pass(), "seed {seed}: {}", out.verdict);
+            if runs_left > 0 {
+                runs_left -= 1;
+                let out = alg.run(&sc, RunOptions::new(false)).unwrap();
+                assert!(out.verdict.is_pass(), "seed {seed}: {}", out.verdict);
+            }
         }
         assert!(
             (30..=90).contains(&defaults),
