@@ -37,9 +37,12 @@
 //!   change at the instant of a fault is never blamed in this mode's intervals. Without it,
 //!   only the quiet time counts (a trace judged with no scenario).
 //! - **When the run ends before it can judge:** nothing is pending — `finish` passes. If the
-//!   live nodes never agree on a leader in one term after the quiet time (the run ended
-//!   before, or no agreement formed), nothing was judged: *could not judge*, never a pass
-//!   (stop 69: a 1 ms run with no leader passed).
+//!   live nodes never agree on a leader in one term where the rule applies — after the quiet
+//!   time (plus settle), or, between faults, in an interval with nothing in effect — (the run
+//!   ended before, or no agreement formed), nothing was judged: *could not judge*, never a
+//!   pass (stop 69: a 1 ms run with no leader passed). An agreement inside such an interval
+//!   was judged there, even when none forms after the quiet time: the verdict is then a pass
+//!   (the oracle counts it so too).
 //! - **Class:** safety (once agreement is reached).
 
 use super::ElectionView;
