@@ -88,6 +88,15 @@ pub struct DeadlockCompleteness {
     /// node -> [`WaitForGraph::seq`] of its last `deadlock_detected`
     last_report: BTreeMap<NodeId, u64>,
     open: Vec<Obligation>,
+    /// The earliest deadline of `open` (`u64::MAX`: none): lowered when an obligation opens,
+    /// worked out again only after one holding it is dropped, so an instant is judged without
+    /// a scan of `open` (40,000 open cycles over 20,000 instants: 4.1 s before).
+    earliest_ns: u64,
+    /// An obligation with the earliest deadline was dropped: `earliest_ns` may be too low.
+    earliest_stale: bool,
+    /// node -> how many entries of open witnesses name it: a report of a node no witness
+    /// names re-checks nothing, without a scan (20,000 bystander reports took 4 s of scans)
+    members: BTreeMap<NodeId, usize>,
     unjudged: Option<String>,
     /// The current instant and the events of it this checker reads, in trace order.
     now_ns: u64,
@@ -103,6 +112,9 @@ impl DeadlockCompleteness {
             bound_ns: bound_ms * NS_PER_MS,
             last_report: BTreeMap::new(),
             open: Vec::new(),
+            earliest_ns: u64::MAX,
+            earliest_stale: false,
+            members: BTreeMap::new(),
             unjudged: None,
             now_ns: 0,
             instant: Vec::new(),
@@ -124,22 +136,51 @@ impl DeadlockCompleteness {
         Some(cycle)
     }
 
+    /// Counts the entries of `nodes` (a witness's) in or out of [`Self::members`].
+    fn count_members(&mut self, nodes: &[NodeId], add: bool) {
+        for &n in nodes {
+            if add {
+                *self.members.entry(n).or_default() += 1;
+            } else if let Some(c) = self.members.get_mut(&n) {
+                *c -= 1;
+                if *c == 0 {
+                    self.members.remove(&n);
+                }
+            } else {
+                debug_assert!(false, "node {n} counted out more often than in");
+            }
+        }
+    }
+
     /// Re-checks the obligations `broken` says are hit; drops those left without a cycle.
     fn recheck(&mut self, broken: impl Fn(&Obligation) -> bool) {
         let mut open = std::mem::take(&mut self.open);
+        let mut stale = false;
+        let mut gone: Vec<Vec<NodeId>> = Vec::new();
+        let mut came: Vec<NodeId> = Vec::new();
         open.retain_mut(|o| {
             if !broken(o) {
                 return true;
             }
             match self.witness(o.edge, o.born) {
                 Some(w) => {
-                    o.witness = w;
+                    gone.push(std::mem::replace(&mut o.witness, w));
+                    came.extend(&o.witness);
                     true
                 }
-                None => false,
+                None => {
+                    stale |= o.deadline_ns == self.earliest_ns;
+                    gone.push(std::mem::take(&mut o.witness));
+                    false
+                }
             }
         });
         self.open = open;
+        self.earliest_stale |= stale;
+        for w in gone {
+            self.count_members(&w, false);
+        }
+        self.count_members(&came, true);
     }
 
     /// Applies one event of a closed instant to the graph and the obligations.
@@ -149,18 +190,33 @@ impl DeadlockCompleteness {
         match change {
             Change::Added(w, on) => {
                 if let Some(witness) = self.witness((w, on), seq) {
+                    let deadline_ns = ev.t_ns.max(self.quiet_ns) + self.bound_ns;
+                    self.earliest_ns = self.earliest_ns.min(deadline_ns);
+                    self.count_members(&witness, true);
                     self.open.push(Obligation {
                         edge: (w, on),
                         born: seq,
                         event: ev.id,
                         formed_ns: ev.t_ns,
-                        deadline_ns: ev.t_ns.max(self.quiet_ns) + self.bound_ns,
+                        deadline_ns,
                         witness,
                     });
                 }
             }
             Change::Removed(edges) => {
-                self.open.retain(|o| !edges.contains(&o.edge));
+                let earliest = self.earliest_ns;
+                let mut stale = false;
+                let mut gone: Vec<NodeId> = Vec::new();
+                self.open.retain(|o| {
+                    let keep = !edges.contains(&o.edge);
+                    stale |= !keep && o.deadline_ns == earliest;
+                    if !keep {
+                        gone.extend(&o.witness);
+                    }
+                    keep
+                });
+                self.earliest_stale |= stale;
+                self.count_members(&gone, false);
                 self.recheck(|o| edges.iter().any(|&(w, on)| o.has_edge(w, on)));
             }
             Change::None => {}
@@ -173,7 +229,9 @@ impl DeadlockCompleteness {
         ) = (&ev.kind, ev.node)
         {
             self.last_report.insert(node, seq);
-            self.recheck(|o| o.witness.contains(&node));
+            if self.members.contains_key(&node) {
+                self.recheck(|o| o.witness.contains(&node));
+            }
         }
     }
 
@@ -189,9 +247,35 @@ impl DeadlockCompleteness {
         }
         self.instant = events;
         self.instant.clear();
+        if std::mem::take(&mut self.earliest_stale) {
+            self.earliest_ns = self
+                .open
+                .iter()
+                .map(|o| o.deadline_ns)
+                .min()
+                .unwrap_or(u64::MAX);
+        }
+        debug_assert_eq!(
+            self.earliest_ns,
+            self.open
+                .iter()
+                .map(|o| o.deadline_ns)
+                .min()
+                .unwrap_or(u64::MAX),
+            "the earliest deadline kept"
+        );
+        debug_assert_eq!(
+            self.members.values().sum::<usize>(),
+            self.open.iter().map(|o| o.witness.len()).sum::<usize>(),
+            "every witness entry counted"
+        );
     }
 
     fn judge(&self, now_ns: u64) -> Result<(), Violation> {
+        if now_ns <= self.earliest_ns {
+            debug_assert!(self.open.iter().all(|o| o.deadline_ns >= now_ns));
+            return Ok(());
+        }
         let Some(late) = self
             .open
             .iter()
