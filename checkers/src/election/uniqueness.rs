@@ -465,6 +465,36 @@ mod tests {
         t.check(5, 10_000, LeaderUniqueness::new(5))
     }
 
+    /// The faults a split brain names are those in effect at either claim, worked out from
+    /// the fault history when the violation is found (a claim no longer keeps its own list):
+    /// a crash in effect at the first claim though over by the second is named, as is one
+    /// still in effect; a crash ended by a restart before either and a healed partition are
+    /// not.
+    #[test]
+    fn the_faults_named_are_those_in_effect_at_the_claims() {
+        let v = run(T::default()
+            .fault(5, Fault::Crash { node: 0 })
+            .all(10, &[1, 2, 3, 4], 4, 0)
+            .fault(15, Fault::Restart { node: 0 })
+            .fault(20, Fault::Crash { node: 3 })
+            .fault(30, Fault::Crash { node: 1 })
+            .fault(40, Fault::Restart { node: 1 })
+            .fault(
+                50,
+                Fault::Partition {
+                    groups: vec![vec![0, 1, 2]],
+                },
+            )
+            .fault(60, Fault::Heal)
+            .leader(70, 2, Some(2), 0))
+        .unwrap_err();
+        // node 4's claim (event 4), node 2's (event 11), node 0's crash (event 0, in effect at
+        // node 4's claim) and node 3's (event 6, at node 2's)
+        assert_eq!(v.events, vec![4, 11, 0, 6]);
+        assert!(v.explanation.contains("crash"), "{}", v.explanation);
+        assert!(!v.explanation.contains("partition"), "{}", v.explanation);
+    }
+
     #[test]
     fn split_brain_under_a_partition_is_caught_with_the_partition() {
         let v = run(T::default()
