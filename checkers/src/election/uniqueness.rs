@@ -68,14 +68,13 @@ enum Step {
 /// The leader uniqueness checker.
 #[derive(Debug)]
 pub struct LeaderUniqueness {
-    view: ElectionView,
     /// Every fault event seen, by id (to describe them).
     faults: BTreeMap<u64, Fault>,
     /// node -> its claim at the end of the last judged instant.
     claims: BTreeMap<NodeId, Claim>,
     /// term -> the nodes of `claims` claiming it (at most one once an instant is judged).
     holders: BTreeMap<u64, BTreeSet<NodeId>>,
-    /// The node count.
+    /// The node count (events of nodes outside `0..nodes` are ignored).
     nodes: usize,
     /// The current instant and its events, per node in order.
     now_ns: u64,
@@ -91,7 +90,6 @@ impl LeaderUniqueness {
     /// A checker for a run of `nodes` nodes.
     pub fn new(nodes: usize) -> Self {
         LeaderUniqueness {
-            view: ElectionView::new(nodes),
             faults: BTreeMap::new(),
             claims: BTreeMap::new(),
             holders: BTreeMap::new(),
@@ -355,14 +353,13 @@ impl Checker for LeaderUniqueness {
         if let EventKind::Fault { fault } = &ev.kind {
             self.faults.insert(ev.id, fault.clone());
         }
-        self.view.apply(ev);
         let step = match (&ev.kind, ev.node) {
             (
                 EventKind::Observe {
                     obs: Observation::Leader { leader, term },
                 },
                 Some(node),
-            ) if self.view.exists(node) => {
+            ) if node < self.nodes => {
                 if *leader == Some(node) {
                     let c = Claim {
                         term: *term,
@@ -380,7 +377,7 @@ impl Checker for LeaderUniqueness {
                     fault: Fault::Crash { node } | Fault::Restart { node },
                 },
                 _,
-            ) if self.view.exists(*node) => (*node, Step::End),
+            ) if *node < self.nodes => (*node, Step::End),
             _ => return Ok(()),
         };
         self.steps.entry(step.0).or_default().push(step.1);
