@@ -151,12 +151,19 @@ impl ViewArgs {
         };
         let from_ns = time("--from-ms", self.from_ms, true)?;
         let to_ns = time("--to-ms", self.to_ms, false)?;
-        if let (Some(a), Some(b)) = (from_ns, to_ns) {
+        if let (Some(a), Some(b), Some(from), Some(to)) = (from_ns, to_ns, self.from_ms, self.to_ms)
+        {
+            // Judged on the values typed: rounded inward, `5.0000004` to `5.0000006` is a
+            // window in the right order that holds no whole ns (stop 72's probe).
+            if from > to {
+                return Err(format!(
+                    "--from-ms {from} is after --to-ms {to}: the time window is reversed"
+                ));
+            }
             if a > b {
                 return Err(format!(
-                    "--from-ms {} is after --to-ms {}: the time window is reversed",
-                    self.from_ms.unwrap_or_default(),
-                    self.to_ms.unwrap_or_default()
+                    "--from-ms {from} to --to-ms {to} holds no whole nanosecond, and a trace's \
+                     times are whole nanoseconds: widen the window"
                 ));
             }
         }
@@ -1674,9 +1681,11 @@ pub fn show(args: &ShowArgs) -> i32 {
     if let Some(out) = &args.out {
         // what the rendering drew: Mermaid and HTML cut a long selection (keeping the
         // violation and its causal past), and say so in the file
+        // (a node's first start draws nothing: it is not counted as shown)
+        let drawable = sel.drawable(trace).shown.len();
         let (shown, what) = match args.format {
-            Format::Mermaid => (sel.shown.len().min(render::MERMAID_MAX_EVENTS), "shown"),
-            Format::Html => (sel.shown.len().min(render::HTML_MAX_EVENTS), "shown"),
+            Format::Mermaid => (drawable.min(render::MERMAID_MAX_EVENTS), "shown"),
+            Format::Html => (drawable.min(render::HTML_MAX_EVENTS), "shown"),
             Format::Text => (sel.shown.len(), "shown"),
             // the trace itself, every event (a selection shapes the views only)
             Format::Jsonl => (trace.events.len(), "written"),
@@ -1791,9 +1800,27 @@ pub fn diff(args: &DiffArgs) -> i32 {
         );
         code = exit::VIOLATION;
     }
+    // Identical traces cut by their size limit say nothing of what the runs did after the
+    // cut (stop 72's probe: two runs that ended in different verdicts read "identical").
+    let unrecorded = match ta.events.last() {
+        Some(Event {
+            t_ns,
+            kind: EventKind::Cut {
+                run_stopped: false, ..
+            },
+            ..
+        }) => format!(
+            "; both were cut at {:.3} ms and the runs went on unrecorded: what they did after \
+             it is not compared",
+            *t_ns as f64 / 1e6
+        ),
+        _ => String::new(),
+    };
     match first_divergence(ta, tb, args.context) {
-        None if code == exit::PASS => println!("identical ({} events)", ta.events.len()),
-        None => println!("the events are identical ({})", ta.events.len()),
+        None if code == exit::PASS => {
+            println!("identical ({} events{unrecorded})", ta.events.len())
+        }
+        None => println!("the events are identical ({}{unrecorded})", ta.events.len()),
         Some(d) => {
             print!("{d}");
             code = exit::VIOLATION;

@@ -643,6 +643,7 @@ pub fn mermaid(trace: &Trace, verdict: Option<&Verdict>) -> String {
 /// says what the selection left out. The cap keeps the violating events and their causal
 /// past first ([`view::cut`]).
 pub fn mermaid_view(trace: &Trace, sel: &Selection, verdict: Option<&Verdict>) -> String {
+    let sel = &sel.drawable(trace);
     let marked = marked_ids(trace, verdict);
     let kept = view::cut(trace, verdict, &sel.shown, MERMAID_MAX_EVENTS);
     let prefix = sel.shown.starts_with(&kept);
@@ -2042,6 +2043,7 @@ fn diagram(
 /// its causal past comes first. The cap keeps the violating events and their causal past
 /// first ([`view::cut`]).
 pub fn html_view(trace: &Trace, sel: &Selection, verdict: Option<&Verdict>, title: &str) -> String {
+    let sel = &sel.drawable(trace);
     let marked = marked_ids(trace, verdict);
     let total = trace.events.len();
     let kept = view::cut(trace, verdict, &sel.shown, HTML_MAX_EVENTS);
@@ -2317,12 +2319,15 @@ mod tests {
     /// keeps a lane for every node, idle ones included.
     #[test]
     fn a_diagram_of_many_nodes_draws_the_lanes_its_events_name() {
+        // (a node's first start draws nothing, and names no lane: a note does)
         let start = |id: u64, node: NodeId| Event {
             id,
             t_ns: 0,
             node: Some(node),
             local_ns: Some(0),
-            kind: EventKind::Start { incarnation: 0 },
+            kind: EventKind::Observe {
+                obs: Observation::Note { text: "up".into() },
+            },
         };
         let trace = Trace {
             nodes: 10_000,
@@ -2848,6 +2853,44 @@ mod tests {
         );
         let gap = m.find("not drawn here").unwrap();
         assert!(m[..gap].contains("note step 199\n") && m[gap..].contains("note step 300\n"));
+    }
+
+    #[test]
+    fn the_nodes_first_starts_do_not_use_up_the_cap() {
+        // 450 (and 5,200) nodes start, then node 3 notes ten steps: every diagram draws the
+        // steps (the starts alone filled Mermaid's 400 and HTML's 5,000, stop 72's probe).
+        for nodes in [450u64, HTML_MAX_EVENTS as u64 + 200] {
+            let mut events: Vec<Event> = (0..nodes)
+                .map(|n| Event {
+                    id: n,
+                    t_ns: 0,
+                    node: Some(n as NodeId),
+                    local_ns: Some(0),
+                    kind: EventKind::Start { incarnation: 0 },
+                })
+                .collect();
+            events.extend((0..10).map(|i| Event {
+                id: nodes + i,
+                t_ns: 1 + i,
+                node: Some(3),
+                local_ns: Some(1 + i as i64),
+                kind: EventKind::Observe {
+                    obs: Observation::Note {
+                        text: format!("step {i}"),
+                    },
+                },
+            }));
+            let trace = Trace {
+                nodes: nodes as usize,
+                events,
+            };
+            let m = mermaid(&trace, Some(&Verdict::Pass));
+            assert_eq!(m.matches("note step").count(), 10, "{nodes} nodes");
+            assert!(!m.contains("not drawn (the diagram shows"), "{m}");
+            let h = html(&trace, Some(&Verdict::Pass), "t");
+            assert!(h.contains("step 9"), "{nodes} nodes");
+            assert!(!h.contains("Only the first"), "{nodes} nodes");
+        }
     }
 
     #[test]

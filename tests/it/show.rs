@@ -695,6 +695,22 @@ fn diff_finds_the_first_divergence() {
         "{out}"
     );
 
+    // Traces cut by their size limit are identical up to the cut: said, with what was not
+    // compared (stop 72's probe: "identical" of runs that ended in different verdicts).
+    let body = std::fs::read_to_string(LEASE).unwrap();
+    let body = body.trim_end().trim_end_matches('}').to_string()
+        + r#", "limits": {"max_trace_bytes": 600}}"#;
+    let cut = tmp("lease-diff-cut.json");
+    std::fs::write(&cut, body).unwrap();
+    let c = record(p(&cut), "lease-diff-cut.jsonl");
+    let o = sincro(&["diff", p(&c), p(&c)]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("both were cut at") && stdout(&o).contains("not compared"),
+        "{}",
+        stdout(&o)
+    );
+
     let o = sincro(&["diff", p(&a), "missing.jsonl"]);
     assert_eq!(code(&o), 2);
     assert!(stderr(&o).contains("cannot read missing.jsonl"));
@@ -965,6 +981,17 @@ fn bad_view_options_exit_2_naming_the_problem() {
         (
             vec!["show", LONG, "--from-ms", "50", "--to-ms", "10"],
             "--from-ms 50 is after --to-ms 10: the time window is reversed",
+        ),
+        (
+            vec![
+                "show",
+                LONG,
+                "--from-ms",
+                "5.0000004",
+                "--to-ms",
+                "5.0000006",
+            ],
+            "--from-ms 5.0000004 to --to-ms 5.0000006 holds no whole nanosecond",
         ),
         (
             vec!["show", LONG, "--from-ms", "NaN"],
