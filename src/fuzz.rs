@@ -501,6 +501,21 @@ pub fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
 /// file, or a new one, is written atomically ([`write_atomically`]). Every error, flushing
 /// included, is returned.
 pub fn write_output(path: &Path, text: &str) -> std::io::Result<()> {
+    // A FIFO: through the end [`probe_output`] held open, or opened now, never waiting for a
+    // reader that is not there.
+    let held = {
+        let mut held = held_fifos();
+        let i = held.iter().position(|(p, _)| p == path);
+        i.map(|i| held.swap_remove(i).1)
+    };
+    if let Some(f) = held
+        .map(Ok)
+        .or_else(|| sincro_harness::scenario::open_fifo_for_writing(path))
+    {
+        let mut f = f?;
+        f.write_all(text.as_bytes())?;
+        return f.flush();
+    }
     match std::fs::symlink_metadata(path) {
         Ok(m) if m.file_type().is_symlink() || !m.file_type().is_file() => {
             let is_file = std::fs::metadata(path).is_ok_and(|m| m.is_file());
@@ -547,6 +562,35 @@ pub fn in_dir_as_json(file: &Path, dir: &Path) -> bool {
 /// of an hour must not end in "cannot write" with its report lost.
 pub fn probe_output(path: &Path) -> Result<(), String> {
     let fail = |e: std::io::Error| format!("cannot write {}: {e}", path.display());
+    // A FIFO is opened now and held for the write: a reader is there, and stays connected
+    // (a probe that closed its end ended the reader's input, and the write at the end then
+    // waited for a reader forever).
+    if let Some(f) = sincro_harness::scenario::open_fifo_for_writing(path) {
+        held_fifos().push((path.to_path_buf(), f.map_err(fail)?));
+        return Ok(());
+    }
+    // A symlink that leads nowhere: where it points is what is written (a new file there),
+    // or, for a loop, nothing can be (found after the work, before).
+    if std::fs::symlink_metadata(path).is_ok_and(|m| m.is_symlink()) {
+        if let Err(e) = std::fs::metadata(path) {
+            if e.kind() != std::io::ErrorKind::NotFound {
+                return Err(format!("cannot write {}: {e}", path.display()));
+            }
+            let target = std::fs::read_link(path).map_err(fail)?;
+            let target = match path.parent() {
+                Some(dir) if target.is_relative() => dir.join(target),
+                _ => target,
+            };
+            // a chain of links ends (the kernel's loop limit said so above)
+            return probe_output(&target).map_err(|e| {
+                format!(
+                    "{} (a symlink to {}): {e}",
+                    path.display(),
+                    target.display()
+                )
+            });
+        }
+    }
     // `report/` names a directory, whether or not it exists: found only at the end before.
     if path.to_string_lossy().ends_with(std::path::MAIN_SEPARATOR) {
         return Err(format!(
@@ -581,6 +625,15 @@ pub fn probe_output(path: &Path) -> Result<(), String> {
             Ok(())
         }
     }
+}
+
+/// The FIFOs [`probe_output`] opened, held for [`write_output`] (a process writes each of its
+/// reports once).
+fn held_fifos() -> std::sync::MutexGuard<'static, Vec<(PathBuf, std::fs::File)>> {
+    static HELD: std::sync::Mutex<Vec<(PathBuf, std::fs::File)>> =
+        std::sync::Mutex::new(Vec::new());
+    HELD.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// Checks, before a campaign runs, that failure files can be written to `dir`: creates it and

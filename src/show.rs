@@ -1551,7 +1551,12 @@ fn emit(out: Option<&Path>, text: &str) -> Result<(), String> {
             // A write cut short (a full disk) leaves no partial file that reads as a whole
             // one: a truncated trace gave `check` "not a trace: line 325: EOF".
             let regular = std::fs::metadata(path).map_or(true, |m| m.is_file());
-            std::fs::write(path, text).map_err(|e| {
+            // A FIFO no program reads is an error at once, not a wait with no end.
+            let written = match sincro_harness::scenario::open_fifo_for_writing(path) {
+                Some(f) => f.and_then(|mut f| f.write_all(text.as_bytes())),
+                None => std::fs::write(path, text),
+            };
+            written.map_err(|e| {
                 if regular {
                     let _ = std::fs::remove_file(path);
                 }

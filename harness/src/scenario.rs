@@ -536,6 +536,50 @@ fn open_input(path: &Path) -> std::io::Result<std::fs::File> {
     std::fs::File::open(path)
 }
 
+/// Opens `path` for writing when it is a FIFO (`None` when it is not), without waiting for a
+/// reader: a FIFO no program reads is an error saying so at once, where a plain open waits
+/// for a reader forever (`sincro run --trace FIFO` hung with no message, stop 72's probe).
+/// The file returned blocks on its writes, as a pipe's writer does. Keep it open until the
+/// whole text is written: closing it ends the reader's input (`cat` exits there).
+pub fn open_fifo_for_writing(path: &Path) -> Option<std::io::Result<std::fs::File>> {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsRawFd;
+        use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+        if !std::fs::metadata(path).is_ok_and(|m| m.file_type().is_fifo()) {
+            return None;
+        }
+        let opened = std::fs::OpenOptions::new()
+            .write(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(path);
+        Some(match opened {
+            Err(e) if e.raw_os_error() == Some(libc::ENXIO) => Err(std::io::Error::other(
+                "a FIFO with no reader (start its reader first)",
+            )),
+            Err(e) => Err(e),
+            Ok(f) => {
+                // SAFETY: F_GETFL and F_SETFL only read and set the open file's status flags,
+                // on a descriptor this function owns.
+                let fd = f.as_raw_fd();
+                let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+                if flags == -1
+                    || unsafe { libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_NONBLOCK) } == -1
+                {
+                    Err(std::io::Error::last_os_error())
+                } else {
+                    Ok(f)
+                }
+            }
+        })
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        None
+    }
+}
+
 /// Reads `r` to its end into `buf`. A read that would block (a pipe opened without blocking,
 /// its writer not done) is retried every 10 ms, for at most `wait` without data; then it is
 /// an error saying so. A FIFO with no writer reads as empty.

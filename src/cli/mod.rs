@@ -898,7 +898,11 @@ fn write_trace(path: &std::path::Path, trace: &crate::harness::Trace) -> std::io
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         crate::fuzz::create_dir_all(dir)?;
     }
-    let f = std::fs::File::create(path)?;
+    // A FIFO no program reads is an error at once, not a wait with no end.
+    let f = match sincro_harness::scenario::open_fifo_for_writing(path) {
+        Some(f) => f?,
+        None => std::fs::File::create(path)?,
+    };
     let regular = f.metadata().is_ok_and(|m| m.is_file());
     let written = (|| {
         let mut w = std::io::BufWriter::new(f);

@@ -835,6 +835,88 @@ fn outputs_that_cannot_be_written_fail_loudly() {
             );
         }
     }
+    // A FIFO no program reads is an error at once (these waited for a reader forever); one
+    // with a reader gets the whole report: the probe before the campaign holds its end open
+    // (closing it ended the reader's input, and the write then waited forever). A symlink
+    // loop is refused before the work, a link to a file not there yet is written through.
+    let dir = fresh("fifo-and-links");
+    let fifo = dir.join("fifo");
+    let made = Command::new("mkfifo").arg(&fifo).status();
+    if made.is_ok_and(|s| s.success()) {
+        let f = fifo.to_str().unwrap();
+        for args in [
+            vec!["run", corpus, "--trace", f],
+            vec!["shrink", corpus, "--out", f],
+            vec!["show", corpus, "--out", f],
+            vec![
+                "fuzz",
+                "-a",
+                "mutex.centralized",
+                "--seeds",
+                "2",
+                "-q",
+                "--junit",
+                f,
+            ],
+        ] {
+            let out = sincro(&args);
+            assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out).1);
+            assert!(
+                text(&out).1.contains("a FIFO with no reader"),
+                "{args:?}: {}",
+                text(&out).1
+            );
+        }
+        let copy = dir.join("copy.xml");
+        let reader = Command::new("sh")
+            .args(["-c", "exec cat \"$0\" > \"$1\""])
+            .arg(&fifo)
+            .arg(&copy)
+            .spawn()
+            .unwrap();
+        let out = sincro(&[
+            "fuzz",
+            "-a",
+            "mutex.centralized",
+            "--seeds",
+            "2",
+            "-q",
+            "--out",
+            dir.join("failures").to_str().unwrap(),
+            "--junit",
+            f,
+        ]);
+        let status = reader.wait_with_output().unwrap().status;
+        assert!(status.success());
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out).1);
+        let xml = std::fs::read_to_string(&copy).unwrap();
+        assert!(xml.trim_end().ends_with("</testsuites>"), "{xml}");
+    }
+    let looped = dir.join("loop.json");
+    std::os::unix::fs::symlink("loop.json", &looped).unwrap();
+    let out = sincro(&["shrink", corpus, "--out", looped.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out).1);
+    assert!(
+        !text(&out).1.contains("shrinking"),
+        "refused before the work: {}",
+        text(&out).1
+    );
+    let link = dir.join("report.xml");
+    std::os::unix::fs::symlink("reports/junit.xml", &link).unwrap();
+    let out = sincro(&[
+        "fuzz",
+        "-a",
+        "mutex.centralized",
+        "--seeds",
+        "2",
+        "-q",
+        "--out",
+        dir.join("failures").to_str().unwrap(),
+        "--junit",
+        link.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out).1);
+    assert!(dir.join("reports/junit.xml").is_file());
     let file = tmp("not-a-dir");
     std::fs::write(&file, "").unwrap();
     let out_dir = file.join("failures");
