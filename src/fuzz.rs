@@ -2944,6 +2944,18 @@ fn shard_runs(range: &str, shard: Shard, f: u64) -> bool {
     in_range && (f - start) % shard.n == shard.k - 1
 }
 
+/// The first seed of a report's `range` (as [`describe_range`] writes it); `None` for a
+/// range in another form.
+#[cfg(feature = "cli")]
+fn range_start(range: &str) -> Option<u64> {
+    let seeds = range.strip_prefix("seeds ")?;
+    let first = match seeds.strip_prefix('[') {
+        Some(rest) => rest.split_once(", ")?.0,
+        None => seeds.split_once("..")?.0,
+    };
+    first.parse().ok()
+}
+
 /// How many seeds a report's `range` (as [`describe_range`] writes it: `seeds [a, b)`,
 /// `seeds [a, b]`, `seeds a..` for a time budget, which the last seed bounds) gives `shard`
 /// at most; `None` for a range in another form.
@@ -3134,6 +3146,17 @@ pub fn merge_junit(inputs: &[(String, String)], partial: bool) -> Result<MergedR
         }
         for case in &suite.test_cases {
             let classname = case.classname.as_ref().ok_or_else(not_ours)?.to_string();
+            // Names are printed in the merged table: a line break or an escape in one could
+            // print a false closing line (stop 72's probe); `sincro fuzz` writes none.
+            if let Some(bad) = [classname.as_str(), case.name.as_str()]
+                .into_iter()
+                .find(|n| n.chars().any(char::is_control))
+            {
+                return Err(format!(
+                    "{name}: the target name {bad:?} holds a control character: a report \
+                     `sincro fuzz` wrote never does"
+                ));
+            }
             let key = (classname.clone(), case.name.to_string());
             if these.contains(&key) {
                 return Err(format!(
@@ -3206,7 +3229,27 @@ pub fn merge_junit(inputs: &[(String, String)], partial: bool) -> Result<MergedR
                     t.algorithm, t.variant
                 ));
             }
+            if let (Some(deep), Some(before)) = (deep_flag, t.deep.filter(|_| t.listed_in > 0)) {
+                if deep != before {
+                    return Err(format!(
+                        "{name}: {} / {} is{} a deep bug here and{} in another report: the \
+                         reports are of different builds; merge the shards of one matrix",
+                        t.algorithm,
+                        t.variant,
+                        if deep { "" } else { " not" },
+                        if deep { " not" } else { "" }
+                    ));
+                }
+            }
             let target_runs = number(&case.properties, "runs")?;
+            // Every seed judged is a run (a determinism check runs each twice).
+            if target_runs < seeds {
+                return Err(format!(
+                    "{name}: {} / {} has {seeds} seeds in {target_runs} runs: a report \
+                     `sincro fuzz` wrote never does",
+                    t.algorithm, t.variant
+                ));
+            }
             add(&mut case_runs, target_runs, "runs")?;
             add(&mut t.seeds, seeds, "seeds")?;
             add(&mut t.runs, target_runs, "runs")?;
@@ -3229,6 +3272,22 @@ pub fn merge_junit(inputs: &[(String, String)], partial: bool) -> Result<MergedR
                         "{name}: {} / {} fails first at seed {f}, which its range ({range_text}) \
                          does not hold: a report `sincro fuzz` wrote never does",
                         t.algorithm, t.variant
+                    ));
+                }
+                // Nor one past the seeds it says it ran (seeds are taken in order; a run cut
+                // short may have left earlier ones unfinished).
+                let cut_short = prop(&case.properties, "cut-short").as_deref() == Some("true");
+                if let Some(j) = range_start(&range_text)
+                    .and_then(|start| f.checked_sub(start))
+                    .map(|d| d / shard.n)
+                    .filter(|&j| j >= seeds && !cut_short)
+                {
+                    return Err(format!(
+                        "{name}: {} / {} fails first at seed {f}, its shard's seed number {}, \
+                         but it ran {seeds}: a report `sincro fuzz` wrote never does",
+                        t.algorithm,
+                        t.variant,
+                        j.saturating_add(1)
                     ));
                 }
                 t.first = Some(t.first.map_or(f, |g| g.min(f)));

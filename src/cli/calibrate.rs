@@ -209,7 +209,8 @@ pub(super) fn main(a: &CalibrateArgs) -> i32 {
             break;
         }
     }
-    print!("{}", closing(&done, targets.len(), within(a), a.offsets));
+    let buggy: Vec<bool> = targets.iter().map(|t| t.variant.buggy).collect();
+    print!("{}", closing(&done, &buggy, within(a), a.offsets));
     if code == exit::PASS && stop.load(Ordering::Relaxed) {
         // Said where the figures are, as `fuzz` and `matrix` say it (only stderr named it).
         println!(
@@ -232,9 +233,14 @@ pub(crate) fn same_search_note(algorithm: &str) -> String {
 
 /// The closing lines: how many targets were found in every campaign, and within `within`
 /// seeds at the median; where the first failures are, and how to replay them.
-fn closing(done: &[Vec<StrategyResult>], asked: usize, within: u64, offsets: u64) -> String {
+///
+/// `buggy` says, for each target in order, whether it is a buggy variant: only those count
+/// as found or missed; a correct one that failed is said apart (stop 72's probe: `--variant
+/// all` counted the correct variant as a bug not found).
+fn closing(done: &[Vec<StrategyResult>], buggy: &[bool], within: u64, offsets: u64) -> String {
     use std::fmt::Write as _;
     let mut s = String::new();
+    let asked = buggy.iter().filter(|&&b| b).count();
     let all = done.iter().flatten();
     let files = all
         .clone()
@@ -257,8 +263,8 @@ fn closing(done: &[Vec<StrategyResult>], asked: usize, within: u64, offsets: u64
         .map(|r| r.strategy)
         .enumerate()
     {
-        let rows: Vec<&StrategyResult> = done.iter().filter_map(|t| t.get(k)).collect();
-        if rows.iter().all(|r| r.campaigns.is_empty()) {
+        let ran: Vec<&StrategyResult> = done.iter().filter_map(|t| t.get(k)).collect();
+        if ran.iter().all(|r| r.campaigns.is_empty()) {
             // Interrupted before it ran: "0 of 1 found" read as a measured miss.
             let _ = writeln!(
                 s,
@@ -267,13 +273,39 @@ fn closing(done: &[Vec<StrategyResult>], asked: usize, within: u64, offsets: u64
             );
             continue;
         }
+        let of_kind = |want_buggy: bool| {
+            done.iter()
+                .zip(buggy)
+                .filter(move |(_, &b)| b == want_buggy)
+                .filter_map(move |(t, _)| t.get(k))
+        };
+        let correct = of_kind(false).count();
+        let false_alarms = of_kind(false).filter(|r| r.failing() > 0).count();
+        if correct > 0 && false_alarms == 0 {
+            let _ = writeln!(
+                s,
+                "{}: no failure of the {correct} correct target(s)",
+                strategy.name()
+            );
+        } else if false_alarms > 0 {
+            let _ = writeln!(
+                s,
+                "{}: ⚠ {false_alarms} correct target(s) failed: a bug in the variant or a \
+                 scenario outside its model (replay the first failure file)",
+                strategy.name()
+            );
+        }
+        if asked == 0 {
+            continue;
+        }
+        let rows: Vec<&StrategyResult> = of_kind(true).collect();
         // every campaign asked for ran (an interrupted calibration runs fewer) and found it
         let every = rows
             .iter()
             .filter(|r| r.campaigns.len() as u64 == offsets && r.found() == r.campaigns.len())
             .count();
         // found, but its failure file is lost (the campaign stopped there)
-        let lost = rows
+        let lost = ran
             .iter()
             .filter(|r| r.campaigns.iter().any(|c| !c.write_errors.is_empty()))
             .count();
@@ -290,7 +322,7 @@ fn closing(done: &[Vec<StrategyResult>], asked: usize, within: u64, offsets: u64
             .count();
         let _ = writeln!(
             s,
-            "{}: {every} of {asked} target(s) found in every campaign, {median_within} at a median within {within} seeds{}{}",
+            "{}: {every} of {asked} buggy target(s) found in every campaign, {median_within} at a median within {within} seeds{}{}",
             strategy.name(),
             match unknown {
                 0 => String::new(),
@@ -419,9 +451,9 @@ mod tests {
                 write_errors: Vec::new(),
             }],
         };
-        let text = closing(&[vec![one.clone()]], 1, 1000, 3);
+        let text = closing(&[vec![one.clone()]], &[true], 1000, 3);
         assert!(
-            text.contains("mix: 0 of 1 target(s) found in every campaign"),
+            text.contains("mix: 0 of 1 buggy target(s) found in every campaign"),
             "{text}"
         );
         let table = summary(std::slice::from_ref(&one), 3, 1000);
@@ -440,7 +472,7 @@ mod tests {
             "{table}"
         );
         // nor a closing line that reads as a measured miss
-        let text = closing(&[vec![one.clone(), none]], 1, 1000, 3);
+        let text = closing(&[vec![one.clone(), none]], &[true], 1000, 3);
         assert!(
             text.contains("random: not run (stopped before its first campaign)")
                 && !text.contains("random: 0 of 1"),
@@ -451,7 +483,51 @@ mod tests {
             campaigns: vec![one.campaigns[0].clone(); 3],
             ..one
         };
-        assert!(closing(&[vec![all]], 1, 1000, 3).contains("mix: 1 of 1 target(s) found"));
+        assert!(
+            closing(&[vec![all]], &[true], 1000, 3).contains("mix: 1 of 1 buggy target(s) found")
+        );
+    }
+
+    /// `--variant all`: a correct variant is neither a bug found nor one missed; one that
+    /// failed is said apart, loudly (the line counted it as a bug not found, stop 72's probe).
+    #[test]
+    fn a_correct_target_is_no_bug_missed_and_its_failure_is_said_apart() {
+        let campaign = |failing: u64| CampaignResult {
+            seed_start: 0,
+            seeds: 20,
+            failing,
+            seeds_to_find: (failing > 0).then_some(4),
+            first: None,
+            wall_s: 0.0,
+            complete: true,
+            bad_input: None,
+            write_errors: Vec::new(),
+        };
+        let of = |failing: u64| StrategyResult {
+            strategy: Strategy::Mix,
+            campaigns: vec![campaign(failing); 2],
+        };
+        // the correct target first, then the buggy one
+        let text = closing(&[vec![of(0)], vec![of(3)]], &[false, true], 1000, 2);
+        assert!(
+            text.contains("mix: 1 of 1 buggy target(s) found in every campaign")
+                && text.contains("mix: no failure of the 1 correct target(s)")
+                && !text.contains("correct target(s) failed"),
+            "{text}"
+        );
+        let text = closing(&[vec![of(2)], vec![of(3)]], &[false, true], 1000, 2);
+        assert!(
+            text.contains("mix: ⚠ 1 correct target(s) failed")
+                && text.contains("mix: 1 of 1 buggy target(s) found in every campaign"),
+            "{text}"
+        );
+        // only correct targets: no line about bugs
+        let text = closing(&[vec![of(0)]], &[false], 1000, 2);
+        assert!(!text.contains("buggy target"), "{text}");
+        assert!(
+            text.contains("mix: no failure of the 1 correct target(s)"),
+            "{text}"
+        );
     }
 
     /// A campaign stopped by a failure file it could not write was labelled "interrupted"
@@ -479,9 +555,9 @@ mod tests {
         );
         assert!(!table.contains("(interrupted)"), "{table}");
         // It was found (the table says so too); its file is lost, and the line says that.
-        let text = closing(&[vec![lost]], 1, 1000, 1);
+        let text = closing(&[vec![lost]], &[true], 1000, 1);
         assert!(
-            text.contains("mix: 1 of 1 target(s) found in every campaign")
+            text.contains("mix: 1 of 1 buggy target(s) found in every campaign")
                 && text.contains("1 with a failure file not written"),
             "{text}"
         );

@@ -2436,6 +2436,33 @@ fn merged_shards_count_as_the_whole_campaign() {
             "maybe.xml",
             r#"`buggy` = "maybe""#,
         ),
+        // stop 72's probe: fewer runs than seeds judged, a deep flag that differs between
+        // reports, a first failure past the seeds the shard ran, a name that would print a
+        // line of its own
+        (
+            r#"<property name="runs" value="30"/>"#,
+            r#"<property name="runs" value="29"/>"#,
+            "fewer-runs.xml",
+            "has 30 seeds in 29 runs",
+        ),
+        (
+            r#"name="deep" value="false""#,
+            r#"name="deep" value="true""#,
+            "deep.xml",
+            "a deep bug here and",
+        ),
+        (
+            r#"name="first-failure" value="0""#,
+            r#"name="first-failure" value="28""#,
+            "late-first.xml",
+            "its shard's seed number 15, but it ran 1",
+        ),
+        (
+            r#"classname="mutex.centralized""#,
+            r#"classname="mutex.centralized&#10;9/9 targets as expected""#,
+            "newline.xml",
+            "holds a control character",
+        ),
     ] {
         let edited = edit(from, to, file);
         let o = sincro(&["merge-reports", &edited, &d("b.xml")]);
@@ -2693,6 +2720,14 @@ fn merged_shards_count_as_the_whole_campaign() {
         let case = set(&case, "failures", "0");
         let case = set(&case, "seeds", &seeds.to_string());
         let case = set(&case, "deep", &deep.to_string());
+        // each seed a run, in the target's count and the suite's
+        let get = |xml: &str, key: &str| -> u64 {
+            let at = xml.find(&format!(r#"name="{key}" value=""#)).unwrap() + key.len() + 15;
+            xml[at..at + xml[at..].find('"').unwrap()].parse().unwrap()
+        };
+        let suite_runs = get(head, "runs") - get(&case, "runs") + seeds;
+        let case = set(&case, "runs", &seeds.to_string());
+        let head = set(head, "runs", &suite_runs.to_string());
         // a range that holds that many seeds per shard
         let head = head.replace("seeds [0, 60)", "seeds [0, 200000)");
         format!("{head}{case}")
@@ -3159,7 +3194,7 @@ fn calibrate_takes_every_buggy_variant_of_a_selection_and_closes_with_a_count() 
     assert!(stdout.starts_with("calibration of 2 target(s)"), "{stdout}");
     assert!(
         stdout.contains(
-            "mix: 2 of 2 target(s) found in every campaign, 2 at a median within 15 seeds"
+            "mix: 2 of 2 buggy target(s) found in every campaign, 2 at a median within 15 seeds"
         ),
         "{stdout}"
     );
