@@ -1708,10 +1708,20 @@ pub fn shrink_scenario(
     // and a run limit, which no `expect` names, kept one that could never be met.
     out.expect = expect_of(label);
     // A nameless input is named after its algorithm and variant (it was named `-shrunk`).
+    // A shrunk file shrunk again keeps its name and its first description (each pass added
+    // `-shrunk` and nested the last description, stop 72's probe).
     out.name = if sc.name.is_empty() {
         format!("{}-{}-shrunk", sc.algorithm, sc.variant)
+    } else if sc.name.ends_with("-shrunk") {
+        sc.name.clone()
     } else {
         format!("{}-shrunk", sc.name)
+    };
+    let first_description = match sc.description.strip_prefix("shrunk from ") {
+        Some(rest) => rest
+            .split_once("; before shrinking: ")
+            .map_or("", |(_, d)| d),
+        None => sc.description.as_str(),
     };
     // The original's description names faults and moments the shrunk file may no longer
     // hold: it follows, as what was shrunk.
@@ -1737,10 +1747,10 @@ pub fn shrink_scenario(
         } else {
             ""
         },
-        if sc.description.is_empty() {
+        if first_description.is_empty() {
             String::new()
         } else {
-            format!("; before shrinking: {}", sc.description)
+            format!("; before shrinking: {first_description}")
         },
     );
     ShrinkOutcome {
@@ -4086,6 +4096,12 @@ mod tests {
                 ScenarioSize::of(&once.scenario),
                 "{name} / {variant}: shrunk again"
             );
+            // nor do its name and description grow (stop 72's probe)
+            assert_eq!(twice.scenario.name, once.scenario.name);
+            assert!(once.scenario.name.ends_with("-shrunk"));
+            let d = &twice.scenario.description;
+            assert_eq!(d.matches("shrunk from").count(), 1, "{d}");
+            assert!(d.len() <= once.scenario.description.len() + 60, "{d}");
             shrunk += 1;
         }
         assert_eq!(shrunk, 2);

@@ -845,15 +845,18 @@ fn report_run(
     }
 }
 
-/// `alg / variant (engine engine, seed S): what`, the first line `run` and `shrink` print.
+/// `alg / variant (engine engine, seed S): what`, the first line `run` and `shrink` print:
+/// one line, its control, separator and bidirectional characters escaped, as the timeline's
+/// verdict line (a verdict quotes the scenario's own texts: a message name with an escape
+/// sequence and a line break printed raw, stop 72's probe).
 fn scenario_line(sc: &Scenario, what: &dyn std::fmt::Display) -> String {
-    format!(
+    sincro_harness::scenario::shown_text(&format!(
         "{} / {} ({} engine, seed {}): {what}",
         sc.algorithm,
         sc.variant,
         sc.engine.name(),
         sc.seed
-    )
+    ))
 }
 
 /// The counts line of `run`. "Events" are what a trace holds and what every view and verdict

@@ -12,6 +12,7 @@ use crate::fuzz::{self, write_output};
 use crate::harness::engine::RunOptions;
 use crate::harness::shrink::ScenarioSize;
 use crate::harness::Scenario;
+use sincro_harness::scenario::{shown, shown_text};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
@@ -127,8 +128,8 @@ pub(super) fn main(a: &ShrinkArgs) -> i32 {
         eprintln!(
             "interrupted ({}) during the first run of {}: {}; nothing was shrunk or written",
             crate::stop::cause(),
-            a.scenario.display(),
-            first.verdict
+            shown(&a.scenario),
+            shown_text(&first.verdict.to_string())
         );
         return crate::fuzz::INTERRUPTED_EXIT;
     }
@@ -149,8 +150,8 @@ pub(super) fn main(a: &ShrinkArgs) -> i32 {
     let before = ScenarioSize::of(&sc);
     eprintln!(
         "shrinking {} ({before}): {} — at most {} candidate runs and {}",
-        a.scenario.display(),
-        first.verdict,
+        shown(&a.scenario),
+        shown_text(&first.verdict.to_string()),
         shrink_options(a.shrink_runs).max_runs,
         humantime::format_duration(a.shrink_time)
     );
@@ -233,7 +234,10 @@ pub(super) fn main(a: &ShrinkArgs) -> i32 {
     if result.verified && after != before {
         // The shrunk scenario's own verdict (the same failure, at its own time and events).
         if let Ok(o) = algorithms::run_scenario(&result.scenario, RunOptions::new(false)) {
-            println!("  the shrunk scenario: {}", o.verdict);
+            println!(
+                "  the shrunk scenario: {}",
+                shown_text(&o.verdict.to_string())
+            );
         }
     }
     if result.interrupted || result.budget_spent {

@@ -113,6 +113,47 @@ fn a_violation_exits_1_and_prints_the_replay_command() {
     assert!(jsonl.lines().count() > 10);
 }
 
+/// A verdict quotes the scenario's own texts: its line is one line, with what would act on
+/// the terminal escaped, in `run`, `replay` and `shrink` alike (a message name's escape
+/// sequence and line break were printed raw, stop 72's probe).
+#[test]
+fn a_verdict_line_prints_no_control_character_of_the_scenario() {
+    let corpus = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/corpus/ordering/causal-fig-6-13-fifo-only.json"
+    );
+    let body = std::fs::read_to_string(corpus)
+        .unwrap()
+        .replace(r#""name": "m*""#, r#""name": "m\u001b[31mRED\u202eX\n""#);
+    let path = fresh("escaped-names").join("causal.json");
+    std::fs::write(&path, body).unwrap();
+    let p = path.to_str().unwrap();
+    let shrunk = path.with_extension("shrunk.json");
+    for args in [
+        vec!["run", p],
+        vec!["replay", p],
+        vec!["shrink", p, "--out", shrunk.to_str().unwrap()],
+    ] {
+        let out = sincro(&args);
+        let (stdout, stderr) = text(&out);
+        assert!(
+            out.status.code().is_some_and(|c| c < 2),
+            "{args:?}: {stderr}"
+        );
+        for t in [&stdout, &stderr] {
+            assert!(
+                !t.contains('\u{1b}') && !t.contains('\u{202e}'),
+                "{args:?}: {t}"
+            );
+        }
+        let verdict = stdout
+            .lines()
+            .find(|l| l.starts_with("order.causal / fifo-only"))
+            .unwrap_or_else(|| panic!("{args:?}: {stdout}"));
+        assert!(verdict.contains(r"RED\u{202e}X\n before m"), "{verdict}");
+    }
+}
+
 /// A campaign of `mutex.centralized / lease-timeout` (300 seeds, plus `extra`) writing into a
 /// fresh folder `name`: the folder and the command's output.
 fn fuzz_lease_timeout(name: &str, extra: &[&str]) -> (PathBuf, Output) {
