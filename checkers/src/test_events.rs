@@ -3,6 +3,13 @@
 use sincro_harness::trace::{Event, EventKind};
 use sincro_harness::{NodeId, Observation};
 
+/// Whether a test runs at its full size: in a release build, or with `SINCRO_FULL_SWEEPS=1`
+/// (CI's test step), as the algorithms' sweeps; a quick debug run takes smaller inputs of
+/// the same shape where a test's cost grows with its size.
+pub(crate) fn full_size() -> bool {
+    !cfg!(debug_assertions) || std::env::var("SINCRO_FULL_SWEEPS").is_ok_and(|v| v.trim() == "1")
+}
+
 pub(crate) fn at(id: u64, node: NodeId, kind: EventKind) -> Event {
     Event {
         id,

@@ -431,7 +431,7 @@ mod tests {
 
     #[test]
     fn deterministic() {
-        let m = LatencyMatrix::synthetic(30, 9, 100.0, 0.1, 0.1).unwrap();
+        let m = LatencyMatrix::synthetic(16, 9, 100.0, 0.1, 0.1).unwrap();
         let a = fit(&m, &GnpOptions::new(3, 8, 5)).unwrap();
         let b = fit(&m, &GnpOptions::new(3, 8, 5)).unwrap();
         assert_eq!(a, b);
