@@ -540,20 +540,56 @@ pub fn write_output(path: &Path, text: &str) -> std::io::Result<()> {
 /// is, so `./out/x.json`, `out/x.json` and a link to either are one): a report written there
 /// could replace a failure whose replay line was printed.
 pub fn in_dir_as_json(file: &Path, dir: &Path) -> bool {
-    // Where the bytes would go: a symlink's target, else the path itself.
-    let target = file.canonicalize().unwrap_or_else(|_| file.to_path_buf());
+    // Where the bytes would go, whether or not the file and its folders exist yet (stop 72's
+    // probe: `out/new/../x.json` and a link to a file not there yet passed the check, and
+    // the report replaced a failure whose replay line was printed).
+    let target = written_at(file);
     let is_json = target
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("json"));
-    let parent = match target.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
+    is_json && target.parent() == Some(written_at(dir).as_path())
+}
+
+/// The absolute path writing `path` puts its bytes at: each symlink on the way followed,
+/// one that leads nowhere too (the write creates its target), up to 40 of them as the kernel
+/// does; `..` taken after the links before it, as the kernel takes it, and lexically in
+/// folders that do not exist yet (they will be created).
+fn written_at(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let owned = |p: &Path| -> Vec<PathBuf> {
+        p.components()
+            .rev()
+            .map(|c| PathBuf::from(c.as_os_str()))
+            .collect()
     };
-    is_json
-        && matches!(
-            (parent.canonicalize(), dir.canonicalize()),
-            (Ok(p), Ok(d)) if p == d
-        )
+    let mut todo = owned(path);
+    let mut out = if path.is_absolute() {
+        PathBuf::new()
+    } else {
+        std::env::current_dir().unwrap_or_default()
+    };
+    let mut links = 0;
+    while let Some(c) = todo.pop() {
+        match c.components().next() {
+            Some(Component::ParentDir) => {
+                out.pop();
+            }
+            Some(Component::Normal(_)) => {
+                out.push(&c);
+                if links < 40 {
+                    if let Ok(target) = std::fs::read_link(&out) {
+                        links += 1;
+                        out.pop();
+                        // the target in the link's place (an absolute one replaces the path)
+                        todo.extend(owned(&target));
+                    }
+                }
+            }
+            Some(Component::RootDir | Component::Prefix(_)) => out.push(&c),
+            Some(Component::CurDir) | None => {}
+        }
+    }
+    out
 }
 
 /// Checks, before a campaign runs, that the report [`write_output`] will write at its end

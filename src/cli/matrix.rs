@@ -450,10 +450,19 @@ pub fn main(a: &MatrixArgs) -> i32 {
         .into_iter()
         .filter(|&c| c != FaultClass::Delays)
         .collect();
+    let out_existed = a.out.exists();
     if let Err(e) = super::prepare_out_dir(&a.out) {
         eprintln!("error: --out: {e}");
         return exit::BAD_INPUT;
     }
+    // A matrix refused after this leaves no empty --out behind (only one it created), as
+    // `fuzz` leaves none (stop 72's probe).
+    let refused = || {
+        if !out_existed {
+            let _ = std::fs::remove_dir(&a.out);
+        }
+        exit::BAD_INPUT
+    };
     // A `.json` in --out may be a counterexample this matrix writes: the table written over
     // it lost the counterexample its own replay line names.
     if let Some(md) = a
@@ -468,11 +477,11 @@ pub fn main(a: &MatrixArgs) -> i32 {
             md.display(),
             a.out.display()
         );
-        return exit::BAD_INPUT;
+        return refused();
     }
     if let Some(Err(e)) = a.markdown.as_deref().map(crate::fuzz::probe_output) {
         eprintln!("error: --markdown: {e}");
-        return exit::BAD_INPUT;
+        return refused();
     }
     if let Some(m) = &a.markdown {
         crate::fuzz::remove_stale_temporaries_of(m);
@@ -542,7 +551,7 @@ pub fn main(a: &MatrixArgs) -> i32 {
              matrix (`{}`)",
             a.algorithm
         );
-        return exit::BAD_INPUT;
+        return refused();
     }
     let bar = if a.quiet || !std::io::stderr().is_terminal() {
         ProgressBar::hidden()

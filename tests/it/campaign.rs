@@ -1155,6 +1155,56 @@ fn junit_names_an_unjudged_target_and_never_replaces_a_failure_file() {
         stderr.contains("may be one of the failure files"),
         "{stderr}"
     );
+    // However the path reaches it: through a folder not made yet and `..`, or a link to a
+    // file not there yet, into an --out not made yet (both replaced a failure file whose
+    // replay line was printed, stop 72's probe).
+    let fresh_out = out.join("not-yet");
+    let link = out.join("link.json");
+    let _ = std::fs::remove_file(&link);
+    std::os::unix::fs::symlink(fresh_out.join("x.seed0.json"), &link).unwrap();
+    let through = fresh_out.join("new/../mutex.centralized.lease-timeout.seed0.json");
+    for report in [through, link] {
+        for cmd in ["fuzz", "matrix"] {
+            let flag = if cmd == "fuzz" {
+                "--junit"
+            } else {
+                "--markdown"
+            };
+            let o = sincro(&[
+                cmd,
+                "-a",
+                "mutex.centralized",
+                "--seeds",
+                "1",
+                "-q",
+                "--out",
+                s(&fresh_out),
+                flag,
+                s(&report),
+            ]);
+            let (stdout, stderr) = text(&o);
+            assert_eq!(
+                o.status.code(),
+                Some(2),
+                "{cmd} {report:?}: {stdout}{stderr}"
+            );
+            assert!(stderr.contains("a .json file in --out"), "{cmd}: {stderr}");
+            assert!(!fresh_out.exists(), "{cmd}: refused, nothing made");
+        }
+    }
+    // A matrix with no cell to run is refused, and leaves no --out either.
+    let o = sincro(&[
+        "matrix",
+        "-a",
+        "election.anel1",
+        "--seeds",
+        "1",
+        "-q",
+        "--out",
+        s(&fresh_out),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o).1);
+    assert!(!fresh_out.exists());
     // One new path for both: refused as such, and nothing made there (it said the new
     // --out directory was a directory, and left it).
     let same = out.join("same");
