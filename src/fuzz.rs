@@ -1244,6 +1244,9 @@ impl<'a> TargetRun<'a> {
                     self.delivered.fetch_add(d, Ordering::Relaxed);
                 }
                 Err(failure) if failure.1.label == BAD_SCENARIO => {
+                    // Refused before it ran: no seed judged, no run (it was counted as both,
+                    // stop 72's probe).
+                    self.executed.fetch_sub(1, Ordering::Relaxed);
                     let f = failure.1;
                     let mut bad = self.bad_input.lock().expect("no poisoning");
                     if bad.as_ref().is_none_or(|(s, _)| f.seed < *s) {
@@ -4383,7 +4386,8 @@ mod tests {
             let (seed, msg) = r.bad_input.as_ref().expect("reported as bad input");
             assert_eq!(*seed, 0);
             assert!(msg.contains("is not supported"), "{msg}");
-            assert_eq!(r.executed, 1, "{name}: the target stops at the refusal");
+            assert_eq!(r.executed, 0, "{name}: a refused scenario is no run");
+            assert_eq!(r.runs, 0, "{name}: nor a seed judged");
             assert_eq!(report.targets[1].executed, 0, "the campaign stops there");
             let (ok, text) = outcome(r, false);
             assert!(!ok && text.contains("BAD INPUT"), "{text}");

@@ -3185,6 +3185,17 @@ fn calibrate_refuses_bad_settings_with_exit_2() {
             vec!["-a", "mutex.centralized", "--variant", "v\u{1b}[1m"],
             "unknown variant `v\\u{1b}[1m`",
         ),
+        // An algorithm named in a list that lacks the variant is refused, not dropped (it
+        // was, and the rest ran "as expected", stop 72's probe); one a glob brings is not.
+        (
+            vec![
+                "-a",
+                "mutex.centralized,mutex.ricart-agrawala",
+                "--variant",
+                "lease-timeout",
+            ],
+            "unknown variant `lease-timeout` of mutex.ricart-agrawala",
+        ),
         (vec!["--within", "0"], "--within"),
         (
             vec!["--within", "100000"],
