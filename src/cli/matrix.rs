@@ -736,30 +736,33 @@ pub fn main(a: &MatrixArgs) -> i32 {
     if regressions.is_empty() && !in_model_not_run.is_empty() {
         // A cell inside a fault model that never ran is not shown to hold: as `fuzz`'s NOT
         // RUN target, it fails the matrix (a CI gate must not pass on cells it never ran).
-        println!(
+        let text = format!(
             "NOT RUN: {} cell(s) inside the declared fault models never ran (out of time), so \
              the matrix does not show they hold: {}",
             in_model_not_run.len(),
             listed(&in_model_not_run)
         );
+        print!("{}", super::grid::wrap(&text, 4));
         return exit::VIOLATION;
     }
     if regressions.is_empty() && !limited.is_empty() {
-        println!(
+        let text = format!(
             "RUN LIMIT: {} cell(s) inside the declared fault models hit a run limit, so they \
              show nothing held: {}",
             limited.len(),
             listed(&limited)
         );
+        print!("{}", super::grid::wrap(&text, 4));
         return exit::LIMIT;
     }
     if regressions.is_empty() && !unjudged.is_empty() {
-        println!(
+        let text = format!(
             "COULD NOT JUDGE: {} cell(s) inside the declared fault models had a run no checker \
              could judge, so they show nothing held: {}",
             unjudged.len(),
             listed(&unjudged)
         );
+        print!("{}", super::grid::wrap(&text, 4));
         return exit::UNJUDGED;
     }
     if regressions.is_empty() {
