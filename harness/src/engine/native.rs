@@ -1272,6 +1272,43 @@ mod tests {
         assert_eq!(trace.first_difference(&again), None);
     }
 
+    /// The inputs of one instant run in the order the workload lists them, after that
+    /// instant's faults, whatever the order of the list's times (README, "A scenario").
+    #[test]
+    fn inputs_of_one_instant_run_in_the_listed_order_after_its_faults() {
+        let at_5 = |order: [usize; 2]| {
+            let json = format!(
+                r#"{{"algorithm": "probe", "nodes": 3, "seed": 1, "duration_ms": 50,
+                "faults": [{{"at_ms": 5, "fault": {{"crash": {{"node": 2}}}}}}],
+                "workload": [{{"at_ms": 20, "node": 1, "input": "Ping"}},
+                             {{"at_ms": 5, "node": {}, "input": "Ping"}},
+                             {{"at_ms": 5, "node": {}, "input": "Ping"}}]}}"#,
+                order[0], order[1]
+            );
+            let trace = run(&json).trace.expect("recorded");
+            trace
+                .events
+                .iter()
+                .filter(|e| e.t_ns == 5_000_000)
+                .filter_map(|e| match e.kind {
+                    EventKind::Fault { .. } => Some(("fault", e.node)),
+                    EventKind::Input { .. } => Some(("input", e.node)),
+                    _ => None,
+                })
+                .collect::<Vec<_>>()
+        };
+        for order in [[0, 1], [1, 0]] {
+            let seen = at_5(order);
+            assert_eq!(seen.len(), 3, "{seen:?}");
+            assert_eq!(seen[0].0, "fault", "{seen:?}");
+            assert_eq!(
+                [seen[1].1, seen[2].1],
+                [Some(order[0]), Some(order[1])],
+                "{seen:?}"
+            );
+        }
+    }
+
     /// An input held at a paused node that is then restarted is recorded as ignored, not
     /// lost from the trace without a word.
     #[test]
