@@ -86,10 +86,11 @@ impl Grid {
             let lower: Vec<ColumnConstraint> = (0..self.header.len())
                 .map(|i| {
                     let word = self.header[i].split_whitespace().map(str::len).max();
-                    // A right-aligned column keeps its figures whole (not its long texts).
+                    // A right-aligned column keeps its figures whole (not its long texts):
+                    // up to a seed's 20 digits (one near 2^64 was split over two lines).
                     let number = if self.right[i] {
                         let figures = self.rows.iter().map(|r| r[i].chars().count());
-                        figures.filter(|&n| n <= 12).max()
+                        figures.filter(|&n| n <= 20).max()
                     } else {
                         None
                     };
@@ -178,6 +179,23 @@ mod tests {
                 .unwrap_or_else(|| panic!("{needle} in\n{text}"))
         };
         assert_eq!(at("1000  ") + 4, at("seeds") + 5, "{text}");
+        // A 20-digit seed stays on one line (the fuzz summary split it over two).
+        let seed = u64::MAX.to_string();
+        let mut r = Grid::new(&[
+            "target", ">seeds", ">fail", ">first", ">runs/s", "shrunk", "outcome",
+        ]);
+        r.row([
+            "mutex.centralized / lease-timeout [bug]",
+            "2",
+            "1",
+            &seed,
+            "170",
+            "-",
+            "caught after 2 seeds",
+        ]);
+        let text = r.text();
+        assert!(text.contains(&seed), "{text}");
+        assert!(text.lines().all(|l| l.chars().count() <= 100), "{text}");
         let long = format!("  {}", "word ".repeat(50));
         let wrapped = wrap(&long, 4);
         assert!(wrapped.lines().count() == 3, "{wrapped}");
