@@ -3255,15 +3255,20 @@ pub fn merge_junit(inputs: &[(String, String)], partial: bool) -> Result<MergedR
             };
             let buggy = flag("buggy")?.unwrap_or(false);
             let deep_flag = flag("deep")?;
-            if t.listed_in > 0 && t.buggy != buggy {
-                return Err(format!(
-                    "{name}: {} / {} is{} a buggy variant here and{} in another report: the \
-                     reports are of different builds; merge the shards of one matrix",
+            // A flag of the variant's (`a buggy variant`, `a deep bug`) that another report
+            // of the same target contradicts.
+            let differs = |what: &str, here: bool| {
+                format!(
+                    "{name}: {} / {} is{} {what} here and{} in another report: the reports \
+                     are of different builds; merge the shards of one matrix",
                     t.algorithm,
                     t.variant,
-                    if buggy { "" } else { " not" },
-                    if buggy { " not" } else { "" }
-                ));
+                    if here { "" } else { " not" },
+                    if here { " not" } else { "" }
+                )
+            };
+            if t.listed_in > 0 && t.buggy != buggy {
+                return Err(differs("a buggy variant", buggy));
             }
             t.buggy = buggy;
             // A correct variant that failed inside its model is never a success.
@@ -3280,14 +3285,7 @@ pub fn merge_junit(inputs: &[(String, String)], partial: bool) -> Result<MergedR
             }
             if let (Some(deep), Some(before)) = (deep_flag, t.deep.filter(|_| t.listed_in > 0)) {
                 if deep != before {
-                    return Err(format!(
-                        "{name}: {} / {} is{} a deep bug here and{} in another report: the \
-                         reports are of different builds; merge the shards of one matrix",
-                        t.algorithm,
-                        t.variant,
-                        if deep { "" } else { " not" },
-                        if deep { " not" } else { "" }
-                    ));
+                    return Err(differs("a deep bug", deep));
                 }
             }
             let target_runs = number(&case.properties, "runs")?;

@@ -881,6 +881,20 @@ fn outputs_that_cannot_be_written_fail_loudly() {
     // (closing it ended the reader's input, and the write then waited forever). A symlink
     // loop is refused before the work, a link to a file not there yet is written through.
     let dir = fresh("fifo-and-links");
+    let failures = dir.join("failures");
+    let fuzz_junit = |junit: &str| {
+        let failures = failures.to_str().unwrap();
+        let args = [
+            "-a",
+            "mutex.centralized",
+            "--seeds",
+            "2",
+            "-q",
+            "--out",
+            failures,
+        ];
+        sincro(&[&["fuzz"][..], &args, &["--junit", junit]].concat())
+    };
     let fifo = dir.join("fifo");
     let made = Command::new("mkfifo").arg(&fifo).status();
     if made.is_ok_and(|s| s.success()) {
@@ -915,18 +929,7 @@ fn outputs_that_cannot_be_written_fail_loudly() {
             .arg(&copy)
             .spawn()
             .unwrap();
-        let out = sincro(&[
-            "fuzz",
-            "-a",
-            "mutex.centralized",
-            "--seeds",
-            "2",
-            "-q",
-            "--out",
-            dir.join("failures").to_str().unwrap(),
-            "--junit",
-            f,
-        ]);
+        let out = fuzz_junit(f);
         let status = reader.wait_with_output().unwrap().status;
         assert!(status.success());
         assert_eq!(out.status.code(), Some(0), "{}", text(&out).1);
@@ -944,18 +947,7 @@ fn outputs_that_cannot_be_written_fail_loudly() {
     );
     let link = dir.join("report.xml");
     std::os::unix::fs::symlink("reports/junit.xml", &link).unwrap();
-    let out = sincro(&[
-        "fuzz",
-        "-a",
-        "mutex.centralized",
-        "--seeds",
-        "2",
-        "-q",
-        "--out",
-        dir.join("failures").to_str().unwrap(),
-        "--junit",
-        link.to_str().unwrap(),
-    ]);
+    let out = fuzz_junit(link.to_str().unwrap());
     assert_eq!(out.status.code(), Some(0), "{}", text(&out).1);
     assert!(dir.join("reports/junit.xml").is_file());
     let file = tmp("not-a-dir");
