@@ -33,6 +33,9 @@ pub struct Calibration {
     /// Distance between two campaigns' first seeds (at least `cfg.seeds`, so no seed is run
     /// twice).
     pub stride: u64,
+    /// When the whole calibration stops (`--time`): the campaign in flight ends there, cut
+    /// short, and no other starts; `None`: every campaign runs whole.
+    pub deadline: Option<std::time::Instant>,
 }
 
 impl Calibration {
@@ -231,7 +234,8 @@ pub fn calibrate(
             campaigns: Vec::new(),
         };
         for k in 0..cal.offsets {
-            if stop.load(Ordering::Relaxed) {
+            let out_of_time = cal.deadline.is_some_and(|d| std::time::Instant::now() >= d);
+            if stop.load(Ordering::Relaxed) || out_of_time {
                 break;
             }
             let mut cfg = cal.cfg.clone();
@@ -257,7 +261,7 @@ pub fn calibrate(
                 cfg.seeds,
             ));
             live.target_runs.store(0, Ordering::Relaxed);
-            run.run(stop, None, live, &|_| {});
+            run.run(stop, cal.deadline, live, &|_| {});
             let report = run.report();
             let c = CampaignResult {
                 seed_start: cfg.seed_start,
@@ -314,6 +318,7 @@ mod tests {
     #[test]
     fn one_campaign_takes_any_stride() {
         let cal = |offsets| Calibration {
+            deadline: None,
             cfg: FuzzConfig {
                 seeds: 2_000_000,
                 ..FuzzConfig::default()
@@ -384,6 +389,7 @@ mod tests {
     #[test]
     fn settings_out_of_range_are_named() {
         let cal = |offsets, stride, seeds, start| Calibration {
+            deadline: None,
             cfg: FuzzConfig {
                 seeds,
                 seed_start: start,

@@ -47,6 +47,11 @@ pub(super) struct CalibrateArgs {
     /// fewer]
     #[arg(long)]
     within: Option<u64>,
+    /// Wall-clock budget for the whole calibration, e.g. 90s, 10m: the campaign in flight
+    /// ends there, cut short, and no other starts; the figures count only what ran, and say
+    /// so (exit 0). Without it every campaign runs whole.
+    #[arg(long, value_name = "DURATION", value_parser = crate::fuzz::parse_duration)]
+    time: Option<std::time::Duration>,
     /// Worker threads, 1 to 256 (0 is taken as 1).
     #[arg(long, short, default_value_t = 1)]
     jobs: usize,
@@ -118,6 +123,17 @@ pub(super) fn main(a: &CalibrateArgs) -> i32 {
         strategies: a.strategy.iter().map(|&s| s.into()).collect(),
         offsets: a.offsets,
         stride: a.stride,
+        // (a budget past the clock's range is no budget)
+        deadline: a.time.and_then(|t| Instant::now().checked_add(t)),
+    };
+    let out_of_time = || cal.deadline.is_some_and(|d| Instant::now() >= d);
+    // Why campaigns asked for did not run, or ran short.
+    let cut = || {
+        if out_of_time() && !interrupt_flag().load(Ordering::Relaxed) {
+            "out of time"
+        } else {
+            "interrupted"
+        }
     };
     if let Some(e) = cal.error() {
         return bad_input(e);
@@ -140,7 +156,7 @@ pub(super) fn main(a: &CalibrateArgs) -> i32 {
     let mut code = exit::PASS;
     let mut done = Vec::new();
     for target in &targets {
-        if stop.load(Ordering::Relaxed) {
+        if stop.load(Ordering::Relaxed) || out_of_time() {
             break;
         }
         let name = target.name();
@@ -177,7 +193,7 @@ pub(super) fn main(a: &CalibrateArgs) -> i32 {
         let buggy = if target.variant.buggy { " [bug]" } else { "" };
         print!(
             "\n{name}{buggy}\n{}",
-            summary(&results, a.offsets, within(a))
+            summary(&results, a.offsets, within(a), cut())
         );
         if results.len() > 1 && !target.algorithm.strategies_apply() {
             let mut note = same_search_note(target.algorithm.info().name);
@@ -210,7 +226,21 @@ pub(super) fn main(a: &CalibrateArgs) -> i32 {
         }
     }
     let buggy: Vec<bool> = targets.iter().map(|t| t.variant.buggy).collect();
-    print!("{}", closing(&done, &buggy, within(a), a.offsets));
+    print!("{}", closing(&done, &buggy, within(a), a.offsets, cut()));
+    // (a budget that ran out as the last campaign ended cut nothing)
+    let short = done.len() < targets.len()
+        || done.iter().flatten().any(|r| {
+            r.campaigns.len() as u64 != a.offsets || r.campaigns.iter().any(|c| !c.complete)
+        });
+    if code == exit::PASS && !stop.load(Ordering::Relaxed) && out_of_time() && short {
+        if let Some(t) = a.time {
+            println!(
+                "time budget reached ({}): the figures above count only the campaigns that ran",
+                humantime::format_duration(t)
+            );
+        }
+        return code;
+    }
     if code == exit::PASS && stop.load(Ordering::Relaxed) {
         // Said where the figures are, as `fuzz` and `matrix` say it (only stderr named it).
         println!(
@@ -237,7 +267,13 @@ pub(crate) fn same_search_note(algorithm: &str) -> String {
 /// `buggy` says, for each target in order, whether it is a buggy variant: only those count
 /// as found or missed; a correct one that failed is said apart (stop 72's probe: `--variant
 /// all` counted the correct variant as a bug not found).
-fn closing(done: &[Vec<StrategyResult>], buggy: &[bool], within: u64, offsets: u64) -> String {
+fn closing(
+    done: &[Vec<StrategyResult>],
+    buggy: &[bool],
+    within: u64,
+    offsets: u64,
+    cut: &str,
+) -> String {
     use std::fmt::Write as _;
     let mut s = String::new();
     let asked = buggy.iter().filter(|&&b| b).count();
@@ -326,7 +362,7 @@ fn closing(done: &[Vec<StrategyResult>], buggy: &[bool], within: u64, offsets: u
             strategy.name(),
             match unknown {
                 0 => String::new(),
-                k => format!(" ({k} with a median not known: interrupted)"),
+                k => format!(" ({k} with a median not known: {cut})"),
             },
             match lost {
                 0 => String::new(),
@@ -363,8 +399,9 @@ fn check(a: &CalibrateArgs) -> Result<(), String> {
     check_jobs(a.jobs)
 }
 
-/// The table of a calibration: a row per strategy, then each campaign's seeds to find.
-pub(crate) fn summary(results: &[StrategyResult], offsets: u64, within: u64) -> String {
+/// The table of a calibration: a row per strategy, then each campaign's seeds to find; `cut`
+/// says why campaigns asked for did not run or ran short (`interrupted`, `out of time`).
+pub(crate) fn summary(results: &[StrategyResult], offsets: u64, within: u64, cut: &str) -> String {
     use std::fmt::Write as _;
     let mut s = String::new();
     let within_head = format!("found ≤ {within}");
@@ -390,7 +427,7 @@ pub(crate) fn summary(results: &[StrategyResult], offsets: u64, within: u64) -> 
         };
         if r.campaigns.is_empty() && n > 0 {
             // No campaign of it ran: no figure to give (it read "0 of 0 … 0 of 5").
-            let _ = writeln!(s, "{:<9} not run (interrupted)", r.strategy.name());
+            let _ = writeln!(s, "{:<9} not run ({cut})", r.strategy.name());
             continue;
         }
         let _ = writeln!(
@@ -412,18 +449,18 @@ pub(crate) fn summary(results: &[StrategyResult], offsets: u64, within: u64) -> 
             .map(|c| c.seeds_to_find.map_or("-".into(), |n| n.to_string()))
             .collect();
         // A campaign stops early at a Ctrl-C, or at a failure file it could not write.
-        let cut = if r.campaigns.iter().any(|c| !c.write_errors.is_empty()) {
-            " (stopped: a failure file could not be written)"
+        let stopped = if r.campaigns.iter().any(|c| !c.write_errors.is_empty()) {
+            " (stopped: a failure file could not be written)".to_string()
         } else if (r.campaigns.len() as u64) < offsets || r.campaigns.iter().any(|c| !c.complete) {
-            " (interrupted)"
+            format!(" ({cut})")
         } else {
-            ""
+            String::new()
         };
         if r.campaigns.is_empty() && offsets > 0 {
-            let _ = writeln!(s, "  {:<8} not run (interrupted)", r.strategy.name());
+            let _ = writeln!(s, "  {:<8} not run ({cut})", r.strategy.name());
             continue;
         }
-        let _ = writeln!(s, "  {:<8} {}{cut}", r.strategy.name(), list.join(" "));
+        let _ = writeln!(s, "  {:<8} {}{stopped}", r.strategy.name(), list.join(" "));
     }
     s
 }
@@ -451,12 +488,12 @@ mod tests {
                 write_errors: Vec::new(),
             }],
         };
-        let text = closing(&[vec![one.clone()]], &[true], 1000, 3);
+        let text = closing(&[vec![one.clone()]], &[true], 1000, 3, "interrupted");
         assert!(
             text.contains("mix: 0 of 1 buggy target(s) found in every campaign"),
             "{text}"
         );
-        let table = summary(std::slice::from_ref(&one), 3, 1000);
+        let table = summary(std::slice::from_ref(&one), 3, 1000, "interrupted");
         assert!(table.contains("1 of 3"), "{table}");
         assert!(table.contains("(interrupted)"), "{table}");
         // a strategy none of whose campaigns ran has no figures, not "0 of 0"
@@ -464,7 +501,7 @@ mod tests {
             strategy: Strategy::Random,
             campaigns: Vec::new(),
         };
-        let table = summary(&[one.clone(), none.clone()], 3, 1000);
+        let table = summary(&[one.clone(), none.clone()], 3, 1000, "interrupted");
         assert!(
             table.contains("random    not run (interrupted)")
                 && table.contains("  random   not run (interrupted)")
@@ -472,7 +509,7 @@ mod tests {
             "{table}"
         );
         // nor a closing line that reads as a measured miss
-        let text = closing(&[vec![one.clone(), none]], &[true], 1000, 3);
+        let text = closing(&[vec![one.clone(), none]], &[true], 1000, 3, "interrupted");
         assert!(
             text.contains("random: not run (stopped before its first campaign)")
                 && !text.contains("random: 0 of 1"),
@@ -483,9 +520,8 @@ mod tests {
             campaigns: vec![one.campaigns[0].clone(); 3],
             ..one
         };
-        assert!(
-            closing(&[vec![all]], &[true], 1000, 3).contains("mix: 1 of 1 buggy target(s) found")
-        );
+        assert!(closing(&[vec![all]], &[true], 1000, 3, "interrupted")
+            .contains("mix: 1 of 1 buggy target(s) found"));
     }
 
     /// `--variant all`: a correct variant is neither a bug found nor one missed; one that
@@ -508,21 +544,33 @@ mod tests {
             campaigns: vec![campaign(failing); 2],
         };
         // the correct target first, then the buggy one
-        let text = closing(&[vec![of(0)], vec![of(3)]], &[false, true], 1000, 2);
+        let text = closing(
+            &[vec![of(0)], vec![of(3)]],
+            &[false, true],
+            1000,
+            2,
+            "interrupted",
+        );
         assert!(
             text.contains("mix: 1 of 1 buggy target(s) found in every campaign")
                 && text.contains("mix: no failure of the 1 correct target(s)")
                 && !text.contains("correct target(s) failed"),
             "{text}"
         );
-        let text = closing(&[vec![of(2)], vec![of(3)]], &[false, true], 1000, 2);
+        let text = closing(
+            &[vec![of(2)], vec![of(3)]],
+            &[false, true],
+            1000,
+            2,
+            "interrupted",
+        );
         assert!(
             text.contains("mix: ⚠ 1 correct target(s) failed")
                 && text.contains("mix: 1 of 1 buggy target(s) found in every campaign"),
             "{text}"
         );
         // only correct targets: no line about bugs
-        let text = closing(&[vec![of(0)]], &[false], 1000, 2);
+        let text = closing(&[vec![of(0)]], &[false], 1000, 2, "interrupted");
         assert!(!text.contains("buggy target"), "{text}");
         assert!(
             text.contains("mix: no failure of the 1 correct target(s)"),
@@ -548,14 +596,14 @@ mod tests {
                 write_errors: vec!["cannot write x.json: Is a directory".into()],
             }],
         };
-        let table = summary(std::slice::from_ref(&lost), 1, 1000);
+        let table = summary(std::slice::from_ref(&lost), 1, 1000, "interrupted");
         assert!(
             table.contains("(stopped: a failure file could not be written)"),
             "{table}"
         );
         assert!(!table.contains("(interrupted)"), "{table}");
         // It was found (the table says so too); its file is lost, and the line says that.
-        let text = closing(&[vec![lost]], &[true], 1000, 1);
+        let text = closing(&[vec![lost]], &[true], 1000, 1, "interrupted");
         assert!(
             text.contains("mix: 1 of 1 buggy target(s) found in every campaign")
                 && text.contains("1 with a failure file not written"),

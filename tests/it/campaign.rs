@@ -680,6 +680,40 @@ fn an_interrupted_calibration_says_its_figures_are_partial() {
     );
 }
 
+/// A calibration's time budget ends it by itself: the campaign in flight is cut short, the
+/// others never start, and the figures say they are out of time, not interrupted (exit 0).
+/// `calibrate` had no budget: a large --seeds ran until a signal (stop 72's probe).
+#[test]
+fn a_time_budget_ends_a_calibration_and_its_figures_say_so() {
+    let out = dir("calibrate-time");
+    let o = sincro(&[
+        "calibrate",
+        "-a",
+        "mutex.centralized",
+        "--variant",
+        "lease-timeout",
+        "--offsets",
+        "3",
+        "--seeds",
+        "1000000",
+        "--strategy",
+        "random",
+        "--time",
+        "300ms",
+        "-q",
+        "--out",
+        s(&out),
+    ]);
+    let (stdout, stderr) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{stdout}{stderr}");
+    assert!(
+        stdout.contains("time budget reached (300ms): the figures above count only"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("(out of time)"), "{stdout}");
+    assert!(!stdout.contains("interrupted"), "{stdout}");
+}
+
 /// Sends one SIGINT to `child` once its Ctrl-C handler is installed (a loaded CI machine may
 /// start it late: SIGINT (2) is bit 1 of the caught-signals mask in /proc/<pid>/status), and
 /// half a second of work later.
