@@ -681,6 +681,25 @@ pub fn main(a: &MatrixArgs) -> i32 {
             }
         }
     }
+    let (closing, code) = closing_lines(
+        a,
+        &tables,
+        out_of_time,
+        &Cells {
+            regressions: &regressions,
+            in_model_not_run: &in_model_not_run,
+            limited: &limited,
+            unjudged: &unjudged,
+        },
+    );
+    if !interrupted {
+        // (an interrupted matrix's file says so at its top, and has no verdict)
+        doc.push_str(&format!(
+            "```
+{closing}```
+"
+        ));
+    }
     print!("{screen}");
     let secs = started.elapsed().as_secs_f64();
     println!(
@@ -717,6 +736,30 @@ pub fn main(a: &MatrixArgs) -> i32 {
         );
         return fuzz::INTERRUPTED_EXIT;
     }
+    print!("{closing}");
+    code
+}
+
+/// The cells inside the declared fault models the closing lines name, by outcome.
+struct Cells<'c> {
+    regressions: &'c [String],
+    in_model_not_run: &'c [String],
+    limited: &'c [String],
+    unjudged: &'c [String],
+}
+
+/// The matrix's closing lines (each wrapped to the tables' width) and its exit code: what a
+/// time budget cut, then the cells inside the declared fault models that broke, never ran,
+/// hit a run limit or could not be judged, or that every property held. Printed last, and
+/// written at the end of the Markdown (a reviewer reading it saw every cell but not the
+/// verdict, stop 72's probe).
+fn closing_lines(
+    a: &MatrixArgs,
+    tables: &[Table],
+    out_of_time: u64,
+    cells: &Cells<'_>,
+) -> (String, i32) {
+    let mut s = String::new();
     let mut partial = false;
     if let Some(t) = a.time {
         let short = tables
@@ -727,54 +770,57 @@ pub fn main(a: &MatrixArgs) -> i32 {
             .count();
         if short > 0 || out_of_time > 0 {
             partial = true;
-            println!(
-                "--time {}: {short} cells cut short, {out_of_time} not run (give more time or fewer --seeds for the full matrix)",
-                humantime::format_duration(t)
-            );
+            s.push_str(&super::grid::wrap(
+                &format!(
+                    "--time {}: {short} cells cut short, {out_of_time} not run (give more time \
+                     or fewer --seeds for the full matrix)",
+                    humantime::format_duration(t)
+                ),
+                4,
+            ));
         }
     }
-    if regressions.is_empty() && !in_model_not_run.is_empty() {
+    let broke = !cells.regressions.is_empty();
+    let mut line = |text: String| s.push_str(&super::grid::wrap(&text, 4));
+    let code = if !broke && !cells.in_model_not_run.is_empty() {
         // A cell inside a fault model that never ran is not shown to hold: as `fuzz`'s NOT
         // RUN target, it fails the matrix (a CI gate must not pass on cells it never ran).
-        let text = format!(
+        line(format!(
             "NOT RUN: {} cell(s) inside the declared fault models never ran (out of time), so \
              the matrix does not show they hold: {}",
-            in_model_not_run.len(),
-            listed(&in_model_not_run)
-        );
-        print!("{}", super::grid::wrap(&text, 4));
-        return exit::VIOLATION;
-    }
-    if regressions.is_empty() && !limited.is_empty() {
-        let text = format!(
+            cells.in_model_not_run.len(),
+            listed(cells.in_model_not_run)
+        ));
+        exit::VIOLATION
+    } else if !broke && !cells.limited.is_empty() {
+        line(format!(
             "RUN LIMIT: {} cell(s) inside the declared fault models hit a run limit, so they \
              show nothing held: {}",
-            limited.len(),
-            listed(&limited)
-        );
-        print!("{}", super::grid::wrap(&text, 4));
-        return exit::LIMIT;
-    }
-    if regressions.is_empty() && !unjudged.is_empty() {
-        let text = format!(
+            cells.limited.len(),
+            listed(cells.limited)
+        ));
+        exit::LIMIT
+    } else if !broke && !cells.unjudged.is_empty() {
+        line(format!(
             "COULD NOT JUDGE: {} cell(s) inside the declared fault models had a run no checker \
              could judge, so they show nothing held: {}",
-            unjudged.len(),
-            listed(&unjudged)
-        );
-        print!("{}", super::grid::wrap(&text, 4));
-        return exit::UNJUDGED;
-    }
-    if regressions.is_empty() {
-        println!(
+            cells.unjudged.len(),
+            listed(cells.unjudged)
+        ));
+        exit::UNJUDGED
+    } else if !broke {
+        line(format!(
             "inside the declared fault models: every property held{}",
             if partial { " in the seeds run" } else { "" }
-        );
+        ));
         exit::PASS
     } else {
-        for r in &regressions {
-            println!("REGRESSION: {r} breaks inside the declared fault model");
+        for r in cells.regressions {
+            line(format!(
+                "REGRESSION: {r} breaks inside the declared fault model"
+            ));
         }
         exit::VIOLATION
-    }
+    };
+    (s, code)
 }
