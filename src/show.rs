@@ -536,6 +536,14 @@ pub fn judge(
             known.join(", ")
         ));
     }
+    // `--properties a,` or `,`: an empty item, said as such (it read "unknown property ``")
+    if properties.iter().any(|p| p.trim().is_empty()) {
+        return Err(format!(
+            "--properties has an empty item: give property names separated by commas; known \
+             properties: {}",
+            known.join(", ")
+        ));
+    }
     // as a scenario's `checks.properties` refuses one named twice
     if let Some((_, p)) = properties
         .iter()

@@ -513,7 +513,16 @@ pub fn read_limited(path: &Path, max: u64) -> std::io::Result<String> {
     if buf.starts_with(b"\xEF\xBB\xBF") {
         buf.drain(..3);
     }
-    String::from_utf8(buf).map_err(|_| std::io::Error::other("not UTF-8 text"))
+    String::from_utf8(buf).map_err(|e| {
+        // Where: the line and the byte (a trace of a million lines said only "not UTF-8").
+        let at = e.utf8_error().valid_up_to();
+        let bytes = e.as_bytes();
+        let line = 1 + bytes[..at].iter().filter(|&&b| b == b'\n').count();
+        std::io::Error::other(format!(
+            "not UTF-8 text: line {line} holds the byte 0x{:02x}",
+            bytes[at]
+        ))
+    })
 }
 
 /// How long an input that is a pipe may go without data before it is given up on.

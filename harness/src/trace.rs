@@ -807,6 +807,36 @@ impl Trace {
         let mut adjusted = vec![0i128; nodes];
         // and its clock jumps
         let mut jumped = vec![0i128; nodes];
+        // When a drop's reason says a partition or a crash stopped it, one was there: the
+        // first partition, and each node's first crash (kept in the order of time, not of
+        // lines, so an instant's lines may come in any order).
+        let first_partition_ns = self
+            .events
+            .iter()
+            .filter(|e| {
+                matches!(
+                    e.kind,
+                    EventKind::Fault {
+                        fault: Fault::Partition { .. } | Fault::PartitionOneway { .. }
+                    }
+                )
+            })
+            .map(|e| e.t_ns)
+            .next();
+        let mut first_crash_ns: Vec<Option<u64>> = vec![None; nodes];
+        for e in &self.events {
+            if let (
+                EventKind::Fault {
+                    fault: Fault::Crash { .. },
+                },
+                Some(v),
+            ) = (&e.kind, e.node)
+            {
+                if let Some(first) = first_crash_ns.get_mut(v) {
+                    first.get_or_insert(e.t_ns);
+                }
+            }
+        }
         for (i, e) in self.events.iter().enumerate() {
             let err = |problem: String| TraceError {
                 line: i + 2,
@@ -982,6 +1012,28 @@ impl Trace {
                     if *reason != DropReason::NoSuchNode {
                         in_range("destination", *to)?;
                     }
+                    // A reason the trace contradicts (stop 72's probe: offline, a drop's
+                    // reason decides whether liveness is judged from the end).
+                    let before = |t: Option<u64>| t.is_some_and(|t| t <= e.t_ns);
+                    let contradicted = match reason {
+                        DropReason::NoSuchNode if *to < nodes => {
+                            Some(format!("node {to} is a node of the trace"))
+                        }
+                        DropReason::Partitioned if !before(first_partition_ns) => {
+                            Some("no partition came before it".to_string())
+                        }
+                        DropReason::DestinationCrashed if !before(first_crash_ns[*to]) => {
+                            Some(format!("node {to} did not crash before it"))
+                        }
+                        _ => None,
+                    };
+                    if let Some(why) = contradicted {
+                        return Err(err(format!(
+                            "event {} drops message {msg_id} as `{}`, but {why}",
+                            e.id,
+                            crate::render::drop_reason_text(*reason),
+                        )));
+                    }
                     match sends.get(msg_id) {
                         Some(&(_, f, t, _)) if f == *from && t == *to => {}
                         _ => {
@@ -1040,6 +1092,9 @@ impl Trace {
                         }
                         Observation::DeadlockDetected { initiator } => {
                             in_range("as a deadlock's initiator", *initiator)?
+                        }
+                        Observation::Vote { candidate, .. } => {
+                            in_range("as a vote's candidate", *candidate)?
                         }
                         _ => {}
                     }
@@ -1786,9 +1841,68 @@ mod tests {
                 Observation::DeadlockDetected { initiator: 3 },
                 "node 3 (as a deadlock's initiator)",
             ),
+            (
+                Observation::Vote {
+                    term: 1,
+                    candidate: 3,
+                },
+                "node 3 (as a vote's candidate)",
+            ),
         ] {
             let e = problem(&observe(obs));
             assert!(e.problem.contains(says), "{e}");
+        }
+        // A drop's reason the trace contradicts: a partition, a crash that never came, a
+        // node that exists (offline, the reason decides whether liveness is judged from the
+        // end). With the partition or the crash before it, the same drop is a run's.
+        let to_2 = |t: &mut Trace, reason: DropReason| {
+            t.events[3].kind = EventKind::Send {
+                msg_id: 1,
+                to: 2,
+                msg: "b".into(),
+            };
+            t.events[4].kind = EventKind::Drop {
+                msg_id: 1,
+                from: 1,
+                to: 2,
+                reason,
+            };
+        };
+        for (reason, says) in [
+            (
+                DropReason::NoSuchNode,
+                "as `no_such_node`, but node 2 is a node of the trace",
+            ),
+            (
+                DropReason::Partitioned,
+                "as `partitioned`, but no partition came before it",
+            ),
+            (
+                DropReason::DestinationCrashed,
+                "as `destination_crashed`, but node 2 did not crash before it",
+            ),
+        ] {
+            let e = problem(&|t| to_2(t, reason));
+            assert!(e.problem.contains(says), "{e}");
+        }
+        for (at, fault) in [
+            (
+                None,
+                Fault::Partition {
+                    groups: vec![vec![0, 1], vec![2]],
+                },
+            ),
+            (Some(2), Fault::Crash { node: 2 }),
+        ] {
+            let mut t = valid();
+            let reason = match fault {
+                Fault::Crash { .. } => DropReason::DestinationCrashed,
+                _ => DropReason::Partitioned,
+            };
+            to_2(&mut t, reason);
+            t.events[1].node = at;
+            t.events[1].kind = EventKind::Fault { fault };
+            t.validate().expect("the drop's cause came before it");
         }
         let e = problem(&|t| t.nodes = 0);
         assert_eq!(e.line, 1);

@@ -391,6 +391,35 @@ fn check_rejects_bad_input_with_exit_2() {
         "{}",
         stderr(&o)
     );
+    // An empty item is said as such (it read "unknown property ``", stop 72's probe).
+    for list in [",", "mutual_exclusion,"] {
+        let o = sincro(&["check", p(&lease), "--properties", list]);
+        assert_eq!(code(&o), 2, "{list}");
+        assert!(
+            stderr(&o).contains("--properties has an empty item"),
+            "{list}: {}",
+            stderr(&o)
+        );
+    }
+    // A byte that is not UTF-8 is named with its line (it named no line).
+    let mut bytes = std::fs::read(&lease).unwrap();
+    let third = bytes
+        .iter()
+        .enumerate()
+        .filter(|(_, &b)| b == b'\n')
+        .nth(1)
+        .map(|(i, _)| i + 1)
+        .unwrap();
+    bytes.insert(third + 2, 0xff);
+    let bad = tmp("lease-check-not-utf8.jsonl");
+    std::fs::write(&bad, bytes).unwrap();
+    let o = sincro(&["check", p(&bad), "--properties", "mutual_exclusion"]);
+    assert_eq!(code(&o), 2);
+    assert!(
+        stderr(&o).contains("not UTF-8 text: line 3 holds the byte 0xff"),
+        "{}",
+        stderr(&o)
+    );
     // A misspelling of an algorithm's own property is named, and the list has it (it listed
     // the properties `check` judges alone).
     let o = sincro(&["check", p(&lease), "--properties", "bounded_skw"]);
