@@ -1703,13 +1703,15 @@ pub fn show(args: &ShowArgs) -> i32 {
             // the trace itself, every event (a selection shapes the views only)
             Format::Jsonl => (trace.events.len(), "written"),
         };
+        // The verdict quotes the trace's own texts: escaped, as the timeline's verdict line.
         eprintln!(
             "wrote {} ({shown} of {} events {what}; {})",
-            out.display(),
+            crate::harness::scenario::shown(out),
             trace.events.len(),
-            verdict
-                .as_ref()
-                .map_or_else(|| "not judged".to_string(), |v| v.to_string())
+            verdict.as_ref().map_or_else(
+                || "not judged".to_string(),
+                |v| crate::harness::scenario::shown_text(&v.to_string())
+            )
         );
     }
     exit::PASS
@@ -1751,9 +1753,13 @@ pub fn check(args: &CheckArgs) -> i32 {
             judged.quiet_from_ms
         ));
     }
+    // A verdict quotes the trace's own texts (a message's, a panic's): on one line, their
+    // control and bidirectional characters escaped as the timeline escapes them (a hand-made
+    // trace's `\r\u{1b}[2KPASS: …` made a violation read as a pass, stop 73's probe).
+    let verdict_line = crate::harness::scenario::shown_text(&verdict.to_string());
     match &verdict {
         Verdict::Violation(_) => {
-            println!("{verdict}");
+            println!("{verdict_line}");
             println!("  {how}");
             println!("  events involved:");
             let involved = violating_events(&trace, &verdict);
@@ -1770,8 +1776,8 @@ pub fn check(args: &CheckArgs) -> i32 {
             }
         }
         Verdict::Pass => println!("PASS: {} held ({how})", judged.properties.join(", ")),
-        other => {
-            println!("{other}");
+        _ => {
+            println!("{verdict_line}");
             println!("  {how}");
         }
     }

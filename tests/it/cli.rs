@@ -152,6 +152,49 @@ fn a_verdict_line_prints_no_control_character_of_the_scenario() {
             .unwrap_or_else(|| panic!("{args:?}: {stdout}"));
         assert!(verdict.contains(r"RED\u{202e}X\n before m"), "{verdict}");
     }
+    // Offline too: `check`'s verdict line and `show --out`'s closing line quote the trace's
+    // texts, escaped (stop 73's probe: printed raw, `\r\u{1b}[2KPASS` hid a violation).
+    let trace = path.with_extension("jsonl");
+    let html = path.with_extension("html");
+    let _ = sincro(&[
+        "replay",
+        p,
+        "--render",
+        "none",
+        "--trace",
+        trace.to_str().unwrap(),
+    ]);
+    let t = trace.to_str().unwrap();
+    for args in [
+        vec!["check", t, "--properties", "causal_delivery"],
+        vec![
+            "show",
+            t,
+            "--check",
+            "causal_delivery",
+            "--format",
+            "html",
+            "--out",
+            html.to_str().unwrap(),
+        ],
+    ] {
+        let out = sincro(&args);
+        let (stdout, stderr) = text(&out);
+        assert!(
+            out.status.code().is_some_and(|c| c < 2),
+            "{args:?}: {stderr}"
+        );
+        for t in [&stdout, &stderr] {
+            assert!(
+                !t.contains('\u{1b}') && !t.contains('\u{202e}'),
+                "{args:?}: {t}"
+            );
+        }
+        assert!(
+            format!("{stdout}{stderr}").contains(r"RED\u{202e}X\n before m"),
+            "{args:?}: {stdout}{stderr}"
+        );
+    }
 }
 
 /// A campaign of `mutex.centralized / lease-timeout` (300 seeds, plus `extra`) writing into a
