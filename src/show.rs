@@ -105,7 +105,7 @@ pub struct ViewArgs {
     pub from_ms: Option<f64>,
     /// Only events at or before this global time, ms. A failure's view filtered by
     /// `--node`, `--only` or `--from-ms` ends at the verdict without it (`--all` too shows
-    /// what follows).
+    /// what follows); a `--from-ms` past the verdict shows what follows, and says so.
     #[arg(long, value_name = "MS")]
     pub to_ms: Option<f64>,
     /// Only these kinds of events, comma-separated (e.g. `observations,faults`). The

@@ -456,6 +456,16 @@ fn select_events(
                 ));
             }
         }
+        // A window that starts after the verdict does not end there: it shows only what came
+        // after the failure, and says so (it read as the lead-up to it, stop 73's probe).
+        if let Some(t) = verdict_time(verdict)
+            .filter(|&t| filter.to_ns.is_none() && !filter.all && from > printed(t))
+        {
+            what.push(format!(
+                "after the verdict at {}: every event of the window comes after the failure",
+                ms(t)
+            ));
+        }
         if !filter.only.is_empty() {
             let ks: Vec<&str> = filter.only.iter().map(|k| k.name()).collect();
             what.push(format!("only {}", ks.join(", ")));
@@ -970,6 +980,24 @@ mod tests {
             ),
             "{:?}",
             ended.notes
+        );
+        // A window that starts after the verdict shows what follows it, and says so.
+        let after = select(
+            &t,
+            Some(&v),
+            &Filter {
+                from_ns: Some(6_500_000),
+                ..Filter::default()
+            },
+        )
+        .unwrap();
+        assert_eq!(after.shown, [7]);
+        assert!(
+            after.notes[0].contains(
+                "after the verdict at 6.000 ms: every event of the window comes after the failure"
+            ),
+            "{:?}",
+            after.notes
         );
         // `--all` or a window's own end shows what follows; so does a passing trace's view.
         assert_eq!(n2(true, None).shown, [1, 4, 5, 6, 7]);
