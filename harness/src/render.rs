@@ -2183,9 +2183,22 @@ pub fn html_view(trace: &Trace, sel: &Selection, verdict: Option<&Verdict>, titl
                 sel.shown.len()
             )
         };
+        // The page's counts line gives the trace's total: say what the two differ by (8,442
+        // events beside "5000 of 8439", stop 73's probe).
+        let other = total.saturating_sub(sel.shown.len());
+        let others = match other {
+            0 => String::new(),
+            1 => "; the trace's 1 other event is not in this view (a node's first start \
+                  draws nothing)"
+                .to_string(),
+            n => format!(
+                "; the trace's {n} other events are not in this view (a node's first start \
+                 draws nothing)"
+            ),
+        };
         let _ = writeln!(
             out,
-            "<p class=\"note\">{which} ({} left out).</p>",
+            "<p class=\"note\">{which} ({} left out{others}).</p>",
             sel.shown.len() - shown.len()
         );
     }
@@ -3205,6 +3218,7 @@ mod tests {
                 },
             });
         }
+        let mut with_starts = events.clone();
         let h = html(&Trace { nodes: 2, events }, None, "big");
         assert!(h.contains("<div class=\"verdict none\">"));
         assert_eq!(
@@ -3213,6 +3227,39 @@ mod tests {
         );
         assert!(h.contains("Only the first 5000 of 5010 events are drawn (10 left out)."));
         assert!(!h.contains("violating\""));
+        // The counts line gives the trace's 5,012 events: the note says what the 2 node
+        // starts, which draw nothing, are.
+        for node in [1, 0] {
+            with_starts.insert(
+                0,
+                Event {
+                    id: 0,
+                    t_ns: 0,
+                    node: Some(node),
+                    local_ns: None,
+                    kind: EventKind::Start { incarnation: 0 },
+                },
+            );
+        }
+        for (i, e) in with_starts.iter_mut().enumerate() {
+            e.id = i as u64;
+        }
+        let h = html(
+            &Trace {
+                nodes: 2,
+                events: with_starts,
+            },
+            None,
+            "big",
+        );
+        assert!(h.contains("5012 events (5000 shown)"), "{h}");
+        assert!(
+            h.contains(
+                "Only the first 5000 of 5010 events are drawn (10 left out; the trace's 2 \
+                 other events are not in this view (a node's first start draws nothing))."
+            ),
+            "{h}"
+        );
     }
 
     #[test]
