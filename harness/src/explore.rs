@@ -334,18 +334,17 @@ impl fmt::Display for ExploreReport {
                 self.max_depth,
                 self.unjudged_note()
             ),
-            // Sleep sets skip states too: two commuting events taken in the other order can
-            // leave what they send in another queue order, a state of its own (a quarter of
-            // `explore -a mutex.ricart-agrawala --seed 1`'s); "the whole state space" said
-            // otherwise (stop 73's probe).
+            // Sleep sets skip states too: a skipped order can reach a state of its own (the
+            // fingerprint keeps the native queue order of what is pending; a quarter of
+            // `explore -a mutex.ricart-agrawala --seed 1`'s states); "the whole state space"
+            // said otherwise (stop 73's probe).
             (None, Stop::Exhausted) => write!(
                 f,
                 "no violation: every order of the events was explored up to swapping two that \
                  commute ({} states, depth {}; sleep sets left out {} such swaps, and the \
-                 states only they reach, which differ in the queue order of what the two \
-                 events sent: --no-sleep-sets explores those too), each event taken at the \
-                 earliest instant it can be (runs where an event comes later than that are \
-                 not explored){}",
+                 states only they reach: --no-sleep-sets explores those too), each event \
+                 taken at the earliest instant it can be (runs where an event comes later \
+                 than that are not explored){}",
                 self.states,
                 self.max_depth,
                 self.slept,
