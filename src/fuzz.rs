@@ -1691,9 +1691,16 @@ pub fn shrink_scenario(
         };
         shrink::shrink_until(from, &mut still_fails, opts, &|| interrupted.get())
     };
+    // Counts first, then the knobs of the network and clocks still on: a round that only
+    // turns one off is progress (a shrunk file kept a `reorder` its bug did not need).
     let size = |s: &Scenario| {
         let z = ScenarioSize::of(s);
-        (z.faults + z.inputs + z.nodes, z.nodes, z.duration_ms)
+        (
+            z.faults + z.inputs + z.nodes,
+            z.nodes,
+            z.duration_ms,
+            shrink::noise(s),
+        )
     };
     let mut result = shrink_from(sc);
     let mut steps = result.steps;
@@ -4133,6 +4140,11 @@ mod tests {
                 ScenarioSize::of(&once.scenario),
                 "{name} / {variant}: shrunk again"
             );
+            assert_eq!(
+                shrink::noise(&twice.scenario),
+                shrink::noise(&once.scenario),
+                "{name} / {variant} seed {seed}: the network or clocks shrunk again"
+            );
             // nor do its name and description grow (stop 72's probe)
             assert_eq!(twice.scenario.name, once.scenario.name);
             assert!(once.scenario.name.ends_with("-shrunk"));
@@ -4142,6 +4154,46 @@ mod tests {
             shrunk += 1;
         }
         assert_eq!(shrunk, 2);
+    }
+
+    /// A shrunk failure keeps no knob of the network or clocks its bug does not need: a round
+    /// of the fixpoint that only turned one off was thrown away (it shrank no count), so this
+    /// `fifo-only` failure kept `reorder: 1.0` until shrunk again (stop 73's probe).
+    #[test]
+    fn a_shrunk_failure_keeps_no_network_knob_a_second_shrink_would_remove() {
+        let alg = crate::algorithms::find("order.causal").expect("built in");
+        let sc: Scenario = serde_json::from_str(concat!(
+            r#"{"name":"order.causal-fifo-only-seed11","description":"generated from seed 11 of"#,
+            r#" a campaign (stop 73's probe)","algorithm":"order.causal","variant":"fifo-only","#,
+            r#""nodes":4,"seed":11,"duration_ms":1521,"network":{"topology":"complete","latency"#,
+            r#"":{"uniform":{"min_ms":4.0,"max_ms":9.0}},"loss":0.2,"duplicate":0.05,"reorder":"#,
+            r#"1.0,"links":[]},"faults":[{"at_ms":307,"fault":{"clock_jump":{"node":2,"delta_ms"#,
+            r#"":389.0}}},{"at_ms":439,"fault":{"partition_oneway":{"from":[0],"to":[1]}}},{"at"#,
+            r#"_ms":457,"fault":{"clock_jump":{"node":3,"delta_ms":70.0}}},{"at_ms":500,"fault""#,
+            r#":"heal"},{"at_ms":500,"fault":"heal"},{"at_ms":500,"fault":{"set_links":{"from":"#,
+            r#"null,"to":null,"latency":null,"loss":0.0,"duplicate":0.0,"reorder":null}}}],"wor"#,
+            r#"kload":[{"at_ms":293,"node":3,"input":{"multicast":{}}},{"at_ms":294,"node":0,"i"#,
+            r#"nput":{"multicast":{}}},{"at_ms":321,"node":3,"input":{"multicast":{}}},{"at_ms""#,
+            r#":334,"node":1,"input":{"multicast":{}}},{"at_ms":334,"node":0,"input":{"multicas"#,
+            r#"t":{}}},{"at_ms":341,"node":3,"input":{"multicast":{}}},{"at_ms":342,"node":2,"i"#,
+            r#"nput":{"multicast":{}}},{"at_ms":358,"node":0,"input":{"multicast":{}}},{"at_ms""#,
+            r#":362,"node":1,"input":{"multicast":{}}},{"at_ms":364,"node":1,"input":{"multicas"#,
+            r#"t":{}}}],"expect":{"violation":"causal_delivery"}}"#,
+        ))
+        .expect("a scenario");
+        let label = alg.run(&sc, QUICK).expect("it runs").verdict.label();
+        assert!(label.starts_with("violation:"), "{label}");
+        let once = shrink_plainly(alg, &sc, &label);
+        assert!(once.verified);
+        let twice = shrink_plainly(alg, &once.scenario, &label);
+        assert_eq!(
+            shrink::noise(&twice.scenario),
+            shrink::noise(&once.scenario),
+            "{:?} shrunk again to {:?}",
+            once.scenario.network,
+            twice.scenario.network
+        );
+        assert_eq!(once.scenario.network.reorder, 0.0);
     }
 
     /// A deadline passed before the original ran again ends the shrink at once: the original

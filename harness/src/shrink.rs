@@ -104,6 +104,26 @@ impl ScenarioSize {
     }
 }
 
+/// How many of the knobs pass 7 turns off are still on in `sc`: network loss, duplication
+/// and reordering above zero, link overrides, clock offset and drift bounds above zero, and
+/// per-node clock entries with an offset or a drift. A shrink that keeps the counts of
+/// [`ScenarioSize`] but turns a knob off is smaller: a shrunk failure that still advertised
+/// `reorder: 1.0`, which played no part in it, lost it only when shrunk again (stop 73's
+/// probe).
+pub fn noise(sc: &Scenario) -> usize {
+    let n = &sc.network;
+    let c = &sc.clocks;
+    [n.loss, n.duplicate, n.reorder, c.offset_ms_max, c.rho_ppm]
+        .iter()
+        .filter(|&&p| p != 0.0)
+        .count()
+        + n.links.len()
+        + c.nodes
+            .iter()
+            .map(|k| usize::from(k.offset_ms != 0.0) + usize::from(k.drift_ppm != 0.0))
+            .sum::<usize>()
+}
+
 impl fmt::Display for ScenarioSize {
     /// `4 faults, 7 inputs, 5 nodes, 1630 ms`, and `, 3 params entries` when there are any.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
