@@ -578,9 +578,8 @@ pub fn run_prepared(p: &Prepared) -> (ShmOutcome, Option<Result<OmegaReport, Vio
     }
     let out = world.finish();
     let judge_from = p.judge_from.unwrap_or(out.trace.steps / 4 * 3);
-    let judged = out
-        .panic
-        .is_none()
+    // A run a stop request ended is not judged.
+    let judged = (out.panic.is_none() && out.stopped_at.is_none())
         .then(|| check::judge(&out.trace, p.alpha, judge_from, &p.properties));
     (out, judged)
 }
@@ -787,6 +786,10 @@ impl Algorithm for OmegaKhouriGreve {
         }
         let (out, judged) = run_prepared(&p);
         let verdict = match (&out.panic, judged) {
+            // Stopped before its end: nothing is judged (a campaign does not count it).
+            _ if out.stopped_at.is_some() => sincro_harness::engine::interrupted(
+                out.stopped_at.unwrap_or(0).saturating_mul(NS_PER_STEP),
+            ),
             (Some((pid, step, message)), _) => Verdict::Panic {
                 node: *pid,
                 t_ns: step * NS_PER_STEP,
@@ -950,6 +953,27 @@ mod tests {
             "{:?}",
             out.verdict
         );
+    }
+
+    /// A stop request (Ctrl-C, a campaign's or a shrink's time budget) ends a run within
+    /// [`sincro_harness::engine::STOP_POLL_STEPS`] steps as "interrupted", never judged: the
+    /// model's step loop never looked, and a shrink went seconds past its time cap (stop 73's
+    /// probe).
+    #[test]
+    fn a_stop_request_ends_the_run_unjudged() {
+        let alg = find(NAME).unwrap();
+        let mut sc = alg.generate("never-punish", 0, &GenOptions::default());
+        sc.duration_ms = 1_000;
+        let stop = std::sync::atomic::AtomicBool::new(true);
+        let out = sincro_harness::engine::stoppable(&stop, || {
+            alg.run(&sc, RunOptions::default()).unwrap()
+        });
+        assert!(out.verdict.is_interrupted(), "{:?}", out.verdict);
+        assert_eq!(out.stats.events, sincro_harness::engine::STOP_POLL_STEPS);
+        // Not asked to stop, the same scenario runs its million steps.
+        let out = alg.run(&sc, RunOptions::default()).unwrap();
+        assert!(!out.verdict.is_interrupted(), "{:?}", out.verdict);
+        assert!(out.stats.events >= 1_000_000, "{:?}", out.stats);
     }
 
     /// A run too short for every process to finish a round in the judged quarter could not

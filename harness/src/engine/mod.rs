@@ -319,8 +319,10 @@ pub(crate) fn stop_requested() -> bool {
     })
 }
 
-/// The verdict of a run stopped at `t_ns` by a stop request.
-pub(crate) fn interrupted(t_ns: u64) -> Verdict {
+/// The verdict of a run stopped at `t_ns` by a stop request: [`Verdict::Unjudged`] of
+/// [`INTERRUPTED`] (an engine of a user's own, or a model such as Ω's shared registers, gives
+/// it too).
+pub fn interrupted(t_ns: u64) -> Verdict {
     Verdict::Unjudged {
         property: INTERRUPTED.to_string(),
         reason: format!(

@@ -38,6 +38,10 @@ pub struct ShmOutcome {
     pub panic: Option<(Pid, u64, String)>,
     /// The memory at the end.
     pub memory: Memory,
+    /// The step at which a stop request ended the run before its end (Ctrl-C, SIGTERM, a
+    /// time budget: [`crate::engine::stoppable_until`]); nothing after it ran, and the run
+    /// is not to be judged.
+    pub stopped_at: Option<u64>,
 }
 
 /// A shared-memory run in progress.
@@ -62,6 +66,8 @@ pub struct World<P: ShmProcess> {
     ops_cut: bool,
     reports: Vec<Report>,
     eligible: Vec<Pid>,
+    /// The step a stop request ended the run at.
+    stopped_at: Option<u64>,
 }
 
 impl<P: ShmProcess> World<P> {
@@ -91,6 +97,7 @@ impl<P: ShmProcess> World<P> {
             ops_cut: false,
             reports: Vec::new(),
             eligible: Vec::new(),
+            stopped_at: None,
             cfg,
         };
         for _ in 0..w.cfg.initial {
@@ -116,7 +123,7 @@ impl<P: ShmProcess> World<P> {
 
     /// True once the run is over (its length reached, or a process panicked).
     pub fn is_done(&self) -> bool {
-        self.step >= self.cfg.steps || self.panic.is_some()
+        self.step >= self.cfg.steps || self.panic.is_some() || self.stopped_at.is_some()
     }
 
     fn emit(&mut self, pid: Option<Pid>, kind: ShmEventKind) {
@@ -291,6 +298,15 @@ impl<P: ShmProcess> World<P> {
         if self.is_done() {
             return false;
         }
+        // A stop request ends the run, as on the message-passing engines (an Ω run of
+        // millions of steps went on for seconds after Ctrl-C and past a shrink's time cap).
+        if self.step > 0
+            && self.step % crate::engine::STOP_POLL_STEPS == 0
+            && crate::engine::stop_requested()
+        {
+            self.stopped_at = Some(self.step);
+            return false;
+        }
         self.apply_churn();
         if self.panic.is_some() {
             return false;
@@ -387,6 +403,7 @@ impl<P: ShmProcess> World<P> {
             trace: self.trace,
             panic: self.panic,
             memory: self.mem,
+            stopped_at: self.stopped_at,
         }
     }
 }
