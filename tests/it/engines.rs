@@ -137,9 +137,10 @@ fn the_madsim_engine_is_a_clear_error_without_its_cfg() {
 }
 
 /// A step is a start, a fault, an input, a delivery or a timer that fires, on every engine:
-/// the native engine also counted an arrival at a paused node (again at the resume) and the
-/// stale timers a clock fault leaves queued, so `limits.max_events` stopped a run on native
-/// that passed on turmoil (16 steps against 14, for a trace of 14).
+/// the native engine also counted an arrival at a paused node (again at the resume), the
+/// stale timers a clock fault leaves queued and (until stop 73) a message dropped where it
+/// arrives, so `limits.max_events` stopped a run on native that passed on turmoil (16 steps
+/// against 14, for a trace of 14).
 #[test]
 fn engines_count_the_same_steps_and_their_traces_hold_them() {
     use sincro::harness::EventKind;
@@ -203,5 +204,41 @@ fn engines_count_the_same_steps_and_their_traces_hold_them() {
             steps.push(out.stats.events);
         }
         assert_eq!(steps[0], steps[1], "{what}: native, turmoil");
+    }
+}
+
+/// A message dropped where it arrives (its destination crashed, or a partition cut it) is no
+/// step on any engine: native counted it, and `limits.max_events = 4` stopped at 12 ms a run
+/// of 4 steps that passed on turmoil (stop 73's probe).
+#[test]
+fn a_message_dropped_where_it_arrives_is_no_step() {
+    for fault in [
+        r#"{"at_ms": 5, "fault": {"crash": {"node": 1}}}"#,
+        r#"{"at_ms": 5, "fault": {"partition": {"groups": [[0], [1]]}}}"#,
+    ] {
+        let sc = Scenario::from_json(&format!(
+            r#"{{"algorithm": "order.lamport", "nodes": 2, "seed": 1, "duration_ms": 100,
+                "network": {{"latency": {{"constant": {{"ms": 2}}}}}},
+                "faults": [{fault}],
+                "workload": [{{"at_ms": 10, "node": 0, "input": {{"send": {{"to": 1}}}}}}],
+                "limits": {{"max_events": 4}}}}"#
+        ))
+        .unwrap();
+        for engine in [EngineKind::Native, EngineKind::Turmoil] {
+            let sc = Scenario {
+                engine,
+                ..sc.clone()
+            };
+            let out = run_scenario(&sc, RunOptions::default()).unwrap();
+            // two starts, the fault and the input
+            assert!(
+                out.verdict.is_pass(),
+                "{fault} on {}: {}",
+                engine.name(),
+                out.verdict
+            );
+            assert_eq!(out.stats.events, 4, "{fault} on {}", engine.name());
+            assert_eq!(out.stats.dropped, 1, "{fault} on {}", engine.name());
+        }
     }
 }

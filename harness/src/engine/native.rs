@@ -358,7 +358,14 @@ impl<P: Process> Sim<P> {
         let parked = |id: NodeId| self.nodes[id].holds();
         match item {
             Item::Start(_) | Item::Fault(_) => true,
-            Item::Deliver { to, .. } => !parked(*to),
+            // A message dropped where it arrives (its destination crashed, or a partition
+            // cut it) is no delivery: not a step, as on turmoil and madsim (native counted
+            // it, and hit `max_events` where they passed, stop 73's probe).
+            Item::Deliver { from, to, cut, .. } => {
+                !parked(*to)
+                    && self.nodes[*to].proc.is_some()
+                    && !(from != to && self.net.cut_since(*from, *to, *cut))
+            }
             Item::Input(i) => self.inputs[*i].as_ref().is_none_or(|(id, _)| !parked(*id)),
             // (One not yet due on its node's clock is uncounted where it is found, in
             // `handle`: rare, and the clock is read there anyway.)
