@@ -31,7 +31,10 @@
 //! turmoil advances time in ticks of 1 ms and a host only runs at the start of a tick, so
 //! every event of this engine happens at a whole millisecond of global time (the local clock
 //! readings keep their offsets and drift at nanosecond precision), and the trace is in time
-//! order. Workload inputs and faults (whole milliseconds already) happen exactly on time. A
+//! order. Workload inputs and faults (whole milliseconds already) happen exactly on time; the
+//! hosts take their turns of a tick in node order, so the inputs of one instant come node by
+//! node, lowest first, not in the order the workload lists them (native keeps that order;
+//! the README lists it among the engines' differences). A
 //! timer fires at the first millisecond at or after the global instant its local deadline is
 //! reached: up to 1 ms late, and a timer re-armed from its own callback accumulates that
 //! lateness when the node's clock runs slow (10 ms of a clock at -100 ppm is a little more than
