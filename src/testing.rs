@@ -581,6 +581,15 @@ impl<S: Spec> Check<S> {
             if n == 0 {
                 return Err(bad("SINCRO_SEEDS", "0", "must be at least 1".into()));
             }
+            // u64::MAX is the builder's "unbounded": named here, not as a `seeds(..)` call
+            // the test never made (stop 73's probe).
+            if n == fuzz::UNBOUNDED && std::env::var_os("SINCRO_TIME").is_none() {
+                return Err(bad(
+                    "SINCRO_SEEDS",
+                    &n.to_string(),
+                    "that many seeds never end; give a smaller number, or set SINCRO_TIME".into(),
+                ));
+            }
             self.seeds = n;
         }
         if let Ok(v) = std::env::var("SINCRO_TIME") {
@@ -1495,6 +1504,20 @@ fn cargo_target_args() -> String {
     let Ok(exe) = std::env::current_exe() else {
         return String::new();
     };
+    let manifest = std::env::var_os("CARGO_MANIFEST_DIR").map(PathBuf::from);
+    target_args_for(
+        &exe,
+        std::env::var("CARGO_PKG_NAME").ok().as_deref(),
+        manifest.as_deref(),
+    )
+}
+
+/// [`cargo_target_args`] for the test binary at `exe` of package `pkg` whose manifest is in
+/// `manifest_dir`. cargo names a binary after its target with every `-` made `_`
+/// (`tests/atomic-commit.rs` runs as `atomic_commit-<hash>`), so the target is the file of
+/// `tests/` (or `examples/`) whose name reads so: the line said no `--test` for a file name
+/// with a hyphen, and ran every binary's test of that name (stop 73's probe).
+fn target_args_for(exe: &Path, pkg: Option<&str>, manifest_dir: Option<&Path>) -> String {
     let Some(stem) = exe.file_stem().and_then(|s| s.to_str()) else {
         return String::new();
     };
@@ -1505,23 +1528,52 @@ fn cargo_target_args() -> String {
         }
         _ => stem,
     };
-    let pkg = std::env::var("CARGO_PKG_NAME").ok();
-    let mut args = pkg.as_ref().map_or(String::new(), |p| {
+    let mut args = pkg.map_or(String::new(), |p| {
         format!(" -p {}", crate::shell_word(Path::new(p)))
     });
-    let word = crate::shell_word(Path::new(name));
     let dir = exe
         .parent()
         .and_then(|d| d.file_name())
         .and_then(|d| d.to_str());
-    let tests = std::env::var_os("CARGO_MANIFEST_DIR").map(|d| PathBuf::from(d).join("tests"));
-    let is_test_target = tests.is_some_and(|t| {
-        t.join(format!("{name}.rs")).is_file() || t.join(name).join("main.rs").is_file()
-    });
+    // The target of `sub` (`tests` or `examples`) named `name` once its `-` are `_`: a file
+    // `X.rs` or a folder `X/main.rs`.
+    let target_in = |sub: &str| -> Option<String> {
+        let folder = manifest_dir?.join(sub);
+        let mut found: Vec<String> = std::fs::read_dir(&folder)
+            .ok()?
+            .filter_map(|e| {
+                let e = e.ok()?;
+                let file = e.file_name().into_string().ok()?;
+                let target = match file.strip_suffix(".rs") {
+                    Some(t) if e.path().is_file() => t.to_string(),
+                    None if e.path().join("main.rs").is_file() => file,
+                    _ => return None,
+                };
+                (target.replace('-', "_") == name).then_some(target)
+            })
+            .collect();
+        // (the exact name first: `a_b.rs` beside `a-b.rs` cannot both be targets anyway)
+        found.sort_by_key(|t| t != name);
+        found.into_iter().next()
+    };
     match dir {
-        Some("examples") => args.push_str(&format!(" --example {word}")),
-        Some("deps") if is_test_target => args.push_str(&format!(" --test {word}")),
-        Some("deps") if pkg.is_some_and(|p| p.replace('-', "_") == name) => args.push_str(" --lib"),
+        Some("examples") => {
+            let target = target_in("examples").unwrap_or_else(|| name.to_string());
+            args.push_str(&format!(
+                " --example {}",
+                crate::shell_word(Path::new(&target))
+            ));
+        }
+        Some("deps") => {
+            if let Some(target) = target_in("tests") {
+                args.push_str(&format!(
+                    " --test {}",
+                    crate::shell_word(Path::new(&target))
+                ));
+            } else if pkg.is_some_and(|p| p.replace('-', "_") == name) {
+                args.push_str(" --lib");
+            }
+        }
         _ => {}
     }
     args
@@ -1663,6 +1715,50 @@ impl Algorithm for Tested {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The replay line names the test target even when its file name has a hyphen, which
+    /// cargo turns into `_` in the binary's name (stop 73's probe: no `--test`, so every
+    /// binary's test of that name ran).
+    #[test]
+    fn the_replay_line_names_a_hyphenated_test_target() {
+        let dir = scratch_dir();
+        std::fs::create_dir_all(dir.join("tests/two-part")).unwrap();
+        std::fs::create_dir_all(dir.join("examples")).unwrap();
+        for f in [
+            "tests/atomic-commit.rs",
+            "tests/plain.rs",
+            "tests/two-part/main.rs",
+        ] {
+            std::fs::write(dir.join(f), "").unwrap();
+        }
+        std::fs::write(dir.join("examples/lease-demo.rs"), "").unwrap();
+        let exe = |sub: &str, stem: &str| dir.join("target/debug").join(sub).join(stem);
+        let args =
+            |sub: &str, stem: &str| target_args_for(&exe(sub, stem), Some("my-crate"), Some(&dir));
+        assert_eq!(
+            args("deps", "atomic_commit-0123456789abcdef"),
+            " -p my-crate --test atomic-commit"
+        );
+        assert_eq!(
+            args("deps", "plain-0123456789abcdef"),
+            " -p my-crate --test plain"
+        );
+        assert_eq!(
+            args("deps", "two_part-0123456789abcdef"),
+            " -p my-crate --test two-part"
+        );
+        assert_eq!(
+            args("deps", "my_crate-0123456789abcdef"),
+            " -p my-crate --lib"
+        );
+        assert_eq!(
+            args("examples", "lease_demo-0123456789abcdef"),
+            " -p my-crate --example lease-demo"
+        );
+        // a binary that is none of these: the package alone
+        assert_eq!(args("deps", "other-0123456789abcdef"), " -p my-crate");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     #[test]
     fn a_regression_never_replaces_another_of_the_same_seed() {

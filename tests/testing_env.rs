@@ -84,6 +84,14 @@ fn environment_variables_choose_seeds_replay_and_report_bad_values() {
     std::env::set_var("SINCRO_SEEDS", "lots");
     let e = check(CentralizedSpec).run().unwrap_err();
     assert!(e.headline.contains("SINCRO_SEEDS=\"lots\""), "{e}");
+    // The largest number names the variable, not a `seeds(u64::MAX)` call the test never
+    // made (stop 73's probe).
+    std::env::set_var("SINCRO_SEEDS", u64::MAX.to_string());
+    let e = check(CentralizedSpec).run().unwrap_err();
+    assert!(
+        e.headline.contains("SINCRO_SEEDS") && !e.headline.contains("seeds(u64::MAX)"),
+        "{e}"
+    );
     std::env::set_var("SINCRO_SEEDS", "200");
 
     // A failure, then SINCRO_REPLAY of its file gives the same violation, byte for byte.
