@@ -270,7 +270,9 @@ pub enum FaultClass {
     /// Delay spikes: for a while every message a node sends takes far longer than the latency
     /// distribution's bound (a congested or slow link). Timeouts sized for the usual latency then
     /// misfire: a token or a reply is late, not lost. (In a scenario file a spike is a
-    /// `set_links` latency override; by itself such an override counts as [`FaultClass::Delays`].)
+    /// `set_links` latency override; by itself such an override counts as
+    /// [`FaultClass::Delays`], and in a scenario, past the network's latency bound, as a spike:
+    /// [`Scenario::fault_classes`](crate::Scenario::fault_classes).)
     DelaySpikes,
     /// Crash-stop: a node crashes and never restarts (it stays dead to the end of the run).
     /// A model that tolerates it promises its properties to the live nodes with some nodes

@@ -197,6 +197,58 @@ fn a_regression_that_can_no_longer_be_judged_does_not_fail_the_test() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A failure found with `.faults([DelaySpikes])` outside the token ring's model, shrunk to
+/// the `set_links` of its spike, is that test's regression: the model's own test does not
+/// replay it. The spike's override counted as plain delays, which every model tolerates, and
+/// the correct variant's test failed on it for ever (stop 73's probe). A `set_links` within
+/// the network's latency bound is still a delay, replayed.
+#[test]
+fn a_regression_found_with_delay_spikes_is_not_replayed_by_the_models_test() {
+    use sincro::algorithms::mutex::token_ring::TokenRingSpec;
+    use sincro::algorithms::Algorithm;
+    use sincro::harness::net::{Latency, LinkOverride};
+    use sincro::harness::{Fault, TimedFault};
+    let dir = scratch("spike-regressions");
+    std::fs::create_dir_all(&dir).unwrap();
+    let with_latency = |ms: f64| {
+        let mut sc = TokenRingSpec.generate("correct", 3, &Default::default());
+        sc.faults.clear();
+        sc.faults.push(TimedFault {
+            at_ms: 20,
+            fault: Fault::SetLinks(Box::new(LinkOverride::latency_from(
+                0,
+                Latency::Constant { ms },
+            ))),
+        });
+        sc
+    };
+    // A spike, as the generator draws them (750 ms, far past the law's bound): not replayed.
+    let spike = with_latency(750.0);
+    assert!(spike.classes_in_use().contains(&FaultClass::DelaySpikes));
+    let file = dir.join("mutex.token-ring.correct.seed3.json");
+    std::fs::write(&file, spike.to_json()).unwrap();
+    let ok = check(TokenRingSpec)
+        .ignore_env()
+        .seeds(1)
+        .regressions(&dir)
+        .run()
+        .unwrap_or_else(|f| panic!("the model's test replayed the spike's regression: {f}"));
+    assert_eq!(ok.regressions_replayed, 0);
+    // Within the bound, a delay: replayed.
+    let bound_ms = spike.network.latency.max_ns() as f64 / 1e6;
+    let delay = with_latency(bound_ms);
+    assert!(!delay.classes_in_use().contains(&FaultClass::DelaySpikes));
+    std::fs::write(&file, delay.to_json()).unwrap();
+    let ok = check(TokenRingSpec)
+        .ignore_env()
+        .seeds(1)
+        .regressions(&dir)
+        .run()
+        .unwrap();
+    assert_eq!(ok.regressions_replayed, 1);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// Without a regressions directory a failure has no file: its replay line is the seed, with
 /// this test's name as `cargo test`'s filter, and that seed alone fails the same way.
 #[test]
