@@ -890,6 +890,54 @@ fn usual_latency_ns(sc: &Scenario) -> u64 {
 
 #[cfg(test)]
 mod tests {
+    /// The README names every method `Spec` and `Algorithm` share (a user who wraps a spec
+    /// with both traits in scope must call them as `Spec::name(&spec)`): it named three of
+    /// seven (stop 73's probe).
+    #[test]
+    fn the_readme_names_every_method_spec_and_algorithm_share() {
+        let dir = env!("CARGO_MANIFEST_DIR");
+        let read = |p: &str| std::fs::read_to_string(format!("{dir}/{p}")).unwrap();
+        let trait_fns = |src: &str, name: &str| -> std::collections::BTreeSet<String> {
+            let start = src.find(&format!("pub trait {name}")).unwrap();
+            let body = &src[start..];
+            let mut depth = 0;
+            let mut end = body.len();
+            for (i, c) in body.char_indices() {
+                match c {
+                    '{' => depth += 1,
+                    '}' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            end = i;
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            body[..end]
+                .split("\n    fn ")
+                .skip(1)
+                .map(|f| f.split(['(', '<']).next().unwrap().to_string())
+                .collect()
+        };
+        let spec = trait_fns(&read("src/spec.rs"), "Spec");
+        let alg = trait_fns(&read("src/registry.rs"), "Algorithm");
+        let shared: Vec<&String> = spec.intersection(&alg).collect();
+        assert!(shared.len() >= 7, "{shared:?}");
+        let readme = read("../README.md");
+        let start = readme
+            .find("Both traits have")
+            .expect("the README's sentence on the shared methods");
+        let line = &readme[start..];
+        let line = &line[..line.find("in scope").expect("its end")];
+        for f in shared {
+            assert!(
+                line.contains(&format!("`{f}`")),
+                "the README does not name `{f}`"
+            );
+        }
+    }
     use super::serial_drain_ms;
     use sincro_harness::net::Topology;
 
