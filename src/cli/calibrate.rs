@@ -73,6 +73,10 @@ pub(super) struct CalibrateArgs {
 /// `sincro calibrate`. Exit 0 when every campaign ran (whatever it found), 2 on bad input or
 /// a failure file that could not be written, 130 when interrupted (what ran is reported).
 pub(super) fn main(a: &CalibrateArgs) -> i32 {
+    // The signal handlers first, before any output is made: a signal in the first
+    // milliseconds killed the process (no exit 130, an empty --out left behind, stop 73's
+    // probe); caught now, it stops the campaign before it starts.
+    let _ = interrupt_flag();
     if let Err(e) = check(a) {
         return bad_input(e);
     }

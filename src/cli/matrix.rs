@@ -413,6 +413,10 @@ fn render(t: &Table, seeds: u64, terminal: bool) -> String {
 
 /// Runs `sincro matrix`; returns the exit code.
 pub fn main(a: &MatrixArgs) -> i32 {
+    // The signal handlers first, before any output is made: a signal in the first
+    // milliseconds killed the process (no exit 130, an empty --out left behind, stop 73's
+    // probe); caught now, it stops the campaign before it starts.
+    let _ = interrupt_flag();
     if a.seeds == 0 {
         eprintln!("error: --seeds must be at least 1");
         return exit::BAD_INPUT;

@@ -1017,6 +1017,10 @@ fn note_nodes_raised(targets: &[fuzz::Target], gen: &GenOptions) {
 }
 
 fn fuzz(a: FuzzArgs) -> i32 {
+    // The signal handlers first, before any output is made: a signal in the first
+    // milliseconds killed the process (no exit 130, an empty --out left behind, stop 73's
+    // probe); caught now, it stops the campaign before it starts.
+    let _ = interrupt_flag();
     if a.seeds == Some(0) {
         return bad_input("--seeds must be at least 1");
     }

@@ -1158,11 +1158,18 @@ fn a_target_the_budget_never_reached_is_not_as_expected() {
         "-q",
         "--out",
         tmp("budget-out").to_str().unwrap(),
+        "--junit",
+        tmp("budget-out").join("r.xml").to_str().unwrap(),
     ]);
     let (stdout, err) = text(&out);
     assert_eq!(out.status.code(), Some(1), "{stdout}{err}");
     assert!(stdout.contains("NOT RUN: the time budget"), "{stdout}");
     assert!(!stdout.contains("2/2 targets as expected"), "{stdout}");
+    // The JUnit message is the sentence alone ("… in 0 seeds" was appended to it, stop 73's
+    // probe).
+    let xml = std::fs::read_to_string(tmp("budget-out").join("r.xml")).unwrap();
+    assert!(xml.contains(r#"type="not_run""#), "{xml}");
+    assert!(!xml.contains("in 0 seeds\""), "{xml}");
     let out = sincro(&[
         "fuzz",
         "-a",
@@ -2715,6 +2722,15 @@ fn merged_shards_count_as_the_whole_campaign() {
     let o = sincro(&["merge-reports", &d("cut-1.xml"), &d("cut-2.xml")]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o).1);
     assert!(text(&o).0.contains("(cut short in"), "{}", text(&o).0);
+    // and its closing line, as `fuzz`'s does, counts it apart from the variants that held
+    // (it said "1 correct variant held", stop 73's probe)
+    assert!(
+        text(&o)
+            .0
+            .contains("0 correct variants held, 1 correct cut short without a violation)"),
+        "{}",
+        text(&o).0
+    );
     // A shard beyond the model and one inside differ by that alone, and the message says so
     // (it showed the same range twice).
     let beyond = read("a.xml").replace(
