@@ -236,6 +236,15 @@ pub fn main(a: &ExploreArgs) -> i32 {
                 ));
             }
             let sc = small_scenario(alg, variant, a.nodes, a.seed, a.inputs, a.active_ms);
+            // The algorithm adds its own time past the phase (a clock run's convergence): near
+            // the top of the range that passes the limit on any time, which the scenario's
+            // `duration_ms` was blamed for (stop 74's probe); the flag is named.
+            if let Err(e) = sc.validate() {
+                return bad_input(format!(
+                    "--active-ms = {}: the scenario {} generates for it is refused ({e}); give                      a shorter --active-ms",
+                    a.active_ms, sc.algorithm
+                ));
+            }
             if sc.nodes != a.nodes {
                 // As `fuzz` says it: the count explored is not the one asked for.
                 println!(

@@ -434,7 +434,19 @@ impl Registry {
     pub fn select(&self, spec: &str) -> Result<Vec<&'static dyn Algorithm>, ScenarioError> {
         let all = &self.algorithms;
         let mut chosen = vec![false; all.len()];
-        for item in spec.split(',').map(str::trim).filter(|i| !i.is_empty()) {
+        // `mutex.centralized,` ran as if the comma were not there (stop 74's probe), where
+        // `--properties` refuses an empty item: a list with a hole is a typo, said as such.
+        if spec
+            .split(',')
+            .any(|i| i.trim().trim_start_matches('!').trim().is_empty())
+        {
+            return Err(ScenarioError(format!(
+                "the selection `{}` has an empty item: give names (`mutex.token-ring`), family \
+                 globs (`mutex.*`) or `all`, separated by commas; `!` before one excludes it",
+                spec.escape_debug()
+            )));
+        }
+        for item in spec.split(',').map(str::trim) {
             let (keep, pattern) = match item.strip_prefix('!') {
                 Some(rest) => (false, rest.trim_start()),
                 None => (true, item),
@@ -1036,6 +1048,15 @@ mod tests {
         let e = err("mutex.nope");
         assert!(e.contains("unknown algorithm `mutex.nope`"), "{e}");
         assert!(err("mutex.*,!mutex.*").contains("selects no algorithm"));
+        for holed in [
+            "mutex.centralized,",
+            ",mutex.centralized",
+            "all,,mutex.*",
+            "all,!",
+            "",
+        ] {
+            assert!(err(holed).contains("has an empty item"), "{holed:?}");
+        }
     }
 
     /// An unknown name says what to do: a misspelt built-in gets its right spelling; any

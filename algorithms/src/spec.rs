@@ -179,6 +179,13 @@ variants! {
     }
 }
 
+/// The parameters of an algorithm that takes none: a scenario leaves `params` out or gives
+/// `{}`, and any key is refused (exit 2) as a misspelt parameter is. (`serde_json::Value`
+/// in its place read every object, so `election.anel1` ran `{"zzz": 1}`: stop 74's probe.)
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NoParams {}
+
 /// One typed workload command: `input` is given to `node` at `at_ms` of global time.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Timed<I> {

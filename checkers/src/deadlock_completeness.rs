@@ -49,7 +49,7 @@
 //!   names the cycle, its deadline and the end).
 //! - **Class:** liveness.
 
-use crate::deadlock_graph::{by_node, cycle_text, is_report, reads, Change, WaitForGraph};
+use crate::deadlock_graph::{by_node, cycle_text, is_report, reads, Change, OwnEnds, WaitForGraph};
 use sincro_harness::trace::{Event, EventKind};
 use sincro_harness::{Checker, NodeId, Observation, PropertyClass, Violation, NS_PER_MS};
 use std::collections::BTreeMap;
@@ -101,6 +101,8 @@ pub struct DeadlockCompleteness {
     /// The current instant and the events of it this checker reads, in trace order.
     now_ns: u64,
     instant: Vec<Event>,
+    /// Whether every `wait_end` came from a node that observed its edge.
+    own_ends: OwnEnds,
 }
 
 impl DeadlockCompleteness {
@@ -118,6 +120,7 @@ impl DeadlockCompleteness {
             unjudged: None,
             now_ns: 0,
             instant: Vec::new(),
+            own_ends: OwnEnds::default(),
         }
     }
 
@@ -359,10 +362,16 @@ impl Checker for DeadlockCompleteness {
     }
 
     fn on_event(&mut self, ev: &Event) -> Result<(), Violation> {
+        if self.own_ends.broken().is_some() {
+            return Ok(()); // not judged past a `wait_end` its node had no edge to end
+        }
         if ev.t_ns != self.now_ns {
             self.close_instant();
             self.now_ns = ev.t_ns;
             self.judge(ev.t_ns)?;
+        }
+        if self.own_ends.apply(ev) {
+            return Ok(()); // judged up to this instant
         }
         if reads(ev) {
             self.instant.push(ev.clone());
@@ -371,6 +380,9 @@ impl Checker for DeadlockCompleteness {
     }
 
     fn finish(&mut self, end_t_ns: u64) -> Result<(), Violation> {
+        if self.own_ends.broken().is_some() {
+            return Ok(());
+        }
         self.close_instant();
         self.judge(end_t_ns)?;
         self.unjudged = self.open.iter().min_by_key(|o| o.deadline_ns).map(|o| {
@@ -387,7 +399,9 @@ impl Checker for DeadlockCompleteness {
     }
 
     fn could_not_judge(&self) -> Option<String> {
-        self.unjudged.clone()
+        self.unjudged
+            .clone()
+            .or_else(|| self.own_ends.broken().map(str::to_string))
     }
 }
 
@@ -431,20 +445,53 @@ mod tests {
         );
     }
 
-    /// One node adds an edge another ends at one instant: it ends up absent (no cycle owed a
-    /// report) whichever node has the lower number. With the lower one's change first, a
-    /// renumbering of the two nodes turned a pass into a violation.
+    /// One node ends its observation of an edge that another adds at one instant: the edge
+    /// stays (the other's observation keeps it) whichever node has the lower number. With the
+    /// lower one's change first, a renumbering of the two nodes once turned a pass into a
+    /// violation.
     #[test]
-    fn an_edge_added_and_ended_at_one_instant_is_absent_whatever_the_numbering() {
-        for (ender, adder) in [(1, 2), (2, 1)] {
-            let events = vec![
-                obs(0, 1, 1, wf(0, 1)),
-                obs(1, 1, 2, wf(1, 2)),
-                obs(2, 5, ender, Observation::WaitEnd { waiter: 2, on: 0 }),
-                obs(3, 5, adder, wf(2, 0)),
-            ];
-            run(events, 1000).unwrap_or_else(|v| panic!("end at {ender}: {v}"));
+    fn an_edge_added_and_ended_at_one_instant_judges_alike_whatever_the_numbering() {
+        let verdicts: Vec<_> = [(1, 2), (2, 1)]
+            .into_iter()
+            .map(|(ender, adder)| {
+                let events = vec![
+                    obs(0, 1, 1, wf(0, 1)),
+                    obs(1, 1, 2, wf(1, 2)),
+                    obs(2, 2, ender, wf(2, 0)),
+                    obs(3, 5, ender, Observation::WaitEnd { waiter: 2, on: 0 }),
+                    obs(4, 5, adder, wf(2, 0)),
+                ];
+                run(events, 1000).map_err(|v| v.t_ns)
+            })
+            .collect();
+        assert_eq!(verdicts, vec![Err(102 * NS_PER_MS); 2]);
+    }
+
+    /// Stop 74's probe: a node that never observed an edge ended it (withdrawing the
+    /// observer's observation), and an unreported cycle passed. Past such an end the run is
+    /// not judged; a cycle owed a report before it is still caught.
+    #[test]
+    fn an_edge_ended_by_a_node_that_never_observed_it_stops_the_judging() {
+        let mut ev = cycle();
+        ev.push(obs(3, 50, 1, Observation::WaitEnd { waiter: 2, on: 0 }));
+        let trace = Trace {
+            nodes: 3,
+            events: ev,
+        };
+        let mut cs: Vec<Box<dyn Checker>> = vec![Box::new(DeadlockCompleteness::new(0, 100))];
+        match judge_trace(&trace, 1000 * NS_PER_MS, &mut cs) {
+            Verdict::Unjudged { reason, .. } => {
+                assert!(
+                    reason.contains("node 1 ended the wait-for edge n2 -> n0"),
+                    "{reason}"
+                )
+            }
+            other => panic!("{other:?}"),
         }
+        // the same end after the cycle's deadline (103 ms + 100): caught first
+        let mut late = cycle();
+        late.push(obs(3, 500, 1, Observation::WaitEnd { waiter: 2, on: 0 }));
+        assert_eq!(run(late, 1000).unwrap_err().t_ns, 103 * NS_PER_MS);
     }
 
     #[test]

@@ -7,9 +7,12 @@
 //! queue is gone, so the observations it made go too; a crashed waiter waits for nothing.
 //!
 //! Not a checker: it judges nothing. It reads `wait_for` / `wait_end` observations (a
-//! `wait_end` without a matching edge is ignored; one that matches withdraws the ending
-//! node's own observation of the edge if it has one, else the oldest) and `crash` / `restart`
-//! faults, and ignores every other event. A crash or restart of a node removes every edge it
+//! `wait_end` withdraws the ending node's own observation of the edge, and is ignored when
+//! that node holds none, as a crash of a node withdraws only its own) and `crash` / `restart`
+//! faults, and ignores every other event. A `wait_end` of an edge its node never observed
+//! breaks that contract: [`OwnEnds`] tells the checkers, which then judge no further (before
+//! stop 74 it withdrew another node's observation, so a node that never saw an edge could
+//! end it, turn a real deadlock's report into a "phantom" and hide an unreported one). A crash or restart of a node removes every edge it
 //! waits on and its observations of the others: an edge goes when no observation of it is
 //! left.
 
@@ -89,17 +92,18 @@ impl WaitForGraph {
                 obs: Observation::WaitEnd { waiter, on },
             } => {
                 self.last_end.insert(*waiter, ev.id);
-                match self.edges.get_mut(&(*waiter, *on)) {
-                    Some(e) if e.observers.len() > 1 => {
-                        let k = e.observers.iter().position(|&o| o == ev.node).unwrap_or(0);
-                        e.observers.remove(k);
-                        Change::None
-                    }
-                    Some(_) => {
-                        self.edges.remove(&(*waiter, *on));
-                        Change::Removed(vec![(*waiter, *on)])
-                    }
-                    None => Change::None,
+                let Some(e) = self.edges.get_mut(&(*waiter, *on)) else {
+                    return Change::None;
+                };
+                let Some(k) = e.observers.iter().position(|&o| o == ev.node) else {
+                    return Change::None;
+                };
+                e.observers.remove(k);
+                if e.observers.is_empty() {
+                    self.edges.remove(&(*waiter, *on));
+                    Change::Removed(vec![(*waiter, *on)])
+                } else {
+                    Change::None
                 }
             }
             EventKind::Fault {
@@ -238,6 +242,52 @@ impl WaitForGraph {
             }
             cur = next;
         }
+    }
+}
+
+/// The contract the deadlock checkers judge under: the node that ends an edge (`wait_end`)
+/// is one that observed it (`wait_for`) before, as the resource's owner does. Each node's
+/// own events come in program order, so whether one broke it does not depend on how one
+/// instant's events of different nodes are ordered.
+#[derive(Clone, Debug, Default)]
+pub struct OwnEnds {
+    /// (observer, waiter, on) of every `wait_for` so far
+    observed: BTreeSet<(Option<NodeId>, NodeId, NodeId)>,
+    /// the first `wait_end` of an edge its node never observed, in words
+    broken: Option<String>,
+}
+
+impl OwnEnds {
+    /// Reads one event; true once the contract is broken (by it or before).
+    pub fn apply(&mut self, ev: &Event) -> bool {
+        if self.broken.is_none() {
+            match &ev.kind {
+                EventKind::Observe {
+                    obs: Observation::WaitFor { waiter, on },
+                } => {
+                    self.observed.insert((ev.node, *waiter, *on));
+                }
+                EventKind::Observe {
+                    obs: Observation::WaitEnd { waiter, on },
+                } if !self.observed.contains(&(ev.node, *waiter, *on)) => {
+                    let by = ev
+                        .node
+                        .map_or("no node".to_string(), |n| format!("node {n}"));
+                    self.broken = Some(format!(
+                        "{by} ended the wait-for edge n{waiter} -> n{on} at event {} without having observed it: the node that reports an edge (its resource's owner) ends it; the graph after it is unknown, so nothing from {:.3} ms on was judged",
+                        ev.id,
+                        ev.t_ns as f64 / 1e6
+                    ));
+                }
+                _ => {}
+            }
+        }
+        self.broken.is_some()
+    }
+
+    /// Why the run is not judged past the contract's break, if it broke.
+    pub fn broken(&self) -> Option<&str> {
+        self.broken.as_deref()
     }
 }
 

@@ -32,7 +32,7 @@
 //!   judged** ([`Checker::could_not_judge`] names the instant).
 //! - **Class:** safety.
 
-use crate::deadlock_graph::{by_node, cycle_text, is_report, reads, WaitForGraph};
+use crate::deadlock_graph::{by_node, cycle_text, is_report, reads, OwnEnds, WaitForGraph};
 use crate::orders::ORDERS_MAX;
 use sincro_harness::trace::{Event, EventKind};
 use sincro_harness::{Checker, Fault, NodeId, Observation, PropertyClass, Violation};
@@ -69,6 +69,8 @@ pub struct DeadlockSoundness {
     instant: Vec<Event>,
     /// An instant with too many orders or outcomes to search: the run is not judged from it.
     undecided: Option<String>,
+    /// Whether every `wait_end` came from a node that observed its edge.
+    own_ends: OwnEnds,
 }
 
 impl DeadlockSoundness {
@@ -82,6 +84,7 @@ impl DeadlockSoundness {
             now_ns: 0,
             instant: Vec::new(),
             undecided: None,
+            own_ends: OwnEnds::default(),
         }
     }
 
@@ -535,10 +538,16 @@ impl Checker for DeadlockSoundness {
     }
 
     fn on_event(&mut self, ev: &Event) -> Result<(), Violation> {
+        if self.own_ends.broken().is_some() {
+            return Ok(()); // not judged past a `wait_end` its node had no edge to end
+        }
         // Any event of a later time closes the instant (so a violation stops the run there).
         if ev.t_ns != self.now_ns {
             self.close_instant()?;
             self.now_ns = ev.t_ns;
+        }
+        if self.own_ends.apply(ev) {
+            return Ok(()); // judged up to this instant
         }
         if reads(ev) {
             self.instant.push(ev.clone());
@@ -547,11 +556,16 @@ impl Checker for DeadlockSoundness {
     }
 
     fn finish(&mut self, _end_t_ns: u64) -> Result<(), Violation> {
+        if self.own_ends.broken().is_some() {
+            return Ok(());
+        }
         self.close_instant()
     }
 
     fn could_not_judge(&self) -> Option<String> {
-        self.undecided.clone()
+        self.undecided
+            .clone()
+            .or_else(|| self.own_ends.broken().map(str::to_string))
     }
 }
 
@@ -623,9 +637,10 @@ mod tests {
         let v = run(closing(0)).unwrap_err();
         assert!(v.explanation.contains("phantom"), "{}", v.explanation);
         assert!(!v.explanation.contains("no order"), "{}", v.explanation);
+        // the edge's observer ends it (a node ends only what it observed)
         let ending = |observer| {
             vec![
-                obs(0, 1, 1, wf(0, 1)),
+                obs(0, 1, observer, wf(0, 1)),
                 obs(1, 1, 0, wf(1, 0)),
                 obs(2, 5, observer, we(0, 1)),
                 dd(3, 5, 0),
@@ -661,17 +676,26 @@ mod tests {
         run(events(true)).unwrap();
     }
 
-    /// When the order of an instant decides the graph (another node's `wait_end` listed after
-    /// a `wait_for` of the same edge: in trace order the edge ends, the other way round the
-    /// end matched nothing and the edge stays), every outcome is kept: a later report on the
-    /// edge is sound.
+    /// When the order of an instant decides the graph (a node's crash listed after another
+    /// node's `wait_for` of an edge out of it: in trace order the crashed waiter's edge goes,
+    /// the other way round it stays), every outcome is kept: a later report on the edge is
+    /// sound.
     #[test]
     fn every_graph_an_instant_can_leave_is_kept() {
+        let crash = |id: u64, t_ms: u64, node: NodeId| Event {
+            id,
+            t_ns: t_ms * 1_000_000,
+            node: Some(node),
+            local_ns: None,
+            kind: EventKind::Fault {
+                fault: Fault::Crash { node },
+            },
+        };
         let events = vec![
-            obs(0, 1, 0, wf(1, 0)),
+            obs(0, 1, 2, wf(1, 0)),
             obs(1, 5, 1, wf(0, 1)),
-            obs(2, 5, 2, we(0, 1)),
-            dd(3, 9, 0),
+            crash(2, 5, 0),
+            dd(3, 9, 1),
         ];
         run(events.clone()).unwrap();
         let mut c = DeadlockSoundness::new(3);
@@ -682,9 +706,49 @@ mod tests {
         assert_eq!(c.graphs.len(), 2, "{:?}", c.graphs);
         // ... and a report sound in neither is still a phantom
         let mut gone = events;
-        gone.insert(3, obs(3, 7, 0, we(1, 0)));
+        gone.insert(3, obs(3, 7, 2, we(1, 0)));
         gone[4].id = 4;
         run(gone).unwrap_err();
+    }
+
+    /// Stop 74's probe: a node's `wait_end` of an edge another node observed withdrew that
+    /// node's observation (a crash of it withdraws only its own), so a node that never saw
+    /// an edge could end it and turn a real deadlock's report into a "phantom". Past such an
+    /// end the run is not judged; a phantom before it is still caught.
+    #[test]
+    fn an_edge_ended_by_a_node_that_never_observed_it_stops_the_judging() {
+        let cycle = vec![
+            obs(0, 1, 1, wf(0, 1)),
+            obs(1, 2, 0, wf(1, 0)),
+            obs(2, 5, 2, we(0, 1)),
+            dd(3, 9, 0),
+        ];
+        assert_eq!(
+            run(cycle[..2].iter().cloned().chain([dd(2, 9, 0)]).collect()),
+            Ok(())
+        );
+        let trace = Trace {
+            nodes: 3,
+            events: cycle,
+        };
+        let mut cs: Vec<Box<dyn Checker>> = vec![Box::new(DeadlockSoundness::new(3))];
+        match sincro_harness::check::judge_trace(&trace, 1_000_000_000, &mut cs) {
+            sincro_harness::Verdict::Unjudged { reason, .. } => {
+                assert!(
+                    reason.contains("node 2 ended the wait-for edge n0 -> n1"),
+                    "{reason}"
+                )
+            }
+            other => panic!("{other:?}"),
+        }
+        // a phantom at an instant before the foreign end is still a violation
+        let v = run(vec![
+            obs(0, 1, 1, wf(0, 1)),
+            dd(1, 3, 0),
+            obs(2, 5, 2, we(0, 1)),
+        ])
+        .unwrap_err();
+        assert!(v.explanation.contains("phantom"), "{}", v.explanation);
     }
 
     /// A wide instant is bounded: 1,000 nodes each adding an edge of a ring at once, and

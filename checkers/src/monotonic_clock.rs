@@ -93,6 +93,13 @@ impl MonotonicClock {
                         ),
                         vec![prev.event, j, ev.id],
                     ),
+                    // a jump that rounds to 0 ns (`-0.0`, `-1e-300` ms) moved nothing
+                    // (stop 74's probe: "jumped forward by 0.000000 ms")
+                    Some(j) if prev.jumps_ns == 0 => (
+                        "; the hardware clock jumps in between add up to 0 ms, which excuses no fall"
+                            .to_string(),
+                        vec![prev.event, j, ev.id],
+                    ),
                     Some(j) => (
                         format!(
                             "; the hardware clock jumped forward by {:.6} ms in between, which excuses no fall",
@@ -334,6 +341,16 @@ mod tests {
         ])
         .unwrap_err();
         assert!(v.explanation.contains("back by only 0.001000 ms"), "{v}");
+        // a jump of -0.0 ms (or one that rounds to 0 ns) moved nothing, and says so
+        for delta_ms in [-0.0, -1e-300] {
+            let v = run(vec![
+                input(0, 0, 2_000),
+                jump(1, 0, 2_000, delta_ms),
+                input(2, 0, 999),
+            ])
+            .unwrap_err();
+            assert!(v.explanation.contains("add up to 0 ms"), "{delta_ms}: {v}");
+        }
         run(vec![
             input(0, 0, 2_000),
             jump(1, 0, 2_000, -0.001),

@@ -21,14 +21,17 @@
 //! # Contract
 //!
 //! - **Reads:** the `vector` of `logical_time` observations (its `lamport` value is ignored;
-//!   an empty vector is a vector of the wrong length); for the ground truth, every event of a
+//!   an empty vector is a vector of the wrong length once any observation of the run carries
+//!   a vector, and a run where none does, Lamport clocks alone, is not judged); for the ground truth, every event of a
 //!   node in `0..nodes` (program order) and `send` → `deliver` edges. Events without a node or
 //!   of a node out of range are ignored. Crashes and restarts are not special: a restarted
 //!   node continues its program order, so a process that restarts its vector from zero is
 //!   reported.
 //! - **Settings:** the node count (the expected vector length). No quiet time, no bound.
 //! - **When the run ends before it can judge:** nothing is pending — `finish` passes; every
-//!   labelled event was judged when it happened (there is no limit on their number).
+//!   labelled event was judged when it happened (there is no limit on their number). A run
+//!   whose `logical_time` observations carry no vector at all could not be judged (stop 74's
+//!   probe: a Lamport-only trace was a violation, "a vector of 0 entries").
 //! - **Class:** safety.
 
 use sincro_harness::trace::{Event, EventKind, HappensBefore};
@@ -64,6 +67,11 @@ pub struct VectorCausality {
     hb: HappensBefore,
     /// per node, its labelled events so far, in program order
     chains: Vec<Vec<Labelled>>,
+    /// a `logical_time` with a vector went by
+    vectors_seen: bool,
+    /// the first `logical_time` without a vector, while none with one has gone by: a
+    /// violation once one does (id, node, time)
+    first_empty: Option<(u64, NodeId, u64)>,
 }
 
 impl VectorCausality {
@@ -73,6 +81,8 @@ impl VectorCausality {
             nodes,
             hb: HappensBefore::new(nodes),
             chains: vec![Vec::new(); nodes],
+            vectors_seen: false,
+            first_empty: None,
         }
     }
 }
@@ -106,6 +116,28 @@ impl Checker for VectorCausality {
             t_ns: ev.t_ns,
             events,
         };
+        // No vector at all: a run of Lamport clocks has nothing to judge, but one that stamps
+        // some events with vectors and not others stamps the others wrongly.
+        if vector.is_empty() && !self.vectors_seen {
+            self.first_empty.get_or_insert((ev.id, node, ev.t_ns));
+            return Ok(());
+        }
+        if !vector.is_empty() {
+            self.vectors_seen = true;
+            if let Some((id, at, t_ns)) = self.first_empty.take() {
+                return Err(Violation {
+                    t_ns,
+                    ..fail(
+                        format!(
+                            "node {at} stamped event {id} with no vector, in a run whose event {} at node {node} carries one of {} entries",
+                            ev.id,
+                            vector.len()
+                        ),
+                        vec![id, ev.id],
+                    )
+                });
+            }
+        }
         if vector.len() != self.nodes {
             return Err(fail(
                 format!(
@@ -177,8 +209,15 @@ impl Checker for VectorCausality {
     }
 
     /// Its ground-truth happens-before stopped at its entry limit: the rest was not judged.
+    /// Nor is a run whose `logical_time` observations carry no vector.
     fn could_not_judge(&self) -> Option<String> {
-        self.hb.over_limit()
+        self.hb.over_limit().or_else(|| {
+            self.first_empty.map(|(id, node, _)| {
+                format!(
+                    "no `logical_time` of the run carries a vector (the first, event {id} at node {node}, has only a Lamport value): no vector clock to judge"
+                )
+            })
+        })
     }
 
     fn finish(&mut self, _end_t_ns: u64) -> Result<(), Violation> {
@@ -220,6 +259,49 @@ mod tests {
             "{}",
             v.explanation
         );
+    }
+
+    /// Stop 74's probe: a trace of Lamport clocks alone (no `vector`) was a violation, "a
+    /// vector of 0 entries". It is not judged; a run that stamps some events with vectors and
+    /// not others is caught, in either order.
+    #[test]
+    fn lamport_clocks_alone_are_not_judged_and_a_missing_vector_among_vectors_is_caught() {
+        let trace = Trace {
+            nodes: 3,
+            events: vec![observe(0, 0, vt(vec![])), observe(1, 1, vt(vec![]))],
+        };
+        let mut c = VectorCausality::new(3);
+        for e in &trace.events {
+            c.on_event(e).unwrap();
+        }
+        c.finish(1_000).unwrap();
+        let why = c.could_not_judge().expect("no vector: not judged");
+        assert!(
+            why.contains("no `logical_time` of the run carries a vector"),
+            "{why}"
+        );
+        let v = run(vec![
+            observe(0, 0, vt(vec![])),
+            observe(1, 1, vt(vec![0, 1, 0])),
+        ])
+        .unwrap_err();
+        assert_eq!((v.events.clone(), v.t_ns), (vec![0, 1], 0), "{v:?}");
+        assert!(
+            v.explanation.contains("with no vector"),
+            "{}",
+            v.explanation
+        );
+        let v = run(vec![
+            observe(0, 1, vt(vec![0, 1, 0])),
+            observe(1, 0, vt(vec![])),
+        ])
+        .unwrap_err();
+        assert_eq!(v.events, vec![1]);
+        assert!(v.explanation.contains("0 entries"), "{}", v.explanation);
+        // with vectors throughout, judged as before
+        let mut c = VectorCausality::new(3);
+        c.on_event(&observe(0, 0, vt(vec![1, 0, 0]))).unwrap();
+        assert_eq!(c.could_not_judge(), None);
     }
 
     #[test]

@@ -60,7 +60,7 @@ pub enum Strategy {
     Pos,
     /// Random delays, plus faults injected right after protocol moments a pilot run shows (a
     /// node enters the critical section, becomes leader, restarts and sends…), one per round,
-    /// 1 to 40 rounds ([`moment_rounds`]); added by the algorithm's `generate` (it can run the
+    /// 1 to 80 rounds ([`moment_rounds`]); added by the algorithm's `generate` (it can run the
     /// scenario), inside the fault model.
     Moments,
 }
@@ -127,7 +127,7 @@ impl Strategy {
 }
 
 /// The most rounds of faults at moments one seed adds (see [`moment_rounds`]).
-pub const MOMENT_ROUNDS_MAX: usize = 40;
+pub const MOMENT_ROUNDS_MAX: usize = 80;
 
 /// How many rounds of faults at moments a seed adds: uniform in `1..=`[`MOMENT_ROUNDS_MAX`].
 /// Each round runs a pilot (about the cost of a run) and adds one fault.
@@ -141,12 +141,15 @@ pub const MOMENT_ROUNDS_MAX: usize = 40;
 /// |---|---|---:|
 /// | uniform 1–3 (before) | 10, 2, 72, 139 | 22 s |
 /// | uniform 1–20 | 55, 19, 142, 152 | 50 s |
-/// | uniform 1–40 (now) | 103, 36, 204, 161 | 91 s |
+/// | uniform 1–40 (stop 24 to 73) | 103, 36, 204, 161 | 91 s |
 /// | uniform 1–80 | 153, 48, 286, 169 | 198 s |
 /// | log-uniform 1–128 | 102, 39, 184, 153 | 141 s |
 ///
 /// Per seed, more rounds are better; per CPU second, 1–20 and 1–40 find the two deepest bugs
 /// about 2.5 and 4 times as fast as 1–3, and the two others at 0.3–0.9 times the speed.
+/// These rows ran a pilot for every fault; since stop 74 a pilot serves two faults
+/// (`sincro_algorithms::moments::FAULTS_PER_PILOT`), so 1–80 rounds cost about what 1–40
+/// did, and find the fault-deep bugs in more seeds (that constant's table).
 pub fn moment_rounds(rng: &mut SimRng) -> usize {
     1 + rng.index(MOMENT_ROUNDS_MAX)
 }
@@ -750,11 +753,11 @@ mod tests {
     fn moment_rounds_are_uniform_from_1_to_the_max() {
         let mut rng = SimRng::derive(7, 1);
         let mut seen = vec![0usize; MOMENT_ROUNDS_MAX + 1];
-        for _ in 0..40_000 {
+        for _ in 0..1_000 * MOMENT_ROUNDS_MAX {
             seen[moment_rounds(&mut rng)] += 1;
         }
         assert_eq!(seen[0], 0);
-        // Each count of rounds about 1,000 times in 40,000 draws.
+        // Each count of rounds about 1,000 times in 1,000 draws per count.
         assert!(
             seen[1..].iter().all(|&c| (800..1200).contains(&c)),
             "{seen:?}"

@@ -145,9 +145,12 @@ impl Limits {
     /// (at 2 GiB a run aborted asking for 3.5 GB), and its file stays within what `check` and
     /// `show` read back.
     pub const MAX_TRACE_BYTES: u64 = 512 << 20;
-    /// The most `max_ticks` may be raised to (100 times its default: turmoil steps about
-    /// 150,000 ticks a second, so about 11 minutes).
-    pub const MAX_TICKS: u64 = 100_000_000;
+    /// The most `max_ticks` may be raised to (10 times its default). Turmoil steps 80,000 to
+    /// 200,000 ticks a second at 2 nodes but 15,000 to 25,000 at the 16 nodes where
+    /// `max_ticks` is the whole cost limit ([`TURMOIL_REFERENCE_NODES`]), so about 11 minutes
+    /// at most; 10^8 (stop 61 to 73) let a 16-node run go on for one to two hours (stop 74's
+    /// probe).
+    pub const MAX_TICKS: u64 = 10_000_000;
     /// The most `max_sent` may be raised to (100 times its default; a dropped send costs
     /// about 0.3 µs, a delivered one a few, so about an hour at most).
     pub const MAX_SENT: u64 = 10_000_000_000;
@@ -1528,7 +1531,11 @@ mod tests {
             (r#", "limits": {"max_events": 0}"#, "limits.max_events = 0"),
             (
                 r#", "limits": {"max_ticks": 1000000000}"#,
-                "limits.max_ticks = 1000000000 is above 100000000",
+                "limits.max_ticks = 1000000000 is above 10000000",
+            ),
+            (
+                r#", "limits": {"max_ticks": 10000001}"#,
+                "limits.max_ticks = 10000001 is above 10000000",
             ),
             (
                 r#", "limits": {"max_trace_bytes": 18446744073709551615}"#,

@@ -126,8 +126,8 @@ pub(crate) enum StrategyArg {
     /// Partial-order sampling: every delay uniform over its link's bounds.
     Pos,
     /// Random delays plus faults right after protocol moments a pilot run shows (a node
-    /// enters the critical section, becomes leader, restarts and sends…): 1 to 40 rounds,
-    /// uniform, each round a pilot run and one fault; the rounds stop at the first pilot that
+    /// enters the critical section, becomes leader, restarts and sends…): 1 to 80 rounds,
+    /// uniform, each round one fault and every second round a pilot run; the rounds stop at the first pilot that
     /// breaks a property (a pilot runs a phase past the active one).
     Moments,
 }

@@ -97,9 +97,13 @@ pub(super) fn main(a: &ShrinkArgs) -> i32 {
     }
     // The output's folder first: a shrink of a minute is not thrown away at the write.
     if out_path.is_dir() {
+        // Named as what it is: the default output when no --out was given (stop 74's probe).
+        let what = match a.out {
+            Some(_) => format!("--out {}", out_path.display()),
+            None => format!("the default output {}", out_path.display()),
+        };
         return bad_input(format!(
-            "--out {} is a directory: give the file to write the shrunk scenario to",
-            out_path.display()
+            "{what} is a directory: give the file to write the shrunk scenario to (--out FILE)"
         ));
     }
     if let Some(dir) = out_path.parent().filter(|d| !d.as_os_str().is_empty()) {

@@ -1516,6 +1516,20 @@ fn explore_exits_1_with_a_replayable_counterexample_0_without_and_2_on_bad_input
             ],
             "--active-ms = 1000000000 is outside 1 ..= 999999999 ms",
         ),
+        // In range, but a clock run's convergence time past it goes over the limit on any
+        // time: the flag is named, not the generated scenario's duration_ms (stop 74's probe).
+        (
+            vec![
+                "explore",
+                "-a",
+                "clock.cristian",
+                "--depth",
+                "3",
+                "--active-ms",
+                "999999999",
+            ],
+            "--active-ms = 999999999: the scenario clock.cristian generates for it is refused",
+        ),
         // A fault the explorer does not model (stop 64: refused after the header).
         (
             vec![
@@ -1600,6 +1614,15 @@ fn an_output_under_a_file_or_onto_a_directory_says_so() {
     let (out, err) = text(&o);
     assert_eq!(o.status.code(), Some(2), "{out}{err}");
     assert!(err.contains("is a directory"), "{err}");
+    // With no --out, the default output is named as such (stop 74's probe: "--out X").
+    let copy = dir.join("amnesia.json");
+    std::fs::copy(scenario, &copy).unwrap();
+    std::fs::create_dir_all(dir.join("amnesia.shrunk.json")).unwrap();
+    let o = sincro(&["shrink", copy.to_str().unwrap()]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{out}{err}");
+    assert!(err.contains("the default output "), "{err}");
+    assert!(!err.contains("error: --out"), "{err}");
     // A refused --junit leaves no empty --out behind, and an --out that was there stays.
     let out_dir = dir.join("campaign");
     let out_dir_s = out_dir.to_str().unwrap();
@@ -2513,6 +2536,14 @@ fn merged_shards_count_as_the_whole_campaign() {
             "maybe.xml",
             r#"`buggy` = "maybe""#,
         ),
+        // stop 74's probe: a cut-short flag spelled otherwise was read as false, so a shard
+        // a time budget cut short merged as "held"
+        (
+            r#"name="cut-short" value="false""#,
+            r#"name="cut-short" value="True""#,
+            "cut-short.xml",
+            r#"`cut-short` = "True""#,
+        ),
         // stop 72's probe: fewer runs than seeds judged, a deep flag that differs between
         // reports, a first failure past the seeds the shard ran, a name that would print a
         // line of its own
@@ -2610,9 +2641,10 @@ fn merged_shards_count_as_the_whole_campaign() {
     let o = sincro(&["merge-reports", &d("huge.xml"), &d("b.xml")]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o).0);
     assert!(
-        text(&o)
-            .1
-            .contains(&format!("the reports before it add up to {}", u64::MAX)),
+        text(&o).1.contains(&format!(
+            "in this report or the ones before, add up to {}",
+            u64::MAX
+        )),
         "{}",
         text(&o).1
     );

@@ -430,7 +430,8 @@ pub struct CmhSpec;
 impl Spec for CmhSpec {
     type Node = Cmh;
     /// No parameters: `null` or `{}` (anything else is refused in `prepare`, by name).
-    type Params = serde_json::Value;
+    /// No parameters: `params` is left out or `{}`.
+    type Params = crate::spec::NoParams;
     type Variant = Variant;
 
     fn name(&self) -> &'static str {
@@ -452,11 +453,8 @@ impl Spec for CmhSpec {
             ..FaultModel::default()
         }
     }
-    /// No params; every workload input is a `lock` of distinct, existing resources.
+    /// Every workload input is a `lock` of distinct, existing resources.
     fn prepare(&self, setup: &mut Setup<'_, Self>) -> Result<(), String> {
-        if !setup.params.is_null() && setup.params != serde_json::json!({}) {
-            return Err("deadlock.cmh takes no params (pass {} or leave them out)".into());
-        }
         let n = setup.nodes();
         for (i, w) in setup.scenario.workload.iter().enumerate() {
             let input = Input::deserialize(&w.input).map_err(|e| {
@@ -479,7 +477,7 @@ impl Spec for CmhSpec {
         }
         Ok(())
     }
-    fn node(&self, variant: Variant, _params: &serde_json::Value, _id: NodeId) -> Cmh {
+    fn node(&self, variant: Variant, _params: &crate::spec::NoParams, _id: NodeId) -> Cmh {
         Cmh::new(variant)
     }
     fn workload(&self, rng: &mut SimRng, nodes: usize, active_ms: u64) -> Vec<Timed<Input>> {
@@ -717,6 +715,9 @@ mod tests {
         assert!(alg.run(&sc, RunOptions::default()).is_err());
         let mut sc = corpus("cmh-three-process-cycle.json");
         sc.params = serde_json::json!({"x": 1});
-        assert!(alg.run(&sc, RunOptions::default()).is_err());
+        let e = alg.run(&sc, RunOptions::default()).unwrap_err();
+        assert!(e.0.contains("unknown field `x`"), "{e}");
+        sc.params = serde_json::json!({});
+        assert!(alg.run(&sc, RunOptions::default()).is_ok());
     }
 }

@@ -127,8 +127,8 @@ pub struct Anel1Spec;
 
 impl Spec for Anel1Spec {
     type Node = Anel1;
-    /// No parameters: whatever `params` holds is ignored.
-    type Params = serde_json::Value;
+    /// No parameters: `params` is left out or `{}`.
+    type Params = crate::spec::NoParams;
     type Variant = Variant;
 
     fn name(&self) -> &'static str {
@@ -159,7 +159,7 @@ impl Spec for Anel1Spec {
     fn prepare(&self, setup: &mut Setup<'_, Self>) -> Result<(), String> {
         super::check_ring_topology(self, setup, false, false)
     }
-    fn node(&self, _: Variant, _: &serde_json::Value, _id: NodeId) -> Anel1 {
+    fn node(&self, _: Variant, _: &crate::spec::NoParams, _id: NodeId) -> Anel1 {
         Anel1::new()
     }
     fn workload(&self, rng: &mut SimRng, nodes: usize, active_ms: u64) -> Vec<Timed<Input>> {
@@ -242,6 +242,29 @@ mod tests {
                     "{engine:?} seed {seed}: {}",
                     out.verdict
                 );
+            }
+        }
+    }
+
+    /// Stop 74's probe: any `params` object ran (`serde_json::Value` read every key).
+    #[test]
+    fn params_are_refused_and_none_or_empty_taken() {
+        let mut doc = scenario("election.anel1", 3, &[(0, 0)]);
+        doc["variant"] = "anonymous".into();
+        for (params, ok) in [
+            (serde_json::json!(null), true),
+            (serde_json::json!({}), true),
+            (serde_json::json!({"zzz": 1}), false),
+        ] {
+            doc["params"] = params.clone();
+            let sc: sincro_harness::Scenario = serde_json::from_value(doc.clone()).unwrap();
+            let got = find("election.anel1")
+                .unwrap()
+                .run(&sc, RunOptions::default());
+            match (got, ok) {
+                (Ok(_), true) => {}
+                (Err(e), false) => assert!(e.0.contains("unknown field `zzz`"), "{e}"),
+                (got, _) => panic!("{params}: {:?}", got.map(|o| o.verdict)),
             }
         }
     }

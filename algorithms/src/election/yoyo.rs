@@ -391,10 +391,19 @@ impl Spec for YoYoSpec {
     fn prepare(&self, setup: &mut Setup<'_, Self>) -> Result<(), String> {
         super::check_ring_topology(self, setup, true, false)?;
         let adj = super::adjacency(setup.scenario)?;
-        for &[a, b] in &setup.params.down_links {
+        // A link is named once, either way round, as a topology's edges are (stop 74's probe:
+        // `[[2, 10], [10, 2]]` was taken).
+        let mut named = std::collections::BTreeMap::new();
+        for (i, &[a, b]) in setup.params.down_links.iter().enumerate() {
             if !adj.contains(a, b) {
                 return Err(format!(
                     "params.down_links: [{a}, {b}] is not a link of network.topology"
+                ));
+            }
+            if let Some(first) = named.insert((a.min(b), a.max(b)), i) {
+                return Err(format!(
+                    "params.down_links[{i}] = [{a}, {b}] repeats down_links[{first}] (a link \
+                     is down both ways)"
                 ));
             }
         }
@@ -561,6 +570,23 @@ mod tests {
             .run(&sc, sincro_harness::engine::RunOptions::default())
             .unwrap_err();
         assert!(e.0.contains("[0, 1] is not a link"), "{e}");
+        // a link named twice, either way round, is refused; once, it runs
+        for (down, ok) in [
+            (serde_json::json!([[0, 2]]), true),
+            (serde_json::json!([[0, 2], [0, 2]]), false),
+            (serde_json::json!([[0, 2], [2, 0]]), false),
+        ] {
+            doc["params"] = serde_json::json!({ "down_links": down });
+            let sc = sincro_harness::Scenario::from_json(&doc.to_string()).unwrap();
+            let got = crate::registry::find("election.yoyo")
+                .unwrap()
+                .run(&sc, sincro_harness::engine::RunOptions::default());
+            match (got, ok) {
+                (Ok(_), true) => {}
+                (Err(e), false) => assert!(e.0.contains("repeats down_links[0]"), "{e}"),
+                (got, _) => panic!("{down}: {:?}", got.map(|o| o.verdict)),
+            }
+        }
     }
 
     #[test]

@@ -16,7 +16,13 @@
 //!   it, one naming a leader outside `0..nodes` does not; terms are ignored)
 //!   and `crash` / `restart` faults (cancel the node's open election). Ignored: partitions and
 //!   pauses (a cut-off or paused node's election must still end), messages. A node that never
-//!   reports `leader: None` has no election to judge.
+//!   reports `leader: None` has no election to judge, and a run where every node only names
+//!   leaders passes (its evidence is a `leader` report of any kind, not an election's start):
+//!   the ring, bully and the others elect only when something fails, so a fault-free run, or
+//!   an exploration's path where no fault struck the leader, would otherwise be "could not
+//!   judge" however much else it judged (stop 74 tried it: `explore` of the ring with one
+//!   probe answered exited 6). `leader_agreement` is the property that is not judged with no
+//!   election at all.
 //! - **Settings:** the node count (which leaders exist), the quiet time
 //!   (`scenario.quiet_from_ms()`) and the liveness bound. A bound of 0 is taken literally (an election must end at the instant it
 //!   starts, or at the quiet time); the checker has no default bound

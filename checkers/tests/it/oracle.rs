@@ -60,7 +60,10 @@ pub fn judge(property: &str, trace: &Trace, p: &Params) -> OracleVerdict {
         "vector_causality" => vector_causality(ev, n),
         "causal_delivery" => causal_delivery(ev, n),
         "total_order" => total_order(ev, n),
-        "deadlock_soundness" => deadlock_soundness(ev, n),
+        "deadlock_soundness" => match foreign_end_ns(ev) {
+            None => deadlock_soundness(ev, n),
+            Some(t) => judged_before(deadlock_soundness(&before(ev, t), n), t),
+        },
         "monotonic_clock" => monotonic_clock(ev),
         "leader_uniqueness" => leader_uniqueness(ev, n),
         "one_leader_per_term" => one_leader_per_term(ev, n),
@@ -82,9 +85,51 @@ pub fn judge(property: &str, trace: &Trace, p: &Params) -> OracleVerdict {
         "election_termination" => election_termination(ev, n, p),
         "leader_agreement" => leader_agreement(ev, n, p),
         "leader_validity" => leader_validity(ev, n, p),
-        "deadlock_completeness" => deadlock_completeness(ev, n, p),
+        "deadlock_completeness" => match foreign_end_ns(ev) {
+            None => deadlock_completeness(ev, n, p),
+            Some(t) => {
+                let cut = Params { end_ns: t, ..*p };
+                judged_before(deadlock_completeness(&before(ev, t), n, &cut), t)
+            }
+        },
         "replica_agreement" => replica_agreement(ev, n, p),
         other => panic!("no oracle for {other}"),
+    }
+}
+
+/// The time of the first `wait_end` whose node never observed (`wait_for`) that edge before
+/// it: the deadlock properties' contract (the observer ends its edges) is broken there.
+fn foreign_end_ns(ev: &[Event]) -> Option<u64> {
+    let mut seen: BTreeSet<(Option<NodeId>, NodeId, NodeId)> = BTreeSet::new();
+    for e in ev {
+        match obs(e) {
+            Some(Observation::WaitFor { waiter, on }) => {
+                seen.insert((e.node, *waiter, *on));
+            }
+            Some(Observation::WaitEnd { waiter, on })
+                if !seen.contains(&(e.node, *waiter, *on)) =>
+            {
+                return Some(e.t_ns)
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The events of the instants before `t_ns`.
+fn before(ev: &[Event], t_ns: u64) -> Vec<Event> {
+    ev.iter().filter(|e| e.t_ns < t_ns).cloned().collect()
+}
+
+/// A violation of the instants before a broken contract at `t_ns` stands; anything else is
+/// not judged.
+fn judged_before(v: OracleVerdict, t_ns: u64) -> OracleVerdict {
+    match v {
+        Violation(why) => Violation(why),
+        _ => Unjudged(format!(
+            "a wait_end by a node that never observed its edge at {t_ns}"
+        )),
     }
 }
 
@@ -364,6 +409,11 @@ pub fn vector_causality(ev: &[Event], nodes: usize) -> OracleVerdict {
         .enumerate()
         .filter_map(|(i, e)| logical(e, nodes).map(|(_, v)| (i, v)))
         .collect();
+    // Lamport clocks alone: no vector to judge (an empty vector among others is the wrong
+    // length)
+    if !labelled.is_empty() && labelled.iter().all(|(_, v)| v.is_empty()) {
+        return Unjudged("no logical_time carries a vector".into());
+    }
     if let Some((i, v)) = labelled.iter().find(|(_, v)| v.len() != nodes) {
         return Violation(format!("event {i} has a vector of {} entries", v.len()));
     }
@@ -560,7 +610,7 @@ pub fn total_order(ev: &[Event], nodes: usize) -> OracleVerdict {
 
 /// The ground-truth wait-for graph after `ev`: edge -> the observers of its live
 /// observations (a `wait_for` adds one, a `wait_end` removes one — the ending node's own if
-/// any, else the oldest; a crash or restart of `x` removes every edge out of `x` and every
+/// any, else nothing; a crash or restart of `x` removes every edge out of `x` and every
 /// observation made by `x`).
 pub fn wait_for_graph(ev: &[Event]) -> WaitGraph {
     let mut g = WaitGraph::new();
@@ -573,7 +623,8 @@ pub fn wait_for_graph(ev: &[Event]) -> WaitGraph {
 /// A wait-for graph: edge -> the observers of its live observations.
 pub type WaitGraph = BTreeMap<(NodeId, NodeId), Vec<Option<NodeId>>>;
 
-/// [`wait_for_graph`] after one more event.
+/// [`wait_for_graph`] after one more event (a `wait_end` by a node holding no observation
+/// of its edge ends nothing).
 fn wait_step(g: &mut WaitGraph, e: &Event) {
     if let Some(x) = crash_or_restart(e) {
         g.retain(|&(w, _), obs| {
@@ -588,10 +639,11 @@ fn wait_step(g: &mut WaitGraph, e: &Event) {
         }
         Some(Observation::WaitEnd { waiter, on }) => {
             if let Some(obs) = g.get_mut(&(*waiter, *on)) {
-                let k = obs.iter().position(|o| *o == e.node).unwrap_or(0);
-                obs.remove(k);
-                if obs.is_empty() {
-                    g.remove(&(*waiter, *on));
+                if let Some(k) = obs.iter().position(|o| *o == e.node) {
+                    obs.remove(k);
+                    if obs.is_empty() {
+                        g.remove(&(*waiter, *on));
+                    }
                 }
             }
         }
