@@ -63,7 +63,7 @@ pub const BURST_EXTRA_MAX: usize = 1;
 
 /// How many faults the rounds add from one pilot's moments before they run the next pilot:
 /// each accepted fault used to pay for a pilot of its own. With two faults a pilot, a seed
-/// draws up to twice the faults ([`MOMENT_ROUNDS_MAX`] 80, not 40) for about the pilots it
+/// draws up to twice the faults ([`MOMENT_ROUNDS_MAX`](sincro_harness::gen::MOMENT_ROUNDS_MAX) 80, not 40) for about the pilots it
 /// ran before; the second fault aims at a moment of a run without the first, which still
 /// comes at its time unless the first fault changed what happens then. Stop 74, `sincro
 /// calibrate -a A --variant V --strategy mix --offsets 5 --seeds 2000 -j 2` (failing seeds
