@@ -12,9 +12,9 @@
 //! faults, and ignores every other event. A `wait_end` of an edge its node never observed
 //! breaks that contract: [`OwnEnds`] tells the checkers, which then judge no further (before
 //! stop 74 it withdrew another node's observation, so a node that never saw an edge could
-//! end it, turn a real deadlock's report into a "phantom" and hide an unreported one). A crash or restart of a node removes every edge it
-//! waits on and its observations of the others: an edge goes when no observation of it is
-//! left.
+//! end it, turn a real deadlock's report into a "phantom" and hide an unreported one). A
+//! crash or restart of a node removes every edge it waits on and its observations of the
+//! others: an edge goes when no observation of it is left.
 
 use sincro_harness::trace::{Event, EventKind};
 use sincro_harness::{Fault, NodeId, Observation};
