@@ -1569,14 +1569,15 @@ pub fn shared_by_correct(alg: &dyn Algorithm, sc: &Scenario, label: &str) -> boo
 /// It shrinks twice, with the failing run's schedule pinned (removing an input or a fault keeps
 /// the delays, losses and duplicates of every message still sent) and with delays redrawn from
 /// the seed (which sometimes finds another, smaller failing schedule), and keeps the smaller;
-/// a failure at a run limit (a message storm) only with delays redrawn. Each candidate runs
+/// a failure at a run limit (a message storm), or with `opts.keep_schedule` off, only with
+/// delays redrawn. Each candidate runs
 /// with the trace off first, and again with a trace of type words only when it fails with the
 /// original's label and its events must be compared.
 /// A label [`shrinkable`] refuses (`nondeterministic`, `unjudged:…`) is not shrunk: the
 /// original comes back unchanged but for its description, with no candidate run and
 /// `verified` false.
-/// After the two searches, the smallest result is shrunk again with its own schedule pinned,
-/// round after round (at most [`FIXPOINT_ROUNDS_MAX`]), until a round finds nothing smaller.
+/// After the two searches, the smallest result is shrunk again with its own schedule pinned
+/// (unless `opts.keep_schedule` is off), round after round (at most [`FIXPOINT_ROUNDS_MAX`]), until a round finds nothing smaller.
 /// `give_up` is asked before every candidate run; once it says so, every further candidate
 /// is rejected and the smallest scenario verified so far is the result. `stop`, when given,
 /// also ends the candidate run in flight, as does `deadline`
@@ -1617,7 +1618,7 @@ pub fn shrink_scenario(
     // The original runs again twice (its schedule, its signature), traced: under the stop and
     // the deadline too (stop 69's probe: a 10 s --shrink-time took 40 s, 34 s of it in these
     // runs of a 10,000-node scenario, which no deadline bounded).
-    let pinned = (!at_limit)
+    let pinned = (!at_limit && opts.keep_schedule)
         .then(|| within(stop, deadline, || pin_schedule(alg, sc, label)))
         .flatten();
     // A limit's signature names the limit and reads no event.
@@ -1716,6 +1717,7 @@ pub fn shrink_scenario(
     // smaller scenario's run pins another schedule. Within the same run cap and stop.
     let mut rounds = 0;
     while !at_limit
+        && opts.keep_schedule
         && !interrupted.get()
         && ran.get() < opts.max_runs
         && rounds < FIXPOINT_ROUNDS_MAX
@@ -3820,7 +3822,10 @@ mod tests {
         let run = TargetRun::new(&target, &cfg, &opts);
         // the scenario of seed 3, as if mutated into the failure of campaign seed 44
         let sc = algorithm.generate("lease-timeout", 3, &cfg.gen);
-        let shrink = ShrinkOptions { max_runs: 1 };
+        let shrink = ShrinkOptions {
+            max_runs: 1,
+            ..ShrinkOptions::default()
+        };
         let stop = AtomicBool::new(false);
         let file = run.shrink_failure(
             44,
@@ -3896,7 +3901,10 @@ mod tests {
             alg,
             &own,
             &label,
-            &ShrinkOptions { max_runs: 40 },
+            &ShrinkOptions {
+                max_runs: 40,
+                ..ShrinkOptions::default()
+            },
             &mut || false,
             Some(&stop),
             None,
@@ -4170,6 +4178,44 @@ mod tests {
         assert_eq!(shrunk, 2);
     }
 
+    /// With `keep_schedule` off the shrinker redraws every candidate's delays from the seed:
+    /// its result pins no schedule, as all shrinking did before stop 48 (what `table shrink`
+    /// measures the kept schedule against); on, the result is never larger.
+    #[test]
+    fn without_the_kept_schedule_the_result_pins_no_delay() {
+        let alg = crate::algorithms::find("election.ring").expect("built in");
+        let sc = alg.generate("stale-coordinator", 16, &GenOptions::default());
+        let label = alg.run(&sc, QUICK).expect("it runs").verdict.label();
+        assert!(label.starts_with("violation:"), "{label}");
+        let redrawn = shrink_scenario(
+            alg,
+            &sc,
+            &label,
+            &ShrinkOptions {
+                keep_schedule: false,
+                ..ShrinkOptions::default()
+            },
+            &mut || false,
+            None,
+            None,
+        );
+        assert!(redrawn.verified);
+        assert!(
+            !matches!(redrawn.scenario.schedule, Schedule::Recorded(_)),
+            "{:?}",
+            redrawn.scenario.schedule
+        );
+        // With it on, the same redrawn search runs first and the pinned one can only
+        // improve on it: never larger.
+        let kept = shrink_plainly(alg, &sc, &label);
+        assert!(kept.verified);
+        let size = |s: &Scenario| {
+            let z = ScenarioSize::of(s);
+            (z.faults + z.inputs + z.nodes, z.nodes, z.duration_ms)
+        };
+        assert!(size(&kept.scenario) <= size(&redrawn.scenario));
+    }
+
     /// A shrunk failure keeps no knob of the network or clocks its bug does not need: a round
     /// of the fixpoint that only turned one off was thrown away (it shrank no count), so this
     /// `fifo-only` failure kept `reorder: 1.0` until shrunk again (stop 73's probe).
@@ -4227,7 +4273,10 @@ mod tests {
             alg,
             &sc,
             &label,
-            &ShrinkOptions { max_runs: 100 },
+            &ShrinkOptions {
+                max_runs: 100,
+                ..ShrinkOptions::default()
+            },
             &mut || false,
             Some(&stop),
             Some(Instant::now()),

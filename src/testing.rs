@@ -1071,6 +1071,7 @@ impl<S: Spec> Check<S> {
         let opts = CampaignOptions {
             shrink: Some(ShrinkOptions {
                 max_runs: self.shrink_runs,
+                ..ShrinkOptions::default()
             }),
             properties: self.properties.clone(),
             shrink_time: Some(self.shrink_time),

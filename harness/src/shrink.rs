@@ -64,11 +64,20 @@ use std::fmt;
 pub struct ShrinkOptions {
     /// Stop after this many candidate runs.
     pub max_runs: usize,
+    /// Also shrink with the failing run's schedule pinned, so that removing an input or a
+    /// fault keeps every surviving message's delay (`sincro::fuzz::shrink_scenario`; on by
+    /// default). Off, every candidate's delays are redrawn from the seed, as all shrinking
+    /// did before stop 48: kept to measure what the pinned schedule gains (`sincro table
+    /// shrink`).
+    pub keep_schedule: bool,
 }
 
 impl Default for ShrinkOptions {
     fn default() -> Self {
-        ShrinkOptions { max_runs: 2_000 }
+        ShrinkOptions {
+            max_runs: 2_000,
+            keep_schedule: true,
+        }
     }
 }
 
@@ -1009,7 +1018,14 @@ mod tests {
             calls += 1;
             pred(c)
         };
-        let out = shrink(sc, &mut f, &ShrinkOptions { max_runs });
+        let out = shrink(
+            sc,
+            &mut f,
+            &ShrinkOptions {
+                max_runs,
+                ..ShrinkOptions::default()
+            },
+        );
         (out, calls)
     }
 
@@ -1208,7 +1224,7 @@ mod tests {
             }
             true
         };
-        let opts = ShrinkOptions { max_runs: 2_000 };
+        let opts = ShrinkOptions::default();
         let out = shrink_until(&busy(), &mut still_fails, &opts, &|| stopped.get());
         assert_eq!(calls.get(), 3);
         assert_eq!((out.runs, out.steps), (3, 2));

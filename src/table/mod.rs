@@ -25,6 +25,7 @@ pub mod omega;
 pub mod positioning;
 pub mod progress;
 pub mod search;
+pub mod shrink;
 
 pub use mutex::{
     measure, utilization, violation_probability, voting_experiment, voting_table, wilson, Measure,
@@ -57,6 +58,10 @@ pub const TABLES: &[(&str, &str)] = &[
         "search strategies against every planted bug: failing-seed rate and median seeds to find, random vs the default mix (--strategy for others)",
     ),
     (
+        "shrink",
+        "shrunk sizes of every planted bug's first failures, with the failing run's schedule kept against delays redrawn from the seed",
+    ),
+    (
         "voting",
         "decentralized voting: violation probability computed vs measured; the text's n = 32, m = 24 example (< 1e-40); utilization",
     ),
@@ -66,7 +71,9 @@ pub const TABLES: &[(&str, &str)] = &[
 #[derive(clap::Args, Clone, Debug)]
 pub struct TableArgs {
     /// Which table: mutex (Table 6.1), voting (decentralized voting's violation probability
-    /// and utilization), clocks, election, omega, positioning, search (how each search strategy finds the planted bugs).
+    /// and utilization), clocks, election, omega, positioning, search (how each search strategy
+    /// finds the planted bugs), shrink (shrunk sizes with the failing run's schedule kept and
+    /// with delays redrawn).
     pub which: String,
     /// `voting`: seeded runs per (n, m, p), 1 to 100000 [default: 2000]; `omega`: seeded runs
     /// per row, 1 to 200 [default: 200].
@@ -81,17 +88,20 @@ pub struct TableArgs {
     /// and `clocks` (one count, 3 ..= 16) [default: 5].
     #[arg(long, value_delimiter = ',')]
     pub n: Vec<usize>,
-    /// `search`: seeds per (buggy variant, strategy), 20 ..= 1,000,000 [default: 20000].
+    /// `search`: seeds per (buggy variant, strategy), 20 ..= 1,000,000 [default: 20000];
+    /// `shrink`: seeds searched per buggy variant for its first 5 failures, 1 ..= 1,000,000
+    /// [default: 2000].
     #[arg(long)]
     pub seeds: Option<u64>,
     /// `search`: strategies to compare (mix, random, pct, pos, moments, and `guided`: the mix
     /// with coverage guidance, as `fuzz` runs it) [default: random,mix].
     #[arg(long, value_delimiter = ',', value_parser = crate::list_item)]
     pub strategy: Vec<String>,
-    /// `search`: algorithms whose buggy variants to measure (`all`, a name, a glob, a list).
+    /// `search`, `shrink`: algorithms whose buggy variants to measure (`all`, a name, a glob,
+    /// a list).
     #[arg(long, short)]
     pub algorithm: Option<String>,
-    /// `search`: worker threads, 1 to 256 (0 is taken as 1) [default: 1].
+    /// `search`, `shrink`: worker threads, 1 to 256 (0 is taken as 1) [default: 1].
     #[arg(long, short)]
     pub jobs: Option<usize>,
     /// Print the tables as Markdown (for a README) instead of laid out within 100 columns.
@@ -162,6 +172,7 @@ const READS: &[(&str, &[&str])] = &[
         "search",
         &["--seeds", "--strategy", "--algorithm", "--jobs"],
     ),
+    ("shrink", &["--seeds", "--algorithm", "--jobs"]),
     ("voting", &["--runs", "--p"]),
 ];
 
@@ -286,6 +297,7 @@ fn dispatch(args: &TableArgs) -> i32 {
         "election" => election::main(args),
         "omega" => omega::main(args),
         "search" => search::main(args),
+        "shrink" => shrink::main(args),
         "voting" => {
             let runs = args.runs.unwrap_or(2000);
             if !(1..=VOTING_RUNS_MAX).contains(&runs) {

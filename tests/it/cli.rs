@@ -539,7 +539,7 @@ fn a_pattern_leaves_out_what_does_not_run_on_the_engine() {
 
 #[test]
 fn huge_command_line_values_are_bad_input() {
-    let cases: [(&[&str], &str); 48] = [
+    let cases: [(&[&str], &str); 51] = [
         // Options the command would not use: accepted and ignored before.
         (
             &["bench", "--only", "hand", "--turmoil-messages", "333333323"],
@@ -736,6 +736,18 @@ fn huge_command_line_values_are_bad_input() {
         (
             &["table", "search", "--strategy", "random,pct,random"],
             "--strategy names `random` twice",
+        ),
+        (
+            &["table", "shrink", "-a", "mutex.decentralized"],
+            "no buggy variant to shrink the failures of",
+        ),
+        (
+            &["table", "shrink", "--seeds", "0"],
+            "--seeds must be within [1, 1000000] for `table shrink`",
+        ),
+        (
+            &["table", "shrink", "--strategy", "mix"],
+            "--strategy is not an option of `table shrink`",
         ),
         (
             &[
