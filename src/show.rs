@@ -297,6 +297,45 @@ fn judges_from_a_trace(registry: &crate::algorithms::Registry, name: &str) -> bo
 /// of ad hoc election with its capacities, violations.
 const JUDGED_BY_THE_ALGORITHM: [&str; 2] = ["leader_validity", "leader_stability"];
 
+/// Properties whose verdict moves with the node count itself, not only with the nodes a
+/// trace's events name: `bounded_waiting` allows n − 1 overtakes, `leader_agreement` waits
+/// for every node of `0..n` to name the leader, `election_termination` takes a leader only in
+/// `0..n`.
+const READ_THE_NODE_COUNT: [&str; 3] = [
+    "bounded_waiting",
+    "leader_agreement",
+    "election_termination",
+];
+
+/// The node count an offline judgement of `properties` uses must be confirmed by the trace
+/// when one of them reads it ([`READ_THE_NODE_COUNT`]). A trace that records starts names
+/// every node ([`Trace::validate`] checks it); one that records none must name each node below
+/// the count in some event, or the verdict rests on the header's (or `--nodes`') unchecked
+/// claim: stop 74's probe found a trace of three nodes overtaking a request twice pass
+/// `bounded_waiting` under a header of 10 nodes (9 overtakes allowed).
+fn check_count_confirmed(trace: &Trace, nodes: usize, properties: &[String]) -> Result<(), String> {
+    let Some(p) = properties
+        .iter()
+        .find(|p| READ_THE_NODE_COUNT.contains(&p.as_str()))
+    else {
+        return Ok(());
+    };
+    let mut named = vec![false; nodes];
+    for v in trace.events.iter().filter_map(|e| e.node) {
+        if let Some(seen) = named.get_mut(v) {
+            *seen = true;
+        }
+    }
+    match named.iter().position(|&seen| !seen) {
+        None => Ok(()),
+        Some(v) => Err(format!(
+            "`{p}` depends on the node count ({nodes}), and node {v} has no event in the trace: \
+             the count is unconfirmed (a trace that records each node's `start` confirms it; \
+             or give --scenario, the scenario the trace was recorded from)"
+        )),
+    }
+}
+
 /// Options of `sincro show`.
 #[derive(clap::Args, Clone, Debug)]
 pub struct ShowArgs {
@@ -675,6 +714,7 @@ pub fn judge(
         ));
     }
     check_nodes(trace, nodes)?;
+    check_count_confirmed(trace, nodes, properties)?;
     check_bound_is_used(args, properties)?;
     // Every property judged against a bound needs one: 0 would be taken literally.
     let needs_bound = properties

@@ -2204,3 +2204,44 @@ fn a_failures_context_shows_the_faults_in_its_causal_past() {
         "{text}"
     );
 }
+
+/// A property that reads the node count itself (`bounded_waiting` allows n − 1 overtakes) is
+/// judged offline only on a count the trace confirms: a hand-made trace with no `start` events
+/// whose three busy nodes overtake a request three times failed under its header of 3 nodes and
+/// passed under a header of 10 (stop 74's probe). Now the second is refused, naming the silent
+/// node, and a property that does not read the count still judges it.
+#[test]
+fn check_refuses_a_node_count_the_trace_does_not_confirm() {
+    let case = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("checkers/tests/adversarial/bounded_waiting/violation-three-overtakes.jsonl");
+    let text = std::fs::read_to_string(&case).unwrap();
+    let three = tmp("bw-three-nodes.jsonl");
+    std::fs::write(&three, &text).unwrap();
+    let o = sincro(&["check", p(&three), "--properties", "bounded_waiting"]);
+    assert_eq!(code(&o), 1, "{}{}", stdout(&o), stderr(&o));
+    assert!(
+        stdout(&o).contains("overtaken 3 times (bound 2)"),
+        "{}",
+        stdout(&o)
+    );
+
+    let ten = tmp("bw-ten-nodes.jsonl");
+    let header = "{\"sincro_trace\": 1, \"nodes\": 3}";
+    assert!(text.starts_with(header));
+    std::fs::write(
+        &ten,
+        text.replacen(header, "{\"sincro_trace\": 1, \"nodes\": 10}", 1),
+    )
+    .unwrap();
+    let o = sincro(&["check", p(&ten), "--properties", "bounded_waiting"]);
+    assert_eq!(code(&o), 2, "{}{}", stdout(&o), stderr(&o));
+    assert!(
+        stderr(&o)
+            .contains("`bounded_waiting` depends on the node count (10), and node 3 has no event"),
+        "{}",
+        stderr(&o)
+    );
+    // mutual exclusion does not read the count: judged (and held) whatever the header says
+    let o = sincro(&["check", p(&ten), "--properties", "mutual_exclusion"]);
+    assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
+}
