@@ -68,7 +68,7 @@ impl Size {
     }
 }
 
-/// The means of `sizes` as `faults / inputs / nodes / messages`, one decimal each.
+/// The means of `sizes` as `faults/inputs/nodes/messages`, one decimal each.
 pub fn mean_text(sizes: &[Size]) -> String {
     if sizes.is_empty() {
         return "-".into();
@@ -76,7 +76,7 @@ pub fn mean_text(sizes: &[Size]) -> String {
     let n = sizes.len() as f64;
     let mean = |f: fn(&Size) -> u64| sizes.iter().map(f).sum::<u64>() as f64 / n;
     format!(
-        "{:.1} / {:.1} / {:.1} / {:.1}",
+        "{:.1}/{:.1}/{:.1}/{:.1}",
         mean(|s| s.faults),
         mean(|s| s.inputs),
         mean(|s| s.nodes),
@@ -271,12 +271,12 @@ pub fn main(args: &TableArgs) -> i32 {
     println!(
         "Shrinking with the schedule kept against delays redrawn: the first {FAILURES} failing \
          seeds (default mix) among 0..{seeds} of every buggy variant, each shrunk both ways \
-         (at most {} candidate runs and {} s each); means of faults / inputs / nodes / messages \
-         sent\n",
+         (at most {} candidate runs and {} s each); means of faults/inputs/nodes/messages \
+         sent; `kept </=/>`: the failures the kept schedule ended smaller, the same or larger\n",
         ShrinkOptions::default().max_runs,
         SHRINK_TIME.as_secs()
     );
-    println!("| variant | seeds | generated | delays redrawn | schedule kept | kept: smaller / same / larger | s |");
+    println!("| variant | seeds | generated | delays redrawn | schedule kept | kept </=/> | s |");
     println!("|---|---|---|---|---|---|---:|");
     let (mut cut, mut unverified, mut missing) = (0, 0, Vec::new());
     for alg in algs {
@@ -302,7 +302,7 @@ pub fn main(args: &TableArgs) -> i32 {
                 unverified += usize::from(!s.verified);
             }
             println!(
-                "| {name} | {} | {} | {} | {} | {} / {} / {} | {:.1} |",
+                "| {name} | {} | {} | {} | {} | {}/{}/{} | {:.1} |",
                 if failing.is_empty() {
                     "none".to_string()
                 } else {
@@ -355,7 +355,7 @@ mod tests {
             nodes: 3,
             sent: 15,
         };
-        assert_eq!(mean_text(&[a, b]), "1.5 / 3.0 / 3.0 / 12.5");
+        assert_eq!(mean_text(&[a, b]), "1.5/3.0/3.0/12.5");
         assert_eq!(mean_text(&[]), "-");
         assert!(a.key() < b.key());
     }
