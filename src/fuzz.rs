@@ -1570,14 +1570,14 @@ pub fn shared_by_correct(alg: &dyn Algorithm, sc: &Scenario, label: &str) -> boo
 /// the delays, losses and duplicates of every message still sent) and with delays redrawn from
 /// the seed (which sometimes finds another, smaller failing schedule), and keeps the smaller;
 /// a failure at a run limit (a message storm), or with `opts.keep_schedule` off, only with
-/// delays redrawn. Each candidate runs
-/// with the trace off first, and again with a trace of type words only when it fails with the
-/// original's label and its events must be compared.
+/// delays redrawn. Each candidate runs with the trace off first, and again with a trace of
+/// type words only when it fails with the original's label and its events must be compared.
 /// A label [`shrinkable`] refuses (`nondeterministic`, `unjudged:…`) is not shrunk: the
 /// original comes back unchanged but for its description, with no candidate run and
 /// `verified` false.
 /// After the two searches, the smallest result is shrunk again with its own schedule pinned
-/// (unless `opts.keep_schedule` is off), round after round (at most [`FIXPOINT_ROUNDS_MAX`]), until a round finds nothing smaller.
+/// (unless `opts.keep_schedule` is off), round after round (at most
+/// [`FIXPOINT_ROUNDS_MAX`]), until a round finds nothing smaller.
 /// `give_up` is asked before every candidate run; once it says so, every further candidate
 /// is rejected and the smallest scenario verified so far is the result. `stop`, when given,
 /// also ends the candidate run in flight, as does `deadline`
