@@ -235,6 +235,30 @@ impl RowFailure {
     }
 }
 
+/// The algorithms `--algorithm` selects (`all` by default) for a table measured on buggy
+/// variants (`search`, `shrink`); a selection that cannot be read, or that has no buggy
+/// variant (`for_what` ends the message: what the table would do with one), is said on
+/// standard error and gives the exit code.
+fn buggy_selection(
+    args: &TableArgs,
+    for_what: &str,
+) -> Result<Vec<&'static dyn crate::algorithms::Algorithm>, i32> {
+    let spec = args.algorithm.as_deref().unwrap_or("all");
+    let algs = crate::algorithms::select(spec).map_err(|e| {
+        eprintln!("error: --algorithm: {e}");
+        crate::exit::BAD_INPUT
+    })?;
+    // An empty table measures nothing: as `calibrate`, a selection with no bug is refused.
+    if !algs
+        .iter()
+        .any(|a| a.info().variants.iter().any(|v| v.buggy))
+    {
+        eprintln!("error: --algorithm {spec}: no buggy variant {for_what}");
+        return Err(crate::exit::BAD_INPUT);
+    }
+    Ok(algs)
+}
+
 /// A row measured wrong (a count its formula contradicts, nothing entered): the table's
 /// claim fails, exit 1.
 impl From<String> for RowFailure {

@@ -225,24 +225,10 @@ pub fn main(args: &TableArgs) -> i32 {
         eprintln!("error: --strategy names `{twice}` twice");
         return crate::exit::BAD_INPUT;
     }
-    let algs = match algorithms::select(args.algorithm.as_deref().unwrap_or("all")) {
+    let algs = match super::buggy_selection(args, "to measure the search on") {
         Ok(a) => a,
-        Err(e) => {
-            eprintln!("error: --algorithm: {e}");
-            return crate::exit::BAD_INPUT;
-        }
+        Err(code) => return code,
     };
-    // An empty table measures nothing: as `calibrate`, a selection with no bug is refused.
-    if !algs
-        .iter()
-        .any(|a| a.info().variants.iter().any(|v| v.buggy))
-    {
-        eprintln!(
-            "error: --algorithm {}: no buggy variant to measure the search on",
-            args.algorithm.as_deref().unwrap_or("all")
-        );
-        return crate::exit::BAD_INPUT;
-    }
     println!(
         "Search strategies against the planted bugs: seeds 0..{seeds} per row; the median of seeds \
          to the first failure is over {OFFSETS} starting offsets (k·{})\n",

@@ -16,7 +16,7 @@
 //! same or larger (by faults + inputs + nodes, then messages sent).
 
 use super::TableArgs;
-use crate::algorithms::{self, Algorithm};
+use crate::algorithms::Algorithm;
 use crate::fuzz::{shared_by_correct, shrink_scenario};
 use crate::harness::gen::{GenOptions, Strategy};
 use crate::harness::shrink::{ScenarioSize, ShrinkOptions};
@@ -251,23 +251,10 @@ pub fn main(args: &TableArgs) -> i32 {
         eprintln!("error: --jobs must be within [1, 256] (0 is taken as 1)");
         return crate::exit::BAD_INPUT;
     }
-    let algs = match algorithms::select(args.algorithm.as_deref().unwrap_or("all")) {
+    let algs = match super::buggy_selection(args, "to shrink the failures of") {
         Ok(a) => a,
-        Err(e) => {
-            eprintln!("error: --algorithm: {e}");
-            return crate::exit::BAD_INPUT;
-        }
+        Err(code) => return code,
     };
-    if !algs
-        .iter()
-        .any(|a| a.info().variants.iter().any(|v| v.buggy))
-    {
-        eprintln!(
-            "error: --algorithm {}: no buggy variant to shrink the failures of",
-            args.algorithm.as_deref().unwrap_or("all")
-        );
-        return crate::exit::BAD_INPUT;
-    }
     println!(
         "Shrinking with the schedule kept against delays redrawn: the first {FAILURES} failing \
          seeds (default mix) among 0..{seeds} of every buggy variant, each shrunk both ways \
@@ -364,7 +351,7 @@ mod tests {
     /// ends no larger than the failure it started from and still verified.
     #[test]
     fn the_first_failures_shrink_both_ways_and_never_grow() {
-        let alg = algorithms::find("order.total").expect("built in");
+        let alg = crate::algorithms::find("order.total").expect("built in");
         let one = first_failing(alg, "unordered", 2, 200, 1);
         assert_eq!(one, first_failing(alg, "unordered", 2, 200, 2));
         assert_eq!(one.len(), 2, "{one:?}");
