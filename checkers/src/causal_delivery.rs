@@ -326,6 +326,16 @@ impl CausalDelivery {
         if self.naive_close {
             return self.close_instant_naive();
         }
+        if self.deferred.is_empty() {
+            // Nothing was deferred (the common case: an instant closes at every change of
+            // time): the tables below were built and dropped empty, about 370 instructions
+            // a close, 8 % of a 300-node causal multicast.
+            debug_assert!(
+                self.waiting.is_empty(),
+                "a waiting node has deferred events"
+            );
+            return Ok(());
+        }
         let mut rest: Vec<Option<Event>> = std::mem::take(&mut self.deferred)
             .into_iter()
             .map(Some)
