@@ -126,13 +126,58 @@ pub enum Variant {
     FaultTolerantClockFreshOk,
 }
 
+/// A set of node ids kept as a sorted vector: the peers whose OK a request holds. A request
+/// fills it with up to `n − 1` ids and drops it on entry; as a `BTreeSet` its insertions and
+/// its drop were about 4 % of a Ricart–Agrawala campaign. Iterates and prints (`{1, 2}`) in
+/// the same order a `BTreeSet` does.
+#[derive(Clone, Default, PartialEq, Eq)]
+struct NodeSet(Vec<NodeId>);
+
+impl NodeSet {
+    /// Adds `id`; false when it was there already.
+    fn insert(&mut self, id: NodeId) -> bool {
+        match self.0.binary_search(&id) {
+            Ok(_) => false,
+            Err(at) => {
+                self.0.insert(at, id);
+                true
+            }
+        }
+    }
+
+    /// Removes `id`; false when it was not there.
+    fn remove(&mut self, id: &NodeId) -> bool {
+        match self.0.binary_search(id) {
+            Ok(at) => {
+                self.0.remove(at);
+                true
+            }
+            Err(_) => false,
+        }
+    }
+
+    fn contains(&self, id: &NodeId) -> bool {
+        self.0.binary_search(id).is_ok()
+    }
+
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+}
+
+impl std::fmt::Debug for NodeSet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_set().entries(&self.0).finish()
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum State {
     Released,
     Wanted {
         stamp: Stamp,
         hold_ms: u64,
-        oks: BTreeSet<NodeId>,
+        oks: NodeSet,
         /// fault-tolerant: peers heard from (any message) since the last resend — alive
         answered: BTreeSet<NodeId>,
         /// fault-tolerant: sends per peer since it last spoke
@@ -186,7 +231,8 @@ impl RicartAgrawala {
         self.state = State::Wanted {
             stamp,
             hold_ms,
-            oks: BTreeSet::new(),
+            // room for every peer's OK: one allocation a request
+            oks: NodeSet(Vec::with_capacity(peers.len())),
             answered: BTreeSet::new(),
             unanswered,
             dead: BTreeSet::new(),
@@ -644,6 +690,29 @@ mod tests {
     use crate::test_support::{assert_in_model_passes, assert_replays_exactly, first_failing_seed};
     use sincro_harness::engine::RunOptions;
     use sincro_harness::{EngineKind, EventKind, Observation, Scenario, Verdict};
+
+    /// The sorted-vector set answers, iterates and prints as the `BTreeSet` it replaced (the
+    /// oracle), over random insertions and removals with repeats.
+    #[test]
+    fn the_node_set_behaves_as_a_btree_set() {
+        let mut rng = sincro_harness::SimRng::new(76);
+        for _ in 0..200 {
+            let (mut ours, mut oracle) =
+                (super::NodeSet::default(), std::collections::BTreeSet::new());
+            for _ in 0..rng.range_u64(0, 40) {
+                let id = rng.range_u64(0, 12) as usize;
+                if rng.range_u64(0, 2) == 0 {
+                    assert_eq!(ours.remove(&id), oracle.remove(&id));
+                } else {
+                    assert_eq!(ours.insert(id), oracle.insert(id));
+                }
+                assert_eq!(ours.len(), oracle.len());
+                assert_eq!(ours.contains(&id), oracle.contains(&id));
+                assert_eq!(format!("{ours:?}"), format!("{oracle:?}"));
+            }
+            assert!(ours.0.iter().eq(oracle.iter()));
+        }
+    }
 
     /// The bound grows with `max_retries` up to the largest value: `u32::MAX` sends once
     /// wrapped round to none and judged a correct run a liveness violation.
