@@ -27,8 +27,7 @@ use crate::spec::{Setup, Spec, Timed};
 use serde::{Deserialize, Serialize};
 use sincro_harness::fault::FaultModel;
 use sincro_harness::{Ctx, NodeId, Observation, Process, SimRng};
-use std::cmp::Reverse;
-use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
+use std::collections::{BTreeMap, BTreeSet};
 
 /// An application message, stamped with the sender's vector clock: its id and stamp behind
 /// one shared pointer, so the copies sent to each of the `n − 1` receivers and kept for
@@ -137,15 +136,16 @@ pub struct CausalOrder {
     held: BTreeMap<u64, (NodeId, Body)>,
     /// Arrival number of the next message held back.
     arrivals: u64,
-    /// `waiting[k]`: the held messages blocked on entry `k` of the clock, with the value
-    /// `vc[k]` must reach (smallest first). A held message waits on one entry at a time: the
-    /// first, in index order, its stamp still needs. The conditions only become true as the
-    /// clock grows, so each message walks its stamp once, and a delivery from `P_i` (which
-    /// advances `vc[i]` alone) wakes only the messages waiting on entry `i`.
-    waiting: Vec<BinaryHeap<Reverse<(u64, u64)>>>,
-    /// Bit `k` set while `waiting[k]` is not empty: a delivery wakes entry `k` after reading
-    /// one bit of a few cache lines, not a heap of its own (at n = 500 the heaps of every
-    /// node take 6 MiB, and reading an empty one missed the cache on most deliveries).
+    /// `(k, need, a)`: held message `a` is blocked on entry `k` of the clock, which must reach
+    /// `need`. A held message waits on one entry at a time: the first, in index order, its
+    /// stamp still needs. The conditions only become true as the clock grows, so each message
+    /// walks its stamp once, and a delivery from `P_i` (which advances `vc[i]` alone) wakes
+    /// only the messages waiting on entry `i`, smallest `need` first. One ordered set of the
+    /// node, not a heap per entry: at n = 500 the 250,000 empty heaps of the group took 6 MiB,
+    /// fresh memory a first run faults in.
+    waiting: BTreeSet<(usize, u64, u64)>,
+    /// Bit `k` set while something waits on entry `k`: a delivery wakes entry `k` after
+    /// reading one bit of a few cache lines, not the set (on most deliveries nothing waits).
     waiting_on: Vec<u64>,
     /// Held messages that satisfy the rule, by arrival number: the earliest arrival is
     /// delivered first, as a scan of the hold-back queue in arrival order would.
@@ -172,7 +172,7 @@ impl CausalOrder {
             retransmitting: false,
             held: BTreeMap::new(),
             arrivals: 0,
-            waiting: vec![BinaryHeap::new(); n],
+            waiting: BTreeSet::new(),
             waiting_on: vec![0; n.div_ceil(64)],
             ready: BTreeSet::new(),
             released: Vec::new(),
@@ -202,7 +202,7 @@ impl CausalOrder {
     fn place(&mut self, a: u64, first: Option<(usize, u64)>) {
         match first {
             Some((k, need)) => {
-                self.waiting[k].push(Reverse((need, a)));
+                self.waiting.insert((k, need, a));
                 self.waiting_on[k / 64] |= 1 << (k % 64);
             }
             None => {
@@ -247,22 +247,25 @@ impl CausalOrder {
 
     /// Moves on the held messages waiting on entry `k` that the clock now satisfies.
     fn wake(&mut self, k: usize) {
+        let waits_on =
+            |w: &BTreeSet<(usize, u64, u64)>| w.range((k, 0, 0)..).next().is_some_and(|e| e.0 == k);
         debug_assert_eq!(
             self.waiting_on[k / 64] >> (k % 64) & 1 == 1,
-            !self.waiting[k].is_empty()
+            waits_on(&self.waiting)
         );
         if self.waiting_on[k / 64] >> (k % 64) & 1 == 0 {
             return;
         }
-        while let Some(&Reverse((need, w))) = self.waiting[k].peek() {
-            if need > u64::from(self.vc[k]) {
+        let vc_k = u64::from(self.vc[k]);
+        while let Some(&(kk, need, w)) = self.waiting.range((k, 0, 0)..).next() {
+            if kk != k || need > vc_k {
                 break;
             }
-            self.waiting[k].pop();
+            self.waiting.remove(&(kk, need, w));
             // Walking on never places it back on entry `k` (it goes past it).
             self.walk(w, k + 1);
         }
-        if self.waiting[k].is_empty() {
+        if !waits_on(&self.waiting) {
             self.waiting_on[k / 64] &= !(1 << (k % 64));
         }
     }
