@@ -257,15 +257,19 @@ impl CausalOrder {
             return;
         }
         let vc_k = u64::from(self.vc[k]);
-        while let Some(&(kk, need, w)) = self.waiting.range((k, 0, 0)..).next() {
-            if kk != k || need > vc_k {
-                break;
+        // Whether something still waits on entry `k` once the satisfied ones moved on.
+        let still_waits = loop {
+            match self.waiting.range((k, 0, 0)..).next() {
+                Some(&(kk, need, w)) if kk == k && need <= vc_k => {
+                    self.waiting.remove(&(kk, need, w));
+                    // Walking on never places it back on entry `k` (it goes past it).
+                    self.walk(w, k + 1);
+                }
+                Some(&(kk, _, _)) => break kk == k,
+                None => break false,
             }
-            self.waiting.remove(&(kk, need, w));
-            // Walking on never places it back on entry `k` (it goes past it).
-            self.walk(w, k + 1);
-        }
-        if !waits_on(&self.waiting) {
+        };
+        if !still_waits {
             self.waiting_on[k / 64] &= !(1 << (k % 64));
         }
     }
