@@ -999,6 +999,28 @@ pub fn main(args: &BenchArgs) -> i32 {
 mod tests {
     use super::*;
 
+    /// Bench options of a test: the tables' sizes and repeats, no scaling curve, one fuzz seed.
+    fn small_args(
+        messages: u64,
+        turmoil_messages: u64,
+        no_turmoil: bool,
+        repeat: u32,
+    ) -> BenchArgs {
+        BenchArgs {
+            messages,
+            turmoil_messages,
+            no_turmoil,
+            repeat,
+            only: None,
+            scale: false,
+            scale_n: vec![],
+            scale_causal_n: vec![],
+            fuzz_seeds: 1,
+            fuzz_slow_seeds: 1,
+            scale_one: None,
+        }
+    }
+
     #[test]
     fn every_configuration_delivers_the_same_workload() {
         let m = 2_000;
@@ -1031,19 +1053,7 @@ mod tests {
 
     #[test]
     fn the_engine_comparison_runs_the_same_workload_everywhere() {
-        let args = BenchArgs {
-            messages: 300,
-            turmoil_messages: 300,
-            no_turmoil: false,
-            repeat: 1,
-            only: None,
-            scale: false,
-            scale_n: vec![],
-            scale_causal_n: vec![],
-            fuzz_seeds: 1,
-            fuzz_slow_seeds: 1,
-            scale_one: None,
-        };
+        let args = small_args(300, 300, false, 1);
         let rows = measure_engines(&args, 300);
         assert_eq!(rows.len(), 8);
         for r in &rows {
@@ -1073,19 +1083,7 @@ mod tests {
 
     #[test]
     fn a_first_run_reports_its_kernel_time_and_the_line_says_so() {
-        let args = BenchArgs {
-            messages: 50,
-            turmoil_messages: DEFAULT_TURMOIL_MESSAGES,
-            no_turmoil: true,
-            repeat: 2,
-            only: None,
-            scale: false,
-            scale_n: vec![],
-            scale_causal_n: vec![],
-            fuzz_seeds: 1,
-            fuzz_slow_seeds: 1,
-            scale_one: None,
-        };
+        let args = small_args(50, DEFAULT_TURMOIL_MESSAGES, true, 2);
         // A first run that faults in 64 MiB of fresh memory, page by page.
         let row = timed(&args, "probe", "native (trace+checker)", || {
             let mut v = vec![0u8; 64 << 20];
