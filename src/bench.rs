@@ -93,7 +93,7 @@ pub struct BenchArgs {
         long,
         value_delimiter = ',',
         requires = "scale",
-        default_value = "10,100,500"
+        default_value = "10,100,500,1000"
     )]
     pub scale_causal_n: Vec<usize>,
     /// Seeds of each algorithm's generated scenarios on the native engine in the last table,
