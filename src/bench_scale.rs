@@ -19,7 +19,7 @@ use crate::harness::{Scenario, SimRng};
 pub const DEFAULT_SCALE_N: &[usize] = &[10, 100, 1000, 10_000];
 
 /// Node counts of the causal multicast curve by default, up to `order.causal`'s limit (1000
-/// took about 20 s until stop 52, 4.1 s and 113 MiB at stop 77).
+/// took about 20 s when the curve was added, 3.4–4.1 s and 110–113 MiB at stop 77).
 pub const DEFAULT_CAUSAL_N: &[usize] = &[10, 100, 500, 1000];
 
 /// The workloads of the curve.
