@@ -3775,8 +3775,18 @@ fn list_defaults_are_shown_comma_separated_and_mean_not_given() {
     let help = text(&sincro(&["calibrate", "--help"])).0;
     assert!(help.contains("[default: mix,random]"), "{help}");
     let help = text(&sincro(&["bench", "--help"])).0;
+    // the curve's sizes as typed, and the same lists `bench` takes for "not given"
+    let typed = |ns: &[usize]| {
+        let ns: Vec<String> = ns.iter().map(usize::to_string).collect();
+        format!("[default: {}]", ns.join(","))
+    };
+    assert_eq!(
+        typed(sincro::bench_scale::DEFAULT_SCALE_N),
+        "[default: 10,100,1000,10000]"
+    );
     assert!(
-        help.contains("[default: 10,100,1000,10000]") && help.contains("[default: 10,100,500]"),
+        help.contains(&typed(sincro::bench_scale::DEFAULT_SCALE_N))
+            && help.contains(&typed(sincro::bench_scale::DEFAULT_CAUSAL_N)),
         "{help}"
     );
     // the defaults are "not given": --scale-one runs without a complaint about --scale-n
