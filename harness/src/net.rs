@@ -897,6 +897,18 @@ impl Network {
         Route::Once(at)
     }
 
+    /// Link `a → b`'s FIFO slot where the table is dense, for a prefetch hint: a node that
+    /// receives a message often answers its sender (an acknowledgement, an OK, a reply), and
+    /// on hundreds of nodes that answer's slot is a cache miss. `None` on a sparse table.
+    #[inline]
+    pub(crate) fn fifo_slot_hint(&self, a: NodeId, b: NodeId) -> Option<&u64> {
+        match &self.fifo {
+            // wrapping: a hint never panics (out of range, `get` says `None`)
+            Fifo::Dense(v) => v.get(a.wrapping_mul(self.n).wrapping_add(b)),
+            Fifo::Sparse(_) => None,
+        }
+    }
+
     /// True when the schedule replays recorded messages: then the engine passes each
     /// message's rendering to [`Network::route_text`].
     #[inline]
@@ -1412,6 +1424,31 @@ mod tests {
         assert!(net.blocked(1, 2) && !net.cut_since(1, 2, sent));
         net.heal();
         assert!(!net.blocked(1, 2));
+    }
+
+    /// The prefetch hint of a reply's link is that link's own FIFO slot on a dense table (the
+    /// one a send on it then reads and writes), `None` out of range and on a sparse table.
+    #[test]
+    fn a_reply_hint_names_the_links_fifo_slot() {
+        let mut rng = SimRng::new(1);
+        let mut net = Network::new(4, &NetworkSpec::default()).unwrap();
+        let Route::Once(at) = net.route(2, 1, 5, &mut rng) else {
+            panic!("a plain network delivers once")
+        };
+        assert_eq!(
+            net.fifo_slot_hint(2, 1),
+            Some(&at),
+            "the send wrote that slot"
+        );
+        assert_eq!(
+            net.fifo_slot_hint(1, 2),
+            Some(&0),
+            "the reverse link is its own"
+        );
+        assert_eq!(net.fifo_slot_hint(4, 0), None);
+        assert_eq!(net.fifo_slot_hint(usize::MAX, usize::MAX), None);
+        let big = Network::new(DENSE_FIFO_MAX_NODES + 1, &NetworkSpec::default()).unwrap();
+        assert_eq!(big.fifo_slot_hint(0, 1), None);
     }
 
     /// 10,000 nodes on the complete topology: no `n × n` table is built, a neighbour list

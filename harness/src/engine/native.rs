@@ -496,6 +496,10 @@ impl<P: Process> Sim<P> {
                     return;
                 }
                 self.stats.delivered += 1;
+                // the answer's link, if the node answers (a hint: no effect on any result)
+                if let Some(slot) = self.net.fifo_slot_hint(to, from) {
+                    prefetch(slot);
+                }
                 if self.rec.observing {
                     let msg = self.rec.sent_text(sent);
                     let local = node.clock.read(self.now_ns);
