@@ -135,23 +135,16 @@ pub fn table(rows: &[FuzzRow]) -> String {
     t.push_str("|---|---|---:|---:|---:|---:|\n");
     // Why an engine has no figure, once below the table: madsim's paragraph filled a cell of
     // each of its rows (five times).
-    let mut notes: Vec<&str> = Vec::new();
+    let mut notes = crate::bench::Notes::default();
     for r in rows {
         match &r.missing {
             Some(why) => {
-                let k = match notes.iter().position(|n| n == why) {
-                    Some(k) => k,
-                    None => {
-                        notes.push(why);
-                        notes.len() - 1
-                    }
-                };
                 let _ = writeln!(
                     t,
                     "| {} | {} | – | – | – | no figure (note {}) |",
                     r.algorithm,
                     r.engine,
-                    k + 1
+                    notes.number(why)
                 );
             }
             None => {
@@ -168,9 +161,7 @@ pub fn table(rows: &[FuzzRow]) -> String {
             }
         }
     }
-    for (k, why) in notes.iter().enumerate() {
-        let _ = writeln!(t, "\nnote {}: {why}", k + 1);
-    }
+    t.push_str(&notes.render());
     t
 }
 
