@@ -221,15 +221,9 @@ pub fn in_effect_at_the_end<'a>(faults: impl IntoIterator<Item = &'a Fault>) -> 
     let mut partitioned = false;
     for f in faults {
         match f {
-            Fault::Pause { node } => {
-                if !paused.contains(node) {
-                    paused.push(*node);
-                }
-            }
+            Fault::Pause { node } if !paused.contains(node) => paused.push(*node),
             Fault::Resume { node } | Fault::Crash { node } | Fault::Restart { node } => {
-                if let Some(i) = paused.iter().position(|p| p == node) {
-                    paused.swap_remove(i);
-                }
+                paused.retain(|p| p != node);
             }
             Fault::Partition { .. } | Fault::PartitionOneway { .. } => partitioned = true,
             Fault::Heal => partitioned = false,
