@@ -224,23 +224,34 @@ impl<P: Process> Sim<P> {
             limits: scenario.limits.clone(),
             stats: Stats::default(),
         };
+        // Queued at once, in this order (it decides among items of one time): the starts,
+        // the faults, the inputs.
+        let mut keys = Vec::with_capacity(n + sim.faults.len() + prep.inputs.len());
         for node in 0..n {
-            sim.push(0, Item::Start(node));
+            keys.push((0, sim.place(Item::Start(node))));
         }
         for i in 0..sim.faults.len() {
             let at = sim.faults[i].at_ms * NS_PER_MS;
-            sim.push(at, Item::Fault(i));
+            keys.push((at, sim.place(Item::Fault(i))));
         }
         for (i, (at, node, input)) in prep.inputs.into_iter().enumerate() {
             sim.inputs.push(Some((node, input)));
-            sim.push(at, Item::Input(i));
+            keys.push((at, sim.place(Item::Input(i))));
         }
+        sim.queue.push_all(keys);
         Ok(sim)
     }
 
     #[inline]
     fn push(&mut self, at: u64, item: Item<P>) {
-        let slot = match self.free.pop() {
+        let slot = self.place(item);
+        self.queue.push(at, slot);
+    }
+
+    /// Puts `item` in a slab slot (a free one if any) and returns the slot.
+    #[inline]
+    fn place(&mut self, item: Item<P>) -> u32 {
+        match self.free.pop() {
             Some(slot) => {
                 let cell = &mut self.slab[slot as usize];
                 invariant(cell.is_none(), "a free slab slot holds no item", || {
@@ -258,8 +269,7 @@ impl<P: Process> Sim<P> {
                 self.slab.push(Some(item));
                 (self.slab.len() - 1) as u32
             }
-        };
-        self.queue.push(at, slot);
+        }
     }
 
     /// Current global time, ns.
