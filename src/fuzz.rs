@@ -1458,7 +1458,7 @@ impl<'a> TargetRun<'a> {
             }
             let out = t.algorithm.run(&sc, RunOptions::new(true)).ok()?;
             let trace = out.trace.as_ref()?;
-            want.retain(|(_, kinds)| !crate::checkers::has_evidence(&trace.events, kinds));
+            want.retain(|(_, kinds)| !crate::checkers::has_evidence(trace.events(), kinds));
         }
         let (property, kinds) = open?.into_iter().next()?;
         Some((
@@ -1851,7 +1851,7 @@ pub fn failure_signature(out: &crate::harness::engine::Outcome) -> String {
             let mut kinds: Vec<String> = v
                 .events
                 .iter()
-                .filter_map(|&id| trace.events.get(usize::try_from(id).ok()?))
+                .filter_map(|&id| trace.events().get(usize::try_from(id).ok()?))
                 .filter(|e| !matches!(e.kind, crate::harness::EventKind::Fault { .. }))
                 .map(crate::algorithms::coverage::event_kind)
                 .collect();
@@ -3779,7 +3779,7 @@ mod tests {
             let mut out = inner().run(sc, options)?;
             let odd = self.runs.fetch_add(1, Ordering::Relaxed) % 2 == 1;
             if let (true, true, Some(t)) = (sc.seed == FLAKY_SEED, odd, out.trace.as_mut()) {
-                t.events.last_mut().expect("a run has events").t_ns += 1;
+                t.events_mut().last_mut().expect("a run has events").t_ns += 1;
             }
             Ok(out)
         }
@@ -3939,7 +3939,7 @@ mod tests {
             let sc = algorithm.generate("correct", 3, &cfg.gen);
             let mut texts = Vec::new();
             let mut on_trace = |t: &Trace| {
-                texts.extend(t.events.iter().filter_map(|e| match &e.kind {
+                texts.extend(t.events().iter().filter_map(|e| match &e.kind {
                     EventKind::Send { msg, .. } => Some(msg.to_string()),
                     _ => None,
                 }));

@@ -207,7 +207,7 @@ fn loses_at_the_end(trace: &Trace, nodes: usize) -> Result<bool, String> {
     let mut last_fault_ns = None;
     let mut faults = Vec::new();
     let mut lost_after = false;
-    for e in &trace.events {
+    for e in trace.events() {
         match &e.kind {
             EventKind::Fault { fault } => {
                 last_fault_ns = Some(e.t_ns);
@@ -321,7 +321,7 @@ fn check_count_confirmed(trace: &Trace, nodes: usize, properties: &[String]) -> 
         return Ok(());
     };
     let mut named = vec![false; nodes];
-    for v in trace.events.iter().filter_map(|e| e.node) {
+    for v in trace.events().iter().filter_map(|e| e.node) {
         if let Some(seen) = named.get_mut(v) {
             *seen = true;
         }
@@ -594,7 +594,7 @@ pub fn judge(
     // Before the cut's instant is trimmed: a second cut there was trimmed with it, and the
     // verdict followed whichever came last.
     if let Some(e) = trace
-        .events
+        .events()
         .iter()
         .rev()
         .skip(1)
@@ -730,7 +730,7 @@ pub fn judge(
     let liveness = needs_bound.is_some();
     let end_ns = end_ns(trace, args.end_ms, 0)?;
     let faults = || {
-        trace.events.iter().filter_map(|e| match &e.kind {
+        trace.events().iter().filter_map(|e| match &e.kind {
             EventKind::Fault { fault } => Some((e.t_ns, fault)),
             _ => None,
         })
@@ -960,7 +960,7 @@ fn judge_with_scenario(
     // A violation before the trace's last event was found by that event (a safety one
     // when a later instant began, a liveness one when time passed its deadline), and the run
     // stopped there; one at or after it was found by the run's end.
-    let last_ns = trace.events.iter().map(|e| e.t_ns).max().unwrap_or(0);
+    let last_ns = trace.events().iter().map(|e| e.t_ns).max().unwrap_or(0);
     let end_ns = match &run_verdict {
         Some(Verdict::Violation(v)) if args.end_ms.is_none() && v.t_ns < last_ns => last_ns,
         _ => full_end_ns,
@@ -1013,7 +1013,7 @@ fn check_faults_within_plan(trace: &Trace, sc: &Scenario, path: &Path) -> Result
         .iter()
         .map(|f| f.at_ms.saturating_mul(NS_PER_MS))
         .max();
-    let late = trace.events.iter().find_map(|e| match &e.kind {
+    let late = trace.events().iter().find_map(|e| match &e.kind {
         EventKind::Fault { fault } if last_ns.is_none_or(|l| e.t_ns > l) => Some((e, fault)),
         _ => None,
     });
@@ -1048,7 +1048,7 @@ fn check_faults_match_plan(trace: &Trace, sc: &Scenario, path: &Path) -> Result<
     let key =
         |t_ns: u64, f: &crate::harness::Fault| (t_ns, serde_json::to_string(f).unwrap_or_default());
     let mut recorded: Vec<(u64, String)> = trace
-        .events
+        .events()
         .iter()
         .filter_map(|e| match &e.kind {
             EventKind::Fault { fault } => Some(key(e.t_ns, fault)),
@@ -1062,7 +1062,7 @@ fn check_faults_match_plan(trace: &Trace, sc: &Scenario, path: &Path) -> Result<
         .map(|f| key(f.at_ms.saturating_mul(NS_PER_MS), &f.fault))
         .collect();
     planned.sort();
-    let reached_before = trace.events.last().map_or(0, |e| e.t_ns);
+    let reached_before = trace.events().last().map_or(0, |e| e.t_ns);
     let not_a_trace = |what: String| {
         format!(
             "{what}: it is not a trace of that scenario ({}), whose fault plan the checkers \
@@ -1117,10 +1117,10 @@ fn check_not_cut_short(
         Verdict::Violation(v) => v.t_ns,
         _ => sc.duration_ms.saturating_mul(NS_PER_MS),
     };
-    let last_ns = trace.events.last().map_or(0, |e| e.t_ns);
+    let last_ns = trace.events().last().map_or(0, |e| e.t_ns);
     // What the trace holds: faults by (time, fault), inputs by (time, node).
     let mut held: BTreeMap<(u64, String), usize> = BTreeMap::new();
-    for e in &trace.events {
+    for e in trace.events() {
         let key = match (&e.kind, e.node) {
             (EventKind::Fault { fault }, _) => format!("fault {}", render::fault_text(fault)),
             (EventKind::Input { .. }, Some(v)) => format!("input to node {v}"),
@@ -1190,7 +1190,7 @@ fn check_events_possible(trace: &Trace, sc: &Scenario, path: &Path) -> Result<()
     };
     let end_ns = sc.duration_ms.saturating_mul(NS_PER_MS);
     if let Some(e) = trace
-        .events
+        .events()
         .iter()
         .find(|e| e.t_ns > end_ns.saturating_add(FATE_SLACK_NS))
     {
@@ -1211,7 +1211,7 @@ fn check_events_possible(trace: &Trace, sc: &Scenario, path: &Path) -> Result<()
         return Ok(());
     }
     let mut delivered = std::collections::HashSet::new();
-    for e in &trace.events {
+    for e in trace.events() {
         if let EventKind::Deliver { msg_id, .. } = e.kind {
             if !delivered.insert(msg_id) {
                 return Err(not_a_trace(format!(
@@ -1271,14 +1271,14 @@ fn check_no_message_overdue(
             .saturating_add(FATE_SLACK_NS)
     };
     let settled: HashSet<u64> = trace
-        .events
+        .events()
         .iter()
         .filter_map(|e| match e.kind {
             EventKind::Deliver { msg_id, .. } | EventKind::Drop { msg_id, .. } => Some(msg_id),
             _ => None,
         })
         .collect();
-    let overdue = trace.events.iter().find(|e| match e.kind {
+    let overdue = trace.events().iter().find(|e| match e.kind {
         EventKind::Send { msg_id, to, .. } => {
             !settled.contains(&msg_id) && !paused.contains(&to) && due_ns(e.t_ns) < until_ns
         }
@@ -1288,7 +1288,7 @@ fn check_no_message_overdue(
     let (EventKind::Send { msg_id, to, .. }, Some(from)) = (&e.kind, e.node) else {
         return Ok(());
     };
-    let last_ns = trace.events.last().map_or(0, |e| e.t_ns);
+    let last_ns = trace.events().last().map_or(0, |e| e.t_ns);
     Err(format!(
         "message {msg_id} (node {from} -> node {to}, event {}) sent at {:.3} ms is neither \
          delivered nor dropped in the trace, which stops at {:.3} ms; a run to {:.3} ms records \
@@ -1366,7 +1366,7 @@ fn check_times(args: &JudgeArgs) -> Result<(), String> {
 /// judge the events after it and report "judged up to" a time they went past), else the
 /// later of that event and `at_least_ns`.
 fn end_ns(trace: &Trace, end_ms: Option<u64>, at_least_ns: u64) -> Result<u64, String> {
-    let last_ns = trace.events.iter().map(|e| e.t_ns).max().unwrap_or(0);
+    let last_ns = trace.events().iter().map(|e| e.t_ns).max().unwrap_or(0);
     if let Some(why) = stops_early(trace) {
         // The run (or its record) ends at the last event: nothing after it can be judged.
         return match end_ms {
@@ -1400,7 +1400,7 @@ fn end_ns(trace: &Trace, end_ms: Option<u64>, at_least_ns: u64) -> Result<u64, S
 /// before it. `None` when the trace does not end in a cut, or the cut follows its last event
 /// in time (the run stopped later).
 fn without_cut_instant(trace: &Trace) -> Option<Trace> {
-    let (cut, rest) = trace.events.split_last()?;
+    let (cut, rest) = trace.events().split_last()?;
     if !matches!(cut.kind, EventKind::Cut { .. }) || rest.last()?.t_ns != cut.t_ns {
         return None;
     }
@@ -1416,10 +1416,7 @@ fn without_cut_instant(trace: &Trace) -> Option<Trace> {
     let mut cut = cut.clone();
     cut.id = events.len() as u64;
     events.push(cut);
-    Some(Trace {
-        nodes: trace.nodes,
-        events,
-    })
+    Some(Trace::new(trace.nodes, events))
 }
 
 /// Why the trace stops before its run's end, when its last event says so: a `cut` (a run
@@ -1428,7 +1425,7 @@ fn stops_early(trace: &Trace) -> Option<String> {
     if let Some(EventKind::Panic { message }) = panic_of(trace).map(|e| &e.kind) {
         return Some(format!("the algorithm panicked: {message}"));
     }
-    match &trace.events.last()?.kind {
+    match &trace.events().last()?.kind {
         EventKind::Cut { reason, .. } => Some(format!("cut: {reason}")),
         _ => None,
     }
@@ -1438,9 +1435,9 @@ fn stops_early(trace: &Trace) -> Option<String> {
 /// be listed after it, and a cut). Of two nodes' panics in that instant, the lowest node's:
 /// nothing orders an instant's lines, and the one reported followed line order.
 fn panic_of(trace: &Trace) -> Option<&Event> {
-    let last_t = trace.events.last()?.t_ns;
+    let last_t = trace.events().last()?.t_ns;
     trace
-        .events
+        .events()
         .iter()
         .rev()
         .take_while(|e| e.t_ns == last_t)
@@ -1459,7 +1456,7 @@ fn unless_stopped_early(trace: &Trace, properties: &[String], verdict: Verdict) 
         // (replicas "disagreeing at the end" with a state of 10 ms, where the cut instant
         // held the newer one). Before the cut, it stands.
         let cut_ns = trace
-            .events
+            .events()
             .last()
             .filter(|e| matches!(e.kind, EventKind::Cut { .. }))
             .map(|e| e.t_ns);
@@ -1476,7 +1473,7 @@ fn unless_stopped_early(trace: &Trace, properties: &[String], verdict: Verdict) 
             };
         }
     }
-    let Some(last) = trace.events.last() else {
+    let Some(last) = trace.events().last() else {
         return verdict;
     };
     match &last.kind {
@@ -1565,7 +1562,7 @@ pub(crate) fn unless_vacuous(
     match checkers.iter().find_map(|c| {
         let p = c.property();
         let kinds = c.evidence();
-        (!sincro_checkers::has_evidence(&trace.events, kinds)).then_some((p, kinds))
+        (!sincro_checkers::has_evidence(trace.events(), kinds)).then_some((p, kinds))
     }) {
         Some((p, kinds)) => Verdict::Unjudged {
             property: p.to_string(),
@@ -1741,13 +1738,13 @@ pub fn show(args: &ShowArgs) -> i32 {
             Format::Html => (drawable.min(render::HTML_MAX_EVENTS), "shown"),
             Format::Text => (sel.shown.len(), "shown"),
             // the trace itself, every event (a selection shapes the views only)
-            Format::Jsonl => (trace.events.len(), "written"),
+            Format::Jsonl => (trace.events().len(), "written"),
         };
         // The verdict quotes the trace's own texts: escaped, as the timeline's verdict line.
         eprintln!(
             "wrote {} ({shown} of {} events {what}; {})",
             crate::harness::scenario::shown(out),
-            trace.events.len(),
+            trace.events().len(),
             verdict.as_ref().map_or_else(
                 || "not judged".to_string(),
                 |v| crate::harness::scenario::shown_text(&v.to_string())
@@ -1783,7 +1780,7 @@ pub fn check(args: &CheckArgs) -> i32 {
     };
     let mut how = format!(
         "{} events, {} nodes, judged up to {:.3} ms",
-        trace.events.len(),
+        trace.events().len(),
         judged.nodes,
         judged.end_ns as f64 / 1e6
     );
@@ -1861,7 +1858,7 @@ pub fn diff(args: &DiffArgs) -> i32 {
     }
     // Identical traces cut by their size limit say nothing of what the runs did after the
     // cut (stop 72's probe: two runs that ended in different verdicts read "identical").
-    let unrecorded = match ta.events.last() {
+    let unrecorded = match ta.events().last() {
         Some(Event {
             t_ns,
             kind: EventKind::Cut {
@@ -1877,9 +1874,12 @@ pub fn diff(args: &DiffArgs) -> i32 {
     };
     match first_divergence(ta, tb, args.context) {
         None if code == exit::PASS => {
-            println!("identical ({} events{unrecorded})", ta.events.len())
+            println!("identical ({} events{unrecorded})", ta.events().len())
         }
-        None => println!("the events are identical ({}{unrecorded})", ta.events.len()),
+        None => println!(
+            "the events are identical ({}{unrecorded})",
+            ta.events().len()
+        ),
         Some(d) => {
             print!("{d}");
             code = exit::VIOLATION;
@@ -1918,7 +1918,7 @@ pub fn violating_events<'t>(trace: &'t Trace, verdict: &Verdict) -> Vec<&'t Even
             // A set: a cycle of `total_order` names hundreds of thousands of events.
             let named: std::collections::BTreeSet<u64> = v.events.iter().copied().collect();
             trace
-                .events
+                .events()
                 .iter()
                 .filter(|e| named.contains(&e.id))
                 .collect()
@@ -1939,16 +1939,16 @@ mod tests {
         assert_eq!(ms_to_the_ns(10_000_000), "10.000");
         assert_eq!(ms_to_the_ns(60_500_000), "60.500");
         assert_eq!(ms_to_the_ns(0), "0.000");
-        let trace = Trace {
-            nodes: 1,
-            events: vec![crate::harness::Event {
+        let trace = Trace::new(
+            1,
+            vec![crate::harness::Event {
                 id: 0,
                 t_ns: 10_000_001,
                 node: Some(0),
                 local_ns: Some(0),
                 kind: EventKind::Start { incarnation: 0 },
             }],
-        };
+        );
         let e = end_ns(&trace, Some(10), 0).unwrap_err();
         assert!(
             e.contains("at 10.000001 ms") && e.contains("give at least --end-ms 11"),

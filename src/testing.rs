@@ -872,7 +872,7 @@ impl<S: Spec> Check<S> {
                 .run(&sc, RunOptions::new(true))
                 .map_err(|e| Failure::headline(format!("seed {seed}: {e}")))?;
             let Some(trace) = &out.trace else { continue };
-            want.retain(|(_, kinds)| !crate::checkers::has_evidence(&trace.events, kinds));
+            want.retain(|(_, kinds)| !crate::checkers::has_evidence(trace.events(), kinds));
             let end = out.stats.end_t_ns;
             if let Some(found) = line_order_dependence(alg, &sc, trace, end) {
                 let (property, as_recorded, reordered) = found;
@@ -1369,13 +1369,13 @@ pub fn context_lines(trace: &Trace, verdict: &Verdict, around: usize, max: usize
         _ => &[],
     };
     let marked: Vec<usize> = trace
-        .events
+        .events()
         .iter()
         .enumerate()
         .filter(|(_, e)| ids.contains(&e.id))
         .map(|(i, _)| i)
         .collect();
-    let n = trace.events.len();
+    let n = trace.events().len();
     let (lo, hi) = match (marked.first(), marked.last()) {
         (Some(&a), Some(&b)) => (a.saturating_sub(around), (b + around + 1).min(n)),
         // a panic or a limit: the last events
@@ -1388,7 +1388,7 @@ pub fn context_lines(trace: &Trace, verdict: &Verdict, around: usize, max: usize
         .collect();
     if !marked.is_empty() {
         let past = crate::harness::view::causal_past(trace, &marked);
-        let is_fault = |i: usize| matches!(trace.events[i].kind, EventKind::Fault { .. });
+        let is_fault = |i: usize| matches!(trace.events()[i].kind, EventKind::Fault { .. });
         let faults: Vec<usize> = (0..hi)
             .filter(|&i| is_fault(i) && (past[i] || (lo..hi).contains(&i)))
             .collect();
@@ -1398,7 +1398,7 @@ pub fn context_lines(trace: &Trace, verdict: &Verdict, around: usize, max: usize
     let (Some(&first), Some(&last_shown)) = (shown.first(), shown.last()) else {
         return Vec::new();
     };
-    let columns = Columns::fitting(&trace.events[first..=last_shown], trace.nodes);
+    let columns = Columns::fitting(&trace.events()[first..=last_shown], trace.nodes);
     let mut out = Vec::new();
     let mut last = None;
     for i in shown {
@@ -1408,7 +1408,7 @@ pub fn context_lines(trace: &Trace, verdict: &Verdict, around: usize, max: usize
         let mark = if marked.contains(&i) { ">" } else { " " };
         out.push(format!(
             "  {mark} {}",
-            event_line_in(&trace.events[i], &columns)
+            event_line_in(&trace.events()[i], &columns)
         ));
         last = Some(i);
         if out.len() >= max {

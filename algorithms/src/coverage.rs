@@ -117,7 +117,7 @@ pub fn features(trace: &Trace) -> Vec<u64> {
     let mut out = Vec::with_capacity(256);
     // Kinds of the rarer events (faults, restarts, observations), to count per run.
     let mut counted = Vec::new();
-    for e in &trace.events {
+    for e in trace.events() {
         let kind = kind_hash(e);
         let Some(node) = e.node.filter(|&v| v < n) else {
             // A fault of the network (a partition, a heal, a link change).
@@ -257,7 +257,7 @@ impl Goal {
         let description = format!("a node gets `{fault}` between its `{open}` and `{close}`");
         Goal::new(name, description, move |t: &Trace| {
             let mut inside = vec![false; t.nodes];
-            t.events.iter().any(|e| {
+            t.events().iter().any(|e| {
                 let Some(node) = e.node.filter(|&v| v < t.nodes) else {
                     return false;
                 };
@@ -282,7 +282,7 @@ impl Goal {
         let within_ns = within_ms.saturating_mul(1_000_000);
         Goal::new(name, description, move |t: &Trace| {
             let mut since: Vec<Option<u64>> = vec![None; t.nodes];
-            t.events.iter().any(|e| {
+            t.events().iter().any(|e| {
                 let Some(node) = e.node.filter(|&v| v < t.nodes) else {
                     return false;
                 };
@@ -306,7 +306,7 @@ impl Goal {
         Goal::new(name, description, move |t: &Trace| {
             let mut down = vec![false; t.nodes];
             let mut count = 0usize;
-            t.events.iter().any(|e| {
+            t.events().iter().any(|e| {
                 match &e.kind {
                     EventKind::Fault {
                         fault: Fault::Crash { node },
@@ -336,7 +336,7 @@ impl Goal {
             "a node that believes it leads is crashed or paused",
             |t: &Trace| {
                 let mut leads = vec![false; t.nodes];
-                t.events.iter().any(|e| {
+                t.events().iter().any(|e| {
                     let Some(node) = e.node.filter(|&n| n < t.nodes) else {
                         return false;
                     };
@@ -601,7 +601,7 @@ mod tests {
         ev(t_ms, node, EventKind::Fault { fault: f })
     }
     fn trace(events: Vec<Event>) -> Trace {
-        Trace { nodes: 3, events }
+        Trace::new(3, events)
     }
 
     #[test]

@@ -216,7 +216,7 @@ fn collect(trace: &Trace, before_ns: u64) -> Vec<Kind> {
             nth: kind.counts[node],
         });
     };
-    for e in &trace.events {
+    for e in trace.events() {
         let Some(node) = e.node else { continue };
         if e.t_ns >= before_ns || node >= trace.nodes {
             continue;
@@ -887,7 +887,7 @@ mod tests {
         let trace = alg.run(&done, RunOptions::new(true));
         let trace = trace.unwrap().trace.unwrap();
         let sends_at = |trace: &Trace, node: NodeId, t_ns: u64| {
-            trace.events.iter().any(|e| {
+            trace.events().iter().any(|e| {
                 e.node == Some(node) && e.t_ns == t_ns && matches!(e.kind, EventKind::Send { .. })
             })
         };

@@ -141,7 +141,7 @@ pub fn enters(out: &Outcome) -> Vec<usize> {
     out.trace
         .as_ref()
         .expect("recorded")
-        .events
+        .events()
         .iter()
         .filter(|e| {
             matches!(

@@ -367,7 +367,7 @@ pub fn regression_noise_weight(n: usize) -> f64 {
 /// the clock it left); the first event reading something else is returned.
 pub fn readings_agree(sc: &Scenario, trace: &Trace) -> Result<(), String> {
     let mut clocks = initial_clocks(sc);
-    let events = &trace.events;
+    let events = trace.events();
     let mut i = 0;
     while i < events.len() {
         let t = events[i].t_ns;
@@ -536,7 +536,7 @@ impl BoundedSkew {
 
     /// Judges a whole recorded trace ending at `end_t_ns`.
     pub fn check(&mut self, trace: &Trace, end_t_ns: u64) -> Result<(), Violation> {
-        for e in &trace.events {
+        for e in trace.events() {
             self.on_event(e)?;
         }
         self.finish(end_t_ns)

@@ -399,7 +399,7 @@ mod tests {
     }
 
     fn run(events: Vec<Event>, k: usize) -> Result<(), Violation> {
-        let trace = Trace { nodes: 3, events };
+        let trace = Trace::new(3, events);
         let mut cs: Vec<Box<dyn Checker>> = vec![Box::new(BoundedWaiting::new(k))];
         check_trace(&trace, 1_000, &mut cs)
     }

@@ -686,7 +686,7 @@ mod tests {
     use sincro_harness::Trace;
 
     fn run(events: Vec<Event>) -> Result<(), Violation> {
-        let trace = Trace { nodes: 3, events };
+        let trace = Trace::new(3, events);
         let mut cs: Vec<Box<dyn Checker>> = vec![Box::new(CausalDelivery::new(3))];
         check_trace(&trace, 1_000, &mut cs)
     }
@@ -715,14 +715,14 @@ mod tests {
             "no row for a node that neither multicasts nor delivers"
         );
         // 3 nodes: node 0's row and its multicasts' pasts (9 entries), then node 1's row (12)
-        let trace = Trace {
-            nodes: 3,
-            events: vec![
+        let trace = Trace::new(
+            3,
+            vec![
                 multicast(0, 0, "m"),
                 multicast(1, 0, "m2"),
                 delivered(2, 1, "m2"), // m2 before m: a violation, past the limit
             ],
-        };
+        );
         for (max, judged) in [(1_000, true), (9, false)] {
             let mut cs: Vec<Box<dyn Checker>> =
                 vec![Box::new(CausalDelivery::with_entries_max(3, max))];

@@ -418,7 +418,7 @@ mod tests {
     }
 
     fn run(events: Vec<Event>, end_ms: u64) -> Result<(), Violation> {
-        let trace = Trace { nodes: 3, events };
+        let trace = Trace::new(3, events);
         let mut cs: Vec<Box<dyn Checker>> = vec![Box::new(DeadlockCompleteness::new(0, 100))];
         check_trace(&trace, end_ms * NS_PER_MS, &mut cs)
     }
@@ -474,10 +474,7 @@ mod tests {
     fn an_edge_ended_by_a_node_that_never_observed_it_stops_the_judging() {
         let mut ev = cycle();
         ev.push(obs(3, 50, 1, Observation::WaitEnd { waiter: 2, on: 0 }));
-        let trace = Trace {
-            nodes: 3,
-            events: ev,
-        };
+        let trace = Trace::new(3, ev);
         let mut cs: Vec<Box<dyn Checker>> = vec![Box::new(DeadlockCompleteness::new(0, 100))];
         match judge_trace(&trace, 1000 * NS_PER_MS, &mut cs) {
             Verdict::Unjudged { reason, .. } => {
@@ -640,10 +637,7 @@ mod tests {
     fn a_cycle_open_at_an_early_end_is_not_judged() {
         // the run ends before the deadline (103 ms): could not judge, never a pass
         run(cycle(), 90).unwrap();
-        let trace = Trace {
-            nodes: 3,
-            events: cycle(),
-        };
+        let trace = Trace::new(3, cycle());
         let mut cs: Vec<Box<dyn Checker>> = vec![Box::new(DeadlockCompleteness::new(0, 100))];
         match judge_trace(&trace, 90 * NS_PER_MS, &mut cs) {
             Verdict::Unjudged { property, reason } => {
@@ -660,10 +654,7 @@ mod tests {
             0,
             Observation::DeadlockDetected { initiator: 0 },
         ));
-        let trace = Trace {
-            nodes: 3,
-            events: reported,
-        };
+        let trace = Trace::new(3, reported);
         let mut cs: Vec<Box<dyn Checker>> = vec![Box::new(DeadlockCompleteness::new(0, 100))];
         assert_eq!(judge_trace(&trace, 90 * NS_PER_MS, &mut cs), Verdict::Pass);
     }

@@ -583,7 +583,7 @@ mod tests {
     pub(crate) use crate::test_events::observe_ms as obs;
 
     fn run(events: Vec<Event>) -> Result<(), Violation> {
-        let trace = Trace { nodes: 3, events };
+        let trace = Trace::new(3, events);
         let mut cs: Vec<Box<dyn Checker>> = vec![Box::new(DeadlockSoundness::new(3))];
         check_trace(&trace, 1_000_000_000, &mut cs)
     }
@@ -727,10 +727,7 @@ mod tests {
             run(cycle[..2].iter().cloned().chain([dd(2, 9, 0)]).collect()),
             Ok(())
         );
-        let trace = Trace {
-            nodes: 3,
-            events: cycle,
-        };
+        let trace = Trace::new(3, cycle);
         let mut cs: Vec<Box<dyn Checker>> = vec![Box::new(DeadlockSoundness::new(3))];
         match sincro_harness::check::judge_trace(&trace, 1_000_000_000, &mut cs) {
             sincro_harness::Verdict::Unjudged { reason, .. } => {
@@ -770,10 +767,7 @@ mod tests {
                 .map(|v| obs(v as u64, 1, v, wf(v, (v + 1) % n)))
                 .collect();
             ev.extend((0..n).map(|v| dd((n + v) as u64, report_at, v)));
-            Trace {
-                nodes: n,
-                events: ev,
-            }
+            Trace::new(n, ev)
         };
         let judge = |t: &Trace| {
             let mut cs: Vec<Box<dyn Checker>> = vec![Box::new(DeadlockSoundness::new(t.nodes))];
@@ -786,10 +780,7 @@ mod tests {
         let mut ev = vec![obs(0, 1, 1, wf(1, 0))];
         ev.extend((2..m).map(|v| obs(v as u64 - 1, 5, v, wf(0, 1))));
         ev.push(dd(m as u64 - 1, 5, 0));
-        match judge(&Trace {
-            nodes: m,
-            events: ev,
-        }) {
+        match judge(&Trace::new(m, ev)) {
             sincro_harness::Verdict::Unjudged { reason, .. } => {
                 assert!(reason.contains("orders to search"), "{reason}")
             }
@@ -832,7 +823,7 @@ mod tests {
             0,
             Observation::DeadlockDetected { initiator: 0 },
         ));
-        let trace = Trace { nodes: n, events };
+        let trace = Trace::new(n, events);
         let mut cs: Vec<Box<dyn Checker>> = vec![Box::new(DeadlockSoundness::new(n))];
         let v = check_trace(&trace, 1_000_000_000, &mut cs).unwrap_err();
         assert!(

@@ -136,7 +136,7 @@ mod tests {
     }
 
     fn run(events: Vec<Event>) -> Result<(), Violation> {
-        let trace = Trace { nodes: 3, events };
+        let trace = Trace::new(3, events);
         let mut cs: Vec<Box<dyn Checker>> = vec![Box::new(LamportCondition::new(3))];
         check_trace(&trace, 1_000, &mut cs)
     }

@@ -209,7 +209,7 @@ mod tests {
     use crate::test_events::observe_ms as obs;
 
     fn run(events: Vec<Event>, quiet_ms: u64, bound_ms: u64, end_ms: u64) -> Result<(), Violation> {
-        let trace = Trace { nodes: 3, events };
+        let trace = Trace::new(3, events);
         let mut cs: Vec<Box<dyn Checker>> = vec![Box::new(Liveness::new(quiet_ms, bound_ms))];
         check_trace(&trace, end_ms * NS_PER_MS, &mut cs)
     }
@@ -251,10 +251,7 @@ mod tests {
     fn a_request_pending_at_an_early_end_is_not_judged() {
         let events = || vec![obs(0, 10, 1, Observation::CsRequest { resource: 0 })];
         let judge = |end_ms: u64| {
-            let trace = Trace {
-                nodes: 3,
-                events: events(),
-            };
+            let trace = Trace::new(3, events());
             let mut cs: Vec<Box<dyn Checker>> = vec![Box::new(Liveness::new(50, 100))];
             judge_trace(&trace, end_ms * NS_PER_MS, &mut cs)
         };
@@ -297,7 +294,7 @@ mod tests {
             },
         ];
         let judge = |events: Vec<Event>| {
-            let trace = Trace { nodes: 3, events };
+            let trace = Trace::new(3, events);
             let mut cs: Vec<Box<dyn Checker>> = vec![Box::new(Liveness::new(0, 100))];
             judge_trace(&trace, 950 * NS_PER_MS, &mut cs)
         };

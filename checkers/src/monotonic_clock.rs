@@ -236,7 +236,7 @@ mod tests {
     }
 
     fn run(events: Vec<Event>) -> Result<(), Violation> {
-        let trace = Trace { nodes: 2, events };
+        let trace = Trace::new(2, events);
         let mut c: Vec<Box<dyn Checker>> = vec![Box::new(MonotonicClock::new(2))];
         check_trace(&trace, 1_000_000, &mut c)
     }

@@ -520,7 +520,7 @@ mod tests {
     }
 
     fn run(events: Vec<Event>) -> Result<(), Violation> {
-        let trace = Trace { nodes: 3, events };
+        let trace = Trace::new(3, events);
         let mut cs: Vec<Box<dyn Checker>> = vec![Box::new(MutualExclusion::new(3))];
         check_trace(&trace, 1_000, &mut cs)
     }
@@ -540,7 +540,7 @@ mod tests {
                 )
             })
             .collect();
-        let trace = sincro_harness::Trace { nodes: n, events };
+        let trace = sincro_harness::Trace::new(n, events);
         let mut cs: Vec<Box<dyn Checker>> = vec![Box::new(MutualExclusion::new(n))];
         assert_eq!(
             sincro_harness::check::judge_trace(&trace, 10_000_000, &mut cs),
@@ -582,7 +582,7 @@ mod tests {
                 },
             );
         }
-        let trace = sincro_harness::Trace { nodes: 18, events };
+        let trace = sincro_harness::Trace::new(18, events);
         let mut cs: Vec<Box<dyn Checker>> = vec![Box::new(MutualExclusion::new(18))];
         let verdict = sincro_harness::check::judge_trace(&trace, 10_000_000, &mut cs);
         let sincro_harness::Verdict::Violation(v) = verdict else {
@@ -618,7 +618,7 @@ mod tests {
                 Observation::CsExit { resource: v as u32 },
             ));
         }
-        let trace = sincro_harness::Trace { nodes: n, events };
+        let trace = sincro_harness::Trace::new(n, events);
         let mut cs: Vec<Box<dyn Checker>> = vec![Box::new(MutualExclusion::new(n))];
         let sincro_harness::Verdict::Violation(v) =
             sincro_harness::check::judge_trace(&trace, 10_000_000, &mut cs)

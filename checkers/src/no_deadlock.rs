@@ -238,7 +238,7 @@ mod tests {
     use crate::test_events::observe_ms as obs;
 
     fn run(events: Vec<Event>, end_ms: u64) -> Result<(), Violation> {
-        let trace = Trace { nodes: 3, events };
+        let trace = Trace::new(3, events);
         let mut cs: Vec<Box<dyn Checker>> = vec![Box::new(NoDeadlock::new(0, 100))];
         check_trace(&trace, end_ms * NS_PER_MS, &mut cs)
     }
@@ -301,7 +301,7 @@ mod tests {
                 obs(i, 10, i as usize, Observation::CsRequest { resource: r })
             })
             .collect();
-        let trace = Trace { nodes: 12, events };
+        let trace = Trace::new(12, events);
         let mut cs: Vec<Box<dyn Checker>> = vec![Box::new(NoDeadlock::new(0, 100))];
         let v = check_trace(&trace, 500 * NS_PER_MS, &mut cs).unwrap_err();
         assert!(
@@ -313,7 +313,7 @@ mod tests {
     }
 
     fn verdict(events: Vec<Event>, end_ms: u64) -> Verdict {
-        let trace = Trace { nodes: 3, events };
+        let trace = Trace::new(3, events);
         let mut cs: Vec<Box<dyn Checker>> = vec![Box::new(NoDeadlock::new(0, 100))];
         judge_trace(&trace, end_ms * NS_PER_MS, &mut cs)
     }

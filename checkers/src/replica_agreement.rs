@@ -180,9 +180,9 @@ mod tests {
 
     #[test]
     fn fig_6_11_diverged_accounts_are_caught() {
-        let trace = Trace {
-            nodes: 2,
-            events: vec![
+        let trace = Trace::new(
+            2,
+            vec![
                 observe(0, 0, state("$1000.00")),
                 observe(1, 1, state("$1000.00")),
                 observe(2, 0, state("$1100.00")),
@@ -190,7 +190,7 @@ mod tests {
                 observe(4, 0, state("$1111.00")),
                 observe(5, 1, state("$1110.00")),
             ],
-        };
+        );
         let mut cs: Vec<Box<dyn Checker>> = vec![Box::new(ReplicaAgreement::new(2))];
         let v = check_trace(&trace, 9_000, &mut cs).unwrap_err();
         assert_eq!(v.property, PROPERTY);
@@ -212,9 +212,9 @@ mod tests {
             local_ns: None,
             kind,
         };
-        let trace = Trace {
-            nodes: 2,
-            events: vec![
+        let trace = Trace::new(
+            2,
+            vec![
                 at(
                     0,
                     0,
@@ -248,7 +248,7 @@ mod tests {
                     },
                 ),
             ],
-        };
+        );
         let judge = |end_ms: u64| {
             let mut cs: Vec<Box<dyn Checker>> =
                 vec![Box::new(ReplicaAgreement::with_bound(2, 0, 100))];
@@ -278,7 +278,7 @@ mod tests {
         let events: Vec<Event> = (0..12)
             .map(|n| observe(n as u64, n, state(if n == 5 { "$9" } else { "$1" })))
             .collect();
-        let trace = Trace { nodes: 12, events };
+        let trace = Trace::new(12, events);
         let mut cs: Vec<Box<dyn Checker>> = vec![Box::new(ReplicaAgreement::new(12))];
         let v = check_trace(&trace, 9_000, &mut cs).unwrap_err();
         assert_eq!(
@@ -291,7 +291,7 @@ mod tests {
     #[test]
     fn a_single_reporter_is_not_an_agreement() {
         let judge = |nodes: usize, events: Vec<Event>| {
-            let trace = Trace { nodes, events };
+            let trace = Trace::new(nodes, events);
             let mut cs: Vec<Box<dyn Checker>> = vec![Box::new(ReplicaAgreement::new(nodes))];
             judge_trace(&trace, 9_000, &mut cs)
         };
@@ -327,14 +327,14 @@ mod tests {
 
     #[test]
     fn agreeing_replicas_pass() {
-        let trace = Trace {
-            nodes: 3,
-            events: vec![
+        let trace = Trace::new(
+            3,
+            vec![
                 observe(0, 0, state("$1000.00")),
                 observe(1, 1, state("$1110.00")),
                 observe(2, 0, state("$1110.00")),
             ],
-        };
+        );
         let mut cs: Vec<Box<dyn Checker>> = vec![Box::new(ReplicaAgreement::new(3))];
         check_trace(&trace, 9_000, &mut cs).unwrap();
     }

@@ -286,7 +286,7 @@ mod tests {
     use sincro_harness::Trace;
 
     fn run(events: Vec<Event>) -> Result<(), Violation> {
-        let trace = Trace { nodes: 3, events };
+        let trace = Trace::new(3, events);
         let mut cs: Vec<Box<dyn Checker>> = vec![Box::new(TotalOrder::new(3))];
         check_trace(&trace, 1_000, &mut cs)
     }

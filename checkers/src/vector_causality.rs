@@ -237,7 +237,7 @@ mod tests {
     }
 
     fn run(events: Vec<Event>) -> Result<(), Violation> {
-        let trace = Trace { nodes: 3, events };
+        let trace = Trace::new(3, events);
         let mut cs: Vec<Box<dyn Checker>> = vec![Box::new(VectorCausality::new(3))];
         check_trace(&trace, 1_000, &mut cs)
     }
@@ -266,12 +266,12 @@ mod tests {
     /// not others is caught, in either order.
     #[test]
     fn lamport_clocks_alone_are_not_judged_and_a_missing_vector_among_vectors_is_caught() {
-        let trace = Trace {
-            nodes: 3,
-            events: vec![observe(0, 0, vt(vec![])), observe(1, 1, vt(vec![]))],
-        };
+        let trace = Trace::new(
+            3,
+            vec![observe(0, 0, vt(vec![])), observe(1, 1, vt(vec![]))],
+        );
         let mut c = VectorCausality::new(3);
-        for e in &trace.events {
+        for e in trace.events() {
             c.on_event(e).unwrap();
         }
         c.finish(1_000).unwrap();
@@ -349,7 +349,7 @@ mod tests {
         if let Some(v) = last {
             events.push(observe(id, 1, vt(v)));
         }
-        let trace = Trace { nodes: 3, events };
+        let trace = Trace::new(3, events);
         let mut cs: Vec<Box<dyn Checker>> = vec![Box::new(VectorCausality::new(3))];
         check_trace(&trace, 1_000, &mut cs)
     }
@@ -456,10 +456,7 @@ mod tests {
                     }
                 }
             }
-            let trace = Trace {
-                nodes,
-                events: events.clone(),
-            };
+            let trace = Trace::new(nodes, events.clone());
             let mut cs: Vec<Box<dyn Checker>> = vec![Box::new(VectorCausality::new(nodes))];
             let fast = check_trace(&trace, 1_000, &mut cs)
                 .err()

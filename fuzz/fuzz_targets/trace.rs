@@ -28,7 +28,7 @@ fuzz_target!(|data: &[u8]| {
     let mut sc = Scenario::from_json(r#"{"algorithm":"x","nodes":1,"seed":0,"duration_ms":1}"#)
         .expect("a valid scenario");
     sc.nodes = trace.nodes;
-    let end_ns = trace.events.last().map_or(0, |e| e.t_ns);
+    let end_ns = trace.events().last().map_or(0, |e| e.t_ns);
     for property in sincro_checkers::PROPERTIES.iter().chain(["bounded_waiting"].iter()) {
         for bound_ms in [0, 1_000] {
             let checker = sincro_checkers::by_name(property, &sc, bound_ms).expect("a property");

@@ -138,7 +138,7 @@ pub fn check_trace(
     end_t_ns: u64,
     checkers: &mut [Box<dyn Checker>],
 ) -> Result<(), Violation> {
-    for e in &trace.events {
+    for e in trace.events() {
         for c in checkers.iter_mut() {
             c.on_event(e)?;
         }

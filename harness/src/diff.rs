@@ -108,15 +108,15 @@ fn diff_values(path: &str, a: &serde_json::Value, b: &serde_json::Value, out: &m
 /// The first event at which `a` and `b` differ, with `context` events of context on each side;
 /// `None` when both have the same events (node counts are not compared).
 pub fn first_divergence(a: &Trace, b: &Trace, context: usize) -> Option<Divergence> {
-    let common = a.events.len().min(b.events.len());
+    let common = a.events().len().min(b.events().len());
     let index = (0..common)
-        .find(|&i| a.events[i] != b.events[i])
+        .find(|&i| a.events()[i] != b.events()[i])
         .unwrap_or(common);
-    if index == a.events.len() && index == b.events.len() {
+    if index == a.events().len() && index == b.events().len() {
         return None;
     }
     let after = |t: &Trace| -> Vec<Event> {
-        t.events
+        t.events()
             .iter()
             .skip(index + 1)
             .take(context)
@@ -125,13 +125,13 @@ pub fn first_divergence(a: &Trace, b: &Trace, context: usize) -> Option<Divergen
     };
     Some(Divergence {
         index,
-        a: a.events.get(index).cloned(),
-        b: b.events.get(index).cloned(),
-        before: a.events[index.saturating_sub(context)..index].to_vec(),
+        a: a.events().get(index).cloned(),
+        b: b.events().get(index).cloned(),
+        before: a.events()[index.saturating_sub(context)..index].to_vec(),
         after_a: after(a),
         after_b: after(b),
-        len_a: a.events.len(),
-        len_b: b.events.len(),
+        len_a: a.events().len(),
+        len_b: b.events().len(),
     })
 }
 
@@ -207,9 +207,9 @@ mod tests {
     }
 
     fn trace() -> Trace {
-        Trace {
-            nodes: 2,
-            events: vec![
+        Trace::new(
+            2,
+            vec![
                 ev(0, 0, 0, EventKind::Start { incarnation: 0 }),
                 ev(1, 0, 1, EventKind::Start { incarnation: 0 }),
                 ev(
@@ -242,7 +242,7 @@ mod tests {
                     },
                 ),
             ],
-        }
+        )
     }
 
     #[test]
@@ -258,16 +258,16 @@ mod tests {
     fn finds_the_first_differing_event_and_its_fields() {
         let a = trace();
         let mut b = trace();
-        b.events[3].t_ns += 500_000;
-        b.events[3].local_ns = Some(b.events[3].t_ns as i64);
-        b.events[4].t_ns += 500_000;
+        b.events_mut()[3].t_ns += 500_000;
+        b.events_mut()[3].local_ns = Some(b.events()[3].t_ns as i64);
+        b.events_mut()[4].t_ns += 500_000;
         let d = first_divergence(&a, &b, 2).expect("they differ");
         assert_eq!(d.index, 3);
-        assert_eq!(d.a.as_ref(), Some(&a.events[3]));
-        assert_eq!(d.b.as_ref(), Some(&b.events[3]));
-        assert_eq!(d.before, a.events[1..3].to_vec());
-        assert_eq!(d.after_a, vec![a.events[4].clone()]);
-        assert_eq!(d.after_b, vec![b.events[4].clone()]);
+        assert_eq!(d.a.as_ref(), Some(&a.events()[3]));
+        assert_eq!(d.b.as_ref(), Some(&b.events()[3]));
+        assert_eq!(d.before, a.events()[1..3].to_vec());
+        assert_eq!(d.after_a, vec![a.events()[4].clone()]);
+        assert_eq!(d.after_b, vec![b.events()[4].clone()]);
         assert_eq!(d.differing_fields(), vec!["local_ns", "t_ns"]);
         let text = d.to_string();
         assert!(
@@ -293,13 +293,13 @@ mod tests {
     fn lines_that_read_alike_give_the_exact_values() {
         let a = trace();
         let mut b = trace();
-        b.events[3].t_ns += 1;
+        b.events_mut()[3].t_ns += 1;
         let d = first_divergence(&a, &b, 0).unwrap();
         let text = d.to_string();
         assert!(text.contains("t_ns = 3000000\n"), "{text}");
         assert!(text.contains("t_ns = 3000001\n"), "{text}");
         // lines that differ visibly need no such addition
-        b.events[3].t_ns += 500_000;
+        b.events_mut()[3].t_ns += 500_000;
         let text = first_divergence(&a, &b, 0).unwrap().to_string();
         assert!(!text.contains("t_ns = "), "{text}");
     }
@@ -308,7 +308,7 @@ mod tests {
     fn a_kind_change_names_the_field() {
         let a = trace();
         let mut b = trace();
-        b.events[2].kind = EventKind::Send {
+        b.events_mut()[2].kind = EventKind::Send {
             msg_id: 0,
             to: 0,
             msg: "Release".into(),
@@ -316,7 +316,7 @@ mod tests {
         let d = first_divergence(&a, &b, 5).unwrap();
         assert_eq!(d.index, 2);
         assert_eq!(d.differing_fields(), vec!["kind.msg"]);
-        b.events[2].kind = EventKind::Input { input: "x".into() };
+        b.events_mut()[2].kind = EventKind::Input { input: "x".into() };
         let d = first_divergence(&a, &b, 5).unwrap();
         assert_eq!(d.differing_fields(), vec!["kind"]);
     }
@@ -325,7 +325,7 @@ mod tests {
     fn a_shorter_trace_diverges_where_it_ends() {
         let a = trace();
         let mut b = trace();
-        b.events.truncate(4);
+        b.events_mut().truncate(4);
         let d = first_divergence(&a, &b, 1).unwrap();
         assert_eq!((d.index, d.b.as_ref()), (4, None));
         assert_eq!(d.differing_fields(), vec!["end of trace b"]);

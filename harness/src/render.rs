@@ -192,7 +192,7 @@ impl Default for Columns {
 impl Columns {
     /// The columns that fit every event of `trace`.
     pub fn of(trace: &Trace) -> Columns {
-        Columns::fitting(&trace.events, trace.nodes)
+        Columns::fitting(trace.events(), trace.nodes)
     }
 
     /// The columns that fit `events`, of a run of `nodes` nodes.
@@ -334,7 +334,7 @@ pub fn text_view(trace: &Trace, sel: &Selection, verdict: Option<&Verdict>) -> S
         out,
         "# {} nodes, {} events; columns: global time, node, @local clock (ms), event",
         trace.nodes,
-        trace.events.len()
+        trace.events().len()
     );
     // A note is wrapped to 100 columns (it was one line of up to 265), its continuation
     // lines indented.
@@ -363,7 +363,7 @@ fn marked_ids(trace: &Trace, verdict: Option<&Verdict>) -> BTreeSet<u64> {
     match verdict {
         Some(Verdict::Violation(v)) => v.events.iter().copied().collect(),
         Some(Verdict::Panic { node, t_ns, .. }) => trace
-            .events
+            .events()
             .iter()
             .filter(|e| {
                 e.node == Some(*node)
@@ -647,23 +647,23 @@ pub fn mermaid_view(trace: &Trace, sel: &Selection, verdict: Option<&Verdict>) -
     let marked = marked_ids(trace, verdict);
     let kept = view::cut(trace, verdict, &sel.shown, MERMAID_MAX_EVENTS);
     let prefix = sel.shown.starts_with(&kept);
-    let shown: Vec<&Event> = kept.iter().filter_map(|&i| trace.events.get(i)).collect();
-    let all_events: Vec<&Event> = trace.events.iter().collect();
+    let shown: Vec<&Event> = kept.iter().filter_map(|&i| trace.events().get(i)).collect();
+    let all_events: Vec<&Event> = trace.events().iter().collect();
     let in_trace = node_count(&all_events, trace.nodes);
     let nodes = lanes(&shown, in_trace);
     let all = mermaid_span(0, nodes - 1);
     let messages = Messages {
-        sends: message_texts(&trace.events),
+        sends: message_texts(trace.events()),
         drawn: arrivals(shown.iter().copied()),
-        all: arrivals(&trace.events),
-        delivered: deliveries(&trace.events),
+        all: arrivals(trace.events()),
+        delivered: deliveries(trace.events()),
     };
     let mut out = String::from("sequenceDiagram\n");
     let _ = writeln!(
         out,
         "    %% sincro trace: {} nodes, {} events",
         in_trace,
-        trace.events.len()
+        trace.events().len()
     );
     for n in 0..nodes {
         let _ = writeln!(out, "    participant n{n}");
@@ -674,7 +674,7 @@ pub fn mermaid_view(trace: &Trace, sel: &Selection, verdict: Option<&Verdict>) -
     let violation_note = |out: &mut String| {
         if let Some(Verdict::Violation(v)) = verdict {
             let involved: Vec<NodeId> = trace
-                .events
+                .events()
                 .iter()
                 .filter(|e| marked.contains(&e.id))
                 .flat_map(nodes_named)
@@ -1537,11 +1537,11 @@ fn diagram(
 ) -> Diagram {
     let marked = marked_ids(trace, verdict);
     let nodes = lanes(shown, trace.nodes);
-    let sends = message_texts(&trace.events);
+    let sends = message_texts(trace.events());
     let mut d = Drawing::gather(
         shown,
         &sends,
-        &arrivals(&trace.events),
+        &arrivals(trace.events()),
         &marked,
         trace.nodes,
     );
@@ -2045,10 +2045,10 @@ fn diagram(
 pub fn html_view(trace: &Trace, sel: &Selection, verdict: Option<&Verdict>, title: &str) -> String {
     let sel = &sel.drawable(trace);
     let marked = marked_ids(trace, verdict);
-    let total = trace.events.len();
+    let total = trace.events().len();
     let kept = view::cut(trace, verdict, &sel.shown, HTML_MAX_EVENTS);
     let prefix = sel.shown.starts_with(&kept);
-    let shown: Vec<&Event> = kept.iter().filter_map(|&i| trace.events.get(i)).collect();
+    let shown: Vec<&Event> = kept.iter().filter_map(|&i| trace.events().get(i)).collect();
     let nodes = node_count(&shown, trace.nodes);
 
     // The page.
@@ -2091,10 +2091,10 @@ pub fn html_view(trace: &Trace, sel: &Selection, verdict: Option<&Verdict>, titl
                 !c.is_empty()
                     && c.len() < shown.len()
                     && (marked.is_empty()
-                        || c.iter().any(|&i| marked.contains(&trace.events[i].id)))
+                        || c.iter().any(|&i| marked.contains(&trace.events()[i].id)))
             })
             .map(|c| {
-                let events: Vec<&Event> = c.iter().map(|&i| &trace.events[i]).collect();
+                let events: Vec<&Event> = c.iter().map(|&i| &trace.events()[i]).collect();
                 let first = Some(first_screen(true));
                 (
                     c.len(),
@@ -2116,11 +2116,14 @@ pub fn html_view(trace: &Trace, sel: &Selection, verdict: Option<&Verdict>, titl
     // The trace's counts, and the view's when it shows part of it: the line gave the view's
     // message counts beside the trace's event count, unlabelled (18 delivered where the run
     // delivered 194).
-    let (delivered, dropped) = trace.events.iter().fold((0, 0), |(d, x), e| match e.kind {
-        EventKind::Deliver { .. } => (d + 1, x),
-        EventKind::Drop { .. } => (d, x + 1),
-        _ => (d, x),
-    });
+    let (delivered, dropped) = trace
+        .events()
+        .iter()
+        .fold((0, 0), |(d, x), e| match e.kind {
+            EventKind::Deliver { .. } => (d + 1, x),
+            EventKind::Drop { .. } => (d, x + 1),
+            _ => (d, x),
+        });
     let counts = if shown.len() < total {
         format!(
             "{total} events ({} shown) · {delivered} messages delivered, {dropped} dropped \
@@ -2139,7 +2142,7 @@ pub fn html_view(trace: &Trace, sel: &Selection, verdict: Option<&Verdict>, titl
         html_escape(title),
         html_escape(title),
         html_escape(&vtext),
-        match (verdict, trace.events.last()) {
+        match (verdict, trace.events().last()) {
             (Some(Verdict::Violation(v)), Some(last))
                 if shown.last() == Some(&last) && v.events.contains(&last.id) =>
             {
@@ -2300,13 +2303,13 @@ mod tests {
             local_ns: Some(local_ns),
             kind: EventKind::Start { incarnation: 0 },
         };
-        let trace = Trace {
-            nodes: 1001,
-            events: vec![
+        let trace = Trace::new(
+            1001,
+            vec![
                 ev(0, 1_000_000, 0, 1_000_000),
                 ev(1, 150_000_000_000_000, 1000, -12_345_678_000_000),
             ],
-        };
+        );
         let s = text(&trace, None);
         let starts: Vec<usize> = s
             .lines()
@@ -2317,14 +2320,11 @@ mod tests {
         assert_eq!(starts[0], starts[1], "{s}");
         assert!(s.contains("150000000.000 ms  n1000 @-12345678.000"), "{s}");
         // Below the limits the default widths hold: the lines are as before.
-        let small = Trace {
-            nodes: 2,
-            events: vec![ev(0, 1_000_000, 1, 1_000_000)],
-        };
+        let small = Trace::new(2, vec![ev(0, 1_000_000, 1, 1_000_000)]);
         let c = Columns::of(&small);
         assert_eq!(
-            event_line_in(&small.events[0], &c),
-            event_line(&small.events[0])
+            event_line_in(&small.events()[0], &c),
+            event_line(&small.events()[0])
         );
     }
 
@@ -2342,10 +2342,7 @@ mod tests {
                 obs: Observation::Note { text: "up".into() },
             },
         };
-        let trace = Trace {
-            nodes: 10_000,
-            events: vec![start(0, 0), start(1, 1), start(2, 2)],
-        };
+        let trace = Trace::new(10_000, vec![start(0, 0), start(1, 1), start(2, 2)]);
         let m = mermaid(&trace, None);
         assert_eq!(m.matches("participant ").count(), 3, "{m}");
         assert!(m.contains("%% sincro trace: 10000 nodes"), "{m}");
@@ -2356,10 +2353,7 @@ mod tests {
         assert!(h.contains("10000 nodes ·"));
         assert!(h.contains(">n2<") && !h.contains(">n3<"));
         // Up to LANES_ALL_MAX nodes, every lane, named or not.
-        let small = Trace {
-            nodes: LANES_ALL_MAX,
-            events: vec![start(0, 0)],
-        };
+        let small = Trace::new(LANES_ALL_MAX, vec![start(0, 0)]);
         let m = mermaid(&small, None);
         assert_eq!(m.matches("participant ").count(), LANES_ALL_MAX, "{m}");
         assert!(!m.contains("not drawn"));
@@ -2384,10 +2378,7 @@ mod tests {
             local_ns: None,
             kind: EventKind::Fault { fault: p },
         };
-        let trace = Trace {
-            nodes: 3,
-            events: vec![fault],
-        };
+        let trace = Trace::new(3, vec![fault]);
         for view in [
             text(&trace, None),
             mermaid(&trace, None),
@@ -2424,10 +2415,7 @@ mod tests {
                 message: "boom".into(),
             },
         };
-        let trace = Trace {
-            nodes: 2,
-            events: vec![panic(0, 0), panic(1, 1)],
-        };
+        let trace = Trace::new(2, vec![panic(0, 0), panic(1, 1)]);
         let v = Verdict::Panic {
             node: 1,
             t_ns: 2_000_000,
@@ -2443,9 +2431,9 @@ mod tests {
 
     #[test]
     fn marks_violating_events() {
-        let trace = Trace {
-            nodes: 2,
-            events: vec![Event {
+        let trace = Trace::new(
+            2,
+            vec![Event {
                 id: 0,
                 t_ns: 1_500_000,
                 node: Some(1),
@@ -2454,7 +2442,7 @@ mod tests {
                     obs: Observation::CsEnter { resource: 0 },
                 },
             }],
-        };
+        );
         let v = Verdict::Violation(crate::Violation {
             property: "p".into(),
             class: crate::PropertyClass::Safety,
@@ -2477,10 +2465,7 @@ mod tests {
     /// comment line: its second line was printed bare, as if it were an event.
     #[test]
     fn the_verdict_footer_is_one_line() {
-        let trace = Trace {
-            nodes: 1,
-            events: Vec::new(),
-        };
+        let trace = Trace::new(1, Vec::new());
         let v = Verdict::Panic {
             node: 0,
             t_ns: 0,
@@ -2689,7 +2674,7 @@ mod tests {
             t_ns: 17_000_000,
             events: vec![18, 19],
         });
-        (Trace { nodes: 3, events }, verdict)
+        (Trace::new(3, events), verdict)
     }
 
     #[test]
@@ -2777,9 +2762,9 @@ mod tests {
                 },
             )
         };
-        let trace = Trace {
-            nodes: 2,
-            events: vec![
+        let trace = Trace::new(
+            2,
+            vec![
                 send(0, 1, 0, 0, 1, "Grant"),
                 ev(
                     1,
@@ -2794,7 +2779,7 @@ mod tests {
                 ),
                 send(2, 3, 1, 1, 0, "Release"),
             ],
-        };
+        );
         let m = mermaid(&trace, None);
         assert!(m.contains("n0->>n1: Grant"), "{m}");
         assert!(
@@ -2838,7 +2823,7 @@ mod tests {
                 },
             })
             .collect();
-        Trace { nodes: 1, events }
+        Trace::new(1, events)
     }
 
     #[test]
@@ -2893,10 +2878,7 @@ mod tests {
                     },
                 },
             }));
-            let trace = Trace {
-                nodes: nodes as usize,
-                events,
-            };
+            let trace = Trace::new(nodes as usize, events);
             let m = mermaid(&trace, Some(&Verdict::Pass));
             assert_eq!(m.matches("note step").count(), 10, "{nodes} nodes");
             assert!(!m.contains("not drawn (the diagram shows"), "{m}");
@@ -3056,7 +3038,7 @@ mod tests {
             },
         );
         let last = events.len() as u64 - 1;
-        let trace = Trace { nodes: 5, events };
+        let trace = Trace::new(5, events);
         let verdict = Verdict::Violation(crate::check::Violation {
             property: "p".into(),
             class: crate::PropertyClass::Safety,
@@ -3145,7 +3127,7 @@ mod tests {
             },
         );
         ev(30, EventKind::Fault { fault: Fault::Heal });
-        let trace = Trace { nodes: 3, events };
+        let trace = Trace::new(3, events);
         let verdict = Verdict::Violation(crate::check::Violation {
             property: "p".into(),
             class: crate::PropertyClass::Safety,
@@ -3219,7 +3201,7 @@ mod tests {
             });
         }
         let mut with_starts = events.clone();
-        let h = html(&Trace { nodes: 2, events }, None, "big");
+        let h = html(&Trace::new(2, events), None, "big");
         assert!(h.contains("<div class=\"verdict none\">"));
         assert_eq!(
             h.matches("<g class=\"mark timer\">").count(),
@@ -3244,14 +3226,7 @@ mod tests {
         for (i, e) in with_starts.iter_mut().enumerate() {
             e.id = i as u64;
         }
-        let h = html(
-            &Trace {
-                nodes: 2,
-                events: with_starts,
-            },
-            None,
-            "big",
-        );
+        let h = html(&Trace::new(2, with_starts), None, "big");
         assert!(h.contains("5012 events (5000 shown)"), "{h}");
         assert!(
             h.contains(
@@ -3297,7 +3272,7 @@ mod tests {
                 },
             });
         }
-        let trace = Trace { nodes: 1, events };
+        let trace = Trace::new(1, events);
         let h = html(&trace, None, "gap");
         assert_eq!(h.matches("<g class=\"break\">").count(), 1, "{h}");
         assert!(

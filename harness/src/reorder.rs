@@ -22,7 +22,7 @@ use std::collections::{BTreeMap, BinaryHeap, HashMap};
 /// taken as recorded: events in time order (a trace out of time order keeps its order
 /// between instants; [`Trace::validate`] refuses it).
 pub fn reorder_instants(trace: &Trace) -> Trace {
-    let events = &trace.events;
+    let events = trace.events();
     let mut order: Vec<usize> = Vec::with_capacity(events.len());
     let mut start = 0;
     while start < events.len() {
@@ -108,13 +108,13 @@ fn renumber(trace: &Trace, order: &[usize]) -> Trace {
     let new_id: HashMap<u64, u64> = order
         .iter()
         .enumerate()
-        .map(|(new, &old)| (trace.events[old].id, new as u64))
+        .map(|(new, &old)| (trace.events()[old].id, new as u64))
         .collect();
     let events = order
         .iter()
         .enumerate()
         .map(|(new, &old)| {
-            let mut e = trace.events[old].clone();
+            let mut e = trace.events()[old].clone();
             e.id = new as u64;
             if let EventKind::Deliver { sent, .. } = &mut e.kind {
                 if let Some(&s) = new_id.get(sent) {
@@ -124,10 +124,7 @@ fn renumber(trace: &Trace, order: &[usize]) -> Trace {
             e
         })
         .collect();
-    Trace {
-        nodes: trace.nodes,
-        events,
-    }
+    Trace::new(trace.nodes, events)
 }
 
 #[cfg(test)]
@@ -205,9 +202,9 @@ mod tests {
     #[test]
     fn an_instant_is_rewritten_in_another_order_the_run_allows() {
         let heal = ev(6, 2, None, EventKind::Fault { fault: Fault::Heal });
-        let trace = Trace {
-            nodes: 3,
-            events: vec![
+        let trace = Trace::new(
+            3,
+            vec![
                 obs(0, 1, 0, "a0"),
                 obs(1, 1, 0, "b0"),
                 send(2, 1, 0, 7, 2),
@@ -218,17 +215,17 @@ mod tests {
                 obs(7, 2, 2, "c2"),
                 obs(8, 2, 1, "c1"),
             ],
-        };
+        );
         let r = reorder_instants(&trace);
-        let labels: Vec<String> = r.events.iter().map(label).collect();
+        let labels: Vec<String> = r.events().iter().map(label).collect();
         assert_eq!(
             labels,
             ["a1", "a0", "b0", "s7", "d7<3", "c0", "fault", "c2", "c1"],
             "{r:?}"
         );
-        assert!(r.events.iter().enumerate().all(|(i, e)| e.id == i as u64));
+        assert!(r.events().iter().enumerate().all(|(i, e)| e.id == i as u64));
         r.validate().unwrap();
         // Reordered twice: the same order (the highest node was already first).
-        assert_eq!(reorder_instants(&r).events, r.events);
+        assert_eq!(reorder_instants(&r).events(), r.events());
     }
 }

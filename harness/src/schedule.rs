@@ -203,7 +203,7 @@ impl Schedule {
         let held = |released_at: &BTreeMap<NodeId, u64>, node: NodeId, t: u64| {
             released_at.get(&node) == Some(&t)
         };
-        for e in &trace.events {
+        for e in trace.events() {
             match &e.kind {
                 EventKind::Fault { fault } => match *fault {
                     crate::Fault::Pause { node } => {

@@ -283,13 +283,17 @@ impl<'de> Deserialize<'de> for Text {
     }
 }
 
-/// A recorded run.
+/// A recorded run: the number of nodes and the events, in order.
+///
+/// The events are read through [`Trace::events`] (a slice) and changed through
+/// [`Trace::events_mut`]; how a trace stores them is its own business, so a recording can be
+/// kept in a compact form and shown as [`Event`]s only when it is read.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Trace {
     /// Number of nodes.
     pub nodes: usize,
     /// The events, in order.
-    pub events: Vec<Event>,
+    events: Vec<Event>,
 }
 
 thread_local! {
@@ -303,6 +307,47 @@ thread_local! {
 pub const SPARE_MAX_BYTES: usize = 256 << 20;
 
 impl Trace {
+    /// A trace of `nodes` nodes made of `events` (in order, ids counting from 0; see
+    /// [`Trace::validate`]).
+    pub fn new(nodes: usize, events: Vec<Event>) -> Trace {
+        Trace { nodes, events }
+    }
+
+    /// The events, in order.
+    #[inline]
+    pub fn events(&self) -> &[Event] {
+        &self.events
+    }
+
+    /// The events, to change (a hand-made or edited trace).
+    #[inline]
+    pub fn events_mut(&mut self) -> &mut Vec<Event> {
+        &mut self.events
+    }
+
+    /// The events, taken out of the trace.
+    pub fn into_events(mut self) -> Vec<Event> {
+        std::mem::take(&mut self.events)
+    }
+
+    /// The number of events.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.events.len()
+    }
+
+    /// Whether the trace has no event.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.events.is_empty()
+    }
+
+    /// Appends an event.
+    #[inline]
+    pub fn push(&mut self, event: Event) {
+        self.events.push(event);
+    }
+
     /// An empty trace for `nodes` nodes, recording into this thread's spare buffer if any.
     pub fn with_spare_buffer(nodes: usize) -> Trace {
         let events = SPARE.with(|s| std::mem::take(&mut *s.borrow_mut()));

@@ -127,7 +127,7 @@ impl Selection {
     /// Every event of `trace`.
     pub fn all(trace: &Trace) -> Selection {
         Selection {
-            shown: (0..trace.events.len()).collect(),
+            shown: (0..trace.events().len()).collect(),
             notes: Vec::new(),
             from_ns: 0,
             to_ns: None,
@@ -140,7 +140,7 @@ impl Selection {
     pub fn drawable(&self, trace: &Trace) -> Selection {
         let first_start = |i: &usize| {
             matches!(
-                trace.events.get(*i).map(|e| &e.kind),
+                trace.events().get(*i).map(|e| &e.kind),
                 Some(EventKind::Start { incarnation: 0 })
             )
         };
@@ -161,7 +161,7 @@ impl Selection {
     pub fn events<'t>(&self, trace: &'t Trace) -> Vec<&'t Event> {
         self.shown
             .iter()
-            .filter_map(|&i| trace.events.get(i))
+            .filter_map(|&i| trace.events().get(i))
             .collect()
     }
 }
@@ -176,7 +176,7 @@ pub fn anchors(trace: &Trace, verdict: Option<&Verdict>) -> Vec<usize> {
             .filter_map(|&id| position(trace, id))
             .collect(),
         Some(Verdict::Panic { node, .. }) => trace
-            .events
+            .events()
             .iter()
             .enumerate()
             .filter(|(_, e)| e.node == Some(*node) && matches!(e.kind, EventKind::Panic { .. }))
@@ -193,16 +193,16 @@ pub fn anchors(trace: &Trace, verdict: Option<&Verdict>) -> Vec<usize> {
 /// view that reaches it keeps it, counted in the notes' figures, and a renderer's cap keeps
 /// it and the events just before it.
 fn cut_position(trace: &Trace) -> Option<usize> {
-    let last = trace.events.len().checked_sub(1)?;
-    matches!(trace.events[last].kind, EventKind::Cut { .. }).then_some(last)
+    let last = trace.events().len().checked_sub(1)?;
+    matches!(trace.events()[last].kind, EventKind::Cut { .. }).then_some(last)
 }
 
 /// The position of event `id` (ids are positions in a valid trace; otherwise searched).
 fn position(trace: &Trace, id: u64) -> Option<usize> {
     let i = usize::try_from(id).ok()?;
-    match trace.events.get(i) {
+    match trace.events().get(i) {
         Some(e) if e.id == id => Some(i),
-        _ => trace.events.iter().position(|e| e.id == id),
+        _ => trace.events().iter().position(|e| e.id == id),
     }
 }
 
@@ -220,19 +220,19 @@ fn verdict_time(verdict: Option<&Verdict>) -> Option<u64> {
 /// ground truth: the events of a node in trace order, and a delivery after the send it names;
 /// a drop is after its send. Linear in the trace.
 pub fn causal_past(trace: &Trace, of: &[usize]) -> Vec<bool> {
-    let n = trace.events.len();
+    let n = trace.events().len();
     let mut past = vec![false; n];
     // frontier[node]: the latest position at that node in the past so far.
     let mut frontier: BTreeMap<NodeId, usize> = BTreeMap::new();
     let mut extra: BTreeSet<usize> = BTreeSet::new();
     let mut sends: BTreeMap<u64, usize> = BTreeMap::new();
-    for (i, e) in trace.events.iter().enumerate() {
+    for (i, e) in trace.events().iter().enumerate() {
         if let EventKind::Send { msg_id, .. } = e.kind {
             sends.entry(msg_id).or_insert(i);
         }
     }
     for &i in of.iter().filter(|&&i| i < n) {
-        match trace.events[i].node {
+        match trace.events()[i].node {
             Some(node) => {
                 let f = frontier.entry(node).or_insert(i);
                 *f = (*f).max(i);
@@ -243,7 +243,7 @@ pub fn causal_past(trace: &Trace, of: &[usize]) -> Vec<bool> {
         }
     }
     for i in (0..n).rev() {
-        let e = &trace.events[i];
+        let e = &trace.events()[i];
         let inside = match e.node {
             Some(node) => frontier.get(&node).is_some_and(|&f| i <= f),
             None => extra.contains(&i),
@@ -258,7 +258,7 @@ pub fn causal_past(trace: &Trace, of: &[usize]) -> Vec<bool> {
             _ => None,
         };
         if let Some(s) = sender {
-            match trace.events[s].node {
+            match trace.events()[s].node {
                 Some(node) => {
                     let f = frontier.entry(node).or_insert(s);
                     *f = (*f).max(s);
@@ -323,7 +323,7 @@ pub fn select(
     filter: &Filter,
 ) -> Result<Selection, String> {
     let mut sel = select_events(trace, verdict, filter)?;
-    let Some((i, cut)) = trace.events.iter().enumerate().next_back() else {
+    let Some((i, cut)) = trace.events().iter().enumerate().next_back() else {
         return Ok(sel);
     };
     let EventKind::Cut { reason, .. } = &cut.kind else {
@@ -370,7 +370,7 @@ fn select_events(
     verdict: Option<&Verdict>,
     filter: &Filter,
 ) -> Result<Selection, String> {
-    let total = trace.events.len();
+    let total = trace.events().len();
     let nodes = trace.nodes;
     for &n in &filter.nodes {
         if n >= nodes {
@@ -390,7 +390,7 @@ fn select_events(
             ));
         }
     }
-    let last_ns = trace.events.last().map_or(0, |e| e.t_ns);
+    let last_ns = trace.events().last().map_or(0, |e| e.t_ns);
     if let Some(a) = filter.from_ns.filter(|&a| a > printed(last_ns)) {
         return Err(format!(
             "the time window starts at {}, after the trace's last event (at {}): it would \
@@ -419,7 +419,7 @@ fn select_events(
         let past_end = |e: &Event| end.is_some_and(|end| printed(e.t_ns) > end);
         let shown: Vec<usize> = (0..total)
             .filter(|&i| {
-                let e = &trace.events[i];
+                let e = &trace.events()[i];
                 if outside_window(e.t_ns, from, to) {
                     return false;
                 }
@@ -444,7 +444,7 @@ fn select_events(
         if let Some(t) = ends_at_verdict {
             let after = (0..total)
                 .filter(|&i| {
-                    let e = &trace.events[i];
+                    let e = &trace.events()[i];
                     asked(e) && past_end(e) && shown.binary_search(&i).is_err()
                 })
                 .count();
@@ -477,7 +477,7 @@ fn select_events(
         );
         let outside: Vec<String> = anchor
             .iter()
-            .map(|&i| trace.events[i].t_ns)
+            .map(|&i| trace.events()[i].t_ns)
             .filter(|&t| outside_window(t, from, to))
             .collect::<BTreeSet<u64>>()
             .into_iter()
@@ -493,12 +493,12 @@ fn select_events(
             note.push_str(" (the violating events are always shown)");
         }
         let window_empty = !trace
-            .events
+            .events()
             .iter()
             .any(|e| !outside_window(e.t_ns, from, to));
         if window_empty && (filter.from_ns.is_some() || filter.to_ns.is_some()) {
             // An empty window inside the trace said only "showing 0": where to look instead.
-            let times = trace.events.iter().map(|e| e.t_ns);
+            let times = trace.events().iter().map(|e| e.t_ns);
             let before = times.clone().filter(|&t| printed(t) < from).max();
             let after = times.filter(|&t| printed(t) > to).min();
             let near: Vec<String> = [
@@ -536,7 +536,7 @@ fn select_events(
 /// landmark's causal past since the landmark before it in time. Repeated traffic between two
 /// state changes is what it hides; a note says how many events.
 pub fn causal_view(trace: &Trace, verdict: Option<&Verdict>) -> Option<Selection> {
-    let total = trace.events.len();
+    let total = trace.events().len();
     let anchor = anchors(trace, verdict);
     if anchor.is_empty() {
         return None;
@@ -544,7 +544,7 @@ pub fn causal_view(trace: &Trace, verdict: Option<&Verdict>) -> Option<Selection
     let end = verdict_time(verdict).unwrap_or(u64::MAX).max(
         anchor
             .iter()
-            .map(|&i| trace.events[i].t_ns)
+            .map(|&i| trace.events()[i].t_ns)
             .max()
             .unwrap_or(0),
     );
@@ -552,7 +552,7 @@ pub fn causal_view(trace: &Trace, verdict: Option<&Verdict>) -> Option<Selection
         matches!(verdict, Some(Verdict::Violation(v)) if v.class == PropertyClass::Liveness);
     let past = causal_past(trace, &anchor);
     let landmark = |i: usize| {
-        let e = &trace.events[i];
+        let e = &trace.events()[i];
         anchor.binary_search(&i).is_ok()
             || (e.t_ns <= end
                 && match e.kind {
@@ -566,7 +566,7 @@ pub fn causal_view(trace: &Trace, verdict: Option<&Verdict>) -> Option<Selection
     // Landmarks grouped by time; each group's causal past since the group before it.
     let mut groups: BTreeMap<u64, Vec<usize>> = BTreeMap::new();
     for i in (0..total).filter(|&i| landmark(i)) {
-        groups.entry(trace.events[i].t_ns).or_default().push(i);
+        groups.entry(trace.events()[i].t_ns).or_default().push(i);
     }
     // A group's causal past is followed back to the landmark before it: the last state
     // change, network-wide fault, or fault at one of the group's nodes. Faults are kept as
@@ -577,10 +577,10 @@ pub fn causal_view(trace: &Trace, verdict: Option<&Verdict>) -> Option<Selection
     for (&t, group) in &groups {
         let (faults, changes): (Vec<usize>, Vec<usize>) = group
             .iter()
-            .partition(|&&i| matches!(trace.events[i].kind, EventKind::Fault { .. }));
+            .partition(|&&i| matches!(trace.events()[i].kind, EventKind::Fault { .. }));
         let floor = changes
             .iter()
-            .filter_map(|&i| trace.events[i].node)
+            .filter_map(|&i| trace.events()[i].node)
             .filter_map(|n| last_fault_at.get(&n).copied())
             .fold(last_general, u64::max);
         for i in causal_past_since(trace, &changes, floor) {
@@ -588,7 +588,7 @@ pub fn causal_view(trace: &Trace, verdict: Option<&Verdict>) -> Option<Selection
         }
         for &i in &faults {
             keep[i] = true;
-            let nodes = concerns(&trace.events[i]);
+            let nodes = concerns(&trace.events()[i]);
             if nodes.is_empty() {
                 last_general = t;
             }
@@ -638,12 +638,12 @@ pub fn closeup(trace: &Trace, verdict: Option<&Verdict>, per_node: usize) -> Vec
     let end = verdict_time(verdict).unwrap_or(u64::MAX);
     let mut keep: BTreeSet<usize> = anchor.iter().copied().collect();
     keep.extend(base.shown.iter().copied().filter(|&i| {
-        let e = &trace.events[i];
+        let e = &trace.events()[i];
         e.t_ns <= end && matches!(e.kind, EventKind::Fault { .. })
     }));
     let mut count: BTreeMap<NodeId, usize> = BTreeMap::new();
     for &i in base.shown.iter().rev().filter(|&&i| i <= last) {
-        if let Some(n) = trace.events[i].node {
+        if let Some(n) = trace.events()[i].node {
             let c = count.entry(n).or_insert(0);
             *c += 1;
             if *c > per_node {
@@ -666,7 +666,7 @@ fn causal_past_since(trace: &Trace, of: &[usize], floor_ns: u64) -> Vec<usize> {
         return out;
     };
     for &i in of {
-        match trace.events[i].node {
+        match trace.events()[i].node {
             Some(n) => {
                 let f = frontier.entry(n).or_insert(i);
                 *f = (*f).max(i);
@@ -677,7 +677,7 @@ fn causal_past_since(trace: &Trace, of: &[usize], floor_ns: u64) -> Vec<usize> {
         }
     }
     for i in (0..=top).rev() {
-        let e = &trace.events[i];
+        let e = &trace.events()[i];
         if e.t_ns < floor_ns {
             break;
         }
@@ -691,9 +691,9 @@ fn causal_past_since(trace: &Trace, of: &[usize], floor_ns: u64) -> Vec<usize> {
         out.push(i);
         if let EventKind::Deliver { sent, .. } = e.kind {
             if let Some(s) = position(trace, sent).filter(|&s| s < i) {
-                if trace.events[s].t_ns < floor_ns {
+                if trace.events()[s].t_ns < floor_ns {
                     out.push(s);
-                } else if let Some(n) = trace.events[s].node {
+                } else if let Some(n) = trace.events()[s].node {
                     let f = frontier.entry(n).or_insert(s);
                     *f = (*f).max(s);
                 }
@@ -742,9 +742,9 @@ pub fn cut(trace: &Trace, verdict: Option<&Verdict>, shown: &[usize], max: usize
     // Rank: (tier, distance) — lower is kept first.
     let mut ranked: Vec<(u8, usize, usize)> = shown
         .iter()
-        .filter(|&&i| i < trace.events.len())
+        .filter(|&&i| i < trace.events().len())
         .map(|&i| {
-            let e = &trace.events[i];
+            let e = &trace.events()[i];
             let before = e.t_ns <= end || i <= last_anchor;
             let tier = if anchor.binary_search(&i).is_ok() || cut_at == Some(i) {
                 0
@@ -825,9 +825,9 @@ mod tests {
     /// 4: n2 observes (concurrent with 2 and 3's delivery); 5: crash n2; 6: n1 observes
     /// (the violating event); 7: n2 delivers m1 (after).
     fn trace() -> Trace {
-        Trace {
-            nodes: 3,
-            events: vec![
+        Trace::new(
+            3,
+            vec![
                 send(0, 0, 0, 1),
                 obs(1, 2),
                 deliver(2, 1, 0, 0, 0),
@@ -843,7 +843,7 @@ mod tests {
                 obs(6, 1),
                 deliver(7, 2, 1, 1, 3),
             ],
-        }
+        )
     }
 
     fn violation(events: Vec<u64>, t_ms: u64) -> Verdict {
@@ -884,7 +884,7 @@ mod tests {
         ));
         events.push(obs(203, 1));
         events.push(obs(204, 0));
-        let t = Trace { nodes: 3, events };
+        let t = Trace::new(3, events);
         t.validate().unwrap();
         let v = violation(vec![203], 203);
         let s = select(&t, Some(&v), &Filter::default()).unwrap();
@@ -1052,7 +1052,7 @@ mod tests {
     #[test]
     fn an_empty_window_names_the_events_either_side() {
         let t = trace();
-        let times: BTreeSet<u64> = t.events.iter().map(|e| e.t_ns).collect();
+        let times: BTreeSet<u64> = t.events().iter().map(|e| e.t_ns).collect();
         let times: Vec<u64> = times.into_iter().collect();
         let (a, b) = times
             .windows(2)
@@ -1122,7 +1122,7 @@ mod tests {
             e.contains("reversed: it starts at 5.000 ms and ends at 1.000 ms"),
             "{e}"
         );
-        let last = t.events.last().unwrap().t_ns;
+        let last = t.events().last().unwrap().t_ns;
         let e = select(
             &t,
             None,
@@ -1136,7 +1136,7 @@ mod tests {
         // Compared as printed (whole µs): a time copied from the timeline keeps the event
         // printed at it, either end of the window.
         let mut odd = t.clone();
-        for e in &mut odd.events {
+        for e in odd.events_mut() {
             e.t_ns += 63; // 2.000063 ms prints as 2.000 ms
         }
         let window = |from_ns, to_ns| {
@@ -1152,16 +1152,16 @@ mod tests {
             .unwrap()
             .shown
         };
-        let at_2ms: Vec<usize> = (0..odd.events.len())
-            .filter(|&i| odd.events[i].t_ns / 1000 == 2000)
+        let at_2ms: Vec<usize> = (0..odd.events().len())
+            .filter(|&i| odd.events()[i].t_ns / 1000 == 2000)
             .collect();
         assert!(!at_2ms.is_empty());
         assert_eq!(window(2_000_000, 2_000_000), at_2ms);
         // and a bound finer than that still leaves out what prints after it
         assert!(window(0, 1_999_999)
             .iter()
-            .all(|&i| odd.events[i].t_ns < 2_000_000));
-        let last = odd.events.last().unwrap().t_ns;
+            .all(|&i| odd.events()[i].t_ns < 2_000_000));
+        let last = odd.events().last().unwrap().t_ns;
         assert!(select(
             &odd,
             None,
@@ -1178,9 +1178,9 @@ mod tests {
     #[test]
     fn a_cut_trace_shows_its_cut_and_the_violating_events_past_it() {
         let mut t = trace();
-        let end = t.events.last().unwrap().t_ns;
-        let id = t.events.len() as u64;
-        t.events.push(Event {
+        let end = t.events().last().unwrap().t_ns;
+        let id = t.events().len() as u64;
+        t.events_mut().push(Event {
             id,
             t_ns: end,
             node: None,
@@ -1221,7 +1221,7 @@ mod tests {
         }
         // A renderer's cap keeps the cut and the events just before it, whether or not a
         // violating event was recorded (a cap of the first events dropped them).
-        let all: Vec<usize> = (0..t.events.len()).collect();
+        let all: Vec<usize> = (0..t.events().len()).collect();
         let past_cut = violation(vec![id + 40], 6);
         for verdict in [None, Some(&past_cut), Some(&v)] {
             let kept = cut(&t, verdict, &all, 3);
@@ -1253,7 +1253,7 @@ mod tests {
     fn a_cut_keeps_the_violation_and_its_causal_past_first() {
         let t = trace();
         let v = violation(vec![6], 6);
-        let all: Vec<usize> = (0..t.events.len()).collect();
+        let all: Vec<usize> = (0..t.events().len()).collect();
         // Three events: the violating one, the fault, then the causal past nearest it.
         assert_eq!(cut(&t, Some(&v), &all, 3), [3, 5, 6]);
         assert_eq!(cut(&t, Some(&v), &all, 5), [0, 2, 3, 5, 6]);

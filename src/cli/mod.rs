@@ -782,7 +782,7 @@ pub(crate) fn unless_nothing_judged(
     match &out.trace {
         Some(trace)
             if !matches!(
-                trace.events.last().map(|e| &e.kind),
+                trace.events().last().map(|e| &e.kind),
                 Some(crate::harness::trace::EventKind::Cut { .. })
             ) =>
         {
@@ -867,7 +867,7 @@ fn scenario_line(sc: &Scenario, what: &dyn std::fmt::Display) -> String {
 fn run_counts(out: &crate::harness::Outcome) -> String {
     let events = out.trace.as_ref().map_or(String::new(), |t| {
         let cut = matches!(
-            t.events.last().map(|e| &e.kind),
+            t.events().last().map(|e| &e.kind),
             Some(sincro_harness::trace::EventKind::Cut {
                 run_stopped: false,
                 ..
@@ -876,10 +876,10 @@ fn run_counts(out: &crate::harness::Outcome) -> String {
         if cut {
             format!(
                 "{} events recorded before the trace was cut (limits.max_trace_bytes), ",
-                t.events.len()
+                t.events().len()
             )
         } else {
-            format!("{} events, ", t.events.len())
+            format!("{} events, ", t.events().len())
         }
     });
     format!(

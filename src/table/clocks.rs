@@ -85,7 +85,7 @@ pub fn measure(sc: &Scenario) -> Result<SkewMeasure, String> {
     if let Some(EventKind::Cut { reason, .. }) = out
         .trace
         .as_ref()
-        .and_then(|t| t.events.last())
+        .and_then(|t| t.events().last())
         .map(|e| &e.kind)
     {
         // the run went on, its record did not: measured from the trace, the clocks would

@@ -82,7 +82,7 @@ pub fn measure(
     let mut leader = None;
     if let Some(trace) = &out.trace {
         let mut last = vec![None; n];
-        for e in &trace.events {
+        for e in trace.events() {
             match &e.kind {
                 EventKind::Observe {
                     obs: Observation::Note { text },

@@ -86,7 +86,7 @@ pub fn measure(
     // entries (by anyone) when each waiting request was made
     let mut entries_at_request: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
     let mut max_overtaken = 0;
-    for e in &trace.events {
+    for e in trace.events() {
         let node = e.node.unwrap_or(usize::MAX);
         match &e.kind {
             EventKind::Observe {
@@ -142,7 +142,7 @@ pub fn measure(
     }
     // Count the messages up to the last exit: what the entries cost, not an idle tail.
     let last_exit = trace
-        .events
+        .events()
         .iter()
         .filter(|e| {
             matches!(
@@ -156,7 +156,7 @@ pub fn measure(
         .max()
         .unwrap_or(u64::MAX);
     let mut sent_by_kind: BTreeMap<String, usize> = BTreeMap::new();
-    for e in trace.events.iter().filter(|e| e.t_ns <= last_exit) {
+    for e in trace.events().iter().filter(|e| e.t_ns <= last_exit) {
         if let EventKind::Send { msg, .. } = &e.kind {
             let kind = msg
                 .split(|c: char| !c.is_alphanumeric() && c != '_')
@@ -481,7 +481,7 @@ pub fn utilization(
         .map_err(refused)?;
     let trace = out.trace.expect("recorded");
     let (mut inside, mut since) = (0u64, None);
-    for e in &trace.events {
+    for e in trace.events() {
         match e.kind {
             EventKind::Observe {
                 obs: Observation::CsEnter { .. },

@@ -227,7 +227,7 @@ fn a_failure_signature_names_the_violating_events_and_tells_other_events_apart()
     };
     let trace = other.trace.as_ref().unwrap();
     let input = trace
-        .events
+        .events()
         .iter()
         .find(|e| matches!(e.kind, EventKind::Input { .. }))
         .unwrap()

@@ -187,7 +187,7 @@ fn engines_count_the_same_steps_and_their_traces_hold_them() {
                 .trace
                 .as_ref()
                 .unwrap()
-                .events
+                .events()
                 .iter()
                 .filter(|e| {
                     matches!(

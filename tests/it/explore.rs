@@ -53,7 +53,7 @@ fn finds_bug_and_not_in_correct(alg: &str, bug: &str, seed: u64, property: &str,
         out.verdict, cx.verdict,
         "the schedule replays to the same verdict"
     );
-    assert!(out.trace.is_some_and(|t| !t.events.is_empty()));
+    assert!(out.trace.is_some_and(|t| !t.events().is_empty()));
     // Breadth first: no shorter schedule exists, so the prefix one shorter does not violate.
     let short = &cx.schedule[..cx.schedule.len() - 1];
     let out = a.replay_schedule(&sc, &options().bounds, short).unwrap();
@@ -127,7 +127,7 @@ fn a_violation_is_judged_when_its_instant_is_over_even_at_the_depth_bound() {
         .replay_schedule(&sc, &options().bounds, &cx.schedule)
         .unwrap();
     assert_eq!(out.verdict, cx.verdict);
-    let last = out.trace.as_ref().and_then(|t| t.events.last()).unwrap();
+    let last = out.trace.as_ref().and_then(|t| t.events().last()).unwrap();
     assert_eq!(last.t_ns, v.t_ns, "{last:?}");
     // One short of it, the bound cuts every path before the violation: nothing found.
     let short = depth(9);

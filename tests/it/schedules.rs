@@ -72,7 +72,8 @@ fn a_recorded_schedule_replays_its_run_event_for_event() {
             pinned.validate().unwrap();
             let again = trace(alg, &pinned);
             assert_eq!(
-                original.events, again.events,
+                original.events(),
+                again.events(),
                 "{name}/{variant} seed {seed}: the pinned run differs"
             );
         }
@@ -128,7 +129,7 @@ fn recorded_losses_and_duplicates_replay_and_bad_records_are_refused() {
     let (alg, sc) = lossy_total_order();
     let original = trace(alg, &sc);
     let kinds = |t: &Trace| {
-        t.events
+        t.events()
             .iter()
             .filter(|e| matches!(e.kind, EventKind::Drop { .. } | EventKind::Deliver { .. }))
             .count()
@@ -168,7 +169,7 @@ fn a_record_does_not_carry_faults_the_scenario_no_longer_has() {
     reliable.schedule = recorded;
     let t = trace(alg, &reliable);
     let lost = t
-        .events
+        .events()
         .iter()
         .filter(|e| {
             matches!(&e.kind, EventKind::Drop { reason, .. }
@@ -180,7 +181,7 @@ fn a_record_does_not_carry_faults_the_scenario_no_longer_has() {
         "a recorded loss replayed on a link that loses nothing"
     );
     let mut copies: BTreeMap<u64, usize> = BTreeMap::new();
-    for e in &t.events {
+    for e in t.events() {
         if let EventKind::Deliver { msg_id, .. } = &e.kind {
             *copies.entry(*msg_id).or_default() += 1;
         }

@@ -1176,7 +1176,7 @@ fn each_promised_property_finds_its_evidence_in_its_algorithms_traces() {
             assert!(
                 traces
                     .iter()
-                    .any(|t| sincro::checkers::has_evidence(&t.events, kinds)),
+                    .any(|t| sincro::checkers::has_evidence(t.events(), kinds)),
                 "{}: no trace of 4 seeds has an event of {kinds:?}, which `{p}` reads",
                 info.name
             );

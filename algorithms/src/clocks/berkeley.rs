@@ -313,7 +313,7 @@ mod tests {
         let mut adj: Vec<_> = out
             .trace
             .unwrap()
-            .events
+            .events()
             .iter()
             .filter_map(|e| match e.kind {
                 EventKind::ClockAdjust { how, delta_ns } => Some((e.node.unwrap(), how, delta_ns)),

@@ -255,7 +255,7 @@ mod tests {
         let trace = out.trace.unwrap();
         let first = |node| {
             trace
-                .events
+                .events()
                 .iter()
                 .find_map(|e| match e.kind {
                     EventKind::ClockAdjust { how, delta_ns } if e.node == Some(node) => {
@@ -272,7 +272,7 @@ mod tests {
         // the slew of 20 ms at 500 ppm is done within 40 s; at the end both clocks read t
         let end = sc.duration_ms * 1_000_000;
         let last = trace
-            .events
+            .events()
             .iter()
             .rev()
             .find(|e| e.node == Some(1))

@@ -324,7 +324,7 @@ mod tests {
         let trace = out.trace.unwrap();
         let adjusts = |node| {
             trace
-                .events
+                .events()
                 .iter()
                 .filter(|e| e.node == Some(node) && matches!(e.kind, EventKind::ClockAdjust { .. }))
                 .count()
@@ -332,7 +332,7 @@ mod tests {
         assert_eq!(adjusts(0), 0);
         assert!(adjusts(1) > 100 && adjusts(2) > 100);
         // node 2 was synchronized before the heal (through node 1)
-        assert!(trace.events.iter().any(|e| e.node == Some(2)
+        assert!(trace.events().iter().any(|e| e.node == Some(2)
             && e.t_ns < 10_000_000_000
             && matches!(e.kind, EventKind::ClockAdjust { .. })));
     }

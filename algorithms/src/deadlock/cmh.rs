@@ -545,7 +545,7 @@ mod tests {
         out.trace
             .as_ref()
             .unwrap()
-            .events
+            .events()
             .iter()
             .filter_map(|e| match &e.kind {
                 EventKind::Observe { obs } => Some((e.node.unwrap(), obs.clone())),
@@ -591,7 +591,7 @@ mod tests {
             .trace
             .as_ref()
             .unwrap()
-            .events
+            .events()
             .iter()
             .filter(|e| matches!(&e.kind, EventKind::Send { msg, .. } if msg.starts_with("Probe")))
             .count();

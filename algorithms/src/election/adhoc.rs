@@ -319,7 +319,7 @@ mod tests {
         assert_eq!(final_leaders(&out, 10), vec![Some(7); 10]);
         // g (6) reports [h, 8] to its parent b (1)
         let trace = out.trace.as_ref().unwrap();
-        assert!(trace.events.iter().any(|e| e.node == Some(6)
+        assert!(trace.events().iter().any(|e| e.node == Some(6)
             && matches!(&e.kind, sincro_harness::EventKind::Send { to: 1, msg, .. }
                 if msg.contains("Ack") && msg.contains("Some((8, 7))"))));
         assert_eq!(self_declared(&out), vec![7]);

@@ -305,7 +305,7 @@ mod tests {
         out.trace
             .as_ref()
             .unwrap()
-            .events
+            .events()
             .iter()
             .find_map(|e| match &e.kind {
                 EventKind::Observe {

@@ -790,7 +790,7 @@ mod tests {
             .trace
             .as_ref()
             .unwrap()
-            .events
+            .events()
             .iter()
             .filter(|e| format!("{:?}", e.kind).contains("Expire"))
             .count();
@@ -834,7 +834,7 @@ mod tests {
             .trace
             .as_ref()
             .unwrap()
-            .events
+            .events()
             .iter()
             .filter_map(|e| match &e.kind {
                 sincro_harness::EventKind::Observe {

@@ -284,7 +284,7 @@ pub fn random_connected_edges(rng: &mut SimRng, n: usize) -> Vec<[NodeId; 2]> {
 pub(crate) fn final_leaders(out: &sincro_harness::Outcome, nodes: usize) -> Vec<Option<usize>> {
     use sincro_harness::{EventKind, Observation};
     let mut last = vec![None; nodes];
-    for e in &out.trace.as_ref().expect("recorded").events {
+    for e in out.trace.as_ref().expect("recorded").events() {
         if let (
             Some(n),
             EventKind::Observe {
@@ -305,7 +305,7 @@ pub(crate) fn sends(out: &sincro_harness::Outcome) -> Vec<(usize, usize, String)
     out.trace
         .as_ref()
         .expect("recorded")
-        .events
+        .events()
         .iter()
         .filter_map(|e| match &e.kind {
             EventKind::Send { to, msg, .. } => Some((e.node?, *to, msg.to_string())),
@@ -346,7 +346,7 @@ pub(crate) mod testing {
     /// What each node last named as leader (`None`: nothing, or "in an election").
     pub fn final_leaders(out: &Outcome, n: usize) -> Vec<Option<NodeId>> {
         let mut last = vec![None; n];
-        for e in &out.trace.as_ref().expect("recorded").events {
+        for e in out.trace.as_ref().expect("recorded").events() {
             if let EventKind::Observe {
                 obs: Observation::Leader { leader, .. },
             } = &e.kind
@@ -362,7 +362,7 @@ pub(crate) mod testing {
         out.trace
             .as_ref()
             .expect("recorded")
-            .events
+            .events()
             .iter()
             .filter_map(|e| match &e.kind {
                 EventKind::Observe {
@@ -381,7 +381,7 @@ pub(crate) mod testing {
         out.trace
             .as_ref()
             .expect("recorded")
-            .events
+            .events()
             .iter()
             .filter(|e| matches!(&e.kind, EventKind::Send { msg, .. } if msg.starts_with(prefix)))
             .count()

@@ -313,7 +313,7 @@ mod tests {
         assert_eq!(out.verdict, Verdict::Pass);
         let trace = out.trace.unwrap();
         let enters: Vec<_> = trace
-            .events
+            .events()
             .iter()
             .filter(|e| {
                 matches!(

@@ -757,7 +757,7 @@ mod tests {
             .trace
             .as_ref()
             .unwrap()
-            .events
+            .events()
             .iter()
             .filter(|e| {
                 matches!(

@@ -427,7 +427,7 @@ mod tests {
             .run(&contend("mutex.quorum"), RunOptions::default())
             .unwrap();
         assert_eq!(out.verdict, Verdict::Pass);
-        let entered = out.trace.unwrap().events.iter().any(|e| {
+        let entered = out.trace.unwrap().events().iter().any(|e| {
             matches!(
                 e.kind,
                 EventKind::Observe {
@@ -487,7 +487,7 @@ mod tests {
             .trace
             .as_ref()
             .unwrap()
-            .events
+            .events()
             .iter()
             .filter(|e| {
                 matches!(

@@ -692,7 +692,7 @@ mod tests {
         let d = out
             .trace
             .unwrap()
-            .events
+            .events()
             .iter()
             .filter(|e| e.node == Some(2))
             .filter_map(|e| match &e.kind {

@@ -328,7 +328,7 @@ mod tests {
             .unwrap();
         let t = out.trace.unwrap();
         let v = t
-            .events
+            .events()
             .iter()
             .filter_map(|e| match &e.kind {
                 EventKind::Observe {

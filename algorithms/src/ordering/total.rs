@@ -567,7 +567,7 @@ mod tests {
             .run(sc, RunOptions::default())
             .unwrap();
         let mut last = vec![String::new(); sc.nodes];
-        for e in &out.trace.unwrap().events {
+        for e in out.trace.unwrap().events() {
             if let EventKind::Observe {
                 obs: Observation::State { value },
             } = &e.kind

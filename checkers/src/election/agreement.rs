@@ -306,10 +306,7 @@ mod tests {
 
     /// The full verdict (pass, violation or could not judge).
     fn verdict(t: T, quiet_ms: u64, bound_ms: u64, end_ms: u64) -> Verdict {
-        let trace = Trace {
-            nodes: 3,
-            events: t.events,
-        };
+        let trace = Trace::new(3, t.events);
         let mut cs: Vec<Box<dyn Checker>> =
             vec![Box::new(LeaderAgreement::new(3, quiet_ms, bound_ms))];
         judge_trace(&trace, end_ms * NS_PER_MS, &mut cs)

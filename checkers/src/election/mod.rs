@@ -413,10 +413,7 @@ pub(crate) mod test_util {
             end_ms: u64,
             checker: impl sincro_harness::Checker + 'static,
         ) -> Result<(), sincro_harness::Violation> {
-            let trace = sincro_harness::Trace {
-                nodes,
-                events: self.events,
-            };
+            let trace = sincro_harness::Trace::new(nodes, self.events);
             let mut cs: Vec<Box<dyn sincro_harness::Checker>> = vec![Box::new(checker)];
             sincro_harness::check::check_trace(&trace, end_ms * NS_PER_MS, &mut cs)
         }

@@ -495,10 +495,7 @@ mod tests {
     /// The verdict of a trace of `t` with `checker`, as `sincro check` gives it: a violation,
     /// could not judge, or a pass.
     fn verdict(t: T, end_ms: u64, checker: LeaderStability) -> Result<Option<String>, Violation> {
-        let trace = Trace {
-            nodes: 3,
-            events: t.events,
-        };
+        let trace = Trace::new(3, t.events);
         let mut cs: Vec<Box<dyn Checker>> = vec![Box::new(checker)];
         check_trace(&trace, end_ms * NS_PER_MS, &mut cs)?;
         Ok(cs[0].could_not_judge())
@@ -563,10 +560,7 @@ mod tests {
         let t = T::default()
             .all(10, &[0, 1, 2], 2, 0)
             .leader(50, 0, None, 0);
-        let trace = Trace {
-            nodes: 3,
-            events: t.events,
-        };
+        let trace = Trace::new(3, t.events);
         let mut cs: Vec<Box<dyn Checker>> = vec![Box::new(LeaderStability::with_settle(3, 0, 60))];
         check_trace(&trace, 10_000 * NS_PER_MS, &mut cs).unwrap();
         // node 2 cannot reach node 1: node 0's election is excused

@@ -208,10 +208,7 @@ mod tests {
         let t = T::default()
             .leader(10, 0, None, 0)
             .leader(30, 1, Some(1), 0);
-        let trace = Trace {
-            nodes: 3,
-            events: t.events,
-        };
+        let trace = Trace::new(3, t.events);
         let judge = |end_ms: u64| {
             let mut cs: Vec<Box<dyn Checker>> =
                 vec![Box::new(ElectionTermination::new(3, 50, 100))];
@@ -233,10 +230,7 @@ mod tests {
             .leader(10, 0, None, 0)
             .leader(30, 0, Some(1), 0)
             .leader(900, 1, None, 0);
-        let trace = Trace {
-            nodes: 3,
-            events: t.events,
-        };
+        let trace = Trace::new(3, t.events);
         let mut cs: Vec<Box<dyn Checker>> = vec![Box::new(ElectionTermination::new(3, 50, 100))];
         assert!(matches!(
             judge_trace(&trace, 950 * NS_PER_MS, &mut cs),
@@ -280,10 +274,7 @@ mod tests {
             .fault(140, Fault::Crash { node: 2 })
             .leader(900, 1, None, 0)
             .leader(940, 1, Some(1), 0);
-        let trace = Trace {
-            nodes: 3,
-            events: t.events,
-        };
+        let trace = Trace::new(3, t.events);
         let mut cs: Vec<Box<dyn Checker>> = vec![Box::new(ElectionTermination::new(3, 50, 100))];
         assert_eq!(judge_trace(&trace, 950 * NS_PER_MS, &mut cs), Verdict::Pass);
     }

@@ -565,10 +565,7 @@ mod tests {
     }
 
     fn run_nodes(nodes: usize, t: T) -> Result<(), Violation> {
-        let trace = Trace {
-            nodes,
-            events: t.events,
-        };
+        let trace = Trace::new(nodes, t.events);
         let mut cs: Vec<Box<dyn Checker>> = vec![Box::new(LeaderUniqueness::new(nodes))];
         check_trace(&trace, 10_000 * NS_PER_MS, &mut cs)
     }

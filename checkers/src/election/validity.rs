@@ -334,10 +334,7 @@ mod tests {
     fn a_run_that_ends_before_the_deadline_is_not_judged() {
         // a stale belief before the deadline is not judged, and the run is not a pass
         let t = T::default().all(10, &[0, 1, 2, 3], 0, 0);
-        let trace = Trace {
-            nodes: 4,
-            events: t.events,
-        };
+        let trace = Trace::new(4, t.events);
         let mut cs: Vec<Box<dyn Checker>> = vec![Box::new(LeaderValidity::new(4, 0, 2000))];
         match judge_trace(&trace, 1000 * NS_PER_MS, &mut cs) {
             Verdict::Unjudged { property, reason } => {

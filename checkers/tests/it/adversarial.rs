@@ -69,7 +69,7 @@ fn load() -> Vec<Case> {
                 Err(_) => serde_json::json!({}),
             };
             let get = |k: &str| p.get(k).and_then(|v| v.as_u64());
-            let last = trace.events.last().map_or(0, |e| e.t_ns);
+            let last = trace.events().last().map_or(0, |e| e.t_ns);
             let end_ns = get("end_ns")
                 .or(get("end_ms").map(|m| m * MS))
                 .unwrap_or(last);
@@ -254,7 +254,7 @@ fn vector_causality_judges_past_20000_events() {
         key: "vector_causality/violation-after-20000".into(),
         property: "vector_causality".into(),
         expected: "violation".into(),
-        trace: Trace { nodes: 2, events },
+        trace: Trace::new(2, events),
         params: Params {
             quiet_ms: 0,
             bound_ms: 0,

@@ -579,10 +579,7 @@ fn build(property: &str, raw: &Raw) -> Trace {
         }
     }
     let _ = b.nodes;
-    Trace {
-        nodes: n,
-        events: b.events,
-    }
+    Trace::new(n, b.events)
 }
 
 // ---------------------------------------------------------------------------------------
@@ -609,8 +606,8 @@ fn renumber(events: &mut [Event]) {
 fn valid(t: &Trace, quiet_ns: Option<u64>) -> bool {
     let n = t.nodes;
     let mut alive = vec![true; n];
-    for (i, e) in t.events.iter().enumerate() {
-        if i > 0 && t.events[i - 1].t_ns > e.t_ns {
+    for (i, e) in t.events().iter().enumerate() {
+        if i > 0 && t.events()[i - 1].t_ns > e.t_ns {
             return false;
         }
         if e.node.is_some_and(|x| x >= n) {
@@ -639,7 +636,7 @@ fn valid(t: &Trace, quiet_ns: Option<u64>) -> bool {
         }
         if let EventKind::Deliver { sent, .. } = e.kind {
             if sent != u64::MAX
-                && !t.events[..i]
+                && !t.events()[..i]
                     .iter()
                     .any(|s| s.id == sent && matches!(s.kind, EventKind::Send { .. }))
             {
@@ -673,12 +670,13 @@ fn relabel(e: &mut Event, to: NodeId) {
 fn mutate(property: &str, raw: &Raw, mut t: Trace) -> Trace {
     let quiet_ns = uses_quiet(property).then_some(raw.quiet_ms * MS);
     for &(kind, idx, arg) in &raw.mutations {
-        if t.events.is_empty() {
+        if t.events().is_empty() {
             break;
         }
-        let i = idx as usize % t.events.len();
+        let i = idx as usize % t.events().len();
         let mut m = t.clone();
-        let ev = &mut m.events;
+        let m_nodes = m.nodes;
+        let ev = m.events_mut();
         match kind % 7 {
             0 => {
                 ev[i].t_ns += 1;
@@ -704,9 +702,9 @@ fn mutate(property: &str, raw: &Raw, mut t: Trace) -> Trace {
             4 => {
                 ev.remove(i);
             }
-            5 => relabel(&mut ev[i], arg as usize % m.nodes),
+            5 => relabel(&mut ev[i], arg as usize % m_nodes),
             _ => {
-                let node = arg as usize % m.nodes;
+                let node = arg as usize % m_nodes;
                 let e = Event {
                     id: u64::MAX - 1,
                     t_ns: ev[i].t_ns,
@@ -722,7 +720,7 @@ fn mutate(property: &str, raw: &Raw, mut t: Trace) -> Trace {
                 ev.insert(i + 1, e);
             }
         }
-        renumber(&mut m.events);
+        renumber(m.events_mut());
         if valid(&m, quiet_ns) {
             t = m;
         }
@@ -733,7 +731,7 @@ fn mutate(property: &str, raw: &Raw, mut t: Trace) -> Trace {
 fn case(property: &str, raw: &Raw) -> (Trace, Params) {
     let t = build(property, raw);
     let t = mutate(property, raw, t);
-    let last = t.events.last().map_or(0, |e| e.t_ns);
+    let last = t.events().last().map_or(0, |e| e.t_ns);
     // past every deadline: no deadline is later than max(t, quiet) + bound
     let past = (raw.quiet_ms + raw.bound_ms + 1) * MS + u64::from(raw.end_extra / 8 % 4);
     let extra = [0, 1, MS, 3 * MS, 7 * MS, 15 * MS, past, past][raw.end_extra as usize % 8];
@@ -795,7 +793,7 @@ fn differential(property: &str) {
 /// events sorted by node, highest first (each node's own events keep their order; events with
 /// no node go last), sends renumbered.
 fn reorder_instants(t: &Trace) -> Trace {
-    let mut events = t.events.clone();
+    let mut events = t.events().to_vec();
     let mut i = 0;
     while i < events.len() {
         let at = events[i].t_ns;
@@ -804,10 +802,7 @@ fn reorder_instants(t: &Trace) -> Trace {
         i = j;
     }
     renumber(&mut events);
-    Trace {
-        nodes: t.nodes,
-        events,
-    }
+    Trace::new(t.nodes, events)
 }
 
 /// The properties that judge the events of one instant as a set (mutual exclusion, bounded
@@ -933,7 +928,8 @@ fn leader_stability_is_judged_between_faults() {
     let only_between = std::cell::Cell::new(0u32);
     let result = runner.run(&raw(), |raw| {
         let (trace, p, got) = agreeing_case(property, &raw)?;
-        let from_quiet = oracle::leader_stability_from(&trace.events, trace.nodes, p.quiet_ms * MS);
+        let from_quiet =
+            oracle::leader_stability_from(trace.events(), trace.nodes, p.quiet_ms * MS);
         if got == "violation" && from_quiet.kind() == "pass" {
             only_between.set(only_between.get() + 1);
         }

@@ -53,7 +53,7 @@ pub struct Params {
 /// The oracle for `property` (a name of `sincro_checkers::by_name`).
 pub fn judge(property: &str, trace: &Trace, p: &Params) -> OracleVerdict {
     let n = trace.nodes;
-    let ev = &trace.events[..];
+    let ev = trace.events();
     match property {
         "mutual_exclusion" => mutual_exclusion(ev),
         "lamport_condition" => lamport_condition(ev, n),

@@ -182,7 +182,7 @@ fn exercise(text: &str, quiet_ms: u64, bound_ms: u64, extra_ns: u64) -> Result<b
             fault: Fault::Heal,
         }];
     }
-    let last = trace.events.last().map_or(0, |e| e.t_ns);
+    let last = trace.events().last().map_or(0, |e| e.t_ns);
     let end_ns = last.saturating_add(extra_ns);
     let mut props: Vec<&str> = sincro_checkers::PROPERTIES.to_vec();
     props.push("bounded_waiting");

@@ -52,7 +52,7 @@ fn an_instants_line_order_does_not_change_the_verdict() {
             .enumerate()
             .map(|(i, e)| Event { id: i as u64, ..e })
             .collect();
-        let trace = Trace { nodes: 3, events };
+        let trace = Trace::new(3, events);
         let mut cs: Vec<Box<dyn Checker>> = vec![Box::new(AtMostOnePrimary::default())];
         check_trace(&trace, 100 * MS, &mut cs)
     };

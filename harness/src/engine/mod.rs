@@ -234,10 +234,7 @@ pub fn run<P: Process>(
                     panic_message(&*payload)
                 ),
             },
-            trace: traced.then(|| Trace {
-                nodes: scenario.nodes,
-                events: Vec::new(),
-            }),
+            trace: traced.then(|| Trace::new(scenario.nodes, Vec::new())),
             stats: Stats::default(),
         })
     })
@@ -512,7 +509,7 @@ impl Recorder {
             return Text::EMPTY;
         }
         let last = self.trace.as_ref().and_then(|t| {
-            t.events.iter().rev().take(2).find_map(|e| match &e.kind {
+            t.events().iter().rev().take(2).find_map(|e| match &e.kind {
                 EventKind::Send { msg, .. } if e.node == Some(from) => Some(msg.clone()),
                 _ => None,
             })
@@ -644,7 +641,7 @@ impl Recorder {
                 }
                 return id;
             }
-            t.events.push(ev);
+            t.events_mut().push(ev);
         }
         id
     }
@@ -655,7 +652,7 @@ impl Recorder {
         match self
             .trace
             .as_ref()
-            .and_then(|t| t.events.get(sent as usize))
+            .and_then(|t| t.events().get(sent as usize))
         {
             Some(Event {
                 kind: EventKind::Send { msg, .. },
@@ -717,13 +714,13 @@ impl Recorder {
         let Some(t) = &mut self.trace else { return };
         // where the run stopped, or where the recording did: at the first event left out,
         // the time its reason gives (no earlier than the last event recorded)
-        let last_ns = t.events.last().map_or(0, |e| e.t_ns);
+        let last_ns = t.events().last().map_or(0, |e| e.t_ns);
         let t_ns = match cut_ns {
             Some(at_ns) => last_ns.max(at_ns),
             None => last_ns.max(end_ns),
         };
-        let id = t.events.len() as u64;
-        t.events.push(Event {
+        let id = t.events().len() as u64;
+        t.events_mut().push(Event {
             id,
             t_ns,
             node: None,

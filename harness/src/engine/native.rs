@@ -1023,7 +1023,7 @@ mod tests {
         out.trace
             .as_ref()
             .unwrap()
-            .events
+            .events()
             .iter()
             .filter(|e| pred(&e.kind))
             .count()
@@ -1153,7 +1153,7 @@ mod tests {
         let last = out
             .trace
             .as_ref()
-            .and_then(|t| t.events.last())
+            .and_then(|t| t.events().last())
             .expect("events");
         assert!(
             matches!(&last.kind, EventKind::Cut { reason, run_stopped: true } if reason.contains("stop request")),
@@ -1193,7 +1193,7 @@ mod tests {
         assert_eq!(out.stats.events, 50);
         // the trace says where the run stopped, and why
         let trace = out.trace.expect("recorded");
-        let last = trace.events.last().expect("events");
+        let last = trace.events().last().expect("events");
         assert!(
             matches!(&last.kind, EventKind::Cut { reason, run_stopped: true } if reason.contains("max_events = 50")),
             "{last:?}"
@@ -1236,8 +1236,8 @@ mod tests {
         let full = with(RunOptions::new(true));
         assert_eq!(full.verdict, untraced.verdict);
         let trace = full.trace.expect("recorded");
-        assert!(trace.events.len() < 2000 / 32);
-        let last = trace.events.last().expect("events");
+        assert!(trace.events().len() < 2000 / 32);
+        let last = trace.events().last().expect("events");
         assert!(
             matches!(&last.kind, EventKind::Cut { reason, run_stopped: false } if reason.contains("max_trace_bytes = 2000")),
             "{last:?}"
@@ -1245,9 +1245,9 @@ mod tests {
         let words = with(RunOptions::new(true).type_words_only());
         assert_eq!(words.verdict, untraced.verdict);
         let trace = words.trace.expect("recorded");
-        assert!(trace.events.len() < 2000 / 32);
+        assert!(trace.events().len() < 2000 / 32);
         assert!(!matches!(
-            trace.events.last().map(|e| &e.kind),
+            trace.events().last().map(|e| &e.kind),
             Some(EventKind::Cut { .. })
         ));
     }
@@ -1308,7 +1308,7 @@ mod tests {
             );
             let trace = run(&json).trace.expect("recorded");
             trace
-                .events
+                .events()
                 .iter()
                 .filter(|e| e.t_ns == 5_000_000)
                 .filter_map(|e| match e.kind {
@@ -1342,7 +1342,7 @@ mod tests {
         );
         let trace = out.trace.expect("recorded");
         let inputs: Vec<&crate::trace::Event> = trace
-            .events
+            .events()
             .iter()
             .filter(|e| matches!(e.kind, EventKind::Input { .. }))
             .collect();
@@ -1365,7 +1365,7 @@ mod tests {
                          {"at_ms": 20, "node": 0, "input": "Ping"},
                          {"at_ms": 50, "node": 0, "input": "Ping"}]}"#,
         );
-        let dropped = out.trace.as_ref().unwrap().events.iter().filter(|e| {
+        let dropped = out.trace.as_ref().unwrap().events().iter().filter(|e| {
             matches!(
                 e.kind,
                 EventKind::Drop {
@@ -1394,7 +1394,7 @@ mod tests {
         );
         let trace = out.trace.unwrap();
         let deliver_at = trace
-            .events
+            .events()
             .iter()
             .find(|e| e.node == Some(1) && matches!(e.kind, EventKind::Deliver { .. }))
             .map(|e| e.t_ns);
@@ -1404,7 +1404,7 @@ mod tests {
             "the ping waits for the resume"
         );
         let ticks_while_paused = trace
-            .events
+            .events()
             .iter()
             .filter(|e| e.node == Some(1) && matches!(e.kind, EventKind::Timer { .. }))
             .filter(|e| (2_000_001..50_000_000).contains(&e.t_ns))
@@ -1429,7 +1429,7 @@ mod tests {
             assert!(out.verdict.is_pass(), "{}", out.verdict);
             let trace = out.trace.unwrap();
             trace
-                .events
+                .events()
                 .iter()
                 .filter(|e| e.node == Some(1))
                 .filter_map(|e| match e.kind {
@@ -1472,7 +1472,7 @@ mod tests {
         );
         let trace = out.trace.unwrap();
         let notes: Vec<String> = trace
-            .events
+            .events()
             .iter()
             .filter(|e| e.node == Some(1))
             .filter_map(|e| match &e.kind {
@@ -1493,10 +1493,10 @@ mod tests {
             ]
         );
         assert!(trace
-            .events
+            .events()
             .iter()
             .any(|e| matches!(e.kind, EventKind::Start { incarnation: 1 })));
-        assert!(trace.events.iter().any(|e| matches!(
+        assert!(trace.events().iter().any(|e| matches!(
             e.kind,
             EventKind::Drop {
                 reason: DropReason::DestinationCrashed,
@@ -1514,7 +1514,7 @@ mod tests {
         );
         let trace = out.trace.unwrap();
         let fire = trace
-            .events
+            .events()
             .iter()
             .find(|e| matches!(e.kind, EventKind::Timer { .. }))
             .unwrap();
@@ -1583,7 +1583,7 @@ mod tests {
         let trace = out.trace.unwrap();
         let at = |t_ns: u64| -> Vec<(String, i64)> {
             trace
-                .events
+                .events()
                 .iter()
                 .filter(|e| e.node == Some(0) && e.t_ns == t_ns)
                 .map(|e| {
@@ -1631,7 +1631,7 @@ mod tests {
         );
         let trace = out.trace.as_ref().unwrap();
         let sends = |pick: &dyn Fn(NodeId) -> bool| -> Vec<crate::Text> {
-            let texts = trace.events.iter().filter_map(|e| match &e.kind {
+            let texts = trace.events().iter().filter_map(|e| match &e.kind {
                 EventKind::Send { msg, .. } if e.node.is_some_and(pick) => Some(msg.clone()),
                 _ => None,
             });
@@ -1670,7 +1670,7 @@ mod tests {
         };
         let full = run(RunOptions::new(true));
         let words = run(RunOptions::new(true).type_words_only());
-        assert_eq!(full.events.len(), words.events.len());
+        assert_eq!(full.events().len(), words.events().len());
         let text = |k: &EventKind| match k {
             EventKind::Send { msg, .. } | EventKind::Deliver { msg, .. } => Some(msg.to_string()),
             EventKind::Timer { timer, .. } => Some(timer.clone()),
@@ -1678,7 +1678,7 @@ mod tests {
             _ => None,
         };
         let mut cut = 0;
-        for (f, w) in full.events.iter().zip(&words.events) {
+        for (f, w) in full.events().iter().zip(words.events()) {
             assert_eq!((f.id, f.t_ns, f.node), (w.id, w.t_ns, w.node));
             match (text(&f.kind), text(&w.kind)) {
                 (Some(f), Some(w)) => {
@@ -1691,7 +1691,7 @@ mod tests {
         }
         assert!(cut >= 1, "no text was longer than its type word (Flood(2))");
         let pings = words
-            .events
+            .events()
             .iter()
             .filter(|e| matches!(&e.kind, EventKind::Send { msg, .. } if msg == "Ping"));
         assert!(pings.count() >= 4, "the pings of the input and the flood");

@@ -708,7 +708,7 @@ pub(crate) mod testing {
 
     /// The recorded events of a run.
     pub(crate) fn events(o: &Outcome) -> &[Event] {
-        &o.trace.as_ref().unwrap().events
+        o.trace.as_ref().unwrap().events()
     }
 
     /// (t ms, from, to) of every delivery.
@@ -743,7 +743,7 @@ pub(crate) mod testing {
         let b = run(&sc);
         assert!(a.verdict.is_pass(), "{}", a.verdict);
         let (ta, tb) = (a.trace.as_ref().unwrap(), b.trace.as_ref().unwrap());
-        assert!(ta.events.len() > 100);
+        assert!(ta.events().len() > 100);
         assert_eq!(ta.to_jsonl(), tb.to_jsonl());
         assert_eq!(a.stats, b.stats);
         let mut other = sc.clone();

@@ -137,10 +137,7 @@ impl ShmTrace {
     /// crash faults, leader changes are [`Observation::Leader`] (term 0), everything else is
     /// an [`Observation::Note`].
     pub fn to_harness(&self) -> Trace {
-        let mut t = Trace {
-            nodes: self.processes,
-            events: Vec::with_capacity(self.events.len()),
-        };
+        let mut t = Trace::new(self.processes, Vec::with_capacity(self.events.len()));
         for (i, e) in self.events.iter().enumerate() {
             let note = |text: String| EventKind::Observe {
                 obs: Observation::Note { text },
@@ -200,7 +197,7 @@ impl ShmTrace {
                     message: message.clone(),
                 },
             };
-            t.events.push(Event {
+            t.events_mut().push(Event {
                 id: i as u64,
                 t_ns: e.step * NS_PER_STEP,
                 node: e.pid,
