@@ -13,7 +13,10 @@ use crate::process::{ClockAdjust, Observation};
 use crate::NodeId;
 use serde::{Deserialize, Serialize};
 use std::io::{self, BufRead, Write};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
+
+mod packed;
+use packed::Packed;
 
 /// One thing that happened.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -172,29 +175,104 @@ pub(crate) fn word_prefix_len(s: &str) -> usize {
 }
 
 /// A rendered message in a [`Send`](EventKind::Send) or [`Deliver`](EventKind::Deliver)
-/// event: shared text, cheap to clone, read as a `&str` (it dereferences to one). The empty
-/// text, which every message carries when the trace is not recorded, holds no allocation and
-/// no reference count, so the events a run builds only for its checkers cost no atomic
-/// operation to make, copy or drop.
-#[derive(Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Text(Option<Arc<str>>);
+/// event: cheap to clone, read as a `&str` (it dereferences to one). A text of up to
+/// [`Text::INLINE_MAX`] bytes is kept in place (no allocation, no reference count: most
+/// messages render that short); a longer one is shared, so a send and its deliveries hold one
+/// copy. The empty text, which every message carries when the trace is not recorded, is an
+/// inline one.
+#[derive(Clone)]
+pub struct Text(Repr);
+
+#[derive(Clone)]
+enum Repr {
+    Inline {
+        len: u8,
+        bytes: [u8; Text::INLINE_MAX],
+    },
+    Shared(Arc<str>),
+}
+
+impl Default for Text {
+    fn default() -> Text {
+        Text::EMPTY
+    }
+}
 
 impl Text {
+    /// The longest text kept in place, in bytes.
+    pub const INLINE_MAX: usize = 22;
+
     /// The empty text.
-    pub const EMPTY: Text = Text(None);
+    pub const EMPTY: Text = Text(Repr::Inline {
+        len: 0,
+        bytes: [0; Text::INLINE_MAX],
+    });
 
     /// The text.
+    #[inline]
     pub fn as_str(&self) -> &str {
-        self.0.as_deref().unwrap_or("")
+        match &self.0 {
+            Repr::Inline { len, bytes } => {
+                // SAFETY: an inline text is only made from a whole `&str` (`Text::from`), so
+                // its first `len` bytes are UTF-8.
+                unsafe { std::str::from_utf8_unchecked(&bytes[..*len as usize]) }
+            }
+            Repr::Shared(s) => s,
+        }
     }
 
     /// True when both are the same shared allocation (not only equal text).
     #[cfg(test)]
     pub(crate) fn shares(&self, other: &Text) -> bool {
         match (&self.0, &other.0) {
-            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            (Repr::Shared(a), Repr::Shared(b)) => Arc::ptr_eq(a, b),
             _ => false,
         }
+    }
+
+    /// Whether the text is kept in place.
+    #[cfg(test)]
+    pub(crate) fn is_inline(&self) -> bool {
+        matches!(self.0, Repr::Inline { .. })
+    }
+
+    #[inline]
+    fn inline(s: &str) -> Option<Text> {
+        let len = s.len();
+        (len <= Text::INLINE_MAX).then(|| {
+            let mut bytes = [0; Text::INLINE_MAX];
+            bytes[..len].copy_from_slice(s.as_bytes());
+            Text(Repr::Inline {
+                len: len as u8,
+                bytes,
+            })
+        })
+    }
+}
+
+impl PartialEq for Text {
+    fn eq(&self, other: &Text) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for Text {}
+
+impl PartialOrd for Text {
+    fn partial_cmp(&self, other: &Text) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Text {
+    fn cmp(&self, other: &Text) -> std::cmp::Ordering {
+        self.as_str().cmp(other.as_str())
+    }
+}
+
+impl std::hash::Hash for Text {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        self.as_str().hash(h);
     }
 }
 
@@ -230,32 +308,21 @@ impl std::fmt::Display for Text {
 }
 
 impl From<&str> for Text {
+    #[inline]
     fn from(s: &str) -> Text {
-        if s.is_empty() {
-            Text(None)
-        } else {
-            Text(Some(Arc::from(s)))
-        }
+        Text::inline(s).unwrap_or_else(|| Text(Repr::Shared(Arc::from(s))))
     }
 }
 
 impl From<String> for Text {
     fn from(s: String) -> Text {
-        if s.is_empty() {
-            Text(None)
-        } else {
-            Text(Some(Arc::from(s)))
-        }
+        Text::inline(&s).unwrap_or_else(|| Text(Repr::Shared(Arc::from(s))))
     }
 }
 
 impl From<Arc<str>> for Text {
     fn from(s: Arc<str>) -> Text {
-        if s.is_empty() {
-            Text(None)
-        } else {
-            Text(Some(s))
-        }
+        Text::inline(&s).unwrap_or(Text(Repr::Shared(s)))
     }
 }
 
@@ -286,14 +353,53 @@ impl<'de> Deserialize<'de> for Text {
 /// A recorded run: the number of nodes and the events, in order.
 ///
 /// The events are read through [`Trace::events`] (a slice) and changed through
-/// [`Trace::events_mut`]; how a trace stores them is its own business, so a recording can be
-/// kept in a compact form and shown as [`Event`]s only when it is read.
-#[derive(Clone, Debug, Default, PartialEq)]
+/// [`Trace::events_mut`]. A run records its trace packed, a few bytes per event (see
+/// `trace/packed.rs`), and the events are unpacked the first time they are read as a slice;
+/// [`Trace::write_jsonl`], equality and [`Trace::len`] read the packed form as it is.
+#[derive(Default)]
 pub struct Trace {
     /// Number of nodes.
     pub nodes: usize,
-    /// The events, in order.
-    events: Vec<Event>,
+    /// The events, when the trace holds them as events (made by hand, read from a file,
+    /// changed, or recorded by a pilot run of type words).
+    vec: Vec<Event>,
+    /// The events, when the trace was recorded packed (`vec` is then empty).
+    packed: Option<Box<Packed>>,
+    /// The packed events, unpacked on first read.
+    view: OnceLock<Vec<Event>>,
+}
+
+impl Clone for Trace {
+    fn clone(&self) -> Trace {
+        Trace {
+            nodes: self.nodes,
+            vec: self.vec.clone(),
+            packed: self.packed.clone(),
+            view: self.view.clone(),
+        }
+    }
+}
+
+impl PartialEq for Trace {
+    fn eq(&self, other: &Trace) -> bool {
+        if self.nodes != other.nodes {
+            return false;
+        }
+        match (&self.packed, &other.packed) {
+            // packing is canonical: equal events, equal bytes
+            (Some(a), Some(b)) => a == b,
+            _ => self.len() == other.len() && self.events() == other.events(),
+        }
+    }
+}
+
+impl std::fmt::Debug for Trace {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Trace")
+            .field("nodes", &self.nodes)
+            .field("events", &self.events())
+            .finish()
+    }
 }
 
 thread_local! {
@@ -301,6 +407,9 @@ thread_local! {
     /// next run on the thread records into it, so a campaign of runs does not fault in fresh
     /// memory for every trace (the buffer is kept only up to [`SPARE_MAX_BYTES`]).
     static SPARE: std::cell::RefCell<Vec<Event>> = const { std::cell::RefCell::new(Vec::new()) };
+    /// The same for packed traces: their bytes and offsets.
+    static SPARE_PACKED: std::cell::RefCell<(Vec<u8>, Vec<u32>)> =
+        const { std::cell::RefCell::new((Vec::new(), Vec::new())) };
 }
 
 /// Largest event buffer a thread keeps for reuse.
@@ -310,57 +419,130 @@ impl Trace {
     /// A trace of `nodes` nodes made of `events` (in order, ids counting from 0; see
     /// [`Trace::validate`]).
     pub fn new(nodes: usize, events: Vec<Event>) -> Trace {
-        Trace { nodes, events }
+        Trace {
+            nodes,
+            vec: events,
+            packed: None,
+            view: OnceLock::new(),
+        }
     }
 
-    /// The events, in order.
+    /// An empty trace for `nodes` nodes that keeps its events packed (what a run records
+    /// into), in this thread's spare buffers if any.
+    pub fn packed(nodes: usize) -> Trace {
+        let (bytes, offsets) = SPARE_PACKED.with(|s| std::mem::take(&mut *s.borrow_mut()));
+        Trace {
+            nodes,
+            vec: Vec::new(),
+            packed: Some(Box::new(Packed::with_buffers(bytes, offsets))),
+            view: OnceLock::new(),
+        }
+    }
+
+    /// The events, in order (a packed trace is unpacked on the first call).
     #[inline]
     pub fn events(&self) -> &[Event] {
-        &self.events
+        match &self.packed {
+            None => &self.vec,
+            Some(p) => self.view.get_or_init(|| p.unpack_all()),
+        }
     }
 
-    /// The events, to change (a hand-made or edited trace).
-    #[inline]
+    /// The events, to change (a hand-made or edited trace; a packed trace is unpacked for
+    /// good).
     pub fn events_mut(&mut self) -> &mut Vec<Event> {
-        &mut self.events
+        if let Some(p) = self.packed.take() {
+            self.vec = match self.view.take() {
+                Some(v) => v,
+                None => p.unpack_all(),
+            };
+        }
+        &mut self.vec
     }
 
     /// The events, taken out of the trace.
     pub fn into_events(mut self) -> Vec<Event> {
-        std::mem::take(&mut self.events)
+        std::mem::take(self.events_mut())
     }
 
     /// The number of events.
     #[inline]
     pub fn len(&self) -> usize {
-        self.events.len()
+        match &self.packed {
+            None => self.vec.len(),
+            Some(p) => p.len(),
+        }
     }
 
     /// Whether the trace has no event.
     #[inline]
     pub fn is_empty(&self) -> bool {
-        self.events.is_empty()
+        self.len() == 0
     }
 
     /// Appends an event.
     #[inline]
     pub fn push(&mut self, event: Event) {
-        self.events.push(event);
+        match &mut self.packed {
+            None => self.vec.push(event),
+            Some(p) => {
+                p.push(&event);
+                self.view.take();
+            }
+        }
+    }
+
+    /// The time of the last event, if any.
+    pub fn last_t_ns(&self) -> Option<u64> {
+        match &self.packed {
+            None => self.vec.last().map(|e| e.t_ns),
+            Some(p) => p.last_t_ns(),
+        }
+    }
+
+    /// The message text of event `i` when it is a send (a packed trace reads it in place).
+    pub fn send_text(&self, i: usize) -> Option<Text> {
+        match &self.packed {
+            None => match self.vec.get(i).map(|e| &e.kind) {
+                Some(EventKind::Send { msg, .. }) => Some(msg.clone()),
+                _ => None,
+            },
+            Some(p) => p.send_text(i),
+        }
+    }
+
+    /// Calls `f` with every event in order, without keeping them unpacked: what reading a
+    /// long recorded trace once costs (a packed trace unpacks one event at a time).
+    pub fn for_each_event(&self, mut f: impl FnMut(&Event)) {
+        match (&self.packed, self.view.get()) {
+            (Some(p), None) => p.iter().for_each(|e| f(&e)),
+            _ => self.events().iter().for_each(f),
+        }
+    }
+
+    /// Whether the events are kept packed (a recorded trace not changed since).
+    pub fn is_packed(&self) -> bool {
+        self.packed.is_some()
     }
 
     /// An empty trace for `nodes` nodes, recording into this thread's spare buffer if any.
     pub fn with_spare_buffer(nodes: usize) -> Trace {
         let events = SPARE.with(|s| std::mem::take(&mut *s.borrow_mut()));
-        Trace { nodes, events }
+        Trace::new(nodes, events)
     }
 
-    /// Frees this thread's spare event buffer, so the next traced run records into fresh
-    /// memory as the first run of a process does (`sincro bench` measures its first traced
-    /// run of each workload so, not on the buffer the workload before it left).
+    /// Frees this thread's spare buffers, so the next traced run records into fresh memory
+    /// as the first run of a process does (`sincro bench` measures its first traced run of
+    /// each workload so, not on the buffer the workload before it left).
     pub fn free_spare_buffer() {
         let _ = SPARE.try_with(|s| {
             if let Ok(mut spare) = s.try_borrow_mut() {
                 *spare = Vec::new();
+            }
+        });
+        let _ = SPARE_PACKED.try_with(|s| {
+            if let Ok(mut spare) = s.try_borrow_mut() {
+                *spare = (Vec::new(), Vec::new());
             }
         });
     }
@@ -368,7 +550,23 @@ impl Trace {
 
 impl Drop for Trace {
     fn drop(&mut self) {
-        let mut events = std::mem::take(&mut self.events);
+        if let Some(p) = self.packed.take() {
+            if p.capacity_bytes() == 0 || p.capacity_bytes() > SPARE_MAX_BYTES {
+                return;
+            }
+            let buffers = p.into_buffers();
+            let _ = SPARE_PACKED.try_with(|s| {
+                if let Ok(mut spare) = s.try_borrow_mut() {
+                    if spare.0.capacity() + 4 * spare.1.capacity()
+                        < buffers.0.capacity() + 4 * buffers.1.capacity()
+                    {
+                        *spare = buffers;
+                    }
+                }
+            });
+            return;
+        }
+        let mut events = std::mem::take(&mut self.vec);
         if events.capacity() == 0
             || events.capacity() * std::mem::size_of::<Event>() > SPARE_MAX_BYTES
         {
@@ -441,7 +639,7 @@ impl Trace {
     /// Vector clock stamp of every event that happened at a node (`None` for network events).
     pub fn vector_clocks(&self) -> Vec<Option<Vec<u32>>> {
         let mut hb = HappensBefore::new(self.nodes);
-        self.events
+        self.events()
             .iter()
             .map(|e| hb.stamp(e).map(|v| v.to_vec()))
             .collect()
@@ -454,10 +652,16 @@ impl Trace {
         let header =
             serde_json::json!({ "sincro_trace": TRACE_FORMAT, "nodes": self.nodes }).to_string();
         let mut hb = (self.nodes <= STAMPED_NODES_MAX).then(|| HappensBefore::new(self.nodes));
-        std::iter::once(header).chain(self.events.iter().map(move |e| {
-            let vc = hb.as_mut().and_then(|hb| hb.stamp(e).map(|v| v.to_vec()));
+        // a packed trace not read yet is unpacked one event at a time
+        let events: Box<dyn Iterator<Item = std::borrow::Cow<'_, Event>> + '_> =
+            match (&self.packed, self.view.get()) {
+                (Some(p), None) => Box::new(p.iter().map(std::borrow::Cow::Owned)),
+                _ => Box::new(self.events().iter().map(std::borrow::Cow::Borrowed)),
+            };
+        std::iter::once(header).chain(events.map(move |e| {
+            let vc = hb.as_mut().and_then(|hb| hb.stamp(&e).map(|v| v.to_vec()));
             serde_json::to_string(&Row {
-                event: e.clone(),
+                event: e.into_owned(),
                 vc,
             })
             .expect("an event always serializes")
@@ -493,7 +697,7 @@ impl Trace {
     pub fn first_difference(&self, other: &Trace) -> Option<TraceDifference> {
         // Equal events serialize to equal lines (the header and the vector clocks are functions
         // of `nodes` and the events), so the common case compares values and renders nothing.
-        if self.nodes == other.nodes && self.events == other.events {
+        if self == other {
             return None;
         }
         let (mut a, mut b) = (self.jsonl_lines(), other.jsonl_lines());
@@ -586,7 +790,7 @@ impl Trace {
             }
             let row: RowIn =
                 serde_json::from_str(&line).map_err(|e| format!("line {}: {e}", i + 1))?;
-            trace.events.push(Event {
+            trace.push(Event {
                 id: row.id,
                 t_ns: row.t_ns,
                 node: row.node,
@@ -836,7 +1040,7 @@ impl Trace {
         // A trace that records starts (every engine's does) records each node's first start
         // before anything the node does.
         let records_starts = self
-            .events
+            .events()
             .iter()
             .any(|e| matches!(e.kind, EventKind::Start { .. }));
         let mut lives: Vec<Life> = vec![
@@ -856,7 +1060,7 @@ impl Trace {
         // first partition, and each node's first crash (kept in the order of time, not of
         // lines, so an instant's lines may come in any order).
         let first_partition_ns = self
-            .events
+            .events()
             .iter()
             .filter(|e| {
                 matches!(
@@ -869,7 +1073,7 @@ impl Trace {
             .map(|e| e.t_ns)
             .next();
         let mut first_crash_ns: Vec<Option<u64>> = vec![None; nodes];
-        for e in &self.events {
+        for e in self.events() {
             if let (
                 EventKind::Fault {
                     fault: Fault::Crash { .. },
@@ -882,7 +1086,7 @@ impl Trace {
                 }
             }
         }
-        for (i, e) in self.events.iter().enumerate() {
+        for (i, e) in self.events().iter().enumerate() {
             let err = |problem: String| TraceError {
                 line: i + 2,
                 problem,
@@ -960,7 +1164,7 @@ impl Trace {
                 }
             };
             if let EventKind::Cut { .. } = e.kind {
-                if i + 1 != self.events.len() || e.node.is_some() {
+                if i + 1 != self.events().len() || e.node.is_some() {
                     return Err(err(format!(
                         "event {} (cut) must be the trace's last event, at no node: it marks \
                          where the trace stops",
@@ -972,7 +1176,7 @@ impl Trace {
             // instant (nothing orders them after it) and a cut. A trace with a later event
             // was judged as if the run went on, and passed.
             if let EventKind::Panic { .. } = e.kind {
-                let later = self.events[i + 1..].iter().find(|r| {
+                let later = self.events()[i + 1..].iter().find(|r| {
                     !matches!(r.kind, EventKind::Cut { .. })
                         && (r.t_ns != e.t_ns || r.node == e.node)
                 });
@@ -1158,11 +1362,11 @@ impl Trace {
     /// with no first start (written by hand, recorded elsewhere) declares its count.
     fn every_node_recorded(&self, seen: &[bool]) -> Result<(), TraceError> {
         let records_starts = self
-            .events
+            .events()
             .iter()
             .any(|e| matches!(e.kind, EventKind::Start { incarnation: 0 }));
         let stops_early = self
-            .events
+            .events()
             .iter()
             .any(|e| matches!(e.kind, EventKind::Cut { .. } | EventKind::Panic { .. }));
         match seen.iter().position(|&s| !s) {
@@ -1355,7 +1559,7 @@ mod tests {
             Text::default(),
         ] {
             assert_eq!(empty, Text::EMPTY);
-            assert!(empty.0.is_none() && empty.is_empty());
+            assert!(empty.is_inline() && empty.is_empty());
         }
         assert_ne!(Text::from("a"), Text::EMPTY);
         // JSON: a plain string both ways, the empty one included
@@ -1397,9 +1601,9 @@ mod tests {
 
     /// A valid 3-node trace: 0 sends to 1, 2 has an input, 1 delivers, 1 sends to 2.
     fn valid() -> Trace {
-        Trace {
-            nodes: 3,
-            events: vec![
+        Trace::new(
+            3,
+            vec![
                 ev(
                     0,
                     0,
@@ -1442,7 +1646,7 @@ mod tests {
                     },
                 },
             ],
-        }
+        )
     }
 
     #[test]
@@ -1454,18 +1658,20 @@ mod tests {
     /// and no vote passed `one_vote_per_term`. `Observation::user` refuses it at the source.
     #[test]
     fn a_user_observation_named_as_a_built_in_one_is_refused() {
-        let user = |kind: &str| Trace {
-            nodes: 1,
-            events: vec![ev(
-                0,
-                0,
-                EventKind::Observe {
-                    obs: Observation::User {
-                        kind: kind.into(),
-                        data: serde_json::Value::Null,
+        let user = |kind: &str| {
+            Trace::new(
+                1,
+                vec![ev(
+                    0,
+                    0,
+                    EventKind::Observe {
+                        obs: Observation::User {
+                            kind: kind.into(),
+                            data: serde_json::Value::Null,
+                        },
                     },
-                },
-            )],
+                )],
+            )
         };
         let e = user("vote").validate().unwrap_err();
         assert!(e.problem.contains("user observation of kind `vote`"), "{e}");
@@ -1480,20 +1686,14 @@ mod tests {
     #[test]
     fn validate_refuses_a_silent_node_where_starts_are_recorded() {
         let start = |id, node| ev(id, node, EventKind::Start { incarnation: 0 });
-        let e = Trace {
-            nodes: 3,
-            events: vec![start(0, 0), start(1, 1)],
-        }
-        .validate()
-        .unwrap_err();
+        let e = Trace::new(3, vec![start(0, 0), start(1, 1)])
+            .validate()
+            .unwrap_err();
         assert_eq!(e.line, 1);
         assert!(e.problem.contains("node 2 has no event at all"), "{e}");
-        Trace {
-            nodes: 2,
-            events: vec![start(0, 0), start(1, 1)],
-        }
-        .validate()
-        .unwrap();
+        Trace::new(2, vec![start(0, 0), start(1, 1)])
+            .validate()
+            .unwrap();
         let cut = Event {
             id: 2,
             t_ns: 1,
@@ -1504,19 +1704,11 @@ mod tests {
                 run_stopped: false,
             },
         };
-        Trace {
-            nodes: 3,
-            events: vec![start(0, 0), start(1, 1), cut],
-        }
-        .validate()
-        .unwrap();
+        Trace::new(3, vec![start(0, 0), start(1, 1), cut])
+            .validate()
+            .unwrap();
         let input = ev(0, 0, EventKind::Input { input: "x".into() });
-        Trace {
-            nodes: 3,
-            events: vec![input],
-        }
-        .validate()
-        .unwrap();
+        Trace::new(3, vec![input]).validate().unwrap();
     }
 
     /// A trace that records starts records each node's first before anything it does: a
@@ -1542,30 +1734,21 @@ mod tests {
                 },
             )
         };
-        let e = Trace {
-            nodes: 2,
-            events: vec![start(0, 0), note(1, 1), act(2, 1), start(3, 1)],
-        }
-        .validate()
-        .unwrap_err();
+        let e = Trace::new(2, vec![start(0, 0), note(1, 1), act(2, 1), start(3, 1)])
+            .validate()
+            .unwrap_err();
         assert!(
             e.problem
                 .contains("event 2 (observe) happens at node 1 before its start"),
             "{e}"
         );
-        Trace {
-            nodes: 2,
-            events: vec![start(0, 0), note(1, 1), start(2, 1), act(3, 1)],
-        }
-        .validate()
-        .unwrap();
+        Trace::new(2, vec![start(0, 0), note(1, 1), start(2, 1), act(3, 1)])
+            .validate()
+            .unwrap();
         // A trace with no start at all (written by hand) is not held to it.
-        Trace {
-            nodes: 2,
-            events: vec![act(0, 0), act(1, 1)],
-        }
-        .validate()
-        .unwrap();
+        Trace::new(2, vec![act(0, 0), act(1, 1)])
+            .validate()
+            .unwrap();
     }
 
     /// A paused node does nothing until it resumes, crashes or restarts: `check` passed a
@@ -1584,7 +1767,7 @@ mod tests {
                 },
             )
         };
-        let trace = |events: Vec<Event>| Trace { nodes: 2, events };
+        let trace = |events: Vec<Event>| Trace::new(2, events);
         let e = trace(vec![
             fault(0, Fault::Pause { node: 1 }),
             ev(
@@ -1669,7 +1852,7 @@ mod tests {
                 0,
                 EventKind::Start { incarnation: 0 },
             ));
-            Trace { nodes: 2, events }
+            Trace::new(2, events)
         };
         let e = trace(vec![
             start(0, 0),
@@ -1749,24 +1932,24 @@ mod tests {
             f(&mut t);
             t.validate().expect_err("must be rejected")
         };
-        let e = problem(&|t| t.events[2].t_ns = 0);
+        let e = problem(&|t| t.events_mut()[2].t_ns = 0);
         assert_eq!(e.line, 4);
         assert!(e.problem.contains("time goes back"), "{e}");
         let e = problem(&|t| {
-            let last = t.events.len() - 1;
-            t.events[last].t_ns = MAX_TRACE_TIME_NS + 1;
+            let last = t.events().len() - 1;
+            t.events_mut()[last].t_ns = MAX_TRACE_TIME_NS + 1;
         });
         assert!(e.problem.contains("past the end of the longest"), "{e}");
-        let e = problem(&|t| t.events[1].local_ns = Some(i64::MIN));
+        let e = problem(&|t| t.events_mut()[1].local_ns = Some(i64::MIN));
         assert!(e.problem.contains("software clock at"), "{e}");
         // Events of node 2 appended at the last instant (with no clock reading, as a fault
         // may be recorded).
         let append = |t: &mut Trace, kinds: Vec<EventKind>| {
             for kind in kinds {
-                let mut e = ev(t.events.len() as u64, 2, kind);
-                e.t_ns = t.events.last().map_or(0, |l| l.t_ns);
+                let mut e = ev(t.events().len() as u64, 2, kind);
+                e.t_ns = t.events().last().map_or(0, |l| l.t_ns);
                 e.local_ns = None;
-                t.events.push(e);
+                t.events_mut().push(e);
             }
         };
         // Adjustments each within the bound, adding up past it (then cancelled: the net is
@@ -1800,29 +1983,29 @@ mod tests {
         t.validate().expect("each net within the bound");
         // A delivery before its send.
         let e = problem(&|t| {
-            t.events.swap(0, 2);
-            t.events[0].id = 0;
-            t.events[2].id = 2;
-            t.events[0].t_ns = 0;
-            t.events[2].t_ns = 2;
+            t.events_mut().swap(0, 2);
+            t.events_mut()[0].id = 0;
+            t.events_mut()[2].id = 2;
+            t.events_mut()[0].t_ns = 0;
+            t.events_mut()[2].t_ns = 2;
         });
         assert_eq!(e.line, 2);
         assert!(e.problem.contains("which no earlier event sends"), "{e}");
-        let e = problem(&|t| t.events[1].node = Some(3));
+        let e = problem(&|t| t.events_mut()[1].node = Some(3));
         assert!(
             e.problem
                 .contains("names node 3 (where it happened), but the trace has 3 nodes"),
             "{e}"
         );
         let e = problem(&|t| {
-            if let EventKind::Deliver { from, .. } = &mut t.events[2].kind {
+            if let EventKind::Deliver { from, .. } = &mut t.events_mut()[2].kind {
                 *from = 2;
             }
         });
         assert!(e.problem.contains("sent by event 0 from node 0"), "{e}");
         // A delivery whose text is not its send's: the views would draw two messages.
         let e = problem(&|t| {
-            if let EventKind::Deliver { msg, .. } = &mut t.events[2].kind {
+            if let EventKind::Deliver { msg, .. } = &mut t.events_mut()[2].kind {
                 *msg = "Forged".into();
             }
         });
@@ -1831,18 +2014,18 @@ mod tests {
             e.problem.contains("as \"Forged\", but event 0 sent it as"),
             "{e}"
         );
-        let e = problem(&|t| t.events[1].id = 7);
+        let e = problem(&|t| t.events_mut()[1].id = 7);
         assert!(e.problem.contains("event id 7"), "{e}");
-        let e = problem(&|t| t.events[1].node = None);
+        let e = problem(&|t| t.events_mut()[1].node = None);
         assert!(e.problem.contains("has no node"), "{e}");
         let e = problem(&|t| {
-            if let EventKind::Drop { reason, .. } = &mut t.events[4].kind {
+            if let EventKind::Drop { reason, .. } = &mut t.events_mut()[4].kind {
                 *reason = DropReason::Loss;
             }
         });
         assert!(e.problem.contains("node 9 (destination)"), "{e}");
         let e = problem(&|t| {
-            t.events[1].kind = EventKind::Fault {
+            t.events_mut()[1].kind = EventKind::Fault {
                 fault: Fault::Crash { node: 5 },
             }
         });
@@ -1851,8 +2034,8 @@ mod tests {
         // went to the event's node (a fall of node 2 excused by node 1's jump).
         for at in [Some(2), None] {
             let e = problem(&|t| {
-                t.events[1].node = at;
-                t.events[1].kind = EventKind::Fault {
+                t.events_mut()[1].node = at;
+                t.events_mut()[1].kind = EventKind::Fault {
                     fault: Fault::ClockJump {
                         node: 1,
                         delta_ms: -5.0,
@@ -1864,7 +2047,7 @@ mod tests {
         // Node ids inside observations: a wait-for edge to node 3 of 3 nodes (a deadlock
         // checker would demand a report of a cycle through a node that does not exist).
         let observe = |obs: Observation| {
-            move |t: &mut Trace| t.events[1].kind = EventKind::Observe { obs: obs.clone() }
+            move |t: &mut Trace| t.events_mut()[1].kind = EventKind::Observe { obs: obs.clone() }
         };
         for (obs, says) in [
             (
@@ -1901,12 +2084,12 @@ mod tests {
         // node that exists (offline, the reason decides whether liveness is judged from the
         // end). With the partition or the crash before it, the same drop is a run's.
         let to_2 = |t: &mut Trace, reason: DropReason| {
-            t.events[3].kind = EventKind::Send {
+            t.events_mut()[3].kind = EventKind::Send {
                 msg_id: 1,
                 to: 2,
                 msg: "b".into(),
             };
-            t.events[4].kind = EventKind::Drop {
+            t.events_mut()[4].kind = EventKind::Drop {
                 msg_id: 1,
                 from: 1,
                 to: 2,
@@ -1945,8 +2128,8 @@ mod tests {
                 _ => DropReason::Partitioned,
             };
             to_2(&mut t, reason);
-            t.events[1].node = at;
-            t.events[1].kind = EventKind::Fault { fault };
+            t.events_mut()[1].node = at;
+            t.events_mut()[1].kind = EventKind::Fault { fault };
             t.validate().expect("the drop's cause came before it");
         }
         let e = problem(&|t| t.nodes = 0);
@@ -1975,10 +2158,7 @@ mod tests {
     fn stamps_stop_past_the_node_limit_and_a_file_never_passes_the_size_limit() {
         let input = |id, x: &str| ev(id, 0, EventKind::Input { input: x.into() });
         for (nodes, stamped) in [(STAMPED_NODES_MAX, true), (STAMPED_NODES_MAX + 1, false)] {
-            let t = Trace {
-                nodes,
-                events: vec![input(0, "x"), input(1, "y")],
-            };
+            let t = Trace::new(nodes, vec![input(0, "x"), input(1, "y")]);
             let text = t.to_jsonl();
             assert_eq!(text.contains("\"vc\""), stamped, "{nodes} nodes: {text}");
             assert_eq!(Trace::read_jsonl(text.as_bytes()).unwrap(), t);
@@ -2023,23 +2203,20 @@ mod tests {
     #[test]
     fn first_difference_names_the_line_and_both_renderings() {
         let input = |id, x: &str| ev(id, 0, EventKind::Input { input: x.into() });
-        let a = Trace {
-            nodes: 1,
-            events: vec![input(0, "x"), input(1, "y"), input(2, "z")],
-        };
+        let a = Trace::new(1, vec![input(0, "x"), input(1, "y"), input(2, "z")]);
         assert_eq!(a.first_difference(&a.clone()), None);
         let text: Vec<String> = a.to_jsonl().lines().map(String::from).collect();
         assert_eq!(a.jsonl_lines().collect::<Vec<_>>(), text);
 
         let mut b = a.clone();
-        b.events[1] = input(1, "w");
+        b.events_mut()[1] = input(1, "w");
         let d = a.first_difference(&b).expect("they differ");
         assert_eq!(d.line, 3, "line 1 is the header, line 2 the first event");
         assert!(d.left.as_deref().unwrap().contains("\"y\""), "{d}");
         assert!(d.right.as_deref().unwrap().contains("\"w\""), "{d}");
 
         let mut short = a.clone();
-        short.events.pop();
+        short.events_mut().pop();
         let d = a.first_difference(&short).expect("one is shorter");
         assert_eq!((d.line, d.right.is_none()), (4, true));
         assert!(d.to_string().contains("(trace ended)"), "{d}");
@@ -2087,29 +2264,29 @@ mod tests {
     #[test]
     fn a_dropped_trace_lends_its_buffer_to_the_next_one() {
         let mut t = Trace::with_spare_buffer(1);
-        t.events.reserve(1000);
-        let cap = t.events.capacity();
+        t.events_mut().reserve(1000);
+        let cap = t.vec.capacity();
         drop(t);
         let again = Trace::with_spare_buffer(1);
-        assert!(again.events.is_empty());
-        assert_eq!(again.events.capacity(), cap);
+        assert!(again.events().is_empty());
+        assert_eq!(again.vec.capacity(), cap);
     }
 
     #[test]
     fn a_freed_spare_buffer_is_not_lent() {
         let mut t = Trace::with_spare_buffer(1);
-        t.events.reserve(1000);
+        t.events_mut().reserve(1000);
         drop(t);
         Trace::free_spare_buffer();
         let fresh = Trace::with_spare_buffer(1);
-        assert_eq!(fresh.events.capacity(), 0);
+        assert_eq!(fresh.vec.capacity(), 0);
     }
 
     #[test]
     fn jsonl_round_trip() {
-        let t = Trace {
-            nodes: 2,
-            events: vec![
+        let t = Trace::new(
+            2,
+            vec![
                 ev(
                     0,
                     0,
@@ -2125,7 +2302,7 @@ mod tests {
                     kind: EventKind::Fault { fault: Fault::Heal },
                 },
             ],
-        };
+        );
         let text = t.to_jsonl();
         assert!(
             text.lines().nth(1).unwrap().contains("\"vc\":[1,0]"),
@@ -2147,8 +2324,8 @@ mod tests {
             r#"{"id":1,"t_ns":9,"node":0,"local_ns":1,"kind":{"type":"input","input":"x"}}"#;
         let read = |lines: &[&str]| Trace::read_jsonl(lines.join("\n").as_bytes());
         let good = read(&[head, start, input, "", ""]).expect("a well-formed trace");
-        assert_eq!(good.events.len(), 2);
-        assert_eq!(good.events[1].local_ns, Some(1));
+        assert_eq!(good.events().len(), 2);
+        assert_eq!(good.events()[1].local_ns, Some(1));
         let misspelled = input.replace("local_ns", "localns");
         let e = read(&[head, start, &misspelled]).expect_err("an unknown field");
         assert!(e.starts_with("line 3:") && e.contains("localns"), "{e}");

@@ -458,6 +458,8 @@ pub(crate) struct Recorder {
     cut: Option<(String, u64)>,
     /// The global time of the last event emitted (recorded or not).
     last_t_ns: u64,
+    /// The last send recorded: its id, node and text (what a broadcast's next copy shares).
+    last_send: Option<(u64, NodeId, Text)>,
 }
 
 /// The estimated heap size of an event's texts (its fixed size is counted apart). A message
@@ -484,18 +486,21 @@ impl Recorder {
         }
         self.write_to_buf(value);
         match &mut self.type_words {
-            Some(words) => match words.iter().find(|w| w.as_str() == self.buf) {
-                Some(word) => word.clone(),
-                None if words.len() < TYPE_WORDS_SHARED_MAX => {
-                    let word = Text::from(self.buf.as_str());
-                    words.push(word.clone());
-                    word
+            // a short word is kept in place: nothing to share
+            Some(words) if self.buf.len() > Text::INLINE_MAX => {
+                match words.iter().find(|w| w.as_str() == self.buf) {
+                    Some(word) => word.clone(),
+                    None if words.len() < TYPE_WORDS_SHARED_MAX => {
+                        let word = Text::from(self.buf.as_str());
+                        words.push(word.clone());
+                        word
+                    }
+                    // Words past the first few (a message that is a bare number renders as one
+                    // word per value) are not shared: the search stays short.
+                    None => Text::from(self.buf.as_str()),
                 }
-                // Words past the first few (a message that is a bare number renders as one
-                // word per value) are not shared: the search stays short.
-                None => Text::from(self.buf.as_str()),
-            },
-            None => Text::from(self.buf.as_str()),
+            }
+            _ => Text::from(self.buf.as_str()),
         }
     }
 
@@ -508,12 +513,12 @@ impl Recorder {
         if !self.record {
             return Text::EMPTY;
         }
-        let last = self.trace.as_ref().and_then(|t| {
-            t.events().iter().rev().take(2).find_map(|e| match &e.kind {
-                EventKind::Send { msg, .. } if e.node == Some(from) => Some(msg.clone()),
-                _ => None,
-            })
-        });
+        let recorded = self.trace.as_ref().map_or(0, |t| t.len() as u64);
+        let last = self
+            .last_send
+            .as_ref()
+            .filter(|(id, node, _)| *node == from && recorded - id <= 2)
+            .map(|(_, _, text)| text.clone());
         match last {
             Some(text) => text,
             None => self.render(value),
@@ -559,9 +564,15 @@ impl Recorder {
             record: options.record_trace,
             observing,
             next_id: 0,
-            trace: options
-                .record_trace
-                .then(|| Trace::with_spare_buffer(nodes)),
+            // a full recording is packed; a pilot's trace of type words, read once whole by
+            // its moments, is kept as events
+            trace: options.record_trace.then(|| {
+                if options.type_words_only {
+                    Trace::with_spare_buffer(nodes)
+                } else {
+                    Trace::packed(nodes)
+                }
+            }),
             checkers,
             verdict: None,
             buf: String::new(),
@@ -570,6 +581,7 @@ impl Recorder {
             trace_bytes: 0,
             cut: None,
             last_t_ns: 0,
+            last_send: None,
         }
     }
 
@@ -641,7 +653,12 @@ impl Recorder {
                 }
                 return id;
             }
-            t.events_mut().push(ev);
+            if let EventKind::Send { msg, .. } = &ev.kind {
+                if let Some(from) = ev.node {
+                    self.last_send = Some((id, from, msg.clone()));
+                }
+            }
+            t.push(ev);
         }
         id
     }
@@ -649,17 +666,10 @@ impl Recorder {
     /// The rendered message of send event `sent` (shared, not copied), when recording.
     #[inline]
     pub fn sent_text(&self, sent: u64) -> Text {
-        match self
-            .trace
+        self.trace
             .as_ref()
-            .and_then(|t| t.events().get(sent as usize))
-        {
-            Some(Event {
-                kind: EventKind::Send { msg, .. },
-                ..
-            }) => msg.clone(),
-            _ => Text::EMPTY,
-        }
+            .and_then(|t| t.send_text(usize::try_from(sent).ok()?))
+            .unwrap_or(Text::EMPTY)
     }
 
     /// Ends the run at `end_ns`: lets checkers judge what is open and returns the verdict.
@@ -714,13 +724,13 @@ impl Recorder {
         let Some(t) = &mut self.trace else { return };
         // where the run stopped, or where the recording did: at the first event left out,
         // the time its reason gives (no earlier than the last event recorded)
-        let last_ns = t.events().last().map_or(0, |e| e.t_ns);
+        let last_ns = t.last_t_ns().unwrap_or(0);
         let t_ns = match cut_ns {
             Some(at_ns) => last_ns.max(at_ns),
             None => last_ns.max(end_ns),
         };
-        let id = t.events().len() as u64;
-        t.events_mut().push(Event {
+        let id = t.len() as u64;
+        t.push(Event {
             id,
             t_ns,
             node: None,
@@ -1061,18 +1071,68 @@ mod tests {
             rec.render(&format_args!("{letters}")),
             crate::trace::type_word(&letters)
         );
-        // A message that is a bare number is one word per value: shared up to the limit only.
+        // A message that is a bare number is one word per value, kept in place (no more than
+        // `Text::INLINE_MAX` bytes); longer words are shared, up to the limit only.
+        let shared_before = rec.type_words.as_ref().unwrap().len();
         for v in 0..200u32 {
-            assert_eq!(rec.render(&v), v.to_string().as_str());
+            let word = rec.render(&v);
+            assert_eq!(word, v.to_string().as_str());
+            assert!(word.is_inline());
         }
         let shared = rec.type_words.as_ref().unwrap();
+        assert_eq!(shared.len(), shared_before, "the two long words above only");
+        assert!(shared.iter().all(|w| !w.is_inline()));
+        let long = |v: u32| format!("{}{v}", "w".repeat(30));
+        for v in 0..200u32 {
+            assert_eq!(rec.render(&format_args!("{}", long(v))), long(v).as_str());
+        }
+        let first = rec.render(&format_args!("{}", long(0)));
+        let shared = rec.type_words.as_ref().unwrap();
         assert_eq!(shared.len(), TYPE_WORDS_SHARED_MAX);
-        assert!(shared.iter().any(|w| w == "Request") && shared.iter().any(|w| w == "Hop"));
+        assert!(
+            shared.iter().any(|w| w.shares(&first)),
+            "a word seen before is shared"
+        );
+        assert!(!rec
+            .render(&format_args!("{}", long(199)))
+            .shares(&rec.render(&format_args!("{}", long(199)))));
         // In full, the same values render whole.
         let mut full = Recorder::new(2, Vec::new(), RunOptions::new(true), u64::MAX);
         assert_eq!(full.render(&Msg::Hop(7)), "Hop(7)");
         assert_eq!(full.label(&Msg::Hop(7)), "Hop(7)");
         assert!(full.type_words.is_none());
+    }
+
+    #[test]
+    fn a_broadcast_of_a_long_text_is_rendered_once() {
+        #[derive(Debug)]
+        #[allow(dead_code)] // read by Debug only
+        struct Long(&'static str);
+        let mut rec = Recorder::new(3, Vec::new(), RunOptions::new(true), u64::MAX);
+        let value = Long("a text longer than the twenty-two bytes kept in place");
+        let send = |rec: &mut Recorder, from: NodeId, to: NodeId, msg: Text| {
+            let kind = EventKind::Send { msg_id: 0, to, msg };
+            rec.emit(0, Some(from), None, kind);
+        };
+        let first = rec.render(&value);
+        assert!(!first.is_inline());
+        send(&mut rec, 0, 1, first.clone());
+        // the next copy shares the text, a drop between copies or not
+        let second = rec.render_copy(0, &value);
+        assert!(second.shares(&first));
+        send(&mut rec, 0, 2, second);
+        rec.drop_msg(0, 1, 0, 2, crate::net::DropReason::Loss);
+        assert!(rec.render_copy(0, &value).shares(&first));
+        // another node's message, or one sent long before, is rendered again
+        assert!(!rec.render_copy(1, &value).shares(&first));
+        rec.emit(0, Some(2), None, EventKind::Start { incarnation: 0 });
+        rec.emit(0, Some(2), None, EventKind::Start { incarnation: 1 });
+        let again = rec.render_copy(0, &value);
+        assert!(!again.shares(&first));
+        assert_eq!(again, first);
+        // and a delivery reads its send's text from the packed trace
+        assert_eq!(rec.sent_text(0), first);
+        assert_eq!(rec.sent_text(2), Text::EMPTY, "event 2 is a drop");
     }
 
     #[test]

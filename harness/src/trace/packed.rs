@@ -1,0 +1,896 @@
+//! The compact form a run records its trace in (issue 15: compact traces).
+//!
+//! An [`Event`] is 104 bytes in memory, and a run records several per message: a token ring
+//! of 500,000 hops wrote 208 MB, then walked it again to free it. Packed, an event is a few
+//! bytes in one growing byte vector, plus a 4-byte offset per event for random access:
+//!
+//! - a header byte: the kind (low 4 bits), whether the node and the local clock reading are
+//!   given, and whether the time is the previous event's;
+//! - the time as a varint difference from the previous event's (wrapping, so any order
+//!   packs), the node as a varint, the local clock as a zigzag varint difference from the
+//!   global time;
+//! - the kind's fields as varints; a message text as its length and its bytes, once, at the
+//!   send: a delivery of the same text names its send instead.
+//!
+//! The event id is the event's position. An event this form has no room for (a fault, a
+//! panic, a cut, an observation carrying text or JSON, an id that is not the position) is
+//! kept whole in a side vector and the stream holds its index. Packing is canonical: equal
+//! event sequences pack to equal bytes, so two packed traces compare by their bytes.
+
+use super::{Event, EventKind, Text};
+use crate::net::DropReason;
+use crate::process::{ClockAdjust, Observation};
+
+const START: u8 = 0;
+const SEND: u8 = 1;
+const DELIVER: u8 = 2;
+const DROP: u8 = 3;
+const TIMER: u8 = 4;
+const INPUT: u8 = 5;
+const CLOCK_ADJUST: u8 = 6;
+const OBSERVE: u8 = 7;
+/// The event is kept whole in `Packed::whole`.
+const WHOLE: u8 = 8;
+
+const KIND_MASK: u8 = 0x0f;
+const HAS_NODE: u8 = 0x10;
+const HAS_LOCAL: u8 = 0x20;
+const SAME_TIME: u8 = 0x40;
+
+const CS_REQUEST: u8 = 0;
+const CS_ENTER: u8 = 1;
+const CS_EXIT: u8 = 2;
+const CS_ABANDON: u8 = 3;
+const LEADER: u8 = 4;
+const VOTE: u8 = 5;
+const WAIT_FOR: u8 = 6;
+const WAIT_END: u8 = 7;
+const DEADLOCK: u8 = 8;
+
+/// Events packed into bytes (see the module documentation).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct Packed {
+    bytes: Vec<u8>,
+    /// Where each event's record starts in `bytes`.
+    offsets: Vec<u32>,
+    /// The events kept whole.
+    whole: Vec<Event>,
+    /// The time of the last event packed (the base of the next one's difference).
+    last_t_ns: u64,
+}
+
+/// The most bytes a packed trace holds: offsets are 32-bit. A run's trace is bounded far
+/// below by `limits.max_trace_bytes` (it counts each event at its unpacked size).
+const BYTES_MAX: usize = u32::MAX as usize;
+
+impl Packed {
+    /// An empty store reusing `bytes` and `offsets` (cleared) as its buffers.
+    pub(crate) fn with_buffers(mut bytes: Vec<u8>, mut offsets: Vec<u32>) -> Packed {
+        bytes.clear();
+        offsets.clear();
+        Packed {
+            bytes,
+            offsets,
+            whole: Vec::new(),
+            last_t_ns: 0,
+        }
+    }
+
+    /// The buffers, emptied, for reuse.
+    pub(crate) fn into_buffers(mut self) -> (Vec<u8>, Vec<u32>) {
+        self.bytes.clear();
+        self.offsets.clear();
+        (self.bytes, self.offsets)
+    }
+
+    /// The bytes the buffers hold room for.
+    pub(crate) fn capacity_bytes(&self) -> usize {
+        self.bytes.capacity() + 4 * self.offsets.capacity()
+    }
+
+    /// The number of events.
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        self.offsets.len()
+    }
+
+    /// The time of the last event, if any.
+    pub(crate) fn last_t_ns(&self) -> Option<u64> {
+        (!self.offsets.is_empty()).then_some(self.last_t_ns)
+    }
+
+    /// Appends `e`.
+    #[inline]
+    pub(crate) fn push(&mut self, e: &Event) {
+        let at = self.bytes.len();
+        assert!(
+            at < BYTES_MAX,
+            "a packed trace holds at most {BYTES_MAX} bytes"
+        );
+        let id = self.offsets.len() as u64;
+        self.offsets.push(at as u32);
+        if e.id != id || !self.pack_fields(e) {
+            self.bytes.truncate(at);
+            self.bytes.push(WHOLE);
+            put(&mut self.bytes, self.whole.len() as u64);
+            self.whole.push(e.clone());
+        }
+        self.last_t_ns = e.t_ns;
+        debug_assert_eq!(self.offsets.len() as u64, id + 1);
+    }
+
+    /// Packs `e`'s record after its offset; false when it has no compact form. The fields
+    /// are written into a fixed buffer first and appended at once; a send's text comes right
+    /// after its header, where a delivery finds it without reading the rest.
+    #[inline]
+    fn pack_fields(&mut self, e: &Event) -> bool {
+        let (kind, sub) = match &e.kind {
+            EventKind::Start { .. } => (START, 0),
+            EventKind::Send { .. } => (SEND, 0),
+            EventKind::Deliver { .. } => (DELIVER, 0),
+            EventKind::Drop { .. } => (DROP, 0),
+            EventKind::Timer { .. } => (TIMER, 0),
+            EventKind::Input { .. } => (INPUT, 0),
+            EventKind::ClockAdjust { .. } => (CLOCK_ADJUST, 0),
+            EventKind::Observe { obs } => match observation_tag(obs) {
+                Some(sub) => (OBSERVE, sub),
+                None => return false,
+            },
+            EventKind::Fault { .. } | EventKind::Panic { .. } | EventKind::Cut { .. } => {
+                return false
+            }
+        };
+        let mut header = kind;
+        if e.node.is_some() {
+            header |= HAS_NODE;
+        }
+        if e.local_ns.is_some() {
+            header |= HAS_LOCAL;
+        }
+        let same_time = e.t_ns == self.last_t_ns;
+        if same_time {
+            header |= SAME_TIME;
+        }
+        self.bytes.push(header);
+        if let EventKind::Send { msg, .. } = &e.kind {
+            put_text(&mut self.bytes, msg);
+        }
+        let mut f = Fields::new(&mut self.bytes);
+        if !same_time {
+            f.put(e.t_ns.wrapping_sub(self.last_t_ns));
+        }
+        if let Some(n) = e.node {
+            f.put(n as u64);
+        }
+        if let Some(l) = e.local_ns {
+            f.put(zigzag(l.wrapping_sub(e.t_ns as i64)));
+        }
+        let mut text: Option<&str> = None;
+        match &e.kind {
+            EventKind::Start { incarnation } => f.put(u64::from(*incarnation)),
+            EventKind::Send { msg_id, to, .. } => {
+                f.put(*msg_id);
+                f.put(*to as u64);
+            }
+            EventKind::Deliver {
+                msg_id,
+                from,
+                sent,
+                msg,
+            } => {
+                f.put(*msg_id);
+                f.put(*from as u64);
+                // how far back the send is; 0: not before this event, its id follows
+                let back = e.id.saturating_sub(*sent);
+                let named = back != 0
+                    && send_text_bytes(&self.offsets, f.v, *sent as usize) == Some(msg.as_bytes());
+                f.put(back << 1 | u64::from(!named));
+                if back == 0 {
+                    f.put(*sent);
+                }
+                if !named {
+                    text = Some(msg);
+                }
+            }
+            EventKind::Drop {
+                msg_id,
+                from,
+                to,
+                reason,
+            } => {
+                f.put(*msg_id);
+                f.put(*from as u64);
+                f.put(*to as u64);
+                f.byte(drop_reason_tag(*reason));
+            }
+            EventKind::Timer { timer_id, timer } => {
+                f.put(*timer_id);
+                text = Some(timer);
+            }
+            EventKind::Input { input } => text = Some(input),
+            EventKind::ClockAdjust { how, delta_ns } => {
+                f.byte(match how {
+                    ClockAdjust::Step => 0,
+                    ClockAdjust::Slew => 1,
+                });
+                f.put(zigzag(*delta_ns));
+            }
+            EventKind::Observe { obs } => {
+                f.byte(sub);
+                put_observation(&mut f, obs);
+            }
+            EventKind::Fault { .. } | EventKind::Panic { .. } | EventKind::Cut { .. } => {
+                unreachable!("kept whole")
+            }
+        }
+        if let Some(text) = text {
+            put_text(&mut self.bytes, text);
+        }
+        true
+    }
+
+    /// The text bytes of event `i` when it is a packed send.
+    #[inline]
+    fn send_text_bytes(&self, i: usize) -> Option<&[u8]> {
+        send_text_bytes(&self.offsets, &self.bytes, i)
+    }
+
+    /// The message text of event `i` when it is a send.
+    pub(crate) fn send_text(&self, i: usize) -> Option<Text> {
+        if let Some(bytes) = self.send_text_bytes(i) {
+            return Some(Text::from(utf8(bytes)));
+        }
+        let mut r = Reader {
+            b: &self.bytes,
+            at: *self.offsets.get(i)? as usize,
+        };
+        if r.byte() != WHOLE {
+            return None;
+        }
+        match &self.whole[r.varint() as usize].kind {
+            EventKind::Send { msg, .. } => Some(msg.clone()),
+            _ => None,
+        }
+    }
+
+    /// Every event, in order, unpacked.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = Event> + '_ {
+        let mut t_ns = 0;
+        (0..self.offsets.len()).map(move |i| {
+            let e = self.unpack(i, self.offsets[i] as usize, t_ns, &mut |sent| {
+                self.send_text(sent)
+            });
+            t_ns = e.t_ns;
+            e
+        })
+    }
+
+    /// Every event, unpacked into a vector (a delivery shares its send's text).
+    pub(crate) fn unpack_all(&self) -> Vec<Event> {
+        let mut out: Vec<Event> = Vec::with_capacity(self.offsets.len());
+        let mut t_ns = 0;
+        for i in 0..self.offsets.len() {
+            let e = self.unpack(i, self.offsets[i] as usize, t_ns, &mut |sent| match out
+                .get(sent)
+                .map(|e| &e.kind)
+            {
+                Some(EventKind::Send { msg, .. }) => Some(msg.clone()),
+                _ => None,
+            });
+            t_ns = e.t_ns;
+            out.push(e);
+        }
+        out
+    }
+
+    /// Unpacks the record of event `i` at `at`, the previous event's time being `base`.
+    fn unpack(
+        &self,
+        i: usize,
+        at: usize,
+        base: u64,
+        sent_text: &mut dyn FnMut(usize) -> Option<Text>,
+    ) -> Event {
+        let mut r = Reader { b: &self.bytes, at };
+        let header = r.byte();
+        let kind_tag = header & KIND_MASK;
+        if kind_tag == WHOLE {
+            return self.whole[r.varint() as usize].clone();
+        }
+        let send_text = match kind_tag {
+            SEND => r.text_bytes(),
+            _ => &[],
+        };
+        let t_ns = if header & SAME_TIME != 0 {
+            base
+        } else {
+            base.wrapping_add(r.varint())
+        };
+        let node = (header & HAS_NODE != 0).then(|| r.varint() as usize);
+        let local_ns =
+            (header & HAS_LOCAL != 0).then(|| unzigzag(r.varint()).wrapping_add(t_ns as i64));
+        let id = i as u64;
+        let kind = match kind_tag {
+            START => EventKind::Start {
+                incarnation: r.varint() as u32,
+            },
+            SEND => EventKind::Send {
+                msg_id: r.varint(),
+                to: r.varint() as usize,
+                msg: Text::from(utf8(send_text)),
+            },
+            DELIVER => {
+                let msg_id = r.varint();
+                let from = r.varint() as usize;
+                let word = r.varint();
+                let sent = match word >> 1 {
+                    0 => r.varint(),
+                    back => id - back,
+                };
+                let msg = if word & 1 != 0 {
+                    Text::from(utf8(r.text_bytes()))
+                } else {
+                    sent_text(sent as usize).expect("a packed delivery names a packed send")
+                };
+                EventKind::Deliver {
+                    msg_id,
+                    from,
+                    sent,
+                    msg,
+                }
+            }
+            DROP => EventKind::Drop {
+                msg_id: r.varint(),
+                from: r.varint() as usize,
+                to: r.varint() as usize,
+                reason: drop_reason(r.byte()),
+            },
+            TIMER => EventKind::Timer {
+                timer_id: r.varint(),
+                timer: utf8(r.text_bytes()).to_string(),
+            },
+            INPUT => EventKind::Input {
+                input: utf8(r.text_bytes()).to_string(),
+            },
+            CLOCK_ADJUST => EventKind::ClockAdjust {
+                how: match r.byte() {
+                    0 => ClockAdjust::Step,
+                    _ => ClockAdjust::Slew,
+                },
+                delta_ns: unzigzag(r.varint()),
+            },
+            OBSERVE => {
+                let sub = r.byte();
+                EventKind::Observe {
+                    obs: take_observation(&mut r, sub),
+                }
+            }
+            other => unreachable!("kind tag {other} is never packed"),
+        };
+        Event {
+            id,
+            t_ns,
+            node,
+            local_ns,
+            kind,
+        }
+    }
+}
+
+/// The text bytes of event `i` of a store's `offsets` and `bytes`, when it is a packed send:
+/// right after its header.
+#[inline]
+fn send_text_bytes<'a>(offsets: &[u32], bytes: &'a [u8], i: usize) -> Option<&'a [u8]> {
+    let mut r = Reader {
+        b: bytes,
+        at: *offsets.get(i)? as usize,
+    };
+    (r.byte() & KIND_MASK == SEND).then(|| r.text_bytes())
+}
+
+/// The tag of an observation with a compact form.
+fn observation_tag(obs: &Observation) -> Option<u8> {
+    Some(match obs {
+        Observation::CsRequest { .. } => CS_REQUEST,
+        Observation::CsEnter { .. } => CS_ENTER,
+        Observation::CsExit { .. } => CS_EXIT,
+        Observation::CsAbandon { .. } => CS_ABANDON,
+        Observation::Leader { .. } => LEADER,
+        Observation::Vote { .. } => VOTE,
+        Observation::WaitFor { .. } => WAIT_FOR,
+        Observation::WaitEnd { .. } => WAIT_END,
+        Observation::DeadlockDetected { .. } => DEADLOCK,
+        _ => return None,
+    })
+}
+
+fn put_observation(b: &mut Fields, obs: &Observation) {
+    match obs {
+        Observation::CsRequest { resource }
+        | Observation::CsEnter { resource }
+        | Observation::CsExit { resource }
+        | Observation::CsAbandon { resource } => b.put(u64::from(*resource)),
+        Observation::Leader { leader, term } => {
+            b.put(leader.map_or(0, |l| (l as u64).wrapping_add(1)));
+            if *leader == Some(usize::MAX) {
+                // `usize::MAX + 1` wraps to the `None` word: say it apart
+                b.byte(1);
+            } else if leader.is_none() {
+                b.byte(0);
+            }
+            b.put(*term);
+        }
+        Observation::Vote { term, candidate } => {
+            b.put(*term);
+            b.put(*candidate as u64);
+        }
+        Observation::WaitFor { waiter, on } | Observation::WaitEnd { waiter, on } => {
+            b.put(*waiter as u64);
+            b.put(*on as u64);
+        }
+        Observation::DeadlockDetected { initiator } => b.put(*initiator as u64),
+        _ => unreachable!("observation_tag said it packs"),
+    }
+}
+
+fn take_observation(r: &mut Reader<'_>, sub: u8) -> Observation {
+    match sub {
+        CS_REQUEST => Observation::CsRequest {
+            resource: r.varint() as u32,
+        },
+        CS_ENTER => Observation::CsEnter {
+            resource: r.varint() as u32,
+        },
+        CS_EXIT => Observation::CsExit {
+            resource: r.varint() as u32,
+        },
+        CS_ABANDON => Observation::CsAbandon {
+            resource: r.varint() as u32,
+        },
+        LEADER => {
+            let word = r.varint();
+            let leader = match word {
+                0 => match r.byte() {
+                    0 => None,
+                    _ => Some(usize::MAX),
+                },
+                w => Some((w - 1) as usize),
+            };
+            Observation::Leader {
+                leader,
+                term: r.varint(),
+            }
+        }
+        VOTE => Observation::Vote {
+            term: r.varint(),
+            candidate: r.varint() as usize,
+        },
+        WAIT_FOR => Observation::WaitFor {
+            waiter: r.varint() as usize,
+            on: r.varint() as usize,
+        },
+        WAIT_END => Observation::WaitEnd {
+            waiter: r.varint() as usize,
+            on: r.varint() as usize,
+        },
+        DEADLOCK => Observation::DeadlockDetected {
+            initiator: r.varint() as usize,
+        },
+        other => unreachable!("observation tag {other} is never packed"),
+    }
+}
+
+fn drop_reason_tag(r: DropReason) -> u8 {
+    match r {
+        DropReason::Loss => 0,
+        DropReason::Partitioned => 1,
+        DropReason::NoLink => 2,
+        DropReason::DestinationCrashed => 3,
+        DropReason::NoSuchNode => 4,
+        DropReason::InFlightLimit => 5,
+    }
+}
+
+fn drop_reason(tag: u8) -> DropReason {
+    match tag {
+        0 => DropReason::Loss,
+        1 => DropReason::Partitioned,
+        2 => DropReason::NoLink,
+        3 => DropReason::DestinationCrashed,
+        4 => DropReason::NoSuchNode,
+        5 => DropReason::InFlightLimit,
+        other => unreachable!("drop reason tag {other} is never packed"),
+    }
+}
+
+/// Bytes packed from a `&str`.
+fn utf8(bytes: &[u8]) -> &str {
+    // SAFETY: text bytes are only ever packed from a `&str` (`put_text`), whole.
+    unsafe { std::str::from_utf8_unchecked(bytes) }
+}
+
+/// The most bytes a record's fixed fields take: eight varints of at most ten bytes (time,
+/// node, local clock and up to five of the kind's) and two single bytes.
+const FIELDS_BYTES_MAX: usize = 8 * 10 + 2;
+
+/// Writes a record's fixed fields at the end of the byte vector, in room reserved for them
+/// at once ([`FIELDS_BYTES_MAX`]), so each byte is a store, with no capacity check (records
+/// are written for every event of every traced run).
+struct Fields<'a> {
+    v: &'a mut Vec<u8>,
+    /// Bytes written past the room's start.
+    n: usize,
+}
+
+impl<'a> Fields<'a> {
+    #[inline]
+    fn new(v: &'a mut Vec<u8>) -> Fields<'a> {
+        v.reserve(FIELDS_BYTES_MAX);
+        Fields { v, n: 0 }
+    }
+
+    #[inline]
+    fn put(&mut self, mut v: u64) {
+        while v >= 0x80 {
+            self.byte(v as u8 | 0x80);
+            v >>= 7;
+        }
+        self.byte(v as u8);
+    }
+
+    #[inline]
+    fn byte(&mut self, b: u8) {
+        assert!(
+            self.n < FIELDS_BYTES_MAX,
+            "a record's fields overflow their room"
+        );
+        let len = self.v.len();
+        // SAFETY: `new` reserved FIELDS_BYTES_MAX bytes past `len`, `n` of them are written
+        // (the assert keeps it inside), and the byte is counted in the length at once.
+        unsafe {
+            self.v.as_mut_ptr().add(len).write(b);
+            self.v.set_len(len + 1);
+        }
+        self.n += 1;
+    }
+}
+
+#[inline]
+fn put(b: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        b.push(v as u8 | 0x80);
+        v >>= 7;
+    }
+    b.push(v as u8);
+}
+
+#[inline]
+fn put_text(b: &mut Vec<u8>, s: &str) {
+    put(b, s.len() as u64);
+    b.extend_from_slice(s.as_bytes());
+}
+
+#[inline]
+fn zigzag(v: i64) -> u64 {
+    ((v << 1) ^ (v >> 63)) as u64
+}
+
+#[inline]
+fn unzigzag(v: u64) -> i64 {
+    ((v >> 1) as i64) ^ -((v & 1) as i64)
+}
+
+struct Reader<'a> {
+    b: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Reader<'a> {
+    #[inline]
+    fn byte(&mut self) -> u8 {
+        let v = self.b[self.at];
+        self.at += 1;
+        v
+    }
+
+    #[inline]
+    fn varint(&mut self) -> u64 {
+        let mut v = 0u64;
+        let mut shift = 0;
+        loop {
+            let byte = self.byte();
+            v |= u64::from(byte & 0x7f) << shift;
+            if byte < 0x80 {
+                return v;
+            }
+            shift += 7;
+        }
+    }
+
+    #[inline]
+    fn text_bytes(&mut self) -> &'a [u8] {
+        let len = self.varint() as usize;
+        let s = &self.b[self.at..self.at + len];
+        self.at += len;
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fault::Fault;
+    use crate::rng::SimRng;
+    use crate::trace::Trace;
+
+    /// A random event `id` of any kind, with the odd values a hand-made trace may hold: time
+    /// going back, ids that are not positions, deliveries naming no send or another text,
+    /// extreme numbers, long and non-ASCII texts.
+    fn arbitrary_event(rng: &mut SimRng, id: u64, t_ns: &mut u64) -> Event {
+        let big = |rng: &mut SimRng| match rng.index(4) {
+            0 => rng.next_u64(),
+            1 => u64::MAX - rng.range_u64(0, 3),
+            _ => rng.range_u64(0, 1000),
+        };
+        let node = |rng: &mut SimRng| match rng.index(5) {
+            0 => usize::MAX,
+            _ => rng.index(6),
+        };
+        let text = |rng: &mut SimRng| match rng.index(5) {
+            0 => String::new(),
+            1 => "é∑ a longer text than twenty-two bytes, kept shared".to_string(),
+            2 => format!("Hop({})", rng.next_u64()),
+            3 => "x".repeat(Text::INLINE_MAX + rng.index(3)),
+            _ => format!("Req {{ ts: {} }}", rng.range_u64(0, 99)),
+        };
+        *t_ns = match rng.index(10) {
+            0 => rng.next_u64(),
+            1..=4 => *t_ns,
+            _ => t_ns.saturating_add(rng.range_u64(0, 5_000_000)),
+        };
+        let obs = match rng.index(12) {
+            0 => Observation::CsRequest {
+                resource: rng.next_u64() as u32,
+            },
+            1 => Observation::CsEnter { resource: 0 },
+            2 => Observation::CsExit { resource: 1 },
+            3 => Observation::CsAbandon { resource: 2 },
+            4 => Observation::Leader {
+                leader: [None, Some(usize::MAX), Some(node(rng))][rng.index(3)],
+                term: big(rng),
+            },
+            5 => Observation::Vote {
+                term: big(rng),
+                candidate: node(rng),
+            },
+            6 => Observation::WaitFor {
+                waiter: node(rng),
+                on: node(rng),
+            },
+            7 => Observation::WaitEnd {
+                waiter: node(rng),
+                on: node(rng),
+            },
+            8 => Observation::DeadlockDetected {
+                initiator: node(rng),
+            },
+            9 => Observation::Note { text: text(rng) },
+            10 => Observation::LogicalTime {
+                lamport: big(rng),
+                vector: vec![1, 2],
+            },
+            _ => Observation::State { value: text(rng) },
+        };
+        let kind = match rng.index(14) {
+            0 => EventKind::Start {
+                incarnation: rng.next_u64() as u32,
+            },
+            1..=3 => EventKind::Send {
+                msg_id: big(rng),
+                to: node(rng),
+                msg: Text::from(text(rng)),
+            },
+            4..=6 => EventKind::Deliver {
+                msg_id: big(rng),
+                from: node(rng),
+                sent: match rng.index(4) {
+                    0 => big(rng),
+                    _ => id.saturating_sub(rng.range_u64(1, 4)),
+                },
+                msg: Text::from(text(rng)),
+            },
+            7 => EventKind::Drop {
+                msg_id: big(rng),
+                from: node(rng),
+                to: node(rng),
+                reason: drop_reason(rng.index(6) as u8),
+            },
+            8 => EventKind::Timer {
+                timer_id: big(rng),
+                timer: text(rng),
+            },
+            9 => EventKind::Input { input: text(rng) },
+            10 => EventKind::ClockAdjust {
+                how: [ClockAdjust::Step, ClockAdjust::Slew][rng.index(2)],
+                delta_ns: [i64::MIN, i64::MAX, -5, 0, 7][rng.index(5)],
+            },
+            11 => EventKind::Fault {
+                fault: Fault::Crash { node: node(rng) },
+            },
+            12 => EventKind::Cut {
+                reason: text(rng),
+                run_stopped: rng.chance(0.5),
+            },
+            _ => EventKind::Observe { obs },
+        };
+        Event {
+            id: if rng.chance(0.05) { big(rng) } else { id },
+            t_ns: *t_ns,
+            node: rng.chance(0.8).then(|| node(rng)),
+            local_ns: match rng.index(4) {
+                0 => None,
+                1 => Some([i64::MIN, i64::MAX][rng.index(2)]),
+                _ => Some(*t_ns as i64 + rng.range_u64(0, 2000) as i64 - 1000),
+            },
+            kind,
+        }
+    }
+
+    fn arbitrary_events(seed: u64, n: usize) -> Vec<Event> {
+        let mut rng = SimRng::new(seed);
+        let mut t_ns = 0;
+        let mut events: Vec<Event> = Vec::with_capacity(n);
+        for i in 0..n as u64 {
+            let mut e = arbitrary_event(&mut rng, i, &mut t_ns);
+            // most deliveries carry their send's text, as recorded ones do
+            if let EventKind::Deliver { sent, msg, .. } = &mut e.kind {
+                if let Some(EventKind::Send { msg: sent_msg, .. }) =
+                    events.get(*sent as usize).map(|s| &s.kind)
+                {
+                    if rng.chance(0.8) {
+                        *msg = sent_msg.clone();
+                    }
+                }
+            }
+            events.push(e);
+        }
+        events
+    }
+
+    fn pack(events: &[Event]) -> Packed {
+        let mut p = Packed::default();
+        for e in events {
+            p.push(e);
+        }
+        p
+    }
+
+    #[test]
+    fn every_event_unpacks_as_it_was_packed() {
+        let mut whole = 0;
+        for seed in 0..200 {
+            let events = arbitrary_events(seed, 1 + seed as usize % 60);
+            let p = pack(&events);
+            assert_eq!(p.len(), events.len());
+            assert_eq!(p.unpack_all(), events, "seed {seed}");
+            assert_eq!(p.iter().collect::<Vec<_>>(), events, "seed {seed}");
+            assert_eq!(p.last_t_ns(), events.last().map(|e| e.t_ns));
+            for (i, e) in events.iter().enumerate() {
+                let want = match &e.kind {
+                    EventKind::Send { msg, .. } => Some(msg.clone()),
+                    _ => None,
+                };
+                assert_eq!(p.send_text(i), want, "seed {seed} event {i}");
+            }
+            assert_eq!(p.send_text(events.len()), None);
+            whole += p.whole.len();
+        }
+        assert!(whole > 500, "the odd events are kept whole: {whole}");
+    }
+
+    #[test]
+    fn packing_is_canonical_so_packed_traces_compare_by_their_bytes() {
+        for seed in 0..100 {
+            let events = arbitrary_events(seed, 40);
+            assert_eq!(pack(&events), pack(&events));
+            let mut other = events.clone();
+            let i = seed as usize % other.len();
+            other[i].t_ns ^= 1;
+            assert_ne!(pack(&events), pack(&other), "seed {seed}");
+            // and a trace compares alike, packed or not
+            let mut a = Trace::packed(3);
+            let mut b = Trace::packed(3);
+            for e in &events {
+                a.push(e.clone());
+            }
+            for e in &other {
+                b.push(e.clone());
+            }
+            let plain = Trace::new(3, events.clone());
+            assert_eq!(a, plain);
+            assert_eq!(plain, a);
+            assert_eq!(a != b, events != other);
+            assert_eq!(a.to_jsonl(), plain.to_jsonl(), "seed {seed}");
+            assert_eq!(a.first_difference(&plain), None);
+            assert_eq!(a.len(), plain.len());
+            assert_eq!(a.last_t_ns(), plain.last_t_ns());
+        }
+    }
+
+    #[test]
+    fn a_packed_trace_unpacks_once_and_for_good_when_changed() {
+        let events = arbitrary_events(7, 50);
+        let mut t = Trace::packed(4);
+        for e in &events {
+            t.push(e.clone());
+        }
+        assert!(t.is_packed());
+        assert_eq!(t.events(), &events[..]);
+        let mut seen = Vec::new();
+        t.for_each_event(|e| seen.push(e.clone()));
+        assert_eq!(seen, events);
+        // pushing after a read: the view is made again
+        let extra = Event {
+            id: 50,
+            ..events[3].clone()
+        };
+        t.push(extra.clone());
+        assert_eq!(t.events().last(), Some(&extra));
+        t.events_mut()[0].t_ns += 1;
+        assert!(!t.is_packed());
+        assert_eq!(t.events()[0].t_ns, events[0].t_ns + 1);
+        assert_eq!(t.len(), 51);
+        assert_eq!(t.clone().into_events().len(), 51);
+    }
+
+    #[test]
+    fn a_token_ring_packs_to_a_few_bytes_per_event() {
+        // what a traced token ring records per hop: a send, its delivery, two observations
+        let mut p = Packed::default();
+        let mut t_ns = 0;
+        for hop in 0..10_000u64 {
+            let id = p.len() as u64;
+            let node = (hop % 5) as usize;
+            let send = Event {
+                id,
+                t_ns,
+                node: Some(node),
+                local_ns: Some(t_ns as i64),
+                kind: EventKind::Send {
+                    msg_id: hop,
+                    to: (node + 1) % 5,
+                    msg: Text::from(format!("Token({hop})")),
+                },
+            };
+            p.push(&send);
+            t_ns += 1_000_000 + hop % 1_000_000;
+            let at = |id, kind| Event {
+                id,
+                t_ns,
+                node: Some((node + 1) % 5),
+                local_ns: Some(t_ns as i64),
+                kind,
+            };
+            let msg = Text::from(format!("Token({hop})"));
+            p.push(&at(
+                id + 1,
+                EventKind::Deliver {
+                    msg_id: hop,
+                    from: node,
+                    sent: id,
+                    msg,
+                },
+            ));
+            for obs in [
+                Observation::CsEnter { resource: 0 },
+                Observation::CsExit { resource: 0 },
+            ] {
+                p.push(&at(p.len() as u64, EventKind::Observe { obs }));
+            }
+        }
+        let per_event = p.capacity_bytes().min(p.bytes.len() + 4 * p.len()) as f64 / p.len() as f64;
+        assert!(per_event < 14.0, "{per_event:.1} bytes per event");
+        assert!(p.whole.is_empty());
+        assert_eq!(p.unpack_all().len(), 40_000);
+    }
+}
