@@ -151,11 +151,16 @@ impl Packed {
         if same_time {
             header |= SAME_TIME;
         }
-        self.bytes.push(header);
-        if let EventKind::Send { msg, .. } = &e.kind {
-            put_text(&mut self.bytes, msg);
+        let send_text = match &e.kind {
+            EventKind::Send { msg, .. } => msg.as_bytes(),
+            _ => &[],
+        };
+        let mut f = Fields::new(&mut self.bytes, send_text.len());
+        f.byte(header);
+        if kind == SEND {
+            f.put(send_text.len() as u64);
+            f.slice(send_text);
         }
-        let mut f = Fields::new(&mut self.bytes);
         if !same_time {
             f.put(e.t_ns.wrapping_sub(self.last_t_ns));
         }
@@ -509,49 +514,79 @@ fn utf8(bytes: &[u8]) -> &str {
     unsafe { std::str::from_utf8_unchecked(bytes) }
 }
 
-/// The most bytes a record's fixed fields take: eight varints of at most ten bytes (time,
-/// node, local clock and up to five of the kind's) and two single bytes.
-const FIELDS_BYTES_MAX: usize = 8 * 10 + 2;
+/// The most bytes a record takes past a send's text: its header, the text's length, eight
+/// varints of at most ten bytes (time, node, local clock and up to five of the kind's) and
+/// two single bytes.
+const FIELDS_BYTES_MAX: usize = 1 + 10 + 8 * 10 + 2;
 
-/// Writes a record's fixed fields at the end of the byte vector, in room reserved for them
-/// at once ([`FIELDS_BYTES_MAX`]), so each byte is a store, with no capacity check (records
-/// are written for every event of every traced run).
+/// Writes a record at the end of the byte vector, in room reserved for it at once (a send's
+/// text and [`FIELDS_BYTES_MAX`]), so each byte is a store, with no capacity check: records
+/// are written for every event of every traced run.
 struct Fields<'a> {
     v: &'a mut Vec<u8>,
-    /// Bytes written past the room's start.
-    n: usize,
+    /// Bytes still free in the room reserved.
+    room: usize,
 }
 
 impl<'a> Fields<'a> {
     #[inline]
-    fn new(v: &'a mut Vec<u8>) -> Fields<'a> {
-        v.reserve(FIELDS_BYTES_MAX);
-        Fields { v, n: 0 }
+    fn new(v: &'a mut Vec<u8>, text_len: usize) -> Fields<'a> {
+        let room = FIELDS_BYTES_MAX + text_len;
+        v.reserve(room);
+        Fields { v, room }
     }
 
+    /// Writes `bytes` (fewer than `room`) at the end.
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        assert!(bytes.len() <= self.room, "a record overflows its room");
+        let len = self.v.len();
+        // SAFETY: `new` reserved the room past the vector's length when it was made, every
+        // write since took its bytes off `room` (the assert keeps this one inside), and the
+        // bytes written are counted in the length at once.
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                bytes.as_ptr(),
+                self.v.as_mut_ptr().add(len),
+                bytes.len(),
+            );
+            self.v.set_len(len + bytes.len());
+        }
+        self.room -= bytes.len();
+    }
+
+    /// Writes `v` as a varint (at most ten bytes).
     #[inline]
     fn put(&mut self, mut v: u64) {
-        while v >= 0x80 {
-            self.byte(v as u8 | 0x80);
-            v >>= 7;
+        assert!(self.room >= 10, "a record overflows its room");
+        let len = self.v.len();
+        let mut n = 0;
+        // SAFETY: as in `write`: at most ten bytes, and ten are free in the room.
+        unsafe {
+            let at = self.v.as_mut_ptr().add(len);
+            while v >= 0x80 {
+                at.add(n).write(v as u8 | 0x80);
+                n += 1;
+                v >>= 7;
+            }
+            at.add(n).write(v as u8);
+            n += 1;
+            self.v.set_len(len + n);
         }
-        self.byte(v as u8);
+        self.room -= n;
     }
 
     #[inline]
     fn byte(&mut self, b: u8) {
-        assert!(
-            self.n < FIELDS_BYTES_MAX,
-            "a record's fields overflow their room"
-        );
-        let len = self.v.len();
-        // SAFETY: `new` reserved FIELDS_BYTES_MAX bytes past `len`, `n` of them are written
-        // (the assert keeps it inside), and the byte is counted in the length at once.
-        unsafe {
-            self.v.as_mut_ptr().add(len).write(b);
-            self.v.set_len(len + 1);
-        }
-        self.n += 1;
+        assert!(self.room >= 1, "a record overflows its room");
+        // the vector has room reserved: no reallocation
+        self.v.push(b);
+        self.room -= 1;
+    }
+
+    #[inline]
+    fn slice(&mut self, bytes: &[u8]) {
+        self.write(bytes);
     }
 }
 
