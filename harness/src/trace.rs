@@ -221,6 +221,21 @@ impl Text {
         }
     }
 
+    /// The text's length in bytes.
+    #[inline]
+    pub fn len(&self) -> usize {
+        match &self.0 {
+            Repr::Inline { len, .. } => *len as usize,
+            Repr::Shared(s) => s.len(),
+        }
+    }
+
+    /// Whether the text is empty.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
     /// True when both are the same shared allocation (not only equal text).
     #[cfg(test)]
     pub(crate) fn shares(&self, other: &Text) -> bool {
@@ -501,6 +516,7 @@ impl Trace {
     }
 
     /// The message text of event `i` when it is a send (a packed trace reads it in place).
+    #[inline]
     pub fn send_text(&self, i: usize) -> Option<Text> {
         match &self.packed {
             None => match self.vec.get(i).map(|e| &e.kind) {

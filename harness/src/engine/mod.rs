@@ -418,8 +418,9 @@ impl<P: Process> Prepared<P> {
     }
 }
 
-/// Most type words a recorder shares (each message of a shared word reuses one allocation);
-/// a run has a few dozen message types.
+/// Most type words longer than [`Text::INLINE_MAX`] a recorder shares (each message of a
+/// shared word reuses one allocation; shorter words are held in place); a run has a few dozen
+/// message types.
 const TYPE_WORDS_SHARED_MAX: usize = 64;
 
 /// A `Debug` rendering's sink that keeps its type word and stops it there: it takes text up
@@ -464,6 +465,7 @@ pub(crate) struct Recorder {
 
 /// The estimated heap size of an event's texts (its fixed size is counted apart). A message
 /// text is counted once, at its send (deliveries share it).
+#[inline]
 fn text_bytes(kind: &EventKind) -> usize {
     match kind {
         EventKind::Send { msg, .. } => msg.len(),
@@ -476,9 +478,10 @@ fn text_bytes(kind: &EventKind) -> usize {
 }
 
 impl Recorder {
-    /// Renders `value` with `Debug` into a shared string (one allocation), or the shared empty
-    /// text when the trace is not recorded; only its type word, shared by every event of that
-    /// type, with [`RunOptions::type_words_only`].
+    /// Renders `value` with `Debug` into a text (held in place up to [`Text::INLINE_MAX`]
+    /// bytes, one shared allocation past that), or the empty text when the trace is not
+    /// recorded; only its type word with [`RunOptions::type_words_only`], a long word shared by
+    /// every event of that type.
     #[inline]
     pub fn render(&mut self, value: &dyn fmt::Debug) -> Text {
         if !self.record {
