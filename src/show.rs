@@ -1562,7 +1562,12 @@ pub(crate) fn unless_vacuous(
     match checkers.iter().find_map(|c| {
         let p = c.property();
         let kinds = c.evidence();
-        (!sincro_checkers::has_evidence(trace.events(), kinds)).then_some((p, kinds))
+        // read once, in order: a packed trace is not unpacked for it
+        let evidence = kinds.is_empty()
+            || trace
+                .iter()
+                .any(|e| sincro_checkers::is_evidence(&e, kinds));
+        (!evidence).then_some((p, kinds))
     }) {
         Some((p, kinds)) => Verdict::Unjudged {
             property: p.to_string(),
@@ -1738,13 +1743,13 @@ pub fn show(args: &ShowArgs) -> i32 {
             Format::Html => (drawable.min(render::HTML_MAX_EVENTS), "shown"),
             Format::Text => (sel.shown.len(), "shown"),
             // the trace itself, every event (a selection shapes the views only)
-            Format::Jsonl => (trace.events().len(), "written"),
+            Format::Jsonl => (trace.len(), "written"),
         };
         // The verdict quotes the trace's own texts: escaped, as the timeline's verdict line.
         eprintln!(
             "wrote {} ({shown} of {} events {what}; {})",
             crate::harness::scenario::shown(out),
-            trace.events().len(),
+            trace.len(),
             verdict.as_ref().map_or_else(
                 || "not judged".to_string(),
                 |v| crate::harness::scenario::shown_text(&v.to_string())
@@ -1780,7 +1785,7 @@ pub fn check(args: &CheckArgs) -> i32 {
     };
     let mut how = format!(
         "{} events, {} nodes, judged up to {:.3} ms",
-        trace.events().len(),
+        trace.len(),
         judged.nodes,
         judged.end_ns as f64 / 1e6
     );
@@ -1874,12 +1879,9 @@ pub fn diff(args: &DiffArgs) -> i32 {
     };
     match first_divergence(ta, tb, args.context) {
         None if code == exit::PASS => {
-            println!("identical ({} events{unrecorded})", ta.events().len())
+            println!("identical ({} events{unrecorded})", ta.len())
         }
-        None => println!(
-            "the events are identical ({}{unrecorded})",
-            ta.events().len()
-        ),
+        None => println!("the events are identical ({}{unrecorded})", ta.len()),
         Some(d) => {
             print!("{d}");
             code = exit::VIOLATION;

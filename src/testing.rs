@@ -1375,7 +1375,7 @@ pub fn context_lines(trace: &Trace, verdict: &Verdict, around: usize, max: usize
         .filter(|(_, e)| ids.contains(&e.id))
         .map(|(i, _)| i)
         .collect();
-    let n = trace.events().len();
+    let n = trace.len();
     let (lo, hi) = match (marked.first(), marked.last()) {
         (Some(&a), Some(&b)) => (a.saturating_sub(around), (b + around + 1).min(n)),
         // a panic or a limit: the last events

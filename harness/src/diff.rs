@@ -108,11 +108,11 @@ fn diff_values(path: &str, a: &serde_json::Value, b: &serde_json::Value, out: &m
 /// The first event at which `a` and `b` differ, with `context` events of context on each side;
 /// `None` when both have the same events (node counts are not compared).
 pub fn first_divergence(a: &Trace, b: &Trace, context: usize) -> Option<Divergence> {
-    let common = a.events().len().min(b.events().len());
+    let common = a.len().min(b.len());
     let index = (0..common)
         .find(|&i| a.events()[i] != b.events()[i])
         .unwrap_or(common);
-    if index == a.events().len() && index == b.events().len() {
+    if index == a.len() && index == b.len() {
         return None;
     }
     let after = |t: &Trace| -> Vec<Event> {
@@ -130,8 +130,8 @@ pub fn first_divergence(a: &Trace, b: &Trace, context: usize) -> Option<Divergen
         before: a.events()[index.saturating_sub(context)..index].to_vec(),
         after_a: after(a),
         after_b: after(b),
-        len_a: a.events().len(),
-        len_b: b.events().len(),
+        len_a: a.len(),
+        len_b: b.len(),
     })
 }
 

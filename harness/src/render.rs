@@ -334,7 +334,7 @@ pub fn text_view(trace: &Trace, sel: &Selection, verdict: Option<&Verdict>) -> S
         out,
         "# {} nodes, {} events; columns: global time, node, @local clock (ms), event",
         trace.nodes,
-        trace.events().len()
+        trace.len()
     );
     // A note is wrapped to 100 columns (it was one line of up to 265), its continuation
     // lines indented.
@@ -663,7 +663,7 @@ pub fn mermaid_view(trace: &Trace, sel: &Selection, verdict: Option<&Verdict>) -
         out,
         "    %% sincro trace: {} nodes, {} events",
         in_trace,
-        trace.events().len()
+        trace.len()
     );
     for n in 0..nodes {
         let _ = writeln!(out, "    participant n{n}");
@@ -2045,7 +2045,7 @@ fn diagram(
 pub fn html_view(trace: &Trace, sel: &Selection, verdict: Option<&Verdict>, title: &str) -> String {
     let sel = &sel.drawable(trace);
     let marked = marked_ids(trace, verdict);
-    let total = trace.events().len();
+    let total = trace.len();
     let kept = view::cut(trace, verdict, &sel.shown, HTML_MAX_EVENTS);
     let prefix = sel.shown.starts_with(&kept);
     let shown: Vec<&Event> = kept.iter().filter_map(|&i| trace.events().get(i)).collect();

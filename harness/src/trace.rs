@@ -527,12 +527,21 @@ impl Trace {
         }
     }
 
-    /// Calls `f` with every event in order, without keeping them unpacked: what reading a
-    /// long recorded trace once costs (a packed trace unpacks one event at a time).
-    pub fn for_each_event(&self, mut f: impl FnMut(&Event)) {
+    /// The events in order, without keeping them unpacked: a packed trace not read as a
+    /// slice yet unpacks one event at a time, so reading a long recording once costs one
+    /// event's memory, not the whole trace's.
+    pub fn iter(&self) -> Box<dyn Iterator<Item = std::borrow::Cow<'_, Event>> + '_> {
         match (&self.packed, self.view.get()) {
-            (Some(p), None) => p.iter().for_each(|e| f(&e)),
-            _ => self.events().iter().for_each(f),
+            (Some(p), None) => Box::new(p.iter().map(std::borrow::Cow::Owned)),
+            _ => Box::new(self.events().iter().map(std::borrow::Cow::Borrowed)),
+        }
+    }
+
+    /// The last event, if any (a packed trace unpacks that one only).
+    pub fn last(&self) -> Option<Event> {
+        match &self.packed {
+            Some(p) if self.view.get().is_none() => p.last(),
+            _ => self.events().last().cloned(),
         }
     }
 
@@ -669,12 +678,7 @@ impl Trace {
             serde_json::json!({ "sincro_trace": TRACE_FORMAT, "nodes": self.nodes }).to_string();
         let mut hb = (self.nodes <= STAMPED_NODES_MAX).then(|| HappensBefore::new(self.nodes));
         // a packed trace not read yet is unpacked one event at a time
-        let events: Box<dyn Iterator<Item = std::borrow::Cow<'_, Event>> + '_> =
-            match (&self.packed, self.view.get()) {
-                (Some(p), None) => Box::new(p.iter().map(std::borrow::Cow::Owned)),
-                _ => Box::new(self.events().iter().map(std::borrow::Cow::Borrowed)),
-            };
-        std::iter::once(header).chain(events.map(move |e| {
+        std::iter::once(header).chain(self.iter().map(move |e| {
             let vc = hb.as_mut().and_then(|hb| hb.stamp(&e).map(|v| v.to_vec()));
             serde_json::to_string(&Row {
                 event: e.into_owned(),
@@ -1180,7 +1184,7 @@ impl Trace {
                 }
             };
             if let EventKind::Cut { .. } = e.kind {
-                if i + 1 != self.events().len() || e.node.is_some() {
+                if i + 1 != self.len() || e.node.is_some() {
                     return Err(err(format!(
                         "event {} (cut) must be the trace's last event, at no node: it marks \
                          where the trace stops",
@@ -1952,7 +1956,7 @@ mod tests {
         assert_eq!(e.line, 4);
         assert!(e.problem.contains("time goes back"), "{e}");
         let e = problem(&|t| {
-            let last = t.events().len() - 1;
+            let last = t.len() - 1;
             t.events_mut()[last].t_ns = MAX_TRACE_TIME_NS + 1;
         });
         assert!(e.problem.contains("past the end of the longest"), "{e}");
@@ -1962,7 +1966,7 @@ mod tests {
         // may be recorded).
         let append = |t: &mut Trace, kinds: Vec<EventKind>| {
             for kind in kinds {
-                let mut e = ev(t.events().len() as u64, 2, kind);
+                let mut e = ev(t.len() as u64, 2, kind);
                 e.t_ns = t.events().last().map_or(0, |l| l.t_ns);
                 e.local_ns = None;
                 t.events_mut().push(e);
@@ -2340,7 +2344,7 @@ mod tests {
             r#"{"id":1,"t_ns":9,"node":0,"local_ns":1,"kind":{"type":"input","input":"x"}}"#;
         let read = |lines: &[&str]| Trace::read_jsonl(lines.join("\n").as_bytes());
         let good = read(&[head, start, input, "", ""]).expect("a well-formed trace");
-        assert_eq!(good.events().len(), 2);
+        assert_eq!(good.len(), 2);
         assert_eq!(good.events()[1].local_ns, Some(1));
         let misspelled = input.replace("local_ns", "localns");
         let e = read(&[head, start, &misspelled]).expect_err("an unknown field");

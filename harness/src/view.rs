@@ -127,7 +127,7 @@ impl Selection {
     /// Every event of `trace`.
     pub fn all(trace: &Trace) -> Selection {
         Selection {
-            shown: (0..trace.events().len()).collect(),
+            shown: (0..trace.len()).collect(),
             notes: Vec::new(),
             from_ns: 0,
             to_ns: None,
@@ -193,7 +193,7 @@ pub fn anchors(trace: &Trace, verdict: Option<&Verdict>) -> Vec<usize> {
 /// view that reaches it keeps it, counted in the notes' figures, and a renderer's cap keeps
 /// it and the events just before it.
 fn cut_position(trace: &Trace) -> Option<usize> {
-    let last = trace.events().len().checked_sub(1)?;
+    let last = trace.len().checked_sub(1)?;
     matches!(trace.events()[last].kind, EventKind::Cut { .. }).then_some(last)
 }
 
@@ -220,7 +220,7 @@ fn verdict_time(verdict: Option<&Verdict>) -> Option<u64> {
 /// ground truth: the events of a node in trace order, and a delivery after the send it names;
 /// a drop is after its send. Linear in the trace.
 pub fn causal_past(trace: &Trace, of: &[usize]) -> Vec<bool> {
-    let n = trace.events().len();
+    let n = trace.len();
     let mut past = vec![false; n];
     // frontier[node]: the latest position at that node in the past so far.
     let mut frontier: BTreeMap<NodeId, usize> = BTreeMap::new();
@@ -370,7 +370,7 @@ fn select_events(
     verdict: Option<&Verdict>,
     filter: &Filter,
 ) -> Result<Selection, String> {
-    let total = trace.events().len();
+    let total = trace.len();
     let nodes = trace.nodes;
     for &n in &filter.nodes {
         if n >= nodes {
@@ -536,7 +536,7 @@ fn select_events(
 /// landmark's causal past since the landmark before it in time. Repeated traffic between two
 /// state changes is what it hides; a note says how many events.
 pub fn causal_view(trace: &Trace, verdict: Option<&Verdict>) -> Option<Selection> {
-    let total = trace.events().len();
+    let total = trace.len();
     let anchor = anchors(trace, verdict);
     if anchor.is_empty() {
         return None;
@@ -742,7 +742,7 @@ pub fn cut(trace: &Trace, verdict: Option<&Verdict>, shown: &[usize], max: usize
     // Rank: (tier, distance) — lower is kept first.
     let mut ranked: Vec<(u8, usize, usize)> = shown
         .iter()
-        .filter(|&&i| i < trace.events().len())
+        .filter(|&&i| i < trace.len())
         .map(|&i| {
             let e = &trace.events()[i];
             let before = e.t_ns <= end || i <= last_anchor;
@@ -1152,7 +1152,7 @@ mod tests {
             .unwrap()
             .shown
         };
-        let at_2ms: Vec<usize> = (0..odd.events().len())
+        let at_2ms: Vec<usize> = (0..odd.len())
             .filter(|&i| odd.events()[i].t_ns / 1000 == 2000)
             .collect();
         assert!(!at_2ms.is_empty());
@@ -1179,7 +1179,7 @@ mod tests {
     fn a_cut_trace_shows_its_cut_and_the_violating_events_past_it() {
         let mut t = trace();
         let end = t.events().last().unwrap().t_ns;
-        let id = t.events().len() as u64;
+        let id = t.len() as u64;
         t.events_mut().push(Event {
             id,
             t_ns: end,
@@ -1221,7 +1221,7 @@ mod tests {
         }
         // A renderer's cap keeps the cut and the events just before it, whether or not a
         // violating event was recorded (a cap of the first events dropped them).
-        let all: Vec<usize> = (0..t.events().len()).collect();
+        let all: Vec<usize> = (0..t.len()).collect();
         let past_cut = violation(vec![id + 40], 6);
         for verdict in [None, Some(&past_cut), Some(&v)] {
             let kept = cut(&t, verdict, &all, 3);
@@ -1253,7 +1253,7 @@ mod tests {
     fn a_cut_keeps_the_violation_and_its_causal_past_first() {
         let t = trace();
         let v = violation(vec![6], 6);
-        let all: Vec<usize> = (0..t.events().len()).collect();
+        let all: Vec<usize> = (0..t.len()).collect();
         // Three events: the violating one, the fault, then the causal past nearest it.
         assert_eq!(cut(&t, Some(&v), &all, 3), [3, 5, 6]);
         assert_eq!(cut(&t, Some(&v), &all, 5), [0, 2, 3, 5, 6]);

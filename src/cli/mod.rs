@@ -737,10 +737,14 @@ fn run(a: RunArgs, default_render: Render) -> i32 {
     if let Err(e) = unless_nothing_judged(&sc, &mut out) {
         return bad_input(format!("{}: {e}", a.scenario.display()));
     }
-    // Bad view options are bad input even when nothing is printed.
+    // Bad view options are bad input even when nothing is printed. With none given and
+    // nothing printed there is nothing to check: the trace is only written, and a long one is
+    // not unpacked for it.
+    let viewed = render != Render::None || a.view != crate::show::ViewArgs::default();
     let filter = match out
         .trace
         .as_ref()
+        .filter(|_| viewed)
         .map(|t| crate::show::selection(t, Some(&out.verdict), &a.view).and(a.view.filter()))
     {
         Some(Err(e)) => return bad_input(format!("{}: {e}", a.scenario.display())),
@@ -782,7 +786,7 @@ pub(crate) fn unless_nothing_judged(
     match &out.trace {
         Some(trace)
             if !matches!(
-                trace.events().last().map(|e| &e.kind),
+                trace.last().map(|e| e.kind),
                 Some(crate::harness::trace::EventKind::Cut { .. })
             ) =>
         {
@@ -867,7 +871,7 @@ fn scenario_line(sc: &Scenario, what: &dyn std::fmt::Display) -> String {
 fn run_counts(out: &crate::harness::Outcome) -> String {
     let events = out.trace.as_ref().map_or(String::new(), |t| {
         let cut = matches!(
-            t.events().last().map(|e| &e.kind),
+            t.last().map(|e| e.kind),
             Some(sincro_harness::trace::EventKind::Cut {
                 run_stopped: false,
                 ..
@@ -876,10 +880,10 @@ fn run_counts(out: &crate::harness::Outcome) -> String {
         if cut {
             format!(
                 "{} events recorded before the trace was cut (limits.max_trace_bytes), ",
-                t.events().len()
+                t.len()
             )
         } else {
-            format!("{} events, ", t.events().len())
+            format!("{} events, ", t.len())
         }
     });
     format!(

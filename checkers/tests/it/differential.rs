@@ -673,7 +673,7 @@ fn mutate(property: &str, raw: &Raw, mut t: Trace) -> Trace {
         if t.events().is_empty() {
             break;
         }
-        let i = idx as usize % t.events().len();
+        let i = idx as usize % t.len();
         let mut m = t.clone();
         let m_nodes = m.nodes;
         let ev = m.events_mut();

@@ -1236,7 +1236,7 @@ mod tests {
         let full = with(RunOptions::new(true));
         assert_eq!(full.verdict, untraced.verdict);
         let trace = full.trace.expect("recorded");
-        assert!(trace.events().len() < 2000 / 32);
+        assert!(trace.len() < 2000 / 32);
         let last = trace.events().last().expect("events");
         assert!(
             matches!(&last.kind, EventKind::Cut { reason, run_stopped: false } if reason.contains("max_trace_bytes = 2000")),
@@ -1245,7 +1245,7 @@ mod tests {
         let words = with(RunOptions::new(true).type_words_only());
         assert_eq!(words.verdict, untraced.verdict);
         let trace = words.trace.expect("recorded");
-        assert!(trace.events().len() < 2000 / 32);
+        assert!(trace.len() < 2000 / 32);
         assert!(!matches!(
             trace.events().last().map(|e| &e.kind),
             Some(EventKind::Cut { .. })
@@ -1669,7 +1669,7 @@ mod tests {
         };
         let full = run(RunOptions::new(true));
         let words = run(RunOptions::new(true).type_words_only());
-        assert_eq!(full.events().len(), words.events().len());
+        assert_eq!(full.len(), words.len());
         let text = |k: &EventKind| match k {
             EventKind::Send { msg, .. } | EventKind::Deliver { msg, .. } => Some(msg.to_string()),
             EventKind::Timer { timer, .. } => Some(timer.clone()),

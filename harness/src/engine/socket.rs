@@ -743,7 +743,7 @@ pub(crate) mod testing {
         let b = run(&sc);
         assert!(a.verdict.is_pass(), "{}", a.verdict);
         let (ta, tb) = (a.trace.as_ref().unwrap(), b.trace.as_ref().unwrap());
-        assert!(ta.events().len() > 100);
+        assert!(ta.len() > 100);
         assert_eq!(ta.to_jsonl(), tb.to_jsonl());
         assert_eq!(a.stats, b.stats);
         let mut other = sc.clone();

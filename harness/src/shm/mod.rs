@@ -586,7 +586,7 @@ mod tests {
                 .collect()
         };
         assert_eq!(others(&full), others(&bounded));
-        assert!(bounded.to_harness().events().len() < full.to_harness().events().len());
+        assert!(bounded.to_harness().len() < full.to_harness().len());
     }
 
     #[test]

@@ -258,6 +258,25 @@ impl Packed {
         }
     }
 
+    /// The last event, unpacked (`None` when there is none).
+    pub(crate) fn last(&self) -> Option<Event> {
+        let i = self.offsets.len().checked_sub(1)?;
+        let at = self.offsets[i] as usize;
+        let mut r = Reader { b: &self.bytes, at };
+        let header = r.byte();
+        // the time before it: the last time less the last event's difference
+        let base = match header & KIND_MASK {
+            WHOLE => 0, // kept whole: its time is its own
+            _ if header & SAME_TIME != 0 => self.last_t_ns,
+            SEND => {
+                r.text_bytes();
+                self.last_t_ns.wrapping_sub(r.varint())
+            }
+            _ => self.last_t_ns.wrapping_sub(r.varint()),
+        };
+        Some(self.unpack(i, at, base, &mut |sent| self.send_text(sent)))
+    }
+
     /// Every event, in order, unpacked.
     pub(crate) fn iter(&self) -> impl Iterator<Item = Event> + '_ {
         let mut t_ns = 0;
@@ -810,6 +829,11 @@ mod tests {
             assert_eq!(p.unpack_all(), events, "seed {seed}");
             assert_eq!(p.iter().collect::<Vec<_>>(), events, "seed {seed}");
             assert_eq!(p.last_t_ns(), events.last().map(|e| e.t_ns));
+            assert_eq!(p.last().as_ref(), events.last(), "seed {seed}");
+            for n in 0..events.len() {
+                // the last event of every prefix
+                assert_eq!(pack(&events[..=n]).last().as_ref(), Some(&events[n]));
+            }
             for (i, e) in events.iter().enumerate() {
                 let want = match &e.kind {
                     EventKind::Send { msg, .. } => Some(msg.clone()),
@@ -861,8 +885,7 @@ mod tests {
         }
         assert!(t.is_packed());
         assert_eq!(t.events(), &events[..]);
-        let mut seen = Vec::new();
-        t.for_each_event(|e| seen.push(e.clone()));
+        let seen: Vec<Event> = t.iter().map(|e| e.into_owned()).collect();
         assert_eq!(seen, events);
         // pushing after a read: the view is made again
         let extra = Event {
