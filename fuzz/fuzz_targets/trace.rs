@@ -2,7 +2,8 @@
 //!
 //! Fails (panics) when reading, validating or judging the text panics or aborts: the bytes are
 //! read with `Trace::read_jsonl`; a trace `Trace::validate` accepts must declare 1 to
-//! `MAX_TRACE_NODES` nodes and is then judged by every property's checker. A refused trace is
+//! `MAX_TRACE_NODES` nodes, must pack and unpack to the same events (what a recorded run
+//! keeps, `Trace::packed`) and is then judged by every property's checker. A refused trace is
 //! fine (it is bad input, exit 2 on the command line). Run it with
 //! `cargo +nightly fuzz run trace -- -max_len=65536`; seed it with the adversarial corpus:
 //! `cargo +nightly fuzz run trace checkers/tests/adversarial/*/`.
@@ -25,6 +26,13 @@ fuzz_target!(|data: &[u8]| {
         "accepted a trace of {} nodes",
         trace.nodes
     );
+    let mut packed = Trace::packed(trace.nodes);
+    for e in trace.events() {
+        packed.push(e.clone());
+    }
+    assert_eq!(packed.last().as_ref(), trace.events().last());
+    assert_eq!(packed.to_jsonl(), trace.to_jsonl(), "packed, the trace reads the same");
+    assert_eq!(packed.events(), trace.events());
     let mut sc = Scenario::from_json(r#"{"algorithm":"x","nodes":1,"seed":0,"duration_ms":1}"#)
         .expect("a valid scenario");
     sc.nodes = trace.nodes;

@@ -263,3 +263,23 @@ fn vector_causality_judges_past_20000_events() {
     };
     assert_eq!(checker_kind(&case), "violation");
 }
+
+/// Every hand-made trace of the corpus, packed as a run records it, reads back the same:
+/// events, last event, count, JSON Lines, and equality with the trace as read.
+#[test]
+fn every_corpus_trace_packs_to_the_same_events() {
+    let cases = load();
+    assert!(cases.len() > 200, "{} cases", cases.len());
+    for c in &cases {
+        let mut packed = Trace::packed(c.trace.nodes);
+        for e in c.trace.events() {
+            packed.push(e.clone());
+        }
+        assert!(packed.is_packed(), "{}", c.key);
+        assert_eq!(packed.len(), c.trace.len(), "{}", c.key);
+        assert_eq!(packed.last().as_ref(), c.trace.events().last(), "{}", c.key);
+        assert_eq!(packed.to_jsonl(), c.trace.to_jsonl(), "{}", c.key);
+        assert_eq!(packed, c.trace, "{}", c.key);
+        assert_eq!(packed.events(), c.trace.events(), "{}", c.key);
+    }
+}
