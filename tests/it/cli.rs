@@ -978,7 +978,22 @@ fn outputs_that_cannot_be_written_fail_loudly() {
             .arg(&copy)
             .spawn()
             .unwrap();
+        // Wait until the reader has the FIFO open: `sincro` refuses a FIFO with no reader,
+        // and a loaded machine starts `cat` late (the campaign then failed and the test
+        // waited for the reader forever). Opening the write end blocks until it has; this
+        // end stays open until the campaign is done, so the reader sees the end of its
+        // input only after the report.
+        let (tx, rx) = std::sync::mpsc::channel();
+        let fifo_path = fifo.clone();
+        std::thread::spawn(move || {
+            let _ = tx.send(std::fs::OpenOptions::new().write(true).open(fifo_path));
+        });
+        let held = rx
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .expect("the reader opens the FIFO within a minute")
+            .unwrap();
         let out = fuzz_junit(f);
+        drop(held);
         let status = reader.wait_with_output().unwrap().status;
         assert!(status.success());
         assert_eq!(out.status.code(), Some(0), "{}", text(&out).1);
