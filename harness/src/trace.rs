@@ -371,7 +371,7 @@ impl<'de> Deserialize<'de> for Text {
 /// [`Trace::events_mut`]. A run records its trace packed, a few bytes per event (see
 /// `trace/packed.rs`), and the events are unpacked the first time they are read as a slice;
 /// [`Trace::write_jsonl`], equality and [`Trace::len`] read the packed form as it is.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct Trace {
     /// Number of nodes.
     pub nodes: usize,
@@ -382,17 +382,6 @@ pub struct Trace {
     packed: Option<Box<Packed>>,
     /// The packed events, unpacked on first read.
     view: OnceLock<Vec<Event>>,
-}
-
-impl Clone for Trace {
-    fn clone(&self) -> Trace {
-        Trace {
-            nodes: self.nodes,
-            vec: self.vec.clone(),
-            packed: self.packed.clone(),
-            view: self.view.clone(),
-        }
-    }
 }
 
 impl PartialEq for Trace {

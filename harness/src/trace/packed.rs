@@ -159,7 +159,7 @@ impl Packed {
         f.byte(header);
         if kind == SEND {
             f.put(send_text.len() as u64);
-            f.slice(send_text);
+            f.write(send_text);
         }
         if !same_time {
             f.put(e.t_ns.wrapping_sub(self.last_t_ns));
@@ -601,11 +601,6 @@ impl<'a> Fields<'a> {
         // the vector has room reserved: no reallocation
         self.v.push(b);
         self.room -= 1;
-    }
-
-    #[inline]
-    fn slice(&mut self, bytes: &[u8]) {
-        self.write(bytes);
     }
 }
 
