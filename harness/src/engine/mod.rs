@@ -518,7 +518,9 @@ impl Recorder {
         }
         let last = self.trace.as_ref().and_then(|t| {
             let (id, node) = self.last_send?;
-            (node == from && t.len() as u64 - id <= 2).then(|| t.send_text(id as usize))?
+            // among the last two events emitted, and recorded (once the trace stops growing at
+            // its size limit, the send it recorded last is not the message being sent)
+            (node == from && self.next_id - id <= 2).then(|| t.send_text(id as usize))?
         });
         match last {
             Some(text) => text,
@@ -652,6 +654,8 @@ impl Recorder {
                     );
                     self.cut = Some((reason, t_ns));
                 }
+                // no send recorded from here on is the last one sent
+                self.last_send = None;
                 return id;
             }
             if let (EventKind::Send { .. }, Some(from)) = (&ev.kind, ev.node) {
@@ -1156,6 +1160,23 @@ mod tests {
         // and a delivery reads its send's text from the packed trace
         assert_eq!(rec.sent_text(0), first);
         assert_eq!(rec.sent_text(2), Text::EMPTY, "event 2 is a drop");
+    }
+
+    /// Once the trace stops growing at its size limit, the send it recorded last is not the
+    /// message a later broadcast sends: its copy is rendered, not given that old text.
+    #[test]
+    fn past_the_trace_size_limit_a_broadcast_copy_is_not_an_old_send() {
+        let budget = (std::mem::size_of::<Event>() + 8) as u64;
+        let mut rec = Recorder::new(2, Vec::new(), RunOptions::new(true), budget);
+        let kind = |msg: &str| EventKind::Send {
+            msg_id: 0,
+            to: 1,
+            msg: msg.into(),
+        };
+        rec.emit(0, Some(0), None, kind("Old(1)"));
+        rec.emit(1, Some(0), None, kind("New(2)")); // past the limit: not recorded
+        assert_eq!(rec.trace.as_ref().unwrap().len(), 1);
+        assert_eq!(rec.render_copy(0, &format_args!("New(2)")), "New(2)");
     }
 
     #[test]
