@@ -410,7 +410,7 @@ impl<P: Process> super::Host<P> for World<P> {
         self.now
     }
 
-    fn local_ns(&self, id: NodeId) -> i64 {
+    fn local_ns(&mut self, id: NodeId) -> i64 {
         self.nodes[id].clock.read(self.now)
     }
 

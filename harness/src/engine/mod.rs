@@ -789,7 +789,7 @@ pub(crate) trait Host<P: Process> {
     /// The current global time, ns.
     fn now_ns(&self) -> u64;
     /// The software clock reading of node `id` now (an event's local time).
-    fn local_ns(&self, id: NodeId) -> i64;
+    fn local_ns(&mut self, id: NodeId) -> i64;
     /// The run's recorder.
     fn rec(&mut self) -> &mut Recorder;
     /// The operations buffer the callback wrote into (kept between callbacks).

@@ -105,6 +105,10 @@ pub struct Sim<P: Process> {
     /// `stats.events` when simulated time last moved: a run stuck at one instant (a loop of
     /// zero-latency messages) says so when it hits the step limit.
     events_when_time_moved: u64,
+    /// The clock reading of one node at `now_ns`, kept while nothing can change it: a
+    /// delivery, the observations of its callback and the send it makes read the same clock
+    /// at the same instant (see [`Sim::reading_of`]).
+    reading: Option<(NodeId, i64)>,
 }
 
 /// The native engine's half of the callback core ([`super::after_callback`]).
@@ -113,8 +117,8 @@ impl<P: Process> super::Host<P> for Sim<P> {
         self.now_ns
     }
 
-    fn local_ns(&self, id: NodeId) -> i64 {
-        self.nodes[id].clock.read(self.now_ns)
+    fn local_ns(&mut self, id: NodeId) -> i64 {
+        self.reading_of(id)
     }
 
     fn rec(&mut self) -> &mut Recorder {
@@ -159,10 +163,12 @@ impl<P: Process> super::Host<P> for Sim<P> {
     }
 
     fn clock_changed(&mut self, id: NodeId) {
+        self.reading = None;
         self.reschedule_timers(id);
     }
 
     fn clock_mut(&mut self, id: NodeId) -> &mut crate::clock::SoftClock {
+        self.reading = None;
         &mut self.nodes[id].clock
     }
 
@@ -223,6 +229,7 @@ impl<P: Process> Sim<P> {
             in_flight: 0,
             limits: scenario.limits.clone(),
             stats: Stats::default(),
+            reading: None,
         };
         // Queued at once, in this order (it decides among items of one time): the starts,
         // the faults, the inputs.
@@ -275,6 +282,31 @@ impl<P: Process> Sim<P> {
     /// Current global time, ns.
     pub fn now_ns(&self) -> u64 {
         self.now_ns
+    }
+
+    /// Node `id`'s clock reading now, read once per instant and node while nothing changes
+    /// it. What can is forgotten at once: a new step (time moves, or a fault jumps a clock),
+    /// a callback that panicked (it may have stepped its clock, with its operations dropped),
+    /// and [`Host::clock_mut`] / [`Host::clock_changed`], through which every step and slew a
+    /// callback makes is applied (a slew changes no reading at its own instant, and a step
+    /// made inside a callback is always followed by its `Op::Clock`, which goes through
+    /// `clock_mut` before any event of the callback is recorded).
+    ///
+    /// [`Host::clock_mut`]: super::Host::clock_mut
+    /// [`Host::clock_changed`]: super::Host::clock_changed
+    #[inline]
+    fn reading_of(&mut self, id: NodeId) -> i64 {
+        match self.reading {
+            Some((node, local)) if node == id => {
+                debug_assert_eq!(local, self.nodes[id].clock.read(self.now_ns));
+                local
+            }
+            _ => {
+                let local = self.nodes[id].clock.read(self.now_ns);
+                self.reading = Some((id, local));
+                local
+            }
+        }
     }
 
     /// The verdict so far (`None` while nothing went wrong).
@@ -465,6 +497,8 @@ impl<P: Process> Sim<P> {
     }
 
     fn handle(&mut self, item: Item<P>) {
+        // a new step: time moved, or a fault may jump a clock
+        self.reading = None;
         match item {
             Item::Start(node) => self.start(node),
             Item::Drain { node, gen } => self.drain_one(node, gen),
@@ -512,7 +546,7 @@ impl<P: Process> Sim<P> {
                 }
                 if self.rec.observing {
                     let msg = self.rec.sent_text(sent);
-                    let local = node.clock.read(self.now_ns);
+                    let local = self.reading_of(to);
                     self.rec.emit(
                         self.now_ns,
                         Some(to),
@@ -667,6 +701,10 @@ impl<P: Process> Sim<P> {
             next_timer: &mut node.next_timer,
         };
         let result = invoke(proc, &mut ctx, call);
+        if result.is_err() {
+            // it may have stepped its clock before panicking, its operations dropped
+            self.reading = None;
+        }
         super::after_callback(self, id, result);
     }
 
@@ -683,7 +721,7 @@ impl<P: Process> Sim<P> {
             } else {
                 self.rec.render(&msg)
             };
-            let local = self.nodes[from].clock.read(self.now_ns);
+            let local = self.reading_of(from);
             sent = self.rec.emit(
                 self.now_ns,
                 Some(from),
@@ -1749,6 +1787,87 @@ mod tests {
         );
         let m = broken(|s| s.now_ns = u64::MAX);
         assert!(m.contains("time never goes back"), "{m}");
+    }
+
+    /// The engine reads a node's clock once per instant while nothing can change it: a
+    /// callback that steps its clock and then observes, sends or panics has those events
+    /// read the stepped clock, not the reading its delivery was recorded at.
+    #[test]
+    fn events_after_a_step_or_a_panic_read_the_stepped_clock() {
+        struct Jumper;
+        impl Process for Jumper {
+            type Msg = u8;
+            type Timer = ();
+            type Input = ();
+            type Stable = ();
+            fn on_start(&mut self, ctx: &mut Ctx<'_, Self>) {
+                if ctx.id() == 0 {
+                    ctx.send(1, 1);
+                    ctx.send(1, 2);
+                }
+            }
+            fn on_message(&mut self, ctx: &mut Ctx<'_, Self>, _: NodeId, m: u8) {
+                ctx.observe(Observation::Note {
+                    text: "before".into(),
+                });
+                ctx.step_clock(3_000_000);
+                ctx.observe(Observation::Note {
+                    text: "after".into(),
+                });
+                assert!(m == 1, "second message");
+            }
+            fn on_timer(&mut self, _: &mut Ctx<'_, Self>, _: ()) {}
+            fn on_input(&mut self, _: &mut Ctx<'_, Self>, _: ()) {}
+        }
+        let sc = Scenario::from_json(
+            r#"{"algorithm": "jumper", "nodes": 2, "seed": 3, "duration_ms": 100,
+            "clocks": {"rho_ppm": 100, "nodes": [{"node": 1, "drift_ppm": 100}]}}"#,
+        )
+        .unwrap();
+        let out = Sim::new(&sc, Rc::new(|_| Jumper), vec![], RunOptions::default())
+            .unwrap()
+            .run();
+        assert!(
+            matches!(out.verdict, Verdict::Panic { node: 1, .. }),
+            "{}",
+            out.verdict
+        );
+        let trace = out.trace.unwrap();
+        let at_node_1: Vec<(&str, i64)> = trace
+            .events()
+            .iter()
+            .filter(|e| e.node == Some(1))
+            .filter_map(|e| {
+                let word = match &e.kind {
+                    EventKind::Deliver { .. } => "deliver",
+                    EventKind::Observe { .. } => "observe",
+                    EventKind::ClockAdjust { .. } => "step",
+                    EventKind::Panic { .. } => "panic",
+                    _ => return None,
+                };
+                Some((word, e.local_ns.unwrap()))
+            })
+            .collect();
+        let words: Vec<&str> = at_node_1.iter().map(|w| w.0).collect();
+        assert_eq!(
+            words,
+            ["deliver", "observe", "step", "observe", "deliver", "panic"],
+            "{at_node_1:?}"
+        );
+        let (first, second) = (at_node_1[0].1, at_node_1[4].1);
+        assert_eq!(
+            at_node_1[1].1, first,
+            "before the step: the delivery's reading"
+        );
+        assert_eq!(
+            at_node_1[2].1,
+            first + 3_000_000,
+            "the step, then its reading"
+        );
+        assert_eq!(at_node_1[3].1, first + 3_000_000);
+        // the second callback stepped its clock again, then panicked: its operations are
+        // dropped, but the panic reads the clock it left
+        assert_eq!(at_node_1[5].1, second + 3_000_000, "{at_node_1:?}");
     }
 
     #[test]

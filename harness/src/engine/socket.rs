@@ -57,7 +57,7 @@ impl<P: Process, E: Engine<P>> super::Host<P> for At<'_, P, E> {
         self.now
     }
 
-    fn local_ns(&self, id: NodeId) -> i64 {
+    fn local_ns(&mut self, id: NodeId) -> i64 {
         self.w.nodes[id].clock.read(self.now)
     }
 
