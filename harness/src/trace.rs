@@ -496,6 +496,20 @@ impl Trace {
         }
     }
 
+    /// Appends `event` as [`Trace::push`] does, from a reference: a packed trace packs it
+    /// where it is (a run records several events a message, and moving each one's 104 bytes
+    /// into `push` was a tenth of recording it); an unpacked trace keeps a copy.
+    #[inline]
+    pub(crate) fn push_ref(&mut self, event: &Event) {
+        match &mut self.packed {
+            None => self.vec.push(event.clone()),
+            Some(p) => {
+                p.push(event);
+                self.view.take();
+            }
+        }
+    }
+
     /// The time of the last event, if any.
     pub fn last_t_ns(&self) -> Option<u64> {
         match &self.packed {

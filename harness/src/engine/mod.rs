@@ -459,8 +459,9 @@ pub(crate) struct Recorder {
     cut: Option<(String, u64)>,
     /// The global time of the last event emitted (recorded or not).
     last_t_ns: u64,
-    /// The last send recorded: its id and node (a broadcast's next copy takes its text).
-    last_send: Option<(u64, NodeId)>,
+    /// The last send recorded: its id, node and text (a broadcast's next copy takes its
+    /// text, and so does the delivery of the message sent last, the usual one of a ring).
+    last_send: Option<(u64, NodeId, Text)>,
 }
 
 /// The estimated heap size of an event's texts (its fixed size is counted apart). A message
@@ -516,11 +517,10 @@ impl Recorder {
         if !self.record {
             return Text::EMPTY;
         }
-        let last = self.trace.as_ref().and_then(|t| {
-            let (id, node) = self.last_send?;
+        let last = self.last_send.as_ref().and_then(|(id, node, text)| {
             // among the last two events emitted, and recorded (once the trace stops growing at
             // its size limit, the send it recorded last is not the message being sent)
-            (node == from && self.next_id - id <= 2).then(|| t.send_text(id as usize))?
+            (*node == from && self.next_id - id <= 2).then(|| text.clone())
         });
         match last {
             Some(text) => text,
@@ -658,17 +658,28 @@ impl Recorder {
                 self.last_send = None;
                 return id;
             }
-            if let (EventKind::Send { .. }, Some(from)) = (&ev.kind, ev.node) {
-                self.last_send = Some((id, from));
+            if let (EventKind::Send { msg, .. }, Some(from)) = (&ev.kind, ev.node) {
+                self.last_send = Some((id, from, msg.clone()));
             }
-            t.push(ev);
+            if t.is_packed() {
+                t.push_ref(&ev);
+            } else {
+                t.push(ev);
+            }
         }
         id
     }
 
-    /// The rendered message of send event `sent` (shared, not copied), when recording.
+    /// The rendered message of send event `sent` (shared, not copied), when recording: the
+    /// last send's kept at hand (a ring delivers the message sent last), any other read back
+    /// from the trace.
     #[inline]
     pub fn sent_text(&self, sent: u64) -> Text {
+        if let Some((id, _, text)) = &self.last_send {
+            if *id == sent {
+                return text.clone();
+            }
+        }
         self.trace
             .as_ref()
             .and_then(|t| t.send_text(usize::try_from(sent).ok()?))

@@ -1870,6 +1870,69 @@ mod tests {
         assert_eq!(at_node_1[5].1, second + 3_000_000, "{at_node_1:?}");
     }
 
+    /// A delivery's text is its own send's, whether that send is the last one recorded (kept
+    /// at hand by the recorder) or an older one (read back from the packed trace).
+    #[test]
+    fn every_delivery_carries_the_text_of_its_own_send() {
+        struct Chatter;
+        impl Process for Chatter {
+            type Msg = (usize, u32);
+            type Timer = ();
+            type Input = ();
+            type Stable = ();
+            fn on_start(&mut self, ctx: &mut Ctx<'_, Self>) {
+                let n = ctx.nodes();
+                for k in 1..n {
+                    ctx.send((ctx.id() + k) % n, (ctx.id(), 0));
+                }
+            }
+            fn on_message(
+                &mut self,
+                ctx: &mut Ctx<'_, Self>,
+                from: NodeId,
+                (_, hop): (usize, u32),
+            ) {
+                if hop < 20 {
+                    ctx.send(from, (ctx.id(), hop + 1));
+                    ctx.send((from + 1) % ctx.nodes(), (ctx.id(), hop + 1000));
+                }
+            }
+            fn on_timer(&mut self, _: &mut Ctx<'_, Self>, _: ()) {}
+            fn on_input(&mut self, _: &mut Ctx<'_, Self>, _: ()) {}
+        }
+        let sc = Scenario::from_json(
+            r#"{"algorithm": "chatter", "nodes": 4, "seed": 9, "duration_ms": 60,
+            "network": {"latency": {"uniform": {"min_ms": 1, "max_ms": 9}}}}"#,
+        )
+        .unwrap();
+        let out = Sim::new(&sc, Rc::new(|_| Chatter), vec![], RunOptions::default())
+            .unwrap()
+            .run();
+        let trace = out.trace.unwrap();
+        let events = trace.events();
+        let (mut last_sent, mut older) = (0, 0);
+        for e in events {
+            if let EventKind::Deliver { sent, msg, .. } = &e.kind {
+                let EventKind::Send { msg: sent_msg, .. } = &events[*sent as usize].kind else {
+                    panic!("event {sent} is no send");
+                };
+                assert_eq!(msg, sent_msg, "delivery {}", e.id);
+                let last_send = events[..e.id as usize]
+                    .iter()
+                    .rposition(|s| matches!(s.kind, EventKind::Send { .. }));
+                if last_send == Some(*sent as usize) {
+                    last_sent += 1;
+                } else {
+                    older += 1;
+                }
+            }
+        }
+        assert!(
+            last_sent > 10 && older > 10,
+            "{last_sent} of the last send, {older} older"
+        );
+    }
+
     #[test]
     fn step_advances_one_event_at_a_time() {
         let sc = Scenario::from_json(
