@@ -1630,6 +1630,12 @@ impl Checker for Named {
     fn judged_once_the_faults_stop(&self) -> bool {
         self.inner.judged_once_the_faults_stop()
     }
+    fn interest(&self) -> crate::harness::Interest {
+        self.inner.interest()
+    }
+    fn wake_at_ns(&self) -> u64 {
+        self.inner.wake_at_ns()
+    }
 }
 
 /// An algorithm as a test sees it: another set of fault classes as its model

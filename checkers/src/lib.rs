@@ -89,7 +89,7 @@ pub use total_order::TotalOrder;
 pub use vector_causality::VectorCausality;
 
 use sincro_harness::trace::Event;
-use sincro_harness::{Checker, Fault, Observation, Scenario, Violation};
+use sincro_harness::{Checker, Fault, Interest, Observation, Scenario, Violation};
 
 /// A built-in checker chosen by type (`check(spec).check::<MutualExclusion>()`): its property
 /// name and how to build it for a scenario.
@@ -272,6 +272,26 @@ impl Checker for NeedsEvidence {
     fn judged_once_the_faults_stop(&self) -> bool {
         self.inner.judged_once_the_faults_stop()
     }
+    /// The inner checker's, with the kinds of the evidence it watches for.
+    fn interest(&self) -> Interest {
+        self.inner.interest().or(evidence_interest(self.kinds))
+    }
+    fn wake_at_ns(&self) -> u64 {
+        self.inner.wake_at_ns()
+    }
+}
+
+/// The kinds of events [`is_evidence`] can find `kinds` in: an observation's, a clock
+/// adjustment's or a fault's, every kind for `local_ns`.
+fn evidence_interest(kinds: &[&str]) -> Interest {
+    kinds.iter().fold(Interest::NONE, |acc, k| {
+        acc.or(match *k {
+            "clock_adjust" => Interest::CLOCK_ADJUST,
+            "clock_jump" | "drift_change" => Interest::FAULT,
+            "local_ns" => Interest::ALL,
+            _ => Interest::OBSERVE,
+        })
+    })
 }
 
 /// Whether `events` hold at least one event of the `kinds` of [`Property::EVIDENCE`] (always

@@ -28,7 +28,9 @@
 //! - **Class:** liveness (reported online, at the first event past a deadline, or at the end).
 
 use sincro_harness::trace::{Event, EventKind};
-use sincro_harness::{Checker, Fault, NodeId, Observation, PropertyClass, Violation, NS_PER_MS};
+use sincro_harness::{
+    Checker, Fault, Interest, NodeId, Observation, PropertyClass, Violation, NS_PER_MS,
+};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 /// Property name.
@@ -133,6 +135,16 @@ impl Checker for Liveness {
 
     fn property(&self) -> &'static str {
         PROPERTY
+    }
+
+    /// Requests, entries, abandons and crashes; any other event only judges a deadline.
+    fn interest(&self) -> Interest {
+        Interest::OBSERVE.or(Interest::FAULT)
+    }
+
+    /// The first event past the earliest pending deadline judges it.
+    fn wake_at_ns(&self) -> u64 {
+        self.earliest_ns.saturating_add(1)
     }
 
     fn on_event(&mut self, ev: &Event) -> Result<(), Violation> {

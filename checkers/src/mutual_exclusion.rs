@@ -34,7 +34,7 @@
 //!   instant's events have all been seen: at the first later event, or at the end).
 
 use sincro_harness::trace::{Event, EventKind};
-use sincro_harness::{Checker, Fault, NodeId, Observation, PropertyClass, Violation};
+use sincro_harness::{Checker, Fault, Interest, NodeId, Observation, PropertyClass, Violation};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Property name.
@@ -486,6 +486,20 @@ impl Checker for MutualExclusion {
 
     fn property(&self) -> &'static str {
         PROPERTY
+    }
+
+    /// Observations and faults: any other event only closes an instant, at its wake time.
+    fn interest(&self) -> Interest {
+        Interest::OBSERVE.or(Interest::FAULT)
+    }
+
+    /// The first event after an instant with entries or exits closes it.
+    fn wake_at_ns(&self) -> u64 {
+        if self.steps.is_empty() {
+            u64::MAX
+        } else {
+            self.now_ns.saturating_add(1)
+        }
     }
 
     fn on_event(&mut self, ev: &Event) -> Result<(), Violation> {

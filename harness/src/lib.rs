@@ -36,7 +36,7 @@ pub mod trace;
 pub mod view;
 
 pub use builder::ScenarioBuilder;
-pub use check::{Checker, PropertyClass, Violation};
+pub use check::{Checker, Interest, PropertyClass, Violation};
 pub use engine::{Outcome, RunOptions, Stats, Verdict};
 pub use fault::{Fault, FaultModel, TimedFault};
 pub use process::{Ctx, Observation, Process, TimerId};

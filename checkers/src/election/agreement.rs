@@ -46,7 +46,7 @@
 
 use super::ElectionView;
 use sincro_harness::trace::Event;
-use sincro_harness::{Checker, NodeId, PropertyClass, Violation, NS_PER_MS};
+use sincro_harness::{Checker, Interest, NodeId, PropertyClass, Violation, NS_PER_MS};
 
 /// Property name.
 pub const PROPERTY: &str = "leader_agreement";
@@ -179,6 +179,20 @@ impl Checker for LeaderAgreement {
 
     fn property(&self) -> &'static str {
         PROPERTY
+    }
+
+    /// Leader reports and faults (the view); any other event only moves time on.
+    fn interest(&self) -> Interest {
+        Interest::OBSERVE.or(Interest::FAULT)
+    }
+
+    /// The first event past the deadline judges it. (Whether agreement was reached is
+    /// counted by that call too, or by the next report or fault, before the state changes.)
+    fn wake_at_ns(&self) -> u64 {
+        match self.deadline_ns() {
+            Some(d) if !self.deadline_judged => d.saturating_add(1),
+            _ => u64::MAX,
+        }
     }
 
     fn on_event(&mut self, ev: &Event) -> Result<(), Violation> {

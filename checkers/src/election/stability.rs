@@ -50,7 +50,9 @@ use sincro_harness::fault::{in_effect_at_the_end, TimedFault};
 use sincro_harness::net::Network;
 use sincro_harness::trace::{Event, EventKind};
 use sincro_harness::Scenario;
-use sincro_harness::{Checker, Fault, NodeId, Observation, PropertyClass, Violation, NS_PER_MS};
+use sincro_harness::{
+    Checker, Fault, Interest, NodeId, Observation, PropertyClass, Violation, NS_PER_MS,
+};
 
 /// Property name.
 pub const PROPERTY: &str = "leader_stability";
@@ -368,6 +370,31 @@ impl Checker for LeaderStability {
 
     fn property(&self) -> &'static str {
         PROPERTY
+    }
+
+    /// Leader reports and faults (the view); any other event only moves time on.
+    fn interest(&self) -> Interest {
+        Interest::OBSERVE.or(Interest::FAULT)
+    }
+
+    /// The first event of a later instant while the instant holds changes to judge, or
+    /// while the live nodes agree on a leader not yet counted (the agreement counts from the
+    /// event before it); the first event at or after the plan's next fault instant (in
+    /// [`Self::between_faults`] mode).
+    fn wake_at_ns(&self) -> u64 {
+        let next = self.last_t_ns.saturating_add(1);
+        if !self.pending.is_empty() {
+            return next;
+        }
+        if let Some(now) = self.view.agreed_in_term() {
+            if self.agreed.map(|a| (a.0, a.1)) != Some(now) {
+                return next;
+            }
+        }
+        match self.plan.get(self.next_plan) {
+            Some(&(t_ns, _)) if self.between => t_ns,
+            _ => u64::MAX,
+        }
     }
 
     fn on_event(&mut self, ev: &Event) -> Result<(), Violation> {

@@ -34,7 +34,9 @@
 //! - **Class:** liveness.
 
 use sincro_harness::trace::{Event, EventKind};
-use sincro_harness::{Checker, Fault, NodeId, Observation, PropertyClass, Violation, NS_PER_MS};
+use sincro_harness::{
+    Checker, Fault, Interest, NodeId, Observation, PropertyClass, Violation, NS_PER_MS,
+};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Property name.
@@ -115,6 +117,18 @@ impl Checker for ElectionTermination {
 
     fn property(&self) -> &'static str {
         PROPERTY
+    }
+
+    /// Leader reports, crashes and restarts; any other event only judges a deadline.
+    fn interest(&self) -> Interest {
+        Interest::OBSERVE.or(Interest::FAULT)
+    }
+
+    /// The first event past the earliest pending election's deadline judges it.
+    fn wake_at_ns(&self) -> u64 {
+        self.deadlines
+            .first()
+            .map_or(u64::MAX, |&(deadline_ns, _)| deadline_ns.saturating_add(1))
     }
 
     fn on_event(&mut self, ev: &Event) -> Result<(), Violation> {

@@ -37,7 +37,7 @@
 
 use super::{describe_faults, ElectionView};
 use sincro_harness::trace::{Event, EventKind};
-use sincro_harness::{Checker, Fault, NodeId, Observation, PropertyClass, Violation};
+use sincro_harness::{Checker, Fault, Interest, NodeId, Observation, PropertyClass, Violation};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Property name.
@@ -342,6 +342,20 @@ impl Checker for LeaderUniqueness {
 
     fn property(&self) -> &'static str {
         PROPERTY
+    }
+
+    /// Observations and faults: any other event only closes an instant, at its wake time (faults are kept for explanations).
+    fn interest(&self) -> Interest {
+        Interest::OBSERVE.or(Interest::FAULT)
+    }
+
+    /// The first event after an instant with claims or their ends closes it.
+    fn wake_at_ns(&self) -> u64 {
+        if self.steps.is_empty() {
+            u64::MAX
+        } else {
+            self.now_ns.saturating_add(1)
+        }
     }
 
     fn on_event(&mut self, ev: &Event) -> Result<(), Violation> {

@@ -33,7 +33,7 @@
 
 use super::ElectionView;
 use sincro_harness::trace::{Event, EventKind};
-use sincro_harness::{Checker, NodeId, Observation, PropertyClass, Violation, NS_PER_MS};
+use sincro_harness::{Checker, Interest, NodeId, Observation, PropertyClass, Violation, NS_PER_MS};
 
 /// Property name.
 pub const PROPERTY: &str = "leader_validity";
@@ -211,6 +211,20 @@ impl Checker for LeaderValidity {
 
     fn property(&self) -> &'static str {
         PROPERTY
+    }
+
+    /// Leader reports and faults (the view); any other event only judges the deadline.
+    fn interest(&self) -> Interest {
+        Interest::OBSERVE.or(Interest::FAULT)
+    }
+
+    /// The first event past the deadline judges every live node, once.
+    fn wake_at_ns(&self) -> u64 {
+        if self.judged_all {
+            u64::MAX
+        } else {
+            self.deadline_ns.saturating_add(1)
+        }
     }
 
     fn on_event(&mut self, ev: &Event) -> Result<(), Violation> {

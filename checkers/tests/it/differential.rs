@@ -44,6 +44,42 @@ pub fn checker_verdict(property: &str, trace: &Trace, p: &Params) -> (String, St
     }
 }
 
+/// The verdict of the checker `by_name` builds for `property` on `trace` (wrapped as a run's
+/// are, to need its evidence), with the event it was reached at (`None`: at the end): every
+/// event passed to it (`gated` false, what `check` does) or only those its
+/// [`Gate`](sincro_harness::check::Gate) lets through (what the engines do online, where the
+/// event a violation is reached at ends the run).
+pub fn judged_at(property: &str, trace: &Trace, p: &Params, gated: bool) -> (Option<u64>, Verdict) {
+    let mut sc =
+        Scenario::from_json(r#"{"algorithm":"x","nodes":1,"seed":0,"duration_ms":1}"#).unwrap();
+    sc.nodes = trace.nodes;
+    if p.quiet_ms > 0 {
+        sc.faults = vec![TimedFault {
+            at_ms: p.quiet_ms,
+            fault: Fault::Heal,
+        }];
+    }
+    let mut cs = vec![sincro_checkers::needing_evidence(
+        sincro_checkers::by_name(property, &sc, p.bound_ms).expect("a known property"),
+    )];
+    let mut gate = sincro_harness::check::Gate::new(&cs);
+    for e in trace.events() {
+        let judged = if gated {
+            gate.pass(&mut cs, e)
+        } else {
+            cs[0].on_event(e)
+        };
+        if let Err(v) = judged {
+            return (Some(e.id), Verdict::Violation(v));
+        }
+    }
+    let verdict = match sincro_harness::check::finish_all(&mut cs, p.end_ns) {
+        Some(v) => Verdict::Violation(v),
+        None => sincro_harness::check::unjudged(&cs).unwrap_or(Verdict::Pass),
+    };
+    (None, verdict)
+}
+
 // ---------------------------------------------------------------------------------------
 // Generation: raw bytes interpreted per property into a valid trace.
 
@@ -754,6 +790,21 @@ fn agreeing_case(
     let (trace, p) = case(property, raw);
     let expected = oracle::judge(property, &trace, &p);
     let (got, why) = checker_verdict(property, &trace, &p);
+    // The engines pass a checker only the events it reads and those past its wake time: the
+    // same verdict, in full, reached at the same event, as with every event passed.
+    // So also with an input every millisecond to the end, which crosses every deadline.
+    for t in [trace.clone(), with_ticks(&trace, p.end_ns)] {
+        let (gated, every) = (
+            judged_at(property, &t, &p, true),
+            judged_at(property, &t, &p, false),
+        );
+        if gated != every {
+            return Err(TestCaseError::fail(format!(
+                "{property}: the gated checker says {gated:?}, with every event {every:?}\nparams {p:?}\n{}",
+                t.to_jsonl()
+            )));
+        }
+    }
     if got != expected.kind() {
         return Err(TestCaseError::fail(format!(
             "{property}: checker says {got} ({why}), oracle says {expected:?}\nparams {p:?}\n{}",
@@ -761,6 +812,26 @@ fn agreeing_case(
         )));
     }
     Ok((trace, p, expected.kind()))
+}
+
+/// `trace` with an input to node 0 every millisecond after its last event up to `end_ns`
+/// (at most 256): events no checker reads, at times that cross its deadlines.
+fn with_ticks(trace: &Trace, end_ns: u64) -> Trace {
+    let mut events = trace.events().to_vec();
+    let mut t = events.last().map_or(0, |e| e.t_ns);
+    while t + MS <= end_ns && events.len() < trace.events().len() + 256 {
+        t += MS;
+        events.push(Event {
+            id: events.len() as u64,
+            t_ns: t,
+            node: Some(0),
+            local_ns: Some(t as i64),
+            kind: EventKind::Input {
+                input: "tick".into(),
+            },
+        });
+    }
+    Trace::new(trace.nodes, events)
 }
 
 /// Runs `CASES` cases of `property` against its oracle.

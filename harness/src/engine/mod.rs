@@ -446,6 +446,8 @@ pub(crate) struct Recorder {
     pub next_id: u64,
     pub trace: Option<Trace>,
     pub checkers: Vec<Box<dyn Checker>>,
+    /// Which of `checkers` each event is passed to.
+    gate: crate::check::Gate,
     pub verdict: Option<Verdict>,
     /// Reused buffer for rendering messages.
     buf: String,
@@ -576,6 +578,7 @@ impl Recorder {
                     Trace::packed(nodes)
                 }
             }),
+            gate: crate::check::Gate::new(&checkers),
             checkers,
             verdict: None,
             buf: String::new(),
@@ -633,11 +636,8 @@ impl Recorder {
             kind,
         };
         if self.verdict.is_none() {
-            for c in &mut self.checkers {
-                if let Err(v) = c.on_event(&ev) {
-                    self.verdict = Some(Verdict::Violation(v));
-                    break;
-                }
+            if let Err(v) = self.gate.pass(&mut self.checkers, &ev) {
+                self.verdict = Some(Verdict::Violation(v));
             }
         }
         if let Some(t) = &mut self.trace {
