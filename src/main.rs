@@ -15,10 +15,14 @@ mod alloc {
     //!   doubling: twice the memory to fault in and clear, and the copy. Stop 35: the first
     //!   traced run of `sincro bench`'s token ring, 0.47–1.18e6 msg/s (median 0.60e6) with
     //!   mimalloc for every block, 0.90–1.35e6 (median 0.96e6) with glibc for every block.
-    //! - **Huge blocks** (from [`HUGE_BYTES`]) are backed by transparent huge pages where the
-    //!   kernel gives them on request: a first traced run faults its trace in 512 times less
-    //!   often (stop 54: page faults of `sincro bench --only trace+checker` 76,000 → 8,000,
-    //!   the broadcast's first run 2.0 → 2.9 M msg/s, median of six).
+    //! - No block asks for transparent huge pages. Stop 54 advised them for blocks from 8 MiB
+    //!   (`MADV_HUGEPAGE`), when a long trace was hundreds of megabytes of 104-byte events; with
+    //!   traces packed (stop 79) a first traced run faults in about 12,000 pages without the
+    //!   advice and 7,000 with it, and under the kernel's usual `defrag = madvise` the advice
+    //!   makes a fault wait while the kernel compacts memory for a huge page. Stop 82, six
+    //!   alternating runs of `sincro bench --only trace+checker`: the token ring's first traced
+    //!   run 3.4–5.1 M msg/s (0.004–0.060 s in the kernel) with the advice, 4.5–5.0 M
+    //!   (0.004–0.016 s) without.
 
     use std::alloc::{GlobalAlloc, Layout, System};
 
@@ -41,9 +45,7 @@ mod alloc {
     unsafe impl GlobalAlloc for Hybrid {
         unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
             if large(layout.size()) {
-                let p = unsafe { System.alloc(layout) };
-                advise_huge(p, layout.size());
-                p
+                unsafe { System.alloc(layout) }
             } else {
                 unsafe { mimalloc::MiMalloc.alloc(layout) }
             }
@@ -67,11 +69,7 @@ mod alloc {
 
         unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
             match (large(layout.size()), large(new_size)) {
-                (true, true) => {
-                    let p = unsafe { System.realloc(ptr, layout, new_size) };
-                    advise_huge(p, new_size);
-                    p
-                }
+                (true, true) => unsafe { System.realloc(ptr, layout, new_size) },
                 (false, false) => unsafe { mimalloc::MiMalloc.realloc(ptr, layout, new_size) },
                 _ => {
                     // SAFETY: the caller guarantees `new_size`, rounded up to the alignment,
@@ -92,36 +90,6 @@ mod alloc {
         }
     }
 
-    /// Blocks of this size or more are backed by transparent huge pages where the kernel
-    /// offers them on request (`madvise` mode).
-    pub const HUGE_BYTES: usize = 8 << 20;
-
-    /// Asks the kernel to back the block at `p` (`size` bytes) with 2 MiB pages, if it is at
-    /// least [`HUGE_BYTES`]: a long run's trace is faulted in 512 times less often. glibc maps
-    /// such a block on its own (see [`init`]), its header in the mapping's first page, so the
-    /// advised range, the block rounded out to whole 4 KiB pages, is that whole mapping:
-    /// advising part of it would split it in two, and `mremap` (how glibc grows the block
-    /// without copying) fails on a range over two mappings. The advice is a hint; its failure
-    /// changes nothing but speed.
-    fn advise_huge(p: *mut u8, size: usize) {
-        #[cfg(target_os = "linux")]
-        if !p.is_null() && size >= HUGE_BYTES {
-            const PAGE: usize = 4096;
-            let start = (p as usize) & !(PAGE - 1);
-            let end = (p as usize).saturating_add(size).next_multiple_of(PAGE);
-            if end > start {
-                // SAFETY: the range is the mapping glibc made for this block (its pages and
-                // no others), and the advice changes neither its contents nor its mapping,
-                // only how it is backed.
-                unsafe {
-                    libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE);
-                }
-            }
-        }
-        #[cfg(not(target_os = "linux"))]
-        let _ = (p, size);
-    }
-
     /// Makes glibc map every large block on its own (its threshold would otherwise rise to
     /// 32 MiB after the first large free, and a block below it would be copied as it grows).
     pub fn init() {
@@ -140,13 +108,12 @@ mod alloc {
         #[test]
         fn blocks_keep_their_bytes_across_the_line_both_ways() {
             let h = Hybrid;
-            // across the line both ways, and a block advised to be backed by huge pages
-            // grown (glibc remaps it: the advice must not split its mapping) and shrunk
+            // across the line both ways, and a large block grown (glibc remaps it) and shrunk
             for (from, to) in [
                 (1000, LARGE_BYTES + 8),
                 (LARGE_BYTES * 2, 64),
-                (HUGE_BYTES + 100, 4 * HUGE_BYTES),
-                (4 * HUGE_BYTES, HUGE_BYTES + 8),
+                (8 * LARGE_BYTES + 100, 32 * LARGE_BYTES),
+                (32 * LARGE_BYTES, 8 * LARGE_BYTES + 8),
             ] {
                 let layout = Layout::from_size_align(from, 16).unwrap();
                 unsafe {
