@@ -782,7 +782,7 @@ pub fn judge(
         })
         .collect::<Result<Vec<_>, String>>()?;
     let verdict = judge_trace(trace, end_ns, &mut checkers);
-    let verdict = unless_order_dependent(trace, end_ns, verdict, &|| {
+    let verdict = unless_judging_dependent(trace, end_ns, verdict, &|| {
         properties
             .iter()
             .map(|p| {
@@ -966,7 +966,7 @@ fn judge_with_scenario(
         _ => full_end_ns,
     };
     let verdict = judge_trace(trace, end_ns, &mut checkers);
-    let verdict = unless_order_dependent(trace, end_ns, verdict, &|| {
+    let verdict = unless_judging_dependent(trace, end_ns, verdict, &|| {
         alg.checkers(&sc).map_err(|e| at(&e))
     })?;
     let verdict = unless_stopped_early(trace, properties, verdict);
@@ -1501,8 +1501,36 @@ fn unless_stopped_early(trace: &Trace, properties: &[String], verdict: Verdict) 
     }
 }
 
-/// Checkers as [`unless_order_dependent`] builds them, fresh for each judgement.
+/// Checkers as [`unless_judging_dependent`] builds them, fresh for each judgement.
 type BuildCheckers<'a> = dyn Fn() -> Result<Vec<Box<dyn sincro_harness::Checker>>, String> + 'a;
+
+/// `verdict`, judged on `trace` as written with every event passed, unless a checker `build`
+/// makes judges otherwise when nothing about the run changes: with each instant's lines in
+/// another order ([`unless_order_dependent`]), or passed only the events its gate lets
+/// through, as the engines pass them online ([`sincro_harness::check::gate_dependence`]: a
+/// checker of one's own whose `interest()` or `wake_at_ns()` leaves out an event it reads).
+/// Then no verdict ([`Verdict::Unjudged`]), naming the checker and both verdicts.
+fn unless_judging_dependent(
+    trace: &Trace,
+    end_ns: u64,
+    verdict: Verdict,
+    build: &BuildCheckers<'_>,
+) -> Result<Verdict, String> {
+    let verdict = unless_order_dependent(trace, end_ns, verdict, build)?;
+    if matches!(verdict, Verdict::Unjudged { .. }) {
+        return Ok(verdict);
+    }
+    let (mut every, mut gated) = (build()?, build()?);
+    Ok(
+        match sincro_harness::check::gate_dependence(trace, end_ns, &mut every, &mut gated) {
+            Some(d) => Verdict::Unjudged {
+                property: d.property.clone(),
+                reason: d.to_string(),
+            },
+            None => verdict,
+        },
+    )
+}
 
 /// `verdict`, judged on `trace` as written, unless the checkers `build` makes judge the same
 /// trace with each instant's lines in another order it allows
@@ -2034,6 +2062,76 @@ mod tests {
         let fair = || -> Result<Vec<Box<dyn Checker>>, String> { Ok(vec![Box::new(Primaries)]) };
         let v = unless_order_dependent(&t, 10, Verdict::Pass, &fair).unwrap();
         assert!(v.is_pass(), "{v}");
+    }
+
+    /// Forbids an observation of kind `b`, and declares it reads the interest it is given.
+    struct NoB(sincro_harness::Interest);
+
+    impl Checker for NoB {
+        fn property(&self) -> &'static str {
+            "no_b"
+        }
+        fn on_event(&mut self, e: &Event) -> Result<(), Violation> {
+            match &e.kind {
+                EventKind::Observe { obs } if obs.as_user().is_some_and(|(k, _)| k == "b") => {
+                    Err(Violation {
+                        property: "no_b".into(),
+                        class: sincro_harness::PropertyClass::Safety,
+                        explanation: "a b".into(),
+                        t_ns: e.t_ns,
+                        events: vec![e.id],
+                    })
+                }
+                _ => Ok(()),
+            }
+        }
+        fn finish(&mut self, _: u64) -> Result<(), Violation> {
+            Ok(())
+        }
+        fn evidence(&self) -> &'static [&'static str] {
+            &[]
+        }
+        fn interest(&self) -> sincro_harness::Interest {
+            self.0
+        }
+        fn wake_at_ns(&self) -> u64 {
+            u64::MAX
+        }
+    }
+
+    /// A checker of one's own that leaves the kind it judges out of its `interest()` would
+    /// miss it online: `check` could not judge with it, naming it and both verdicts (the
+    /// trace's violation would be a pass in a run); declaring the kind, the violation stands.
+    #[test]
+    fn a_verdict_that_depends_on_the_gate_is_no_verdict() {
+        use sincro_harness::Interest;
+        let text = "{\"sincro_trace\":1,\"nodes\":1}\n\
+             {\"id\":0,\"t_ns\":5,\"node\":0,\"kind\":{\"type\":\"observe\",\"obs\":{\"user\":{\"kind\":\"b\"}}}}\n";
+        let t = Trace::read_jsonl(text.as_bytes()).unwrap();
+        let blind = || -> Result<Vec<Box<dyn Checker>>, String> {
+            Ok(vec![Box::new(Primaries), Box::new(NoB(Interest::TIMER))])
+        };
+        let v = judge_trace(&t, 10, &mut blind().unwrap());
+        assert_eq!(v.label(), "violation:no_b");
+        match unless_judging_dependent(&t, 10, v, &blind).unwrap() {
+            Verdict::Unjudged { property, reason } => {
+                assert_eq!(property, "no_b");
+                assert!(
+                    reason.contains(
+                        "violation:no_b at event 0 with every event, pass with only the events \
+                         of its `interest()`"
+                    ),
+                    "{reason}"
+                );
+            }
+            v => panic!("{v}"),
+        }
+        let seeing = || -> Result<Vec<Box<dyn Checker>>, String> {
+            Ok(vec![Box::new(NoB(Interest::OBSERVE))])
+        };
+        let v = judge_trace(&t, 10, &mut seeing().unwrap());
+        let v = unless_judging_dependent(&t, 10, v, &seeing).unwrap();
+        assert_eq!(v.label(), "violation:no_b");
     }
 
     fn trace(kind: &str) -> Trace {

@@ -88,8 +88,9 @@ fn in_model(allowed: &[FaultClass], c: FaultClass) -> bool {
 struct Sample {
     /// Properties no sampled run gave anything to judge, with the event kinds they read.
     never_judged: Vec<(String, &'static [&'static str])>,
-    /// A checker whose verdict depends on line order, as the failure to report.
-    line_order: Option<Failure>,
+    /// A checker whose verdict depends on line order or on the events the engines pass it
+    /// (its gate), as the failure to report.
+    dependent: Option<Failure>,
 }
 
 /// The first of `sc`'s checkers (as `alg` builds them) whose verdict on `trace` (a run ending
@@ -112,6 +113,24 @@ pub fn line_order_dependence(
         let vb = crate::harness::check::judge_trace(&reordered, end_t_ns, std::slice::from_mut(cb));
         (va.label() != vb.label()).then_some((property, va, vb))
     })
+}
+
+/// The first of `sc`'s checkers (as `alg` builds them) whose verdict on `trace` (a run ending
+/// at `end_t_ns`) with every event passed differs from its verdict with only the events its
+/// gate lets through, as the engines pass them online
+/// ([`crate::harness::check::gate_dependence`]): a checker whose `interest()` or
+/// `wake_at_ns()` leaves out an event it reads. `None` when every checker judges alike both
+/// ways (or they cannot be built).
+pub fn gate_dependence(
+    alg: &dyn Algorithm,
+    sc: &Scenario,
+    trace: &Trace,
+    end_t_ns: u64,
+) -> Option<crate::harness::check::GateDependence> {
+    let (Ok(mut every), Ok(mut gated)) = (alg.checkers(sc), alg.checkers(sc)) else {
+        return None;
+    };
+    crate::harness::check::gate_dependence(trace, end_t_ns, &mut every, &mut gated)
 }
 
 /// Most seeds a passing check re-runs traced to see that each property had something to
@@ -390,7 +409,7 @@ impl<S: Spec> Check<S> {
             ))),
             Found::None { runs } => {
                 let sample = this.audit_sample(alg, runs)?;
-                if let Some(dependent) = sample.line_order {
+                if let Some(dependent) = sample.dependent {
                     return Err(dependent);
                 }
                 // "Could not judge" is never a pass: a property no run gave anything to judge.
@@ -856,7 +875,10 @@ impl<S: Spec> Check<S> {
     /// - the first checker whose verdict on one of them changes when each instant's lines
     ///   come in another order the run allows
     ///   ([`crate::harness::reorder::reorder_instants`]): it judges line order, which
-    ///   nothing fixes (each engine records an instant in its own order).
+    ///   nothing fixes (each engine records an instant in its own order);
+    /// - before that, the first checker whose verdict on one of them changes when it is
+    ///   passed only the events its gate lets through ([`gate_dependence`]): online, where
+    ///   the engines pass them so, it misses an event it reads.
     fn audit_sample(&self, alg: &dyn Algorithm, runs: u64) -> Result<Sample, Failure> {
         let gen = self.gen_options();
         let mut open: Option<Vec<(String, &'static [&'static str])>> = None;
@@ -874,13 +896,29 @@ impl<S: Spec> Check<S> {
             let Some(trace) = &out.trace else { continue };
             want.retain(|(_, kinds)| !crate::checkers::has_evidence(trace.events(), kinds));
             let end = out.stats.end_t_ns;
+            if let Some(found) = gate_dependence(alg, &sc, trace, end) {
+                return Ok(Sample {
+                    never_judged: Vec::new(),
+                    dependent: Some(Failure {
+                        seed: Some(seed),
+                        seed_replays: true,
+                        ..Failure::headline(format!(
+                            "{} / {}, seed {seed}: the checker of `{}` judges the run differently \
+                             as the engines pass it events: {found}",
+                            alg.info().name,
+                            self.variant.name(),
+                            found.property
+                        ))
+                    }),
+                });
+            }
             if let Some(found) = line_order_dependence(alg, &sc, trace, end) {
                 let (property, as_recorded, reordered) = found;
                 return Ok(Sample {
                     never_judged: Vec::new(),
                     // The sampled seed's scenario is generated from it alone: SINCRO_SEED
                     // runs that seed, and the audit finds it again.
-                    line_order: Some(Failure {
+                    dependent: Some(Failure {
                         seed: Some(seed),
                         seed_replays: true,
                         ..Failure::headline(format!(
@@ -899,7 +937,7 @@ impl<S: Spec> Check<S> {
         }
         Ok(Sample {
             never_judged: open.unwrap_or_default(),
-            line_order: None,
+            dependent: None,
         })
     }
 

@@ -242,6 +242,112 @@ pub fn judge_trace(
     unjudged(checkers).unwrap_or(crate::Verdict::Pass)
 }
 
+/// How one checker judges a trace: the event its violation was reached at (`None`: at the
+/// end, or none) and its verdict, with every event passed to it (`gated` false, as
+/// [`check_trace`] does) or only those its [`Gate`] lets through (as the engines judge a run
+/// online, where the event a violation is reached at ends the run).
+fn judge_one(
+    trace: &Trace,
+    end_t_ns: u64,
+    checker: &mut Box<dyn Checker>,
+    gated: bool,
+) -> (Option<u64>, crate::Verdict) {
+    let one = std::slice::from_mut(checker);
+    let mut gate = Gate::new(one);
+    for e in trace.events() {
+        let judged = if gated {
+            gate.pass(one, e)
+        } else {
+            one[0].on_event(e)
+        };
+        if let Err(v) = judged {
+            return (Some(e.id), crate::Verdict::Violation(v));
+        }
+    }
+    let verdict = match finish_all(one, end_t_ns) {
+        Some(v) => crate::Verdict::Violation(v),
+        None => unjudged(one).unwrap_or(crate::Verdict::Pass),
+    };
+    (None, verdict)
+}
+
+/// A checker whose verdict depends on which events it is passed ([`gate_dependence`]): what
+/// it says with every event and with only those its [`Gate`] lets through.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GateDependence {
+    /// The checker's property.
+    pub property: String,
+    /// Its verdict with every event passed, and the event it was reached at (`None`: at the
+    /// end).
+    pub every: (Option<u64>, crate::Verdict),
+    /// Its verdict with only the events of its [`Checker::interest`] and those from its
+    /// [`Checker::wake_at_ns`] passed, as the engines pass them, and the event it was reached
+    /// at.
+    pub gated: (Option<u64>, crate::Verdict),
+}
+
+impl fmt::Display for GateDependence {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let said = |(at, v): &(Option<u64>, crate::Verdict)| match at {
+            Some(id) => format!("{} at event {id}", v.label()),
+            None => v.label(),
+        };
+        let (every, gated) = (said(&self.every), said(&self.gated));
+        let (every, gated) = if every == gated {
+            // the same label and event: the verdicts differ in their details
+            (format!("{:?}", self.every.1), format!("{:?}", self.gated.1))
+        } else {
+            (every, gated)
+        };
+        write!(
+            f,
+            "its verdict depends on which events it is passed: {every} with every event, \
+             {gated} with only the events of its `interest()` and those from its \
+             `wake_at_ns()`, as the engines pass them online; an event it reads is left out \
+             (widen its interest, or wake it earlier)"
+        )
+    }
+}
+
+/// The first checker whose verdict on `trace` (a run ending at `end_t_ns`) with every event
+/// passed differs from its verdict with only the events its [`Gate`] lets through, as the
+/// engines judge a run online: its [`Checker::interest`] or [`Checker::wake_at_ns`] leaves
+/// out an event it reads. `every` and `gated` are two fresh sets of the same checkers, in the
+/// same order; each checker is judged alone, and the verdicts compare whole, with the event
+/// each was reached at. `None` when every checker judges alike both ways. A checker that
+/// declares neither (the default: every event) never depends on it.
+///
+/// `sincro check` judges every trace both ways, and `sincro::testing::check` every sampled
+/// run: a checker of one's own that declares what it reads is caught when it leaves out
+/// something it needs.
+///
+/// # Panics
+/// When `every` and `gated` hold different numbers of checkers.
+pub fn gate_dependence(
+    trace: &Trace,
+    end_t_ns: u64,
+    every: &mut [Box<dyn Checker>],
+    gated: &mut [Box<dyn Checker>],
+) -> Option<GateDependence> {
+    assert_eq!(
+        every.len(),
+        gated.len(),
+        "gate_dependence needs the same checkers twice"
+    );
+    every.iter_mut().zip(gated.iter_mut()).find_map(|(a, b)| {
+        if a.interest() == Interest::ALL {
+            return None; // the gate passes it every event
+        }
+        let all = judge_one(trace, end_t_ns, a, false);
+        let some = judge_one(trace, end_t_ns, b, true);
+        (all != some).then(|| GateDependence {
+            property: a.property().to_string(),
+            every: all,
+            gated: some,
+        })
+    })
+}
+
 /// The first checker (in order) that could not judge, as a verdict.
 pub fn unjudged(checkers: &[Box<dyn Checker>]) -> Option<crate::Verdict> {
     checkers.iter().find_map(|c| {
@@ -391,6 +497,74 @@ mod tests {
         assert!(Interest::OBSERVE.or(Interest::FAULT).reads(&events[1].kind));
         assert!(!Interest::OBSERVE.or(Interest::FAULT).reads(&events[0].kind));
         assert!(Interest::ALL.reads(&events[0].kind) && !Interest::NONE.reads(&events[1].kind));
+    }
+
+    /// Forbids a timer at or after 9 ns, and declares the interest it is given.
+    struct NoLateTimer(Interest);
+
+    impl Checker for NoLateTimer {
+        fn property(&self) -> &'static str {
+            "no_late_timer"
+        }
+        fn on_event(&mut self, ev: &Event) -> Result<(), Violation> {
+            match ev.kind {
+                EventKind::Timer { .. } if ev.t_ns >= 9 => Err(Violation {
+                    t_ns: ev.t_ns,
+                    ..violation(vec![ev.id])
+                }),
+                _ => Ok(()),
+            }
+        }
+        fn finish(&mut self, _: u64) -> Result<(), Violation> {
+            Ok(())
+        }
+        fn evidence(&self) -> &'static [&'static str] {
+            &[]
+        }
+        fn interest(&self) -> Interest {
+            self.0
+        }
+        fn wake_at_ns(&self) -> u64 {
+            u64::MAX
+        }
+    }
+
+    /// A checker that leaves out of its interest the kind it judges is found, with both
+    /// verdicts; declaring it (or nothing) is not.
+    #[test]
+    fn gate_dependence_finds_a_checker_that_leaves_out_what_it_reads() {
+        let timer = |id: u64, t_ns| Event {
+            id,
+            t_ns,
+            node: Some(0),
+            local_ns: None,
+            kind: EventKind::Timer {
+                timer_id: id,
+                timer: "t".into(),
+            },
+        };
+        let trace = Trace::new(1, vec![timer(0, 5), timer(1, 9)]);
+        let two = |i: Interest| -> [Vec<Box<dyn Checker>>; 2] {
+            [
+                vec![Box::new(NoLateTimer(i))],
+                vec![Box::new(NoLateTimer(i))],
+            ]
+        };
+        let [mut a, mut b] = two(Interest::OBSERVE);
+        let found = gate_dependence(&trace, 20, &mut a, &mut b).expect("found");
+        assert_eq!(found.property, "no_late_timer");
+        assert_eq!(found.every.0, Some(1));
+        assert!(matches!(found.every.1, crate::Verdict::Violation(_)));
+        assert_eq!(found.gated, (None, crate::Verdict::Pass));
+        let said = found.to_string();
+        assert!(
+            said.contains("violation:p at event 1 with every event, pass with only"),
+            "{said}"
+        );
+        for ok in [Interest::TIMER, Interest::ALL] {
+            let [mut a, mut b] = two(ok);
+            assert_eq!(gate_dependence(&trace, 20, &mut a, &mut b), None);
+        }
     }
 
     /// Up to [`EVENTS_LISTED_MAX`] event ids are listed; a longer list (a 500-node run's

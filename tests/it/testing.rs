@@ -713,13 +713,70 @@ fn a_checker_that_depends_on_line_order_fails_the_check() {
         .unwrap();
 }
 
-/// Every built-in checker judges each instant as a set: on generated runs of every algorithm
-/// and variant, faults of every class included, each checker gives the same verdict on the
-/// run as recorded and with each instant's lines in another order the run allows (and the
-/// trace is one `Trace::validate` accepts). `SINCRO_ORDER_SEEDS` runs more seeds per variant
+/// A test's own checker that forbids entering a critical section but says it reads only
+/// starts (`Checker::interest`) and never needs other events (`wake_at_ns`): online, where the
+/// engines pass it only those, it passes every run; passed every event, it finds the entry.
+struct BlindToEntries;
+
+impl sincro::harness::Checker for BlindToEntries {
+    fn property(&self) -> &'static str {
+        "no_entry"
+    }
+    fn on_event(&mut self, ev: &sincro::harness::Event) -> Result<(), sincro::harness::Violation> {
+        use sincro::harness::{EventKind, Observation};
+        match &ev.kind {
+            EventKind::Observe {
+                obs: Observation::CsEnter { .. },
+            } => Err(safety_at("no_entry", ev, "a node entered".into())),
+            _ => Ok(()),
+        }
+    }
+    fn finish(&mut self, _end_t_ns: u64) -> Result<(), sincro::harness::Violation> {
+        Ok(())
+    }
+    fn evidence(&self) -> &'static [&'static str] {
+        &[]
+    }
+    fn interest(&self) -> sincro::harness::Interest {
+        sincro::harness::Interest::START
+    }
+    fn wake_at_ns(&self) -> u64 {
+        u64::MAX
+    }
+}
+
+/// A checker whose interest leaves out the events it judges passes every seed online and
+/// would fail on the same runs passed every event (`sincro check` of their traces): the check
+/// judges its sampled runs both ways and says so, with the seed that replays it.
+#[test]
+fn a_checker_whose_interest_leaves_out_what_it_reads_fails_the_check() {
+    let e = check(CentralizedSpec)
+        .ignore_env()
+        .no_regressions()
+        .checker("no_entry", |_, _| Box::new(BlindToEntries))
+        .seeds(5)
+        .run()
+        .unwrap_err();
+    assert!(
+        e.headline.contains(
+            "the checker of `no_entry` judges the run differently as the engines pass it events"
+        ) && e.headline.contains("violation:no_entry at event")
+            && e.headline
+                .contains("with every event, pass with only the events of its `interest()`"),
+        "{e}"
+    );
+    assert_eq!(e.seed, Some(0), "{e}");
+}
+
+/// Every built-in checker judges each instant as a set, and declares every event it reads:
+/// on generated runs of every algorithm and variant, faults of every class included, each
+/// checker gives the same verdict on the run as recorded and with each instant's lines in
+/// another order the run allows, and the same verdict, at the same event, passed every event
+/// as passed only those its gate lets through (`Checker::interest`, `Checker::wake_at_ns`: how
+/// the engines pass them online). The trace is one `Trace::validate` accepts. `SINCRO_ORDER_SEEDS` runs more seeds per variant
 /// (default 6 in a full sweep, as CI runs it; 3 in a quick debug run).
 #[test]
-fn built_in_checkers_do_not_depend_on_line_order() {
+fn built_in_checkers_do_not_depend_on_line_order_or_on_the_gate() {
     use sincro::harness::gen::GenOptions;
     use sincro::harness::RunOptions;
     let seeds: u64 = std::env::var("SINCRO_ORDER_SEEDS")
@@ -755,6 +812,16 @@ fn built_in_checkers_do_not_depend_on_line_order() {
                         "{} / {} seed {seed}: {p}: {a} / reordered {b}",
                         alg.info().name,
                         variant.name
+                    ));
+                }
+                if let Some(d) =
+                    sincro::testing::gate_dependence(*alg, &sc, trace, out.stats.end_t_ns)
+                {
+                    found.push(format!(
+                        "{} / {} seed {seed}: {}: {d}",
+                        alg.info().name,
+                        variant.name,
+                        d.property
                     ));
                 }
             }

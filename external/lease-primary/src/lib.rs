@@ -23,7 +23,7 @@ use sincro::algorithms::spec::{Setup, Spec, Timed};
 use sincro::harness::fault::{FaultClass, FaultModel};
 use sincro::harness::trace::{Event, EventKind};
 use sincro::harness::{
-    Checker, Ctx, Fault, NodeId, Observation, Process, PropertyClass, Violation,
+    Checker, Ctx, Fault, Interest, NodeId, Observation, Process, PropertyClass, Violation,
 };
 use std::collections::BTreeMap;
 
@@ -304,6 +304,20 @@ impl Checker for AtMostOnePrimary {
     /// A trace with no `primary_on` judged nothing: `check` says so instead of PASS.
     fn evidence(&self) -> &'static [&'static str] {
         &["primary_on"]
+    }
+
+    /// It reads observations and faults (crashes, restarts): the engines need not pass it
+    /// the sends, deliveries and timers that are most of a run.
+    fn interest(&self) -> Interest {
+        Interest::OBSERVE.or(Interest::FAULT)
+    }
+
+    /// The first event of a later instant closes an open one, whatever its kind; with none
+    /// open, nothing waits for time. (`sincro check` and `sincro::testing::check` judge
+    /// traces both ways, every event passed and only these, and fail a checker whose
+    /// verdict differs.)
+    fn wake_at_ns(&self) -> u64 {
+        self.instant.map_or(u64::MAX, |t| t.saturating_add(1))
     }
 
     fn on_event(&mut self, ev: &Event) -> Result<(), Violation> {

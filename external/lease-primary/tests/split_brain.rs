@@ -23,7 +23,7 @@ fn the_no_step_down_twin_has_split_brain() {
 #[test]
 fn an_instants_line_order_does_not_change_the_verdict() {
     use lease_primary::AtMostOnePrimary;
-    use sincro::harness::check::check_trace;
+    use sincro::harness::check::{check_trace, gate_dependence};
     use sincro::harness::trace::{Event, EventKind};
     use sincro::harness::{Checker, Fault, Observation, Trace};
 
@@ -53,8 +53,22 @@ fn an_instants_line_order_does_not_change_the_verdict() {
             .map(|(i, e)| Event { id: i as u64, ..e })
             .collect();
         let trace = Trace::new(3, events);
-        let mut cs: Vec<Box<dyn Checker>> = vec![Box::new(AtMostOnePrimary::default())];
-        check_trace(&trace, 100 * MS, &mut cs)
+        // As the engines pass it events (only observations and faults, and any event once an
+        // instant is open): the same verdict, reached at the same event.
+        let fresh = || -> Vec<Box<dyn Checker>> { vec![Box::new(AtMostOnePrimary::default())] };
+        let dependent = gate_dependence(&trace, 100 * MS, &mut fresh(), &mut fresh());
+        assert_eq!(dependent, None, "{}", trace.to_jsonl());
+        check_trace(&trace, 100 * MS, &mut fresh())
+    };
+    let timer = |node: usize, t_ms: u64| Event {
+        id: 0,
+        t_ns: t_ms * MS,
+        node: Some(node),
+        local_ns: None,
+        kind: EventKind::Timer {
+            timer_id: 0,
+            timer: "Renew".into(),
+        },
     };
     let on0 = || user(0, 1, "primary_on");
     // hand-overs at 5 ms, in both line orders
@@ -84,6 +98,16 @@ fn an_instants_line_order_does_not_change_the_verdict() {
         user(1, 5, "primary_on"),
     ])
     .unwrap_err();
+    // two primaries at 5 ms, found when a timer of a later instant closes it, as online
+    let v = judge(vec![
+        on0(),
+        timer(2, 5),
+        user(1, 5, "primary_on"),
+        timer(2, 7),
+        timer(2, 9),
+    ])
+    .unwrap_err();
+    assert_eq!(v.t_ns, 5 * MS);
     // a momentary primary (on and off at one instant) while node 0 acts across it
     judge(vec![
         on0(),
