@@ -1827,7 +1827,8 @@ pub fn deadlock_completeness(ev: &[Event], nodes: usize, p: &Params) -> OracleVe
 
 /// `ev` with each instant's deadlock events reordered as the checker judges them: each
 /// node's in trace order, and of the nodes' next events a graph change (of the lowest such
-/// node) before any report (of the lowest node with one left).
+/// node) before any report; of reports, first the lowest node's that holds back a change of
+/// its own (so the change comes before the other nodes' reports), then the lowest node's.
 fn reports_last(ev: &[Event]) -> Vec<Event> {
     let mut out = Vec::with_capacity(ev.len());
     for (_, first, end) in instants(ev) {
@@ -1848,7 +1849,15 @@ fn reports_last(ev: &[Event]) -> Vec<Event> {
                         .iter()
                         .position(|l| l.front().is_some_and(|e| !report(e)))
                 });
-            let Some(k) = change.or_else(|| lists.iter().position(|l| !l.is_empty())) else {
+            let holding = || {
+                lists
+                    .iter()
+                    .position(|l| !l.is_empty() && l.iter().any(|e| !report(e)))
+            };
+            let Some(k) = change
+                .or_else(holding)
+                .or_else(|| lists.iter().position(|l| !l.is_empty()))
+            else {
                 break;
             };
             out.push(lists[k].pop_front().unwrap().clone());
