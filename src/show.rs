@@ -1504,8 +1504,8 @@ fn unless_stopped_early(trace: &Trace, properties: &[String], verdict: Verdict) 
 /// Checkers as [`unless_judging_dependent`] builds them, fresh for each judgement.
 type BuildCheckers<'a> = dyn Fn() -> Result<Vec<Box<dyn sincro_harness::Checker>>, String> + 'a;
 
-/// `verdict`, judged on `trace` as written with every event passed, unless a checker `build`
-/// makes judges otherwise when nothing about the run changes: with each instant's lines in
+/// `verdict`, judged on `trace` as written with every event passed, unless a checker that
+/// `build` makes judges otherwise when nothing about the run changes: with each instant's lines in
 /// another order ([`unless_order_dependent`]), or passed only the events its gate lets
 /// through, as the engines pass them online ([`sincro_harness::check::gate_dependence`]: a
 /// checker of one's own whose `interest()` or `wake_at_ns()` leaves out an event it reads).
