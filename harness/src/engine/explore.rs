@@ -1016,6 +1016,36 @@ impl<P: Process> World<P> {
     /// Takes `choice`, which must be enabled (see [`World::enabled`]).
     pub fn step(&mut self, choice: Choice) {
         let (earliest, _) = self.window(&choice);
+        let before = (self.now, self.msgs.len());
+        self.take(choice, earliest);
+        // Invariants of every step (TigerBeetle style: checked in release too).
+        assert!(
+            self.now >= before.0,
+            "explore: time went back from {} to {} ns",
+            before.0,
+            self.now
+        );
+        assert!(
+            self.lost <= self.bounds.loss
+                && self.duplicated <= self.bounds.duplicate
+                && self.crashed <= self.bounds.crashes
+                && self.paused <= self.bounds.pauses,
+            "explore: the search injected more faults than its bounds allow"
+        );
+        assert!(
+            self.stats.events <= self.limits.max_events,
+            "explore: more steps than limits.max_events"
+        );
+        // A step removes at most the one message it takes (a loss, a delivery) and adds
+        // at most one copy; the rest come from sends, counted by the stats.
+        debug_assert!(
+            self.msgs.len() + 1 >= before.1,
+            "explore: a step removed more than one message"
+        );
+    }
+
+    /// [`World::step`]'s work: takes `choice`, due at `earliest`.
+    fn take(&mut self, choice: Choice, earliest: u64) {
         self.stats.events += 1;
         if self.stats.events > self.limits.max_events {
             self.rec.verdict = Some(Verdict::LimitExceeded {
