@@ -95,6 +95,17 @@ target/debug/lease-sincro run target/ci-external/reshrunk.json
 target/debug/lease-sincro calibrate -a demo.lease-primary --variant no-step-down --offsets 3 --seeds 100 --out target/ci-external/cal --quiet > target/ci-external-cal.txt
 cat target/ci-external-cal.txt
 grep -Eq '^mix .* 3 of 3 +3 of 3 ' target/ci-external-cal.txt
+# The views of the user's failure (text, Mermaid, HTML) name and draw its violation; `matrix`
+# holds inside the user's declared fault model (exit 0; pauses and clock jumps, outside it,
+# break a lease); `explore` searches the user's algorithm within its bounds (exit 0: nothing
+# found in 5 s).
+for format in text mermaid html; do
+  target/debug/lease-sincro show "$shrunk" --format "$format" --out "target/ci-external/view.$format"
+  grep -q at_most_one_primary "target/ci-external/view.$format"
+done
+grep -q 'VIOLATION' target/ci-external/view.text
+target/debug/lease-sincro matrix -a demo.lease-primary --seeds 10 --out target/ci-external/matrix --quiet
+target/debug/lease-sincro explore -a demo.lease-primary --time 5s --out target/ci-external/explore
 
 step "feature arbitrary: every fuzzer input gives a valid scenario"
 cargo test -p sincro-harness --features arbitrary --lib arbitrary::
