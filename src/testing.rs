@@ -896,24 +896,28 @@ impl<S: Spec> Check<S> {
             let Some(trace) = &out.trace else { continue };
             want.retain(|(_, kinds)| !crate::checkers::has_evidence(trace.events(), kinds));
             let end = out.stats.end_t_ns;
-            if let Some(found) = gate_dependence(alg, &sc, trace, end) {
-                return Ok(Sample {
-                    never_judged: Vec::new(),
-                    dependent: Some(Failure {
-                        seed: Some(seed),
-                        seed_replays: true,
-                        ..Failure::headline(format!(
-                            "{} / {}, seed {seed}: the checker of `{}` judges the run differently \
-                             as the engines pass it events: {found}",
-                            alg.info().name,
-                            self.variant.name(),
-                            found.property
-                        ))
-                    }),
+            let (name, variant) = (alg.info().name, self.variant.name());
+            let dependent = gate_dependence(alg, &sc, trace, end)
+                .map(|found| {
+                    format!(
+                        "{name} / {variant}, seed {seed}: the checker of `{}` judges the run \
+                         differently as the engines pass it events: {found}",
+                        found.property
+                    )
+                })
+                .or_else(|| {
+                    let (property, as_recorded, reordered) =
+                        line_order_dependence(alg, &sc, trace, end)?;
+                    Some(format!(
+                        "{name} / {variant}, seed {seed}: the checker of `{property}` depends on \
+                         line order: {as_recorded} on the run as recorded, {reordered} on the \
+                         same run with each instant's lines in another order it allows \
+                         (sincro::harness::reorder::reorder_instants). Nothing orders two \
+                         nodes' events of one instant (each engine records them in its own \
+                         order): judge each instant as a set"
+                    ))
                 });
-            }
-            if let Some(found) = line_order_dependence(alg, &sc, trace, end) {
-                let (property, as_recorded, reordered) = found;
+            if let Some(headline) = dependent {
                 return Ok(Sample {
                     never_judged: Vec::new(),
                     // The sampled seed's scenario is generated from it alone: SINCRO_SEED
@@ -921,16 +925,7 @@ impl<S: Spec> Check<S> {
                     dependent: Some(Failure {
                         seed: Some(seed),
                         seed_replays: true,
-                        ..Failure::headline(format!(
-                            "{} / {}, seed {seed}: the checker of `{property}` depends on line \
-                             order: {as_recorded} on the run as recorded, {reordered} on the \
-                             same run with each instant's lines in another order it allows \
-                             (sincro::harness::reorder::reorder_instants). Nothing orders two \
-                             nodes' events of one instant (each engine records them in its own \
-                             order): judge each instant as a set",
-                            alg.info().name,
-                            self.variant.name()
-                        ))
+                        ..Failure::headline(headline)
                     }),
                 });
             }

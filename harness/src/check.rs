@@ -246,7 +246,7 @@ pub fn judge_trace(
 /// end, or none) and its verdict, with every event passed to it (`gated` false, as
 /// [`check_trace`] does) or only those its [`Gate`] lets through (as the engines judge a run
 /// online, where the event a violation is reached at ends the run).
-fn judge_one(
+pub fn judge_one(
     trace: &Trace,
     end_t_ns: u64,
     checker: &mut Box<dyn Checker>,

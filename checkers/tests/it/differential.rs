@@ -68,25 +68,10 @@ pub fn judged_at(property: &str, trace: &Trace, p: &Params, gated: bool) -> (Opt
             fault: Fault::Heal,
         }];
     }
-    let mut cs = vec![sincro_checkers::needing_evidence(
+    let mut c = sincro_checkers::needing_evidence(
         sincro_checkers::by_name(property, &sc, p.bound_ms).expect("a known property"),
-    )];
-    let mut gate = sincro_harness::check::Gate::new(&cs);
-    for e in trace.events() {
-        let judged = if gated {
-            gate.pass(&mut cs, e)
-        } else {
-            cs[0].on_event(e)
-        };
-        if let Err(v) = judged {
-            return (Some(e.id), Verdict::Violation(v));
-        }
-    }
-    let verdict = match sincro_harness::check::finish_all(&mut cs, p.end_ns) {
-        Some(v) => Verdict::Violation(v),
-        None => sincro_harness::check::unjudged(&cs).unwrap_or(Verdict::Pass),
-    };
-    (None, verdict)
+    );
+    sincro_harness::check::judge_one(trace, p.end_ns, &mut c, gated)
 }
 
 // ---------------------------------------------------------------------------------------
