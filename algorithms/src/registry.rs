@@ -703,8 +703,10 @@ pub fn check_expect(info: &AlgorithmInfo, sc: &Scenario) -> Result<(), ScenarioE
         // A run a checker or the scenario's factory panicked in is "could not judge" of this
         // pseudo-property: campaigns write such failures with it, and they replay (stop 64:
         // `replay`, `run`, `show` and `shrink` refused the files `fuzz` had just written).
+        // So is a run a broken engine invariant stopped: its file is the bug report.
         if matches!(e, sincro_harness::Expect::Unjudged(p)
-            if p == sincro_harness::engine::HARNESS_PANIC)
+            if p == sincro_harness::engine::HARNESS_PANIC
+                || p == sincro_harness::engine::ENGINE_INVARIANT)
         {
             continue;
         }
@@ -1136,6 +1138,14 @@ mod tests {
         assert!(check_expect(&alg.info(), &sc).is_ok());
         sc.checks.properties = Some(vec!["mutual_exclusion".into()]);
         assert!(check_expect(&alg.info(), &sc).is_ok());
+        // and so does one a broken engine invariant stopped (the file that reports the bug)
+        sc.expect = Some(sincro_harness::Expect::Unjudged(
+            sincro_harness::engine::ENGINE_INVARIANT.into(),
+        ));
+        assert!(check_expect(&alg.info(), &sc).is_ok());
+        sc.expect = Some(sincro_harness::Expect::Unjudged(
+            sincro_harness::engine::HARNESS_PANIC.into(),
+        ));
         // ... but not as a violation: no checker reports it.
         sc.expect = Some(sincro_harness::Expect::Violation(
             sincro_harness::engine::HARNESS_PANIC.into(),

@@ -454,25 +454,57 @@ fn not_judged_here<P: Process>(w: &World<P>) -> Option<&'static str> {
     }
 }
 
-/// Runs `f`, a panic in it (a checker's, the node factory's: the nodes' own are caught as
-/// [`Verdict::Panic`]) returned as its message, and kept quiet as a run's is.
-fn guarded<R>(f: impl FnOnce() -> R) -> Result<R, String> {
+/// A panic [`guarded`] caught: its message, and whether it was a broken invariant of the
+/// engine (a bug in Sincro) rather than a checker's or the node factory's.
+struct Caught {
+    message: String,
+    engine_bug: bool,
+}
+
+impl std::fmt::Display for Caught {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.engine_bug {
+            f.write_str(&crate::engine::engine_bug_reason(&self.message))
+        } else {
+            f.write_str(&self.message)
+        }
+    }
+}
+
+/// Runs `f`, a panic in it (a checker's, the node factory's, a broken invariant of the
+/// engine's: the nodes' own are caught as [`Verdict::Panic`]) returned as what it was, and
+/// kept quiet as a run's is (but for the engine's).
+fn guarded<R>(f: impl FnOnce() -> R) -> Result<R, Caught> {
     crate::engine::in_callback(|| std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)))
-        .map_err(|payload| crate::engine::panic_message(&*payload))
+        .map_err(|payload| Caught {
+            message: crate::engine::panic_message(&*payload),
+            engine_bug: crate::engine::engine_bug_caught(),
+        })
 }
 
 /// Counts a path a checker or the node factory panicked on as not judged, with the first
-/// panic's message as the reason.
-fn harness_panic(report: &mut ExploreReport, message: String) {
-    let label = format!("unjudged:{}", crate::engine::HARNESS_PANIC);
+/// panic's message as the reason; a path the engine's invariants broke on, under a label of
+/// its own ([`ENGINE_INVARIANT`](crate::engine::ENGINE_INVARIANT)) that says it is a bug in
+/// Sincro.
+fn harness_panic(report: &mut ExploreReport, caught: Caught) {
+    let property = if caught.engine_bug {
+        crate::engine::ENGINE_INVARIANT
+    } else {
+        crate::engine::HARNESS_PANIC
+    };
+    let label = format!("unjudged:{property}");
     report
         .unjudged_reasons
         .entry(label.clone())
         .or_insert_with(|| {
-            format!(
-                "a checker's on_event or finish, or the node factory, panicked, so the path was \
-             not judged: {message}"
-            )
+            if caught.engine_bug {
+                caught.to_string()
+            } else {
+                format!(
+                    "a checker's on_event or finish, or the node factory, panicked, so the path \
+                     was not judged: {caught}"
+                )
+            }
         });
     *report.complete.entry(label).or_default() += 1;
 }
@@ -497,9 +529,11 @@ pub fn explore<P: Process>(
     options.bounds.validate().map_err(ScenarioError)?;
     // Bad input is reported before the search starts.
     guarded(new_world).map_err(|why| {
-        ScenarioError(format!(
-            "a checker or the node factory panicked before the search started: {why}"
-        ))
+        ScenarioError(if why.engine_bug {
+            format!("the search could not start: {why}")
+        } else {
+            format!("a checker or the node factory panicked before the search started: {why}")
+        })
     })??;
     let mut report = ExploreReport {
         states: 0,

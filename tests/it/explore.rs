@@ -24,7 +24,15 @@ fn explore(alg: &str, variant: &str, seed: u64, inputs: usize) -> (Scenario, Exp
     let a = find(alg).unwrap();
     let sc = small_scenario(a, variant, 3, seed, inputs, 20);
     let report = a.explore(&sc, &options()).unwrap();
+    assert_no_engine_bug(&report);
     (sc, report)
+}
+
+/// No path of `report` broke an invariant of the explorer's engine (each step checks them; a
+/// path that breaks one is counted apart, as a bug in Sincro).
+fn assert_no_engine_bug(report: &ExploreReport) {
+    let label = format!("unjudged:{}", sincro::harness::engine::ENGINE_INVARIANT);
+    assert_eq!(report.complete.get(&label), None, "{report}");
 }
 
 /// Finds the bug, with a counterexample of at most `max_len` choices that replays to the
@@ -555,6 +563,39 @@ fn a_duplicate_chosen_by_the_search_replays_natively() {
     o.bounds.duplicate = 0;
     let plain = a.explore(&sc, &o).unwrap();
     assert!(plain.counterexample.is_none(), "{plain}");
+}
+
+/// A duplicate needs room in flight: the native engine counts both copies of a duplicated
+/// message against `limits.max_in_flight`, so the search offers no duplicate at the limit. It
+/// did, and kept two messages in flight under a limit of one: the step's invariants (stop
+/// 84) caught it, and the path was counted as a bug in Sincro (`engine_invariant`).
+#[test]
+fn the_search_duplicates_no_message_past_the_in_flight_limit() {
+    let a = find("mutex.centralized").unwrap();
+    let mut sc = small_scenario(a, "correct", 3, 2, 2, 20);
+    heal_at(&mut sc, 300);
+    sc.limits.max_in_flight = 1;
+    let mut o = options();
+    o.bounds.duplicate = 1;
+    o.bounds.faults_until_ns = 300_000_000;
+    let report = a.explore(&sc, &o).unwrap();
+    assert_no_engine_bug(&report);
+    // Every path either stays within the limit or reaches it by a send (LimitExceeded, which
+    // the native engine gives too); none is a counterexample made of a copy past it.
+    assert!(
+        report.counterexample.as_ref().is_none_or(|cx| !cx
+            .schedule
+            .iter()
+            .any(|c| matches!(c, sincro::harness::engine::explore::Choice::Duplicate(_)))),
+        "{report}"
+    );
+    eprintln!("REPORT {report}");
+    // With room for the copy (three in flight), the same search duplicates and breaks the
+    // mutex, as above.
+    sc.limits.max_in_flight = 3;
+    let roomy = a.explore(&sc, &o).unwrap();
+    assert_no_engine_bug(&roomy);
+    assert!(roomy.counterexample.is_some(), "{roomy}");
 }
 
 /// A path the search does not judge as a whole (a crash of its own outlived the faults) still

@@ -29,7 +29,9 @@
 //! The fault plan of the scenario may hold crashes, restarts, clock jumps, drift changes and
 //! heals (a no-op: the explorer has no partitions); other faults are refused.
 
-use super::{invoke, Call, Factory, Outcome, Prepared, Recorder, RunOptions, Stats, Verdict};
+use super::{
+    invariant, invoke, Call, Factory, Outcome, Prepared, Recorder, RunOptions, Stats, Verdict,
+};
 use crate::check::Checker;
 use crate::clock::SoftClock;
 use crate::fault::Fault;
@@ -837,7 +839,10 @@ impl<P: Process> World<P> {
                 if self.lost < self.bounds.loss {
                     events.push(Choice::Lose(k));
                 }
-                if self.duplicated < self.bounds.duplicate {
+                // (a copy needs room in flight: the native engine counts both copies of a
+                // duplicated message against limits.max_in_flight)
+                if self.duplicated < self.bounds.duplicate && keys.len() < self.limits.max_in_flight
+                {
                     events.push(Choice::Duplicate(k));
                 }
             }
@@ -1021,22 +1026,96 @@ impl<P: Process> World<P> {
         // Invariants of every step (TigerBeetle style: checked in release too). Not the
         // count of messages in flight: crashing a paused node drops every message that
         // waited at it.
-        assert!(
+        invariant(
             self.now >= before_ns,
-            "explore: time went back from {before_ns} to {} ns",
-            self.now
+            "explore: time never goes back",
+            || format!("from {before_ns} to {} ns", self.now),
         );
-        assert!(
+        invariant(
             self.lost <= self.bounds.loss
                 && self.duplicated <= self.bounds.duplicate
                 && self.crashed <= self.bounds.crashes
                 && self.paused <= self.bounds.pauses,
-            "explore: the search injected more faults than its bounds allow"
+            "explore: the search injects faults within its bounds",
+            || {
+                format!(
+                    "lost {}, duplicated {}, crashed {}, paused {} against {:?}",
+                    self.lost, self.duplicated, self.crashed, self.paused, self.bounds
+                )
+            },
         );
-        assert!(
+        invariant(
             self.stats.events <= self.limits.max_events,
-            "explore: more steps than limits.max_events"
+            "explore: steps stay within limits.max_events",
+            || format!("{} steps", self.stats.events),
         );
+        self.check_in_flight();
+    }
+
+    /// The messages in flight are well kept (checked after every step, in release too): each
+    /// key names one message (the search finds a message by its key: two would alias); no
+    /// more of them than `limits.max_in_flight`, nor than the run's recorded maximum; each
+    /// between nodes that exist, sent by now, in queue order, a copy only of as many
+    /// duplications as were injected, and due in a window that is not empty (the enabling
+    /// rule moves a message's earliest time only where its window reaches past it).
+    fn check_in_flight(&self) {
+        let in_flight = self.msgs.len() as u64;
+        invariant(
+            in_flight <= self.limits.max_in_flight as u64,
+            "explore: messages in flight stay within limits.max_in_flight",
+            || format!("{in_flight} in flight, limit {}", self.limits.max_in_flight),
+        );
+        invariant(
+            in_flight <= self.stats.max_in_flight,
+            "explore: the most messages in flight is recorded",
+            || {
+                format!(
+                    "{in_flight} in flight, {} recorded",
+                    self.stats.max_in_flight
+                )
+            },
+        );
+        for m in &self.msgs {
+            let k = m.key;
+            invariant(
+                k.to < self.n && k.from < self.n,
+                "explore: a message is between nodes that exist",
+                || format!("{k:?} of {} nodes", self.n),
+            );
+            invariant(
+                m.sent_at <= self.now,
+                "explore: a message in flight was sent by now",
+                || format!("{k:?} sent at {} ns, now {} ns", m.sent_at, self.now),
+            );
+            invariant(
+                m.earliest <= m.latest,
+                "explore: a message is due in a window that is not empty",
+                || format!("{k:?} due in [{}, {}] ns", m.earliest, m.latest),
+            );
+            invariant(
+                m.fifo <= m.seq && m.seq <= self.next_seq,
+                "explore: a message keeps its place in the queue order",
+                || {
+                    format!(
+                        "{k:?}: fifo {}, seq {}, next {}",
+                        m.fifo, m.seq, self.next_seq
+                    )
+                },
+            );
+            invariant(
+                k.copy <= self.duplicated,
+                "explore: a copy comes of a duplication injected",
+                || format!("{k:?}, {} duplications", self.duplicated),
+            );
+        }
+        let mut keys: Vec<MsgKey> = self.msgs.iter().map(|m| m.key).collect();
+        keys.sort_unstable();
+        if let Some(w) = keys.windows(2).find(|w| w[0] == w[1]) {
+            super::invariant_broken(
+                "explore: each message in flight has a key of its own",
+                format!("two share {:?}", w[0]),
+            );
+        }
     }
 
     /// [`World::step`]'s work: takes `choice`, due at `earliest`.
@@ -1229,6 +1308,7 @@ impl<P: Process> World<P> {
                 };
                 self.duplicated += 1;
                 self.msgs.push(copy);
+                self.stats.max_in_flight = self.stats.max_in_flight.max(self.msgs.len() as u64);
             }
             Choice::Crash { node } => {
                 self.now = earliest;

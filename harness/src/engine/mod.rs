@@ -208,7 +208,8 @@ pub type Factory<P> = Rc<dyn Fn(NodeId) -> P>;
 /// A panic outside the nodes' callbacks (those are caught one by one: [`Verdict::Panic`]) —
 /// in a checker's `on_event` or `finish`, or in the node factory — ends the run as
 /// [`Verdict::Unjudged`] of the pseudo-property [`HARNESS_PANIC`], with the panic's message,
-/// instead of unwinding through a campaign's worker and losing the seed that caused it.
+/// instead of unwinding through a campaign's worker and losing the seed that caused it. A
+/// broken invariant of the engine itself ends it so too, as [`ENGINE_INVARIANT`].
 pub fn run<P: Process>(
     scenario: &Scenario,
     factory: Factory<P>,
@@ -225,15 +226,23 @@ pub fn run<P: Process>(
         }))
     })
     .unwrap_or_else(|payload| {
-        Ok(Outcome {
-            verdict: Verdict::Unjudged {
+        let message = panic_message(&*payload);
+        let verdict = if engine_bug_caught() {
+            Verdict::Unjudged {
+                property: ENGINE_INVARIANT.to_string(),
+                reason: engine_bug_reason(&message),
+            }
+        } else {
+            Verdict::Unjudged {
                 property: HARNESS_PANIC.to_string(),
                 reason: format!(
                     "the run panicked outside the nodes' callbacks (a checker's on_event or \
-                     finish, or the node factory), so nothing was judged: {}",
-                    panic_message(&*payload)
+                     finish, or the node factory), so nothing was judged: {message}"
                 ),
-            },
+            }
+        };
+        Ok(Outcome {
+            verdict,
             trace: traced.then(|| Trace::new(scenario.nodes, Vec::new())),
             stats: Stats::default(),
         })
@@ -243,6 +252,11 @@ pub fn run<P: Process>(
 /// The property a run that panicked outside the nodes' callbacks could not judge (see
 /// [`run`]).
 pub const HARNESS_PANIC: &str = "checker_or_factory_panic";
+
+/// The property a run stopped by a broken invariant of the engine itself could not judge
+/// (see [`run`]): a bug in Sincro, reported as such with the scenario that replays it, never
+/// blamed on the algorithm or its checkers (it was, as [`HARNESS_PANIC`], until stop 84).
+pub const ENGINE_INVARIANT: &str = "engine_invariant";
 
 /// The pseudo-property of a run stopped before its end by a stop request ([`stoppable`]):
 /// [`Verdict::Unjudged`] of it, never a pass and never a violation; a campaign does not
@@ -760,6 +774,8 @@ impl Recorder {
 thread_local! {
     static IN_CALLBACK: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
     static LAST_LOCATION: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+    /// Set by [`invariant_broken`] before it panics, taken by [`engine_bug_caught`].
+    static ENGINE_BUG: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 /// A callback of a process, as the engines deliver it.
@@ -785,7 +801,14 @@ pub(crate) fn invoke<P: Process>(
             Call::Input(i) => proc.on_input(ctx, i),
         }))
     })
-    .map_err(|payload| panic_message(&*payload))
+    .map_err(|payload| {
+        if ENGINE_BUG.with(std::cell::Cell::get) {
+            // not the callback's panic: the engine's own, reported as such where the run is
+            // caught (the mark stays set for it)
+            std::panic::resume_unwind(payload);
+        }
+        panic_message(&*payload)
+    })
 }
 
 /// What an engine does with the operations of a callback: the engine-specific half of the
@@ -952,7 +975,27 @@ fn sent_limit_reached<P: Process, H: Host<P>>(h: &mut H) -> bool {
 #[inline(never)]
 #[track_caller]
 pub(crate) fn invariant_broken(what: &str, detail: String) -> ! {
+    // Marked, so that where the panic is caught it is told from a checker's or the node
+    // factory's, and the panic hook lets it through (see `engine_bug_caught`).
+    ENGINE_BUG.with(|b| b.set(true));
     panic!("Sincro engine invariant broken: {what} ({detail})")
+}
+
+/// Whether the panic just caught on this thread was a broken engine invariant
+/// ([`invariant_broken`]); clears the mark. Every place that catches a panic the engine's own
+/// code may raise asks it: such a run is [`ENGINE_INVARIANT`], a bug in Sincro, never a
+/// checker's or the factory's ([`HARNESS_PANIC`]) nor the algorithm's.
+pub(crate) fn engine_bug_caught() -> bool {
+    ENGINE_BUG.with(|b| b.replace(false))
+}
+
+/// The reason of a run [`ENGINE_INVARIANT`] stopped, from its panic's message.
+pub(crate) fn engine_bug_reason(message: &str) -> String {
+    format!(
+        "an invariant of Sincro's engine broke, so nothing was judged: {message}. This is a \
+         bug in Sincro, not in the algorithm or its checkers: please report it with the \
+         scenario, which replays it"
+    )
 }
 
 /// [`invariant_broken`] unless `ok`; `detail` is built only on failure.
@@ -1028,12 +1071,18 @@ pub fn catch_algorithm_panic<R>(f: impl FnOnce() -> R) -> Result<R, String> {
 pub fn install_panic_hook() {
     let previous = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
-        if IN_CALLBACK.with(|c| c.get()) {
-            let loc = info
-                .location()
-                .map(|l| format!("{}:{}", l.file(), l.line()));
-            LAST_LOCATION.with(|l| *l.borrow_mut() = loc);
-        } else {
+        // A broken engine invariant is a bug in Sincro: caught and reported like the others,
+        // but printed too (with a backtrace under RUST_BACKTRACE), never kept quiet.
+        let engine_bug = ENGINE_BUG.with(std::cell::Cell::get);
+        if !IN_CALLBACK.with(|c| c.get()) {
+            previous(info);
+            return;
+        }
+        let loc = info
+            .location()
+            .map(|l| format!("{}:{}", l.file(), l.line()));
+        LAST_LOCATION.with(|l| *l.borrow_mut() = loc);
+        if engine_bug {
             previous(info);
         }
     }));

@@ -1143,6 +1143,65 @@ mod tests {
         );
     }
 
+    /// A broken engine invariant is a bug in Sincro: the run says so (`engine_invariant`),
+    /// whether the engine's code broke it between callbacks or under one (the node's
+    /// callback catches panics: it must not take the engine's for the algorithm's), and the
+    /// next run on the thread is not blamed for it. Until stop 84 it was reported as a
+    /// checker's or the node factory's panic (the explorer's invariants too).
+    #[test]
+    fn a_broken_engine_invariant_is_reported_as_a_bug_in_sincro() {
+        crate::engine::install_panic_hook();
+        let sc = Scenario::from_json(PING).unwrap();
+        let engine_bug = |out: Outcome| match out.verdict {
+            Verdict::Unjudged { property, reason } => {
+                assert_eq!(property, crate::engine::ENGINE_INVARIANT, "{reason}");
+                assert!(
+                    reason.contains("Sincro engine invariant broken: a probe's invariant")
+                        && reason.contains("a bug in Sincro, not in the algorithm"),
+                    "{reason}"
+                );
+            }
+            v => panic!("expected could-not-judge, got {v:?}"),
+        };
+        // between callbacks (here: while the factory builds a node)
+        let broken =
+            |_| -> Probe { crate::engine::invariant_broken("a probe's invariant", "probe".into()) };
+        let out = crate::engine::run(&sc, Rc::new(broken), vec![], RunOptions::default());
+        engine_bug(out.unwrap());
+        // under a callback: not the node's panic
+        #[derive(Default)]
+        struct Breaks;
+        impl Process for Breaks {
+            type Msg = ();
+            type Timer = ();
+            type Input = Input;
+            type Stable = ();
+            fn on_start(&mut self, _: &mut Ctx<'_, Self>) {
+                crate::engine::invariant_broken("a probe's invariant", "probe".into())
+            }
+            fn on_message(&mut self, _: &mut Ctx<'_, Self>, _: NodeId, _: ()) {}
+            fn on_timer(&mut self, _: &mut Ctx<'_, Self>, _: ()) {}
+            fn on_input(&mut self, _: &mut Ctx<'_, Self>, _: Input) {}
+        }
+        let out = crate::engine::run(&sc, Rc::new(|_| Breaks), vec![], RunOptions::default());
+        engine_bug(out.unwrap());
+        // the mark is taken: a checker's panic afterwards is the checker's
+        assert!(!crate::engine::engine_bug_caught());
+        let out = crate::engine::run(
+            &sc,
+            Rc::new(|_| -> Probe { panic!("factory bug") }),
+            vec![],
+            RunOptions::default(),
+        )
+        .unwrap();
+        assert!(
+            matches!(&out.verdict, Verdict::Unjudged { property, .. }
+                if property == crate::engine::HARNESS_PANIC),
+            "{:?}",
+            out.verdict
+        );
+    }
+
     /// A run that cannot get past one instant (zero-latency messages answering each other)
     /// says so when it hits the step limit; a run that merely lasts long does not.
     #[test]
