@@ -51,7 +51,7 @@
 
 use crate::check::Checker;
 use crate::engine::explore::{Bounds, Choice, World};
-use crate::engine::{Factory, Outcome, RunOptions, Verdict};
+use crate::engine::{Factory, Held, Outcome, RunOptions, Verdict};
 use crate::process::Process;
 use crate::scenario::{Scenario, ScenarioError};
 use serde::{Deserialize, Serialize};
@@ -416,7 +416,7 @@ struct Choices {
 impl Choices {
     /// The id of `c`, a new one the first time.
     fn id(&mut self, c: Choice) -> u32 {
-        let next = u32::try_from(self.all.len()).expect("fewer than 2^32 distinct choices");
+        let next = u32::try_from(self.all.len()).held("explore: fewer than 2^32 distinct choices");
         let id = *self.ids.entry(c).or_insert(next);
         if id == next {
             self.all.push(c);
@@ -864,7 +864,10 @@ fn counterexample<P: Process>(
     schedule: Vec<Choice>,
     w: World<P>,
 ) -> Result<Counterexample, ScenarioError> {
-    let verdict = w.verdict().cloned().expect("a verdict");
+    let verdict = w
+        .verdict()
+        .cloned()
+        .held("explore: a counterexample has a verdict");
     let native = native_scenario(
         scenario,
         factory.clone(),

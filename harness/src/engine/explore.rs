@@ -30,7 +30,7 @@
 //! heals (a no-op: the explorer has no partitions); other faults are refused.
 
 use super::{
-    invariant, invoke, Call, Factory, Outcome, Prepared, Recorder, RunOptions, Stats, Verdict,
+    invariant, invoke, Call, Factory, Held, Outcome, Prepared, Recorder, RunOptions, Stats, Verdict,
 };
 use crate::check::Checker;
 use crate::clock::SoftClock;
@@ -704,7 +704,7 @@ impl<P: Process> World<P> {
                 (at, if self.bounds.timed { at } else { NEVER })
             }
             Choice::Deliver(k) => {
-                let m = self.msg(&k).expect("a pending message");
+                let m = self.msg(&k).held("explore: a pending message is in flight");
                 (m.earliest.max(self.now), m.latest)
             }
             Choice::Crash { .. }
@@ -803,7 +803,10 @@ impl<P: Process> World<P> {
         for &(c, ..) in &queued {
             if let Choice::Deliver(k) = c {
                 let fifo = self.net.link(k.from, k.to).reorder == 0.0 && k.from != k.to;
-                let order = self.msg(&k).expect("queued").fifo;
+                let order = self
+                    .msg(&k)
+                    .held("explore: a queued message is in flight")
+                    .fifo;
                 if fifo
                     && self
                         .msgs
@@ -1166,7 +1169,10 @@ impl<P: Process> World<P> {
             Choice::Input { index } => {
                 self.now = earliest;
                 let (_, id, input, _) = &mut self.inputs[index];
-                let (id, input) = (*id, input.take().expect("enabled inputs are pending"));
+                let (id, input) = (
+                    *id,
+                    input.take().held("explore: an enabled input is pending"),
+                );
                 let node = &mut self.nodes[id];
                 let crashed = node.proc.is_none();
                 let local = node.clock.read(self.now);
@@ -1201,7 +1207,7 @@ impl<P: Process> World<P> {
                 let timer = node
                     .timers
                     .remove(&TimerId(tid))
-                    .expect("enabled timers are pending")
+                    .held("explore: an enabled timer is pending")
                     .timer;
                 let local = node.clock.read(self.now);
                 node.history.u(0x22);
@@ -1232,7 +1238,7 @@ impl<P: Process> World<P> {
                     .msgs
                     .iter()
                     .position(|m| m.key == k)
-                    .expect("in flight");
+                    .held("explore: a message chosen is in flight");
                 let m = self.msgs.remove(pos);
                 self.record_arrival(&m);
                 let node = &mut self.nodes[k.to];
@@ -1267,7 +1273,7 @@ impl<P: Process> World<P> {
                     .msgs
                     .iter()
                     .position(|m| m.key == k)
-                    .expect("in flight");
+                    .held("explore: a message chosen is in flight");
                 let m = self.msgs.remove(pos);
                 if let (Some(x), Some(i)) = (self.export.as_mut(), m.rec) {
                     x.recorded[i].1 = true;
@@ -1276,7 +1282,7 @@ impl<P: Process> World<P> {
                 self.drop_msg(m.msg_id, k.from, k.to, DropReason::Loss);
             }
             Choice::Duplicate(k) => {
-                let m = self.msg(&k).expect("in flight");
+                let m = self.msg(&k).held("explore: a message chosen is in flight");
                 let copies = self
                     .msgs
                     .iter()
@@ -1393,7 +1399,7 @@ impl<P: Process> World<P> {
                     let t = self.nodes[id]
                         .timers
                         .get_mut(&TimerId(x))
-                        .expect("listed above");
+                        .held("explore: a timer that waited is pending");
                     t.at = now;
                     t.seq = seq;
                 }

@@ -120,7 +120,7 @@
 //! [`SoftClock::set_drift`]: crate::clock::SoftClock::set_drift
 
 use super::socket::{self, fault_plan, group_of, Arrived, Engine, Next};
-use super::{Factory, Outcome, Prepared, RunOptions};
+use super::{invariant_broken, Factory, Held, Outcome, Prepared, RunOptions};
 use crate::check::Checker;
 use crate::fault::Fault;
 use crate::net::{DropReason, Route};
@@ -238,9 +238,9 @@ impl Drop for Installed {
 fn the_world<P: Process>() -> Rc<RefCell<World<P>>> {
     WORLD
         .with(|w| w.borrow().clone())
-        .expect("a madsim run is in progress")
+        .held("a madsim run is in progress")
         .downcast::<RefCell<World<P>>>()
-        .unwrap_or_else(|_| unreachable!("one process type per run"))
+        .unwrap_or_else(|_| invariant_broken("one process type per run", String::new()))
 }
 
 fn addr_of(id: NodeId) -> SocketAddr {
@@ -454,15 +454,25 @@ impl<P: Process> World<P> {
             match first {
                 Some((due, rank)) if due <= now => match rank {
                     0 => {
-                        let (_, a) = self.nodes[id].eng.inbox.pop_first().expect("checked");
+                        let (_, a) = self.nodes[id]
+                            .eng
+                            .inbox
+                            .pop_first()
+                            .held("a delivery due is in the inbox");
                         self.deliver(id, proc, ep, now, a);
                     }
                     1 => {
-                        let (_, input) = self.nodes[id].inputs.pop_front().expect("checked");
+                        let (_, input) = self.nodes[id]
+                            .inputs
+                            .pop_front()
+                            .held("an input due is queued");
                         self.input(id, proc, ep, now, input);
                     }
                     _ => {
-                        let (_, tid) = self.nodes[id].schedule.pop_first().expect("checked");
+                        let (_, tid) = self.nodes[id]
+                            .schedule
+                            .pop_first()
+                            .held("a timer due is scheduled");
                         self.fire_timer(id, proc, ep, now, tid);
                     }
                 },
@@ -646,7 +656,11 @@ impl<P: Process> World<P> {
                 .next()
                 .is_some_and(|&(due, _)| due <= horizon)
             {
-                let (_, a) = self.nodes[id].eng.inbox.pop_first().expect("checked");
+                let (_, a) = self.nodes[id]
+                    .eng
+                    .inbox
+                    .pop_first()
+                    .held("a delivery due is in the inbox");
                 self.leave(a.msg_id);
                 self.drop_msg(now, a.msg_id, a.from, id, DropReason::DestinationCrashed);
             }
@@ -658,7 +672,11 @@ impl<P: Process> World<P> {
             let f = &self.eng.flights[&tag];
             if self.nodes[f.to].paused || self.nodes[f.from].paused {
                 // Parked by madsim: read after the resume, which pushes the deadline back.
-                let f = self.eng.flights.get_mut(&tag).expect("checked");
+                let f = self
+                    .eng
+                    .flights
+                    .get_mut(&tag)
+                    .held("a message landing is in flight");
                 self.eng.expiry.remove(&(deadline, tag));
                 f.deadline = now + TRANSPORT_NS + OVERDUE_NS;
                 self.eng.expiry.insert((f.deadline, tag));
@@ -893,7 +911,11 @@ impl Supervisor {
                         if old < deadline {
                             w.eng.expiry.remove(&(old, tag));
                             w.eng.expiry.insert((deadline, tag));
-                            w.eng.flights.get_mut(&tag).expect("listed").deadline = deadline;
+                            w.eng
+                                .flights
+                                .get_mut(&tag)
+                                .held("a message listed is in flight")
+                                .deadline = deadline;
                         }
                     }
                     let slot = &mut w.nodes[node];
@@ -916,7 +938,7 @@ impl Supervisor {
             Fault::SetLinks(o) => {
                 w.net
                     .apply_override(&o)
-                    .expect("validated with the scenario");
+                    .held("a fault's links were validated with the scenario");
             }
         }
     }

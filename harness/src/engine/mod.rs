@@ -998,6 +998,36 @@ pub(crate) fn engine_bug_reason(message: &str) -> String {
     )
 }
 
+/// `expect` for the engine's own bookkeeping: a value that is missing is a broken invariant
+/// ([`invariant_broken`], a bug in Sincro), reported as such, not as a plain panic (which
+/// reads as a checker's or the node factory's).
+pub(crate) trait Held<T> {
+    /// The value, or [`invariant_broken`] naming `what` held it.
+    fn held(self, what: &str) -> T;
+}
+
+impl<T> Held<T> for Option<T> {
+    #[inline]
+    #[track_caller]
+    fn held(self, what: &str) -> T {
+        match self {
+            Some(v) => v,
+            None => invariant_broken(what, "it was missing".into()),
+        }
+    }
+}
+
+impl<T, E: std::fmt::Display> Held<T> for Result<T, E> {
+    #[inline]
+    #[track_caller]
+    fn held(self, what: &str) -> T {
+        match self {
+            Ok(v) => v,
+            Err(e) => invariant_broken(what, e.to_string()),
+        }
+    }
+}
+
 /// [`invariant_broken`] unless `ok`; `detail` is built only on failure.
 #[inline]
 #[track_caller]

@@ -11,7 +11,7 @@ use super::queue::TimeQueue;
 use super::timers::Timers;
 use super::{
     in_flight_less_one, interrupted, invariant, invariant_broken, invoke, prefetch, stop_requested,
-    Call, Factory, Outcome, Prepared, Recorder, RunOptions, Stats, Verdict, STOP_POLL_STEPS,
+    Call, Factory, Held, Outcome, Prepared, Recorder, RunOptions, Stats, Verdict, STOP_POLL_STEPS,
 };
 use crate::check::Checker;
 use crate::clock::SoftClock;
@@ -323,7 +323,7 @@ impl<P: Process> Sim<P> {
             Some(at) if at <= self.end_ns => {}
             _ => return false,
         }
-        let (at, slot) = self.queue.pop().expect("peeked");
+        let (at, slot) = self.queue.pop().held("the event peeked is queued");
         let Some(item) = self.slab[slot as usize].take() else {
             invariant_broken(
                 "a queued slot holds its item",
@@ -596,7 +596,7 @@ impl<P: Process> Sim<P> {
                 let local = node.clock.read(self.now_ns);
                 let deadline = match node.timers.get(tid) {
                     Some(p) => p.deadline_local_ns,
-                    None => unreachable!("checked above"),
+                    None => invariant_broken("a timer due is pending", format!("{tid:?}")),
                 };
                 if local < deadline {
                     // The clock was slowed or set back since the timer was scheduled: not
@@ -616,7 +616,7 @@ impl<P: Process> Sim<P> {
                     );
                     return;
                 }
-                let timer = node.timers.remove(tid).expect("checked above").timer;
+                let timer = node.timers.remove(tid).held("a timer due is pending").timer;
                 self.stats.timers += 1;
                 if self.rec.observing {
                     let label = self.rec.label(&timer);
@@ -633,7 +633,7 @@ impl<P: Process> Sim<P> {
                 self.call(id, Call::Timer(timer));
             }
             Item::Input(i) => {
-                let (id, input) = self.inputs[i].take().expect("each input fires once");
+                let (id, input) = self.inputs[i].take().held("each input fires once");
                 let node = &mut self.nodes[id];
                 if node.holds() {
                     self.inputs[i] = Some((id, input));
@@ -802,7 +802,9 @@ impl<P: Process> Sim<P> {
                     },
                 );
             }
-            Route::Dropped(_) => unreachable!("handled above"),
+            Route::Dropped(_) => {
+                invariant_broken("a dropped message is not queued", msg_id.to_string())
+            }
         }
     }
 
@@ -922,7 +924,7 @@ impl<P: Process> Sim<P> {
             Fault::SetLinks(o) => {
                 self.net
                     .apply_override(&o)
-                    .expect("validated with the scenario");
+                    .held("a fault's links were validated with the scenario");
             }
         }
     }
@@ -976,7 +978,7 @@ impl<P: Process> Sim<P> {
                 // An input held while the node was paused reaches a crashed node: recorded
                 // as ignored, as one arriving after the crash is (it vanished from the trace).
                 Item::Input(i) => {
-                    let (to, input) = self.inputs[i].take().expect("a held input fires once");
+                    let (to, input) = self.inputs[i].take().held("a held input fires once");
                     debug_assert_eq!(to, id);
                     self.record_input(id, &input, true);
                 }

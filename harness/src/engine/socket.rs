@@ -29,7 +29,7 @@
 //! [`Network::route`] for arrival times). How nodes are spawned, how datagrams are read and how
 //! faults map to the simulator's own primitives also stay in the engine files.
 
-use super::{invoke, Call, Factory, Outcome, Prepared, Recorder, RunOptions, Stats, Verdict};
+use super::{invoke, Call, Factory, Held, Outcome, Prepared, Recorder, RunOptions, Stats, Verdict};
 use crate::check::Checker;
 use crate::clock::SoftClock;
 use crate::fault::Fault;
@@ -406,7 +406,7 @@ impl<P: Process, E: Engine<P>> World<P, E> {
         let (_, timer) = self.nodes[id]
             .timers
             .remove(&tid)
-            .expect("a fired timer is pending");
+            .held("a fired timer is pending");
         self.stats.timers += 1;
         if self.rec.observing {
             let label = self.render(&timer);
@@ -440,7 +440,10 @@ impl<P: Process, E: Engine<P>> World<P, E> {
                 .front()
                 .is_some_and(|(at, _)| *at <= horizon)
         {
-            let (_, input) = self.nodes[id].inputs.pop_front().expect("checked");
+            let (_, input) = self.nodes[id]
+                .inputs
+                .pop_front()
+                .held("an input due is queued");
             if !self.ignore_input(id, now, &input) {
                 return false;
             }

@@ -115,7 +115,7 @@
 //! [`SoftClock::set_drift`]: crate::clock::SoftClock::set_drift
 
 use super::socket::{self, fault_plan, group_of, Arrived, Engine, Next};
-use super::{Factory, Outcome, Prepared, RunOptions, Verdict};
+use super::{Factory, Held, Outcome, Prepared, RunOptions, Verdict};
 use crate::check::Checker;
 use crate::fault::Fault;
 use crate::net::{DropReason, Latency, Network};
@@ -466,7 +466,7 @@ impl<P: Process> World<P> {
             // verdict of `mutex.ricart-agrawala` at whole-millisecond latencies).
             let held = now == 0 && self.eng.hold_inputs_at_zero;
             if !held && slot.inputs.front().is_some_and(|(at, _)| *at <= now) {
-                let (_, input) = slot.inputs.pop_front().expect("checked");
+                let (_, input) = slot.inputs.pop_front().held("an input due is queued");
                 self.input_or_wait(id, proc, sock, now, input);
                 continue;
             }
@@ -926,7 +926,7 @@ impl<P: Process> Driver<'_, P> {
                     .borrow_mut()
                     .net
                     .apply_override(&o)
-                    .expect("validated with the scenario");
+                    .held("a fault's links were validated with the scenario");
                 self.sync_latency();
             }
         }
