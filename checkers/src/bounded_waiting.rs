@@ -15,9 +15,12 @@
 //! (`h < t < e`). An entry at `h` may have come before the request or the abandon that started
 //! the wait, and one at `e` after the requester's own entry, so neither is counted; but when
 //! the wait starts with the requester's own `cs_exit` from the resource (its request made
-//! before it), an entry into that resource at `h` comes after the exit in every order that
-//! keeps mutual exclusion, the order `mutual_exclusion` finds, and it is counted (stop 57: a
-//! trace overtaken twice with `k = 1` passed both properties, each by an order of its own).
+//! before it, the requester inside until then), an entry into that resource at `h` comes after
+//! the exit in every order that keeps mutual exclusion, the order `mutual_exclusion` finds, and
+//! it is counted (stop 57: a trace overtaken twice with `k = 1` passed both properties, each by
+//! an order of its own). Not when the requester entered at `h` too and the other node leaves
+//! again at `h`: the other's section may then come before the requester's, and its entry
+//! before the request (stop 84). An exit of a node that is not inside starts no wait.
 //! Likewise at `e`: when the requester enters there and stays inside (no other step on the
 //! resource in the instant), another node's entry that it also leaves at `e` came before the
 //! requester's entry in every such order, and it is counted (stop 71: the mirror case passed).
@@ -27,7 +30,8 @@
 //! - **Reads:** `cs_request` (queued per node and resource), `cs_enter` (serves the node's
 //!   oldest request on that resource, marks it inside, and counts one overtake against the
 //!   head request of every *other* node that has waited on that resource since an earlier
-//!   instant, or since this one by its own `cs_exit` from the resource, and whose wait does
+//!   instant, or since this one by its own `cs_exit` from the resource (unless that node
+//!   entered at this instant and this entry is left again in it), and whose wait does
 //!   not end at this one — or ends there with an entry that stays inside, the overtaking entry
 //!   left again at this instant), `cs_exit` (no longer inside: the head request waits from here),
 //!   `cs_abandon` (drops the node's oldest request) observations,
@@ -160,16 +164,26 @@ impl BoundedWaiting {
                 overtaken(head, self.k, other, r, node, t)?;
             }
         }
-        // Entries into a resource at the instant a waiter's own exit from it starts its wait.
+        // Entries into a resource at the instant a waiter's own exit from it starts its wait;
+        // not one its node leaves again there when the waiter entered there too: the two
+        // nodes' sections may come in either order, and in one the entry precedes the request.
         let late: Vec<(NodeId, u32, NodeId, u64)> = by_exit
             .iter()
-            .flat_map(|&(waiter, r)| {
-                steps.iter().filter_map(move |&(node, step)| match step {
-                    Step::Enter(resource, id) if resource == r && node != waiter => {
-                        Some((waiter, r, node, id))
-                    }
-                    _ => None,
-                })
+            .flat_map(|(&(waiter, r), &entered_here)| {
+                let left_again = &left_again;
+                steps
+                    .iter()
+                    .enumerate()
+                    .filter_map(move |(i, &(node, step))| match step {
+                        Step::Enter(resource, id)
+                            if resource == r
+                                && node != waiter
+                                && !(entered_here && left_again[i]) =>
+                        {
+                            Some((waiter, r, node, id))
+                        }
+                        _ => None,
+                    })
             })
             .collect();
         for (node, step) in steps {
@@ -190,14 +204,27 @@ impl BoundedWaiting {
 
     /// The (node, resource) pairs whose head request starts waiting at this instant with the
     /// node's own exit from the resource: a request made before that exit (in the node's
-    /// order), its wait not ended later in the instant (an entry, an abandon, a crash). Another
+    /// order), its wait not ended later in the instant (an entry, an abandon, a crash); and
+    /// whether the node entered the resource at this instant before that exit. Another
     /// node's entry into that resource at this instant follows the exit in every order that
     /// keeps mutual exclusion (`mutual_exclusion` judges the instant in such an order), so it
     /// overtakes; excusing it as possibly "before the wait" passed a trace that violates
-    /// bounded waiting in every order that does not violate mutual exclusion.
-    fn waits_from_own_exit(&self, steps: &[(NodeId, Step)]) -> BTreeSet<(NodeId, u32)> {
+    /// bounded waiting in every order that does not violate mutual exclusion. Unless the
+    /// node entered at this instant and the other leaves again at it: then the other's
+    /// section may come before this node's, and its entry before the request (stop 84: two
+    /// such entries were counted against `k = 1`).
+    ///
+    /// Only an exit of a node inside starts a wait: a request made while its node is outside
+    /// waits from the request, and an exit of a node that is not inside (ignored, as
+    /// `mutual_exclusion` ignores it) orders nothing (the differential test found the checker
+    /// counting two entries at the instant of such an exit as overtakes, stop 84).
+    fn waits_from_own_exit(&self, steps: &[(NodeId, Step)]) -> BTreeMap<(NodeId, u32), bool> {
         let mut queued: BTreeMap<(NodeId, u32), usize> = BTreeMap::new();
-        let mut by_exit = BTreeSet::new();
+        // (node, resource) -> inside at this point of the node's steps, for those it has one
+        let mut inside_now: BTreeMap<(NodeId, u32), bool> = BTreeMap::new();
+        // the (node, resource) pairs entered at this instant so far
+        let mut entered_here: BTreeSet<(NodeId, u32)> = BTreeSet::new();
+        let mut by_exit = BTreeMap::new();
         let pending = &self.pending;
         let count = |queued: &mut BTreeMap<(NodeId, u32), usize>, key: (NodeId, u32)| -> usize {
             *queued
@@ -214,15 +241,28 @@ impl BoundedWaiting {
                     let n = count(&mut queued, (node, r));
                     queued.insert((node, r), n.saturating_sub(1));
                     by_exit.remove(&(node, r));
+                    if matches!(step, Step::Enter(..)) {
+                        inside_now.insert((node, r), true);
+                        entered_here.insert((node, r));
+                    }
                 }
                 Step::Exit(r) => {
-                    if count(&mut queued, (node, r)) > 0 {
-                        by_exit.insert((node, r));
+                    let was_inside = *inside_now
+                        .entry((node, r))
+                        .or_insert_with(|| self.inside.contains(&(node, r)));
+                    if was_inside && count(&mut queued, (node, r)) > 0 {
+                        by_exit.insert((node, r), entered_here.contains(&(node, r)));
                     }
+                    inside_now.insert((node, r), false);
                 }
                 Step::Leave => {
                     queued.retain(|(n, _), _| *n != node);
-                    by_exit.retain(|(n, _)| *n != node);
+                    by_exit.retain(|(n, _), _| *n != node);
+                    entered_here.retain(|(n, _)| *n != node);
+                    inside_now.retain(|(n, _), _| *n != node);
+                    for &(n, r) in self.inside.iter().filter(|(n, _)| *n == node) {
+                        inside_now.insert((n, r), false);
+                    }
                 }
             }
         }
@@ -471,6 +511,84 @@ mod tests {
         more.swap(0, 2);
         more.swap(1, 2);
         assert!(run(more, 1).is_err());
+    }
+
+    /// An exit of a node that is not inside starts no wait and orders nothing: node 0 asks
+    /// while outside, "exits" at the same instant, and node 1 enters twice there. Every entry
+    /// may come before node 0's request, so none overtakes it (with k = 1). The checker took
+    /// the exit for the one that starts the wait and counted both (the differential test at
+    /// 65,536 cases, stop 84); the oracle passed it.
+    #[test]
+    fn an_exit_of_a_node_outside_starts_no_wait() {
+        use Observation::{CsEnter, CsExit, CsRequest};
+        let r = 0;
+        let lines = [
+            (1, CsEnter { resource: r }, 0),
+            (0, CsRequest { resource: r }, 0),
+            (1, CsEnter { resource: r }, 0),
+            (0, CsExit { resource: r }, 0),
+            (0, CsRequest { resource: r }, 0),
+        ];
+        assert_eq!(run(trace(&lines), 1), Ok(()));
+        // Inside, the same exit does start the wait: node 1's entries follow it.
+        let mut inside = vec![(0, CsEnter { resource: r }, 0)];
+        inside.extend(lines.iter().map(|(n, o, _)| (*n, o.clone(), 1)));
+        let v = run(trace(&inside), 1).unwrap_err();
+        assert!(
+            v.explanation.contains("overtaken 2 times (bound 1)"),
+            "{}",
+            v.explanation
+        );
+    }
+
+    /// A waiter that enters, asks again and exits at one instant, while another node enters
+    /// and leaves twice there: the other's sections may all come before the waiter's (an
+    /// order that keeps mutual exclusion), so they need not overtake the new request; with
+    /// k = 1 two were counted (stop 84). Entries that stay inside, or a waiter inside since
+    /// an earlier instant, leave no such order: still counted.
+    #[test]
+    fn sections_that_may_come_before_the_waiters_own_are_not_overtakes() {
+        use Observation::{CsEnter, CsExit, CsRequest};
+        let r = 0;
+        let (enter, exit, req) = (
+            CsEnter { resource: r },
+            CsExit { resource: r },
+            CsRequest { resource: r },
+        );
+        let waiter = [
+            (0, enter.clone(), 1),
+            (0, req.clone(), 1),
+            (0, exit.clone(), 1),
+        ];
+        let mut twice = waiter.to_vec();
+        twice.extend([
+            (1, enter.clone(), 1),
+            (1, exit.clone(), 1),
+            (1, enter.clone(), 1),
+            (1, exit.clone(), 1),
+        ]);
+        assert_eq!(run(trace(&twice), 1), Ok(()));
+        // inside since an earlier instant: node 1's sections follow the exit
+        let mut before = vec![(0, enter.clone(), 0)];
+        before.extend(twice.iter().skip(1).cloned());
+        let v = run(trace(&before), 1).unwrap_err();
+        assert!(
+            v.explanation.contains("overtaken 2 times (bound 1)"),
+            "{}",
+            v.explanation
+        );
+        // node 1 stays inside after its second entry: that one follows the waiter's exit
+        // (one overtake), and its next entry makes two
+        let mut stays = twice[..6].to_vec();
+        stays.push((1, exit.clone(), 2));
+        stays.push((1, enter.clone(), 3));
+        assert_eq!(run(trace(&stays[..7]), 1), Ok(()), "one overtake");
+        let v = run(trace(&stays), 1).unwrap_err();
+        assert!(
+            v.explanation.contains("overtaken 2 times (bound 1)"),
+            "{}",
+            v.explanation
+        );
     }
 
     /// An entry at the instant the waiter enters, abandons or crashes, or at the instant it

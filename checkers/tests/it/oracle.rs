@@ -1336,7 +1336,8 @@ fn stability_run(
 /// dropped by a crash or restart of its node (`e` = +infinity if none). Entries of other nodes
 /// into the same resource at instants strictly between (`h < t < e`) overtake it, and at `h`
 /// itself when the wait began with the node's own exit from the resource (an entry there
-/// follows that exit in any order that keeps mutual exclusion), and at `e` itself when the
+/// follows that exit in any order that keeps mutual exclusion; unless the node entered at `h`
+/// too and the other leaves again at `h`: its section may then come first), and at `e` itself when the
 /// wait ended with the node's entry and the node stays inside (no other step of it on the
 /// resource, no crash or restart of it, at that instant) while the other node leaves again at
 /// that instant (its entry comes before in any order that keeps mutual exclusion); at most
@@ -1376,8 +1377,11 @@ pub fn bounded_waiting(ev: &[Event], k: usize) -> OracleVerdict {
     };
     // Each request's wait: (node, resource, h, e); the open ones by (node, resource), in order.
     let mut waits: Vec<(NodeId, u32, Option<u64>, Option<u64>)> = Vec::new();
-    // The waits that began with their node's own exit.
-    let mut from_exit: BTreeSet<usize> = BTreeSet::new();
+    // The waits that began with their node's own exit: whether the node entered at that
+    // instant.
+    let mut from_exit: BTreeMap<usize, bool> = BTreeMap::new();
+    // (node, resource) -> the instant of the node's last entry
+    let mut entered_at: BTreeMap<(NodeId, u32), u64> = BTreeMap::new();
     let mut queue: BTreeMap<(NodeId, u32), Vec<usize>> = BTreeMap::new();
     let mut inside: BTreeSet<(NodeId, u32)> = BTreeSet::new();
     // (node, resource, instant, line)
@@ -1430,6 +1434,7 @@ pub fn bounded_waiting(ev: &[Event], k: usize) -> OracleVerdict {
                 }
                 if matches!(obs(e), Some(Observation::CsEnter { .. })) {
                     inside.insert(key);
+                    entered_at.insert(key, t);
                     entries.push((n, *resource, t, line));
                 } else {
                     start(&mut waits, &queue, &inside, key, t);
@@ -1442,7 +1447,7 @@ pub fn bounded_waiting(ev: &[Event], k: usize) -> OracleVerdict {
                 let waited = head.is_some_and(|h| waits[h].2.is_some());
                 start(&mut waits, &queue, &inside, key, t);
                 if let Some(h) = head.filter(|_| !waited) {
-                    from_exit.insert(h);
+                    from_exit.insert(h, entered_at.get(&key) == Some(&t));
                 }
             }
             _ => {}
@@ -1450,14 +1455,21 @@ pub fn bounded_waiting(ev: &[Event], k: usize) -> OracleVerdict {
     }
     for (i, &(n, r, h, end)) in waits.iter().enumerate() {
         let Some(h) = h else { continue };
-        let after = |t: u64| h < t || (t == h && from_exit.contains(&i));
+        // at `h`, after the exit: unless the node entered at `h` and the other leaves again
+        let after = |t: u64, j: usize| {
+            h < t
+                || (t == h
+                    && from_exit
+                        .get(&i)
+                        .is_some_and(|&entered| !(entered && entered_and_left(&entries, j))))
+        };
         let stayed_in = end.is_some_and(|e| served.contains(&i) && stays(n, r, e));
         let c = (0..entries.len())
             .filter(|&j| {
                 let (m, rr, t, _) = entries[j];
                 let before_end =
                     lt(t, end) || (Some(t) == end && stayed_in && entered_and_left(&entries, j));
-                m != n && rr == r && after(t) && before_end
+                m != n && rr == r && after(t, j) && before_end
             })
             .count();
         if c > k {
