@@ -989,6 +989,10 @@ impl<S: Spec> Check<S> {
             ("max_trace_bytes", self.limits.max_trace_bytes),
             ("max_ticks", self.limits.max_ticks),
             ("max_sent", self.limits.max_sent),
+            (
+                "max_ops_per_callback",
+                self.limits.max_ops_per_callback as u64,
+            ),
         ]
         .iter()
         .find_map(|&(name, v)| (v == 0).then_some(name))

@@ -549,6 +549,15 @@ impl Adjacency {
         }
     }
 
+    /// How many neighbours `a` has (without building `a`'s list on the complete topology).
+    #[inline]
+    pub fn neighbours_len(&self, a: NodeId) -> usize {
+        match &self.lists {
+            Some(lists) => lists[a].len(),
+            None => self.n.saturating_sub(1),
+        }
+    }
+
     /// Calls `f` for each neighbour of `a` in increasing order (on the complete topology
     /// without building `a`'s list).
     #[inline]

@@ -247,12 +247,41 @@ pub(crate) enum Op<P: Process> {
 /// What a callback asked for; the engine applies it when the callback returns.
 pub(crate) struct Effects<P: Process> {
     pub ops: Vec<Op<P>>,
+    /// `limits.max_ops_per_callback`: a callback asking for more is stopped
+    /// ([`OpsLimitReached`]).
+    pub ops_max: usize,
 }
 
 impl<P: Process> Default for Effects<P> {
+    /// No limit (the bench's bare loop).
     fn default() -> Self {
-        Effects { ops: Vec::new() }
+        Effects {
+            ops: Vec::new(),
+            ops_max: usize::MAX,
+        }
     }
+}
+
+impl<P: Process> Effects<P> {
+    /// Effects of callbacks limited to `ops_max` operations each.
+    pub fn with_ops_max(ops_max: usize) -> Self {
+        Effects {
+            ops: Vec::new(),
+            ops_max,
+        }
+    }
+}
+
+/// What a callback unwinds with when it asks for more than `limits.max_ops_per_callback`
+/// operations (raised with `resume_unwind`: no panic hook runs, nothing is printed; the
+/// engine ends the run with `limit_exceeded`).
+pub(crate) struct OpsLimitReached;
+
+/// Stops the callback: see [`OpsLimitReached`].
+#[cold]
+#[inline(never)]
+fn ops_limit_reached() -> ! {
+    std::panic::resume_unwind(Box::new(OpsLimitReached))
 }
 
 /// The only door from a process to the world.
@@ -321,11 +350,28 @@ impl<P: Process> Ctx<'_, P> {
             "send to node {to}, which does not exist (nodes = {})",
             self.nodes
         );
-        self.fx.ops.push(Op::Send(to, msg));
+        self.push(Op::Send(to, msg));
+    }
+
+    /// Queues `op`, unless the callback has asked for `limits.max_ops_per_callback` already:
+    /// then the callback stops here ([`OpsLimitReached`]).
+    #[inline]
+    fn push(&mut self, op: Op<P>) {
+        if self.fx.ops.len() >= self.fx.ops_max {
+            ops_limit_reached();
+        }
+        self.fx.ops.push(op);
     }
 
     /// Sends `msg` to every neighbour.
     pub fn broadcast(&mut self, msg: P::Msg) {
+        let copies = match self.neighbours {
+            Peers::List(l) => l.len(),
+            Peers::Topology(adj) => adj.neighbours_len(self.id),
+        };
+        if self.fx.ops.len().saturating_add(copies) > self.fx.ops_max {
+            ops_limit_reached();
+        }
         let ops = &mut self.fx.ops;
         // The first copy is a plain send; the others are its copies (rendered once in a trace).
         let first = ops.len();
@@ -360,7 +406,7 @@ impl<P: Process> Ctx<'_, P> {
     pub fn set_timer_at(&mut self, local_ns: i64, timer: P::Timer) -> TimerId {
         let id = TimerId(*self.next_timer);
         *self.next_timer += 1;
-        self.fx.ops.push(Op::SetTimer {
+        self.push(Op::SetTimer {
             id,
             deadline_local_ns: local_ns,
             timer,
@@ -370,20 +416,20 @@ impl<P: Process> Ctx<'_, P> {
 
     /// Cancels a pending timer (no effect if it already fired).
     pub fn cancel_timer(&mut self, id: TimerId) {
-        self.fx.ops.push(Op::CancelTimer(id));
+        self.push(Op::CancelTimer(id));
     }
 
     /// Steps the software clock by `delta_ns` at once (negative: backwards).
     pub fn step_clock(&mut self, delta_ns: i64) {
+        self.push(Op::Clock(ClockAdjust::Step, delta_ns));
         self.clock.step(self.t_ns, delta_ns);
-        self.fx.ops.push(Op::Clock(ClockAdjust::Step, delta_ns));
     }
 
     /// Slews the software clock by `delta_ns`, at most 500 ppm, never backwards; replaces an
     /// unfinished slew.
     pub fn slew_clock(&mut self, delta_ns: i64) {
+        self.push(Op::Clock(ClockAdjust::Slew, delta_ns));
         self.clock.slew(self.t_ns, delta_ns);
-        self.fx.ops.push(Op::Clock(ClockAdjust::Slew, delta_ns));
     }
 
     /// This node's seeded random generator.
@@ -403,7 +449,7 @@ impl<P: Process> Ctx<'_, P> {
 
     /// Reports an observation to the checkers (and the trace).
     pub fn observe(&mut self, obs: Observation) {
-        self.fx.ops.push(Op::Observe(obs));
+        self.push(Op::Observe(obs));
     }
 }
 

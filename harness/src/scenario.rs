@@ -132,6 +132,14 @@ pub struct Limits {
     /// steps). Default 100,000,000 (ten per step of `max_events`' default).
     #[serde(default = "Limits::default_max_sent")]
     pub max_sent: u64,
+    /// Maximum number of operations (sends, each copy of a broadcast, timers set or
+    /// cancelled, observations, clock changes) one callback may ask for. The engine applies
+    /// them when the callback returns, so a callback that loops on `send` without end grew
+    /// them until the machine's memory was gone (the process aborted, its campaign lost);
+    /// now the callback is stopped there and the run ends with `limit_exceeded`. Default
+    /// 1,000,000 (a broadcast at the most nodes a scenario may have is 9,999).
+    #[serde(default = "Limits::default_max_ops_per_callback")]
+    pub max_ops_per_callback: usize,
 }
 
 impl Limits {
@@ -154,6 +162,9 @@ impl Limits {
     /// The most `max_sent` may be raised to (100 times its default; a dropped send costs
     /// about 0.3 µs, a delivered one a few, so about an hour at most).
     pub const MAX_SENT: u64 = 10_000_000_000;
+    /// The most `max_ops_per_callback` may be raised to (100 times its default: a few GB of
+    /// operations waiting to be applied).
+    pub const MAX_OPS_PER_CALLBACK: u64 = 100_000_000;
 
     /// The most messages in flight a generated scenario allows, whatever its node count
     /// ([`Limits::for_nodes`]): about 440 MB of messages.
@@ -209,6 +220,9 @@ impl Limits {
     fn default_max_sent() -> u64 {
         100_000_000
     }
+    fn default_max_ops_per_callback() -> usize {
+        1_000_000
+    }
 }
 
 impl Default for Limits {
@@ -219,6 +233,7 @@ impl Default for Limits {
             max_trace_bytes: Self::default_max_trace_bytes(),
             max_ticks: Self::default_max_ticks(),
             max_sent: Self::default_max_sent(),
+            max_ops_per_callback: Self::default_max_ops_per_callback(),
         }
     }
 }
@@ -1034,6 +1049,11 @@ impl Scenario {
             ),
             ("max_ticks", l.max_ticks, Limits::MAX_TICKS),
             ("max_sent", l.max_sent, Limits::MAX_SENT),
+            (
+                "max_ops_per_callback",
+                l.max_ops_per_callback as u64,
+                Limits::MAX_OPS_PER_CALLBACK,
+            ),
         ];
         for (name, v, most) in limits {
             if v == 0 {

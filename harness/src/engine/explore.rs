@@ -535,7 +535,7 @@ impl<P: Process> World<P> {
                 .iter()
                 .map(|f| (f.at_ms * NS_PER_MS, f.fault.clone(), false))
                 .collect(),
-            fx: Effects::default(),
+            fx: Effects::with_ops_max(scenario.limits.max_ops_per_callback),
             factory,
             rec: Recorder::new(n, checkers, options, scenario.limits.max_trace_bytes),
             next_msg_id: 0,

@@ -786,13 +786,23 @@ pub(crate) enum Call<P: Process> {
     Input(P::Input),
 }
 
-/// Runs one callback of `proc`, catching a panic inside it: `Err` carries the panic message
-/// (with its location when the panic hook is installed).
+/// Why a callback did not return.
+#[derive(Debug)]
+pub(crate) enum Stopped {
+    /// It panicked: the message, with its location when the panic hook is installed.
+    Panic(String),
+    /// It asked for more than `limits.max_ops_per_callback` operations (this many).
+    OpsLimit(usize),
+}
+
+/// Runs one callback of `proc`, catching a panic inside it, or its stop at
+/// `limits.max_ops_per_callback`.
 pub(crate) fn invoke<P: Process>(
     proc: &mut P,
     ctx: &mut crate::process::Ctx<'_, P>,
     call: Call<P>,
-) -> Result<(), String> {
+) -> Result<(), Stopped> {
+    let ops_max = ctx.fx.ops_max;
     in_callback(|| {
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match call {
             Call::Start => proc.on_start(ctx),
@@ -807,7 +817,10 @@ pub(crate) fn invoke<P: Process>(
             // caught (the mark stays set for it)
             std::panic::resume_unwind(payload);
         }
-        panic_message(&*payload)
+        if payload.is::<crate::process::OpsLimitReached>() {
+            return Stopped::OpsLimit(ops_max);
+        }
+        Stopped::Panic(panic_message(&*payload))
     })
 }
 
@@ -866,10 +879,24 @@ pub(crate) trait Host<P: Process> {
 pub(crate) fn after_callback<P: Process, H: Host<P>>(
     h: &mut H,
     id: NodeId,
-    result: Result<(), String>,
+    result: Result<(), Stopped>,
 ) {
     use crate::process::Op;
-    if let Err(message) = result {
+    if let Err(Stopped::OpsLimit(most)) = result {
+        // Like a panic, the callback did not finish: none of its operations is applied.
+        h.ops().clear();
+        let t_ns = h.now_ns();
+        h.rec().verdict.get_or_insert(Verdict::LimitExceeded {
+            limit: format!(
+                "limits.max_ops_per_callback = {most} operations (sends, timers, observations, \
+                 clock changes) asked for by one callback of node {id} at {:.3} ms: a loop \
+                 that never ends?",
+                t_ns as f64 / 1e6
+            ),
+        });
+        return;
+    }
+    if let Err(Stopped::Panic(message)) = result {
         h.ops().clear();
         let t_ns = h.now_ns();
         h.emit(

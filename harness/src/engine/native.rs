@@ -222,7 +222,7 @@ impl<P: Process> Sim<P> {
             net_rng: SimRng::derive(scenario.seed, stream::NETWORK),
             faults: scenario.faults.clone(),
             inputs: Vec::new(),
-            fx: Effects::default(),
+            fx: Effects::with_ops_max(scenario.limits.max_ops_per_callback),
             factory,
             rec: Recorder::new(n, checkers, options, scenario.limits.max_trace_bytes),
             next_msg_id: 0,
@@ -1018,6 +1018,8 @@ mod tests {
         Ping,
         Panic,
         Flood(u32),
+        /// Sends without end (a user's bug).
+        Endless,
     }
 
     impl Process for Probe {
@@ -1051,6 +1053,9 @@ mod tests {
                         ctx.broadcast(Msg::Ping);
                     }
                 }
+                Input::Endless => loop {
+                    ctx.send(0, Msg::Ping);
+                },
             }
         }
     }
@@ -1143,6 +1148,55 @@ mod tests {
             !super::super::IN_CALLBACK.with(|c| c.get()),
             "the mark is put back after the run"
         );
+    }
+
+    /// A callback that sends without end is stopped at `limits.max_ops_per_callback`: the
+    /// run ends there with `limit_exceeded`, none of that callback's operations applied. It
+    /// grew its operations until the machine's memory was gone (stop 84). A broadcast that
+    /// would pass the limit is stopped before it starts.
+    #[test]
+    fn a_callback_that_never_stops_sending_ends_the_run_at_the_ops_limit() {
+        let out = run(
+            r#"{"algorithm": "probe", "nodes": 3, "seed": 1, "duration_ms": 100,
+            "limits": {"max_ops_per_callback": 1000},
+            "workload": [{"at_ms": 5, "node": 1, "input": "Endless"},
+                         {"at_ms": 50, "node": 2, "input": "Ping"}]}"#,
+        );
+        match &out.verdict {
+            Verdict::LimitExceeded { limit } => assert!(
+                limit.starts_with("limits.max_ops_per_callback = 1000 operations")
+                    && limit.contains("callback of node 1 at 5.000 ms"),
+                "{limit}"
+            ),
+            v => panic!("expected the ops limit, got {v:?}"),
+        }
+        assert_eq!(
+            count(&out, |k| matches!(k, EventKind::Send { .. })),
+            0,
+            "no send of the stopped callback is applied, and the run ends there"
+        );
+        let flood = |ops: usize, copies: u32| {
+            run(&format!(
+                r#"{{"algorithm": "probe", "nodes": 3, "seed": 1, "duration_ms": 100,
+                "limits": {{"max_ops_per_callback": {ops}}},
+                "workload": [{{"at_ms": 5, "node": 1, "input": {{"Flood": {copies}}}}}]}}"#
+            ))
+            .verdict
+        };
+        // two broadcasts to two neighbours: four operations
+        assert!(flood(4, 2).is_pass(), "{:?}", flood(4, 2));
+        assert!(matches!(flood(3, 2), Verdict::LimitExceeded { .. }));
+        // a limit must be at least 1, and at most MAX_OPS_PER_CALLBACK
+        for bad in [0, Limits::MAX_OPS_PER_CALLBACK + 1] {
+            let e = Scenario::from_json(&format!(
+                r#"{{"algorithm": "probe", "nodes": 2, "seed": 1, "duration_ms": 10,
+                "limits": {{"max_ops_per_callback": {bad}}}}}"#
+            ))
+            .map(|_| ())
+            .unwrap_err()
+            .0;
+            assert!(e.contains("limits.max_ops_per_callback"), "{e}");
+        }
     }
 
     /// A broken engine invariant is a bug in Sincro: the run says so (`engine_invariant`),

@@ -284,7 +284,7 @@ impl<P: Process, E: Engine<P>> World<P, E> {
             net,
             net_rng: SimRng::derive(sc.seed, stream::NETWORK),
             cuts: BTreeMap::new(),
-            fx: Effects::default(),
+            fx: Effects::with_ops_max(sc.limits.max_ops_per_callback),
             factory,
             rec: Recorder::new(n, checkers, options, sc.limits.max_trace_bytes),
             next_msg_id: 0,
