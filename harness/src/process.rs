@@ -270,6 +270,31 @@ impl<P: Process> Effects<P> {
             ops_max,
         }
     }
+
+    /// Makes room for `k` more operations, or stops the callback when they would pass
+    /// `ops_max`. The limit is looked at only when the operations outgrow their room, which
+    /// never exceeds `ops_max` ([`Self::grow`]): nothing is added to a push that fits.
+    #[inline]
+    fn room_for(&mut self, k: usize) {
+        if self.ops.capacity() - self.ops.len() < k {
+            self.grow(k);
+        }
+    }
+
+    /// [`Self::room_for`] past the room: doubles it, up to `ops_max` exactly.
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self, k: usize) {
+        let need = self.ops.len().saturating_add(k);
+        if need > self.ops_max {
+            ops_limit_reached();
+        }
+        let room = need
+            .max(self.ops.capacity().saturating_mul(2))
+            .max(8)
+            .min(self.ops_max);
+        self.ops.reserve_exact(room - self.ops.len());
+    }
 }
 
 /// What a callback unwinds with when it asks for more than `limits.max_ops_per_callback`
@@ -357,10 +382,16 @@ impl<P: Process> Ctx<'_, P> {
     /// then the callback stops here ([`OpsLimitReached`]).
     #[inline]
     fn push(&mut self, op: Op<P>) {
-        if self.fx.ops.len() >= self.fx.ops_max {
-            ops_limit_reached();
+        self.fx.room_for(1);
+        let ops = &mut self.fx.ops;
+        let len = ops.len();
+        // SAFETY: `room_for(1)` left room for one more past `len` (or did not return), so the
+        // slot is inside the allocation and unused; it is counted in the length at once.
+        // (`Vec::push` would check the room a second time on every operation.)
+        unsafe {
+            ops.as_mut_ptr().add(len).write(op);
+            ops.set_len(len + 1);
         }
-        self.fx.ops.push(op);
     }
 
     /// Sends `msg` to every neighbour.
@@ -369,9 +400,7 @@ impl<P: Process> Ctx<'_, P> {
             Peers::List(l) => l.len(),
             Peers::Topology(adj) => adj.neighbours_len(self.id),
         };
-        if self.fx.ops.len().saturating_add(copies) > self.fx.ops_max {
-            ops_limit_reached();
-        }
+        self.fx.room_for(copies);
         let ops = &mut self.fx.ops;
         // The first copy is a plain send; the others are its copies (rendered once in a trace).
         let first = ops.len();
@@ -479,5 +508,51 @@ mod leader_json_tests {
         );
         let back = serde_json::to_string(&none).unwrap();
         assert_eq!(serde_json::from_str::<Observation>(&back).unwrap(), none);
+    }
+}
+
+#[cfg(test)]
+mod ops_limit_tests {
+    use super::{Effects, Op, OpsLimitReached};
+    use crate::process::{Ctx, Process};
+    use crate::NodeId;
+
+    struct Quiet;
+    impl Process for Quiet {
+        type Msg = ();
+        type Timer = ();
+        type Input = ();
+        type Stable = ();
+        fn on_start(&mut self, _: &mut Ctx<'_, Self>) {}
+        fn on_message(&mut self, _: &mut Ctx<'_, Self>, _: NodeId, _: ()) {}
+        fn on_timer(&mut self, _: &mut Ctx<'_, Self>, _: ()) {}
+        fn on_input(&mut self, _: &mut Ctx<'_, Self>, _: ()) {}
+    }
+
+    /// The room grows by doubling but never past `ops_max`, and asking for one more than
+    /// `ops_max` stops the callback with `OpsLimitReached` exactly there (also for several
+    /// at once, as a broadcast asks), whatever room earlier callbacks left.
+    #[test]
+    fn the_room_for_operations_stops_exactly_at_the_limit() {
+        let mut fx = Effects::<Quiet>::with_ops_max(20);
+        for round in 0..2 {
+            for i in 0..20 {
+                fx.room_for(1);
+                assert!(fx.ops.capacity() <= 20, "round {round}, op {i}");
+                fx.ops.push(Op::CancelTimer(super::TimerId(i)));
+            }
+            let stopped = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                fx.room_for(1);
+            }))
+            .expect_err("the 21st operation stops the callback");
+            assert!(stopped.is::<OpsLimitReached>());
+            fx.ops.clear(); // the next callback keeps the room
+        }
+        fx.room_for(20);
+        let stopped = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            fx.room_for(21);
+        }))
+        .expect_err("21 at once is past the limit");
+        assert!(stopped.is::<OpsLimitReached>());
     }
 }
