@@ -1183,6 +1183,26 @@ mod tests {
             ))
             .verdict
         };
+        // the socket layer's engines share the callback core: turmoil stops there too
+        let sc = Scenario::from_json(
+            r#"{"algorithm": "probe", "nodes": 3, "seed": 1, "duration_ms": 100,
+            "engine": "turmoil", "limits": {"max_ops_per_callback": 1000},
+            "workload": [{"at_ms": 5, "node": 1, "input": "Endless"}]}"#,
+        )
+        .unwrap();
+        let out = crate::engine::run(
+            &sc,
+            Rc::new(|_| Probe::default()),
+            vec![],
+            RunOptions::default(),
+        )
+        .unwrap();
+        assert!(
+            matches!(&out.verdict, Verdict::LimitExceeded { limit }
+                if limit.starts_with("limits.max_ops_per_callback = 1000")),
+            "{:?}",
+            out.verdict
+        );
         // two broadcasts to two neighbours: four operations
         assert!(flood(4, 2).is_pass(), "{:?}", flood(4, 2));
         assert!(matches!(flood(3, 2), Verdict::LimitExceeded { .. }));
