@@ -429,7 +429,65 @@ pub struct Live {
     pub target_runs: AtomicU64,
     /// The current target (`alg / variant`) and its seed count on this shard.
     pub current: Mutex<Option<(String, u64)>>,
+    /// The seed each worker runs now, for the progress display to notice one whose run does
+    /// not return ([`StallWatch`]).
+    pub running: Running,
     notes: Mutex<Vec<String>>,
+}
+
+/// The seed each worker thread runs now (`seed + 1`; 0: none): one relaxed store as a run
+/// starts and one as it ends.
+#[derive(Debug)]
+pub struct Running(Box<[AtomicU64]>);
+
+impl Default for Running {
+    fn default() -> Self {
+        Running((0..MAX_JOBS).map(|_| AtomicU64::new(0)).collect())
+    }
+}
+
+impl Running {
+    fn set(&self, worker: usize, seed: Option<u64>) {
+        if let Some(slot) = self.0.get(worker) {
+            slot.store(seed.map_or(0, |s| s.saturating_add(1)), Ordering::Relaxed);
+        }
+    }
+
+    /// What each worker runs now: `seed + 1`, or 0 between runs.
+    pub fn snapshot(&self) -> Vec<u64> {
+        self.0.iter().map(|s| s.load(Ordering::Relaxed)).collect()
+    }
+}
+
+/// How long a run may go on before the progress display says so ([`StallWatch`]).
+pub const LONG_RUN: Duration = Duration::from_secs(60);
+
+/// Notices a worker whose run has not returned for [`LONG_RUN`]: a long run, or a callback
+/// that never returns. No limit inside a run can stop a callback that loops without asking for
+/// anything (`limits.max_ops_per_callback` stops one that asks), and a campaign waited on it
+/// silently, its budget and Ctrl-C included; the display now names the seed, once.
+#[derive(Debug, Default)]
+pub struct StallWatch {
+    /// Per worker: what it ran when last looked at, since when, and whether it was named.
+    seen: Vec<(u64, Instant, bool)>,
+}
+
+impl StallWatch {
+    /// Looks at `running` ([`Running::snapshot`]) at `now`: the seeds that have just been
+    /// running for [`LONG_RUN`] or more (each named once per run).
+    pub fn look(&mut self, running: &[u64], now: Instant) -> Vec<u64> {
+        self.seen.resize(running.len(), (0, now, false));
+        let mut long = Vec::new();
+        for (seen, &r) in self.seen.iter_mut().zip(running) {
+            if seen.0 != r {
+                *seen = (r, now, false);
+            } else if r != 0 && !seen.2 && now.duration_since(seen.1) >= LONG_RUN {
+                seen.2 = true;
+                long.push(r - 1);
+            }
+        }
+        long
+    }
 }
 
 impl Live {
@@ -1154,8 +1212,10 @@ impl<'a> TargetRun<'a> {
         let wall_before = self.wall;
         let this = &*self;
         std::thread::scope(|s| {
-            for _ in 0..this.cfg.jobs.max(1) {
-                s.spawn(|| this.worker(stop, deadline, started, wall_before, live, progress));
+            for w in 0..this.cfg.jobs.max(1) {
+                s.spawn(move || {
+                    this.worker(w, stop, deadline, (started, wall_before), live, progress)
+                });
             }
         });
         self.wall += started.elapsed();
@@ -1196,10 +1256,11 @@ impl<'a> TargetRun<'a> {
 
     fn worker(
         &self,
+        w: usize,
         stop: &AtomicBool,
         deadline: Option<Instant>,
-        started: Instant,
-        wall_before: Duration,
+        // when this run of the target started, and its wall time before it
+        (started, wall_before): (Instant, Duration),
         live: &Live,
         progress: &(dyn Fn(u64) + Sync),
     ) {
@@ -1230,9 +1291,11 @@ impl<'a> TargetRun<'a> {
             };
             // A stop request or the time budget ends the run in flight too, not only the
             // campaign's next ones.
+            live.running.set(w, Some(seed));
             let ran = sincro_harness::engine::stoppable_until(stop, self.hard_deadline, || {
                 self.run_seed(j, seed, &give_up)
             });
+            live.running.set(w, None);
             match ran {
                 Err(failure) if failure.1.label == STOPPED => {
                     // Cut short: it tells nothing, so it is not counted as run.
@@ -3638,6 +3701,31 @@ pub fn merge_junit(inputs: &[(String, String)], partial: bool) -> Result<MergedR
         summary,
         as_expected: expected == targets.len() && !interrupted,
     })
+}
+
+#[cfg(test)]
+mod stall_tests {
+    use super::{StallWatch, LONG_RUN};
+    use std::time::{Duration, Instant};
+
+    /// A worker on one run for `LONG_RUN` is named once; a new run starts the clock again;
+    /// an idle worker, or one whose runs keep returning, never is.
+    #[test]
+    fn a_run_that_does_not_return_is_named_once() {
+        let t0 = Instant::now();
+        let mut w = StallWatch::default();
+        let at = |s: u64| t0 + Duration::from_secs(s);
+        assert!(w.look(&[8, 0, 3], at(0)).is_empty());
+        assert!(w.look(&[8, 0, 4], at(LONG_RUN.as_secs() - 1)).is_empty());
+        assert_eq!(w.look(&[8, 0, 5], at(LONG_RUN.as_secs())), vec![7]);
+        assert!(
+            w.look(&[8, 0, 6], at(2 * LONG_RUN.as_secs())).is_empty(),
+            "once"
+        );
+        // the same worker on its next run: the clock starts again
+        assert!(w.look(&[9, 0, 7], at(2 * LONG_RUN.as_secs())).is_empty());
+        assert_eq!(w.look(&[9, 0, 7], at(3 * LONG_RUN.as_secs())), vec![8, 6]);
+    }
 }
 
 #[cfg(test)]

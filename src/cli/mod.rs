@@ -1433,10 +1433,27 @@ fn monitor(
     let mut last_line = Instant::now();
     let mut at_10s = None;
     let mut sampled = budget.is_none();
+    let mut stalls = fuzz::StallWatch::default();
     loop {
         let finished = done();
         for note in live.take_notes() {
             say(note);
+        }
+        for seed in stalls.look(&live.running.snapshot(), Instant::now()) {
+            // Said even with --quiet: a campaign that seems to hang must say why.
+            let target = live.current.lock().expect("no poisoning").clone();
+            let line = format!(
+                "{}seed {seed} has run for {} s without returning: a long run, or a callback \
+                 that never returns (one looping without a send, timer or observation cannot \
+                 be stopped inside a run; Ctrl-C twice quits)",
+                target.map_or(String::new(), |(name, _)| format!("{name}: ")),
+                fuzz::LONG_RUN.as_secs()
+            );
+            if bar.is_hidden() {
+                eprintln!("{line}");
+            } else {
+                bar.println(line);
+            }
         }
         let current = live.current.lock().expect("no poisoning").clone();
         let runs = live.runs.load(Ordering::Relaxed);
