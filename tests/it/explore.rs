@@ -596,6 +596,8 @@ fn the_search_duplicates_no_message_past_the_in_flight_limit() {
     let roomy = a.explore(&sc, &o).unwrap();
     assert_no_engine_bug(&roomy);
     assert!(roomy.counterexample.is_some(), "{roomy}");
+    // and its counterexample, a duplicate among three in flight, replays natively
+    native_replay_gives_the_same_violation("mutex.centralized", &sc, &roomy);
 }
 
 /// A path the search does not judge as a whole (a crash of its own outlived the faults) still
