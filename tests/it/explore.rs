@@ -788,3 +788,74 @@ fn the_search_crashes_no_node_in_the_ms_a_restart_started_it() {
     assert_eq!(w.now_ns(), 11_000_000);
     assert!(w.enabled().contains(&crash_1), "{:?}", w.enabled());
 }
+
+/// A copy counts from its message's send on, as the native engine counts both copies of a
+/// duplicated message at the send: with two messages sent at the start under
+/// `max_in_flight = 2`, one delivered, the other may not be duplicated even though one message
+/// is in flight now (natively the copy would have made three at the second send, which the
+/// native engine drops, ending the run `limit_exceeded`: the path would not replay). With room
+/// for three it may.
+#[test]
+fn a_copy_needs_room_at_every_send_since_its_messages_own() {
+    use sincro::harness::engine::explore::{Choice, World};
+    use sincro::harness::engine::RunOptions;
+    use sincro::harness::{Ctx, NodeId, Process};
+    use std::rc::Rc;
+
+    struct Two;
+    impl Process for Two {
+        type Msg = u8;
+        type Timer = ();
+        type Input = ();
+        type Stable = ();
+        fn on_start(&mut self, ctx: &mut Ctx<'_, Self>) {
+            ctx.send(1 - ctx.id(), ctx.id() as u8);
+        }
+        fn on_message(&mut self, _: &mut Ctx<'_, Self>, _: NodeId, _: u8) {}
+        fn on_timer(&mut self, _: &mut Ctx<'_, Self>, _: ()) {}
+        fn on_input(&mut self, _: &mut Ctx<'_, Self>, _: ()) {}
+    }
+    let world = |max_in_flight: usize| {
+        let mut sc = Scenario::from_json(
+            r#"{"algorithm": "test.two", "nodes": 2, "seed": 0, "duration_ms": 50}"#,
+        )
+        .unwrap();
+        sc.limits.max_in_flight = max_in_flight;
+        let bounds = Bounds {
+            duplicate: 1,
+            faults_until_ns: 50_000_000,
+            ..Bounds::default()
+        };
+        World::new(
+            &sc,
+            Rc::new(|_| Two),
+            vec![],
+            bounds,
+            RunOptions::new(false),
+        )
+        .unwrap()
+    };
+    let duplicable = |w: &World<Two>, to: NodeId| {
+        w.enabled()
+            .iter()
+            .any(|c| matches!(c, Choice::Duplicate(k) if k.to == to))
+    };
+    let deliver_to_0 = |w: &mut World<Two>| {
+        let c = w
+            .enabled()
+            .into_iter()
+            .find(|c| matches!(c, Choice::Deliver(k) if k.to == 0))
+            .expect("node 1's message can be delivered");
+        w.step(c);
+    };
+    let mut w = world(2);
+    assert!(!duplicable(&w, 0) && !duplicable(&w, 1), "two in flight");
+    deliver_to_0(&mut w);
+    assert!(
+        !duplicable(&w, 1),
+        "one in flight now, but three at node 1's send"
+    );
+    let mut roomy = world(3);
+    deliver_to_0(&mut roomy);
+    assert!(duplicable(&roomy, 1));
+}

@@ -319,6 +319,10 @@ struct InFlight<P: Process> {
     arrival: Option<u64>,
     /// Its entry in the native export ([`Export`]), if exported.
     rec: Option<usize>,
+    /// The most messages in flight at any send since its own, itself included: a duplicate
+    /// made now was, on the native engine, in flight at each of those sends too (the native
+    /// engine counts both copies of a duplicated message from its send on).
+    peak: u64,
 }
 
 struct XTimer<T> {
@@ -842,10 +846,12 @@ impl<P: Process> World<P> {
                 if self.lost < self.bounds.loss {
                     events.push(Choice::Lose(k));
                 }
-                // (a copy needs room in flight: the native engine counts both copies of a
-                // duplicated message against limits.max_in_flight)
-                if self.duplicated < self.bounds.duplicate && keys.len() < self.limits.max_in_flight
-                {
+                // (a copy needs room in flight at every send since the message's own: the
+                // native engine counts both copies of a duplicated message from its send on)
+                let room = self
+                    .msg(&k)
+                    .is_some_and(|m| m.peak < self.limits.max_in_flight as u64);
+                if self.duplicated < self.bounds.duplicate && room {
                     events.push(Choice::Duplicate(k));
                 }
             }
@@ -1105,6 +1111,14 @@ impl<P: Process> World<P> {
                     )
                 },
             );
+            // (the peak may pass the limit: a duplicate raises every message's, also where
+            // the send it counts came before the duplicated message's; such a message is
+            // only no longer duplicated, which keeps every path a native run)
+            invariant(
+                in_flight <= m.peak,
+                "explore: a message's peak in flight covers now",
+                || format!("{k:?}: peak {}, {in_flight} in flight", m.peak),
+            );
             invariant(
                 k.copy <= self.duplicated,
                 "explore: a copy comes of a duplication injected",
@@ -1295,7 +1309,7 @@ impl<P: Process> World<P> {
                     .map(|o| o.key.copy)
                     .max()
                     .unwrap_or(0);
-                let copy = InFlight {
+                let mut copy = InFlight {
                     key: MsgKey {
                         copy: copies + 1,
                         ..k
@@ -1311,8 +1325,15 @@ impl<P: Process> World<P> {
                     content: m.content,
                     arrival: m.arrival,
                     rec: m.rec,
+                    peak: m.peak,
                 };
                 self.duplicated += 1;
+                // natively the copy was in flight since the send: one more at every send since
+                // any message in flight now was sent
+                for o in &mut self.msgs {
+                    o.peak += 1;
+                }
+                copy.peak += 1;
                 self.msgs.push(copy);
                 self.stats.max_in_flight = self.stats.max_in_flight.max(self.msgs.len() as u64);
             }
@@ -1564,8 +1585,13 @@ impl<P: Process> World<P> {
             content,
             arrival: None,
             rec,
+            peak: 0,
         });
-        self.stats.max_in_flight = self.stats.max_in_flight.max(self.msgs.len() as u64);
+        let in_flight = self.msgs.len() as u64;
+        for m in &mut self.msgs {
+            m.peak = m.peak.max(in_flight);
+        }
+        self.stats.max_in_flight = self.stats.max_in_flight.max(in_flight);
     }
 
     fn drop_msg(&mut self, msg_id: u64, from: NodeId, to: NodeId, reason: DropReason) {
