@@ -589,7 +589,6 @@ fn the_search_duplicates_no_message_past_the_in_flight_limit() {
             .any(|c| matches!(c, sincro::harness::engine::explore::Choice::Duplicate(_)))),
         "{report}"
     );
-    eprintln!("REPORT {report}");
     // With room for the copy (three in flight), the same search duplicates and breaks the
     // mutex, as above.
     sc.limits.max_in_flight = 3;
