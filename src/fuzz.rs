@@ -466,28 +466,63 @@ pub const LONG_RUN: Duration = Duration::from_secs(60);
 /// that never returns. No limit inside a run can stop a callback that loops without asking for
 /// anything (`limits.max_ops_per_callback` stops one that asks), and a campaign waited on it
 /// silently, its budget and Ctrl-C included; the display now names the seed, once.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct StallWatch {
     /// Per worker: what it ran when last looked at, since when, and whether it was named.
     seen: Vec<(u64, Instant, bool)>,
+    /// How long a run goes on before it is named.
+    after: Duration,
+}
+
+impl Default for StallWatch {
+    fn default() -> Self {
+        StallWatch::after(LONG_RUN)
+    }
 }
 
 impl StallWatch {
+    /// A watch that names a run once it has gone on for `after` ([`LONG_RUN`] by default).
+    pub fn after(after: Duration) -> Self {
+        StallWatch {
+            seen: Vec::new(),
+            after,
+        }
+    }
+
     /// Looks at `running` ([`Running::snapshot`]) at `now`: the seeds that have just been
-    /// running for [`LONG_RUN`] or more (each named once per run).
+    /// running for the watch's time or more (each named once per run).
     pub fn look(&mut self, running: &[u64], now: Instant) -> Vec<u64> {
         self.seen.resize(running.len(), (0, now, false));
         let mut long = Vec::new();
         for (seen, &r) in self.seen.iter_mut().zip(running) {
             if seen.0 != r {
                 *seen = (r, now, false);
-            } else if r != 0 && !seen.2 && now.duration_since(seen.1) >= LONG_RUN {
+            } else if r != 0 && !seen.2 && now.duration_since(seen.1) >= self.after {
                 seen.2 = true;
                 long.push(r - 1);
             }
         }
         long
     }
+}
+
+/// Runs `f` (one run, outside a campaign) while a watcher thread calls `say` if it has not
+/// returned after `after`: a single run's [`StallWatch`] (`run`, `replay`, a shrink's runs).
+/// A callback that loops without asking for anything cannot be stopped inside a run, and the
+/// command waited on it in silence.
+pub fn noticed<T>(after: Duration, say: impl FnOnce() + Send, f: impl FnOnce() -> T) -> T {
+    let (done, wait) = std::sync::mpsc::channel::<()>();
+    std::thread::scope(|s| {
+        s.spawn(move || {
+            // `done` is dropped when `f` returns or unwinds
+            if let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = wait.recv_timeout(after) {
+                say();
+            }
+        });
+        let out = f();
+        drop(done);
+        out
+    })
 }
 
 impl Live {
@@ -3705,8 +3740,39 @@ pub fn merge_junit(inputs: &[(String, String)], partial: bool) -> Result<MergedR
 
 #[cfg(test)]
 mod stall_tests {
-    use super::{StallWatch, LONG_RUN};
+    use super::{noticed, StallWatch, LONG_RUN};
+    use std::sync::atomic::{AtomicBool, Ordering};
     use std::time::{Duration, Instant};
+
+    /// A single run that goes on past its time is named once while it runs; one that returns
+    /// first never is, and returns at once, its value unchanged.
+    #[test]
+    fn a_single_run_is_named_only_once_it_has_gone_on_past_its_time() {
+        let said = AtomicBool::new(false);
+        let v = noticed(
+            Duration::from_millis(10),
+            || said.store(true, Ordering::SeqCst),
+            || {
+                // until the watcher has spoken: a run that has not returned
+                while !said.load(Ordering::SeqCst) {
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+                7
+            },
+        );
+        assert_eq!(v, 7);
+        let quiet = AtomicBool::new(false);
+        let t0 = Instant::now();
+        assert_eq!(
+            noticed(LONG_RUN, || quiet.store(true, Ordering::SeqCst), || 8),
+            8
+        );
+        assert!(!quiet.load(Ordering::SeqCst));
+        assert!(
+            t0.elapsed() < LONG_RUN,
+            "it does not wait for the watch's time"
+        );
+    }
 
     /// A worker on one run for `LONG_RUN` is named once; a new run starts the clock again;
     /// an idle worker, or one whose runs keep returning, never is.

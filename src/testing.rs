@@ -74,7 +74,7 @@ use std::io::Write as _;
 use std::ops::RangeInclusive;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 /// Whether fault class `c` of a scenario's plan is inside a model that tolerates `allowed`:
@@ -162,6 +162,8 @@ pub fn check<S: Spec>(spec: S) -> Check<S> {
         limits: Limits::default(),
         read_env: true,
         extra: Vec::new(),
+        watch: Arc::default(),
+        stall_after: fuzz::LONG_RUN,
     }
 }
 
@@ -202,6 +204,85 @@ pub struct Check<S: Spec> {
     limits: Limits,
     read_env: bool,
     extra: Vec<(&'static str, Arc<CheckerFactory>)>,
+    /// What the check runs now, for its watcher (made afresh by `run` and
+    /// `expect_violation`).
+    watch: Arc<Watch>,
+    /// How long a run goes on before the watcher names it ([`fuzz::LONG_RUN`]).
+    stall_after: Duration,
+}
+
+/// What a check runs now, for the watcher thread of [`Check::run`] and
+/// [`Check::expect_violation`]: a run that does not return (a callback looping without asking
+/// for anything, which no limit inside a run can stop) is named on stderr with the line that
+/// runs it alone, where `cargo test` would wait on it in silence.
+#[derive(Debug, Default)]
+struct Watch {
+    /// The campaign's: the seed each worker runs.
+    live: Live,
+    /// A run outside the campaign (a regression or replayed file, a sampled seed of the
+    /// audit, a failure's re-run): what it is, and since when.
+    single: Mutex<Option<(String, Instant)>>,
+}
+
+impl Watch {
+    /// Runs `f`, one run outside the campaign described by `what`, under the watch.
+    fn single<T>(&self, what: impl FnOnce() -> String, f: impl FnOnce() -> T) -> T {
+        *self.single.lock().unwrap_or_else(PoisonError::into_inner) =
+            Some((what(), Instant::now()));
+        let out = f();
+        *self.single.lock().unwrap_or_else(PoisonError::into_inner) = None;
+        out
+    }
+}
+
+/// Runs `f` (a check of `name`) while a watcher thread names on stderr, once each, the runs of
+/// `watch` that go on for `after`, with the line that runs a seed alone (`replay`: the test's
+/// `cargo test` arguments). It writes to stderr itself: the test harness shows what a test
+/// prints only once the test ends, which a stuck run never does.
+fn watched<T>(
+    watch: &Watch,
+    after: Duration,
+    name: &str,
+    replay: &str,
+    f: impl FnOnce() -> T,
+) -> T {
+    let (done, wait) = std::sync::mpsc::channel::<()>();
+    let say = |line: String| {
+        let _ = writeln!(std::io::stderr().lock(), "{line}");
+    };
+    let why = format!(
+        "has run for {} without returning: a long run, or a callback that never returns (one \
+         looping without asking for a send, timer or observation cannot be stopped inside a \
+         run)",
+        humantime::format_duration(after)
+    );
+    std::thread::scope(|s| {
+        s.spawn(move || {
+            let mut seeds = fuzz::StallWatch::after(after);
+            let mut named: Option<Instant> = None;
+            let tick = (after / 4).clamp(Duration::from_millis(5), Duration::from_secs(1));
+            // until `f` returns (or unwinds): then `done` is dropped
+            while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = wait.recv_timeout(tick) {
+                let now = Instant::now();
+                for seed in seeds.look(&watch.live.running.snapshot(), now) {
+                    say(format!(
+                        "sincro::testing: {name}: seed {seed} {why}; run it alone: \
+                         SINCRO_SEED={seed} cargo test{replay}"
+                    ));
+                }
+                let single = watch.single.lock().unwrap_or_else(PoisonError::into_inner);
+                if let Some((what, since)) = &*single {
+                    if now.duration_since(*since) >= after && named != Some(*since) {
+                        named = Some(*since);
+                        say(format!("sincro::testing: {name}: {what} {why}"));
+                    }
+                }
+            }
+        });
+        let out = f();
+        drop(done);
+        out
+    })
 }
 
 impl<S: Spec> Check<S> {
@@ -273,6 +354,17 @@ impl<S: Spec> Check<S> {
         self.seed_start = seed;
         self
     }
+    /// How long one run may go on before the check names it on stderr, with the line that
+    /// runs its seed alone (default 60 s, as `sincro fuzz`'s notice). A callback that loops
+    /// without asking for a send, timer or observation cannot be stopped inside a run (one
+    /// that asks is stopped by `limits.max_ops_per_callback`): the test would wait on it in
+    /// silence, `cargo test` showing only that it runs long. The notice is written to stderr
+    /// at once, past the test harness's capture. Raise it for runs that are long on purpose.
+    pub fn stall_after(mut self, after: Duration) -> Self {
+        self.stall_after = after;
+        self
+    }
+
     /// A wall-clock budget; seeds stop at whichever of `seeds` and the budget ends first. A
     /// budget that ends before any seed ran is an error: nothing was checked.
     pub fn time(mut self, budget: Duration) -> Self {
@@ -354,9 +446,10 @@ impl<S: Spec> Check<S> {
     /// happened in the first [`EVIDENCE_SAMPLE`] seeds' runs): a pass on nothing is none.
     pub fn run(self) -> Result<Report, Failure> {
         quiet_callback_panics();
-        let this = self.with_env()?;
+        let this = self.with_env()?.watch_afresh()?;
         let env = this.replay_env();
-        this.run_with_env().map_err(|mut f| {
+        let (watch, after, name) = (this.watch.clone(), this.stall_after, this.name());
+        watched(&watch, after, &name, &test_filter(), || this.run_with_env()).map_err(|mut f| {
             // What the failure itself needs (a regression that failed its determinism check)
             // is kept beside the check's own settings.
             for e in env.iter() {
@@ -366,6 +459,24 @@ impl<S: Spec> Check<S> {
             }
             f
         })
+    }
+
+    /// The check with a watch of its own (a clone shares its original's).
+    fn watch_afresh(mut self) -> Result<Self, Failure> {
+        if self.stall_after.is_zero() {
+            return Err(Failure::headline(
+                "stall_after(0 s): every run would be named as not returning; give at least \
+                 1 ms"
+                    .into(),
+            ));
+        }
+        self.watch = Arc::default();
+        Ok(self)
+    }
+
+    /// `algorithm / variant`.
+    fn name(&self) -> String {
+        format!("{} / {}", self.spec.name(), self.variant.name())
     }
 
     /// The environment settings a replay of this check's failure needs besides the seed or
@@ -446,9 +557,13 @@ impl<S: Spec> Check<S> {
     /// or when a seed fails another way. Nothing is written to the regressions directory.
     pub fn expect_violation(self, property: &str) -> Result<Discovery, Failure> {
         quiet_callback_panics();
-        let this = self.with_env()?;
+        let this = self.with_env()?.watch_afresh()?;
         let env = this.replay_env();
-        this.expect_with_env(property).map_err(|mut f| {
+        let (watch, after, name) = (this.watch.clone(), this.stall_after, this.name());
+        watched(&watch, after, &name, &test_filter(), || {
+            this.expect_with_env(property)
+        })
+        .map_err(|mut f| {
             // What the failure itself needs (a regression that failed its determinism check)
             // is kept beside the check's own settings.
             for e in env.iter() {
@@ -727,15 +842,17 @@ impl<S: Spec> Check<S> {
         let mut own = sc.clone();
         own.checks.properties.clone_from(&self.properties);
         let sc = &own;
-        let out = alg
-            .run(sc, RunOptions::new(true))
-            .map_err(|e| Failure::headline(format!("{}: {e}", path.display())))?;
+        let run = || {
+            self.watch.single(
+                || format!("{what} {}", path.display()),
+                || alg.run(sc, RunOptions::new(true)),
+            )
+        };
+        let out = run().map_err(|e| Failure::headline(format!("{}: {e}", path.display())))?;
         // A regression is always run twice: the file does not say whether it was a
         // determinism failure, and one that was would pass every plain run after it.
         if self.check_determinism || what == "regression" {
-            let again = alg
-                .run(sc, RunOptions::new(true))
-                .map_err(|e| Failure::headline(format!("{}: {e}", path.display())))?;
+            let again = run().map_err(|e| Failure::headline(format!("{}: {e}", path.display())))?;
             if let (Some(a), Some(b)) = (&out.trace, &again.trace) {
                 if let Some(d) = a.first_difference(b) {
                     let mut f = Failure::headline(format!(
@@ -890,8 +1007,17 @@ impl<S: Spec> Check<S> {
                 .checkers(&sc)
                 .map_err(|e| Failure::headline(format!("seed {seed}: {e}")))?;
             let want = open.get_or_insert_with(|| fuzz::evidence_wanted(&checkers));
-            let out = alg
-                .run(&sc, RunOptions::new(true))
+            let out = self
+                .watch
+                .single(
+                    || {
+                        format!(
+                            "seed {seed} (run again by the audit of what its checkers judge; \
+                             SINCRO_SEED={seed} runs it alone)"
+                        )
+                    },
+                    || alg.run(&sc, RunOptions::new(true)),
+                )
                 .map_err(|e| Failure::headline(format!("seed {seed}: {e}")))?;
             let Some(trace) = &out.trace else { continue };
             want.retain(|(_, kinds)| !crate::checkers::has_evidence(trace.events(), kinds));
@@ -1118,7 +1244,7 @@ impl<S: Spec> Check<S> {
         let deadline = self.time.map(|t| Instant::now() + t);
         let mut run = TargetRun::new(&target, &cfg, &opts).with_deadline(deadline);
         let stop = AtomicBool::new(false);
-        run.run(&stop, deadline, &Live::default(), &|_| {});
+        run.run(&stop, deadline, &self.watch.live, &|_| {});
         let report = run.report();
         if let Some((seed, msg)) = &report.bad_input {
             let _ = std::fs::remove_dir_all(&scratch);
@@ -1190,7 +1316,11 @@ impl<S: Spec> Check<S> {
         };
         sc.expect = None;
         let headline = format!("{} failed at seed {}", target.name(), f.seed);
-        let mut failure = match alg.run(&sc, RunOptions::new(true)) {
+        let rerun = self.watch.single(
+            || format!("the failure of seed {} (run again for its trace)", f.seed),
+            || alg.run(&sc, RunOptions::new(true)),
+        );
+        let mut failure = match rerun {
             Ok(out) if !out.verdict.is_pass() => Failure::of_run(&sc, &out, headline),
             // e.g. nondeterminism: the verdict of one run is a pass
             _ => Failure {
@@ -1485,19 +1615,7 @@ impl fmt::Display for Failure {
         for n in &self.notes {
             writeln!(f, "  note: {n}")?;
         }
-        // `cargo test`'s own filter for this test: libtest names each test's thread after it;
-        // the package and test target it runs in, so that one binary runs it
-        let filter = std::thread::current()
-            .name()
-            .filter(|n| *n != "main")
-            .map(|t| {
-                format!(
-                    "{} -- --exact {}",
-                    cargo_target_args(),
-                    crate::shell_word(Path::new(t))
-                )
-            })
-            .unwrap_or_default();
+        let filter = test_filter();
         let env: String = self.replay_env.iter().map(|e| format!("{e} ")).collect();
         // Where a file is replayed: this test, or (expect_violation) one that reads files.
         let file_filter = if self.replays_files {
@@ -1538,6 +1656,23 @@ impl fmt::Display for Failure {
 /// (`CARGO_PKG_NAME`, `CARGO_MANIFEST_DIR`); empty when they do not say. Without them a
 /// replay line ran every binary with a test of that name, and none for a test in an example
 /// (plain `cargo test` does not run those).
+/// `cargo test`'s own arguments that run the test of this thread alone: libtest names each
+/// test's thread after it; the package and test target it runs in, so that one binary runs it
+/// (nothing outside a test's thread).
+fn test_filter() -> String {
+    std::thread::current()
+        .name()
+        .filter(|n| *n != "main")
+        .map(|t| {
+            format!(
+                "{} -- --exact {}",
+                cargo_target_args(),
+                crate::shell_word(Path::new(t))
+            )
+        })
+        .unwrap_or_default()
+}
+
 fn cargo_target_args() -> String {
     let Ok(exe) = std::env::current_exe() else {
         return String::new();

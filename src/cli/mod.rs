@@ -730,7 +730,20 @@ fn run(a: RunArgs, default_render: Render) -> i32 {
     }
     let record =
         render != Render::None || a.trace.is_some() || a.view != crate::show::ViewArgs::default();
-    let mut out = match algorithms::run_scenario(&sc, RunOptions::new(record)) {
+    let ran = fuzz::noticed(
+        fuzz::LONG_RUN,
+        || {
+            eprintln!(
+                "{}: the run has gone on for {} without returning: a long run, or a callback \
+                 that never returns (one looping without asking for a send, timer or \
+                 observation cannot be stopped inside a run; Ctrl-C twice quits)",
+                a.scenario.display(),
+                humantime::format_duration(fuzz::LONG_RUN)
+            )
+        },
+        || algorithms::run_scenario(&sc, RunOptions::new(record)),
+    );
+    let mut out = match ran {
         Ok(o) => o,
         Err(e) => return bad_input(format!("{}: {e}", a.scenario.display())),
     };

@@ -1455,3 +1455,88 @@ fn a_users_spec_named_like_a_built_in_is_refused() {
         .run()
         .unwrap();
 }
+
+/// A run that does not return is named on stderr while it runs, with the line that runs its
+/// seed alone, past `cargo test`'s capture: a callback looping without asking for anything
+/// cannot be stopped inside a run, and a test waited on it in silence. The check runs in a
+/// child process (this test again, captured as `cargo test` captures it), whose seed's
+/// callback spins for a second against a `stall_after` of 50 ms: once in the campaign, once
+/// in the audit's sample of the same seed.
+#[test]
+fn a_run_that_does_not_return_is_named_on_stderr_at_once() {
+    use serde::{Deserialize, Serialize};
+    use sincro::harness::{Ctx, NodeId, Observation, Process};
+    use std::time::Instant;
+
+    const NAME: &str = "testing::a_run_that_does_not_return_is_named_on_stderr_at_once";
+    #[derive(Default)]
+    struct Spins;
+    #[derive(Clone, Debug, Default, Serialize, Deserialize)]
+    struct Go;
+    impl Process for Spins {
+        type Msg = ();
+        type Timer = ();
+        type Input = Go;
+        type Stable = ();
+        fn on_message(&mut self, _: &mut Ctx<'_, Self>, _: NodeId, _: ()) {}
+        fn on_input(&mut self, ctx: &mut Ctx<'_, Self>, _: Go) {
+            let t0 = Instant::now();
+            while t0.elapsed() < Duration::from_secs(1) {
+                std::hint::spin_loop();
+            }
+            ctx.observe(Observation::CsEnter { resource: 0 });
+            ctx.observe(Observation::CsExit { resource: 0 });
+        }
+    }
+    #[allow(non_upper_case_globals)]
+    const SpinsSpec: OneInput<Spins> = OneInput::new("test.spins", &[]);
+
+    if std::env::var_os("SINCRO_TEST_STALL_CHILD").is_some() {
+        let e = check(SpinsSpec)
+            .ignore_env()
+            .stall_after(Duration::ZERO)
+            .run()
+            .unwrap_err();
+        assert!(e.headline.contains("stall_after(0 s)"), "{e}");
+        check(SpinsSpec)
+            .ignore_env()
+            .check::<sincro::checkers::MutualExclusion>()
+            .seeds(1)
+            .jobs(1)
+            .stall_after(Duration::from_millis(50))
+            .no_regressions()
+            .run()
+            .unwrap();
+        return;
+    }
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", NAME, "--test-threads", "1"])
+        .env("SINCRO_TEST_STALL_CHILD", "1")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "{}\n{stderr}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let lines: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("sincro::testing: test.spins / correct: "))
+        .collect();
+    assert_eq!(lines.len(), 2, "{stderr}");
+    assert!(
+        lines[0].contains("seed 0 has run for 50ms without returning")
+            && lines[0].contains(&format!(
+                "run it alone: SINCRO_SEED=0 cargo test -p sincro --test it -- --exact {NAME}"
+            )),
+        "{}",
+        lines[0]
+    );
+    assert!(
+        lines[1].contains("seed 0 (run again by the audit")
+            && lines[1].contains("has run for 50ms"),
+        "{}",
+        lines[1]
+    );
+}
