@@ -14,7 +14,9 @@
 //!
 //! **Taking power safely**: the elected process believes itself coordinator only once its
 //! COORDINATOR message has gone all the way round (so the previous coordinator, if alive, has
-//! adopted the new one); the process where the round closes tells it with READY. A process that
+//! adopted the new one); the process where the round closes tells it with READY, if it still
+//! follows that process (one that adopted another leader since, or restarted, closes a stale
+//! round: `corpus/election/ring-uniqueness-seed7003447.json`, a split brain). A process that
 //! receives a COORDINATOR naming a lower process than itself drops it and calls an election (a
 //! recovered process that the list missed); one that receives a result naming a lower process
 //! than the leader it knows, which the list missed, first probes that leader: it drops the
@@ -330,10 +332,15 @@ impl RingList {
                 mut claim,
             } => {
                 if told.contains(&me) {
-                    // The round is closed: everyone on the way adopted `c`.
+                    // The round is closed: everyone on the way adopted `c` when it passed.
+                    // The process closing it tells `c` only while it still follows `c`: one
+                    // that has since adopted another leader, or restarted, closes a stale
+                    // round (seed 7003447: 1, following 3 by then, closed a round of 4's
+                    // from before 3's restart, and 0, following 4, one of 3's; both took
+                    // power). `c`'s retry timer calls an election if no READY comes.
                     if c == me {
                         self.ready(ctx, claim);
-                    } else if let Some(claim) = claim {
+                    } else if let Some(claim) = claim.filter(|_| self.leader == Some(c)) {
                         ctx.send(c, Msg::Ready { claim });
                     }
                     return;
