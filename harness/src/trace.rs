@@ -411,7 +411,7 @@ thread_local! {
     /// next run on the thread records into it, so a campaign of runs does not fault in fresh
     /// memory for every trace (the buffer is kept only up to [`SPARE_MAX_BYTES`]).
     static SPARE: std::cell::RefCell<Vec<Event>> = const { std::cell::RefCell::new(Vec::new()) };
-    /// The same for packed traces: their bytes and offsets.
+    /// The same for packed traces: their bytes and marks.
     static SPARE_PACKED: std::cell::RefCell<(Vec<u8>, Vec<u32>)> =
         const { std::cell::RefCell::new((Vec::new(), Vec::new())) };
 }
@@ -434,11 +434,11 @@ impl Trace {
     /// An empty trace for `nodes` nodes that keeps its events packed (what a run records
     /// into), in this thread's spare buffers if any.
     pub fn packed(nodes: usize) -> Trace {
-        let (bytes, offsets) = SPARE_PACKED.with(|s| std::mem::take(&mut *s.borrow_mut()));
+        let (bytes, marks) = SPARE_PACKED.with(|s| std::mem::take(&mut *s.borrow_mut()));
         Trace {
             nodes,
             vec: Vec::new(),
-            packed: Some(Box::new(Packed::with_buffers(bytes, offsets))),
+            packed: Some(Box::new(Packed::with_buffers(bytes, marks))),
             view: OnceLock::new(),
         }
     }
