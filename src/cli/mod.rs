@@ -700,6 +700,24 @@ fn list() -> i32 {
     exit::PASS
 }
 
+/// Runs `f`, the run of the scenario file `path`, saying on stderr if it has not returned
+/// after [`fuzz::LONG_RUN`] ([`fuzz::noticed`]).
+pub(crate) fn noticed_run<T>(path: &std::path::Path, f: impl FnOnce() -> T) -> T {
+    fuzz::noticed(
+        fuzz::LONG_RUN,
+        || {
+            eprintln!(
+                "{}: the run has gone on for {} without returning: a long run, or a callback \
+                 that never returns (one looping without asking for a send, timer or \
+                 observation cannot be stopped inside a run; Ctrl-C twice quits)",
+                path.display(),
+                humantime::format_duration(fuzz::LONG_RUN)
+            )
+        },
+        f,
+    )
+}
+
 fn run(a: RunArgs, default_render: Render) -> i32 {
     let mut sc = match Scenario::load(&a.scenario) {
         Ok(sc) => sc,
@@ -730,19 +748,9 @@ fn run(a: RunArgs, default_render: Render) -> i32 {
     }
     let record =
         render != Render::None || a.trace.is_some() || a.view != crate::show::ViewArgs::default();
-    let ran = fuzz::noticed(
-        fuzz::LONG_RUN,
-        || {
-            eprintln!(
-                "{}: the run has gone on for {} without returning: a long run, or a callback \
-                 that never returns (one looping without asking for a send, timer or \
-                 observation cannot be stopped inside a run; Ctrl-C twice quits)",
-                a.scenario.display(),
-                humantime::format_duration(fuzz::LONG_RUN)
-            )
-        },
-        || algorithms::run_scenario(&sc, RunOptions::new(record)),
-    );
+    let ran = noticed_run(&a.scenario, || {
+        algorithms::run_scenario(&sc, RunOptions::new(record))
+    });
     let mut out = match ran {
         Ok(o) => o,
         Err(e) => return bad_input(format!("{}: {e}", a.scenario.display())),

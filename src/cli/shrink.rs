@@ -122,8 +122,10 @@ pub(super) fn main(a: &ShrinkArgs) -> i32 {
     // From the start: a Ctrl-C during the first run (a long one on turmoil) ended the process
     // at once, with nothing said; now it stops that run, and says so.
     let stop = interrupt_flag();
-    let mut first = match sincro_harness::engine::stoppable(stop, || {
-        algorithms::run_scenario(&sc, RunOptions::new(false))
+    let mut first = match super::noticed_run(&a.scenario, || {
+        sincro_harness::engine::stoppable(stop, || {
+            algorithms::run_scenario(&sc, RunOptions::new(false))
+        })
     }) {
         Ok(o) => o,
         Err(e) => return bad_input(format!("{}: {e}", a.scenario.display())),
