@@ -1024,16 +1024,17 @@ mod tests {
 
     #[test]
     fn a_pilot_judges_past_the_active_phase_and_the_rounds_stop_at_its_break() {
-        // Seed 345 (848 from stop 61, 343 before its input bursts, until stop 74's two faults
-        // a pilot): with pilots cut at the active phase's end (before stop 39), 55 rounds add
-        // faults and the scenario passes. Pilots that run a phase longer stop after 38 rounds:
+        // Seed 77 (345 until stop 85's READY rule changed the ring's runs; 848 from stop 61,
+        // 343 before its input bursts, until stop 74's two faults a pilot): with pilots cut at
+        // the active phase's end (before stop 39), 61 rounds add faults and the scenario
+        // passes. Pilots that run a phase longer stop after 56 rounds:
         // that scenario breaks the ring's promises after the phase, once its faults have
         // stopped (a stale COORDINATOR reaches the leader, which calls an election: judged as
         // leader_stability before stop 60, as no_abdication since), and the later rounds'
         // faults hid it.
         let alg = find("election.ring").unwrap();
-        let (cut, cut_sc) = ring_draft(345, 1);
-        let (judged, judged_sc) = ring_draft(345, PILOT_PHASES);
+        let (cut, cut_sc) = ring_draft(77, 1);
+        let (judged, judged_sc) = ring_draft(77, PILOT_PHASES);
         // The same moments are drawn up to the stop: a run is the same up to any time.
         assert!(
             judged.len() < cut.len(),
