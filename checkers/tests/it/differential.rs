@@ -25,7 +25,7 @@ use std::collections::BTreeSet;
 /// report that held back its node's closing edge less kindly than the checker's contract
 /// (stop 83); 32,768 cases of every test passed after. At 65,536 `bounded_waiting` was found
 /// counting entries at the "exit" of a node that was not inside (stop 84).
-fn cases() -> u32 {
+pub(crate) fn cases() -> u32 {
     if let Some(n) = std::env::var("SINCRO_SWEEP_CASES")
         .ok()
         .and_then(|v| v.parse().ok())
@@ -625,7 +625,7 @@ fn build(property: &str, raw: &Raw) -> Trace {
 
 /// Renumbers ids to positions, pointing each delivery at its send's new position (a send
 /// that is gone: `u64::MAX`).
-fn renumber(events: &mut [Event]) {
+pub(crate) fn renumber(events: &mut [Event]) {
     let mut first: std::collections::BTreeMap<u64, u64> = Default::default();
     for (i, e) in events.iter().enumerate() {
         first.entry(e.id).or_insert(i as u64);
@@ -685,7 +685,7 @@ fn valid(t: &Trace, quiet_ns: Option<u64>) -> bool {
     true
 }
 
-fn relabel(e: &mut Event, to: NodeId) {
+pub(crate) fn relabel(e: &mut Event, to: NodeId) {
     if e.node.is_none() {
         return;
     }

@@ -5,4 +5,5 @@
 mod adversarial;
 mod differential;
 mod oracle;
+mod skew;
 mod trace_parser;

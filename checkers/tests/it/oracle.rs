@@ -1921,3 +1921,192 @@ pub fn replica_agreement(ev: &[Event], nodes: usize, p: &Params) -> OracleVerdic
         Pass
     }
 }
+
+/// A clock change `bounded_skew` reads, in trace order: at `t_ns`, to the event's node.
+enum ClockChange {
+    Step(i64),
+    Slew(i64),
+    Jump(i64),
+    Drift(i64),
+    Crash,
+    Restart,
+}
+
+/// The clocks, the live nodes and whether the reference is still one, with every change at a
+/// time `< t_ns` applied (`inclusive`: `<= t_ns`), rebuilt from the scenario's initial
+/// clocks every time it is asked for.
+struct SkewState {
+    clocks: Vec<sincro_harness::clock::SoftClock>,
+    alive: Vec<bool>,
+    reference_ok: bool,
+}
+
+fn skew_state(
+    sc: &sincro_harness::Scenario,
+    reference: Option<NodeId>,
+    changes: &[(u64, NodeId, ClockChange)],
+    t_ns: u64,
+    inclusive: bool,
+) -> SkewState {
+    let mut s = SkewState {
+        clocks: sincro_harness::engine::initial_clocks(sc),
+        alive: vec![true; sc.nodes],
+        reference_ok: reference.is_some(),
+    };
+    for (t, node, change) in changes {
+        if *t > t_ns || (*t == t_ns && !inclusive) {
+            break;
+        }
+        let clock = &mut s.clocks[*node];
+        match *change {
+            ClockChange::Step(d) => clock.step(*t, d),
+            ClockChange::Slew(d) => clock.slew(*t, d),
+            ClockChange::Jump(d) => clock.hw_jump(*t, d),
+            ClockChange::Drift(ppb) => clock.set_drift(*t, ppb),
+            ClockChange::Crash => s.alive[*node] = false,
+            ClockChange::Restart => s.alive[*node] = true,
+        }
+        if Some(*node) == reference
+            && matches!(change, ClockChange::Jump(_) | ClockChange::Drift(_))
+        {
+            s.reference_ok = false;
+        }
+    }
+    s
+}
+
+/// `bounded_skew`, from its contract (`sincro_checkers::bounded_skew`), with the checker's
+/// bounds and convergence time `spec` taken as given (their derivation is tested apart): at
+/// every moment of the run from `spec.converge_from_ns` to `end_ns`, the live members' clocks
+/// are within `internal_bound_ns` of each other, and (while the reference has neither jumped
+/// nor changed drift) every live member but the reference is within `external_bound_ns` of
+/// real time. The clocks are the scenario's initial ones with the trace's clock adjustments
+/// (step, slew) and clock faults (jump, drift change) applied to each event's node; a crashed
+/// node is left out until it restarts.
+///
+/// The moments: just before and just after each instant of the trace (never between two of
+/// its events), the convergence time, the end, and the end of every slew, found by bisection
+/// on the clock's pending slew rather than computed. Every state is rebuilt from scratch.
+/// Not judged: an unusable param (a numeric one that is not a whole number, a period or a
+/// sample count of 0), a convergence time past the longest run, a run that ends before it,
+/// or no moment with two live members or a member against a trusted reference.
+pub fn bounded_skew(
+    sc: &sincro_harness::Scenario,
+    spec: &sincro_checkers::bounded_skew::SkewSpec,
+    ev: &[Event],
+    end_ns: u64,
+) -> OracleVerdict {
+    for key in ["period_ms", "samples", "window", "server", "beacon"] {
+        let Some(v) = sc.params.get(key) else {
+            continue;
+        };
+        let usable = match v.as_u64() {
+            None => false,
+            Some(0) => !matches!(key, "period_ms" | "samples" | "window"),
+            Some(_) => true,
+        };
+        if !usable {
+            return Unjudged(format!("params.{key} = {v} cannot give a bound"));
+        }
+    }
+    if spec.converge_from_ns / MS > sincro_harness::MAX_TIME_MS {
+        return Unjudged("the clocks converge past the longest run".into());
+    }
+    if end_ns < spec.converge_from_ns {
+        return Unjudged(format!(
+            "the run ends at {end_ns} ns, before convergence at {} ns",
+            spec.converge_from_ns
+        ));
+    }
+    let n = sc.nodes;
+    let mut changes: Vec<(u64, NodeId, ClockChange)> = Vec::new();
+    for e in ev {
+        let Some(node) = e.node.filter(|&x| x < n) else {
+            continue;
+        };
+        let change = match &e.kind {
+            EventKind::ClockAdjust { how, delta_ns } => match how {
+                ClockAdjust::Step => ClockChange::Step(*delta_ns),
+                ClockAdjust::Slew => ClockChange::Slew(*delta_ns),
+            },
+            EventKind::Fault { fault } => match *fault {
+                Fault::ClockJump { delta_ms, .. } => {
+                    ClockChange::Jump((delta_ms * 1e6).round() as i64)
+                }
+                Fault::DriftChange { drift_ppm, .. } => {
+                    ClockChange::Drift((drift_ppm * 1000.0).round() as i64)
+                }
+                Fault::Crash { .. } => ClockChange::Crash,
+                Fault::Restart { .. } => ClockChange::Restart,
+                _ => continue,
+            },
+            _ => continue,
+        };
+        changes.push((e.t_ns, node, change));
+    }
+    let from = spec.converge_from_ns;
+    let mut instants: Vec<u64> = ev.iter().map(|e| e.t_ns).collect();
+    instants.dedup();
+    let mut moments: BTreeSet<u64> = instants.iter().copied().collect();
+    moments.insert(from);
+    moments.insert(end_ns);
+    // the end of each slew running after an instant, before the next one (or the end)
+    for (i, &t) in instants.iter().enumerate() {
+        let next = instants.get(i + 1).copied().unwrap_or(end_ns).max(t);
+        let s = skew_state(sc, spec.reference, &changes, t, true);
+        for clock in &s.clocks {
+            if clock.slew_pending_ns(t) == 0 || clock.slew_pending_ns(next) != 0 {
+                continue;
+            }
+            // the first time with nothing pending, in (t, next]
+            let (mut lo, mut hi) = (t, next);
+            while hi - lo > 1 {
+                let mid = lo + (hi - lo) / 2;
+                if clock.slew_pending_ns(mid) == 0 {
+                    hi = mid;
+                } else {
+                    lo = mid;
+                }
+            }
+            moments.insert(hi);
+        }
+    }
+    let members: BTreeSet<NodeId> = spec.members.iter().copied().filter(|&m| m < n).collect();
+    let mut compared = false;
+    for &t in moments.range(from..=end_ns) {
+        for inclusive in [false, true] {
+            let s = skew_state(sc, spec.reference, &changes, t, inclusive);
+            let live: Vec<(NodeId, i64)> = members
+                .iter()
+                .filter(|&&m| s.alive[m])
+                .map(|&m| (m, s.clocks[m].read(t)))
+                .collect();
+            if live.len() >= 2 {
+                compared = true;
+                let hi = live.iter().map(|c| c.1).max().unwrap_or(0);
+                let lo = live.iter().map(|c| c.1).min().unwrap_or(0);
+                if hi - lo > spec.internal_bound_ns as i64 {
+                    return Violation(format!(
+                        "at {t} ns the clocks {live:?} spread {} ns, above {}",
+                        hi - lo,
+                        spec.internal_bound_ns
+                    ));
+                }
+            }
+            if let (true, Some(bound)) = (s.reference_ok, spec.external_bound_ns) {
+                for &(m, c) in live.iter().filter(|c| Some(c.0) != spec.reference) {
+                    compared = true;
+                    if (c - t as i64).unsigned_abs() > bound {
+                        return Violation(format!(
+                            "at {t} ns node {m}'s clock reads {c}, more than {bound} ns off"
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    if !compared {
+        return Unjudged("no moment had two live members or one against a reference".into());
+    }
+    Pass
+}
