@@ -175,13 +175,13 @@ impl Facts {
     }
 
     /// The `leader()` results of `p` in effect at some point of the suffix: the one in
-    /// effect at `from` and every change after.
+    /// effect at `from` (its last change at or before `from`: a change at `from` itself
+    /// replaces the one before, which the suffix never returns) and every change after.
     fn results_in_suffix(&self, p: Pid, from: u64) -> Vec<(u64, Pid, usize)> {
         let Some(recs) = self.leaders.get(&p) else {
             return Vec::new();
         };
-        let first = recs.partition_point(|r| r.0 < from);
-        let start = first.saturating_sub(1);
+        let start = recs.partition_point(|r| r.0 <= from).saturating_sub(1);
         recs[start..].to_vec()
     }
 }
@@ -575,6 +575,23 @@ mod tests {
         }
         // judged after they settled, the same run passes
         judge(&base(1), 2, 22, OMEGA_PROPERTIES).unwrap();
+    }
+
+    /// The suffix starts at `judge_from` itself: a `leader()` result recorded at that step
+    /// replaces the one before it, which no call of the suffix returns. p2 returns the
+    /// crashed p0 until step 21, p1 from step 21: judged from 21 the run passes (it was
+    /// "too short to judge", the stale p0 taken as returned in the suffix: the differential
+    /// test against the oracle found it), judged from 20 it is not judged.
+    #[test]
+    fn a_result_changed_at_the_first_step_of_the_suffix_is_the_one_judged() {
+        let t = base(1);
+        let report = judge(&t, 2, 21, OMEGA_PROPERTIES).unwrap();
+        assert_eq!(report.leader, Some(1));
+        for property in [CRASHED_NEVER_ELECTED, EVENTUAL_LEADERSHIP] {
+            let v = judge(&t, 2, 20, &[property]).unwrap_err();
+            assert_eq!(v.property, property);
+            assert!(too_short_to_judge(&v), "{}", v.explanation);
+        }
     }
 
     #[test]

@@ -4,6 +4,7 @@
 
 mod adversarial;
 mod differential;
+mod omega;
 mod oracle;
 mod skew;
 mod trace_parser;

@@ -2110,3 +2110,168 @@ pub fn bounded_skew(
     }
     Pass
 }
+
+/// The Ω properties of `sincro_checkers::omega` from its contract, step by step: what a
+/// judged run says, as `(kind, property)` — `("pass", "")`, `("violation", p)` or
+/// `("unjudged", p)` (a suffix too short to tell, which the registered algorithm reports as
+/// could not judge). The model's assumption (`memory_access_pattern`) first, then
+/// `newcomer_never_demotes`, `crashed_never_elected` and `eventual_leadership`, those of
+/// `properties` only.
+///
+/// STABLE: the processes that joined and never left nor crashed. The suffix: every step from
+/// `judge_from` to the end of the run (`steps`), both included. At a step `s`, a process's
+/// `leader()` result is its last `leader` record at a step `<= s` (none before its first), and
+/// its round's set of members not updated is its last `round` record at a step `<= s`.
+pub fn omega(
+    t: &sincro_harness::shm::ShmTrace,
+    alpha: usize,
+    judge_from: u64,
+    properties: &[&str],
+) -> (&'static str, String) {
+    use sincro_checkers::omega as o;
+    use sincro_harness::shm::ShmEventKind as K;
+    let unjudged = |p: &str| ("unjudged", p.to_string());
+    let violation = |p: &str| ("violation", p.to_string());
+    let mut joined: BTreeSet<usize> = BTreeSet::new();
+    let mut departed: BTreeMap<usize, u64> = BTreeMap::new();
+    let mut churn_steps: Vec<u64> = Vec::new();
+    for e in &t.events {
+        let Some(p) = e.pid else { continue };
+        match e.kind {
+            K::Join { .. } => {
+                joined.insert(p);
+                churn_steps.push(e.step);
+            }
+            K::Leave { .. } | K::Crash { .. } => {
+                departed.entry(p).or_insert(e.step);
+                churn_steps.push(e.step);
+            }
+            _ => {}
+        }
+    }
+    let stable: BTreeSet<usize> = joined
+        .iter()
+        .copied()
+        .filter(|p| !departed.contains_key(p))
+        .collect();
+    // a process's records of one kind, (step, value), in trace order
+    let records = |p: usize, leader: bool| -> Vec<(u64, Vec<usize>)> {
+        t.events
+            .iter()
+            .filter(|e| e.pid == Some(p))
+            .filter_map(|e| match (&e.kind, leader) {
+                (K::Leader { leader }, true) => Some((e.step, vec![*leader])),
+                (K::Round { not_updated }, false) => Some((e.step, not_updated.clone())),
+                _ => None,
+            })
+            .collect()
+    };
+    let at = |recs: &[(u64, Vec<usize>)], s: u64| -> Option<Vec<usize>> {
+        recs.iter().rev().find(|r| r.0 <= s).map(|r| r.1.clone())
+    };
+    let suffix = || judge_from..=t.steps;
+    // the assumption
+    if churn_steps.iter().any(|&s| s >= judge_from) {
+        return unjudged(o::MEMORY_ACCESS_PATTERN);
+    }
+    if stable.len() < alpha {
+        return violation(o::MEMORY_ACCESS_PATTERN);
+    }
+    for &p in &stable {
+        let summary = t.events.iter().rev().find_map(|e| match e.kind {
+            K::Summary {
+                last_round_step,
+                last_leader_step,
+                ..
+            } if e.pid == Some(p) => Some((last_round_step, last_leader_step)),
+            _ => None,
+        });
+        let in_suffix = |s: Option<u64>| s.is_some_and(|s| s >= judge_from);
+        if !summary.is_some_and(|(r, l)| in_suffix(r) && in_suffix(l)) {
+            return unjudged(o::MEMORY_ACCESS_PATTERN);
+        }
+    }
+    let rounds: Vec<Vec<(u64, Vec<usize>)>> = stable.iter().map(|&j| records(j, false)).collect();
+    let never_missed = |x: usize| {
+        suffix().all(|s| {
+            rounds
+                .iter()
+                .all(|r| at(r, s).is_none_or(|missed| !missed.contains(&x)))
+        })
+    };
+    if !stable.iter().any(|&x| never_missed(x)) {
+        return violation(o::MEMORY_ACCESS_PATTERN);
+    }
+    // Lemma 4, over the whole run
+    if properties.contains(&o::NEWCOMER_NEVER_DEMOTES) {
+        for e in &t.events {
+            if let (
+                Some(_),
+                K::Join {
+                    leader_before: Some(l),
+                    leader_after,
+                },
+            ) = (e.pid, &e.kind)
+            {
+                if stable.contains(l) && *leader_after != Some(*l) {
+                    return violation(o::NEWCOMER_NEVER_DEMOTES);
+                }
+            }
+        }
+    }
+    let leaders: BTreeMap<usize, Vec<(u64, Vec<usize>)>> =
+        stable.iter().map(|&p| (p, records(p, true))).collect();
+    let last_result = |p: usize| leaders[&p].last().map(|r| r.1[0]);
+    // Lemma 3, on the suffix: a stable process's result is a process departed by then;
+    // "eventually" is refuted only when it still returns a departed process at the end
+    if properties.contains(&o::CRASHED_NEVER_ELECTED) {
+        let mut unsettled = false;
+        for &p in &stable {
+            let returns_departed = suffix().any(|s| {
+                at(&leaders[&p], s)
+                    .is_some_and(|l| departed.get(&l[0]).is_some_and(|&gone| gone <= s))
+            });
+            if returns_departed {
+                match last_result(p) {
+                    Some(x) if !departed.contains_key(&x) => unsettled = true,
+                    _ => return violation(o::CRASHED_NEVER_ELECTED),
+                }
+            }
+        }
+        if unsettled {
+            return unjudged(o::CRASHED_NEVER_ELECTED);
+        }
+    }
+    // Ω, on the suffix: one stable process returned by every stable process's leader()
+    if properties.contains(&o::EVENTUAL_LEADERSHIP) {
+        let mut results: BTreeSet<usize> = BTreeSet::new();
+        for &p in &stable {
+            for s in suffix() {
+                if let Some(l) = at(&leaders[&p], s) {
+                    results.insert(l[0]);
+                }
+            }
+        }
+        if results.len() > 1 {
+            let finals: BTreeSet<Option<usize>> = stable.iter().map(|&p| last_result(p)).collect();
+            let settled = finals.len() == 1
+                && finals
+                    .iter()
+                    .next()
+                    .copied()
+                    .flatten()
+                    .is_some_and(|l| stable.contains(&l));
+            return if settled {
+                unjudged(o::EVENTUAL_LEADERSHIP)
+            } else {
+                violation(o::EVENTUAL_LEADERSHIP)
+            };
+        }
+        match results.first() {
+            None => return violation(o::EVENTUAL_LEADERSHIP),
+            Some(l) if !stable.contains(l) => return violation(o::EVENTUAL_LEADERSHIP),
+            Some(_) => {}
+        }
+    }
+    ("pass", String::new())
+}
