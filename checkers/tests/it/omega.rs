@@ -60,7 +60,8 @@ fn raw() -> impl Strategy<Value = Raw> {
 }
 
 /// The trace `raw` stands for: `initial` processes join at step 0, the ops add joins, leaves
-/// and crashes (in the first third of the run), `leader()` results and round sets (a process's records of one kind at distinct
+/// and crashes (in the first third of the run), `leader()` results and round sets (a quarter
+/// of them at the suffix's first step) (a process's records of one kind at distinct
 /// steps, only while it is a member), then a summary of every process at the end.
 fn trace(raw: &Raw) -> ShmTrace {
     let mut events: Vec<ShmEvent> = Vec::new();
@@ -73,8 +74,13 @@ fn trace(raw: &Raw) -> ShmTrace {
         .ops
         .iter()
         .map(|&(step, what, who, arg)| {
-            let churn = what % 8 <= 1;
-            (if churn { step / 3 } else { step }, what, who, arg)
+            let step = match what % 8 {
+                0 | 1 => step / 3,
+                // a quarter of the records at the suffix's first step: its boundary
+                _ if who % 4 == 0 => raw.judge_from.min(STEPS - 1),
+                _ => step,
+            };
+            (step, what, who, arg)
         })
         .collect();
     ops.sort_by_key(|o| o.0); // stable: the ops of one step keep their order
