@@ -946,6 +946,84 @@ fn an_instants_line_order_does_not_change_the_verdict() {
     }
 }
 
+/// `leader_validity` under each rank policy the election algorithms use (any live node:
+/// `election.terms` and `election.lease`; the highest id: bully and the ring; ranks of their
+/// own: Chang–Roberts, Franklin, YoYo, ad hoc, Anel 2), built as they build it rather than by
+/// name, agrees with the oracle ranking the same way, gated or not; ranks tie often, and a
+/// list one short leaves the last node unranked (rank 0).
+#[test]
+fn leader_validity_agrees_under_every_rank_policy() {
+    use sincro_checkers::election::validity::{LeaderValidity, RankPolicy};
+    let config = Config {
+        cases: cases(),
+        failure_persistence: None,
+        max_shrink_iters: 4096,
+        ..Config::default()
+    };
+    let seed: [u8; 32] = std::array::from_fn(|i| (i as u8) ^ 0x71);
+    let mut runner =
+        TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::ChaCha, &seed));
+    let violations = std::cell::Cell::new([0u32; 3]);
+    let result = runner.run(&raw(), |raw| {
+        let (trace, p) = case("leader_validity", &raw);
+        let n = trace.nodes;
+        let listed = if raw.end_extra % 2 == 0 { n.saturating_sub(1) } else { n };
+        let ranks: Vec<u64> = (0..listed)
+            .map(|v| u64::from(raw.end_extra >> (v % 4)) % 3)
+            .collect();
+        let policies = [
+            (RankPolicy::AliveOnly, oracle::Rank::AliveOnly),
+            (RankPolicy::HighestId, oracle::Rank::HighestId),
+            (RankPolicy::Ranks(ranks.clone()), oracle::Rank::Ranks(ranks)),
+        ];
+        for (k, (policy, rank)) in policies.into_iter().enumerate() {
+            let build = || -> Box<dyn sincro_harness::Checker> {
+                Box::new(LeaderValidity::with_policy(n, p.quiet_ms, p.bound_ms, policy.clone()))
+            };
+            let expected = oracle::leader_validity_ranked(trace.events(), n, &p, &rank);
+            let got = match sincro_harness::check::judge_trace(&trace, p.end_ns, &mut [build()]) {
+                Verdict::Pass => "pass",
+                Verdict::Violation(v) if v.property == "leader_validity" => "violation",
+                Verdict::Unjudged { .. } => "unjudged",
+                other => {
+                    return Err(TestCaseError::fail(format!("{policy:?}: {other:?}")));
+                }
+            };
+            if got != expected.kind() {
+                return Err(TestCaseError::fail(format!(
+                    "leader_validity under {policy:?}: checker says {got}, oracle says {expected:?}\nparams {p:?}\n{}",
+                    trace.to_jsonl()
+                )));
+            }
+            let judged = |gated| {
+                let mut c = sincro_checkers::needing_evidence(build());
+                sincro_harness::check::judge_one(&trace, p.end_ns, &mut c, gated)
+            };
+            if judged(true) != judged(false) {
+                return Err(TestCaseError::fail(format!(
+                    "leader_validity under {policy:?}: gated {:?}, every event {:?}\n{}",
+                    judged(true),
+                    judged(false),
+                    trace.to_jsonl()
+                )));
+            }
+            let mut v = violations.get();
+            v[k] += u32::from(got == "violation");
+            violations.set(v);
+        }
+        Ok(())
+    });
+    if let Err(e) = result {
+        panic!("{e}");
+    }
+    // each policy's cases include violations, or this proves nothing about it
+    assert!(
+        violations.get().iter().all(|&v| v > 0),
+        "{:?}",
+        violations.get()
+    );
+}
+
 macro_rules! differential_tests {
     ($($name:ident $(#[$attr:meta])*;)*) => {
         $(

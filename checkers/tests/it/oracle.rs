@@ -1713,9 +1713,34 @@ pub fn leader_agreement(ev: &[Event], nodes: usize, p: &Params) -> OracleVerdict
 /// A node (of `0..nodes`) naming a leader outside `0..nodes` is a violation at any time (no
 /// node can ever be it). From quiet + bound on (the state at that instant, then after every
 /// leader report of a live node later, then at the end), a live node that names a leader
-/// names an existing live node with no higher id among the live nodes it reaches. A run
-/// ending at or before quiet + bound is otherwise unjudged.
+/// names an existing live node with no higher id among the live nodes it reaches (under
+/// [`leader_validity_ranked`]: none ranked above it, or only alive). A run ending at or
+/// before quiet + bound is otherwise unjudged.
 pub fn leader_validity(ev: &[Event], nodes: usize, p: &Params) -> OracleVerdict {
+    leader_validity_ranked(ev, nodes, p, &Rank::HighestId)
+}
+
+/// How [`leader_validity_ranked`] ranks the live nodes (the checker's `RankPolicy`).
+pub enum Rank {
+    /// Any live node may lead.
+    AliveOnly,
+    /// The highest live id must.
+    HighestId,
+    /// The best `(ranks[node], node)` must (a node past the list ranks 0).
+    Ranks(Vec<u64>),
+}
+
+/// [`leader_validity`] with the best node chosen by `rank`.
+pub fn leader_validity_ranked(
+    ev: &[Event],
+    nodes: usize,
+    p: &Params,
+    rank: &Rank,
+) -> OracleVerdict {
+    let key = |v: NodeId| match rank {
+        Rank::Ranks(r) => (r.get(v).copied().unwrap_or(0), v),
+        _ => (0, v),
+    };
     let deadline = (p.quiet_ms + p.bound_ms) * MS;
     for e in ev {
         if let (
@@ -1738,10 +1763,13 @@ pub fn leader_validity(ev: &[Event], nodes: usize, p: &Params) -> OracleVerdict 
             if !w.is_alive(l) {
                 return Err(format!("node {x} names {l}, not alive"));
             }
-            if let Some(best) = w.live().filter(|&v| w.reach(x, v)).max() {
-                if best > l {
+            if matches!(rank, Rank::AliveOnly) {
+                return Ok(());
+            }
+            if let Some(best) = w.live().filter(|&v| w.reach(x, v)).max_by_key(|&v| key(v)) {
+                if key(best) > key(l) {
                     return Err(format!(
-                        "node {x} names {l} but {best} is live and reachable"
+                        "node {x} names {l} but {best} is live, reachable and ranked above it"
                     ));
                 }
             }
