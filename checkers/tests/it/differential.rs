@@ -1096,6 +1096,85 @@ fn leader_stability_is_judged_between_faults() {
     );
 }
 
+/// `leader_stability` with a settle time, built as `election.terms` and `election.lease`
+/// build it (`with_settle(..).between_faults(..)`), agrees with the oracle that counts an
+/// agreement only once its interval has settled, gated or not; each settle time gives some
+/// violations.
+#[test]
+fn leader_stability_agrees_with_a_settle_time() {
+    use sincro_checkers::election::LeaderStability;
+    let config = Config {
+        cases: cases(),
+        failure_persistence: None,
+        max_shrink_iters: 4096,
+        ..Config::default()
+    };
+    let seed: [u8; 32] = std::array::from_fn(|i| (i as u8) ^ 0x6d);
+    let mut runner =
+        TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::ChaCha, &seed));
+    let violations = std::cell::Cell::new([0u32; 3]);
+    let result = runner.run(&raw(), |raw| {
+        let (trace, p) = case("leader_stability", &raw);
+        let n = trace.nodes;
+        let mut sc =
+            Scenario::from_json(r#"{"algorithm":"x","nodes":1,"seed":0,"duration_ms":1}"#)
+                .unwrap();
+        sc.nodes = n;
+        let plan: Vec<(u64, Fault)> = if p.quiet_ms > 0 {
+            sc.faults = vec![TimedFault {
+                at_ms: p.quiet_ms,
+                fault: Fault::Heal,
+            }];
+            vec![(p.quiet_ms * MS, Fault::Heal)]
+        } else {
+            Vec::new()
+        };
+        for (k, settle_ms) in [1u64, 2, 5].into_iter().enumerate() {
+            let build = || -> Box<dyn sincro_harness::Checker> {
+                Box::new(LeaderStability::with_settle(n, p.quiet_ms, settle_ms).between_faults(&sc))
+            };
+            let expected =
+                oracle::leader_stability_settled(trace.events(), n, &plan, p.quiet_ms, settle_ms, p.end_ns);
+            let got = match sincro_harness::check::judge_trace(&trace, p.end_ns, &mut [build()]) {
+                Verdict::Pass => "pass",
+                Verdict::Violation(v) if v.property == "leader_stability" => "violation",
+                Verdict::Unjudged { .. } => "unjudged",
+                other => return Err(TestCaseError::fail(format!("{other:?}"))),
+            };
+            if got != expected.kind() {
+                return Err(TestCaseError::fail(format!(
+                    "leader_stability settled {settle_ms} ms: checker says {got}, oracle says {expected:?}\nparams {p:?}\n{}",
+                    trace.to_jsonl()
+                )));
+            }
+            let judged = |gated| {
+                let mut c = sincro_checkers::needing_evidence(build());
+                sincro_harness::check::judge_one(&trace, p.end_ns, &mut c, gated)
+            };
+            if judged(true) != judged(false) {
+                return Err(TestCaseError::fail(format!(
+                    "leader_stability settled {settle_ms} ms: gated {:?}, every event {:?}\n{}",
+                    judged(true),
+                    judged(false),
+                    trace.to_jsonl()
+                )));
+            }
+            let mut v = violations.get();
+            v[k] += u32::from(got == "violation");
+            violations.set(v);
+        }
+        Ok(())
+    });
+    if let Err(e) = result {
+        panic!("{e}");
+    }
+    assert!(
+        violations.get().iter().all(|&v| v > 0),
+        "{:?}",
+        violations.get()
+    );
+}
+
 /// Found at 8,192 cases (stop 83): at one instant node 2 reports, then closes the cycle 1-2
 /// (`1 -> 2`); node 1 reports after its own changes. Node 1's report counts: nothing orders
 /// it before node 2's closing edge, and the checker takes node 2's report first because a

@@ -1155,7 +1155,22 @@ pub fn leader_stability_between_faults(
     quiet_ms: u64,
     end_ns: u64,
 ) -> OracleVerdict {
+    leader_stability_settled(ev, nodes, plan, quiet_ms, 0, end_ns)
+}
+
+/// [`leader_stability_between_faults`] with a settle time (`election.terms`,
+/// `election.lease`): an agreement counts only `settle_ms` after the start of its interval
+/// (a fault of the plan or the trace, or the run's start) and after the quiet time.
+pub fn leader_stability_settled(
+    ev: &[Event],
+    nodes: usize,
+    plan: &[(u64, Fault)],
+    quiet_ms: u64,
+    settle_ms: u64,
+    end_ns: u64,
+) -> OracleVerdict {
     let quiet = quiet_ms * MS;
+    let settle = settle_ms * MS;
     // Whether an agreement counted anywhere: a run with none judged nothing.
     let mut judged = false;
     let mut starts: BTreeSet<u64> = BTreeSet::from([0, quiet]);
@@ -1191,14 +1206,14 @@ pub fn leader_stability_between_faults(
         } else {
             Some(end_ns.min(to))
         };
-        match stability_run(&before, nodes, from, end) {
+        match stability_run(&before, nodes, from + settle, end) {
             (Violation(why), _) => {
                 return Violation(format!("between the faults at {from} and {to} ns: {why}"))
             }
             (_, j) => judged |= j,
         }
     }
-    match stability_run(ev, nodes, quiet, Some(end_ns)) {
+    match stability_run(ev, nodes, quiet + settle, Some(end_ns)) {
         (Pass, j) if !(judged || j) => {
             Unjudged("no agreement on one leader in one term counted".into())
         }
