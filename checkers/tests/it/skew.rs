@@ -356,7 +356,7 @@ fn runner(salt: u8) -> TestRunner {
         max_shrink_iters: 4096,
         ..Config::default()
     };
-    let seed: [u8; 32] = std::array::from_fn(|i| (i as u8) ^ salt);
+    let seed = crate::differential::sweep_seed(salt);
     TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::ChaCha, &seed))
 }
 
