@@ -7,11 +7,15 @@
 
 mod campaign;
 mod cli;
+mod clocks;
 mod common;
 mod corpus;
 mod coverage;
 mod engines;
 mod explore;
+/// The checkers' reference oracles, shared with `clocks.rs`.
+#[path = "../../checkers/tests/it/oracle.rs"]
+mod oracle;
 mod panic;
 mod schedules;
 mod show;

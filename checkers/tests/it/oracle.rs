@@ -2027,9 +2027,9 @@ fn skew_state(
 /// (step, slew) and clock faults (jump, drift change) applied to each event's node; a crashed
 /// node is left out until it restarts.
 ///
-/// The moments: just before and just after each instant of the trace (never between two of
-/// its events), the convergence time, the end, and the end of every slew, found by bisection
-/// on the clock's pending slew rather than computed. Every state is rebuilt from scratch.
+/// The moments: just before and just after each instant of the trace that changes a clock or
+/// a node's life (never between two of its events), the convergence time, the end, and the
+/// end of every slew, found by bisection on the clock's pending slew rather than computed. Every state is rebuilt from scratch.
 /// Not judged: an unusable param (a numeric one that is not a whole number, a period or a
 /// sample count of 0), a convergence time past the longest run, a run that ends before it,
 /// or no moment with two live members or a member against a trusted reference.
@@ -2088,7 +2088,10 @@ pub fn bounded_skew(
         changes.push((e.t_ns, node, change));
     }
     let from = spec.converge_from_ns;
-    let mut instants: Vec<u64> = ev.iter().map(|e| e.t_ns).collect();
+    // Between two instants that change something, every clock is linear in time but for a
+    // slew ending: the spread's extremes are at those instants (before and after), at the
+    // slew ends, the convergence time and the end. Instants that change nothing add none.
+    let mut instants: Vec<u64> = changes.iter().map(|c| c.0).collect();
     instants.dedup();
     let mut moments: BTreeSet<u64> = instants.iter().copied().collect();
     moments.insert(from);
