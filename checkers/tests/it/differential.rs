@@ -964,6 +964,47 @@ fn an_instants_line_order_does_not_change_the_verdict() {
     }
 }
 
+/// Judges `trace` with the checker `build` makes for `property` (built as `how` says, as an
+/// algorithm builds it rather than by name) and compares it with the oracle's `expected`:
+/// the verdict kinds must agree, and so must the checker judging every event and only those
+/// its gate lets through. The verdict's kind.
+fn built_agrees(
+    property: &str,
+    how: &str,
+    trace: &Trace,
+    p: &Params,
+    build: &dyn Fn() -> Box<dyn sincro_harness::Checker>,
+    expected: &oracle::OracleVerdict,
+) -> Result<&'static str, TestCaseError> {
+    let got = match sincro_harness::check::judge_trace(trace, p.end_ns, &mut [build()]) {
+        Verdict::Pass => "pass",
+        Verdict::Violation(v) if v.property == property => "violation",
+        Verdict::Unjudged { .. } => "unjudged",
+        other => {
+            return Err(TestCaseError::fail(format!("{property} {how}: {other:?}")));
+        }
+    };
+    if got != expected.kind() {
+        return Err(TestCaseError::fail(format!(
+            "{property} {how}: checker says {got}, oracle says {expected:?}\nparams {p:?}\n{}",
+            trace.to_jsonl()
+        )));
+    }
+    let judged = |gated| {
+        let mut c = sincro_checkers::needing_evidence(build());
+        sincro_harness::check::judge_one(trace, p.end_ns, &mut c, gated)
+    };
+    if judged(true) != judged(false) {
+        return Err(TestCaseError::fail(format!(
+            "{property} {how}: gated {:?}, every event {:?}\n{}",
+            judged(true),
+            judged(false),
+            trace.to_jsonl()
+        )));
+    }
+    Ok(got)
+}
+
 /// `leader_validity` under each rank policy the election algorithms use (any live node:
 /// `election.terms` and `election.lease`; the highest id: bully and the ring; ranks of their
 /// own: Chang–Roberts, Franklin, YoYo, ad hoc, Anel 2), built as they build it rather than by
@@ -985,7 +1026,11 @@ fn leader_validity_agrees_under_every_rank_policy() {
     let result = runner.run(&raw(), |raw| {
         let (trace, p) = case("leader_validity", &raw);
         let n = trace.nodes;
-        let listed = if raw.end_extra % 2 == 0 { n.saturating_sub(1) } else { n };
+        let listed = if raw.end_extra % 2 == 0 {
+            n.saturating_sub(1)
+        } else {
+            n
+        };
         let ranks: Vec<u64> = (0..listed)
             .map(|v| u64::from(raw.end_extra >> (v % 4)) % 3)
             .collect();
@@ -996,35 +1041,22 @@ fn leader_validity_agrees_under_every_rank_policy() {
         ];
         for (k, (policy, rank)) in policies.into_iter().enumerate() {
             let build = || -> Box<dyn sincro_harness::Checker> {
-                Box::new(LeaderValidity::with_policy(n, p.quiet_ms, p.bound_ms, policy.clone()))
+                Box::new(LeaderValidity::with_policy(
+                    n,
+                    p.quiet_ms,
+                    p.bound_ms,
+                    policy.clone(),
+                ))
             };
             let expected = oracle::leader_validity_ranked(trace.events(), n, &p, &rank);
-            let got = match sincro_harness::check::judge_trace(&trace, p.end_ns, &mut [build()]) {
-                Verdict::Pass => "pass",
-                Verdict::Violation(v) if v.property == "leader_validity" => "violation",
-                Verdict::Unjudged { .. } => "unjudged",
-                other => {
-                    return Err(TestCaseError::fail(format!("{policy:?}: {other:?}")));
-                }
-            };
-            if got != expected.kind() {
-                return Err(TestCaseError::fail(format!(
-                    "leader_validity under {policy:?}: checker says {got}, oracle says {expected:?}\nparams {p:?}\n{}",
-                    trace.to_jsonl()
-                )));
-            }
-            let judged = |gated| {
-                let mut c = sincro_checkers::needing_evidence(build());
-                sincro_harness::check::judge_one(&trace, p.end_ns, &mut c, gated)
-            };
-            if judged(true) != judged(false) {
-                return Err(TestCaseError::fail(format!(
-                    "leader_validity under {policy:?}: gated {:?}, every event {:?}\n{}",
-                    judged(true),
-                    judged(false),
-                    trace.to_jsonl()
-                )));
-            }
+            let got = built_agrees(
+                "leader_validity",
+                &format!("under {policy:?}"),
+                &trace,
+                &p,
+                &build,
+                &expected,
+            )?;
             let mut v = violations.get();
             v[k] += u32::from(got == "violation");
             violations.set(v);
@@ -1135,8 +1167,7 @@ fn leader_stability_agrees_with_a_settle_time() {
         let (trace, p) = case("leader_stability", &raw);
         let n = trace.nodes;
         let mut sc =
-            Scenario::from_json(r#"{"algorithm":"x","nodes":1,"seed":0,"duration_ms":1}"#)
-                .unwrap();
+            Scenario::from_json(r#"{"algorithm":"x","nodes":1,"seed":0,"duration_ms":1}"#).unwrap();
         sc.nodes = n;
         let plan: Vec<(u64, Fault)> = if p.quiet_ms > 0 {
             sc.faults = vec![TimedFault {
@@ -1151,32 +1182,22 @@ fn leader_stability_agrees_with_a_settle_time() {
             let build = || -> Box<dyn sincro_harness::Checker> {
                 Box::new(LeaderStability::with_settle(n, p.quiet_ms, settle_ms).between_faults(&sc))
             };
-            let expected =
-                oracle::leader_stability_settled(trace.events(), n, &plan, p.quiet_ms, settle_ms, p.end_ns);
-            let got = match sincro_harness::check::judge_trace(&trace, p.end_ns, &mut [build()]) {
-                Verdict::Pass => "pass",
-                Verdict::Violation(v) if v.property == "leader_stability" => "violation",
-                Verdict::Unjudged { .. } => "unjudged",
-                other => return Err(TestCaseError::fail(format!("{other:?}"))),
-            };
-            if got != expected.kind() {
-                return Err(TestCaseError::fail(format!(
-                    "leader_stability settled {settle_ms} ms: checker says {got}, oracle says {expected:?}\nparams {p:?}\n{}",
-                    trace.to_jsonl()
-                )));
-            }
-            let judged = |gated| {
-                let mut c = sincro_checkers::needing_evidence(build());
-                sincro_harness::check::judge_one(&trace, p.end_ns, &mut c, gated)
-            };
-            if judged(true) != judged(false) {
-                return Err(TestCaseError::fail(format!(
-                    "leader_stability settled {settle_ms} ms: gated {:?}, every event {:?}\n{}",
-                    judged(true),
-                    judged(false),
-                    trace.to_jsonl()
-                )));
-            }
+            let expected = oracle::leader_stability_settled(
+                trace.events(),
+                n,
+                &plan,
+                p.quiet_ms,
+                settle_ms,
+                p.end_ns,
+            );
+            let got = built_agrees(
+                "leader_stability",
+                &format!("settled {settle_ms} ms"),
+                &trace,
+                &p,
+                &build,
+                &expected,
+            )?;
             let mut v = violations.get();
             v[k] += u32::from(got == "violation");
             violations.set(v);
