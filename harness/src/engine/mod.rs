@@ -631,7 +631,7 @@ impl Recorder {
     }
 
     /// Records an event (when observing) and returns its id.
-    #[inline]
+    #[inline(always)]
     pub fn emit(
         &mut self,
         t_ns: u64,
