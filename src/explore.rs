@@ -173,11 +173,8 @@ fn known_variant(alg: &dyn Algorithm, variant: &str) -> Result<(), String> {
         return Ok(());
     }
     let known: Vec<_> = info.variants.iter().map(|v| v.name).collect();
-    Err(format!(
-        "unknown variant `{}` of {}; known variants: {}",
-        crate::harness::scenario::shown_text(variant),
-        info.name,
-        known.join(", ")
+    Err(crate::algorithms::unknown_variant(
+        variant, info.name, &known,
     ))
 }
 

@@ -25,8 +25,8 @@ pub mod strategy;
 mod test_support;
 
 pub use registry::{
-    closest, find, info_error, name_error, registry, run_scenario, select, Algorithm,
-    AlgorithmInfo, CheckerFactory, Registry, VariantInfo, DEEP_BUG_SEEDS,
+    closest, find, info_error, name_error, registry, run_scenario, select, unknown_variant,
+    Algorithm, AlgorithmInfo, CheckerFactory, Registry, VariantInfo, DEEP_BUG_SEEDS,
 };
 pub use spec::{Correct, Links, Setup, Spec, Timed, Variant};
 

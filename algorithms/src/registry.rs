@@ -264,16 +264,45 @@ impl std::fmt::Debug for Registry {
 static INSTALLED: std::sync::OnceLock<Registry> = std::sync::OnceLock::new();
 
 /// The known name within two edits of `name` (a typo: `mutex.ricart-agrawla`), the nearest
-/// one first; `None` when none is that close.
+/// one first; else the shortest known name that `name` begins (a name cut short:
+/// `mutex.ricart`, `no-tie`); `None` when none is that close.
 pub fn closest<'a>(name: &str, known: &[&'a str]) -> Option<&'a str> {
     // Names are lower case: `MUTEX.CENTRALIZED` is a misspelling of one too.
     let name = name.to_ascii_lowercase();
-    known
+    let typo = known
         .iter()
         .map(|k| (edit_distance(&name, k), *k))
         .filter(|&(d, _)| d <= 2)
         .min_by_key(|&(d, _)| d)
-        .map(|(_, k)| k)
+        .map(|(_, k)| k);
+    // A prefix of three characters at least: `m` begins half the names and means none.
+    let cut_short = || {
+        known
+            .iter()
+            .filter(|k| name.len() >= 3 && k.starts_with(name.as_str()))
+            .min_by_key(|k| k.len())
+            .copied()
+    };
+    typo.or_else(cut_short)
+}
+
+/// "unknown variant `name` of `alg`" (`alg` empty: unnamed), with the nearest known variant
+/// if one is close ([`closest`]) and the list of them: what every command says of a variant
+/// its algorithm does not have.
+pub fn unknown_variant(name: &str, alg: &str, known: &[&str]) -> String {
+    let of = if alg.is_empty() {
+        String::new()
+    } else {
+        format!(" of {alg}")
+    };
+    let hint = closest(name, known)
+        .map(|near| format!("did you mean `{near}`? "))
+        .unwrap_or_default();
+    format!(
+        "unknown variant `{}`{of}; {hint}known variants: {}",
+        sincro_harness::scenario::shown_text(name),
+        known.join(", ")
+    )
 }
 
 /// Levenshtein distance over bytes (names are ASCII; a longer input is far from every name
@@ -404,16 +433,18 @@ impl Registry {
                 // A binary that registers algorithms of its own is that binary: sending the
                 // user to one was advice for the stock `sincro` only.
                 let own = self.has_own_algorithms();
+                let is_family = known.iter().any(|k| k.starts_with(&format!("{family}.")));
                 let hint = match closest(name, &known) {
+                    // (before a name it begins: `mutex` is no `mutex.quorum` cut short)
+                    _ if is_family => {
+                        format!("`{family}` is a family: `{family}.*` selects its algorithms; ")
+                    }
                     Some(near) if own => format!("did you mean `{near}`? "),
                     // A name near a built-in one may still be the user's own (`election.leases`).
                     Some(near) => format!(
                         "did you mean `{near}`? (an algorithm of your own is known only to a \
                          binary that registers it: run this with that binary) "
                     ),
-                    None if known.iter().any(|k| k.starts_with(&format!("{family}."))) => {
-                        format!("`{family}` is a family: `{family}.*` selects its algorithms; ")
-                    }
                     None if own => String::new(),
                     // Not a misspelt one of these: perhaps an algorithm of the user's own.
                     None => "an algorithm of your own is known only to a binary that \
@@ -1083,6 +1114,11 @@ mod tests {
         assert!(!e.contains("did you mean"), "{e}");
         let e = unknown("MUTEX.CENTRALIZED");
         assert!(e.contains("did you mean `mutex.centralized`?"), "{e}");
+        // A name cut short gets the shortest name it begins; two letters are too few.
+        let e = unknown("mutex.ricart");
+        assert!(e.contains("did you mean `mutex.ricart-agrawala`?"), "{e}");
+        let e = unknown("el");
+        assert!(!e.contains("did you mean"), "{e}");
         let e = unknown("mutex.centralized\0");
         assert!(e.contains("`mutex.centralized\\0`"), "{e}");
         for family in ["mutex", "Mutex", "mutex."] {

@@ -108,11 +108,7 @@ pub trait Variant: Copy + Eq + Debug + Send + Sync + 'static {
             .find(|v| v.name() == name)
             .ok_or_else(|| {
                 let known: Vec<_> = Self::ALL.iter().map(|v| v.name()).collect();
-                format!(
-                    "unknown variant `{}`; known variants: {}",
-                    sincro_harness::scenario::shown_text(name),
-                    known.join(", ")
-                )
+                crate::registry::unknown_variant(name, "", &known)
             })
     }
 }
@@ -717,11 +713,10 @@ trait SetupExt: Spec {
             .find(|v| v.name() == sc.variant)
             .ok_or_else(|| {
                 let known: Vec<_> = Self::Variant::ALL.iter().map(|v| v.name()).collect();
-                ScenarioError(format!(
-                    "unknown variant `{}` of {}; known variants: {}",
-                    sincro_harness::scenario::shown_text(&sc.variant),
+                ScenarioError(crate::registry::unknown_variant(
+                    &sc.variant,
                     self.name(),
-                    known.join(", ")
+                    &known,
                 ))
             })?;
         // Below the spec's own least, a run is refused whatever `prepare` checks: a shrinker

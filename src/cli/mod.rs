@@ -967,11 +967,8 @@ fn targets(algorithm: &str, variant: &str) -> Result<Vec<Target>, String> {
             .collect();
         if vs.is_empty() && named(info.name) {
             let known: Vec<_> = info.variants.iter().map(|v| v.name).collect();
-            return Err(format!(
-                "unknown variant `{}` of {}; known variants: {}",
-                crate::harness::scenario::shown_text(variant),
-                info.name,
-                known.join(", ")
+            return Err(crate::algorithms::unknown_variant(
+                variant, info.name, &known,
             ));
         }
         out.extend(vs.into_iter().map(|v| Target {

@@ -65,6 +65,11 @@ fn malformed_and_impossible_scenarios_exit_2_with_a_message() {
             "unknown variant `nope`",
         ),
         (
+            "short-variant.json",
+            r#"{"algorithm": "mutex.centralized", "variant": "lease", "nodes": 3, "seed": 1, "duration_ms": 10}"#,
+            "unknown variant `lease` of mutex.centralized; did you mean `lease-timeout`?",
+        ),
+        (
             "bad-input.json",
             r#"{"algorithm": "mutex.centralized", "nodes": 3, "seed": 1, "duration_ms": 10, "workload": [{"at_ms": 1, "node": 1, "input": {"dance": {}}}]}"#,
             "workload[0].input is not an input of mutex.centralized",
@@ -3284,6 +3289,10 @@ fn calibrate_refuses_bad_settings_with_exit_2() {
         (
             vec!["-a", "mutex.*,!mutex.centralized", "--variant", "lease-timeout"],
             "no selected algorithm has a variant `lease-timeout` (`mutex.*,!mutex.centralized` leaves out mutex.centralized",
+        ),
+        (
+            vec!["-a", "election.bully", "--variant", "short-timout"],
+            "unknown variant `short-timout` of election.bully; did you mean `short-timeout`?",
         ),
         (
             vec!["-a", "mutex.centralized", "--variant", "v\u{1b}[1m"],

@@ -398,11 +398,7 @@ pub fn prepare(sc: &Scenario) -> Result<Prepared, ScenarioError> {
         .find(|v| v.name() == sc.variant)
         .ok_or_else(|| {
             let known: Vec<_> = Variant::ALL.iter().map(|v| v.name()).collect();
-            ScenarioError(format!(
-                "unknown variant `{}` of {NAME}; known variants: {}",
-                sc.variant,
-                known.join(", ")
-            ))
+            ScenarioError(crate::registry::unknown_variant(&sc.variant, NAME, &known))
         })?;
     sc.validate()?;
     let p: Params = parse_params(sc)?;
