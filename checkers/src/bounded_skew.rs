@@ -229,6 +229,25 @@ pub fn convergence_ms(sc: &Scenario) -> u64 {
     ((slew_ns + refill_ns) / 1e6).ceil() as u64
 }
 
+/// How far apart the offset errors of a Berkeley round can put two of `n` clocks, for delays
+/// spread over `s` ns: s once every adjustment of the round has arrived, s·(2n − 3)/n while
+/// some have and some have not.
+///
+/// With D the daemon's clock, a machine k at D + x_k before the round (|x_k| ≤ s/2: the last
+/// round's error) is measured at an offset o_k = x_k + ε_k (|ε_k| ≤ s/2: asymmetric delays),
+/// and the daemon adjusts everyone to the average a = Σo_k / n (its own offset 0): k to
+/// D + a − ε_k. A machine i already adjusted and a machine j not yet differ by
+/// a − ε_i − x_j = (Σ_{k≠i,j} o_k + x_i + ε_j)/n − ε_i(1 − 1/n) − x_j(1 − 1/n), at most
+/// s(n − 3)/n + s/n + s(n − 1)/n = s(2n − 3)/n. (The daemon against a machine: at most
+/// s(3n − 4)/(2n), less.) Not counting it, the bound was s, and a run of 10 nodes broke it
+/// while correct: node 9 stepped +13.9 ms on its adjustment 11.98 ms ahead of node 3, whose
+/// own had not arrived (25.90 ms apart against a bound of 25.10; `fuzz -a clock.berkeley
+/// --nodes-min 5 --nodes-max 10`, seed 23,013,930, stop 87).
+pub fn berkeley_spread_ns(s: f64, n: usize) -> f64 {
+    let n = n.max(1) as f64;
+    s * ((2.0 * n - 3.0) / n).max(1.0)
+}
+
 impl SkewSpec {
     /// The spec for the clock synchronization algorithm `sc` names (`clock.cristian`,
     /// `clock.ntp-peers`, `clock.berkeley`, `clock.rbs`; anything else is judged like
@@ -239,8 +258,13 @@ impl SkewSpec {
     ///   delays) plus the drift and slew over its round trip; the best of W samples is at most
     ///   W periods old; the clock drifts ρ(Δ + 2·d_max) until the next correction:
     ///   `E = s/2 + ρ(W+1)(Δ + 2d_max) + (σ + ρ)·2d_max`, external bound E, internal 2E;
-    /// - Berkeley: each node's offset is wrong by at most s/2, two nodes by s; two clocks
-    ///   drift apart 2ρ per period: `I = s + 2ρ(Δ + 4d_max) + 2σ·2d_max`;
+    /// - Berkeley: each node's offset is wrong by at most s/2, two nodes by s, once a round's
+    ///   adjustments have all arrived. They arrive at different times, and until the last one
+    ///   has, a node with the new adjustment and one without compare the new average with the
+    ///   old: with n nodes, their clocks differ by up to s·(2n − 3)/n (each measured offset
+    ///   is at most s, and the average moves the daemon and every adjusted node; derivation
+    ///   in [`berkeley_spread_ns`]). Two clocks drift apart 2ρ per period:
+    ///   `I = s·max(1, (2n−3)/n) + 2ρ(Δ + 4d_max) + 2σ·2d_max`;
     /// - RBS: receive times differ by at most s; averaging W rounds lags the drift by W + 1
     ///   periods; regression extrapolates (noise weight L = Σ|w_i| of the least-squares
     ///   prediction, 1.86 for W = 8) but does not lag: `I = L·s + 4ρ(W+1)(Δ + 2d_max)`
@@ -317,11 +341,17 @@ impl SkewSpec {
                 )
             }
             _ => {
-                let i = s
+                let i = berkeley_spread_ns(s, sc.nodes)
                     + 2.0 * k.rho * (per + 4.0 * k.d_max_ns)
                     + 2.0 * sigma * 2.0 * k.d_max_ns
                     + SLACK_NS;
-                (all, None, i, None, "I = s + 2ρ(Δ+4d_max) + 2σ·2d_max")
+                (
+                    all,
+                    None,
+                    i,
+                    None,
+                    "I = s·max(1, (2n−3)/n) + 2ρ(Δ+4d_max) + 2σ·2d_max",
+                )
             }
         };
         let converge_ms = sc.quiet_from_ms().saturating_add(convergence_ms(sc));

@@ -15,7 +15,10 @@
 //! restart, pauses, drift up to 100 ppm, clock jumps scaled to at most 50 ms (see
 //! `clock.cristian`). Skew is judged after the faults stop plus a convergence time.
 //!
-//! **Promises**: `bounded_skew` (internal: I = s + 2ρ(Δ+4d_max) + 2σ·2d_max), `monotonic_clock`.
+//! **Promises**: `bounded_skew` (internal: I = s·max(1, (2n−3)/n) + 2ρ(Δ+4d_max) + 2σ·2d_max:
+//! a round's adjustments reach the n nodes at different times, and in between an adjusted
+//! node is compared with one that is not; see `sincro_checkers::bounded_skew::berkeley_spread_ns`),
+//! `monotonic_clock`.
 //!
 //! **Variant `step-backwards`** (buggy): machines apply the adjustment as a step, also a
 //! negative one — their clocks run backwards, caught by `monotonic_clock`.
@@ -278,6 +281,37 @@ mod tests {
     #[test]
     fn in_model_fuzzing_passes() {
         assert_in_model_passes("clock.berkeley", "correct", 40, EngineKind::Native);
+    }
+
+    /// A round's adjustments reach the nodes at different times: in between, an adjusted node
+    /// and one not yet adjusted compare the round's new average with the old. A correct run of
+    /// 10 nodes (stop 87's campaign) put node 9, stepped +13.949 ms, 25.90 ms ahead of node 3,
+    /// whose adjustment was still on its way: past s = 25 ms, which the bound counted alone
+    /// (25.102 ms with its drift and slew terms), and within s·(2n − 3)/n, which it counts now.
+    #[test]
+    fn a_node_adjusted_before_another_is_within_the_bound() {
+        use sincro_checkers::bounded_skew::berkeley_spread_ns;
+        use sincro_checkers::BoundedSkew;
+        let sc = Scenario::from_json(include_str!("berkeley-adjustments-in-flight.json")).unwrap();
+        let out = find("clock.berkeley")
+            .unwrap()
+            .run(&sc, RunOptions::default())
+            .unwrap();
+        assert!(out.verdict.is_pass(), "{}", out.verdict);
+        let mut c = BoundedSkew::for_scenario(&sc);
+        c.check(out.trace.as_ref().unwrap(), sc.duration_ms * 1_000_000)
+            .unwrap();
+        let (s, n) = (25_000_000.0, sc.nodes);
+        assert_eq!(n, 10);
+        assert_eq!(berkeley_spread_ns(s, n), 42_500_000.0);
+        // the bound without the transient, and the skew the run reached past it
+        let settled_ns = c.spec().internal_bound_ns as f64 - berkeley_spread_ns(s, n) + s;
+        assert!(
+            (25_101_000.0..25_103_000.0).contains(&settled_ns),
+            "{settled_ns}"
+        );
+        assert_eq!(c.max_internal_ns(), 25_899_522);
+        assert!(c.max_internal_ns() as f64 > settled_ns);
     }
 
     #[test]
