@@ -129,6 +129,10 @@ cargo run --release --quiet -- fuzz --algorithm all --seeds 2000 --jobs 2 --out 
 step "fault-tolerance matrix: inside each declared fault model every property holds"
 cargo run --release --quiet -- matrix --seeds 30 --jobs 2 --out target/ci-failures/matrix
 
+step "explore: the sleep-set reduction changes no verdict (every variant, seeds 0 and 1, with and without it)"
+cargo build --release --quiet
+bash ci/explore-reduction.sh target/release/sincro 0 1
+
 step "failure views: the HTML of a short and two long failures, screenshot in headless Chromium (installed as root when missing), the violation drawn on the first 1400x900 screen"
 bash ci/screenshot.sh
 
