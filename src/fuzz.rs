@@ -1089,7 +1089,9 @@ impl<'a> TargetRun<'a> {
         if let Some(l) = &self.opts.limits {
             sc.limits = l.clone();
         }
-        let fail = |sc: Scenario, label: String, detail: String| {
+        let fail = |mut sc: Scenario, label: String, detail: String| {
+            // shrunk, verified and written as the file gives it back
+            sc.forget_typed_inputs();
             Err(Box::new((
                 sc,
                 Failure {

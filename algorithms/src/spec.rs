@@ -245,7 +245,8 @@ impl<S: Spec> Setup<'_, S> {
     /// again (straight from the JSON values, without copying them).
     pub fn inputs(&self) -> impl Iterator<Item = Timed<<S::Node as Process>::Input>> + '_ {
         self.scenario.workload.iter().filter_map(|w| {
-            <<S::Node as Process>::Input as Deserialize>::deserialize(&w.input)
+            w.input
+                .decode::<<S::Node as Process>::Input>()
                 .ok()
                 .map(|input| Timed {
                     at_ms: w.at_ms,
@@ -518,7 +519,8 @@ impl<S: Spec> Algorithm for S {
             .map(|t| WorkloadItem {
                 at_ms: burst.map_or(t.at_ms, |b| b.squeeze(t.at_ms)),
                 node: t.node,
-                input: serde_json::to_value(&t.input).expect("a workload input serializes"),
+                // kept typed: no JSON made unless the scenario is written or compared
+                input: sincro_harness::WorkloadInput::typed(t.input),
             })
             .collect()
     }

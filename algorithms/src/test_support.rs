@@ -18,7 +18,9 @@ pub const TURMOIL_REPLAY_MS_MAX: u64 = 60_000;
 pub const TURMOIL_REPLAY_MS_MAX_QUICK: u64 = 10_000;
 
 /// Runs `seeds` generated scenarios of each variant twice on each engine and requires
-/// byte-identical JSON Lines traces (and non-trivial runs); on turmoil, the first
+/// byte-identical JSON Lines traces (and non-trivial runs), and on the native engine the
+/// same trace again from the scenario read back from its JSON (whose workload inputs are
+/// JSON, not the typed values generation made); on turmoil, the first
 /// [`TURMOIL_REPLAY_MS_MAX`] of each. A quick run (see [`full_sweeps`]) replays every seed on
 /// the native engine and a quarter of them (at least one) on turmoil, over its first
 /// [`TURMOIL_REPLAY_MS_MAX_QUICK`]: turmoil steps every millisecond, and in a debug build
@@ -57,6 +59,30 @@ pub fn assert_replays_exactly(algorithm: &str, variants: &[&str], seeds: u64) {
                     "{algorithm} {engine:?} {variant} seed {seed}: an empty run proves nothing"
                 );
                 assert_eq!(a, b, "{algorithm} {engine:?} {variant} seed {seed}");
+                if engine == EngineKind::Native {
+                    // The generated inputs are typed; the file of the scenario gives back
+                    // their JSON: both must be the same run (what `fuzz` found, `replay`
+                    // runs).
+                    assert!(
+                        sc.workload.iter().all(|w| w.input.is_typed()),
+                        "{algorithm} {variant} seed {seed}: a generated input is not typed"
+                    );
+                    let file = serde_json::to_string(&sc).unwrap();
+                    let read: sincro_harness::Scenario = serde_json::from_str(&file).unwrap();
+                    assert!(read.workload.iter().all(|w| !w.input.is_typed()));
+                    assert_eq!(read, sc);
+                    let c = alg
+                        .run(&read, RunOptions::default())
+                        .unwrap()
+                        .trace
+                        .unwrap()
+                        .to_jsonl();
+                    assert_eq!(
+                        a, c,
+                        "{algorithm} {variant} seed {seed}: its typed inputs and their JSON \
+                         run differently"
+                    );
+                }
             }
         }
     }

@@ -155,7 +155,7 @@ impl ScenarioBuilder {
             Ok(input) => self.sc.workload.push(WorkloadItem {
                 at_ms: whole_ms(at),
                 node,
-                input,
+                input: input.into(),
             }),
             Err(e) => self.error = Some(format!("an input does not serialize: {e}")),
         }

@@ -34,6 +34,7 @@ pub mod shrink;
 pub mod strategy;
 pub mod trace;
 pub mod view;
+pub mod workload;
 
 pub use builder::ScenarioBuilder;
 pub use check::{Checker, Interest, PropertyClass, Violation};
@@ -42,7 +43,8 @@ pub use fault::{Fault, FaultModel, TimedFault};
 pub use process::{Ctx, Observation, Process, TimerId};
 pub use rng::SimRng;
 pub use scenario::{
-    EngineException, EngineKind, Expect, Limits, Scenario, ScenarioError, WorkloadItem,
+    EngineException, EngineKind, Expect, Limits, Scenario, ScenarioError, WorkloadInput,
+    WorkloadItem,
 };
 pub use schedule::Schedule;
 pub use trace::{Event, EventKind, Text, Trace, TraceDifference};

@@ -29,7 +29,9 @@ pub trait Process: Sized + 'static {
     /// Timer payloads.
     type Timer: Clone + Debug + 'static;
     /// Workload commands, read from the scenario's `workload` (e.g. "acquire the lock").
-    type Input: Clone + Debug + Serialize + DeserializeOwned + 'static;
+    /// Inputs are plain data, `Send + Sync`: a generated scenario holds them as they are
+    /// ([`WorkloadInput::typed`](crate::WorkloadInput::typed)) until it is written.
+    type Input: Clone + Debug + Serialize + DeserializeOwned + Send + Sync + 'static;
     /// Stable storage: survives crashes and restarts.
     type Stable: Clone + Debug + Default + 'static;
 

@@ -18,6 +18,7 @@
 
 use crate::fault::TimedFault;
 use crate::net::NetworkSpec;
+pub use crate::workload::WorkloadInput;
 use crate::{NodeId, MAX_TIME_MS};
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -86,8 +87,9 @@ pub struct WorkloadItem {
     pub at_ms: u64,
     /// To which node.
     pub node: NodeId,
-    /// The command, in the algorithm's own input format.
-    pub input: serde_json::Value,
+    /// The command, in the algorithm's own input format: JSON, or the typed value the
+    /// algorithm's workload generator made ([`WorkloadInput`]).
+    pub input: WorkloadInput,
 }
 
 /// Knobs of the checkers.
@@ -458,7 +460,7 @@ fn check_times(v: &serde_json::Value, path: impl FnOnce() -> String) -> Result<(
 
 /// The first time field under `v` outside `[0, MAX_TIME_MS]`: its path below `v` and its
 /// value. Builds no string unless one is found (every run validates its workload).
-fn bad_time(v: &serde_json::Value) -> Option<(String, serde_json::Number)> {
+pub(crate) fn bad_time(v: &serde_json::Value) -> Option<(String, serde_json::Number)> {
     use serde_json::Value;
     match v {
         Value::Object(m) => m.iter().find_map(|(k, x)| {
@@ -1000,7 +1002,17 @@ impl Scenario {
                     w.at_ms, self.duration_ms
                 ));
             }
-            check_times(&w.input, || format!("workload[{i}].input"))?;
+            // a typed input is walked as it is, its JSON made only to name a bad time
+            if w.input.has_bad_time(|v| bad_time(v).is_some()) {
+                match w.input.try_json() {
+                    Ok(v) => check_times(v, || format!("workload[{i}].input"))?,
+                    Err(e) => {
+                        return err(format!(
+                            "workload[{i}].input does not serialize to JSON: {e}"
+                        ))
+                    }
+                }
+            }
         }
         check_times(&self.params, || "params".into())?;
         if let Some(p) = self.checks.properties.as_ref().and_then(|ps| {
@@ -1174,6 +1186,15 @@ impl Scenario {
             }
         }
         classes
+    }
+
+    /// The scenario as its file gives it back: each workload input made from a typed value
+    /// ([`WorkloadInput::typed`]) keeps its JSON only. A failure is shrunk and written in this
+    /// form, so that what is verified is what `replay` will run.
+    pub fn forget_typed_inputs(&mut self) {
+        for w in &mut self.workload {
+            w.input.forget_typed();
+        }
     }
 
     /// Global time (ms) after which the fault plan does nothing more: liveness is judged from

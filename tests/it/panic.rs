@@ -63,7 +63,7 @@ impl Algorithm for FragileAlg {
             .map(|_| WorkloadItem {
                 at_ms: rng.range_u64(0, active_ms),
                 node: rng.index(nodes),
-                input: serde_json::json!(rng.range_u64(0, 2)),
+                input: serde_json::json!(rng.range_u64(0, 2)).into(),
             })
             .collect()
     }

@@ -457,7 +457,7 @@ impl Spec for CmhSpec {
     fn prepare(&self, setup: &mut Setup<'_, Self>) -> Result<(), String> {
         let n = setup.nodes();
         for (i, w) in setup.scenario.workload.iter().enumerate() {
-            let input = Input::deserialize(&w.input).map_err(|e| {
+            let input = w.input.decode::<Input>().map_err(|e| {
                 format!(
                     "workload[{i}].input is not a deadlock.cmh input ({e}); expected {{\"lock\": {{\"resources\": [..], \"hold_ms\": ..}}}}"
                 )
@@ -702,16 +702,18 @@ mod tests {
     fn bad_workloads_and_params_are_rejected() {
         let alg = find("deadlock.cmh").unwrap();
         let mut sc = corpus("cmh-three-process-cycle.json");
-        sc.workload[0].input = serde_json::json!({"lock": {"resources": [0, 3], "hold_ms": 5}});
+        sc.workload[0].input =
+            serde_json::json!({"lock": {"resources": [0, 3], "hold_ms": 5}}).into();
         let e = alg.run(&sc, RunOptions::default()).unwrap_err();
         assert!(e.0.contains("resource 3"), "{e}");
-        sc.workload[0].input = serde_json::json!({"lock": {"resources": [1, 1], "hold_ms": 5}});
+        sc.workload[0].input =
+            serde_json::json!({"lock": {"resources": [1, 1], "hold_ms": 5}}).into();
         assert!(alg
             .run(&sc, RunOptions::default())
             .unwrap_err()
             .0
             .contains("twice"));
-        sc.workload[0].input = serde_json::json!({"acquire": {"hold_ms": 5}});
+        sc.workload[0].input = serde_json::json!({"acquire": {"hold_ms": 5}}).into();
         assert!(alg.run(&sc, RunOptions::default()).is_err());
         let mut sc = corpus("cmh-three-process-cycle.json");
         sc.params = serde_json::json!({"x": 1});

@@ -14,7 +14,6 @@ use crate::spec::{
 };
 use crate::Algorithm;
 use centralized::Input;
-use serde::Deserialize;
 use sincro_harness::gen::{Draft, GenOptions};
 use sincro_harness::{Process, Scenario, SimRng};
 
@@ -69,7 +68,7 @@ where
     let inputs = sc
         .workload
         .iter()
-        .filter_map(|w| match Input::deserialize(&w.input) {
+        .filter_map(|w| match w.input.decode::<Input>() {
             Ok(Input::Acquire { hold_ms }) => Some((w.at_ms, service(hold_ms))),
             Err(_) => None,
         });

@@ -413,8 +413,8 @@ impl<P: Process> Prepared<P> {
             .iter()
             .enumerate()
             .map(|(i, w)| {
-                // from the borrowed value: no copy of the input's maps and strings
-                let input = P::Input::deserialize(&w.input).map_err(|e| {
+                // the typed value itself, or decoded from the borrowed JSON
+                let input = w.input.decode::<P::Input>().map_err(|e| {
                     ScenarioError(format!(
                         "workload[{i}].input is not an input of {}: {e}",
                         sc.algorithm
