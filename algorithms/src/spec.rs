@@ -510,7 +510,9 @@ impl<S: Spec> Algorithm for S {
     }
 
     /// The spec's workload, squeezed into one burst for half the seeds
-    /// ([`input_burst`](sincro_harness::gen::input_burst)).
+    /// ([`input_burst`](sincro_harness::gen::input_burst)), its inputs kept typed
+    /// ([`WorkloadInput::typed`](sincro_harness::WorkloadInput::typed)): JSON is made only
+    /// if the scenario is written, compared or read as JSON.
     fn workload(&self, rng: &mut SimRng, nodes: usize, active_ms: u64) -> Vec<WorkloadItem> {
         let items = Spec::workload(self, rng, nodes, active_ms);
         let burst = sincro_harness::gen::input_burst(rng, active_ms);
