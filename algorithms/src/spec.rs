@@ -241,8 +241,10 @@ impl<S: Spec> Setup<'_, S> {
     }
 
     /// The workload, typed. Items that do not parse as the node's input are skipped (the
-    /// engine reports them as bad input when the run starts). Each call parses the items
-    /// again (straight from the JSON values, without copying them).
+    /// engine reports them as bad input when the run starts). Each call decodes the items
+    /// again: a typed input (a generated scenario's) is cloned, a JSON one deserialized
+    /// from the borrowed value
+    /// ([`WorkloadInput::decode`](sincro_harness::WorkloadInput::decode)).
     pub fn inputs(&self) -> impl Iterator<Item = Timed<<S::Node as Process>::Input>> + '_ {
         self.scenario.workload.iter().filter_map(|w| {
             w.input
