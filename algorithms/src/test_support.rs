@@ -28,6 +28,13 @@ pub const TURMOIL_REPLAY_MS_MAX_QUICK: u64 = 10_000;
 pub fn assert_replays_exactly(algorithm: &str, variants: &[&str], seeds: u64) {
     let alg = find(algorithm).unwrap();
     let full = full_sweeps();
+    let trace = |sc: &sincro_harness::Scenario| {
+        alg.run(sc, RunOptions::default())
+            .unwrap()
+            .trace
+            .unwrap()
+            .to_jsonl()
+    };
     for engine in [EngineKind::Native, EngineKind::Turmoil] {
         let opts = GenOptions {
             engine,
@@ -42,18 +49,8 @@ pub fn assert_replays_exactly(algorithm: &str, variants: &[&str], seeds: u64) {
             for seed in 0..seeds {
                 let mut sc = alg.generate(variant, seed, &opts);
                 sc.duration_ms = sc.duration_ms.min(window_ms);
-                let a = alg
-                    .run(&sc, RunOptions::default())
-                    .unwrap()
-                    .trace
-                    .unwrap()
-                    .to_jsonl();
-                let b = alg
-                    .run(&sc, RunOptions::default())
-                    .unwrap()
-                    .trace
-                    .unwrap()
-                    .to_jsonl();
+                let a = trace(&sc);
+                let b = trace(&sc);
                 assert!(
                     a.lines().count() > 3,
                     "{algorithm} {engine:?} {variant} seed {seed}: an empty run proves nothing"
@@ -71,12 +68,7 @@ pub fn assert_replays_exactly(algorithm: &str, variants: &[&str], seeds: u64) {
                     let read: sincro_harness::Scenario = serde_json::from_str(&file).unwrap();
                     assert!(read.workload.iter().all(|w| !w.input.is_typed()));
                     assert_eq!(read, sc);
-                    let c = alg
-                        .run(&read, RunOptions::default())
-                        .unwrap()
-                        .trace
-                        .unwrap()
-                        .to_jsonl();
+                    let c = trace(&read);
                     assert_eq!(
                         a, c,
                         "{algorithm} {variant} seed {seed}: its typed inputs and their JSON \

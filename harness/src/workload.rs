@@ -372,49 +372,29 @@ impl Serializer for TimeWalk {
     }
 }
 
-impl serde::ser::SerializeSeq for Parts {
-    type Ok = ();
-    type Error = Bad;
-    fn serialize_element<T: ?Sized + Serialize>(&mut self, v: &T) -> Result<(), Bad> {
-        v.serialize(UNTIMED)
-    }
-    fn end(self) -> Result<(), Bad> {
-        Ok(())
-    }
+/// The compound parts whose elements sit under no key: a sequence, a tuple, a tuple
+/// struct's and a tuple variant's fields.
+macro_rules! untimed_parts {
+    ($($trait:ident :: $method:ident),*) => {$(
+        impl serde::ser::$trait for Parts {
+            type Ok = ();
+            type Error = Bad;
+            fn $method<T: ?Sized + Serialize>(&mut self, v: &T) -> Result<(), Bad> {
+                v.serialize(UNTIMED)
+            }
+            fn end(self) -> Result<(), Bad> {
+                Ok(())
+            }
+        }
+    )*};
 }
 
-impl serde::ser::SerializeTuple for Parts {
-    type Ok = ();
-    type Error = Bad;
-    fn serialize_element<T: ?Sized + Serialize>(&mut self, v: &T) -> Result<(), Bad> {
-        v.serialize(UNTIMED)
-    }
-    fn end(self) -> Result<(), Bad> {
-        Ok(())
-    }
-}
-
-impl serde::ser::SerializeTupleStruct for Parts {
-    type Ok = ();
-    type Error = Bad;
-    fn serialize_field<T: ?Sized + Serialize>(&mut self, v: &T) -> Result<(), Bad> {
-        v.serialize(UNTIMED)
-    }
-    fn end(self) -> Result<(), Bad> {
-        Ok(())
-    }
-}
-
-impl serde::ser::SerializeTupleVariant for Parts {
-    type Ok = ();
-    type Error = Bad;
-    fn serialize_field<T: ?Sized + Serialize>(&mut self, v: &T) -> Result<(), Bad> {
-        v.serialize(UNTIMED)
-    }
-    fn end(self) -> Result<(), Bad> {
-        Ok(())
-    }
-}
+untimed_parts!(
+    SerializeSeq::serialize_element,
+    SerializeTuple::serialize_element,
+    SerializeTupleStruct::serialize_field,
+    SerializeTupleVariant::serialize_field
+);
 
 impl serde::ser::SerializeMap for Parts {
     type Ok = ();
@@ -434,39 +414,29 @@ impl serde::ser::SerializeMap for Parts {
     }
 }
 
-impl serde::ser::SerializeStruct for Parts {
-    type Ok = ();
-    type Error = Bad;
-    fn serialize_field<T: ?Sized + Serialize>(
-        &mut self,
-        key: &'static str,
-        v: &T,
-    ) -> Result<(), Bad> {
-        v.serialize(TimeWalk {
-            timed: time_key(key),
-        })
-    }
-    fn end(self) -> Result<(), Bad> {
-        Ok(())
-    }
+/// A struct's and a struct variant's fields: each under its name.
+macro_rules! named_parts {
+    ($($trait:ident),*) => {$(
+        impl serde::ser::$trait for Parts {
+            type Ok = ();
+            type Error = Bad;
+            fn serialize_field<T: ?Sized + Serialize>(
+                &mut self,
+                key: &'static str,
+                v: &T,
+            ) -> Result<(), Bad> {
+                v.serialize(TimeWalk {
+                    timed: time_key(key),
+                })
+            }
+            fn end(self) -> Result<(), Bad> {
+                Ok(())
+            }
+        }
+    )*};
 }
 
-impl serde::ser::SerializeStructVariant for Parts {
-    type Ok = ();
-    type Error = Bad;
-    fn serialize_field<T: ?Sized + Serialize>(
-        &mut self,
-        key: &'static str,
-        v: &T,
-    ) -> Result<(), Bad> {
-        v.serialize(TimeWalk {
-            timed: time_key(key),
-        })
-    }
-    fn end(self) -> Result<(), Bad> {
-        Ok(())
-    }
-}
+named_parts!(SerializeStruct, SerializeStructVariant);
 
 /// Whether a map key, as JSON writes it (a string), names a time: a string, a unit
 /// variant's name or a newtype around either can; a number, a bool or a char never does.
