@@ -193,21 +193,49 @@ impl Interest {
 /// ([`Checker::interest`], [`Checker::wake_at_ns`]): what the engines judge online with.
 /// [`check_trace`] passes every event to every checker; the two give the same verdicts,
 /// which the checkers' differential tests compare on every case.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Gate {
     /// Per checker, in order: its interest and when it must next see any event.
     of: Vec<(Interest, u64)>,
+    /// Every checker's interest, and the earliest wake time: an event of no kind in `any`
+    /// before `wake_min_ns` is passed to none ([`Gate::wants`]).
+    any: Interest,
+    wake_min_ns: u64,
+}
+
+/// The gate of no checker.
+impl Default for Gate {
+    fn default() -> Gate {
+        Gate::new(&[])
+    }
 }
 
 impl Gate {
     /// The gate of `checkers` (in their order), before their first event.
     pub fn new(checkers: &[Box<dyn Checker>]) -> Gate {
-        Gate {
+        let mut gate = Gate {
             of: checkers
                 .iter()
                 .map(|c| (c.interest(), c.wake_at_ns()))
                 .collect(),
-        }
+            any: Interest::NONE,
+            wake_min_ns: u64::MAX,
+        };
+        gate.any = gate.of.iter().fold(Interest::NONE, |a, &(i, _)| a.or(i));
+        gate.rewake();
+        gate
+    }
+
+    /// Whether [`Gate::pass`] would pass an event of `kind` at `t_ns` to any checker: an
+    /// engine need not make an event no checker reads (when no trace records it either),
+    /// only count it.
+    #[inline(always)]
+    pub fn wants(&self, kind: Interest, t_ns: u64) -> bool {
+        self.any.0 & kind.0 != 0 || t_ns >= self.wake_min_ns
+    }
+
+    fn rewake(&mut self) {
+        self.wake_min_ns = self.of.iter().map(|&(_, w)| w).min().unwrap_or(u64::MAX);
     }
 
     /// Passes `ev` to every checker of `checkers` (the ones given to [`Gate::new`], in the
@@ -216,12 +244,21 @@ impl Gate {
     pub fn pass(&mut self, checkers: &mut [Box<dyn Checker>], ev: &Event) -> Result<(), Violation> {
         debug_assert_eq!(checkers.len(), self.of.len(), "a gate of other checkers");
         let kind = Interest::of(&ev.kind);
+        let mut woken = false;
         for (c, (interest, wake_ns)) in checkers.iter_mut().zip(&mut self.of) {
             if interest.0 & kind.0 == 0 && ev.t_ns < *wake_ns {
                 continue;
             }
-            c.on_event(ev)?;
+            woken = true;
+            let judged = c.on_event(ev);
             *wake_ns = c.wake_at_ns();
+            if judged.is_err() {
+                self.rewake();
+                return judged;
+            }
+        }
+        if woken {
+            self.rewake();
         }
         Ok(())
     }
@@ -497,6 +534,105 @@ mod tests {
         assert!(Interest::OBSERVE.or(Interest::FAULT).reads(&events[1].kind));
         assert!(!Interest::OBSERVE.or(Interest::FAULT).reads(&events[0].kind));
         assert!(Interest::ALL.reads(&events[0].kind) && !Interest::NONE.reads(&events[1].kind));
+    }
+
+    /// Reads observations; wakes 3 ns after one, and sleeps again at the next event past it.
+    struct WakesAfterObserve {
+        wake_ns: u64,
+        seen: std::rc::Rc<std::cell::RefCell<Vec<u64>>>,
+    }
+
+    impl Checker for WakesAfterObserve {
+        fn property(&self) -> &'static str {
+            "wakes_after_observe"
+        }
+        fn on_event(&mut self, ev: &Event) -> Result<(), Violation> {
+            self.seen.borrow_mut().push(ev.id);
+            self.wake_ns = match ev.kind {
+                EventKind::Observe { .. } => ev.t_ns + 3,
+                _ => u64::MAX,
+            };
+            Ok(())
+        }
+        fn finish(&mut self, _: u64) -> Result<(), Violation> {
+            Ok(())
+        }
+        fn evidence(&self) -> &'static [&'static str] {
+            &[]
+        }
+        fn interest(&self) -> Interest {
+            Interest::OBSERVE
+        }
+        fn wake_at_ns(&self) -> u64 {
+            self.wake_ns
+        }
+    }
+
+    /// `Gate::wants` says, before each event, whether `pass` gives it to any checker (an
+    /// engine makes only those events when no trace records them): by the checkers' interests
+    /// and their earliest wake time, which moves as they read.
+    #[test]
+    fn the_gate_wants_exactly_the_events_it_passes_on() {
+        use crate::process::Observation;
+        let ev = |id: u64, t_ns: u64, observe: bool| Event {
+            id,
+            t_ns,
+            node: Some(0),
+            local_ns: None,
+            kind: if observe {
+                EventKind::Observe {
+                    obs: Observation::CsEnter { resource: 0 },
+                }
+            } else {
+                EventKind::Timer {
+                    timer_id: 0,
+                    timer: "t".into(),
+                }
+            },
+        };
+        let (a, b) = (
+            std::rc::Rc::new(std::cell::RefCell::new(Vec::new())),
+            std::rc::Rc::new(std::cell::RefCell::new(Vec::new())),
+        );
+        let mut checkers: Vec<Box<dyn Checker>> = vec![
+            Box::new(WakesAfterObserve {
+                wake_ns: u64::MAX,
+                seen: a.clone(),
+            }),
+            Box::new(Counting {
+                interest: Interest::DROP,
+                wake_ns: 20,
+                seen: b.clone(),
+            }),
+        ];
+        let mut gate = Gate::new(&checkers);
+        let events = [
+            ev(0, 1, false),
+            ev(1, 2, true),
+            ev(2, 4, false),
+            ev(3, 5, false),
+            ev(4, 6, false),
+            ev(5, 7, true),
+            ev(6, 12, false),
+            ev(7, 12, false),
+            ev(8, 20, false),
+        ];
+        let mut wanted = Vec::new();
+        for e in &events {
+            let seen_before = a.borrow().len() + b.borrow().len();
+            let wants = gate.wants(Interest::of(&e.kind), e.t_ns);
+            gate.pass(&mut checkers, e).unwrap();
+            let passed = a.borrow().len() + b.borrow().len() > seen_before;
+            assert_eq!(wants, passed, "event {}", e.id);
+            if wants {
+                wanted.push(e.id);
+            }
+        }
+        // the observations, the first event from 3 ns after each, and all from 20 ns
+        assert_eq!(wanted, vec![1, 3, 5, 6, 8]);
+        assert_eq!(*a.borrow(), vec![1, 3, 5, 6]);
+        assert_eq!(*b.borrow(), vec![8]);
+        assert!(!Gate::default().wants(Interest::ALL, u64::MAX - 1));
     }
 
     /// Forbids a timer at or after 9 ns, and declares the interest it is given.

@@ -630,6 +630,24 @@ impl Recorder {
         }
     }
 
+    /// Whether an event of `kind` at `t_ns` is read by anyone: the trace, or a checker (of
+    /// that kind, or woken by then) while the run has no verdict. One read by no one need
+    /// not be made: [`Recorder::count`] gives it its id, as [`Recorder::emit`] would.
+    #[inline(always)]
+    pub fn wants(&self, kind: crate::check::Interest, t_ns: u64) -> bool {
+        self.record || (self.verdict.is_none() && self.gate.wants(kind, t_ns))
+    }
+
+    /// Counts an event no one reads ([`Recorder::wants`]) at `t_ns`: its id, the next, as if
+    /// emitted (later events and the checkers' evidence keep the ids a recorded run has).
+    #[inline(always)]
+    pub fn count(&mut self, t_ns: u64) -> u64 {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.last_t_ns = t_ns;
+        id
+    }
+
     /// Records an event (when observing) and returns its id.
     #[inline(always)]
     pub fn emit(

@@ -13,7 +13,7 @@ use super::{
     in_flight_less_one, interrupted, invariant, invariant_broken, invoke, prefetch, stop_requested,
     Call, Factory, Held, Outcome, Prepared, Recorder, RunOptions, Stats, Verdict, STOP_POLL_STEPS,
 };
-use crate::check::Checker;
+use crate::check::{Checker, Interest};
 use crate::clock::SoftClock;
 use crate::fault::{Fault, TimedFault};
 use crate::net::{DropReason, Network, Route};
@@ -563,7 +563,9 @@ impl<P: Process> Sim<P> {
                 if let Some(slot) = self.net.fifo_slot_hint(to, from) {
                     prefetch(slot);
                 }
-                if self.rec.observing {
+                if self.rec.observing && !self.rec.wants(Interest::DELIVER, self.now_ns) {
+                    self.rec.count(self.now_ns);
+                } else if self.rec.observing {
                     let msg = self.rec.sent_text(sent);
                     let local = self.reading_of(to);
                     self.rec.emit(
@@ -637,7 +639,9 @@ impl<P: Process> Sim<P> {
                 }
                 let timer = node.timers.remove(tid).held("a timer due is pending").timer;
                 self.stats.timers += 1;
-                if self.rec.observing {
+                if self.rec.observing && !self.rec.wants(Interest::TIMER, self.now_ns) {
+                    self.rec.count(self.now_ns);
+                } else if self.rec.observing {
                     let label = self.rec.label(&timer);
                     self.rec.emit(
                         self.now_ns,
@@ -734,7 +738,9 @@ impl<P: Process> Sim<P> {
         self.next_msg_id += 1;
         self.stats.sent += 1;
         let mut sent = 0;
-        if self.rec.observing {
+        if self.rec.observing && !self.rec.wants(Interest::SEND, self.now_ns) {
+            sent = self.rec.count(self.now_ns);
+        } else if self.rec.observing {
             let rendered = if copy {
                 self.rec.render_copy(from, &msg)
             } else {
