@@ -252,6 +252,10 @@ pub(crate) struct Effects<P: Process> {
     /// `limits.max_ops_per_callback`: a callback asking for more is stopped
     /// ([`OpsLimitReached`]).
     pub ops_max: usize,
+    /// Whether `ops` holds a clock step ([`Ctx::step_clock`]): only then does the engine
+    /// look for the steps to undo before applying the operations (see
+    /// `engine::after_callback`), which is taken back to false with `ops`.
+    pub any_step: bool,
 }
 
 impl<P: Process> Default for Effects<P> {
@@ -260,6 +264,7 @@ impl<P: Process> Default for Effects<P> {
         Effects {
             ops: Vec::new(),
             ops_max: usize::MAX,
+            any_step: false,
         }
     }
 }
@@ -270,6 +275,7 @@ impl<P: Process> Effects<P> {
         Effects {
             ops: Vec::new(),
             ops_max,
+            any_step: false,
         }
     }
 
@@ -453,6 +459,7 @@ impl<P: Process> Ctx<'_, P> {
     /// Steps the software clock by `delta_ns` at once (negative: backwards).
     pub fn step_clock(&mut self, delta_ns: i64) {
         self.push(Op::Clock(ClockAdjust::Step, delta_ns));
+        self.fx.any_step = true;
         self.clock.step(self.t_ns, delta_ns);
     }
 

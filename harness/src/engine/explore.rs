@@ -37,7 +37,7 @@ use crate::clock::SoftClock;
 use crate::fault::Fault;
 use crate::fault::TimedFault;
 use crate::net::{DropReason, Network};
-use crate::process::{Ctx, Effects, Op, Peers, Process, TimerId};
+use crate::process::{Ctx, Effects, Peers, Process, TimerId};
 use crate::rng::SimRng;
 use crate::scenario::{Expect, Limits, Scenario, ScenarioError};
 use crate::schedule::{Recorded, Schedule};
@@ -424,8 +424,8 @@ impl<P: Process> super::Host<P> for World<P> {
         &mut self.rec
     }
 
-    fn ops(&mut self) -> &mut Vec<Op<P>> {
-        &mut self.fx.ops
+    fn fx(&mut self) -> &mut Effects<P> {
+        &mut self.fx
     }
 
     fn send(&mut self, from: NodeId, to: NodeId, msg: P::Msg) {

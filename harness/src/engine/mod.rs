@@ -857,8 +857,9 @@ pub(crate) trait Host<P: Process> {
     fn local_ns(&mut self, id: NodeId) -> i64;
     /// The run's recorder.
     fn rec(&mut self) -> &mut Recorder;
-    /// The operations buffer the callback wrote into (kept between callbacks).
-    fn ops(&mut self) -> &mut Vec<crate::process::Op<P>>;
+    /// The effects the callback wrote into: its operations buffer (kept between callbacks)
+    /// and whether it stepped its clock.
+    fn fx(&mut self) -> &mut crate::process::Effects<P>;
     /// Sends `msg` from `from` to `to` (routing, recording, limits: the engine's).
     fn send(&mut self, from: NodeId, to: NodeId, msg: P::Msg);
     /// [`Host::send`] of a copy of the message `from` sent just before (a broadcast's next
@@ -900,9 +901,11 @@ pub(crate) fn after_callback<P: Process, H: Host<P>>(
     result: Result<(), Stopped>,
 ) {
     use crate::process::Op;
+    // Taken back with the operations, whatever becomes of them.
+    let any_step = std::mem::take(&mut h.fx().any_step);
     if let Err(Stopped::OpsLimit(most)) = result {
         // Like a panic, the callback did not finish: none of its operations is applied.
-        h.ops().clear();
+        h.fx().ops.clear();
         let t_ns = h.now_ns();
         h.rec().verdict.get_or_insert(Verdict::LimitExceeded {
             limit: format!(
@@ -915,7 +918,7 @@ pub(crate) fn after_callback<P: Process, H: Host<P>>(
         return;
     }
     if let Err(Stopped::Panic(message)) = result {
-        h.ops().clear();
+        h.fx().ops.clear();
         let t_ns = h.now_ns();
         h.emit(
             id,
@@ -930,10 +933,10 @@ pub(crate) fn after_callback<P: Process, H: Host<P>>(
         });
         return;
     }
-    if h.ops().is_empty() {
+    if h.fx().ops.is_empty() {
         return;
     }
-    let mut ops = std::mem::take(h.ops());
+    let mut ops = std::mem::take(&mut h.fx().ops);
     let mut clock_changed = false;
     // A step changes the clock at once (the callback reads it after stepping), but what the
     // callback did before it happened before it: those events read the clock without the
@@ -941,15 +944,18 @@ pub(crate) fn after_callback<P: Process, H: Host<P>>(
     // callback left is put back at the end, exactly. (A Berkeley master's sends, made before
     // it stepped its clock back, were recorded at the stepped-back reading, listed before the
     // step: a backwards clock blamed on a send.) A slew changes no reading at its instant.
-    let (mut any_step, mut steps) = (false, 0i64);
-    for op in &ops {
-        if let Op::Clock(crate::process::ClockAdjust::Step, d) = op {
-            any_step = true;
-            steps = steps.saturating_add(*d);
-        }
-    }
+    // (`Effects::any_step` says whether to look: most callbacks step no clock.)
+    debug_assert_eq!(
+        any_step,
+        ops.iter()
+            .any(|op| matches!(op, Op::Clock(crate::process::ClockAdjust::Step, _)))
+    );
     // (any step, even steps that add up to nothing: the events between them read the first)
     let after = any_step.then(|| {
+        let steps = ops.iter().fold(0i64, |sum, op| match op {
+            Op::Clock(crate::process::ClockAdjust::Step, d) => sum.saturating_add(*d),
+            _ => sum,
+        });
         let clock = h.clock_mut(id);
         let after = clock.clone();
         *clock = after.before_steps(steps);
@@ -985,7 +991,7 @@ pub(crate) fn after_callback<P: Process, H: Host<P>>(
             }
         }
     }
-    *h.ops() = ops; // keep the allocation
+    h.fx().ops = ops; // keep the allocation
     if let Some(after) = after {
         *h.clock_mut(id) = after;
     }

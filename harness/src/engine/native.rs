@@ -17,7 +17,7 @@ use crate::check::{Checker, Interest};
 use crate::clock::SoftClock;
 use crate::fault::{Fault, TimedFault};
 use crate::net::{DropReason, Network, Route};
-use crate::process::{Ctx, Effects, Op, Peers, Process, TimerId};
+use crate::process::{Ctx, Effects, Peers, Process, TimerId};
 use crate::rng::{stream, SimRng};
 use crate::scenario::{Limits, Scenario, ScenarioError};
 use crate::trace::EventKind;
@@ -125,8 +125,8 @@ impl<P: Process> super::Host<P> for Sim<P> {
         &mut self.rec
     }
 
-    fn ops(&mut self) -> &mut Vec<Op<P>> {
-        &mut self.fx.ops
+    fn fx(&mut self) -> &mut Effects<P> {
+        &mut self.fx
     }
 
     fn send(&mut self, from: NodeId, to: NodeId, msg: P::Msg) {
@@ -403,7 +403,7 @@ impl<P: Process> Sim<P> {
             self.stats.events -= 1;
             return false;
         }
-        self.handle(item);
+        self.handle(item, counted == 1);
         self.rec.verdict.is_none()
     }
 
@@ -414,7 +414,7 @@ impl<P: Process> Sim<P> {
     /// item that reaches a paused node (it is a step when taken at the resume). Counted, they
     /// made the same scenario hit `max_events` on native and pass on turmoil (16 steps of a
     /// run whose trace held 14).
-    #[inline]
+    #[inline(always)]
     fn takes_a_step(&self, item: &Item<P>) -> bool {
         let parked = |id: NodeId| self.nodes[id].holds();
         match item {
@@ -515,7 +515,9 @@ impl<P: Process> Sim<P> {
         }
     }
 
-    fn handle(&mut self, item: Item<P>) {
+    /// Handles `item`, which [`Sim::takes_a_step`] said is a step of the run or not
+    /// (`counted`): a delivery that is none is held or dropped without asking again.
+    fn handle(&mut self, item: Item<P>, counted: bool) {
         // a new step: time moved, or a fault may jump a clock
         self.reading = None;
         match item {
@@ -534,30 +536,11 @@ impl<P: Process> Sim<P> {
                 cut,
                 msg,
             } => {
-                let node = &mut self.nodes[to];
-                if node.holds() {
-                    node.waiting.push_back(Item::Deliver {
-                        from,
-                        to,
-                        msg_id,
-                        sent,
-                        cut,
-                        msg,
-                    });
+                if !counted {
+                    self.hold_or_drop(from, to, msg_id, sent, cut, msg);
                     return;
                 }
                 self.in_flight = in_flight_less_one(self.in_flight, msg_id);
-                let reason = if node.proc.is_none() {
-                    Some(DropReason::DestinationCrashed)
-                } else if from != to && self.net.cut_since(from, to, cut) {
-                    Some(DropReason::Partitioned)
-                } else {
-                    None
-                };
-                if let Some(reason) = reason {
-                    self.drop_msg(msg_id, from, to, reason);
-                    return;
-                }
                 self.stats.delivered += 1;
                 // the answer's link, if the node answers (a hint: no effect on any result)
                 if let Some(slot) = self.net.fifo_slot_hint(to, from) {
@@ -670,6 +653,45 @@ impl<P: Process> Sim<P> {
                 }
             }
         }
+    }
+
+    /// A delivery that is no step ([`Sim::takes_a_step`]): held while its destination is
+    /// paused, or dropped, its destination crashed or a partition cut since it was sent.
+    #[cold]
+    #[inline(never)]
+    fn hold_or_drop(
+        &mut self,
+        from: NodeId,
+        to: NodeId,
+        msg_id: u64,
+        sent: u64,
+        cut: u32,
+        msg: P::Msg,
+    ) {
+        let node = &mut self.nodes[to];
+        if node.holds() {
+            node.waiting.push_back(Item::Deliver {
+                from,
+                to,
+                msg_id,
+                sent,
+                cut,
+                msg,
+            });
+            return;
+        }
+        self.in_flight = in_flight_less_one(self.in_flight, msg_id);
+        let reason = if node.proc.is_none() {
+            DropReason::DestinationCrashed
+        } else {
+            invariant(
+                from != to && self.net.cut_since(from, to, cut),
+                "a delivery that is no step is held, or dropped for a reason",
+                || format!("message {msg_id} {from} -> {to}"),
+            );
+            DropReason::Partitioned
+        };
+        self.drop_msg(msg_id, from, to, reason);
     }
 
     /// Records input `input` reaching node `id` now (when observing), `ignored` when the
@@ -969,7 +991,8 @@ impl<P: Process> Sim<P> {
         };
         node.draining = false;
         let more = !node.waiting.is_empty();
-        self.handle(item);
+        let counted = self.takes_a_step(&item);
+        self.handle(item, counted);
         let node = &mut self.nodes[id];
         // The item's own handling cannot pause or crash the node (faults are items of
         // their own), so the node is as it was.

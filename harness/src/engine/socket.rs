@@ -34,7 +34,7 @@ use crate::check::Checker;
 use crate::clock::SoftClock;
 use crate::fault::Fault;
 use crate::net::{DropReason, Network};
-use crate::process::{Ctx, Effects, Op, Peers, Process, TimerId};
+use crate::process::{Ctx, Effects, Peers, Process, TimerId};
 use crate::rng::{stream, SimRng};
 use crate::scenario::{Limits, Scenario, ScenarioError};
 use crate::trace::EventKind;
@@ -65,8 +65,8 @@ impl<P: Process, E: Engine<P>> super::Host<P> for At<'_, P, E> {
         &mut self.w.rec
     }
 
-    fn ops(&mut self) -> &mut Vec<Op<P>> {
-        &mut self.w.fx.ops
+    fn fx(&mut self) -> &mut Effects<P> {
+        &mut self.w.fx
     }
 
     fn send(&mut self, from: NodeId, to: NodeId, msg: P::Msg) {
