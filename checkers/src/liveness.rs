@@ -353,58 +353,56 @@ mod tests {
     fn the_first_deadline_is_reported_whatever_was_served_or_asked_in_between() {
         let req = |id, t, node, resource| obs(id, t, node, Observation::CsRequest { resource });
         let enter = |id, t, node, resource| obs(id, t, node, Observation::CsEnter { resource });
-        // Before the quiet time every request has the same deadline (quiet + bound): the
-        // lowest node is reported though it asked last, and a served request of the lowest
-        // node no longer counts.
-        let v = run(
-            vec![
-                req(0, 10, 2, 0),
-                req(1, 20, 1, 1),
-                req(2, 30, 1, 0),
-                enter(3, 40, 1, 0),
-            ],
-            100,
-            50,
-            1000,
-        )
-        .unwrap_err();
-        assert_eq!(
-            (v.events.clone(), v.t_ns),
-            (vec![1], 150 * NS_PER_MS),
-            "{v:?}"
-        );
-        // Served in another order than asked: the one left is reported, at its deadline.
-        let v = run(
-            vec![
-                req(0, 10, 0, 0),
-                req(1, 20, 1, 0),
-                req(2, 30, 2, 0),
-                enter(3, 40, 1, 0),
-                enter(4, 45, 0, 0),
-            ],
-            0,
-            100,
-            1000,
-        )
-        .unwrap_err();
-        assert_eq!(
-            (v.events.clone(), v.t_ns),
-            (vec![2], 130 * NS_PER_MS),
-            "{v:?}"
-        );
-        // A node's second request, after its first was served, is its own deadline.
-        let v = run(
-            vec![
-                req(0, 10, 0, 0),
-                enter(1, 20, 0, 0),
-                req(2, 30, 0, 0),
-                req(3, 35, 1, 0),
-            ],
-            0,
-            100,
-            1000,
-        )
-        .unwrap_err();
-        assert_eq!((v.events, v.t_ns), (vec![2], 130 * NS_PER_MS));
+        // (why, events, quiet ms, bound ms, the event reported and when, ms)
+        let cases = [
+            // Before the quiet time every request has the same deadline (quiet + bound): the
+            // lowest node is reported though it asked last, and a served request of the
+            // lowest node no longer counts.
+            (
+                "same deadline: the lowest node still waiting",
+                vec![
+                    req(0, 10, 2, 0),
+                    req(1, 20, 1, 1),
+                    req(2, 30, 1, 0),
+                    enter(3, 40, 1, 0),
+                ],
+                100,
+                50,
+                (1, 150),
+            ),
+            (
+                "served in another order than asked: the one left, at its deadline",
+                vec![
+                    req(0, 10, 0, 0),
+                    req(1, 20, 1, 0),
+                    req(2, 30, 2, 0),
+                    enter(3, 40, 1, 0),
+                    enter(4, 45, 0, 0),
+                ],
+                0,
+                100,
+                (2, 130),
+            ),
+            (
+                "a node's second request, after its first was served, is its own deadline",
+                vec![
+                    req(0, 10, 0, 0),
+                    enter(1, 20, 0, 0),
+                    req(2, 30, 0, 0),
+                    req(3, 35, 1, 0),
+                ],
+                0,
+                100,
+                (2, 130),
+            ),
+        ];
+        for (why, events, quiet_ms, bound_ms, (event, t_ms)) in cases {
+            let v = run(events, quiet_ms, bound_ms, 1000).unwrap_err();
+            assert_eq!(
+                (v.events.clone(), v.t_ns),
+                (vec![event], t_ms * NS_PER_MS),
+                "{why}: {v:?}"
+            );
+        }
     }
 }

@@ -648,6 +648,20 @@ impl Recorder {
         id
     }
 
+    /// Whether an event of `kind` at `t_ns` is to be made: `None` when it is (the run
+    /// observes, and the trace or a checker reads it: [`Recorder::wants`]); otherwise `Some`
+    /// of the id it was [counted](Recorder::count) under, or 0 when the run observes nothing.
+    #[inline(always)]
+    pub fn unless_wanted(&mut self, kind: crate::check::Interest, t_ns: u64) -> Option<u64> {
+        if !self.observing {
+            return Some(0);
+        }
+        if self.wants(kind, t_ns) {
+            return None;
+        }
+        Some(self.count(t_ns))
+    }
+
     /// Records an event (when observing) and returns its id.
     #[inline(always)]
     pub fn emit(

@@ -546,9 +546,11 @@ impl<P: Process> Sim<P> {
                 if let Some(slot) = self.net.fifo_slot_hint(to, from) {
                     prefetch(slot);
                 }
-                if self.rec.observing && !self.rec.wants(Interest::DELIVER, self.now_ns) {
-                    self.rec.count(self.now_ns);
-                } else if self.rec.observing {
+                if self
+                    .rec
+                    .unless_wanted(Interest::DELIVER, self.now_ns)
+                    .is_none()
+                {
                     let msg = self.rec.sent_text(sent);
                     let local = self.reading_of(to);
                     self.rec.emit(
@@ -622,9 +624,11 @@ impl<P: Process> Sim<P> {
                 }
                 let timer = node.timers.remove(tid).held("a timer due is pending").timer;
                 self.stats.timers += 1;
-                if self.rec.observing && !self.rec.wants(Interest::TIMER, self.now_ns) {
-                    self.rec.count(self.now_ns);
-                } else if self.rec.observing {
+                if self
+                    .rec
+                    .unless_wanted(Interest::TIMER, self.now_ns)
+                    .is_none()
+                {
                     let label = self.rec.label(&timer);
                     self.rec.emit(
                         self.now_ns,
@@ -759,27 +763,10 @@ impl<P: Process> Sim<P> {
         let msg_id = self.next_msg_id;
         self.next_msg_id += 1;
         self.stats.sent += 1;
-        let mut sent = 0;
-        if self.rec.observing && !self.rec.wants(Interest::SEND, self.now_ns) {
-            sent = self.rec.count(self.now_ns);
-        } else if self.rec.observing {
-            let rendered = if copy {
-                self.rec.render_copy(from, &msg)
-            } else {
-                self.rec.render(&msg)
-            };
-            let local = self.reading_of(from);
-            sent = self.rec.emit(
-                self.now_ns,
-                Some(from),
-                Some(local),
-                EventKind::Send {
-                    msg_id,
-                    to,
-                    msg: rendered,
-                },
-            );
-        }
+        let sent = match self.rec.unless_wanted(Interest::SEND, self.now_ns) {
+            Some(counted) => counted,
+            None => self.record_send(from, to, msg_id, &msg, copy),
+        };
         let route = if to >= self.n {
             Route::Dropped(DropReason::NoSuchNode)
         } else if to == from {
@@ -853,6 +840,34 @@ impl<P: Process> Sim<P> {
                 invariant_broken("a dropped message is not queued", msg_id.to_string())
             }
         }
+    }
+
+    /// Records the send of `msg` (message `msg_id`, `from` → `to`; `copy` as in
+    /// [`Sim::send`]) and returns its event id.
+    fn record_send(
+        &mut self,
+        from: NodeId,
+        to: NodeId,
+        msg_id: u64,
+        msg: &P::Msg,
+        copy: bool,
+    ) -> u64 {
+        let rendered = if copy {
+            self.rec.render_copy(from, msg)
+        } else {
+            self.rec.render(msg)
+        };
+        let local = self.reading_of(from);
+        self.rec.emit(
+            self.now_ns,
+            Some(from),
+            Some(local),
+            EventKind::Send {
+                msg_id,
+                to,
+                msg: rendered,
+            },
+        )
     }
 
     fn drop_msg(&mut self, msg_id: u64, from: NodeId, to: NodeId, reason: DropReason) {
