@@ -244,22 +244,24 @@ impl Gate {
     pub fn pass(&mut self, checkers: &mut [Box<dyn Checker>], ev: &Event) -> Result<(), Violation> {
         debug_assert_eq!(checkers.len(), self.of.len(), "a gate of other checkers");
         let kind = Interest::of(&ev.kind);
-        let mut woken = false;
+        // the earliest wake time after this event, found on the way (one pass, not two)
+        let mut wake_min_ns = u64::MAX;
         for (c, (interest, wake_ns)) in checkers.iter_mut().zip(&mut self.of) {
-            if interest.0 & kind.0 == 0 && ev.t_ns < *wake_ns {
-                continue;
+            if interest.0 & kind.0 != 0 || ev.t_ns >= *wake_ns {
+                let judged = c.on_event(ev);
+                *wake_ns = c.wake_at_ns();
+                if judged.is_err() {
+                    self.rewake();
+                    return judged;
+                }
             }
-            woken = true;
-            let judged = c.on_event(ev);
-            *wake_ns = c.wake_at_ns();
-            if judged.is_err() {
-                self.rewake();
-                return judged;
-            }
+            wake_min_ns = wake_min_ns.min(*wake_ns);
         }
-        if woken {
-            self.rewake();
-        }
+        self.wake_min_ns = wake_min_ns;
+        debug_assert_eq!(
+            Some(wake_min_ns),
+            self.of.iter().map(|&(_, w)| w).min().or(Some(u64::MAX))
+        );
         Ok(())
     }
 }
