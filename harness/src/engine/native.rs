@@ -372,8 +372,8 @@ impl<P: Process> Sim<P> {
             self.events_when_time_moved = self.stats.events;
         }
         self.now_ns = at;
-        // Bookkeeping that is no step of the run is handled, not counted (one call site for
-        // `handle`, which is inlined here).
+        // Bookkeeping that is no step of the run is handled, not counted (the answer goes to
+        // `handle`, which does not ask again).
         let counted = u64::from(self.takes_a_step(&item));
         self.stats.events += counted;
         if counted == 1 && self.stats.events % STOP_POLL_STEPS == 0 && stop_requested() {
