@@ -447,9 +447,13 @@ mod tests {
     }
 
     /// Counts the events it is passed; reads observations, and every event from `wake_ns`.
+    /// A checker that notes the ids of the events it is passed. With `wake_after_observe_ns`,
+    /// an observation moves its wake time that far after it, and any other event puts it off
+    /// for ever (a wake time that moves as it reads).
     struct Counting {
         interest: Interest,
         wake_ns: u64,
+        wake_after_observe_ns: Option<u64>,
         seen: std::rc::Rc<std::cell::RefCell<Vec<u64>>>,
     }
 
@@ -459,6 +463,12 @@ mod tests {
         }
         fn on_event(&mut self, ev: &Event) -> Result<(), Violation> {
             self.seen.borrow_mut().push(ev.id);
+            if let Some(after_ns) = self.wake_after_observe_ns {
+                self.wake_ns = match ev.kind {
+                    EventKind::Observe { .. } => ev.t_ns + after_ns,
+                    _ => u64::MAX,
+                };
+            }
             Ok(())
         }
         fn finish(&mut self, _: u64) -> Result<(), Violation> {
@@ -519,11 +529,13 @@ mod tests {
             Box::new(Counting {
                 interest: Interest::OBSERVE,
                 wake_ns: 10,
+                wake_after_observe_ns: None,
                 seen: gated.clone(),
             }),
             Box::new(Counting {
                 interest: Interest::ALL,
                 wake_ns: 0,
+                wake_after_observe_ns: None,
                 seen: every.clone(),
             }),
         ];
@@ -539,37 +551,6 @@ mod tests {
     }
 
     /// Reads observations; wakes 3 ns after one, and sleeps again at the next event past it.
-    struct WakesAfterObserve {
-        wake_ns: u64,
-        seen: std::rc::Rc<std::cell::RefCell<Vec<u64>>>,
-    }
-
-    impl Checker for WakesAfterObserve {
-        fn property(&self) -> &'static str {
-            "wakes_after_observe"
-        }
-        fn on_event(&mut self, ev: &Event) -> Result<(), Violation> {
-            self.seen.borrow_mut().push(ev.id);
-            self.wake_ns = match ev.kind {
-                EventKind::Observe { .. } => ev.t_ns + 3,
-                _ => u64::MAX,
-            };
-            Ok(())
-        }
-        fn finish(&mut self, _: u64) -> Result<(), Violation> {
-            Ok(())
-        }
-        fn evidence(&self) -> &'static [&'static str] {
-            &[]
-        }
-        fn interest(&self) -> Interest {
-            Interest::OBSERVE
-        }
-        fn wake_at_ns(&self) -> u64 {
-            self.wake_ns
-        }
-    }
-
     /// `Gate::wants` says, before each event, whether `pass` gives it to any checker (an
     /// engine makes only those events when no trace records them): by the checkers' interests
     /// and their earliest wake time, which moves as they read.
@@ -597,13 +578,16 @@ mod tests {
             std::rc::Rc::new(std::cell::RefCell::new(Vec::new())),
         );
         let mut checkers: Vec<Box<dyn Checker>> = vec![
-            Box::new(WakesAfterObserve {
+            Box::new(Counting {
+                interest: Interest::OBSERVE,
                 wake_ns: u64::MAX,
+                wake_after_observe_ns: Some(3),
                 seen: a.clone(),
             }),
             Box::new(Counting {
                 interest: Interest::DROP,
                 wake_ns: 20,
+                wake_after_observe_ns: None,
                 seen: b.clone(),
             }),
         ];
