@@ -520,6 +520,10 @@ impl<P: Process> Sim<P> {
     fn handle(&mut self, item: Item<P>, counted: bool) {
         // a new step: time moved, or a fault may jump a clock
         self.reading = None;
+        if !counted && matches!(item, Item::Deliver { .. }) {
+            self.hold_or_drop(item);
+            return;
+        }
         match item {
             Item::Start(node) => self.start(node),
             Item::Drain { node, gen } => self.drain_one(node, gen),
@@ -533,13 +537,9 @@ impl<P: Process> Sim<P> {
                 to,
                 msg_id,
                 sent,
-                cut,
+                cut: _,
                 msg,
             } => {
-                if !counted {
-                    self.hold_or_drop(from, to, msg_id, sent, cut, msg);
-                    return;
-                }
                 self.in_flight = in_flight_less_one(self.in_flight, msg_id);
                 self.stats.delivered += 1;
                 // the answer's link, if the node answers (a hint: no effect on any result)
@@ -663,25 +663,20 @@ impl<P: Process> Sim<P> {
     /// paused, or dropped, its destination crashed or a partition cut since it was sent.
     #[cold]
     #[inline(never)]
-    fn hold_or_drop(
-        &mut self,
-        from: NodeId,
-        to: NodeId,
-        msg_id: u64,
-        sent: u64,
-        cut: u32,
-        msg: P::Msg,
-    ) {
+    fn hold_or_drop(&mut self, item: Item<P>) {
+        let Item::Deliver {
+            from,
+            to,
+            msg_id,
+            cut,
+            ..
+        } = item
+        else {
+            invariant_broken("only a delivery is held or dropped here", String::new());
+        };
         let node = &mut self.nodes[to];
         if node.holds() {
-            node.waiting.push_back(Item::Deliver {
-                from,
-                to,
-                msg_id,
-                sent,
-                cut,
-                msg,
-            });
+            node.waiting.push_back(item);
             return;
         }
         self.in_flight = in_flight_less_one(self.in_flight, msg_id);
