@@ -111,6 +111,12 @@ pub trait Checker {
     /// [`could_not_judge`](Checker::could_not_judge) could tell. Asked once, before the first
     /// event. Every kind by default ([`Interest::ALL`]): every event is passed.
     ///
+    /// A message's text is rendered as it is sent only for a run with a checker whose
+    /// interest holds [`Interest::SEND`] or [`Interest::DELIVER`]; in other traced runs it
+    /// is rendered when the trace is read, and a send or delivery passed to a checker (one
+    /// that asked for every event until [`wake_at_ns`](Checker::wake_at_ns)) carries the
+    /// empty text.
+    ///
     /// Most checkers read observations and faults only, while most events of a run are
     /// sends, deliveries and timers: a campaign of a mutual exclusion spent 15 % of its time
     /// calling checkers with events they ignore (issue 15).
@@ -162,6 +168,11 @@ impl Interest {
     /// The kinds of both.
     pub const fn or(self, other: Interest) -> Interest {
         Interest(self.0 | other.0)
+    }
+
+    /// True when the two sets share a kind.
+    pub const fn intersects(self, other: Interest) -> bool {
+        self.0 & other.0 != 0
     }
 
     /// The one kind of `kind`.

@@ -24,8 +24,10 @@ where
 /// native discrete-event engine, on turmoil and on madsim. Plain fields are volatile (lost on a
 /// crash); what must survive goes to [`Ctx::stable_mut`].
 pub trait Process: Sized + 'static {
-    /// Messages between nodes (serde-encoded on the socket-based engines).
-    type Msg: Clone + Debug + Serialize + DeserializeOwned + 'static;
+    /// Messages between nodes (serde-encoded on the socket-based engines). Plain data,
+    /// `Send + Sync`: a traced run keeps the messages it sends and the trace renders them
+    /// with `Debug` only when it is read.
+    type Msg: Clone + Debug + Serialize + DeserializeOwned + Send + Sync + 'static;
     /// Timer payloads.
     type Timer: Clone + Debug + 'static;
     /// Workload commands, read from the scenario's `workload` (e.g. "acquire the lock").

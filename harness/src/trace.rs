@@ -16,6 +16,7 @@ use std::io::{self, BufRead, Write};
 use std::sync::{Arc, OnceLock};
 
 mod packed;
+pub(crate) use packed::LaterMsgs;
 use packed::Packed;
 
 /// One thing that happened.
@@ -390,8 +391,11 @@ impl PartialEq for Trace {
             return false;
         }
         match (&self.packed, &other.packed) {
-            // packing is canonical: equal events, equal bytes
-            (Some(a), Some(b)) => a == b,
+            // packing is canonical: equal events, equal bytes (and messages rendered later
+            // that render alike)
+            (Some(a), Some(b)) if a == b => true,
+            // a send rendered later packs apart from the same send packed with its text
+            (Some(a), Some(b)) if !a.defers() && !b.defers() => false,
             _ => self.len() == other.len() && self.events() == other.events(),
         }
     }
@@ -498,15 +502,34 @@ impl Trace {
 
     /// Appends `event` as [`Trace::push`] does, from a reference: a packed trace packs it
     /// where it is (a run records several events a message, and moving each one's 104 bytes
-    /// into `push` was a tenth of recording it); an unpacked trace keeps a copy.
+    /// into `push` was a tenth of recording it); an unpacked trace keeps a copy. A send with
+    /// `later` given is packed without its text, to be rendered when read from message
+    /// `later` of the store [`Trace::set_later`] gives (an unpacked trace keeps the event as
+    /// it is).
     #[inline]
-    pub(crate) fn push_ref(&mut self, event: &Event) {
+    pub(crate) fn push_ref_later(&mut self, event: &Event, later: Option<u64>) {
         match &mut self.packed {
             None => self.vec.push(event.clone()),
             Some(p) => {
-                p.push(event);
+                p.push_later(event, later);
                 self.view.take();
             }
+        }
+    }
+
+    /// Whether some send of this packed trace is rendered when read (recorded without its
+    /// text, [`Trace::push_ref_later`]).
+    #[cfg(test)]
+    pub(crate) fn renders_later(&self) -> bool {
+        self.packed.as_ref().is_some_and(|p| p.defers())
+    }
+
+    /// Gives a packed trace the messages its sends recorded to be rendered later are
+    /// rendered from (what a read before showed of them, the empty text, is forgotten).
+    pub(crate) fn set_later(&mut self, later: Arc<dyn packed::LaterTexts>) {
+        if let Some(p) = &mut self.packed {
+            p.set_later(later);
+            self.view.take();
         }
     }
 

@@ -37,7 +37,7 @@ use std::collections::{BTreeMap, BTreeSet};
 /// `body.ts`); renders and serializes as `Body { id, ts }` did when they were its fields.
 #[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(transparent)]
-pub struct Body(std::rc::Rc<BodyData>);
+pub struct Body(std::sync::Arc<BodyData>);
 
 /// What a [`Body`] holds.
 #[derive(Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -54,7 +54,7 @@ pub struct BodyData {
 impl Body {
     /// Message `id` stamped `ts`.
     pub fn new(id: &str, ts: &[u32]) -> Body {
-        Body(std::rc::Rc::new(BodyData {
+        Body(std::sync::Arc::new(BodyData {
             id: id.into(),
             ts: ts.into(),
         }))

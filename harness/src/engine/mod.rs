@@ -478,6 +478,13 @@ pub(crate) struct Recorder {
     /// The last send recorded: its id, node and text (a broadcast's next copy takes its
     /// text, and so does the delivery of the message sent last, the usual one of a ring).
     last_send: Option<(u64, NodeId, Text)>,
+    /// Whether sends may be recorded to be rendered when the trace is read
+    /// ([`Recorder::emit_send_later`]): a full recording whose checkers read no sends or
+    /// deliveries (they would see the empty text).
+    later: bool,
+    /// The last send recorded so: its id, node and message index (a broadcast's next copy
+    /// shares the message).
+    last_later: Option<(u64, NodeId, u64)>,
 }
 
 /// The estimated heap size of an event's texts (its fixed size is counted apart). A message
@@ -579,6 +586,12 @@ impl Recorder {
         max_trace_bytes: u64,
     ) -> Self {
         let observing = options.record_trace || !checkers.is_empty();
+        let texts_read = crate::check::Interest::SEND.or(crate::check::Interest::DELIVER);
+        let later = options.record_trace
+            && !options.type_words_only
+            && checkers
+                .iter()
+                .all(|c| !c.interest().intersects(texts_read));
         Recorder {
             record: options.record_trace,
             observing,
@@ -602,7 +615,53 @@ impl Recorder {
             cut: None,
             last_t_ns: 0,
             last_send: None,
+            later,
+            last_later: None,
         }
+    }
+
+    /// Whether a send may be recorded to be rendered when the trace is read
+    /// ([`Recorder::emit_send_later`]), while the trace still grows.
+    #[inline]
+    pub fn defers_texts(&self) -> bool {
+        self.later && self.cut.is_none()
+    }
+
+    /// The message index of the send `from` recorded just before to be rendered later, when
+    /// it is among the trace's last two events (a broadcast's next copy shares it, as
+    /// [`Recorder::render_copy`] shares a text).
+    #[inline]
+    pub fn later_copy(&self, from: NodeId) -> Option<u64> {
+        self.last_later
+            .and_then(|(id, node, k)| (node == from && self.next_id - id <= 2).then_some(k))
+    }
+
+    /// Records the send of message `msg_id` from `from` to `to` at `t_ns` without its text:
+    /// the trace renders message `k` of the messages the engine gives it when the run ends
+    /// ([`Trace::set_later`]). Counted in `limits.max_trace_bytes` at `msg_bytes`, the
+    /// message's own size. Only while [`Recorder::defers_texts`]; the event's id.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    pub fn emit_send_later(
+        &mut self,
+        t_ns: u64,
+        from: NodeId,
+        local_ns: i64,
+        msg_id: u64,
+        to: NodeId,
+        k: u64,
+        msg_bytes: usize,
+    ) -> u64 {
+        debug_assert!(
+            self.defers_texts(),
+            "a send rendered later while texts are read"
+        );
+        let kind = EventKind::Send {
+            msg_id,
+            to,
+            msg: Text::EMPTY,
+        };
+        self.emit_with(t_ns, Some(from), Some(local_ns), kind, Some((k, msg_bytes)))
     }
 
     /// Records that message `msg_id` from `from` to `to` was dropped at `t_ns` for `reason`
@@ -671,6 +730,20 @@ impl Recorder {
         local_ns: Option<i64>,
         kind: EventKind,
     ) -> u64 {
+        self.emit_with(t_ns, node, local_ns, kind, None)
+    }
+
+    /// [`Recorder::emit`]; `later`: a send recorded to be rendered later, its message index
+    /// and size ([`Recorder::emit_send_later`]).
+    #[inline(always)]
+    fn emit_with(
+        &mut self,
+        t_ns: u64,
+        node: Option<NodeId>,
+        local_ns: Option<i64>,
+        kind: EventKind,
+        later: Option<(u64, usize)>,
+    ) -> u64 {
         let id = self.next_id;
         self.next_id += 1;
         self.last_t_ns = t_ns;
@@ -687,7 +760,11 @@ impl Recorder {
             }
         }
         if let Some(t) = &mut self.trace {
-            self.trace_bytes += (std::mem::size_of::<Event>() + text_bytes(&ev.kind)) as u64;
+            let text = match later {
+                Some((_, msg_bytes)) => msg_bytes,
+                None => text_bytes(&ev.kind),
+            };
+            self.trace_bytes += (std::mem::size_of::<Event>() + text) as u64;
             if self.trace_bytes > self.max_trace_bytes {
                 // The trace stops growing and the run goes on to the verdict an untraced run
                 // gets: recording must not change it (`run` passed where `replay`, which
@@ -702,13 +779,15 @@ impl Recorder {
                 }
                 // no send recorded from here on is the last one sent
                 self.last_send = None;
+                self.last_later = None;
                 return id;
             }
             if let (EventKind::Send { msg, .. }, Some(from)) = (&ev.kind, ev.node) {
                 self.last_send = Some((id, from, msg.clone()));
+                self.last_later = later.map(|(k, _)| (id, from, k));
             }
             if t.is_packed() {
-                t.push_ref(&ev);
+                t.push_ref_later(&ev, later.map(|(k, _)| k));
             } else {
                 t.push(ev);
             }

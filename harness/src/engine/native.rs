@@ -109,6 +109,9 @@ pub struct Sim<P: Process> {
     /// delivery, the observations of its callback and the send it makes read the same clock
     /// at the same instant (see [`Sim::reading_of`]).
     reading: Option<(NodeId, i64)>,
+    /// The messages of the sends recorded to be rendered when the trace is read
+    /// ([`Recorder::emit_send_later`]), given to the trace when the run ends.
+    later_msgs: Vec<P::Msg>,
 }
 
 /// The native engine's half of the callback core ([`super::after_callback`]).
@@ -230,6 +233,7 @@ impl<P: Process> Sim<P> {
             limits: scenario.limits.clone(),
             stats: Stats::default(),
             reading: None,
+            later_msgs: Vec::new(),
         };
         // Queued at once, in this order (it decides among items of one time): the starts,
         // the faults, the inputs.
@@ -508,9 +512,14 @@ impl<P: Process> Sim<P> {
         };
         let verdict = self.rec.finish(end);
         self.stats.end_t_ns = end;
+        let mut trace = self.rec.trace.take();
+        if let Some(t) = trace.as_mut().filter(|_| !self.later_msgs.is_empty()) {
+            let msgs = std::mem::take(&mut self.later_msgs);
+            t.set_later(std::sync::Arc::new(crate::trace::LaterMsgs(msgs)));
+        }
         Outcome {
             verdict,
-            trace: self.rec.trace.take(),
+            trace,
             stats: self.stats,
         }
     }
@@ -847,12 +856,26 @@ impl<P: Process> Sim<P> {
         msg: &P::Msg,
         copy: bool,
     ) -> u64 {
+        let local = self.reading_of(from);
+        if self.rec.defers_texts() {
+            // kept, to be rendered when the trace is read (a broadcast's copies share it)
+            let k = match self.rec.later_copy(from).filter(|_| copy) {
+                Some(k) => k,
+                None => {
+                    self.later_msgs.push(msg.clone());
+                    self.later_msgs.len() as u64 - 1
+                }
+            };
+            let msg_bytes = std::mem::size_of::<P::Msg>();
+            return self
+                .rec
+                .emit_send_later(self.now_ns, from, local, msg_id, to, k, msg_bytes);
+        }
         let rendered = if copy {
             self.rec.render_copy(from, msg)
         } else {
             self.rec.render(msg)
         };
-        let local = self.reading_of(from);
         self.rec.emit(
             self.now_ns,
             Some(from),
@@ -1872,7 +1895,7 @@ mod tests {
         assert_eq!(pings.len(), 4);
         assert!(pings.iter().all(|t| t.as_str() == "Ping"));
         // short texts are kept in place: no allocation to share (a long one is shared:
-        // `engine::tests::a_broadcast_of_a_long_text_is_rendered_once`)
+        // `engine::tests::a_broadcast_is_rendered_once`)
         assert!(pings.iter().all(|t| t.is_inline()));
         assert_eq!(
             count(&out, |k| matches!(k, EventKind::Drop { to: 2, .. })),
@@ -1883,6 +1906,104 @@ mod tests {
         assert_eq!(pongs.len(), 3);
         assert!(pongs.iter().all(|t| t.as_str() == "Pong"));
         assert!(pongs.iter().all(|t| t.is_inline()));
+    }
+
+    /// A traced run whose checkers read no sends or deliveries keeps each message and
+    /// renders it when its trace is read, not when it is sent: the trace is, event for event,
+    /// the one recorded by a run that renders as it sends (a checker that reads sends makes
+    /// it one, and sees each text as it is sent), a broadcast's copies and the deliveries
+    /// included; a checker of observations alone leaves the rendering for later (and finds
+    /// the empty text in a send it is passed).
+    #[test]
+    fn a_trace_renders_its_messages_when_read_with_the_texts_of_one_rendered_when_sent() {
+        use crate::check::{Interest, Violation};
+        use std::sync::{Arc, Mutex};
+        struct Reads(Interest, Arc<Mutex<Vec<String>>>);
+        impl Checker for Reads {
+            fn property(&self) -> &'static str {
+                "reads"
+            }
+            fn interest(&self) -> Interest {
+                self.0
+            }
+            fn on_event(&mut self, ev: &crate::trace::Event) -> Result<(), Violation> {
+                if let EventKind::Send { msg, .. } | EventKind::Deliver { msg, .. } = &ev.kind {
+                    self.1.lock().unwrap().push(msg.to_string());
+                }
+                Ok(())
+            }
+            fn finish(&mut self, _end_t_ns: u64) -> Result<(), Violation> {
+                Ok(())
+            }
+            fn evidence(&self) -> &'static [&'static str] {
+                &[]
+            }
+        }
+        let sc = Scenario::from_json(
+            r#"{"algorithm": "probe", "nodes": 4, "seed": 3, "duration_ms": 60,
+            "network": {"duplicate": 0.3},
+            "workload": [{"at_ms": 1, "node": 0, "input": "Ping"},
+                         {"at_ms": 7, "node": 2, "input": {"Flood": 3}},
+                         {"at_ms": 9, "node": 3, "input": "Ping"}]}"#,
+        )
+        .unwrap();
+        let run = |interest: Option<Interest>| {
+            let seen = Arc::new(Mutex::new(Vec::new()));
+            let checkers: Vec<Box<dyn Checker>> = interest
+                .map(|i| Box::new(Reads(i, seen.clone())) as Box<dyn Checker>)
+                .into_iter()
+                .collect();
+            let out = Sim::new(
+                &sc,
+                Rc::new(|_| Probe::default()),
+                checkers,
+                RunOptions::new(true),
+            )
+            .unwrap()
+            .run();
+            let seen = seen.lock().unwrap().clone();
+            (out.trace.unwrap(), seen)
+        };
+        let (later, _) = run(None);
+        let (observing, seen_by_observer) = run(Some(Interest::OBSERVE));
+        let (sent, seen) = run(Some(Interest::SEND.or(Interest::DELIVER)));
+        assert!(later.renders_later() && observing.renders_later());
+        assert!(
+            !sent.renders_later(),
+            "a checker reads the texts as they are sent"
+        );
+        // passed sends it did not ask for (it asks for every event until it says when it
+        // must next see one), it finds no text in them: it said it reads none
+        assert!(!seen_by_observer.is_empty());
+        assert!(seen_by_observer.iter().all(String::is_empty));
+        assert_eq!(later, sent);
+        assert_eq!(sent, later);
+        assert_eq!(observing, later);
+        assert_eq!(later.events(), sent.events());
+        assert_eq!(later.to_jsonl(), sent.to_jsonl());
+        // the texts are there, as the checker saw them sent and delivered
+        let texts: Vec<String> = later
+            .events()
+            .iter()
+            .filter_map(|e| match &e.kind {
+                EventKind::Send { msg, .. } | EventKind::Deliver { msg, .. } => {
+                    Some(msg.to_string())
+                }
+                _ => None,
+            })
+            .collect();
+        assert_eq!(texts, seen);
+        assert!(
+            texts.iter().filter(|t| *t == "Ping").count() >= 6,
+            "{texts:?}"
+        );
+        assert!(texts.iter().any(|t| t == "Pong"), "{texts:?}");
+        // a send's text read alone, and each send's the same as the delivery naming it
+        for e in later.events() {
+            if let EventKind::Deliver { sent, msg, .. } = &e.kind {
+                assert_eq!(later.send_text(*sent as usize).as_ref(), Some(msg));
+            }
+        }
     }
 
     #[test]

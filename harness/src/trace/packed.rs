@@ -22,10 +22,20 @@
 //! an id that is not the position) is kept whole in a side vector and the stream holds its
 //! index. Packing is canonical: equal event sequences pack to equal bytes, so two packed
 //! traces compare by their bytes.
+//!
+//! **A message rendered later.** A run whose checkers read no sends or deliveries need not
+//! render each message with `Debug` as it is sent (about a fifth of a traced token ring's
+//! work): the engine keeps the message itself, and its send is packed with the message's
+//! index in a store of [`LaterTexts`] the trace gets when the run ends, rendered when the
+//! event is read. Such a send's record ([`SEND_LATER`]) differs from one with its text, so
+//! a trace recorded so compares with one recorded with texts by its events, not its bytes
+//! ([`Packed::defers`]).
 
 use super::{Event, EventKind, Text};
 use crate::net::DropReason;
 use crate::process::{ClockAdjust, Observation};
+use std::fmt;
+use std::sync::Arc;
 
 const START: u8 = 0;
 const SEND: u8 = 1;
@@ -37,6 +47,9 @@ const CLOCK_ADJUST: u8 = 6;
 const OBSERVE: u8 = 7;
 /// The event is kept whole in `Packed::whole`.
 const WHOLE: u8 = 8;
+/// A send whose text is rendered when read: the record holds the message's index in the
+/// trace's [`LaterTexts`] where a [`SEND`] holds the text.
+const SEND_LATER: u8 = 9;
 
 const KIND_MASK: u8 = 0x0f;
 const HAS_NODE: u8 = 0x10;
@@ -80,12 +93,47 @@ pub(crate) struct Packed {
     /// Recent sends, by event id modulo [`RECENT_SENDS`]: `(id + 1, record start)` (0: none).
     /// Made at the first send.
     recent: Vec<(u64, u32)>,
+    /// Sends packed as [`SEND_LATER`].
+    later_sends: usize,
+    /// Their messages, rendered when read: given when the run ends ([`Packed::set_later`]);
+    /// until then such a send reads as the empty text.
+    later: Option<Arc<dyn LaterTexts>>,
 }
 
-/// Packing is canonical: equal bytes are equal events (the rest is derived from them).
+/// The messages of a trace's sends that are rendered when read, by index.
+pub(crate) trait LaterTexts: Send + Sync + fmt::Debug {
+    /// Messages held.
+    fn len(&self) -> usize;
+    /// Message `k` rendered as a recorder renders it when sent (`Debug`); the empty text past
+    /// the end.
+    fn text(&self, k: usize) -> Text;
+}
+
+/// A run's sent messages, kept to be rendered when read.
+#[derive(Debug)]
+pub(crate) struct LaterMsgs<M>(pub(crate) Vec<M>);
+
+impl<M: fmt::Debug + Send + Sync> LaterTexts for LaterMsgs<M> {
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    fn text(&self, k: usize) -> Text {
+        match self.0.get(k) {
+            Some(m) => Text::from(format!("{m:?}").as_str()),
+            None => Text::EMPTY,
+        }
+    }
+}
+
+/// Packing is canonical: equal bytes are equal events (the rest is derived from them), once
+/// the messages rendered later render alike too.
 impl PartialEq for Packed {
     fn eq(&self, other: &Packed) -> bool {
-        self.n == other.n && self.bytes == other.bytes && self.whole == other.whole
+        self.n == other.n
+            && self.bytes == other.bytes
+            && self.whole == other.whole
+            && self.same_later(other)
     }
 }
 
@@ -155,10 +203,49 @@ impl Packed {
         (self.n > 0).then_some(self.state.t_ns)
     }
 
+    /// Whether some send is packed to be rendered when read ([`SEND_LATER`]): such a
+    /// trace's bytes differ from those of the same events recorded with their texts.
+    pub(crate) fn defers(&self) -> bool {
+        self.later_sends > 0
+    }
+
+    /// Gives the messages the sends packed with an index into them render from.
+    pub(crate) fn set_later(&mut self, later: Arc<dyn LaterTexts>) {
+        self.later = Some(later);
+    }
+
+    /// Whether both stores of messages rendered later render alike (each message the sends
+    /// name).
+    fn same_later(&self, other: &Packed) -> bool {
+        match (&self.later, &other.later) {
+            (None, None) => true,
+            (a, b) => {
+                let len = |l: &Option<Arc<dyn LaterTexts>>| l.as_ref().map_or(0, |l| l.len());
+                len(a) == len(b) && (0..len(a)).all(|k| self.later_text(k) == other.later_text(k))
+            }
+        }
+    }
+
+    /// Message `k` of the store of messages rendered later (the empty text without one).
+    fn later_text(&self, k: usize) -> Text {
+        self.later.as_ref().map_or(Text::EMPTY, |l| l.text(k))
+    }
+
     /// Appends `e`.
     #[inline]
     pub(crate) fn push(&mut self, e: &Event) {
+        self.push_later(e, None);
+    }
+
+    /// Appends `e`; a send with `later` given (an index into the messages the trace will
+    /// render when read, [`Packed::set_later`]) is packed with it, its own text ignored.
+    #[inline]
+    pub(crate) fn push_later(&mut self, e: &Event, later: Option<u64>) {
         let at = self.bytes.len();
+        debug_assert!(
+            later.is_none() || (e.id == self.n as u64 && matches!(e.kind, EventKind::Send { .. })),
+            "only a send whose id is its position is packed to be rendered later"
+        );
         assert!(
             at < BYTES_MAX,
             "a packed trace holds at most {BYTES_MAX} bytes"
@@ -168,7 +255,7 @@ impl Packed {
             self.marks.push(at as u32);
         }
         self.before_last = self.state;
-        if e.id != id || !self.pack_fields(e) {
+        if e.id != id || !self.pack_fields(e, later) {
             self.bytes.truncate(at);
             self.bytes.push(WHOLE);
             put(&mut self.bytes, self.whole.len() as u64);
@@ -228,6 +315,8 @@ impl Packed {
         }
         if kind == SEND {
             r.text_bytes();
+        } else if kind == SEND_LATER {
+            r.varint();
         }
         if header & SAME_TIME == 0 {
             r.varint();
@@ -242,7 +331,7 @@ impl Packed {
         }
         let varints = match kind {
             START | INPUT => usize::from(kind == START),
-            SEND => 2,
+            SEND | SEND_LATER => 2,
             DELIVER => {
                 r.varint();
                 r.varint();
@@ -287,9 +376,10 @@ impl Packed {
     /// are written into a fixed buffer first and appended at once; a send's text comes right
     /// after its header, where a delivery finds it without reading the rest.
     #[inline]
-    fn pack_fields(&mut self, e: &Event) -> bool {
+    fn pack_fields(&mut self, e: &Event, later: Option<u64>) -> bool {
         let (kind, sub) = match &e.kind {
             EventKind::Start { .. } => (START, 0),
+            EventKind::Send { .. } if later.is_some() => (SEND_LATER, 0),
             EventKind::Send { .. } => (SEND, 0),
             EventKind::Deliver { .. } => (DELIVER, 0),
             EventKind::Drop { .. } => (DROP, 0),
@@ -325,12 +415,12 @@ impl Packed {
         // before this event, its id follows)
         let named = match &e.kind {
             EventKind::Deliver { sent, msg, .. } => {
-                *sent < e.id && self.send_text_bytes(*sent as usize) == Some(msg.as_bytes())
+                *sent < e.id && self.sends_text(*sent as usize, msg.as_bytes())
             }
             _ => false,
         };
         let send_text = match &e.kind {
-            EventKind::Send { msg, .. } => msg.as_bytes(),
+            EventKind::Send { msg, .. } if kind == SEND => msg.as_bytes(),
             _ => &[],
         };
         let state = &mut self.state;
@@ -339,6 +429,9 @@ impl Packed {
         if kind == SEND {
             f.put(send_text.len() as u64);
             f.write(send_text);
+        } else if let Some(k) = later.filter(|_| kind == SEND_LATER) {
+            f.put(k);
+            self.later_sends += 1;
         }
         if !same_time {
             f.put(e.t_ns.wrapping_sub(state.t_ns));
@@ -414,14 +507,20 @@ impl Packed {
         true
     }
 
-    /// The text bytes of event `i` when it is a packed send.
+    /// Whether event `i` is a packed send of the text `text`: one packed with it, or one
+    /// rendered later, which a delivery names with the empty text (the recorder gives a
+    /// delivery its send's text, the empty one for such a send).
     #[inline]
-    fn send_text_bytes(&self, i: usize) -> Option<&[u8]> {
-        let mut r = Reader {
-            b: &self.bytes,
-            at: self.record_start(i)?,
+    fn sends_text(&self, i: usize, text: &[u8]) -> bool {
+        let Some(at) = self.record_start(i) else {
+            return false;
         };
-        (r.byte() & KIND_MASK == SEND).then(|| r.text_bytes())
+        let mut r = Reader { b: &self.bytes, at };
+        match r.byte() & KIND_MASK {
+            SEND => r.text_bytes() == text,
+            SEND_LATER => text.is_empty(),
+            _ => false,
+        }
     }
 
     /// The message text of event `i` when it is a send.
@@ -430,6 +529,7 @@ impl Packed {
         let mut r = Reader { b: &self.bytes, at };
         match r.byte() & KIND_MASK {
             SEND => Some(Text::from(utf8(r.text_bytes()))),
+            SEND_LATER => Some(self.later_text(r.varint() as usize)),
             WHOLE => match &self.whole[r.varint() as usize].kind {
                 EventKind::Send { msg, .. } => Some(msg.clone()),
                 _ => None,
@@ -442,9 +542,13 @@ impl Packed {
     pub(crate) fn last(&self) -> Option<Event> {
         let i = self.n.checked_sub(1)?;
         let mut state = self.before_last;
-        let (e, _) = self.unpack(i, self.last_at, &mut state, &mut |sent| {
-            self.send_text(sent)
-        });
+        let (e, _) = self.unpack(
+            i,
+            self.last_at,
+            &mut state,
+            &mut |sent| self.send_text(sent),
+            &mut |k| self.later_text(k),
+        );
         Some(e)
     }
 
@@ -452,24 +556,38 @@ impl Packed {
     pub(crate) fn iter(&self) -> impl Iterator<Item = Event> + '_ {
         let (mut at, mut state) = (0, State::default());
         (0..self.n).map(move |i| {
-            let (e, next) = self.unpack(i, at, &mut state, &mut |sent| self.send_text(sent));
+            let (e, next) = self.unpack(
+                i,
+                at,
+                &mut state,
+                &mut |sent| self.send_text(sent),
+                &mut |k| self.later_text(k),
+            );
             at = next;
             e
         })
     }
 
-    /// Every event, unpacked into a vector (a delivery shares its send's text).
+    /// Every event, unpacked into a vector (a delivery shares its send's text, and a
+    /// broadcast's copies rendered later share one rendering).
     pub(crate) fn unpack_all(&self) -> Vec<Event> {
         let mut out: Vec<Event> = Vec::with_capacity(self.n);
         let (mut at, mut state) = (0, State::default());
+        let mut rendered: Option<(usize, Text)> = None;
         for i in 0..self.n {
-            let (e, next) = self.unpack(i, at, &mut state, &mut |sent| match out
-                .get(sent)
-                .map(|e| &e.kind)
-            {
+            let mut later = |k: usize| match &rendered {
+                Some((last, text)) if *last == k => text.clone(),
+                _ => {
+                    let text = self.later_text(k);
+                    rendered = Some((k, text.clone()));
+                    text
+                }
+            };
+            let sent_text = &mut |sent: usize| match out.get(sent).map(|e| &e.kind) {
                 Some(EventKind::Send { msg, .. }) => Some(msg.clone()),
                 _ => None,
-            });
+            };
+            let (e, next) = self.unpack(i, at, &mut state, sent_text, &mut later);
             at = next;
             out.push(e);
         }
@@ -478,13 +596,15 @@ impl Packed {
     }
 
     /// Unpacks the record of event `i` at `at` against `state` (made the state of the next
-    /// record); the event, and where the next record starts.
+    /// record); the event, and where the next record starts. `sent_text` gives a send's
+    /// text, `later_text` a message rendered later.
     fn unpack(
         &self,
         i: usize,
         at: usize,
         state: &mut State,
         sent_text: &mut dyn FnMut(usize) -> Option<Text>,
+        later_text: &mut dyn FnMut(usize) -> Text,
     ) -> (Event, usize) {
         let mut r = Reader { b: &self.bytes, at };
         let header = r.byte();
@@ -495,8 +615,9 @@ impl Packed {
             return (e, r.at);
         }
         let send_text = match kind_tag {
-            SEND => r.text_bytes(),
-            _ => &[],
+            SEND => Some(Text::from(utf8(r.text_bytes()))),
+            SEND_LATER => Some(later_text(r.varint() as usize)),
+            _ => None,
         };
         let t_ns = if header & SAME_TIME != 0 {
             state.t_ns
@@ -515,10 +636,10 @@ impl Packed {
             START => EventKind::Start {
                 incarnation: r.varint() as u32,
             },
-            SEND => EventKind::Send {
+            SEND | SEND_LATER => EventKind::Send {
                 msg_id: state.msg_id_of(r.varint()),
                 to: r.varint() as usize,
-                msg: Text::from(utf8(send_text)),
+                msg: send_text.unwrap_or_default(),
             },
             DELIVER => {
                 let msg_id = state.msg_id_of(r.varint());
@@ -1021,6 +1142,151 @@ mod tests {
             whole += p.whole.len();
         }
         assert!(whole > 500, "the odd events are kept whole: {whole}");
+    }
+
+    /// A message kept to be rendered later: renders as the text it was made of.
+    #[derive(Clone)]
+    struct Raw(Text);
+
+    impl fmt::Debug for Raw {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str(&self.0)
+        }
+    }
+
+    /// Packs `events` as a run that renders its messages later records them: each send
+    /// whose id is its position without its text (message k of the store, a copy of the send
+    /// just before sharing its message as a broadcast's does), each delivery of such a send's
+    /// text with the empty text (what the recorder gives it); the store, and how many sends
+    /// were packed so. A delivery with the empty text of another send's is given a text of
+    /// its own first (in `events`): a recorder that renders later gives a delivery no text
+    /// but its send's.
+    fn pack_later(events: &mut [Event]) -> (Packed, Vec<Raw>, usize) {
+        for i in 0..events.len() {
+            if let EventKind::Deliver { sent, msg, .. } = &events[i].kind {
+                let other_text = match events.get(*sent as usize).map(|s| &s.kind) {
+                    Some(EventKind::Send { msg: sent_msg, .. }) => sent_msg != msg,
+                    _ => true,
+                };
+                if msg.is_empty() && other_text {
+                    if let EventKind::Deliver { msg, .. } = &mut events[i].kind {
+                        *msg = Text::from("its own");
+                    }
+                }
+            }
+        }
+        let mut p = Packed::default();
+        let mut msgs: Vec<Raw> = Vec::new();
+        let mut later_at: Vec<Option<u64>> = Vec::with_capacity(events.len());
+        for (i, e) in events.iter().enumerate() {
+            let mut e = e.clone();
+            let later = match &mut e.kind {
+                EventKind::Send { msg, .. } if e.id == i as u64 => {
+                    let shared = msgs.last().filter(|last| last.0 == *msg && i % 2 == 0);
+                    if shared.is_none() {
+                        msgs.push(Raw(msg.clone()));
+                    }
+                    *msg = Text::EMPTY;
+                    Some(msgs.len() as u64 - 1)
+                }
+                EventKind::Deliver { sent, msg, .. } => {
+                    let of_later = (*sent < i as u64)
+                        .then(|| later_at.get(*sent as usize).copied().flatten())
+                        .flatten();
+                    let same = match events.get(*sent as usize).map(|s| &s.kind) {
+                        Some(EventKind::Send { msg: sent_msg, .. }) => sent_msg == msg,
+                        _ => false,
+                    };
+                    // (a record kept whole keeps its text: the recorder's ids are their
+                    // positions, so it keeps no delivery whole)
+                    if of_later.is_some() && same && e.id == i as u64 {
+                        *msg = Text::EMPTY;
+                    }
+                    None
+                }
+                _ => None,
+            };
+            later_at.push(later);
+            p.push_later(&e, later);
+        }
+        let sends = later_at.iter().flatten().count();
+        (p, msgs, sends)
+    }
+
+    /// Sends packed to be rendered later read back as the events recorded with their texts:
+    /// in order, one at a time, the last alone, each send's text alone, and past the table
+    /// of recent sends (found from their marks); until the store is given they read as the
+    /// empty text.
+    #[test]
+    fn sends_rendered_later_read_back_as_the_events_with_their_texts() {
+        for seed in 0..60 {
+            let n = if seed < 4 {
+                3 * RECENT_SENDS + 7
+            } else {
+                1 + seed as usize % 60
+            };
+            let mut events = arbitrary_events(seed, n);
+            let (mut p, msgs, sends) = pack_later(&mut events);
+            assert_eq!(p.defers(), sends > 0, "seed {seed}");
+            assert_eq!(p.later_sends, sends);
+            if sends > 0 {
+                let before = p.unpack_all();
+                assert_ne!(before, events, "seed {seed}: no store, no texts");
+            }
+            p.set_later(Arc::new(LaterMsgs(msgs)));
+            assert_eq!(p.unpack_all(), events, "seed {seed}");
+            assert_eq!(p.iter().collect::<Vec<_>>(), events, "seed {seed}");
+            assert_eq!(p.last().as_ref(), events.last(), "seed {seed}");
+            for (i, e) in events.iter().enumerate() {
+                let want = match &e.kind {
+                    EventKind::Send { msg, .. } => Some(msg.clone()),
+                    _ => None,
+                };
+                assert_eq!(p.send_text(i), want, "seed {seed} event {i}");
+            }
+        }
+    }
+
+    /// A trace recorded with its sends rendered later equals the same events recorded with
+    /// their texts (by events: the bytes differ) and the events themselves; one whose store
+    /// renders a message otherwise differs, as does one with an event changed.
+    #[test]
+    fn a_trace_rendered_later_equals_the_same_events_and_no_other() {
+        let mut judged = 0;
+        for seed in 0..40 {
+            let mut events = arbitrary_events(seed, 40);
+            let (p, msgs, sends) = pack_later(&mut events);
+            if sends == 0 {
+                continue;
+            }
+            judged += 1;
+            let mut later = p.clone();
+            later.set_later(Arc::new(LaterMsgs(msgs.clone())));
+            let with_texts = pack(&events);
+            assert_ne!(later.bytes, with_texts.bytes, "seed {seed}");
+            let trace = |p: &Packed| {
+                let mut t = Trace::packed(6);
+                t.packed = Some(Box::new(p.clone()));
+                t
+            };
+            assert_eq!(trace(&later), trace(&with_texts), "seed {seed}");
+            assert_eq!(trace(&with_texts), trace(&later), "seed {seed}");
+            assert_eq!(trace(&later), Trace::new(6, events.clone()), "seed {seed}");
+            assert_eq!(trace(&later), trace(&later.clone()), "seed {seed}");
+            // a message rendered otherwise
+            let mut other = msgs.clone();
+            other[0] = Raw(Text::from(format!("{}!", other[0].0).as_str()));
+            let mut changed = p.clone();
+            changed.set_later(Arc::new(LaterMsgs(other)));
+            assert_ne!(changed, later, "seed {seed}");
+            assert_ne!(trace(&changed), trace(&later), "seed {seed}");
+            assert_ne!(trace(&changed), trace(&with_texts), "seed {seed}");
+            // an event changed
+            let mut moved = events.clone();
+            moved[39].t_ns = moved[39].t_ns.wrapping_add(1);
+            assert_ne!(trace(&later), trace(&pack(&moved)), "seed {seed}");
+        }
+        assert!(judged > 30, "{judged} seeds had a send to render later");
     }
 
     /// Every record is found again where it was written: from its mark, reading the records
