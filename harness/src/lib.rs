@@ -16,6 +16,7 @@ pub mod arbitrary;
 pub mod builder;
 pub mod check;
 pub mod clock;
+pub(crate) mod data_size;
 pub mod diff;
 pub mod engine;
 pub mod explore;

@@ -639,7 +639,8 @@ impl Recorder {
     /// Records the send of message `msg_id` from `from` to `to` at `t_ns` without its text:
     /// the trace renders message `k` of the messages the engine gives it when the run ends
     /// ([`Trace::set_later`]). Counted in `limits.max_trace_bytes` at `msg_bytes`, the
-    /// message's own size. Only while [`Recorder::defers_texts`]; the event's id.
+    /// bytes of the message's data (`data_size`). Only while [`Recorder::defers_texts`]; the
+    /// event's id.
     #[allow(clippy::too_many_arguments)]
     #[inline]
     pub fn emit_send_later(

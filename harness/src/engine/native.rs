@@ -859,14 +859,17 @@ impl<P: Process> Sim<P> {
         let local = self.reading_of(from);
         if self.rec.defers_texts() {
             // kept, to be rendered when the trace is read (a broadcast's copies share it)
-            let k = match self.rec.later_copy(from).filter(|_| copy) {
-                Some(k) => k,
+            // counted in the trace's size at its data's bytes, heap included (a copy that
+            // shares the message, nothing)
+            let (k, msg_bytes) = match self.rec.later_copy(from).filter(|_| copy) {
+                Some(k) => (k, 0),
                 None => {
                     self.later_msgs.push(msg.clone());
-                    self.later_msgs.len() as u64 - 1
+                    let bytes =
+                        crate::data_size::data_bytes(msg).unwrap_or(std::mem::size_of::<P::Msg>());
+                    (self.later_msgs.len() as u64 - 1, bytes)
                 }
             };
-            let msg_bytes = std::mem::size_of::<P::Msg>();
             return self
                 .rec
                 .emit_send_later(self.now_ns, from, local, msg_id, to, k, msg_bytes);
