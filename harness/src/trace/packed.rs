@@ -1366,56 +1366,76 @@ mod tests {
         assert_eq!(t.clone().into_events().len(), 51);
     }
 
+    /// What a traced token ring records per hop (a send, its delivery, two observations)
+    /// packs to a few bytes an event, its texts in the bytes or its messages kept to be
+    /// rendered later (an 8-byte token each, counted with the bytes).
     #[test]
     fn a_token_ring_packs_to_a_few_bytes_per_event() {
-        // what a traced token ring records per hop: a send, its delivery, two observations
-        let mut p = Packed::default();
-        let mut t_ns = 0;
-        for hop in 0..10_000u64 {
-            let id = p.len() as u64;
-            let node = (hop % 5) as usize;
-            let send = Event {
-                id,
-                t_ns,
-                node: Some(node),
-                local_ns: Some(t_ns as i64),
-                kind: EventKind::Send {
-                    msg_id: hop,
-                    to: (node + 1) % 5,
-                    msg: Text::from(format!("Token({hop})")),
-                },
+        let ring = |later: bool| {
+            let mut p = Packed::default();
+            let mut t_ns = 0;
+            let text = |hop: u64| match later {
+                true => Text::EMPTY,
+                false => Text::from(format!("Token({hop})")),
             };
-            p.push(&send);
-            t_ns += 1_000_000 + hop % 1_000_000;
-            let at = |id, kind| Event {
-                id,
-                t_ns,
-                node: Some((node + 1) % 5),
-                local_ns: Some(t_ns as i64),
-                kind,
-            };
-            let msg = Text::from(format!("Token({hop})"));
-            p.push(&at(
-                id + 1,
-                EventKind::Deliver {
-                    msg_id: hop,
-                    from: node,
-                    sent: id,
-                    msg,
-                },
-            ));
-            for obs in [
-                Observation::CsEnter { resource: 0 },
-                Observation::CsExit { resource: 0 },
-            ] {
-                p.push(&at(p.len() as u64, EventKind::Observe { obs }));
+            for hop in 0..10_000u64 {
+                let id = p.len() as u64;
+                let node = (hop % 5) as usize;
+                let send = Event {
+                    id,
+                    t_ns,
+                    node: Some(node),
+                    local_ns: Some(t_ns as i64),
+                    kind: EventKind::Send {
+                        msg_id: hop,
+                        to: (node + 1) % 5,
+                        msg: text(hop),
+                    },
+                };
+                p.push_later(&send, later.then_some(hop));
+                t_ns += 1_000_000 + hop % 1_000_000;
+                let at = |id, kind| Event {
+                    id,
+                    t_ns,
+                    node: Some((node + 1) % 5),
+                    local_ns: Some(t_ns as i64),
+                    kind,
+                };
+                p.push(&at(
+                    id + 1,
+                    EventKind::Deliver {
+                        msg_id: hop,
+                        from: node,
+                        sent: id,
+                        msg: text(hop),
+                    },
+                ));
+                for obs in [
+                    Observation::CsEnter { resource: 0 },
+                    Observation::CsExit { resource: 0 },
+                ] {
+                    p.push(&at(p.len() as u64, EventKind::Observe { obs }));
+                }
             }
-        }
-        let per_event =
-            p.capacity_bytes().min(p.bytes.len() + 4 * p.marks.len()) as f64 / p.len() as f64;
+            let store = if later { 8 * 10_000 } else { 0 };
+            let bytes = p.capacity_bytes().min(p.bytes.len() + 4 * p.marks.len()) + store;
+            (p, bytes as f64 / 40_000.0)
+        };
+        let (p, per_event) = ring(false);
         // 13.5 with an offset per event and whole message ids and places (stop 84)
         assert!(per_event < 8.0, "{per_event:.2} bytes per event");
         assert!(p.whole.is_empty());
         assert_eq!(p.unpack_all().len(), 40_000);
+        let (mut later, later_per_event) = ring(true);
+        assert!(
+            later_per_event < per_event,
+            "{later_per_event:.2} bytes per event rendered later, {per_event:.2} with texts"
+        );
+        assert!(later.whole.is_empty());
+        let tokens: Vec<Raw> = (0..10_000)
+            .map(|hop| Raw(Text::from(format!("Token({hop})"))))
+            .collect();
+        later.set_later(Arc::new(LaterMsgs(tokens)));
+        assert_eq!(later.unpack_all(), p.unpack_all());
     }
 }
