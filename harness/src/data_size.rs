@@ -191,38 +191,16 @@ impl<'a> Serializer for Size<'a> {
     }
 }
 
-/// The parts of a compound value: each counted in turn.
+/// The parts of a compound value, each counted in turn (a struct's field names count
+/// nothing).
 macro_rules! counted_parts {
-    ($($trait:ident :: $method:ident),*) => {$(
+    ($($trait:ident :: $method:ident ($($name:ident: $ty:ty)?)),*) => {$(
         impl ser::$trait for Size<'_> {
             type Ok = ();
             type Error = Failed;
-            fn $method<T: ?Sized + Serialize>(&mut self, v: &T) -> Result<(), Failed> {
-                v.serialize(Size(&mut *self.0))
-            }
-            fn end(self) -> Result<(), Failed> {
-                Ok(())
-            }
-        }
-    )*};
-}
-
-counted_parts!(
-    SerializeSeq::serialize_element,
-    SerializeTuple::serialize_element,
-    SerializeTupleStruct::serialize_field,
-    SerializeTupleVariant::serialize_field
-);
-
-/// A struct's and a struct variant's fields (their names count nothing).
-macro_rules! counted_fields {
-    ($($trait:ident),*) => {$(
-        impl ser::$trait for Size<'_> {
-            type Ok = ();
-            type Error = Failed;
-            fn serialize_field<T: ?Sized + Serialize>(
+            fn $method<T: ?Sized + Serialize>(
                 &mut self,
-                _: &'static str,
+                $($name: $ty,)?
                 v: &T,
             ) -> Result<(), Failed> {
                 v.serialize(Size(&mut *self.0))
@@ -234,7 +212,14 @@ macro_rules! counted_fields {
     )*};
 }
 
-counted_fields!(SerializeStruct, SerializeStructVariant);
+counted_parts!(
+    SerializeSeq::serialize_element(),
+    SerializeTuple::serialize_element(),
+    SerializeTupleStruct::serialize_field(),
+    SerializeTupleVariant::serialize_field(),
+    SerializeStruct::serialize_field(_key: &'static str),
+    SerializeStructVariant::serialize_field(_key: &'static str)
+);
 
 impl ser::SerializeMap for Size<'_> {
     type Ok = ();
