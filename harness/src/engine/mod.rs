@@ -627,6 +627,14 @@ impl Recorder {
         self.later && self.cut.is_none()
     }
 
+    /// Whether a message's text is read by anyone but the trace: a checker that asked for
+    /// sends or deliveries, or a trace that keeps texts as they are sent (a pilot's type
+    /// words). When not, a send the trace no longer records (it was cut) is not rendered.
+    #[inline]
+    pub fn texts_read(&self) -> bool {
+        !self.later
+    }
+
     /// The message index of the send `from` recorded just before to be rendered later, when
     /// it is among the trace's last two events (a broadcast's next copy shares it, as
     /// [`Recorder::render_copy`] shares a text).

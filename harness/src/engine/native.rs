@@ -874,7 +874,10 @@ impl<P: Process> Sim<P> {
                 .rec
                 .emit_send_later(self.now_ns, from, local, msg_id, to, k, msg_bytes);
         }
-        let rendered = if copy {
+        let rendered = if !self.rec.texts_read() {
+            // the trace was cut, and no checker reads the text
+            crate::trace::Text::EMPTY
+        } else if copy {
             self.rec.render_copy(from, msg)
         } else {
             self.rec.render(msg)
@@ -2007,6 +2010,100 @@ mod tests {
                 assert_eq!(later.send_text(*sent as usize).as_ref(), Some(msg));
             }
         }
+    }
+
+    /// A message whose every rendering is counted.
+    #[derive(Clone, Serialize, Deserialize)]
+    struct Counted(u32);
+
+    /// Renderings of [`Counted`] (only the test below sends one).
+    static RENDERS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+    impl std::fmt::Debug for Counted {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            RENDERS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            write!(f, "Counted({})", self.0)
+        }
+    }
+
+    /// Two nodes that pass a counted message back and forth 200 times.
+    #[derive(Debug)]
+    struct Rally;
+
+    impl Process for Rally {
+        type Msg = Counted;
+        type Timer = ();
+        type Input = ();
+        type Stable = ();
+        fn on_start(&mut self, ctx: &mut Ctx<'_, Self>) {
+            if ctx.id() == 0 {
+                ctx.send(1, Counted(0));
+            }
+        }
+        fn on_message(&mut self, ctx: &mut Ctx<'_, Self>, from: NodeId, Counted(n): Counted) {
+            if n < 200 {
+                ctx.send(from, Counted(n + 1));
+            }
+        }
+        fn on_timer(&mut self, _: &mut Ctx<'_, Self>, _: ()) {}
+        fn on_input(&mut self, _: &mut Ctx<'_, Self>, _: ()) {}
+    }
+
+    /// A traced run renders no message while it runs when nothing reads the texts: each
+    /// recorded send is rendered once, when the trace is first read (its delivery shares
+    /// the text), and a send past the trace's size limit never. A checker that reads sends
+    /// has each rendered as it is sent.
+    #[test]
+    fn a_message_is_rendered_once_when_read_and_never_past_the_trace_limit() {
+        use crate::check::{Interest, Violation};
+        use std::sync::atomic::Ordering::Relaxed;
+        struct Sends;
+        impl Checker for Sends {
+            fn property(&self) -> &'static str {
+                "sends"
+            }
+            fn interest(&self) -> Interest {
+                Interest::SEND
+            }
+            fn on_event(&mut self, _: &crate::trace::Event) -> Result<(), Violation> {
+                Ok(())
+            }
+            fn finish(&mut self, _end_t_ns: u64) -> Result<(), Violation> {
+                Ok(())
+            }
+            fn evidence(&self) -> &'static [&'static str] {
+                &[]
+            }
+        }
+        let run = |max_trace_bytes: u64, checkers: Vec<Box<dyn Checker>>| {
+            let mut sc = Scenario::from_json(
+                r#"{"algorithm": "rally", "nodes": 2, "seed": 1, "duration_ms": 60000}"#,
+            )
+            .unwrap();
+            sc.limits.max_trace_bytes = max_trace_bytes;
+            RENDERS.store(0, Relaxed);
+            let out = Sim::new(&sc, Rc::new(|_| Rally), checkers, RunOptions::new(true))
+                .unwrap()
+                .run();
+            assert!(out.verdict.is_pass(), "{}", out.verdict);
+            let during = RENDERS.load(Relaxed);
+            let trace = out.trace.unwrap();
+            let sends = trace
+                .events()
+                .iter()
+                .filter(|e| matches!(e.kind, EventKind::Send { .. }))
+                .count();
+            let when_read = RENDERS.load(Relaxed) - during;
+            let _ = trace.to_jsonl();
+            assert_eq!(RENDERS.load(Relaxed) - during, when_read, "rendered once");
+            (during, when_read, sends)
+        };
+        assert_eq!(run(1 << 20, vec![]), (0, 201, 201));
+        let (during, when_read, sends) = run(20_000, vec![]);
+        assert!(sends < 201, "the trace was cut: {sends} sends");
+        assert_eq!((during, when_read), (0, sends));
+        let (during, when_read, sends) = run(1 << 20, vec![Box::new(Sends)]);
+        assert_eq!((during, when_read, sends), (201, 0, 201));
     }
 
     #[test]
