@@ -26,7 +26,8 @@ where
 pub trait Process: Sized + 'static {
     /// Messages between nodes (serde-encoded on the socket-based engines). Plain data,
     /// `Send + Sync`: a traced run keeps the messages it sends and the trace renders them
-    /// with `Debug` only when it is read.
+    /// with `Debug` only when it is read, so a message's rendering must not change once it
+    /// is sent (no shared cell whose contents a node changes later).
     type Msg: Clone + Debug + Serialize + DeserializeOwned + Send + Sync + 'static;
     /// Timer payloads.
     type Timer: Clone + Debug + 'static;
