@@ -478,9 +478,8 @@ pub(crate) struct Recorder {
     /// The last send recorded: its id, node and text (a broadcast's next copy takes its
     /// text, and so does the delivery of the message sent last, the usual one of a ring).
     last_send: Option<(u64, NodeId, Text)>,
-    /// Whether sends may be recorded to be rendered when the trace is read
-    /// ([`Recorder::emit_send_later`]): a full recording whose checkers read no sends or
-    /// deliveries (they would see the empty text).
+    /// Whether sends are recorded to be rendered when the trace is read
+    /// ([`Recorder::render_texts_later`]).
     later: bool,
     /// The last send recorded so: its id, node and message index (a broadcast's next copy
     /// shares the message).
@@ -586,12 +585,6 @@ impl Recorder {
         max_trace_bytes: u64,
     ) -> Self {
         let observing = options.record_trace || !checkers.is_empty();
-        let texts_read = crate::check::Interest::SEND.or(crate::check::Interest::DELIVER);
-        let later = options.record_trace
-            && !options.type_words_only
-            && checkers
-                .iter()
-                .all(|c| !c.interest().intersects(texts_read));
         Recorder {
             record: options.record_trace,
             observing,
@@ -615,9 +608,23 @@ impl Recorder {
             cut: None,
             last_t_ns: 0,
             last_send: None,
-            later,
+            later: false,
             last_later: None,
         }
+    }
+
+    /// Lets the engine record sends to be rendered when the trace is read
+    /// ([`Recorder::emit_send_later`]) when nothing else reads their texts: a full recording
+    /// (not a pilot's type words) whose checkers ask for no sends or deliveries. Its
+    /// deliveries then carry the empty text ([`Recorder::sent_text`]), which names the send.
+    pub fn render_texts_later(&mut self) {
+        let texts_read = crate::check::Interest::SEND.or(crate::check::Interest::DELIVER);
+        self.later = self.record
+            && self.type_words.is_none()
+            && self
+                .checkers
+                .iter()
+                .all(|c| !c.interest().intersects(texts_read));
     }
 
     /// Whether a send may be recorded to be rendered when the trace is read
@@ -627,9 +634,9 @@ impl Recorder {
         self.later && self.cut.is_none()
     }
 
-    /// Whether a message's text is read by anyone but the trace: a checker that asked for
-    /// sends or deliveries, or a trace that keeps texts as they are sent (a pilot's type
-    /// words). When not, a send the trace no longer records (it was cut) is not rendered.
+    /// Whether messages are rendered as they are sent: the engine renders none later, or
+    /// something reads their texts ([`Recorder::render_texts_later`]). When not, a send the
+    /// trace no longer records (it was cut) is not rendered at all.
     #[inline]
     pub fn texts_read(&self) -> bool {
         !self.later
@@ -809,6 +816,10 @@ impl Recorder {
     /// from the trace.
     #[inline]
     pub fn sent_text(&self, sent: u64) -> Text {
+        if self.later {
+            // every send recorded is rendered later: a delivery names it with no text
+            return Text::EMPTY;
+        }
         if let Some((id, _, text)) = &self.last_send {
             if *id == sent {
                 return text.clone();

@@ -235,6 +235,7 @@ impl<P: Process> Sim<P> {
             reading: None,
             later_msgs: Vec::new(),
         };
+        sim.rec.render_texts_later();
         // Queued at once, in this order (it decides among items of one time): the starts,
         // the faults, the inputs.
         let mut keys = Vec::with_capacity(n + sim.faults.len() + prep.inputs.len());
