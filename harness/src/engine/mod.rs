@@ -1360,6 +1360,84 @@ mod tests {
         assert!(full.type_words.is_none());
     }
 
+    /// A recorder renders sends later only when its engine asks and nothing else reads the
+    /// texts: then a delivery gets the empty text (which names its send, rendered later);
+    /// otherwise (the exploration engine and the socket layer never ask) a delivery gets its
+    /// send's text, the last one's or one read back from the trace.
+    #[test]
+    fn a_recorder_renders_later_only_when_asked_and_no_checker_reads_texts() {
+        use crate::check::{Interest, Violation};
+        struct Reads(Interest);
+        impl Checker for Reads {
+            fn property(&self) -> &'static str {
+                "reads"
+            }
+            fn interest(&self) -> Interest {
+                self.0
+            }
+            fn on_event(&mut self, _: &crate::trace::Event) -> Result<(), Violation> {
+                Ok(())
+            }
+            fn finish(&mut self, _end_t_ns: u64) -> Result<(), Violation> {
+                Ok(())
+            }
+            fn evidence(&self) -> &'static [&'static str] {
+                &[]
+            }
+        }
+        let recorder = |checkers: Vec<Box<dyn Checker>>, options: RunOptions, ask: bool| {
+            let mut rec = Recorder::new(2, checkers, options, u64::MAX);
+            if ask {
+                rec.render_texts_later();
+            }
+            rec
+        };
+        let traced = RunOptions::new(true);
+        let cases: Vec<(Recorder, bool)> = vec![
+            (recorder(vec![], traced, false), false),
+            (recorder(vec![], traced, true), true),
+            (
+                recorder(vec![Box::new(Reads(Interest::OBSERVE))], traced, true),
+                true,
+            ),
+            (
+                recorder(vec![Box::new(Reads(Interest::SEND))], traced, true),
+                false,
+            ),
+            (
+                recorder(vec![Box::new(Reads(Interest::DELIVER))], traced, true),
+                false,
+            ),
+            (
+                recorder(vec![Box::new(Reads(Interest::ALL))], traced, true),
+                false,
+            ),
+            (recorder(vec![], traced.type_words_only(), true), false),
+            (recorder(vec![], RunOptions::new(false), true), false),
+        ];
+        for (i, (mut rec, later)) in cases.into_iter().enumerate() {
+            assert_eq!(rec.defers_texts(), later, "case {i}");
+            assert_eq!(rec.texts_read(), !later, "case {i}");
+            let text = Text::from("Ping");
+            for to in [1, 0] {
+                let kind = EventKind::Send {
+                    msg_id: to as u64,
+                    to,
+                    msg: text.clone(),
+                };
+                rec.emit(0, Some(1 - to), None, kind);
+            }
+            let want = if later || !rec.record {
+                Text::EMPTY
+            } else {
+                text.clone()
+            };
+            // the last send's, and one read back
+            assert_eq!(rec.sent_text(1), want, "case {i}");
+            assert_eq!(rec.sent_text(0), want, "case {i}");
+        }
+    }
+
     #[test]
     fn a_broadcast_is_rendered_once() {
         /// A message that counts its renderings.
