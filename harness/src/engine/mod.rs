@@ -1298,6 +1298,50 @@ pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     }
 }
 
+/// A test checker that asks for the kinds it is given and keeps the text of every send and
+/// delivery it is passed (what a recorder's choice to render later changes).
+#[cfg(test)]
+pub(crate) struct ReadsTexts {
+    pub(crate) interest: crate::check::Interest,
+    pub(crate) seen: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+#[cfg(test)]
+impl ReadsTexts {
+    /// One asking for `interest`, with an empty record of texts.
+    pub(crate) fn new(interest: crate::check::Interest) -> ReadsTexts {
+        ReadsTexts {
+            interest,
+            seen: Default::default(),
+        }
+    }
+}
+
+#[cfg(test)]
+impl Checker for ReadsTexts {
+    fn property(&self) -> &'static str {
+        "reads_texts"
+    }
+    fn interest(&self) -> crate::check::Interest {
+        self.interest
+    }
+    fn on_event(&mut self, ev: &crate::trace::Event) -> Result<(), crate::check::Violation> {
+        if let EventKind::Send { msg, .. } | EventKind::Deliver { msg, .. } = &ev.kind {
+            self.seen
+                .lock()
+                .expect("not poisoned")
+                .push(msg.to_string());
+        }
+        Ok(())
+    }
+    fn finish(&mut self, _end_t_ns: u64) -> Result<(), crate::check::Violation> {
+        Ok(())
+    }
+    fn evidence(&self) -> &'static [&'static str] {
+        &[]
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1366,25 +1410,8 @@ mod tests {
     /// send's text, the last one's or one read back from the trace.
     #[test]
     fn a_recorder_renders_later_only_when_asked_and_no_checker_reads_texts() {
-        use crate::check::{Interest, Violation};
-        struct Reads(Interest);
-        impl Checker for Reads {
-            fn property(&self) -> &'static str {
-                "reads"
-            }
-            fn interest(&self) -> Interest {
-                self.0
-            }
-            fn on_event(&mut self, _: &crate::trace::Event) -> Result<(), Violation> {
-                Ok(())
-            }
-            fn finish(&mut self, _end_t_ns: u64) -> Result<(), Violation> {
-                Ok(())
-            }
-            fn evidence(&self) -> &'static [&'static str] {
-                &[]
-            }
-        }
+        use crate::check::Interest;
+        let reads = |i| Box::new(super::ReadsTexts::new(i)) as Box<dyn Checker>;
         let recorder = |checkers: Vec<Box<dyn Checker>>, options: RunOptions, ask: bool| {
             let mut rec = Recorder::new(2, checkers, options, u64::MAX);
             if ask {
@@ -1396,22 +1423,13 @@ mod tests {
         let cases: Vec<(Recorder, bool)> = vec![
             (recorder(vec![], traced, false), false),
             (recorder(vec![], traced, true), true),
+            (recorder(vec![reads(Interest::OBSERVE)], traced, true), true),
+            (recorder(vec![reads(Interest::SEND)], traced, true), false),
             (
-                recorder(vec![Box::new(Reads(Interest::OBSERVE))], traced, true),
-                true,
-            ),
-            (
-                recorder(vec![Box::new(Reads(Interest::SEND))], traced, true),
+                recorder(vec![reads(Interest::DELIVER)], traced, true),
                 false,
             ),
-            (
-                recorder(vec![Box::new(Reads(Interest::DELIVER))], traced, true),
-                false,
-            ),
-            (
-                recorder(vec![Box::new(Reads(Interest::ALL))], traced, true),
-                false,
-            ),
+            (recorder(vec![reads(Interest::ALL)], traced, true), false),
             (recorder(vec![], traced.type_words_only(), true), false),
             (recorder(vec![], RunOptions::new(false), true), false),
         ];

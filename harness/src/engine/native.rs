@@ -1923,29 +1923,8 @@ mod tests {
     /// the empty text in a send it is passed).
     #[test]
     fn a_trace_renders_its_messages_when_read_with_the_texts_of_one_rendered_when_sent() {
-        use crate::check::{Interest, Violation};
-        use std::sync::{Arc, Mutex};
-        struct Reads(Interest, Arc<Mutex<Vec<String>>>);
-        impl Checker for Reads {
-            fn property(&self) -> &'static str {
-                "reads"
-            }
-            fn interest(&self) -> Interest {
-                self.0
-            }
-            fn on_event(&mut self, ev: &crate::trace::Event) -> Result<(), Violation> {
-                if let EventKind::Send { msg, .. } | EventKind::Deliver { msg, .. } = &ev.kind {
-                    self.1.lock().unwrap().push(msg.to_string());
-                }
-                Ok(())
-            }
-            fn finish(&mut self, _end_t_ns: u64) -> Result<(), Violation> {
-                Ok(())
-            }
-            fn evidence(&self) -> &'static [&'static str] {
-                &[]
-            }
-        }
+        use crate::check::Interest;
+        use crate::engine::ReadsTexts;
         let sc = Scenario::from_json(
             r#"{"algorithm": "probe", "nodes": 4, "seed": 3, "duration_ms": 60,
             "network": {"duplicate": 0.3},
@@ -1955,9 +1934,10 @@ mod tests {
         )
         .unwrap();
         let run = |interest: Option<Interest>| {
-            let seen = Arc::new(Mutex::new(Vec::new()));
-            let checkers: Vec<Box<dyn Checker>> = interest
-                .map(|i| Box::new(Reads(i, seen.clone())) as Box<dyn Checker>)
+            let reads = interest.map(ReadsTexts::new);
+            let seen = reads.as_ref().map(|r| r.seen.clone()).unwrap_or_default();
+            let checkers: Vec<Box<dyn Checker>> = reads
+                .map(|r| Box::new(r) as Box<dyn Checker>)
                 .into_iter()
                 .collect();
             let out = Sim::new(
@@ -2056,26 +2036,9 @@ mod tests {
     /// has each rendered as it is sent.
     #[test]
     fn a_message_is_rendered_once_when_read_and_never_past_the_trace_limit() {
-        use crate::check::{Interest, Violation};
+        use crate::check::Interest;
+        use crate::engine::ReadsTexts;
         use std::sync::atomic::Ordering::Relaxed;
-        struct Sends;
-        impl Checker for Sends {
-            fn property(&self) -> &'static str {
-                "sends"
-            }
-            fn interest(&self) -> Interest {
-                Interest::SEND
-            }
-            fn on_event(&mut self, _: &crate::trace::Event) -> Result<(), Violation> {
-                Ok(())
-            }
-            fn finish(&mut self, _end_t_ns: u64) -> Result<(), Violation> {
-                Ok(())
-            }
-            fn evidence(&self) -> &'static [&'static str] {
-                &[]
-            }
-        }
         let run = |max_trace_bytes: u64, checkers: Vec<Box<dyn Checker>>| {
             let mut sc = Scenario::from_json(
                 r#"{"algorithm": "rally", "nodes": 2, "seed": 1, "duration_ms": 60000}"#,
@@ -2103,7 +2066,8 @@ mod tests {
         let (during, when_read, sends) = run(20_000, vec![]);
         assert!(sends < 201, "the trace was cut: {sends} sends");
         assert_eq!((during, when_read), (0, sends));
-        let (during, when_read, sends) = run(1 << 20, vec![Box::new(Sends)]);
+        let (during, when_read, sends) =
+            run(1 << 20, vec![Box::new(ReadsTexts::new(Interest::SEND))]);
         assert_eq!((during, when_read, sends), (201, 0, 201));
     }
 
