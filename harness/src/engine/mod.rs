@@ -29,7 +29,7 @@ pub const MADSIM_MISSING: &str = "the madsim engine is not in this build: it was
 
 use crate::check::{Checker, Violation};
 use crate::clock::{HwClock, SoftClock};
-use crate::process::Process;
+use crate::process::{Observation, Process};
 use crate::rng::{stream, SimRng};
 use crate::scenario::{EngineKind, Scenario, ScenarioError};
 use crate::trace::{Event, EventKind, Text, Trace};
@@ -760,9 +760,7 @@ impl Recorder {
         kind: EventKind,
         later: Option<(u64, usize)>,
     ) -> u64 {
-        let id = self.next_id;
-        self.next_id += 1;
-        self.last_t_ns = t_ns;
+        let id = self.count(t_ns);
         let ev = Event {
             id,
             t_ns,
@@ -770,6 +768,60 @@ impl Recorder {
             local_ns,
             kind,
         };
+        self.record(ev, later)
+    }
+
+    /// Records observation `obs` of node `node` (local reading `local_ns`) at `t_ns`, moved
+    /// out of where the callback put it, and returns its event id. Each variant is moved
+    /// field by field into the event built in place: copied whole just after the callback
+    /// wrote it, its wide loads stalled on the callback's narrow stores (two fifths of
+    /// `Host::emit` on a traced token ring, `perf annotate`).
+    ///
+    /// # Safety
+    /// `obs` is never used or dropped again (it is moved out).
+    #[inline(always)]
+    pub(crate) unsafe fn emit_observation(
+        &mut self,
+        t_ns: u64,
+        node: NodeId,
+        local_ns: i64,
+        obs: &mut Observation,
+    ) -> u64 {
+        let id = self.count(t_ns);
+        macro_rules! record_each {
+            ($($variant:ident { $($field:ident),* }),* $(,)?) => {
+                match obs {
+                    $(Observation::$variant { $($field),* } => self.record_observation(Event {
+                        id,
+                        t_ns,
+                        node: Some(node),
+                        local_ns: Some(local_ns),
+                        // SAFETY: the caller gives up the observation: each field is moved
+                        // out once, and the original is never dropped.
+                        kind: EventKind::Observe {
+                            obs: Observation::$variant {
+                                $($field: unsafe { std::ptr::read($field) }),*
+                            },
+                        },
+                    }),)*
+                }
+            };
+        }
+        crate::process::observation_variants!(record_each)
+    }
+
+    /// [`Recorder::record`] of an observation (one copy of it for every variant of
+    /// [`Recorder::emit_observation`]).
+    #[inline(never)]
+    fn record_observation(&mut self, ev: Event) -> u64 {
+        self.record(ev, None)
+    }
+
+    /// Records event `ev`, given its id by [`Recorder::count`] (see [`Recorder::emit_with`]),
+    /// and returns the id.
+    #[inline(always)]
+    fn record(&mut self, ev: Event, later: Option<(u64, usize)>) -> u64 {
+        let (id, t_ns) = (ev.id, ev.t_ns);
         if self.verdict.is_none() {
             if let Err(v) = self.gate.pass(&mut self.checkers, &ev) {
                 self.verdict = Some(Verdict::Violation(v));
@@ -799,8 +851,17 @@ impl Recorder {
                 return id;
             }
             if let (EventKind::Send { msg, .. }, Some(from)) = (&ev.kind, ev.node) {
-                self.last_send = Some((id, from, msg.clone()));
-                self.last_later = later.map(|(k, _)| (id, from, k));
+                match later {
+                    // (a send rendered later has no text to keep: `sent_text` and
+                    // `render_copy` do not read `last_send` while sends are rendered later,
+                    // and copying its empty text just made stalled on the stores that made
+                    // it, a third of the traced ring's `call`: `perf annotate`)
+                    Some((k, _)) => self.last_later = Some((id, from, k)),
+                    None => {
+                        self.last_send = Some((id, from, msg.clone()));
+                        self.last_later = None;
+                    }
+                }
             }
             if t.is_packed() {
                 t.push_ref_later(&ev, later.map(|(k, _)| k));
@@ -1074,26 +1135,48 @@ pub(crate) fn after_callback<P: Process, H: Host<P>>(
         *clock = after.before_steps(steps);
         after
     });
-    for op in ops.drain(..) {
+    // Each operation is read where the callback wrote it, field by field, and moved out or
+    // dropped there: moved out whole (`drain`), its wide loads stalled on the narrow stores
+    // the callback had just made (a fifth of the native engine's `call` on a token ring,
+    // `perf annotate`).
+    let len = ops.len();
+    // SAFETY: from here this loop owns elements `0..len`: each is moved out or dropped once
+    // (the ones left when the loop breaks by `drop_ops`), and the vector, at length 0, drops
+    // none. (A panic in the engine between leaks the rest, which is safe.)
+    unsafe { ops.set_len(0) };
+    let base = ops.as_mut_ptr();
+    for i in 0..len {
+        // SAFETY: `i < len`, an element not yet moved out or dropped.
+        let op = unsafe { &mut *base.add(i) };
         if matches!(op, Op::Send(..) | Op::SendCopy(..)) && sent_limit_reached(h) {
             // The run ends here: the callback's later operations never happen.
+            // SAFETY: elements `i..len` are neither moved out nor dropped yet.
+            unsafe { drop_ops(base.add(i), len - i) };
             break;
         }
         match op {
-            Op::Send(to, msg) => h.send(id, to, msg),
-            Op::SendCopy(to, msg) => h.send_copy(id, to, msg),
+            // SAFETY (each `read` and `take_observation` below): the element is given up
+            // here, each field moved out once, and it is never dropped.
+            Op::Send(to, msg) => h.send(id, *to, unsafe { std::ptr::read(msg) }),
+            Op::SendCopy(to, msg) => h.send_copy(id, *to, unsafe { std::ptr::read(msg) }),
             Op::SetTimer {
                 id: tid,
                 deadline_local_ns,
                 timer,
-            } => h.set_timer(id, tid, deadline_local_ns, timer),
-            Op::CancelTimer(tid) => h.cancel_timer(id, tid),
+            } => h.set_timer(id, *tid, *deadline_local_ns, unsafe {
+                std::ptr::read(timer)
+            }),
+            Op::CancelTimer(tid) => h.cancel_timer(id, *tid),
             Op::Observe(obs) => {
                 if h.rec().observing {
-                    h.emit(id, EventKind::Observe { obs });
+                    let (now, local) = (h.now_ns(), h.local_ns(id));
+                    unsafe { h.rec().emit_observation(now, id, local, obs) };
+                } else {
+                    // SAFETY: dropped once, never read again.
+                    unsafe { std::ptr::drop_in_place(obs) };
                 }
             }
-            Op::Clock(how, delta_ns) => {
+            &mut Op::Clock(how, delta_ns) => {
                 clock_changed = true;
                 if how == crate::process::ClockAdjust::Step && after.is_some() {
                     h.clock_mut(id).redo_step(delta_ns);
@@ -1111,6 +1194,15 @@ pub(crate) fn after_callback<P: Process, H: Host<P>>(
     if clock_changed {
         h.clock_changed(id);
     }
+}
+
+/// Drops the `n` operations from `first` on, in order.
+///
+/// # Safety
+/// They are valid, not dropped or moved out yet, and never used again.
+unsafe fn drop_ops<P: Process>(first: *mut crate::process::Op<P>, n: usize) {
+    // SAFETY: the caller's.
+    unsafe { std::ptr::drop_in_place(std::ptr::slice_from_raw_parts_mut(first, n)) }
 }
 
 /// Whether the run has sent `limits.max_sent` messages already: then the verdict (unless the

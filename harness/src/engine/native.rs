@@ -2249,6 +2249,110 @@ mod tests {
         assert_eq!(at_node_1[5].1, second + 3_000_000, "{at_node_1:?}");
     }
 
+    /// The operations of a callback are read where the callback wrote them and moved out or
+    /// dropped in place (`after_callback`): every message made is dropped exactly once, those
+    /// sent and those a send limit left behind alike, traced or not; the observations after
+    /// the limit are never recorded.
+    #[test]
+    fn every_operation_is_moved_out_or_dropped_once_even_past_a_send_limit() {
+        use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+        static MADE: AtomicUsize = AtomicUsize::new(0);
+        static DROPPED: AtomicUsize = AtomicUsize::new(0);
+        #[derive(Debug, Serialize, Deserialize)]
+        struct Counted(String);
+        impl Clone for Counted {
+            fn clone(&self) -> Counted {
+                MADE.fetch_add(1, SeqCst);
+                Counted(self.0.clone())
+            }
+        }
+        impl Drop for Counted {
+            fn drop(&mut self) {
+                DROPPED.fetch_add(1, SeqCst);
+            }
+        }
+        fn made(text: &str) -> Counted {
+            MADE.fetch_add(1, SeqCst);
+            Counted(text.to_string())
+        }
+        struct Burst;
+        impl Process for Burst {
+            type Msg = Counted;
+            type Timer = ();
+            type Input = ();
+            type Stable = ();
+            fn on_start(&mut self, ctx: &mut Ctx<'_, Self>) {
+                if ctx.id() != 0 {
+                    return;
+                }
+                for k in 0..6 {
+                    ctx.observe(Observation::Note {
+                        text: format!("before send {k}"),
+                    });
+                    ctx.send(1, made(&format!("message {k} of a long enough text")));
+                    ctx.broadcast(made("a broadcast"));
+                }
+                ctx.observe(Observation::CsEnter { resource: 3 });
+            }
+            fn on_message(&mut self, _: &mut Ctx<'_, Self>, _: NodeId, _: Counted) {}
+            fn on_timer(&mut self, _: &mut Ctx<'_, Self>, _: ()) {}
+            fn on_input(&mut self, _: &mut Ctx<'_, Self>, _: ()) {}
+        }
+        for (max_sent, traced) in [(1000, false), (1000, true), (5, false), (5, true)] {
+            MADE.store(0, SeqCst);
+            DROPPED.store(0, SeqCst);
+            let json = format!(
+                r#"{{"algorithm": "burst", "nodes": 3, "seed": 1, "duration_ms": 100,
+                "limits": {{"max_sent": {max_sent}}}}}"#
+            );
+            let sc = Scenario::from_json(&json).unwrap();
+            let out = Sim::new(&sc, Rc::new(|_| Burst), vec![], RunOptions::new(traced))
+                .unwrap()
+                .run();
+            let limited = max_sent == 5;
+            assert_eq!(
+                matches!(out.verdict, Verdict::LimitExceeded { .. }),
+                limited,
+                "{}",
+                out.verdict
+            );
+            assert_eq!(out.stats.sent, if limited { 5 } else { 18 });
+            if let Some(trace) = &out.trace {
+                let notes = trace
+                    .events()
+                    .iter()
+                    .filter(|e| {
+                        matches!(
+                            &e.kind,
+                            EventKind::Observe {
+                                obs: Observation::Note { .. }
+                            }
+                        )
+                    })
+                    .count();
+                // a note before each round of 3 sends (one, then a broadcast to 2): the 6th
+                // send, the second round's broadcast's second copy, is refused
+                assert_eq!(notes, if limited { 2 } else { 6 }, "max_sent {max_sent}");
+                let entered = trace.events().iter().any(|e| {
+                    matches!(
+                        &e.kind,
+                        EventKind::Observe {
+                            obs: Observation::CsEnter { resource: 3 }
+                        }
+                    )
+                });
+                assert_eq!(entered, !limited);
+            }
+            drop(out);
+            assert_eq!(
+                (MADE.load(SeqCst), DROPPED.load(SeqCst)),
+                (MADE.load(SeqCst), MADE.load(SeqCst)),
+                "max_sent {max_sent}, traced {traced}: every message made is dropped once"
+            );
+            assert!(MADE.load(SeqCst) >= 12);
+        }
+    }
+
     /// A delivery's text is its own send's, whether that send is the last one recorded (kept
     /// at hand by the recorder) or an older one (read back from the packed trace).
     #[test]
