@@ -156,6 +156,57 @@ impl State {
         word
     }
 
+    /// Writes the header of a record of `kind` for `e` and its time and place (each left
+    /// out when the previous event's), and makes `e`'s place the state's.
+    #[inline(always)]
+    fn head(&mut self, f: &mut Fields, kind: u8, e: &Event) {
+        self.head_with(f, kind, e, |_| {});
+    }
+
+    /// [`State::head`], with what comes between the header and the time (`between`: a send's
+    /// text or message index).
+    #[inline(always)]
+    fn head_with(
+        &mut self,
+        f: &mut Fields,
+        kind: u8,
+        e: &Event,
+        between: impl FnOnce(&mut Fields),
+    ) {
+        let mut header = kind;
+        if e.node.is_some() {
+            header |= HAS_NODE;
+        }
+        if e.local_ns.is_some() {
+            header |= HAS_LOCAL;
+        }
+        let same_time = e.t_ns == self.t_ns;
+        if same_time {
+            header |= SAME_TIME;
+        }
+        let same_place = e.node.is_some()
+            && e.local_ns.is_some()
+            && (e.node, e.local_ns) == (self.node, self.local_ns);
+        if same_place {
+            header |= SAME_PLACE;
+        }
+        f.byte(header);
+        between(f);
+        if !same_time {
+            f.put(e.t_ns.wrapping_sub(self.t_ns));
+        }
+        if !same_place {
+            if let Some(n) = e.node {
+                f.put(n as u64);
+            }
+            if let Some(l) = e.local_ns {
+                f.put(zigzag(l.wrapping_sub(e.t_ns as i64)));
+            }
+        }
+        self.node = e.node;
+        self.local_ns = e.local_ns;
+    }
+
     /// The message id of `word` ([`State::msg_id_word`]), made the last.
     #[inline]
     fn msg_id_of(&mut self, word: u64) -> u64 {
@@ -372,86 +423,42 @@ impl Packed {
         r.at
     }
 
-    /// Packs `e`'s record after its offset; false when it has no compact form. The fields
-    /// are written into a fixed buffer first and appended at once; a send's text comes right
-    /// after its header, where a delivery finds it without reading the rest.
+    /// Packs `e`'s record after its offset; false when it has no compact form (nothing is
+    /// written then). One match on the kind: each arm writes the header and the time and place
+    /// ([`Packed::head`]), then its own fields; a send's text comes right after its header,
+    /// where a delivery finds it without reading the rest.
     #[inline]
     fn pack_fields(&mut self, e: &Event, later: Option<u64>) -> bool {
-        let (kind, sub) = match &e.kind {
-            EventKind::Start { .. } => (START, 0),
-            EventKind::Send { .. } if later.is_some() => (SEND_LATER, 0),
-            EventKind::Send { .. } => (SEND, 0),
-            EventKind::Deliver { .. } => (DELIVER, 0),
-            EventKind::Drop { .. } => (DROP, 0),
-            EventKind::Timer { .. } => (TIMER, 0),
-            EventKind::Input { .. } => (INPUT, 0),
-            EventKind::ClockAdjust { .. } => (CLOCK_ADJUST, 0),
-            EventKind::Observe { obs } => match observation_tag(obs) {
-                Some(sub) => (OBSERVE, sub),
-                None => return false,
-            },
-            EventKind::Fault { .. } | EventKind::Panic { .. } | EventKind::Cut { .. } => {
-                return false
-            }
-        };
-        let mut header = kind;
-        if e.node.is_some() {
-            header |= HAS_NODE;
-        }
-        if e.local_ns.is_some() {
-            header |= HAS_LOCAL;
-        }
-        let same_time = e.t_ns == self.state.t_ns;
-        if same_time {
-            header |= SAME_TIME;
-        }
-        let same_place = e.node.is_some()
-            && e.local_ns.is_some()
-            && (e.node, e.local_ns) == (self.state.node, self.state.local_ns);
-        if same_place {
-            header |= SAME_PLACE;
-        }
-        // a delivery of its send's text names the send instead (how far back it is; 0: not
-        // before this event, its id follows)
-        let named = match &e.kind {
-            EventKind::Deliver { sent, msg, .. } => {
-                *sent < e.id && self.sends_text(*sent as usize, msg.as_bytes())
-            }
-            _ => false,
-        };
-        let send_text = match &e.kind {
-            EventKind::Send { msg, .. } if kind == SEND => msg.as_bytes(),
-            _ => &[],
-        };
-        let state = &mut self.state;
-        let mut f = Fields::new(&mut self.bytes, send_text.len());
-        f.byte(header);
-        if kind == SEND {
-            f.put(send_text.len() as u64);
-            f.write(send_text);
-        } else if let Some(k) = later.filter(|_| kind == SEND_LATER) {
-            f.put(k);
-            self.later_sends += 1;
-        }
-        if !same_time {
-            f.put(e.t_ns.wrapping_sub(state.t_ns));
-        }
-        if !same_place {
-            if let Some(n) = e.node {
-                f.put(n as u64);
-            }
-            if let Some(l) = e.local_ns {
-                f.put(zigzag(l.wrapping_sub(e.t_ns as i64)));
-            }
-        }
-        state.node = e.node;
-        state.local_ns = e.local_ns;
-        let mut text: Option<&str> = None;
         match &e.kind {
-            EventKind::Start { incarnation } => f.put(u64::from(*incarnation)),
-            EventKind::Send { msg_id, to, .. } => {
-                f.put(state.msg_id_word(*msg_id));
+            EventKind::Observe { obs } => {
+                let Some(sub) = observation_tag(obs) else {
+                    return false;
+                };
+                let mut f = Fields::new(&mut self.bytes, 0);
+                self.state.head(&mut f, OBSERVE, e);
+                f.byte(sub);
+                put_observation(&mut f, obs);
+                f.done();
+            }
+            EventKind::Send { msg_id, to, .. } if later.is_some() => {
+                let mut f = Fields::new(&mut self.bytes, 0);
+                let k = later.unwrap_or_default();
+                self.state.head_with(&mut f, SEND_LATER, e, |f| f.put(k));
+                self.later_sends += 1;
+                f.put(self.state.msg_id_word(*msg_id));
                 f.put(*to as u64);
+                f.done();
+            }
+            EventKind::Send { msg_id, to, msg } => {
+                let text = msg.as_bytes();
+                let mut f = Fields::new(&mut self.bytes, text.len());
+                self.state.head_with(&mut f, SEND, e, |f| {
+                    f.put(text.len() as u64);
+                    f.write(text);
+                });
+                f.put(self.state.msg_id_word(*msg_id));
+                f.put(*to as u64);
+                f.done();
             }
             EventKind::Deliver {
                 msg_id,
@@ -459,16 +466,28 @@ impl Packed {
                 sent,
                 msg,
             } => {
-                f.put(state.msg_id_word(*msg_id));
+                // a delivery of its send's text names the send instead (how far back it is;
+                // 0: not before this event, its id follows)
+                let named = *sent < e.id && self.sends_text(*sent as usize, msg.as_bytes());
+                let mut f = Fields::new(&mut self.bytes, 0);
+                self.state.head(&mut f, DELIVER, e);
+                f.put(self.state.msg_id_word(*msg_id));
                 f.put(*from as u64);
                 let back = e.id.saturating_sub(*sent);
                 f.put(back << 1 | u64::from(!named));
                 if back == 0 {
                     f.put(*sent);
                 }
+                f.done();
                 if !named {
-                    text = Some(msg);
+                    put_text(&mut self.bytes, msg);
                 }
+            }
+            EventKind::Start { incarnation } => {
+                let mut f = Fields::new(&mut self.bytes, 0);
+                self.state.head(&mut f, START, e);
+                f.put(u64::from(*incarnation));
+                f.done();
             }
             EventKind::Drop {
                 msg_id,
@@ -476,33 +495,40 @@ impl Packed {
                 to,
                 reason,
             } => {
-                f.put(state.msg_id_word(*msg_id));
+                let mut f = Fields::new(&mut self.bytes, 0);
+                self.state.head(&mut f, DROP, e);
+                f.put(self.state.msg_id_word(*msg_id));
                 f.put(*from as u64);
                 f.put(*to as u64);
                 f.byte(drop_reason_tag(*reason));
+                f.done();
             }
             EventKind::Timer { timer_id, timer } => {
+                let mut f = Fields::new(&mut self.bytes, 0);
+                self.state.head(&mut f, TIMER, e);
                 f.put(*timer_id);
-                text = Some(timer);
+                f.done();
+                put_text(&mut self.bytes, timer);
             }
-            EventKind::Input { input } => text = Some(input),
+            EventKind::Input { input } => {
+                let mut f = Fields::new(&mut self.bytes, 0);
+                self.state.head(&mut f, INPUT, e);
+                f.done();
+                put_text(&mut self.bytes, input);
+            }
             EventKind::ClockAdjust { how, delta_ns } => {
+                let mut f = Fields::new(&mut self.bytes, 0);
+                self.state.head(&mut f, CLOCK_ADJUST, e);
                 f.byte(match how {
                     ClockAdjust::Step => 0,
                     ClockAdjust::Slew => 1,
                 });
                 f.put(zigzag(*delta_ns));
-            }
-            EventKind::Observe { obs } => {
-                f.byte(sub);
-                put_observation(&mut f, obs);
+                f.done();
             }
             EventKind::Fault { .. } | EventKind::Panic { .. } | EventKind::Cut { .. } => {
-                unreachable!("kept whole")
+                return false
             }
-        }
-        if let Some(text) = text {
-            put_text(&mut self.bytes, text);
         }
         true
     }
@@ -827,11 +853,16 @@ fn utf8(bytes: &[u8]) -> &str {
 const FIELDS_BYTES_MAX: usize = 1 + 10 + 8 * 10 + 2;
 
 /// Writes a record at the end of the byte vector, in room reserved for it at once (a send's
-/// text and [`FIELDS_BYTES_MAX`]), so each byte is a store, with no capacity check: records
-/// are written for every event of every traced run.
+/// text and [`FIELDS_BYTES_MAX`]), so each byte is a store past a check of the room, and the
+/// vector's length is moved once, when the record is [done](Fields::done): records are
+/// written for every event of every traced run.
 struct Fields<'a> {
     v: &'a mut Vec<u8>,
-    /// Bytes still free in the room reserved.
+    /// Where the record starts: the vector's end when the room was reserved.
+    base: *mut u8,
+    /// Bytes written from `base`.
+    w: usize,
+    /// Bytes reserved from `base`.
     room: usize,
 }
 
@@ -840,55 +871,70 @@ impl<'a> Fields<'a> {
     fn new(v: &'a mut Vec<u8>, text_len: usize) -> Fields<'a> {
         let room = FIELDS_BYTES_MAX + text_len;
         v.reserve(room);
-        Fields { v, room }
+        // SAFETY: the vector's length is inside its allocation (one past its end at most).
+        let base = unsafe { v.as_mut_ptr().add(v.len()) };
+        Fields {
+            v,
+            base,
+            w: 0,
+            room,
+        }
     }
 
-    /// Writes `bytes` (fewer than `room`) at the end.
+    /// Writes `bytes` (fewer than the room left) at the end.
     #[inline]
     fn write(&mut self, bytes: &[u8]) {
-        assert!(bytes.len() <= self.room, "a record overflows its room");
-        let len = self.v.len();
-        // SAFETY: `new` reserved the room past the vector's length when it was made, every
-        // write since took its bytes off `room` (the assert keeps this one inside), and the
-        // bytes written are counted in the length at once.
+        assert!(
+            bytes.len() <= self.room - self.w,
+            "a record overflows its room"
+        );
+        // SAFETY: `new` reserved `room` bytes from `base`, and `w` of them are written:
+        // the assert keeps these inside.
         unsafe {
-            std::ptr::copy_nonoverlapping(
-                bytes.as_ptr(),
-                self.v.as_mut_ptr().add(len),
-                bytes.len(),
-            );
-            self.v.set_len(len + bytes.len());
+            std::ptr::copy_nonoverlapping(bytes.as_ptr(), self.base.add(self.w), bytes.len());
         }
-        self.room -= bytes.len();
+        self.w += bytes.len();
     }
 
     /// Writes `v` as a varint (at most ten bytes).
     #[inline]
     fn put(&mut self, mut v: u64) {
-        assert!(self.room >= 10, "a record overflows its room");
-        let len = self.v.len();
-        let mut n = 0;
-        // SAFETY: as in `write`: at most ten bytes, and ten are free in the room.
+        assert!(self.room - self.w >= 10, "a record overflows its room");
+        // SAFETY: as in `write`: at most ten bytes, and ten are left in the room.
         unsafe {
-            let at = self.v.as_mut_ptr().add(len);
+            let mut at = self.base.add(self.w);
+            if v < 0x80 {
+                // most words: a node, a message id's difference, a kind's small field
+                at.write(v as u8);
+                self.w += 1;
+                return;
+            }
+            let start = at;
             while v >= 0x80 {
-                at.add(n).write(v as u8 | 0x80);
-                n += 1;
+                at.write(v as u8 | 0x80);
+                at = at.add(1);
                 v >>= 7;
             }
-            at.add(n).write(v as u8);
-            n += 1;
-            self.v.set_len(len + n);
+            at.write(v as u8);
+            self.w += at.offset_from(start) as usize + 1;
         }
-        self.room -= n;
     }
 
     #[inline]
     fn byte(&mut self, b: u8) {
-        assert!(self.room >= 1, "a record overflows its room");
-        // the vector has room reserved: no reallocation
-        self.v.push(b);
-        self.room -= 1;
+        assert!(self.room > self.w, "a record overflows its room");
+        // SAFETY: as in `write`: one byte, and one is left in the room.
+        unsafe { self.base.add(self.w).write(b) };
+        self.w += 1;
+    }
+
+    /// Counts the record's bytes in the vector's length.
+    #[inline]
+    fn done(self) {
+        debug_assert!(self.w <= self.room);
+        // SAFETY: the `w` bytes from the vector's end (`base`, the vector untouched since,
+        // as `self` borrows it) are written, inside the room reserved.
+        unsafe { self.v.set_len(self.v.len() + self.w) };
     }
 }
 
