@@ -791,39 +791,72 @@ impl Recorder {
         macro_rules! record_each {
             ($($variant:ident { $($field:ident),* }),* $(,)?) => {
                 match obs {
-                    $(Observation::$variant { $($field),* } => self.record_observation(Event {
-                        id,
-                        t_ns,
-                        node: Some(node),
-                        local_ns: Some(local_ns),
-                        // SAFETY: the caller gives up the observation: each field is moved
-                        // out once, and the original is never dropped.
-                        kind: EventKind::Observe {
-                            obs: Observation::$variant {
-                                $($field: unsafe { std::ptr::read($field) }),*
+                    $(Observation::$variant { $($field),* } => {
+                        let ev = Event {
+                            id,
+                            t_ns,
+                            node: Some(node),
+                            local_ns: Some(local_ns),
+                            // SAFETY: the caller gives up the observation: each field is
+                            // moved out once, and the original is never dropped.
+                            kind: EventKind::Observe {
+                                obs: Observation::$variant {
+                                    $($field: unsafe { std::ptr::read($field) }),*
+                                },
                             },
-                        },
-                    }),)*
+                        };
+                        self.record_observation(&ev);
+                        // Dropped field by field, where its variant is known: nothing to do
+                        // for most (a whole event's drop walks every kind: 46 instructions).
+                        let Event {
+                            kind: EventKind::Observe {
+                                obs: Observation::$variant { $($field),* },
+                            },
+                            ..
+                        } = ev
+                        else {
+                            unreachable!("the event built just above")
+                        };
+                        let _fields = ($($field,)*);
+                    })*
                 }
             };
         }
-        crate::process::observation_variants!(record_each)
+        crate::process::observation_variants!(record_each);
+        id
     }
 
-    /// [`Recorder::record`] of an observation (one copy of it for every variant of
-    /// [`Recorder::emit_observation`]).
+    /// [`Recorder::record`] of an observation its caller keeps and drops (one copy of it for
+    /// every variant of [`Recorder::emit_observation`]).
     #[inline(never)]
-    fn record_observation(&mut self, ev: Event) -> u64 {
-        self.record(ev, None)
+    fn record_observation(&mut self, ev: &Event) {
+        if self.record_ref(ev, None) {
+            if let Some(t) = &mut self.trace {
+                t.push(ev.clone());
+            }
+        }
     }
 
     /// Records event `ev`, given its id by [`Recorder::count`] (see [`Recorder::emit_with`]),
     /// and returns the id.
     #[inline(always)]
     fn record(&mut self, ev: Event, later: Option<(u64, usize)>) -> u64 {
+        let id = ev.id;
+        if self.record_ref(&ev, later) {
+            if let Some(t) = &mut self.trace {
+                t.push(ev);
+            }
+        }
+        id
+    }
+
+    /// [`Recorder::record`] of an event the caller keeps (and drops); true when the trace is
+    /// unpacked and is still to take the event itself.
+    #[inline(always)]
+    fn record_ref(&mut self, ev: &Event, later: Option<(u64, usize)>) -> bool {
         let (id, t_ns) = (ev.id, ev.t_ns);
         if self.verdict.is_none() {
-            if let Err(v) = self.gate.pass(&mut self.checkers, &ev) {
+            if let Err(v) = self.gate.pass(&mut self.checkers, ev) {
                 self.verdict = Some(Verdict::Violation(v));
             }
         }
@@ -848,7 +881,7 @@ impl Recorder {
                 // no send recorded from here on is the last one sent
                 self.last_send = None;
                 self.last_later = None;
-                return id;
+                return false;
             }
             if let (EventKind::Send { msg, .. }, Some(from)) = (&ev.kind, ev.node) {
                 match later {
@@ -863,13 +896,12 @@ impl Recorder {
                     }
                 }
             }
-            if t.is_packed() {
-                t.push_ref_later(&ev, later.map(|(k, _)| k));
-            } else {
-                t.push(ev);
+            if !t.is_packed() {
+                return true;
             }
+            t.push_ref_later(ev, later.map(|(k, _)| k));
         }
-        id
+        false
     }
 
     /// The rendered message of send event `sent` (shared, not copied), when recording: the
