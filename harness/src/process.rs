@@ -218,6 +218,29 @@ macro_rules! observation_variants {
 pub(crate) use observation_variants;
 
 impl Observation {
+    /// Whether the observation owns memory on the heap (a text, a vector, JSON): the others
+    /// need no drop.
+    #[inline]
+    pub(crate) fn owns_heap(&self) -> bool {
+        match self {
+            Observation::CsRequest { .. }
+            | Observation::CsEnter { .. }
+            | Observation::CsExit { .. }
+            | Observation::CsAbandon { .. }
+            | Observation::Leader { .. }
+            | Observation::Vote { .. }
+            | Observation::WaitFor { .. }
+            | Observation::WaitEnd { .. }
+            | Observation::DeadlockDetected { .. } => false,
+            Observation::Delivered { .. }
+            | Observation::Multicast { .. }
+            | Observation::State { .. }
+            | Observation::LogicalTime { .. }
+            | Observation::Note { .. }
+            | Observation::User { .. } => true,
+        }
+    }
+
     /// A user observation of `kind` with `data` serialized to JSON (e.g. a struct of the
     /// user's, or `()` for none).
     ///
@@ -543,6 +566,55 @@ impl<P: Process> Ctx<'_, P> {
         observation_variants!(write_each);
         // SAFETY: the slot was written just above.
         unsafe { ops.set_len(len + 1) };
+    }
+}
+
+#[cfg(test)]
+mod owns_heap_tests {
+    use super::Observation;
+
+    /// The engine skips the drop of an observation that owns nothing (`after_callback`): each
+    /// variant with a text, a vector or JSON must say it owns memory, the others that they
+    /// do not (a wrong `false` would leak what it holds).
+    #[test]
+    fn an_observation_owns_heap_memory_exactly_when_it_holds_a_text_a_vector_or_json() {
+        let owning = [
+            Observation::Delivered { id: "m1".into() },
+            Observation::Multicast { id: "m1".into() },
+            Observation::State { value: "$1".into() },
+            Observation::LogicalTime {
+                lamport: 1,
+                vector: vec![1, 2],
+            },
+            Observation::Note { text: "n".into() },
+            Observation::user("primary_on", 3),
+        ];
+        let plain = [
+            Observation::CsRequest { resource: 0 },
+            Observation::CsEnter { resource: 0 },
+            Observation::CsExit { resource: 0 },
+            Observation::CsAbandon { resource: 0 },
+            Observation::Leader {
+                leader: Some(1),
+                term: 2,
+            },
+            Observation::Vote {
+                term: 1,
+                candidate: 0,
+            },
+            Observation::WaitFor { waiter: 0, on: 1 },
+            Observation::WaitEnd { waiter: 0, on: 1 },
+            Observation::DeadlockDetected { initiator: 0 },
+        ];
+        assert!(owning.iter().all(Observation::owns_heap));
+        assert!(!plain.iter().any(Observation::owns_heap));
+        // every variant is listed once above (the engine's own list of variants)
+        macro_rules! count {
+            ($($variant:ident { $($field:ident),* }),* $(,)?) => {
+                [$(stringify!($variant)),*].len()
+            };
+        }
+        assert_eq!(owning.len() + plain.len(), observation_variants!(count));
     }
 }
 

@@ -1203,10 +1203,11 @@ pub(crate) fn after_callback<P: Process, H: Host<P>>(
                 if h.rec().observing {
                     let (now, local) = (h.now_ns(), h.local_ns(id));
                     unsafe { h.rec().emit_observation(now, id, local, obs) };
-                } else {
+                } else if obs.owns_heap() {
                     // SAFETY: dropped once, never read again.
                     unsafe { std::ptr::drop_in_place(obs) };
                 }
+                // (the others own nothing to drop: no call to the drop of every variant)
             }
             &mut Op::Clock(how, delta_ns) => {
                 clock_changed = true;
