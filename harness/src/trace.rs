@@ -246,8 +246,8 @@ impl Text {
         }
     }
 
-    /// Whether the text is kept in place.
-    #[cfg(test)]
+    /// Whether the text is kept in place (it owns no memory on the heap).
+    #[inline]
     pub(crate) fn is_inline(&self) -> bool {
         matches!(self.0, Repr::Inline { .. })
     }

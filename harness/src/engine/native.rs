@@ -563,17 +563,8 @@ impl<P: Process> Sim<P> {
                 {
                     let msg = self.rec.sent_text(sent);
                     let local = self.reading_of(to);
-                    self.rec.emit(
-                        self.now_ns,
-                        Some(to),
-                        Some(local),
-                        EventKind::Deliver {
-                            msg_id,
-                            from,
-                            sent,
-                            msg,
-                        },
-                    );
+                    self.rec
+                        .emit_deliver(self.now_ns, to, local, msg_id, from, sent, msg);
                 }
                 self.call(to, Call::Message(from, msg));
             }
