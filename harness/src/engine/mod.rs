@@ -906,13 +906,7 @@ impl Recorder {
     /// and returns the id.
     #[inline(always)]
     fn record(&mut self, ev: Event, later: Option<(u64, usize)>) -> u64 {
-        let id = ev.id;
-        if self.record_ref(&ev, later) {
-            if let Some(t) = &mut self.trace {
-                t.push(ev);
-            }
-        }
-        id
+        self.record_owning_nothing(ev, later, false)
     }
 
     /// [`Recorder::record`] of an event the caller keeps (and drops); true when the trace is
