@@ -1217,10 +1217,24 @@ impl Scenario {
     /// Whether a pause is never resumed, a partition never healed, or a link still loses
     /// messages when the run ends.
     fn a_fault_outlasts_the_run(&self) -> bool {
+        self.with_faults_in_time_order(|plan| {
+            crate::fault::in_effect_at_the_end(plan.map(|f| &f.fault))
+        }) || self.loses_at_the_end()
+    }
+
+    /// `f` of the plan's faults in time order (a stable sort: faults of one time keep the
+    /// plan's order), sorted only when they are not in that order already (a generated plan
+    /// is: generation asks this of every plan it proposes).
+    fn with_faults_in_time_order<'a, R>(
+        &'a self,
+        f: impl FnOnce(&mut dyn Iterator<Item = &'a TimedFault>) -> R,
+    ) -> R {
+        if self.faults.is_sorted_by_key(|f| f.at_ms) {
+            return f(&mut self.faults.iter());
+        }
         let mut plan: Vec<&TimedFault> = self.faults.iter().collect();
         plan.sort_by_key(|f| f.at_ms);
-        crate::fault::in_effect_at_the_end(plan.into_iter().map(|f| &f.fault))
-            || self.loses_at_the_end()
+        f(&mut plan.into_iter())
     }
 
     /// Whether some link still loses messages (a loss probability above 0) when the run
@@ -1230,20 +1244,28 @@ impl Scenario {
     /// correct election under `network.loss: 0.5` was blamed from 0 ms on).
     pub fn loses_at_the_end(&self) -> bool {
         let net = &self.network;
-        let mut plan: Vec<&TimedFault> = self.faults.iter().collect();
-        plan.sort_by_key(|f| f.at_ms);
-        let overrides: Vec<(Option<usize>, Option<usize>, f64)> = net
-            .links
-            .iter()
-            .chain(plan.iter().filter_map(|f| match &f.fault {
-                crate::Fault::SetLinks(o) => Some(&**o),
+        fn set_links(f: &TimedFault) -> Option<&crate::net::LinkOverride> {
+            match &f.fault {
+                crate::Fault::SetLinks(o) => Some(o),
                 _ => None,
-            }))
-            .filter_map(|o| o.loss.map(|p| (o.from, o.to, p)))
-            .collect();
-        if net.loss <= 0.0 && overrides.iter().all(|o| o.2 <= 0.0) {
+            }
+        }
+        // No loss anywhere, whatever the order (the usual case): nothing to sort.
+        let lossless = |o: &crate::net::LinkOverride| o.loss.is_none_or(|p| p <= 0.0);
+        if net.loss <= 0.0
+            && net.links.iter().all(lossless)
+            && self.faults.iter().filter_map(set_links).all(lossless)
+        {
             return false;
         }
+        let overrides: Vec<(Option<usize>, Option<usize>, f64)> =
+            self.with_faults_in_time_order(|plan| {
+                net.links
+                    .iter()
+                    .chain(plan.filter_map(set_links))
+                    .filter_map(|o| o.loss.map(|p| (o.from, o.to, p)))
+                    .collect()
+            });
         // A link's loss is the last override naming it, else the network's: the nodes no
         // override names all behave alike, so one of them stands for the rest.
         let named: std::collections::BTreeSet<usize> = overrides
@@ -1434,6 +1456,9 @@ mod tests {
         let crash = r#"{"at_ms": 25, "fault": {"crash": {"node": 2}}}"#;
         assert_eq!(quiet(pause), 500);
         assert_eq!(quiet(&format!("{pause}, {resume}")), 40);
+        // the plan's order is its times', not the file's: paused at 20 ms, resumed at 40
+        assert_eq!(quiet(&format!("{resume}, {pause}")), 40);
+        assert_eq!(quiet(&format!("{heal}, {crash}, {cut}")), 60);
         assert_eq!(quiet(cut), 500);
         assert_eq!(quiet(&format!("{cut}, {heal}")), 60);
         assert_eq!(quiet(crash), 25, "a crash-stop");
